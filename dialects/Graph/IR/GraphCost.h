@@ -1,0 +1,107 @@
+//===- GraphCost.h - Value types of the tgraph op interfaces ---*- C++ -*-===//
+//
+// Plain structs returned by CostOpInterface and ParallelismOpInterface.
+// Kept free of MLIR headers so the Analysis can copy them into a
+// LayerProfile without further translation.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRIDENT_DIALECTS_GRAPH_IR_GRAPHCOST_H
+#define TRIDENT_DIALECTS_GRAPH_IR_GRAPHCOST_H
+
+#include <cstdint>
+
+namespace mlir::trident::graph {
+
+/// Sizes that the symbolic dimensions take: dimension 0 of an activation is
+/// the micro-batch, dimension 1 the sequence.
+struct CostContext {
+  int64_t batch = 1;
+  int64_t seq = 1;
+};
+
+/// Recompute policies, in the order of OpCost::savedBytes.
+enum class RecomputePolicy : uint8_t { None = 0, Selective = 1, Full = 2 };
+
+/// Cost of one execution of an op (see CostOpInterface).
+struct OpCost {
+  double fwdFlops = 0;
+  double bwdFlops = 0;
+  /// Part of fwdFlops that selective recompute repeats (attention core).
+  double attnCoreFlops = 0;
+  double bytesRead = 0;
+  double bytesWritten = 0;
+  /// Parameter elements this op uses (tied weights are counted by each
+  /// user; model totals count each tgraph.param once).
+  int64_t params = 0;
+  /// Activation bytes kept for the backward, indexed by RecomputePolicy.
+  double savedBytes[3] = {0, 0, 0};
+  /// Part of savedBytes[None] that grows with s^2 (softmax and dropout of
+  /// the attention core).
+  double savedAttnCoreBytes = 0;
+  /// Kernels the forward launches.
+  int64_t kernels = 0;
+
+  OpCost &operator+=(const OpCost &o) {
+    fwdFlops += o.fwdFlops;
+    bwdFlops += o.bwdFlops;
+    attnCoreFlops += o.attnCoreFlops;
+    bytesRead += o.bytesRead;
+    bytesWritten += o.bytesWritten;
+    params += o.params;
+    for (int i = 0; i < 3; ++i)
+      savedBytes[i] += o.savedBytes[i];
+    savedAttnCoreBytes += o.savedAttnCoreBytes;
+    kernels += o.kernels;
+    return *this;
+  }
+  OpCost scaled(int64_t n) const {
+    OpCost c = *this;
+    c.fwdFlops *= n;
+    c.bwdFlops *= n;
+    c.attnCoreFlops *= n;
+    c.bytesRead *= n;
+    c.bytesWritten *= n;
+    c.params *= n;
+    for (double &b : c.savedBytes)
+      b *= n;
+    c.savedAttnCoreBytes *= n;
+    c.kernels *= n;
+    return c;
+  }
+};
+
+/// A dimension kind an op can be split along.
+enum class DimKind : uint8_t {
+  Batch,    ///< data parallel
+  Sequence, ///< sequence / context parallel
+  Heads,    ///< attention heads (tensor parallel)
+  Columns,  ///< output features of a linear (tensor parallel)
+  Rows,     ///< reduction features of a linear (tensor parallel)
+  Experts,  ///< expert parallel
+  Vocab     ///< vocabulary (embedding / LM head tensor parallel)
+};
+
+/// The collective a split implies in the forward pass.
+enum class Collective : uint8_t {
+  None,
+  AllReduce,
+  AllGather,
+  ReduceScatter,
+  AllToAll
+};
+
+/// One way to split an op.
+struct ParallelDim {
+  DimKind kind;
+  Collective forward;     ///< collective after the op's forward
+  Collective backward;    ///< collective in the op's backward
+  bool needsContext = false; ///< sequence split needs K/V of other ranks
+};
+
+const char *stringifyDimKind(DimKind k);
+const char *stringifyCollective(Collective c);
+
+} // namespace mlir::trident::graph
+
+#endif // TRIDENT_DIALECTS_GRAPH_IR_GRAPHCOST_H

@@ -1,0 +1,131 @@
+//===- LayerProfile.h - MLIR-free per-layer cost table ---------*- C++ -*-===//
+//
+// The contract between the Analysis (which walks tgraph through its op
+// interfaces) and Cost/Search (which evaluate millions of plans and must not
+// see MLIR). A LayerProfile is built for one sequence length; every
+// per-sample quantity is for one sequence (micro-batch b = 1) of the whole,
+// unsharded layer, so the cost model scales it by b and divides it by the
+// parallel sizes itself.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRIDENT_COST_LAYERPROFILE_H
+#define TRIDENT_COST_LAYERPROFILE_H
+
+#include "trident/Support/DType.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace trident {
+
+/// How a GEMM is split by Megatron-style tensor parallelism.
+enum class TpSplit : uint8_t {
+  None,   ///< replicated on every TP rank (router, small heads)
+  Column, ///< output features (N) split; input replicated
+  Row,    ///< reduction dim (K) split; output partial, needs a reduction
+  Heads,  ///< batched over attention heads; heads split across TP ranks
+  Vocab   ///< LM head / embedding split over the vocabulary
+};
+
+/// One matrix multiply (or a batch of identical ones) in a layer.
+/// Rows M = rowsPerSample * micro_batch (tokens); the GEMM computes
+/// batch x (M x K) * (K x N): 2*M*N*K*batch forward FLOPs.
+struct GemmCost {
+  double rowsPerSample = 0; ///< tokens per sequence reaching this GEMM
+  int64_t n = 0;
+  int64_t k = 0;
+  int64_t batch = 1;        ///< independent GEMMs (attention heads)
+  TpSplit split = TpSplit::None;
+  bool attentionCore = false; ///< QK^T or AV: recomputed under `selective`
+  bool expert = false;        ///< routed expert GEMM (split by EP)
+  /// Fraction of the batch*M*N work actually computed (e.g. 0.5 for a
+  /// causal mask exploited by a fused kernel). Model FLOPs ignore it.
+  double density = 1.0;
+};
+
+/// What a layer is, so stages can treat embedding and head specially.
+enum class LayerKind : uint8_t { Embedding, Block, Head, Other };
+
+/// Costs of one layer (or one repeated block body), per sample (b = 1).
+struct LayerCost {
+  std::string name;
+  LayerKind kind = LayerKind::Block;
+
+  // --- compute (model FLOPs; the recompute forward is not included) ---
+  double fwdFlops = 0; ///< forward FLOPs per sample
+  double bwdFlops = 0; ///< backward FLOPs per sample (usually 2x fwd)
+  double attnCoreFwdFlops = 0; ///< part of fwdFlops in QK^T / softmax / AV
+  std::vector<GemmCost> gemms;
+  /// Memory traffic of the non-GEMM ops per sample (elementwise, norms,
+  /// softmax, lookups), forward; split by whether TP divides it.
+  double fwdBytesTpSharded = 0;
+  double fwdBytesReplicated = 0; ///< divided by TP only with SP
+  int64_t numKernels = 0; ///< kernels launched in the forward pass
+
+  // --- parameters (elements) ---
+  int64_t paramsTpSharded = 0;   ///< divided by TP (column/row linears)
+  int64_t paramsReplicated = 0;  ///< norms, biases of row linears, router
+  int64_t paramsExpert = 0;      ///< routed experts (divided by EP * ETP)
+  int64_t paramsVocab = 0;       ///< embedding / LM head (divided by TP)
+  int64_t paramBytesPerElem = 2; ///< bytes of one parameter element
+
+  // --- activations saved for backward, bytes per sample ---
+  /// Inside the TP region (after a column split): divided by TP.
+  double actTpSharded = 0;
+  /// Outside it (norm inputs, residual, dropout masks): divided by TP
+  /// only with sequence parallelism (Korthikanti et al. 2022, Sec. 4.2).
+  double actReplicated = 0;
+  /// The s^2 attention-core terms (softmax, dropout mask, dropout out):
+  /// divided by TP; dropped under selective recompute.
+  double actAttnCore = 0;
+  /// Input of the layer: what full recompute keeps (checkpoint).
+  double actLayerInput = 0;
+
+  // --- communication per sample ---
+  /// Tensor-parallel reductions per forward pass (all-reduce without SP,
+  /// reduce-scatter + all-gather with SP); the backward has as many.
+  int64_t tpCollectivesFwd = 0;
+  double tpCollectiveBytes = 0; ///< size of one such collective per sample
+  /// Bytes a sample sends through the expert all-to-all, one direction,
+  /// forward (dispatch; combine is the same again).
+  double a2aBytesPerSample = 0;
+  int64_t numExperts = 0;
+  int64_t topK = 0;
+  /// Attention K/V bytes per sample exchanged under context parallelism.
+  double cpKvBytesPerSample = 0;
+
+  int64_t params() const {
+    return paramsTpSharded + paramsReplicated + paramsExpert + paramsVocab;
+  }
+};
+
+/// One run of identical consecutive layers.
+struct LayerGroup {
+  LayerCost cost;
+  int64_t count = 1;
+};
+
+/// The whole model at one sequence length.
+struct LayerProfile {
+  std::string modelName;
+  int64_t seqLen = 0;
+  DType dtype = DType::BF16;
+  int64_t hidden = 0;
+  int64_t vocabSize = 0;
+  int64_t numHeads = 0;
+  int64_t numLayers = 0; ///< transformer blocks (sum of Block counts)
+  /// In execution order: embedding, blocks..., head (with final norm and
+  /// loss). Pipeline partitioning splits Block groups at layer granularity.
+  std::vector<LayerGroup> groups;
+
+  int64_t totalParams = 0;
+  int64_t activeParams = 0;     ///< parameters a token touches (MoE)
+  double fwdFlopsPerToken = 0;  ///< model FLOPs, forward
+  double trainFlopsPerToken = 0; ///< forward + backward, no recompute
+};
+
+} // namespace trident
+
+#endif // TRIDENT_COST_LAYERPROFILE_H

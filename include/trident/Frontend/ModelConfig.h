@@ -1,0 +1,171 @@
+//===- ModelConfig.h - Normalised description of a model ------*- C++ -*-===//
+//
+// Every model source (zoo, Hugging Face config.json, cases.json extras) is
+// first normalised into a ModelConfig; one builder then turns a ModelConfig
+// into tgraph IR. Keeping this plain C++ lets the importer be unit-tested
+// without MLIR and keeps the builder the single place that knows the IR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRIDENT_FRONTEND_MODELCONFIG_H
+#define TRIDENT_FRONTEND_MODELCONFIG_H
+
+#include "trident/Support/DType.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace trident {
+
+namespace frontend {
+
+/// The overall shape of the network.
+enum class ModelFamily : uint8_t {
+  DecoderLM, ///< GPT / Llama / MoE causal language models.
+  EncoderLM, ///< BERT-style bidirectional encoder with an MLM head.
+  Vision,    ///< ViT: patch embedding + encoder + classifier head.
+  Recommender ///< DLRM: embedding bags + MLPs + pairwise interaction.
+};
+
+enum class NormKind : uint8_t { LayerNorm, RMSNorm, LayerNorm1p };
+
+enum class Activation : uint8_t {
+  Gelu,     ///< exact erf GeLU
+  GeluTanh, ///< tanh approximation ("gelu_new", "gelu_pytorch_tanh")
+  Silu,
+  Relu,
+  Relu2 ///< squared ReLU (Nemotron, Primer)
+};
+
+enum class PositionKind : uint8_t {
+  Learned, ///< learned absolute position embedding table
+  Rotary,  ///< RoPE applied inside attention (no parameters)
+  None
+};
+
+/// Attention flavour of one layer.
+enum class AttentionKind : uint8_t {
+  Standard, ///< MHA / GQA / MQA: q, k, v projections then softmax(QK^T)V
+  MLA       ///< DeepSeek multi-head latent attention (low-rank q and kv)
+};
+
+/// Multi-head latent attention dimensions (DeepSeek-V2/V3 config names).
+struct MLAConfig {
+  int64_t qLoraRank = 0; ///< 0 means q is projected directly
+  int64_t kvLoraRank = 0;
+  int64_t qkNopeHeadDim = 0;
+  int64_t qkRopeHeadDim = 0;
+  int64_t vHeadDim = 0;
+};
+
+/// Mixture-of-experts feed-forward, used by the layers it applies to.
+struct MoEConfig {
+  int64_t numExperts = 0;       ///< routed experts; 0 means a dense MLP
+  int64_t topK = 0;             ///< experts each token is routed to
+  int64_t expertFfn = 0;        ///< intermediate size of one routed expert
+  int64_t numSharedExperts = 0; ///< always-on experts (DeepSeek)
+  int64_t sharedFfn = 0;        ///< intermediate size of one shared expert
+  bool routerBias = false;      ///< router linear has a bias (gpt-oss)
+  /// DeepSeek-V3 `e_score_correction_bias`: one value per routed expert,
+  /// added to the scores only to pick the top-k (not to weight them).
+  bool routerScoreCorrection = false;
+  bool expertBias = false;      ///< expert linears have biases (gpt-oss)
+  int64_t firstDenseLayers = 0; ///< leading layers with a dense MLP
+  int64_t layerFreq = 1;        ///< every n-th layer (after the dense ones)
+  /// Explicit per-layer flag (Qwen3-MoE `mlp_only_layers` /
+  /// `decoder_sparse_step`, DeepSeek `moe_layer_freq` > 1). When non-empty
+  /// it has one entry per layer and overrides firstDenseLayers / layerFreq.
+  std::vector<bool> moeLayers;
+};
+
+/// A normalised model description. All sizes are exact and positive unless
+/// documented otherwise; `validate()` checks that.
+struct ModelConfig {
+  std::string name;         ///< zoo name or file stem
+  std::string architecture; ///< HF architecture name or zoo family tag
+  ModelFamily family = ModelFamily::DecoderLM;
+  DType dtype = DType::BF16;
+
+  // Transformer trunk.
+  int64_t vocabSize = 0;
+  int64_t hidden = 0;
+  int64_t numLayers = 0;
+  int64_t numHeads = 0;
+  int64_t numKvHeads = 0; ///< == numHeads for MHA, 1 for MQA
+  int64_t headDim = 0;    ///< may differ from hidden / numHeads (Qwen3)
+  int64_t ffn = 0;        ///< dense MLP intermediate size
+  int64_t seqLen = 0;     ///< default sequence length (max positions)
+  int64_t maxPositions = 0;
+
+  NormKind norm = NormKind::LayerNorm;
+  bool normBias = true; ///< LayerNorm has a bias (not for RMSNorm)
+  Activation act = Activation::Gelu;
+  bool gatedMlp = false; ///< gate * up (SwiGLU / GeGLU)
+  bool qkvBias = false;
+  bool outBias = false;  ///< attention output projection bias
+  bool mlpBias = false;
+  bool qkNorm = false;   ///< per-head RMSNorm on q and k (Qwen3)
+  bool parallelResidual = false; ///< GPT-NeoX / GPT-J
+  bool finalNorm = true;
+  PositionKind position = PositionKind::Learned;
+  double rotaryPct = 1.0; ///< fraction of head_dim rotated (NeoX partial)
+  bool tieEmbeddings = true;
+  bool causal = true;
+
+  AttentionKind attention = AttentionKind::Standard;
+  MLAConfig mla;
+  int64_t slidingWindow = 0; ///< 0: full attention everywhere
+  /// Per-layer flag for sliding-window layers when they alternate; empty
+  /// means every layer uses `slidingWindow` (if non-zero).
+  std::vector<bool> slidingLayers;
+  bool attentionSinks = false; ///< learned per-head sink logits (gpt-oss)
+
+  MoEConfig moe;
+  double dropout = 0.0; ///< hidden/attention dropout (GPT-3 / BERT style)
+
+  // Encoder extras (BERT).
+  int64_t typeVocabSize = 0; ///< token-type embeddings; 0: none
+  bool pooler = false;
+
+  // Vision extras (ViT).
+  int64_t imageSize = 0;
+  int64_t patchSize = 0;
+  int64_t channels = 0;
+  /// Classifier on the pooled output: ViT's head, or BERT's next-sentence
+  /// head (2) on the pooler. 0: none.
+  int64_t numClasses = 0;
+
+  // Recommender extras (DLRM).
+  int64_t denseFeatures = 0;
+  std::vector<int64_t> tableRows; ///< rows of each embedding table
+  int64_t embeddingDim = 0;
+  int64_t bagSize = 1; ///< lookups pooled per table per sample
+  std::vector<int64_t> bottomMlp; ///< widths after the input layer
+  std::vector<int64_t> topMlp;    ///< widths ending in the output (1)
+
+  /// True if layer `i` (0-based) uses a routed-expert MLP.
+  bool isMoeLayer(int64_t i) const {
+    if (moe.numExperts == 0)
+      return false;
+    if (!moe.moeLayers.empty())
+      return i >= 0 && i < (int64_t)moe.moeLayers.size() && moe.moeLayers[i];
+    if (i < moe.firstDenseLayers)
+      return false;
+    int64_t freq = moe.layerFreq > 0 ? moe.layerFreq : 1;
+    return (i - moe.firstDenseLayers) % freq == 0;
+  }
+  /// True if layer `i` uses sliding-window attention.
+  bool isSlidingLayer(int64_t i) const {
+    if (slidingWindow <= 0)
+      return false;
+    if (slidingLayers.empty())
+      return true;
+    return i < (int64_t)slidingLayers.size() && slidingLayers[i];
+  }
+};
+
+} // namespace frontend
+} // namespace trident
+
+#endif // TRIDENT_FRONTEND_MODELCONFIG_H

@@ -1,0 +1,27 @@
+//===- trident-opt.cpp - Trident's MLIR pass driver -----------------------===//
+//
+// Registers only what Trident's pipelines need: the tgraph dialect, the
+// upstream dialects its IR and exports use, and Trident's passes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Graph/IR/GraphDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::trident::graph::TGraphDialect, mlir::func::FuncDialect,
+                  mlir::arith::ArithDialect, mlir::tensor::TensorDialect,
+                  mlir::shard::ShardDialect>();
+  mlir::registerCanonicalizerPass();
+  mlir::registerCSEPass();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "Trident optimizer driver\n", registry));
+}
