@@ -627,18 +627,18 @@ LogicalResult LinearOp::verify() {
        res = rankedType(getResult());
   if (failed(expectRank(*this, getWeight(), 2, "weight")))
     return failure();
-  if (x.getRank() < 1 || x.getShape().back() != w.getDimSize(0))
+  if (x.getRank() < 1 || x.getShape().back() != w.getDimSize(1))
     return emitOpError() << "input features " << x.getShape().back()
-                         << " do not match weight rows " << w.getDimSize(0);
-  if (res.getRank() != x.getRank() || res.getShape().back() != w.getDimSize(1))
-    return emitOpError() << "result must be (..., " << w.getDimSize(1) << ")";
+                         << " do not match weight columns " << w.getDimSize(1);
+  if (res.getRank() != x.getRank() || res.getShape().back() != w.getDimSize(0))
+    return emitOpError() << "result must be (..., " << w.getDimSize(0) << ")";
   for (int64_t i = 0; i + 1 < x.getRank(); ++i)
     if (!dimsCompatible(x.getDimSize(i), res.getDimSize(i)))
       return emitOpError() << "result dimension " << i << " does not match x";
   if (getBias()) {
     auto b = rankedType(getBias());
-    if (b.getRank() != 1 || b.getDimSize(0) != w.getDimSize(1))
-      return emitOpError() << "bias must have " << w.getDimSize(1)
+    if (b.getRank() != 1 || b.getDimSize(0) != w.getDimSize(0))
+      return emitOpError() << "bias must have " << w.getDimSize(0)
                            << " elements";
   }
   if (failed(expectSameElementType(*this, getX(), getWeight(), "weight")))
@@ -649,8 +649,8 @@ LogicalResult LinearOp::verify() {
 OpCost LinearOp::getCost(const CostContext &ctx) {
   OpCost c;
   auto w = rankedType(getWeight());
-  double m = elems(getX(), ctx) / w.getDimSize(0);
-  addMatmulFlops(c, m, w.getDimSize(1), w.getDimSize(0),
+  double m = elems(getX(), ctx) / w.getDimSize(1);
+  addMatmulFlops(c, m, w.getDimSize(0), w.getDimSize(1),
                  !isModelInput(getX()));
   addTraffic(c, *this, ctx);
   c.params = operandParams(*this);
@@ -698,7 +698,7 @@ SmallVector<AffineMap> LinearOp::getIndexingMaps() {
   yExprs.push_back(n);
   SmallVector<AffineMap> maps;
   maps.push_back(AffineMap::get(numLoops, 0, xExprs, ctx));
-  maps.push_back(AffineMap::get(numLoops, 0, {k, n}, ctx));
+  maps.push_back(AffineMap::get(numLoops, 0, {n, k}, ctx));
   if (getBias())
     maps.push_back(AffineMap::get(numLoops, 0, {n}, ctx));
   maps.push_back(AffineMap::get(numLoops, 0, yExprs, ctx));
@@ -816,9 +816,18 @@ LogicalResult AttentionOp::verify() {
                               "features";
   if (rankedType(getQ()).getDimSize(2) != h * d)
     return emitOpError() << "q width must be num_heads*head_dim = " << h * d;
-  if (rankedType(getK()).getDimSize(2) != kv * d)
-    return emitOpError() << "k width must be num_kv_heads*head_dim = "
-                         << kv * d;
+  int64_t ropeShared = 0;
+  if (getKRope()) {
+    auto r = rankedType(getKRope());
+    if (r.getRank() != 3 || r.getDimSize(2) <= 0 || r.getDimSize(2) >= d)
+      return emitOpError() << "rope_key must be batch x seq x r with "
+                              "0 < r < head_dim";
+    ropeShared = r.getDimSize(2);
+  }
+  if (rankedType(getK()).getDimSize(2) != kv * (d - ropeShared))
+    return emitOpError() << "k width must be num_kv_heads*(head_dim - "
+                            "rope_key width) = "
+                         << kv * (d - ropeShared);
   if (rankedType(getV()).getDimSize(2) != kv * dv)
     return emitOpError() << "v width must be num_kv_heads*v_head_dim = "
                          << kv * dv;
@@ -857,7 +866,8 @@ OpCost AttentionOp::getCost(const CostContext &ctx) {
   // (1 byte) and its output (2 bytes).
   int64_t e = elementBytes(getQ().getType());
   double qkv = savedOnce(*this, getQ(), ctx) + savedOnce(*this, getK(), ctx) +
-               savedOnce(*this, getV(), ctx);
+               savedOnce(*this, getV(), ctx) +
+               (getKRope() ? savedOnce(*this, getKRope(), ctx) : 0.0);
   double probs = b * h * s * keys;
   double core = probs * e;
   if (getDropout().convertToDouble() > 0)

@@ -258,15 +258,16 @@ def TGraph_LinearOp : TGraph_ComputeOp<"linear", [
     DeclareOpInterfaceMethods<ShardingInterface, [
       "getLoopIteratorTypes", "getReductionLoopIteratorKinds",
       "getIndexingMaps", "partition"]>]> {
-  let summary = "y = x W (+ b), weight stored as in_features x out_features";
+  let summary = "y = x W^T (+ b), weight stored as out_features x in_features";
   let description = [{
-    `x` is (..., in), `weight` (in x out), `bias` (out). `tp` records the
+    `x` is (..., in), `weight` (out x in, the PyTorch `nn.Linear` layout, so
+    a tied LM head uses the embedding table as is), `bias` (out). `tp` records the
     Megatron tensor-parallel role: `column` splits the output features,
     `row` the input features (then the output needs a reduction), `vocab`
     marks the LM head.
 
     Example:
-    `%y = tgraph.linear %x, %w, %b tp <column> : (tensor<?x?x64xf32>, tensor<64x256xf32>, tensor<256xf32>) -> tensor<?x?x256xf32>`
+    `%y = tgraph.linear %x, %w, %b tp <column> : (tensor<?x?x64xf32>, tensor<256x64xf32>, tensor<256xf32>) -> tensor<?x?x256xf32>`
   }];
   let arguments = (ins TGraph_FloatTensor:$x, TGraph_FloatTensor:$weight,
                        Optional<TGraph_FloatTensor>:$bias,
@@ -300,7 +301,7 @@ def TGraph_MatmulOp : TGraph_ComputeOp<"matmul"> {
   let hasVerifier = 1;
 }
 
-def TGraph_AttentionOp : TGraph_ComputeOp<"attention"> {
+def TGraph_AttentionOp : TGraph_ComputeOp<"attention", [AttrSizedOperandSegments]> {
   let summary = "Scaled dot-product attention core (MHA, GQA, MQA)";
   let description = [{
     `softmax(Q K^T / sqrt(d)) V` over projected `q` (batch x seq x
@@ -310,6 +311,10 @@ def TGraph_AttentionOp : TGraph_ComputeOp<"attention"> {
     last `window` positions, `rotary_dim` > 0 rotates that many dimensions
     of each q/k head (RoPE), `dropout` is the attention-probability dropout,
     and the optional `sinks` parameter holds one learned logit per head.
+    With `rope_key` (multi-head latent attention, DeepSeek-V2/V3), `k`
+    holds only the non-rotary part of each key head and `rope_key` (batch x
+    seq x r) the rotary part shared by all heads: a key head is
+    `head_dim - r` columns of `k` followed by `rope_key`.
     FLOPs are counted over the full s x s score matrix (Megatron
     convention), whatever the mask.
 
@@ -318,6 +323,7 @@ def TGraph_AttentionOp : TGraph_ComputeOp<"attention"> {
   }];
   let arguments = (ins TGraph_FloatTensor:$q, TGraph_FloatTensor:$k,
                        TGraph_FloatTensor:$v,
+                       Optional<TGraph_FloatTensor>:$k_rope,
                        Optional<TGraph_FloatTensor>:$sinks,
                        I64Attr:$num_heads, I64Attr:$num_kv_heads,
                        I64Attr:$head_dim,
@@ -328,7 +334,7 @@ def TGraph_AttentionOp : TGraph_ComputeOp<"attention"> {
                        DefaultValuedAttr<F64Attr, "0.0">:$dropout);
   let results = (outs TGraph_FloatTensor:$result);
   let assemblyFormat = [{
-    $q `,` $k `,` $v (`sinks` $sinks^)? attr-dict `:`
+    $q `,` $k `,` $v (`rope_key` $k_rope^)? (`sinks` $sinks^)? attr-dict `:`
     functional-type(operands, results)
   }];
   let hasVerifier = 1;

@@ -62,6 +62,10 @@ struct LayerCost {
   /// softmax, lookups), forward; split by whether TP divides it.
   double fwdBytesTpSharded = 0;
   double fwdBytesReplicated = 0; ///< divided by TP only with SP
+  /// Part of fwdBytesTpSharded spent on the materialised s^2 attention
+  /// (softmax, mask, dropout); a fused (flash) attention kernel does not
+  /// move it, so the cost model drops it when flash attention is on.
+  double attnCoreBytes = 0;
   int64_t numKernels = 0; ///< kernels launched in the forward pass
 
   // --- parameters (elements) ---
@@ -70,6 +74,10 @@ struct LayerCost {
   int64_t paramsExpert = 0;      ///< routed experts (divided by EP * ETP)
   int64_t paramsVocab = 0;       ///< embedding / LM head (divided by TP)
   int64_t paramBytesPerElem = 2; ///< bytes of one parameter element
+  /// Parameters this layer reads but another layer owns (an LM head tied
+  /// to the embedding): a stage holding this layer but not the owner keeps
+  /// its own copy (and synchronises its gradient with the owner).
+  int64_t tiedParams = 0;
 
   // --- activations saved for backward, bytes per sample ---
   /// Inside the TP region (after a column split): divided by TP.
