@@ -175,6 +175,13 @@ private:
   Value mlp(Value x, StringRef name, int64_t ffn, ParamKind kind);
   Value attention(Value x, int64_t layer);
   Value moe(Value x);
+  /// `like` with its last dimension set to `width`.
+  RankedTensorType withWidth(Value like, int64_t width) {
+    auto t = cast<RankedTensorType>(like.getType());
+    SmallVector<int64_t> shape(t.getShape());
+    shape.back() = width;
+    return RankedTensorType::get(shape, t.getElementType());
+  }
   Value decoderLayer(Value x, int64_t layer);
   Value encoderLayer(Value x, bool preNorm);
 
@@ -243,7 +250,7 @@ Value Builder::attention(Value x, int64_t layer) {
                TpRole::Column, ParamKind::Attention);
     v = linear(latent, "attn.v_b_proj", h * m.vHeadDim, false, TpRole::Column,
                ParamKind::Attention);
-    op = AttentionOp::create(b, loc, act(h * vHeadDim), q, k, v, kRope, sinks,
+    op = AttentionOp::create(b, loc, withWidth(q, h * vHeadDim), q, k, v, kRope, sinks,
                              b.getI64IntegerAttr(h), b.getI64IntegerAttr(h),
                              b.getI64IntegerAttr(headDim), IntegerAttr(),
                              nullptr, IntegerAttr(), IntegerAttr(), FloatAttr());
@@ -263,7 +270,7 @@ Value Builder::attention(Value x, int64_t layer) {
       sinks = param("attn.sinks", ParamKind::Attention, {h});
     if (cfg.position == PositionKind::Rotary)
       rotary = static_cast<int64_t>(cfg.rotaryPct * headDim);
-    op = AttentionOp::create(b, loc, act(h * headDim), q, k, v, Value(), sinks,
+    op = AttentionOp::create(b, loc, withWidth(q, h * headDim), q, k, v, Value(), sinks,
                              b.getI64IntegerAttr(h), b.getI64IntegerAttr(kv),
                              b.getI64IntegerAttr(headDim), IntegerAttr(),
                              nullptr, IntegerAttr(), IntegerAttr(), FloatAttr());

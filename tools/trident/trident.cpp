@@ -91,6 +91,7 @@ int runImport(mlir::MLIRContext &context) {
   std::string text;
   llvm::raw_string_ostream os(text);
   loaded->module->print(os);
+  os << "\n";
   os.flush();
   if (Status s = writeFileAtomically(outputOpt, text); !s)
     return fail(s.message());

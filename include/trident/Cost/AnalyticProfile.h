@@ -1,0 +1,46 @@
+//===- AnalyticProfile.h - LayerProfile of a transformer, by formula -*- C++ -*-===//
+//
+// Builds a LayerProfile for a GPT / Llama / Mixtral-style decoder from its
+// shape alone, with the field meanings of LayerProfile.h and the activation
+// accounting of Korthikanti et al. 2022 (Sec. 4.1). Used by tests, the
+// benchmark, and as a cross-check of the MLIR Analysis.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRIDENT_COST_ANALYTICPROFILE_H
+#define TRIDENT_COST_ANALYTICPROFILE_H
+
+#include "trident/Cost/LayerProfile.h"
+#include "trident/Support/Status.h"
+
+#include <cstdint>
+#include <string>
+
+namespace trident {
+
+struct TransformerShape {
+  std::string name = "transformer";
+  int64_t layers = 0;
+  int64_t hidden = 0;
+  int64_t heads = 0;
+  int64_t kvHeads = 0; ///< 0 = heads (multi-head attention)
+  int64_t ffn = 0;     ///< 0 = 4 * hidden
+  int64_t vocab = 0;
+  int64_t seqLen = 0;
+  bool gatedMlp = false;     ///< SwiGLU (three matrices)
+  bool dropout = true;       ///< dropout masks saved (GPT-3 style)
+  bool biases = true;        ///< linear biases (GPT) vs none (Llama)
+  bool learnedPositions = true;
+  bool tiedEmbeddings = true;
+  int64_t numExperts = 0;    ///< 0 = dense MLP
+  int64_t topK = 0;
+  int64_t moeFfn = 0;        ///< expert FFN size; 0 = ffn
+  DType dtype = DType::BF16;
+};
+
+/// The profile; errors on non-positive or inconsistent sizes.
+Result<LayerProfile> buildTransformerProfile(const TransformerShape &shape);
+
+} // namespace trident
+
+#endif // TRIDENT_COST_ANALYTICPROFILE_H

@@ -1,0 +1,182 @@
+//===- Evaluate.h - Step time and memory of one parallel plan --*- C++ -*-===//
+//
+// The cost model's single entry point: given a model (LayerProfile), a
+// cluster and a parallel configuration, predict the training step time,
+// throughput, MFU/HFU, and the memory of every pipeline stage.
+//
+//   step = pipeline makespan (Schedule simulation of per-chunk forward and
+//          backward times, exposed TP/CP/EP communication and p2p included)
+//        + exposed data-parallel gradient synchronisation
+//        + optimizer step (+ parameter all-gather of the distributed
+//          optimizer unless overlapped)
+//
+// Evaluator precomputes what depends only on (profile, cluster, options)
+// and keeps its buffers, so Evaluator::evaluate() does not allocate once
+// warm; use one Evaluator per thread. docs/cost-model.md has the model.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRIDENT_COST_EVALUATE_H
+#define TRIDENT_COST_EVALUATE_H
+
+#include "trident/Cost/Collectives.h"
+#include "trident/Cost/LayerProfile.h"
+#include "trident/Cost/Memory.h"
+#include "trident/Hardware/Cluster.h"
+#include "trident/Schedule/Schedule.h"
+#include "trident/Schedule/Simulator.h"
+#include "trident/Support/DType.h"
+#include "trident/Support/Status.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trident {
+
+/// One parallel plan. Ranks are ordered tp (innermost), cp, dp, pp
+/// (Megatron-LM); expert parallelism is carved out of dp (x cp).
+struct ParallelConfig {
+  int64_t dp = 1, tp = 1, pp = 1, cp = 1;
+  int64_t ep = 1;  ///< expert parallel (divides dp)
+  int64_t etp = 0; ///< expert tensor parallel; 0 = same as tp
+  int64_t vpp = 1; ///< virtual chunks per pipeline stage
+  int64_t microBatch = 1;  ///< sequences per micro-batch
+  int64_t globalBatch = 1; ///< sequences per step
+  bool sequenceParallel = false;
+  Recompute recompute = Recompute::None;
+  int zeroStage = 0; ///< 0..3 (distributed optimizer = 1, FSDP = 3)
+  DType precision = DType::BF16;
+  /// Default: interleaved 1F1B when vpp > 1, else 1F1B.
+  std::optional<ScheduleKind> schedule;
+  /// Transformer blocks per model chunk, in model order (chunk g = c*pp+s
+  /// of stage s); size pp*vpp, or pp when vpp == 1. Empty: balanced.
+  std::vector<int64_t> layersPerChunk;
+
+  int64_t gpus() const { return dp * tp * pp * cp; }
+};
+
+/// Modelling switches (defaults model Megatron-Core on current software).
+struct EvalOptions {
+  bool allowTpAcrossNodes = false;
+  bool flashAttention = true; ///< fused attention: no s^2 activations
+  bool overlapTpComm = false; ///< TP collectives hidden behind GEMMs
+  bool overlapGradReduce = true; ///< DP reduce overlaps the last backward
+  bool overlapParamGather = false; ///< dist-opt all-gather overlaps forward
+  bool overlapP2P = false;    ///< pipeline sends run beside compute
+  CollectiveAlgo algorithm = CollectiveAlgo::Auto;
+  /// Bytes per gradient element in memory and in the DP reduction; 0 =
+  /// auto: 4 (fp32 main grads, Megatron) for bf16/fp8, 2 for fp16, 4 fp32.
+  double gradBytesPerParam = 0;
+  /// Optimizer state bytes per parameter; 0 = auto: 12 (fp32 master + Adam
+  /// m, v) for mixed precision, 8 for fp32 training.
+  double optimizerBytesPerParam = 0;
+  /// Bytes per GPU held by the CUDA context, library workspaces and
+  /// allocator slack; counted in every stage's buffers.
+  double reservedBytes = 1.0e9;
+};
+
+/// Per pipeline stage (one GPU of that stage; all its chunks).
+struct StageBreakdown {
+  int64_t nodeGroup = 0; ///< index into Cluster::groups
+  int64_t layers = 0;    ///< transformer blocks (all chunks)
+  bool hasEmbedding = false, hasHead = false;
+  // --- time, seconds per step ---
+  double computeSeconds = 0;  ///< forward + backward + recompute
+  double exposedCommSeconds = 0; ///< TP/CP/EP/p2p/DP not hidden
+  double hiddenCommSeconds = 0;  ///< communication overlapped with compute
+  double bubbleSeconds = 0;      ///< idle in the pipeline
+  double dpCommSeconds = 0;      ///< gradient sync (+ param gather), total
+  double optimizerSeconds = 0;
+  double forwardSecondsPerMicroBatch = 0;  ///< all chunks
+  double backwardSecondsPerMicroBatch = 0; ///< all chunks, recompute incl.
+  // --- memory, bytes per GPU ---
+  double weightBytes = 0, gradientBytes = 0, optimizerBytes = 0;
+  double activationBytes = 0, bufferBytes = 0;
+  double totalBytes = 0;
+  double capacityBytes = 0;
+  int32_t peakInFlight = 0; ///< (micro-batch, chunk) activations held
+};
+
+struct Evaluation {
+  double iterationSeconds = 0;
+  double tokensPerSecond = 0;
+  double tokensPerSecondPerGpu = 0;
+  double tflopsPerGpu = 0; ///< model FLOPs (no recompute) per GPU
+  double mfu = 0;          ///< model FLOPs / peak
+  double hfu = 0;          ///< hardware FLOPs (recompute counted) / peak
+  double peakMemoryBytes = 0; ///< the largest GPU
+  int64_t peakMemoryStage = 0;
+  double memoryCapacityBytes = 0; ///< of that stage's GPU
+  bool fits = false;       ///< every stage within its GPU's memory
+  double pipelineSeconds = 0; ///< makespan of the schedule
+  double bubbleFraction = 0;
+  double dpExposedSeconds = 0;
+  double optimizerSeconds = 0;
+  int64_t microBatches = 0;
+  ScheduleKind schedule = ScheduleKind::OneFOneB;
+  double modelFlopsPerStep = 0;
+  double hardwareFlopsPerStep = 0;
+  std::vector<StageBreakdown> stages;
+};
+
+/// "fits: stage 3 needs 61.2 GB of 80.0 GB" or "does not fit: ...".
+std::string describeFit(const Evaluation &e);
+
+/// Evaluates plans of one model on one cluster. Not thread-safe (it keeps
+/// buffers); copy it per thread.
+class Evaluator {
+public:
+  static Result<Evaluator> create(const LayerProfile &profile,
+                                  const Cluster &cluster,
+                                  const EvalOptions &options = {});
+
+  /// Checks `cfg` against the model and the cluster; the message names the
+  /// offending field.
+  Status validate(const ParallelConfig &cfg) const;
+
+  /// Validates and evaluates `cfg` into `out` (whose vectors are reused).
+  Status evaluate(const ParallelConfig &cfg, Evaluation &out);
+
+  const LayerProfile &profile() const { return profile_; }
+  const Cluster &cluster() const { return cluster_; }
+  const EvalOptions &options() const { return options_; }
+
+  struct Impl; ///< per-evaluation scratch (internal)
+
+  Evaluator(const Evaluator &other);
+  Evaluator &operator=(const Evaluator &other);
+  Evaluator(Evaluator &&) noexcept;
+  Evaluator &operator=(Evaluator &&) noexcept;
+  ~Evaluator();
+
+private:
+  Evaluator();
+  LayerProfile profile_;
+  Cluster cluster_;
+  EvalOptions options_;
+  /// Indices of profile_.groups in execution order, split by kind.
+  std::vector<int32_t> embeddingGroups_, blockGroups_, headGroups_;
+  std::vector<int64_t> blockPrefix_; ///< blocks before block group i
+  int64_t numBlocks_ = 0;
+  double modelFlopsPerToken_ = 0;
+  double blockFwdFlopsPerToken_ = 0;   ///< for HFU under full recompute
+  double attnCoreFlopsPerToken_ = 0;   ///< for HFU under selective
+  /// Vocabulary parameters the head shares with the embedding (tied
+  /// weights): stored once when both sit on the same stage.
+  double tiedVocabParams_ = 0;
+  bool hasExperts_ = false;
+  int64_t minExperts_ = 0;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// One-shot convenience: builds an Evaluator and evaluates `cfg`.
+Result<Evaluation> evaluate(const LayerProfile &profile, const Cluster &cluster,
+                            const ParallelConfig &cfg,
+                            const EvalOptions &options = {});
+
+} // namespace trident
+
+#endif // TRIDENT_COST_EVALUATE_H

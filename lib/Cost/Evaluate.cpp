@@ -1,0 +1,878 @@
+//===- Evaluate.cpp - Step time and memory of one parallel plan -----------===//
+//
+// Layout of the work:
+//  1. validate the config (errors name the field);
+//  2. per (GPU group, parallel axes), the time / memory / comm of one layer
+//     of every LayerProfile group for one micro-batch (cached: the search
+//     revisits the same axes with other pp / dp / schedules);
+//  3. per model chunk, sum its layers into forward / backward durations;
+//  4. simulate the schedule (Schedule/Simulator.h) for the makespan and
+//     the in-flight micro-batches;
+//  5. add exposed DP synchronisation and the optimizer step; memory per
+//     stage; throughput, MFU, HFU.
+// Rationale and sources: docs/cost-model.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "trident/Cost/Evaluate.h"
+
+#include "trident/Cost/Roofline.h"
+#include "trident/Schedule/ScheduleCache.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+
+namespace trident {
+
+namespace {
+
+/// One layer of one profile group, one micro-batch, one GPU.
+struct LayerTimes {
+  double fwd = 0, bwd = 0;      ///< compute (GEMM, attention, elementwise)
+  double attnFwd = 0, attnBwd = 0; ///< attention-core part of the above
+  double tpComm = 0;            ///< TP collectives of one pass
+  double tpOverlappable = 0;    ///< TP-region GEMM time of one forward
+  double cpFwd = 0, cpBwd = 0;  ///< context-parallel KV exchange
+  double epFwd = 0, epBwd = 0;  ///< expert all-to-all
+  double actNone = 0, actSelective = 0, actFull = 0; ///< saved bytes
+  double paramsDense = 0, paramsExpert = 0; ///< elements on this GPU
+  double fwdFlops = 0, attnFlops = 0;       ///< on this GPU
+};
+
+/// Everything layerTimes() depends on besides the layer and the hardware.
+struct Axes {
+  int64_t nodeGroup = 0;
+  int64_t tp = 1, cp = 1, ep = 1, etp = 1, mb = 1;
+  bool sp = false;
+  DType dtype = DType::BF16;
+  bool operator==(const Axes &) const = default;
+};
+
+DType activationDtype(DType precision) {
+  // FP8 training (Transformer Engine) keeps activations in 16 bits.
+  return precision == DType::FP8 ? DType::BF16 : precision;
+}
+
+LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
+                      const EvalOptions &o, DType profileDtype) {
+  const GpuSpec &gpu = hw.gpu;
+  LayerTimes r;
+  const double tp = double(ax.tp), cp = double(ax.cp), ep = double(ax.ep);
+  const double tokScale = double(ax.mb) / cp;
+  const DType act = activationDtype(ax.dtype);
+  const double actScale =
+      double(dtypeBytes(act)) / double(dtypeBytes(profileDtype));
+  const bool flash = o.flashAttention;
+  int64_t numGemmKernels = 0;
+
+  double gemmFwd = 0, gemmBwd = 0;
+  double fp8CastFwdBytes = 0, fp8CastBwdBytes = 0;
+  for (const GemmCost &g : L.gemms) {
+    double t = g.expert ? double(ax.etp) : tp;
+    double M = g.rowsPerSample * tokScale, N = double(g.n), K = double(g.k);
+    double B = double(g.batch);
+    if (g.expert) {
+      // Local experts receive the tokens of the whole EP group.
+      B /= ep;
+      M *= ep;
+    }
+    switch (g.split) {
+    case TpSplit::Column:
+    case TpSplit::Vocab:
+      N /= t;
+      break;
+    case TpSplit::Row:
+      K /= t;
+      break;
+    case TpSplit::Heads:
+      B /= t;
+      break;
+    case TpSplit::None:
+      break;
+    }
+    if (M <= 0 || N <= 0 || K <= 0 || B <= 0)
+      continue;
+    double flops = 2 * M * N * K * B;
+    r.fwdFlops += flops;
+    if (g.attentionCore) {
+      r.attnFlops += flops;
+      if (flash) {
+        // One fused kernel for the whole core; the efficiency is a
+        // forward+backward figure against model FLOPs (bwd = 2 x fwd).
+        double peak = gpu.peakFlopsPerS(act);
+        double tf = flops * g.density / (peak * gpu.attentionEfficiency);
+        r.attnFwd += tf;
+        r.attnBwd += 2 * tf;
+      } else {
+        double f = launchBound(gpu, gemmTime(gpu, M, N, K, B, act).seconds);
+        double b = launchBound(gpu, gemmTime(gpu, M, K, N, B, act).seconds) +
+                   launchBound(gpu, gemmTime(gpu, K, N, M, B, act).seconds);
+        r.attnFwd += f;
+        r.attnBwd += b;
+        ++numGemmKernels;
+      }
+      continue;
+    }
+    ++numGemmKernels;
+    if (ax.dtype == DType::FP8) {
+      // Transformer Engine quantises GEMM inputs: read 16-bit, write fp8
+      // (forward activations); cast + transpose of the output gradient in
+      // the backward (read 2, write 2 x 1 bytes).
+      fp8CastFwdBytes += 3 * M * K * B;
+      fp8CastBwdBytes += 4 * M * N * B;
+    }
+    double f = launchBound(gpu, gemmTime(gpu, M, N, K, B, ax.dtype).seconds);
+    // dgrad: dY (M x N) W^T (N x K); wgrad: X^T (K x M) dY (M x N).
+    double b = launchBound(gpu, gemmTime(gpu, M, K, N, B, ax.dtype).seconds) +
+               launchBound(gpu, gemmTime(gpu, K, N, M, B, ax.dtype).seconds);
+    gemmFwd += f;
+    gemmBwd += b;
+    if (g.split != TpSplit::None && ax.tp > 1)
+      r.tpOverlappable += f;
+  }
+  if (flash && r.attnFwd > 0)
+    ++numGemmKernels; // the fused kernel
+
+  // Non-GEMM traffic.
+  double sharded = L.fwdBytesTpSharded - (flash ? L.attnCoreBytes : 0);
+  double ewBytes = (std::max(0.0, sharded) / tp +
+                    L.fwdBytesReplicated / (ax.sp ? tp : 1)) *
+                   tokScale * actScale;
+  double ewKernels = double(std::max<int64_t>(0, L.numKernels - numGemmKernels));
+  double ewFwd = launchBound(
+      gpu, memorySeconds(gpu, ewBytes + fp8CastFwdBytes), ewKernels);
+  double ewBwd = launchBound(
+      gpu, memorySeconds(gpu, 2 * ewBytes + fp8CastBwdBytes), 2 * ewKernels);
+  if (!flash && L.attnCoreBytes > 0) {
+    // Unfused softmax / dropout: recomputed with the core under selective.
+    double core = memorySeconds(gpu, L.attnCoreBytes / tp * tokScale * actScale);
+    r.attnFwd += core;
+    r.attnBwd += 2 * core;
+    ewFwd = std::max(0.0, ewFwd - core);
+    ewBwd = std::max(0.0, ewBwd - 2 * core);
+  }
+  r.fwd = gemmFwd + r.attnFwd + ewFwd;
+  r.bwd = gemmBwd + r.attnBwd + ewBwd;
+
+  // Tensor parallel: all-reduce, or reduce-scatter + all-gather with SP.
+  if (ax.tp > 1 && L.tpCollectivesFwd > 0 && L.tpCollectiveBytes > 0) {
+    CommGroupShape sh = groupShape(hw, ax.tp, 1);
+    double bytes = L.tpCollectiveBytes * tokScale * actScale;
+    double one =
+        ax.sp ? collectiveSeconds(hw, CollectiveOp::ReduceScatter, bytes, sh,
+                                  o.algorithm) +
+                    collectiveSeconds(hw, CollectiveOp::AllGather, bytes, sh,
+                                      o.algorithm)
+              : collectiveSeconds(hw, CollectiveOp::AllReduce, bytes, sh,
+                                  o.algorithm);
+    r.tpComm = double(L.tpCollectivesFwd) * one;
+  }
+  // Context parallel: the ring passes K/V around (an all-gather's worth)
+  // in the forward; the backward passes K/V again and reduces dK/dV.
+  if (ax.cp > 1 && L.cpKvBytesPerSample > 0) {
+    CommGroupShape sh = groupShape(hw, ax.cp, ax.tp);
+    double bytes = L.cpKvBytesPerSample * double(ax.mb) / tp * actScale;
+    double ag = collectiveSeconds(hw, CollectiveOp::AllGather, bytes, sh,
+                                  o.algorithm);
+    double rs = collectiveSeconds(hw, CollectiveOp::ReduceScatter, bytes, sh,
+                                  o.algorithm);
+    r.cpFwd = ag;
+    r.cpBwd = ag + rs;
+  }
+  // Expert parallel: dispatch + combine all-to-all, forward and backward.
+  if (ax.ep > 1 && L.a2aBytesPerSample > 0) {
+    CommGroupShape sh = groupShape(hw, ax.ep, ax.tp * ax.cp);
+    double bytes =
+        L.a2aBytesPerSample * tokScale / (ax.sp ? tp : 1) * actScale;
+    double a2a = collectiveSeconds(hw, CollectiveOp::AllToAll, bytes, sh,
+                                   o.algorithm);
+    r.epFwd = 2 * a2a;
+    r.epBwd = 2 * a2a;
+  }
+
+  double s = L.actTpSharded / tp, rep = L.actReplicated / (ax.sp ? tp : 1);
+  double core = flash ? 0 : L.actAttnCore / tp;
+  double scale = tokScale * actScale;
+  r.actNone = (s + rep + core) * scale;
+  r.actSelective = (s + rep) * scale;
+  r.actFull = L.actLayerInput / (ax.sp ? tp : 1) * scale;
+  r.paramsDense = double(L.paramsTpSharded + L.paramsVocab) / tp +
+                  double(L.paramsReplicated);
+  r.paramsExpert = double(L.paramsExpert) / (ep * double(ax.etp));
+  return r;
+}
+
+/// Exposed part of one layer's communication, forward and backward.
+struct Exposure {
+  double fwd = 0, bwd = 0, hiddenFwd = 0, hiddenBwd = 0;
+};
+Exposure exposure(const LayerTimes &t, const EvalOptions &o) {
+  Exposure e;
+  double tpF = o.overlapTpComm ? std::max(0.0, t.tpComm - t.tpOverlappable)
+                               : t.tpComm;
+  double tpB = o.overlapTpComm ? std::max(0.0, t.tpComm - 2 * t.tpOverlappable)
+                               : t.tpComm;
+  // Ring attention overlaps the KV exchange with the attention blocks.
+  double cpF = std::max(0.0, t.cpFwd - t.attnFwd);
+  double cpB = std::max(0.0, t.cpBwd - t.attnBwd);
+  e.fwd = tpF + cpF + t.epFwd;
+  e.bwd = tpB + cpB + t.epBwd;
+  e.hiddenFwd = (t.tpComm - tpF) + (t.cpFwd - cpF);
+  e.hiddenBwd = (t.tpComm - tpB) + (t.cpBwd - cpB);
+  return e;
+}
+
+std::string gb(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
+  return buf;
+}
+
+constexpr int kCacheSlots = 64;
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Scratch
+//===----------------------------------------------------------------------===//
+
+struct Evaluator::Impl {
+  struct Slot {
+    bool valid = false;
+    Axes key;
+    std::vector<LayerTimes> perGroup; ///< indexed like profile.groups
+  };
+  std::array<Slot, kCacheSlots> cache;
+
+  // Last compiled schedule used.
+  bool haveSched = false;
+  ScheduleKind schedKind = ScheduleKind::OneFOneB;
+  int64_t schedP = 0, schedM = 0, schedV = 0;
+  ScheduleCache::Entry sched;
+
+  PipelineCosts costs;
+  SimWorkspace ws;
+  std::vector<double> stageIdle;
+  std::vector<int64_t> chunkBegin, chunkEnd; ///< block range per chunk
+  std::vector<double> chunkAct;             ///< saved bytes per micro-batch
+  std::vector<double> chunkExposed, chunkHidden, chunkCompute;
+  std::vector<int64_t> stageGroup;
+};
+
+Evaluator::Evaluator() : impl_(std::make_unique<Impl>()) {}
+Evaluator::~Evaluator() = default;
+Evaluator::Evaluator(Evaluator &&) noexcept = default;
+Evaluator &Evaluator::operator=(Evaluator &&) noexcept = default;
+Evaluator::Evaluator(const Evaluator &o)
+    : profile_(o.profile_), cluster_(o.cluster_), options_(o.options_),
+      embeddingGroups_(o.embeddingGroups_), blockGroups_(o.blockGroups_),
+      headGroups_(o.headGroups_), blockPrefix_(o.blockPrefix_),
+      numBlocks_(o.numBlocks_), modelFlopsPerToken_(o.modelFlopsPerToken_),
+      blockFwdFlopsPerToken_(o.blockFwdFlopsPerToken_),
+      attnCoreFlopsPerToken_(o.attnCoreFlopsPerToken_),
+      tiedVocabParams_(o.tiedVocabParams_), hasExperts_(o.hasExperts_),
+      minExperts_(o.minExperts_), impl_(std::make_unique<Impl>()) {
+  for (Impl::Slot &slot : impl_->cache)
+    slot.perGroup.resize(profile_.groups.size());
+}
+Evaluator &Evaluator::operator=(const Evaluator &o) {
+  if (this != &o) {
+    Evaluator copy(o);
+    *this = std::move(copy);
+  }
+  return *this;
+}
+
+//===----------------------------------------------------------------------===//
+// Construction
+//===----------------------------------------------------------------------===//
+
+Result<Evaluator> Evaluator::create(const LayerProfile &profile,
+                                    const Cluster &cluster,
+                                    const EvalOptions &options) {
+  if (Status s = validateCluster(cluster); !s)
+    return Status::error("cluster '" + cluster.name + "': " + s.message());
+  std::string where = "model '" + profile.modelName + "': ";
+  if (profile.seqLen <= 0)
+    return Status::error(where + "seq_len must be positive");
+  if (profile.hidden <= 0)
+    return Status::error(where + "hidden size must be positive");
+  if (profile.groups.empty())
+    return Status::error(where + "the profile has no layers");
+  if (options.gradBytesPerParam < 0 || options.optimizerBytesPerParam < 0 ||
+      options.reservedBytes < 0 || !std::isfinite(options.reservedBytes))
+    return Status::error("options: byte counts must be non-negative");
+
+  Evaluator e;
+  e.profile_ = profile;
+  e.cluster_ = cluster;
+  e.options_ = options;
+  const double s = double(profile.seqLen);
+  double trainFlops = 0;
+  for (size_t i = 0; i < profile.groups.size(); ++i) {
+    const LayerGroup &g = profile.groups[i];
+    if (g.count <= 0)
+      return Status::error(where + "layer group '" + g.cost.name +
+                           "' has count " + std::to_string(g.count));
+    const LayerCost &c = g.cost;
+    for (double v : {c.fwdFlops, c.bwdFlops, c.fwdBytesTpSharded,
+                     c.fwdBytesReplicated, c.actTpSharded, c.actReplicated,
+                     c.actAttnCore, c.actLayerInput, c.tpCollectiveBytes,
+                     c.a2aBytesPerSample, c.cpKvBytesPerSample})
+      if (!std::isfinite(v) || v < 0)
+        return Status::error(where + "layer '" + c.name +
+                             "' has a negative or non-finite cost");
+    trainFlops += double(g.count) * (c.fwdFlops + c.bwdFlops);
+    switch (c.kind) {
+    case LayerKind::Embedding:
+      e.embeddingGroups_.push_back(int32_t(i));
+      break;
+    case LayerKind::Head:
+      e.headGroups_.push_back(int32_t(i));
+      break;
+    case LayerKind::Block:
+    case LayerKind::Other:
+      e.blockPrefix_.push_back(e.numBlocks_);
+      e.blockGroups_.push_back(int32_t(i));
+      e.numBlocks_ += g.count;
+      e.blockFwdFlopsPerToken_ += double(g.count) * c.fwdFlops / s;
+      e.attnCoreFlopsPerToken_ += double(g.count) * c.attnCoreFwdFlops / s;
+      if (c.paramsExpert > 0 || c.numExperts > 0) {
+        e.hasExperts_ = true;
+        if (c.numExperts > 0)
+          e.minExperts_ = e.minExperts_ == 0
+                              ? c.numExperts
+                              : std::min(e.minExperts_, c.numExperts);
+      }
+      break;
+    }
+  }
+  if (e.numBlocks_ == 0)
+    return Status::error(where + "the profile has no transformer blocks");
+  // Tied embeddings: the profile's total counts the vocabulary matrix once
+  // although embedding and head both list it.
+  if (!e.headGroups_.empty() && profile.totalParams > 0) {
+    double listed = 0;
+    for (const LayerGroup &g : profile.groups)
+      listed += double(g.count) * double(g.cost.params());
+    double headVocab = 0;
+    for (int32_t gi : e.headGroups_)
+      headVocab += double(profile.groups[size_t(gi)].cost.paramsVocab);
+    double extra = listed - double(profile.totalParams);
+    if (extra > 0 && std::fabs(extra - headVocab) <= 1e-6 * headVocab)
+      e.tiedVocabParams_ = headVocab;
+  }
+  e.blockPrefix_.push_back(e.numBlocks_);
+  e.modelFlopsPerToken_ = profile.trainFlopsPerToken > 0
+                              ? profile.trainFlopsPerToken
+                              : trainFlops / s;
+  for (Impl::Slot &slot : e.impl_->cache)
+    slot.perGroup.resize(profile.groups.size());
+  return e;
+}
+
+//===----------------------------------------------------------------------===//
+// Validation
+//===----------------------------------------------------------------------===//
+
+Status Evaluator::validate(const ParallelConfig &c) const {
+  auto err = [](const std::string &m) { return Status::error("config: " + m); };
+  auto str = [](int64_t v) { return std::to_string(v); };
+  struct {
+    const char *name;
+    int64_t v;
+  } sizes[] = {{"dp", c.dp}, {"tp", c.tp}, {"pp", c.pp}, {"cp", c.cp},
+               {"ep", c.ep}, {"vpp", c.vpp}, {"micro_batch", c.microBatch},
+               {"global_batch", c.globalBatch}};
+  for (auto &sz : sizes)
+    if (sz.v < 1)
+      return err(std::string(sz.name) + " must be >= 1, got " + str(sz.v));
+  if (c.etp < 0)
+    return err("etp must be >= 0 (0 = tp), got " + str(c.etp));
+  if (c.zeroStage < 0 || c.zeroStage > 3)
+    return err("zero stage must be 0..3, got " + str(c.zeroStage));
+  int64_t total = cluster_.totalGpus();
+  if (c.gpus() != total)
+    return err("dp*tp*pp*cp = " + str(c.dp) + "*" + str(c.tp) + "*" +
+               str(c.pp) + "*" + str(c.cp) + " = " + str(c.gpus()) +
+               " but cluster '" + cluster_.name + "' has " + str(total) +
+               " GPUs");
+  int64_t stageGpus = c.dp * c.tp * c.cp;
+  for (size_t gi = 0; gi < cluster_.groups.size(); ++gi) {
+    const NodeGroup &g = cluster_.groups[gi];
+    if (g.gpus() % stageGpus != 0)
+      return err("a pipeline stage has dp*tp*cp = " + str(stageGpus) +
+                 " GPUs, which does not divide group '" + g.name + "' (" +
+                 str(g.gpus()) + " GPUs): a stage would span two GPU types");
+    if (c.tp <= g.gpusPerNode) {
+      if (g.gpusPerNode % c.tp != 0)
+        return err("tp=" + str(c.tp) + " does not divide the " +
+                   str(g.gpusPerNode) + " GPUs of a node of '" + g.name + "'");
+    } else if (!options_.allowTpAcrossNodes) {
+      return err("tp=" + str(c.tp) + " exceeds the " + str(g.gpusPerNode) +
+                 " GPUs of a node of '" + g.name +
+                 "' (set allowTpAcrossNodes to permit)");
+    } else if (c.tp % g.gpusPerNode != 0) {
+      return err("tp=" + str(c.tp) + " spans nodes but is not a multiple of " +
+                 str(g.gpusPerNode));
+    }
+    if (g.gpu.peakFlopsPerS(c.precision) <= 0)
+      return err("precision " + std::string(dtypeName(c.precision)) +
+                 " is not supported by " + g.gpu.name);
+  }
+  if (c.dp % c.ep != 0)
+    return err("dp=" + str(c.dp) + " is not divisible by ep=" + str(c.ep) +
+               " (expert parallelism is carved out of data parallelism)");
+  int64_t etp = c.etp == 0 ? c.tp : c.etp;
+  if (c.ep > 1 && !hasExperts_)
+    return err("ep=" + str(c.ep) + " but model '" + profile_.modelName +
+               "' has no routed experts");
+  if (minExperts_ > 0 && minExperts_ % c.ep != 0)
+    return err("ep=" + str(c.ep) + " does not divide the " + str(minExperts_) +
+               " experts");
+  if ((c.dp * c.cp * c.tp) % (c.ep * etp) != 0)
+    return err("ep*etp = " + str(c.ep * etp) + " does not divide dp*cp*tp = " +
+               str(c.dp * c.cp * c.tp));
+  if (c.globalBatch % (c.dp * c.microBatch) != 0)
+    return err("global_batch=" + str(c.globalBatch) +
+               " is not divisible by dp*micro_batch = " +
+               str(c.dp * c.microBatch));
+  if (profile_.seqLen % c.cp != 0)
+    return err("seq_len=" + str(profile_.seqLen) + " is not divisible by cp=" +
+               str(c.cp));
+  if (c.sequenceParallel && (profile_.seqLen / c.cp) % c.tp != 0)
+    return err("sequence parallelism needs seq_len/cp = " +
+               str(profile_.seqLen / c.cp) + " divisible by tp=" + str(c.tp));
+  if (profile_.numHeads > 0 && profile_.numHeads % c.tp != 0)
+    return err("num_heads=" + str(profile_.numHeads) +
+               " is not divisible by tp=" + str(c.tp));
+  if (numBlocks_ < c.pp * c.vpp)
+    return err("the model has " + str(numBlocks_) +
+               " layers, fewer than pp*vpp = " + str(c.pp * c.vpp));
+  ScheduleKind kind = c.schedule.value_or(
+      c.vpp > 1 ? ScheduleKind::Interleaved1F1B : ScheduleKind::OneFOneB);
+  int64_t m = c.globalBatch / (c.dp * c.microBatch);
+  if (Status s = checkScheduleParams(kind, c.pp, m, c.vpp); !s)
+    return err("schedule " + std::string(scheduleKindName(kind)) + " with " +
+               str(m) + " micro-batches: " + s.message());
+  if (!c.layersPerChunk.empty()) {
+    int64_t chunks = c.pp * c.vpp;
+    if (int64_t(c.layersPerChunk.size()) != chunks &&
+        !(c.vpp == 1 && int64_t(c.layersPerChunk.size()) == c.pp))
+      return err("layers_per_stage has " + str(int64_t(c.layersPerChunk.size())) +
+                 " entries; expected pp*vpp = " + str(chunks));
+    int64_t sum = 0;
+    for (int64_t v : c.layersPerChunk) {
+      if (v < 0)
+        return err("layers_per_stage has a negative entry");
+      sum += v;
+    }
+    if (sum != numBlocks_)
+      return err("layers_per_stage sums to " + str(sum) + " but the model has " +
+                 str(numBlocks_) + " layers");
+  }
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// Evaluation
+//===----------------------------------------------------------------------===//
+
+Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
+  if (Status s = validate(c); !s)
+    return s;
+  Impl &im = *impl_;
+  const EvalOptions &o = options_;
+  const int64_t p = c.pp, v = c.vpp, G = p * v;
+  const int64_t m = c.globalBatch / (c.dp * c.microBatch);
+  const int64_t etp = c.etp == 0 ? c.tp : c.etp;
+  const int64_t stageGpus = c.dp * c.tp * c.cp;
+  const int64_t dpcp = c.dp * c.cp;
+  const int64_t edp = std::max<int64_t>(1, c.dp * c.cp * c.tp / (c.ep * etp));
+  const ScheduleKind kind = c.schedule.value_or(
+      v > 1 ? ScheduleKind::Interleaved1F1B : ScheduleKind::OneFOneB);
+  const bool mixed = c.precision != DType::F32;
+  const double weightBytes = mixed ? 2 : 4;
+  const double gradBytes =
+      o.gradBytesPerParam > 0 ? o.gradBytesPerParam
+                              : (c.precision == DType::F16 ? 2.0 : 4.0);
+  const double optBytes =
+      o.optimizerBytesPerParam > 0 ? o.optimizerBytesPerParam
+                                   : (mixed ? 12.0 : 8.0);
+  const DType actType = activationDtype(c.precision);
+  const double actBytes = double(dtypeBytes(actType));
+
+  // --- schedule ---
+  if (!im.haveSched || im.schedKind != kind || im.schedP != p ||
+      im.schedM != m || im.schedV != v) {
+    Result<ScheduleCache::Entry> e = ScheduleCache::global().get(kind, p, m, v);
+    if (!e)
+      return Status::error("config: schedule: " + e.message());
+    im.sched = *e;
+    im.haveSched = true;
+    im.schedKind = kind, im.schedP = p, im.schedM = m, im.schedV = v;
+  }
+  const CompiledSchedule &sched = *im.sched;
+
+  // --- stage -> node group ---
+  im.stageGroup.resize(size_t(p));
+  for (int64_t s = 0; s < p; ++s)
+    im.stageGroup[size_t(s)] = cluster_.groupOfGpu(s * stageGpus);
+
+  // --- per-layer times for each group in use (cached by axes) ---
+  auto layerTable = [&](int64_t nodeGroup) -> const std::vector<LayerTimes> & {
+    Axes key{nodeGroup, c.tp, c.cp, c.ep, etp, c.microBatch,
+             c.sequenceParallel, c.precision};
+    uint64_t h = uint64_t(nodeGroup) * 0x9E3779B97F4A7C15ull;
+    for (int64_t x : {c.tp, c.cp, c.ep, etp, c.microBatch,
+                      int64_t(c.sequenceParallel), int64_t(c.precision)})
+      h = (h ^ uint64_t(x)) * 0x100000001B3ull;
+    Impl::Slot &slot = im.cache[(h >> 7) % kCacheSlots];
+    if (!slot.valid || !(slot.key == key)) {
+      const NodeGroup &hw = cluster_.groups[size_t(nodeGroup)];
+      for (size_t i = 0; i < profile_.groups.size(); ++i)
+        slot.perGroup[i] =
+            layerTimes(profile_.groups[i].cost, hw, key, o, profile_.dtype);
+      slot.key = key;
+      slot.valid = true;
+    }
+    return slot.perGroup;
+  };
+
+  // --- layers per model chunk ---
+  im.chunkBegin.resize(size_t(G));
+  im.chunkEnd.resize(size_t(G));
+  {
+    int64_t at = 0;
+    for (int64_t g = 0; g < G; ++g) {
+      int64_t n;
+      if (!c.layersPerChunk.empty()) {
+        n = c.layersPerChunk[size_t(g)];
+      } else {
+        // Balanced; the remainder goes to the chunks after the first
+        // (which also holds the embedding).
+        n = numBlocks_ / G + ((g >= 1 && g <= numBlocks_ % G) ? 1 : 0);
+      }
+      im.chunkBegin[size_t(g)] = at;
+      at += n;
+      im.chunkEnd[size_t(g)] = at;
+    }
+  }
+
+  out.stages.resize(size_t(p));
+  for (StageBreakdown &st : out.stages)
+    st = StageBreakdown{};
+
+  // --- chunk durations, memory and parameters ---
+  PipelineCosts &pc = im.costs;
+  pc.forwardSeconds.assign(size_t(G), 0.0);
+  pc.backwardSeconds.assign(size_t(G), 0.0);
+  pc.overlapP2P = o.overlapP2P;
+  im.chunkAct.assign(size_t(G), 0.0);
+  im.chunkExposed.assign(size_t(G), 0.0);
+  im.chunkHidden.assign(size_t(G), 0.0);
+  im.chunkCompute.assign(size_t(G), 0.0);
+  std::vector<double> &chunkAct = im.chunkAct;
+
+  // Per-stage parameter elements (dense, expert) and the largest layer.
+  for (int64_t g = 0; g < G; ++g) {
+    const int64_t s = g % p;
+    const int64_t ng = im.stageGroup[size_t(s)];
+    const std::vector<LayerTimes> &tab = layerTable(ng);
+    StageBreakdown &st = out.stages[size_t(s)];
+    st.nodeGroup = ng;
+    double fwd = 0, bwd = 0, exposed = 0, hidden = 0, compute = 0;
+    double act = 0, maxLayerAct = 0, maxLayerParams = 0;
+    auto add = [&](int32_t gi, double count) {
+      if (count <= 0)
+        return;
+      const LayerTimes &t = tab[size_t(gi)];
+      Exposure e = exposure(t, o);
+      double f = t.fwd + e.fwd, b = t.bwd + e.bwd;
+      double cmp = t.fwd + t.bwd;
+      double hid = e.hiddenFwd + e.hiddenBwd;
+      double la = t.actNone;
+      if (c.recompute == Recompute::Full) {
+        b += t.fwd + e.fwd; // the forward again, with its communication
+        cmp += t.fwd;
+        hid += e.hiddenFwd;
+        la = t.actFull;
+      } else if (c.recompute == Recompute::Selective) {
+        b += t.attnFwd;
+        cmp += t.attnFwd;
+        la = t.actSelective;
+      }
+      fwd += count * f;
+      bwd += count * b;
+      compute += count * cmp;
+      exposed += count * (e.fwd + e.bwd +
+                          (c.recompute == Recompute::Full ? e.fwd : 0));
+      hidden += count * hid;
+      act += count * la;
+      maxLayerAct = std::max(maxLayerAct, t.actNone);
+      maxLayerParams = std::max(maxLayerParams, t.paramsDense + t.paramsExpert);
+      st.weightBytes += count * t.paramsDense; // elements for now
+      st.gradientBytes += count * t.paramsExpert;
+    };
+    if (g == 0)
+      for (int32_t gi : embeddingGroups_)
+        add(gi, double(profile_.groups[size_t(gi)].count)), st.hasEmbedding = true;
+    for (size_t bi = 0; bi < blockGroups_.size(); ++bi) {
+      int64_t lo = std::max(im.chunkBegin[size_t(g)], blockPrefix_[bi]);
+      int64_t hi = std::min(im.chunkEnd[size_t(g)], blockPrefix_[bi + 1]);
+      if (hi > lo) {
+        add(blockGroups_[bi], double(hi - lo));
+        st.layers += hi - lo;
+      }
+    }
+    if (g == G - 1)
+      for (int32_t gi : headGroups_)
+        add(gi, double(profile_.groups[size_t(gi)].count)), st.hasHead = true;
+    // Full recompute: one layer's activations live again during backward.
+    if (c.recompute == Recompute::Full)
+      act += maxLayerAct;
+    pc.forwardSeconds[size_t(g)] = fwd;
+    pc.backwardSeconds[size_t(g)] = bwd;
+    chunkAct[size_t(g)] = act;
+    im.chunkExposed[size_t(g)] = exposed;
+    im.chunkHidden[size_t(g)] = hidden;
+    im.chunkCompute[size_t(g)] = compute;
+    // Largest layer (ZeRO-3 gather buffer), kept in bufferBytes for now.
+    st.bufferBytes = std::max(st.bufferBytes, maxLayerParams);
+  }
+
+  // Per-stage dense / expert parameter elements (stashed above).
+  // weightBytes holds dense elements, gradientBytes expert elements.
+  if (p == 1 && tiedVocabParams_ > 0)
+    out.stages[0].weightBytes -= tiedVocabParams_ / double(c.tp);
+  for (StageBreakdown &st : out.stages) {
+    double dense = st.weightBytes, expert = st.gradientBytes;
+    st.weightBytes = dense * weightBytes / (c.zeroStage >= 3 ? dpcp : 1) +
+                     expert * weightBytes / (c.zeroStage >= 3 ? edp : 1);
+    st.gradientBytes = dense * gradBytes / (c.zeroStage >= 2 ? dpcp : 1) +
+                       expert * gradBytes / (c.zeroStage >= 2 ? edp : 1);
+    st.optimizerBytes = dense * optBytes / (c.zeroStage >= 1 ? dpcp : 1) +
+                        expert * optBytes / (c.zeroStage >= 1 ? edp : 1);
+    // Re-derive dense / expert for the communication below.
+    st.dpCommSeconds = dense;     // stash
+    st.optimizerSeconds = expert; // stash
+  }
+
+  // --- ZeRO-3: parameter gathers and gradient scatters per micro-batch ---
+  if (c.zeroStage == 3 && (dpcp > 1 || edp > 1)) {
+    for (int64_t g = 0; g < G; ++g) {
+      int64_t s = g % p;
+      const StageBreakdown &st = out.stages[size_t(s)];
+      const NodeGroup &hw = cluster_.groups[size_t(st.nodeGroup)];
+      // Share of the stage's parameters in this chunk: by compute time.
+      double stageCompute = 0;
+      for (int64_t cc = s; cc < G; cc += p)
+        stageCompute += im.chunkCompute[size_t(cc)];
+      double frac = stageCompute > 0 ? im.chunkCompute[size_t(g)] / stageCompute
+                                     : 1.0 / double(v);
+      double dense = st.dpCommSeconds * frac, expert = st.optimizerSeconds * frac;
+      CommGroupShape shD = groupShape(hw, dpcp, c.tp);
+      CommGroupShape shE = groupShape(hw, edp, c.ep * etp);
+      double ag = collectiveSeconds(hw, CollectiveOp::AllGather,
+                                    dense * weightBytes, shD, o.algorithm) +
+                  collectiveSeconds(hw, CollectiveOp::AllGather,
+                                    expert * weightBytes, shE, o.algorithm);
+      double rs = collectiveSeconds(hw, CollectiveOp::ReduceScatter,
+                                    dense * gradBytes, shD, o.algorithm) +
+                  collectiveSeconds(hw, CollectiveOp::ReduceScatter,
+                                    expert * gradBytes, shE, o.algorithm);
+      double f = pc.forwardSeconds[size_t(g)], b = pc.backwardSeconds[size_t(g)];
+      double exF = std::max(0.0, ag - f), exB = std::max(0.0, ag + rs - b);
+      pc.forwardSeconds[size_t(g)] += exF;
+      pc.backwardSeconds[size_t(g)] += exB;
+      im.chunkExposed[size_t(g)] += exF + exB;
+      im.chunkHidden[size_t(g)] += (ag - exF) + (ag + rs - exB);
+    }
+  }
+
+  // --- p2p between stages ---
+  double msgBytes = double(profile_.seqLen) / double(c.cp) *
+                    double(c.microBatch) * double(profile_.hidden) * actBytes /
+                    double(c.tp);
+  int64_t boundaries = p > 1 ? (v > 1 ? p : p - 1) : 0;
+  pc.p2pSeconds.assign(size_t(boundaries), 0.0);
+  for (int64_t b = 0; b < boundaries; ++b) {
+    int64_t s0 = b, s1 = (b + 1) % p;
+    int64_t g0 = im.stageGroup[size_t(s0)], g1 = im.stageGroup[size_t(s1)];
+    double t;
+    if (g0 != g1) {
+      t = cluster_.interGroup.latencySeconds +
+          msgBytes / cluster_.interGroup.bandwidthBytesPerS;
+    } else {
+      const NodeGroup &hw = cluster_.groups[size_t(g0)];
+      int64_t first = cluster_.firstGpuOfGroup(g0);
+      int64_t a0 = s0 * stageGpus - first, a1 = s1 * stageGpus - first;
+      int64_t nodeA = a0 / hw.gpusPerNode;
+      int64_t nodeB = (a1 + stageGpus - 1) / hw.gpusPerNode;
+      bool same = stageGpus < hw.gpusPerNode && nodeA == nodeB &&
+                  (a0 + stageGpus - 1) / hw.gpusPerNode == nodeA &&
+                  a1 / hw.gpusPerNode == nodeA;
+      t = p2pSeconds(hw, msgBytes, same);
+    }
+    pc.p2pSeconds[size_t(b)] = t;
+  }
+
+  // --- simulate ---
+  im.stageIdle.assign(size_t(p), 0.0);
+  Result<MakespanResult> sim =
+      simulateMakespan(sched, pc, im.ws, std::span<double>(im.stageIdle));
+  if (!sim)
+    return Status::error("simulation: " + sim.message());
+  const double makespan = sim->makespanSeconds;
+  const std::vector<int32_t> &inflight = sched.peakInFlight();
+
+  // --- DP gradient synchronisation, optimizer, memory per stage ---
+  double exposedGrad = 0, paramGather = 0, optimizer = 0;
+  double slack = 0; // how long before the end stage s finishes
+  for (int64_t s = 0; s < p; ++s) {
+    StageBreakdown &st = out.stages[size_t(s)];
+    const NodeGroup &hw = cluster_.groups[size_t(st.nodeGroup)];
+    double dense = st.dpCommSeconds, expert = st.optimizerSeconds;
+    st.dpCommSeconds = 0;
+    st.optimizerSeconds = 0;
+    CommGroupShape shD = groupShape(hw, dpcp, c.tp);
+    CommGroupShape shE = groupShape(hw, edp, c.ep * etp);
+    double grad = 0, gather = 0;
+    if (c.zeroStage == 0) {
+      grad = collectiveSeconds(hw, CollectiveOp::AllReduce, dense * gradBytes,
+                               shD, o.algorithm) +
+             collectiveSeconds(hw, CollectiveOp::AllReduce, expert * gradBytes,
+                               shE, o.algorithm);
+    } else if (c.zeroStage <= 2) {
+      grad = collectiveSeconds(hw, CollectiveOp::ReduceScatter,
+                               dense * gradBytes, shD, o.algorithm) +
+             collectiveSeconds(hw, CollectiveOp::ReduceScatter,
+                               expert * gradBytes, shE, o.algorithm);
+      gather = collectiveSeconds(hw, CollectiveOp::AllGather,
+                                 dense * weightBytes, shD, o.algorithm) +
+               collectiveSeconds(hw, CollectiveOp::AllGather,
+                                 expert * weightBytes, shE, o.algorithm);
+    }
+    // The reduction overlaps the stage's last backward (Megatron
+    // overlap_grad_reduce) and the time the stage sits idle before the
+    // pipeline drains (stage s ends before stage 0 by the backward chain
+    // of stages 0..s-1).
+    double lastBwd = 0;
+    for (int64_t g = s; g < G; g += p)
+      lastBwd += pc.backwardSeconds[size_t(g)];
+    double window = (o.overlapGradReduce ? lastBwd : 0) + slack;
+    double ex = std::max(0.0, grad - window);
+    exposedGrad = std::max(exposedGrad, ex);
+    if (!o.overlapParamGather)
+      paramGather = std::max(paramGather, gather);
+    st.dpCommSeconds = grad + gather;
+    // Adam, fused: read the gradient, read+write fp32 master, m and v,
+    // write the 16-bit weights (memory bound).
+    double local = dense / (c.zeroStage >= 1 ? dpcp : 1) +
+                   expert / (c.zeroStage >= 1 ? edp : 1);
+    double traffic = local * (gradBytes + 2 * optBytes + (mixed ? weightBytes : 0));
+    st.optimizerSeconds =
+        launchBound(hw.gpu, memorySeconds(hw.gpu, traffic), 10);
+    optimizer = std::max(optimizer, st.optimizerSeconds);
+    // Exposed / hidden / compute per step.
+    double exposedStage = 0, hiddenStage = 0, computeStage = 0, fwdMb = 0,
+           bwdMb = 0, actSum = 0;
+    for (int64_t g = s; g < G; g += p) {
+      exposedStage += im.chunkExposed[size_t(g)];
+      hiddenStage += im.chunkHidden[size_t(g)];
+      computeStage += im.chunkCompute[size_t(g)];
+      fwdMb += pc.forwardSeconds[size_t(g)];
+      bwdMb += pc.backwardSeconds[size_t(g)];
+      actSum += chunkAct[size_t(g)];
+    }
+    st.forwardSecondsPerMicroBatch = fwdMb;
+    st.backwardSecondsPerMicroBatch = bwdMb;
+    st.computeSeconds = computeStage * double(m);
+    st.exposedCommSeconds = exposedStage * double(m) + ex +
+                            (o.overlapParamGather ? 0 : gather);
+    st.hiddenCommSeconds = hiddenStage * double(m) + (grad - ex) +
+                           (o.overlapParamGather ? gather : 0);
+    st.bubbleSeconds = im.stageIdle[size_t(s)];
+    // Memory.
+    st.peakInFlight = inflight[size_t(s)];
+    st.activationBytes = double(st.peakInFlight) * actSum / double(v);
+    double z3Buffer = c.zeroStage == 3 ? 2 * st.bufferBytes * weightBytes : 0;
+    double p2pBuffer = p > 1 ? 2 * msgBytes : 0;
+    st.bufferBytes = o.reservedBytes + z3Buffer + p2pBuffer;
+    st.totalBytes = st.weightBytes + st.gradientBytes + st.optimizerBytes +
+                    st.activationBytes + st.bufferBytes;
+    st.capacityBytes = hw.gpu.hbmBytes;
+    // The backward of the last micro-batch reaches stage s+1 after
+    // passing stages ..., so stage s+1 finishes earlier by stage s's part.
+    double chunk0Bwd = pc.backwardSeconds[size_t(s)];
+    double hop = s < int64_t(pc.p2pSeconds.size()) ? pc.p2pSeconds[size_t(s)] : 0;
+    slack += chunk0Bwd + hop;
+  }
+
+  // --- totals ---
+  out.iterationSeconds = makespan + exposedGrad + optimizer + paramGather;
+  out.pipelineSeconds = makespan;
+  out.bubbleFraction = sim->bubbleFraction;
+  out.dpExposedSeconds = exposedGrad + paramGather;
+  out.optimizerSeconds = optimizer;
+  out.microBatches = m;
+  out.schedule = kind;
+  double tokens = double(c.globalBatch) * double(profile_.seqLen);
+  out.tokensPerSecond = tokens / out.iterationSeconds;
+  double gpus = double(cluster_.totalGpus());
+  out.tokensPerSecondPerGpu = out.tokensPerSecond / gpus;
+  out.modelFlopsPerStep = modelFlopsPerToken_ * tokens;
+  double extra = c.recompute == Recompute::Full ? blockFwdFlopsPerToken_
+                 : c.recompute == Recompute::Selective ? attnCoreFlopsPerToken_
+                                                       : 0;
+  out.hardwareFlopsPerStep = out.modelFlopsPerStep + extra * tokens;
+  double peakSum = 0;
+  for (const NodeGroup &g : cluster_.groups)
+    peakSum += double(g.gpus()) * g.gpu.peakFlopsPerS(c.precision);
+  out.tflopsPerGpu = out.modelFlopsPerStep / out.iterationSeconds / gpus / 1e12;
+  out.mfu = out.modelFlopsPerStep / out.iterationSeconds / peakSum;
+  out.hfu = out.hardwareFlopsPerStep / out.iterationSeconds / peakSum;
+  out.fits = true;
+  out.peakMemoryBytes = 0;
+  for (int64_t s = 0; s < p; ++s) {
+    const StageBreakdown &st = out.stages[size_t(s)];
+    if (st.totalBytes > st.capacityBytes)
+      out.fits = false;
+    if (st.totalBytes > out.peakMemoryBytes) {
+      out.peakMemoryBytes = st.totalBytes;
+      out.peakMemoryStage = s;
+      out.memoryCapacityBytes = st.capacityBytes;
+    }
+  }
+  return Status::ok();
+}
+
+std::string describeFit(const Evaluation &e) {
+  std::string r = e.fits ? "fits: " : "does not fit: ";
+  r += "stage " + std::to_string(e.peakMemoryStage) + " needs " +
+       gb(e.peakMemoryBytes) + " of " + gb(e.memoryCapacityBytes);
+  if (!e.stages.empty() && size_t(e.peakMemoryStage) < e.stages.size()) {
+    const StageBreakdown &s = e.stages[size_t(e.peakMemoryStage)];
+    r += " (weights " + gb(s.weightBytes) + ", gradients " +
+         gb(s.gradientBytes) + ", optimizer " + gb(s.optimizerBytes) +
+         ", activations " + gb(s.activationBytes) + ", buffers " +
+         gb(s.bufferBytes) + ")";
+  }
+  return r;
+}
+
+Result<Evaluation> evaluate(const LayerProfile &profile, const Cluster &cluster,
+                            const ParallelConfig &cfg,
+                            const EvalOptions &options) {
+  Result<Evaluator> ev = Evaluator::create(profile, cluster, options);
+  if (!ev)
+    return ev.status();
+  Evaluation out;
+  if (Status s = ev->evaluate(cfg, out); !s)
+    return s;
+  return out;
+}
+
+} // namespace trident

@@ -1,0 +1,895 @@
+//===- HFImport.cpp - Hugging Face config.json importer -------------------===//
+//
+// Maps a Hugging Face `config.json` onto a ModelConfig. Each supported
+// architecture reads exactly the keys its HF modeling code uses, with the
+// defaults of its HF configuration class; every key read is marked, and a key
+// nobody read and that is not on the list of known-irrelevant keys becomes a
+// warning, so a key that would change the model is never dropped silently.
+// On top of the HF names, the evaluation cases (shared/validation/cases.json)
+// use `mlp_gated`, `norm_type` and `rotary_pct` to describe shapes that
+// depart from the named architecture; they apply to every architecture.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FrontendDetail.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+namespace trident::frontend {
+namespace {
+
+using json = nlohmann::json;
+
+/// The default sequence length when a config gives no usable one.
+/// `max_position_embeddings` is the longest context a model supports (often
+/// 32 k to 128 k after long-context extension), not the length it is
+/// pre-trained or planned at; 4096 is the most common pre-training length
+/// among the Llama-class runs of shared/validation/cases.json and keeps a
+/// default plan's activation memory realistic. Learned-position models
+/// with a shorter table (GPT-2: 1024) keep their table length.
+constexpr int64_t kDefaultSeqLen = 4096;
+
+/// Keys that do not change the computed graph (token ids, initialisation,
+/// RoPE frequencies and scaling, loss coefficients, generation and
+/// serialisation settings, routing details that keep the shapes). They are
+/// accepted silently; so are keys ending in `_eps` / `_epsilon` and keys
+/// starting with `_` (HF metadata such as `_name_or_path`).
+const std::set<std::string, std::less<>> &ignoredKeys() {
+  static const std::set<std::string, std::less<>> keys = {
+      "transformers_version",
+      "bos_token_id",
+      "eos_token_id",
+      "pad_token_id",
+      "sep_token_id",
+      "cls_token_id",
+      "unk_token_id",
+      "mask_token_id",
+      "decoder_start_token_id",
+      "rope_theta",
+      "rope_scaling",
+      "rope_parameters",
+      "rope_type",
+      "rotary_emb_base",
+      "rope_interleave",
+      "initializer_range",
+      "initializer_factor",
+      "use_cache",
+      "pretraining_tp",
+      "router_aux_loss_coef",
+      "router_z_loss_coef",
+      "router_jitter_noise",
+      "output_router_logits",
+      "aux_loss_alpha",
+      "seq_aux",
+      "norm_topk_prob",
+      "topk_method",
+      "n_group",
+      "topk_group",
+      "scoring_func",
+      "routed_scaling_factor",
+      "ep_size",
+      "auto_map",
+      "tokenizer_class",
+      "task_specific_params",
+      "summary_type",
+      "summary_use_proj",
+      "summary_activation",
+      "summary_proj_to_labels",
+      "summary_first_dropout",
+      "scale_attn_weights",
+      "scale_attn_by_inverse_layer_idx",
+      "reorder_and_upcast_attn",
+      "n_ctx",
+      "quantization_config",
+      "swiglu_limit",
+      "initial_context_length",
+      "classifier_dropout",
+      "is_decoder",
+      "output_attentions",
+      "output_hidden_states",
+      "return_dict",
+      "torchscript",
+      "use_bfloat16",
+      "id2label",
+      "label2id",
+      "problem_type",
+      "finetuning_task",
+      "attn_implementation",
+      "keys_to_ignore_at_inference",
+      "max_sequence_length",
+      "use_mrope"};
+  return keys;
+}
+
+/// A value as it appears in the file, for messages.
+std::string describe(const json &v) {
+  if (v.is_number_float()) {
+    char buf[40];
+    std::snprintf(buf, sizeof(buf), "%.17g", v.get<double>());
+    return buf;
+  }
+  // Arrays and objects by their type only: dumping one is recursive, and a
+  // hostile file may nest them deeply.
+  if (v.is_structured())
+    return std::string("an ") + v.type_name();
+  std::string s = v.dump();
+  if (s.size() > 60)
+    s = s.substr(0, 57) + "...";
+  return s;
+}
+
+/// Reads keys of one JSON object, marking each one read and keeping the
+/// first error. Every getter is a no-op once an error is recorded, so a
+/// builder reads straight through and checks `failed()` once.
+class Reader {
+public:
+  Reader(const json &obj, std::string_view source)
+      : obj_(obj), source_(source) {}
+
+  bool failed() const { return !error_.empty(); }
+  Status status() const { return Status::error(error_); }
+  std::string_view source() const { return source_; }
+
+  void fail(const std::string &key, const std::string &problem) {
+    if (!failed())
+      error_ = std::string(source_) + ": field '" + key + "': " + problem;
+  }
+
+  /// The value of `key`, or nullptr when absent or null (HF writes null for
+  /// "use the default"). Marks the key as understood.
+  const json *get(const std::string &key) {
+    used_.insert(key);
+    auto it = obj_.find(key);
+    if (it == obj_.end() || it->is_null())
+      return nullptr;
+    return &*it;
+  }
+  bool has(const std::string &key) { return get(key) != nullptr; }
+
+  /// An integer >= `min`; sets `out` and returns true when present.
+  bool optInt(const std::string &key, int64_t &out, int64_t min = 1) {
+    if (failed())
+      return false;
+    const json *v = get(key);
+    if (!v)
+      return false;
+    std::optional<int64_t> x = toInt(key, *v, min);
+    if (!x)
+      return false;
+    out = *x;
+    return true;
+  }
+  void reqInt(const std::string &key, int64_t &out, int64_t min = 1) {
+    if (failed())
+      return;
+    if (!has(key)) {
+      fail(key, "missing (required by this architecture)");
+      return;
+    }
+    optInt(key, out, min);
+  }
+
+  bool optBool(const std::string &key, bool &out) {
+    if (failed())
+      return false;
+    const json *v = get(key);
+    if (!v)
+      return false;
+    if (!v->is_boolean()) {
+      fail(key, "expected true or false, got " + describe(*v));
+      return false;
+    }
+    out = v->get<bool>();
+    return true;
+  }
+
+  bool optString(const std::string &key, std::string &out) {
+    if (failed())
+      return false;
+    const json *v = get(key);
+    if (!v)
+      return false;
+    if (!v->is_string()) {
+      fail(key, "expected a string, got " + describe(*v));
+      return false;
+    }
+    out = v->get<std::string>();
+    return true;
+  }
+
+  /// A finite number in [lo, hi] (or (lo, hi] when `openLo`).
+  bool optNumber(const std::string &key, double &out, double lo, double hi,
+                 bool openLo) {
+    if (failed())
+      return false;
+    const json *v = get(key);
+    if (!v)
+      return false;
+    double d = v->is_number() ? v->get<double>() : NAN;
+    bool ok = std::isfinite(d) && (openLo ? d > lo : d >= lo) && d <= hi;
+    if (!ok) {
+      char range[64];
+      std::snprintf(range, sizeof(range), "%s%g, %g]", openLo ? "(" : "[", lo,
+                    hi);
+      fail(key, std::string("expected a number in ") + range + ", got " +
+                    describe(*v));
+      return false;
+    }
+    out = d;
+    return true;
+  }
+
+  /// An array of integers >= `min`.
+  bool optIntList(const std::string &key, std::vector<int64_t> &out,
+                  int64_t min) {
+    if (failed())
+      return false;
+    const json *v = get(key);
+    if (!v)
+      return false;
+    if (!v->is_array()) {
+      fail(key, "expected an array of integers, got " + describe(*v));
+      return false;
+    }
+    out.clear();
+    for (const json &e : *v) {
+      std::optional<int64_t> x = toInt(key, e, min);
+      if (!x)
+        return false;
+      out.push_back(*x);
+    }
+    return true;
+  }
+
+  bool optStringList(const std::string &key, std::vector<std::string> &out) {
+    if (failed())
+      return false;
+    const json *v = get(key);
+    if (!v)
+      return false;
+    bool ok = v->is_array() &&
+              std::all_of(v->begin(), v->end(),
+                          [](const json &e) { return e.is_string(); });
+    if (!ok) {
+      fail(key, "expected an array of strings, got " + describe(*v));
+      return false;
+    }
+    out.clear();
+    for (const json &e : *v)
+      out.push_back(e.get<std::string>());
+    return true;
+  }
+
+  /// Keys present in the object that no builder read and that are not
+  /// known to be irrelevant.
+  std::vector<std::string> unknownKeys() const {
+    std::vector<std::string> out;
+    for (auto it = obj_.begin(); it != obj_.end(); ++it) {
+      const std::string &k = it.key();
+      if (used_.count(k) || ignoredKeys().count(k) || k.starts_with("_") ||
+          k.ends_with("_eps") || k.ends_with("_epsilon"))
+        continue;
+      out.push_back(k);
+    }
+    return out;
+  }
+
+private:
+  /// Sizes are exact integers: fractional, non-finite, non-numeric and
+  /// out-of-range values (including 2^63 and above) are refused.
+  std::optional<int64_t> toInt(const std::string &key, const json &v,
+                               int64_t min) {
+    std::string expected = min > 0    ? "expected a positive integer"
+                           : min == 0 ? "expected a non-negative integer"
+                                      : "expected an integer";
+    int64_t x = 0;
+    if (v.is_number_unsigned()) {
+      uint64_t u = v.get<uint64_t>();
+      if (u > (uint64_t)detail::kMaxDim) {
+        fail(key, describe(v) + " is above the supported limit " +
+                      std::to_string(detail::kMaxDim));
+        return std::nullopt;
+      }
+      x = (int64_t)u;
+    } else if (v.is_number_integer()) {
+      x = v.get<int64_t>();
+    } else if (v.is_number_float()) {
+      double d = v.get<double>();
+      if (!std::isfinite(d) || d != std::floor(d)) {
+        fail(key, expected + ", got " + describe(v));
+        return std::nullopt;
+      }
+      if (std::fabs(d) > (double)detail::kMaxDim) {
+        fail(key, describe(v) + " is above the supported limit " +
+                      std::to_string(detail::kMaxDim));
+        return std::nullopt;
+      }
+      x = (int64_t)d;
+    } else {
+      fail(key, expected + ", got " + describe(v));
+      return std::nullopt;
+    }
+    if (x < min) {
+      fail(key, expected + ", got " + std::to_string(x));
+      return std::nullopt;
+    }
+    if (x > detail::kMaxDim) {
+      fail(key, std::to_string(x) + " is above the supported limit " +
+                    std::to_string(detail::kMaxDim));
+      return std::nullopt;
+    }
+    return x;
+  }
+
+  const json &obj_;
+  std::string_view source_;
+  std::set<std::string> used_;
+  std::string error_;
+};
+
+enum class Arch {
+  Gpt2,
+  Llama,
+  Mistral,
+  Mixtral,
+  Qwen2,
+  GptNeoX,
+  Qwen3,
+  Qwen3Moe,
+  DeepseekV3,
+  Nemotron,
+  GptOss
+};
+
+struct ArchInfo {
+  const char *hfName;
+  const char *modelType;
+  Arch arch;
+};
+
+constexpr ArchInfo kArchs[] = {
+    {"GPT2LMHeadModel", "gpt2", Arch::Gpt2},
+    {"LlamaForCausalLM", "llama", Arch::Llama},
+    {"MistralForCausalLM", "mistral", Arch::Mistral},
+    {"MixtralForCausalLM", "mixtral", Arch::Mixtral},
+    {"Qwen2ForCausalLM", "qwen2", Arch::Qwen2},
+    {"GPTNeoXForCausalLM", "gpt_neox", Arch::GptNeoX},
+    {"Qwen3ForCausalLM", "qwen3", Arch::Qwen3},
+    {"Qwen3MoeForCausalLM", "qwen3_moe", Arch::Qwen3Moe},
+    {"DeepseekV3ForCausalLM", "deepseek_v3", Arch::DeepseekV3},
+    {"NemotronForCausalLM", "nemotron", Arch::Nemotron},
+    {"GptOssForCausalLM", "gpt_oss", Arch::GptOss},
+};
+
+std::string supportedArchList() {
+  std::string s;
+  for (const ArchInfo &a : kArchs)
+    s += (s.empty() ? "" : ", ") + std::string(a.hfName);
+  return s;
+}
+
+void readActivation(Reader &r, const std::string &key, ModelConfig &c) {
+  std::string name;
+  if (!r.optString(key, name))
+    return;
+  if (name == "gelu")
+    c.act = Activation::Gelu;
+  else if (name == "gelu_new" || name == "gelu_pytorch_tanh" ||
+           name == "gelu_fast")
+    c.act = Activation::GeluTanh;
+  else if (name == "silu" || name == "swish")
+    c.act = Activation::Silu;
+  else if (name == "relu")
+    c.act = Activation::Relu;
+  else if (name == "relu2")
+    c.act = Activation::Relu2;
+  else
+    r.fail(key, "unsupported activation '" + name +
+                    "' (supported: gelu, gelu_new, gelu_pytorch_tanh, "
+                    "gelu_fast, silu, swish, relu, relu2)");
+}
+
+/// head_dim when given, else hidden / heads, which must then divide.
+void readHeadDim(Reader &r, ModelConfig &c, const char *hiddenKey,
+                 const char *headsKey, bool allowExplicit) {
+  if (r.failed())
+    return;
+  if (allowExplicit && r.optInt("head_dim", c.headDim))
+    return;
+  if (r.failed())
+    return;
+  if (c.hidden % c.numHeads != 0) {
+    r.fail(headsKey,
+           std::to_string(c.numHeads) + " does not divide " + hiddenKey + " " +
+               std::to_string(c.hidden) +
+               (allowExplicit ? " (and no 'head_dim' is given)" : ""));
+    return;
+  }
+  c.headDim = c.hidden / c.numHeads;
+}
+
+void readKvHeads(Reader &r, ModelConfig &c) {
+  c.numKvHeads = c.numHeads;
+  if (r.optInt("num_key_value_heads", c.numKvHeads) &&
+      c.numHeads % c.numKvHeads != 0)
+    r.fail("num_key_value_heads", std::to_string(c.numKvHeads) +
+                                      " does not divide num_attention_heads " +
+                                      std::to_string(c.numHeads));
+}
+
+/// `layer_types` (newer HF configs): one "sliding_attention" or
+/// "full_attention" per layer.
+void readLayerTypes(Reader &r, ModelConfig &c) {
+  std::vector<std::string> types;
+  if (!r.optStringList("layer_types", types))
+    return;
+  if ((int64_t)types.size() != c.numLayers) {
+    r.fail("layer_types", "has " + std::to_string(types.size()) +
+                              " entries for " + std::to_string(c.numLayers) +
+                              " layers");
+    return;
+  }
+  std::vector<bool> sliding;
+  for (const std::string &t : types) {
+    if (t != "sliding_attention" && t != "full_attention") {
+      r.fail("layer_types", "unsupported layer type '" + t +
+                                "' (supported: sliding_attention, "
+                                "full_attention)");
+      return;
+    }
+    sliding.push_back(t == "sliding_attention");
+  }
+  int64_t n = std::count(sliding.begin(), sliding.end(), true);
+  if (n == 0) {
+    c.slidingWindow = 0;
+    c.slidingLayers.clear();
+    return;
+  }
+  if (c.slidingWindow <= 0) {
+    r.fail("layer_types", "has sliding_attention layers but no positive "
+                          "'sliding_window' is given");
+    return;
+  }
+  c.slidingLayers.clear();
+  if (n != c.numLayers)
+    c.slidingLayers = std::move(sliding);
+}
+
+/// Qwen2 / Qwen3: a window only with `use_sliding_window`, and then only on
+/// layers at or above `max_window_layers` (HF Qwen2Config).
+void readQwenSliding(Reader &r, ModelConfig &c) {
+  bool use = false;
+  int64_t window = 0, maxWindowLayers = 28;
+  r.optBool("use_sliding_window", use);
+  r.optInt("sliding_window", window, 0);
+  r.optInt("max_window_layers", maxWindowLayers, 0);
+  if (!use || window == 0)
+    return;
+  c.slidingWindow = window;
+  if (maxWindowLayers >= c.numLayers) {
+    c.slidingWindow = 0;
+    return;
+  }
+  if (maxWindowLayers > 0)
+    for (int64_t i = 0; i < c.numLayers; ++i)
+      c.slidingLayers.push_back(i >= maxWindowLayers);
+}
+
+void readTopK(Reader &r, ModelConfig &c, const char *expertsKey) {
+  r.reqInt("num_experts_per_tok", c.moe.topK);
+  if (!r.failed() && c.moe.topK > c.moe.numExperts)
+    r.fail("num_experts_per_tok", std::to_string(c.moe.topK) + " exceeds " +
+                                      expertsKey + " " +
+                                      std::to_string(c.moe.numExperts));
+}
+
+void parseGpt2(Reader &r, ModelConfig &c) {
+  r.reqInt("n_embd", c.hidden);
+  r.reqInt("n_layer", c.numLayers);
+  r.reqInt("n_head", c.numHeads);
+  r.reqInt("vocab_size", c.vocabSize);
+  r.reqInt("n_positions", c.maxPositions);
+  readHeadDim(r, c, "n_embd", "n_head", /*allowExplicit=*/false);
+  c.numKvHeads = c.numHeads;
+  // n_inner null means 4 * n_embd (GPT2MLP).
+  c.ffn = 4 * c.hidden;
+  r.optInt("n_inner", c.ffn);
+  c.act = Activation::GeluTanh; // GPT2Config default "gelu_new"
+  readActivation(r, "activation_function", c);
+  c.tieEmbeddings = true;
+  r.optBool("tie_word_embeddings", c.tieEmbeddings);
+  c.position = PositionKind::Learned;
+  c.norm = NormKind::LayerNorm;
+  c.normBias = true;
+  c.qkvBias = c.outBias = c.mlpBias = true;
+  // GPT2Config defaults resid/embd/attn_pdrop to 0.1.
+  c.dropout = 0.1;
+}
+
+void parseGptNeoX(Reader &r, ModelConfig &c) {
+  r.reqInt("hidden_size", c.hidden);
+  r.reqInt("num_hidden_layers", c.numLayers);
+  r.reqInt("num_attention_heads", c.numHeads);
+  r.reqInt("vocab_size", c.vocabSize);
+  r.reqInt("intermediate_size", c.ffn);
+  r.optInt("max_position_embeddings", c.maxPositions);
+  readHeadDim(r, c, "hidden_size", "num_attention_heads", false);
+  c.numKvHeads = c.numHeads;
+  c.act = Activation::Gelu;
+  readActivation(r, "hidden_act", c);
+  c.rotaryPct = 0.25; // GPTNeoXConfig default
+  r.optNumber("rotary_pct", c.rotaryPct, 0, 1, true);
+  r.optNumber("partial_rotary_factor", c.rotaryPct, 0, 1, true);
+  c.parallelResidual = true;
+  r.optBool("use_parallel_residual", c.parallelResidual);
+  c.tieEmbeddings = false;
+  r.optBool("tie_word_embeddings", c.tieEmbeddings);
+  // query_key_value and dense follow attention_bias (default true); the
+  // MLP always has biases.
+  bool attnBias = true;
+  r.optBool("attention_bias", attnBias);
+  c.qkvBias = c.outBias = attnBias;
+  c.mlpBias = true;
+  c.norm = NormKind::LayerNorm;
+  c.normBias = true;
+  c.position = PositionKind::Rotary;
+}
+
+/// The Llama-style decoders: RMSNorm, RoPE, gated MLP, untied by default.
+void parseLlamaLike(Reader &r, ModelConfig &c, Arch arch,
+                    std::vector<std::string> &notes) {
+  r.reqInt("hidden_size", c.hidden);
+  r.reqInt("num_hidden_layers", c.numLayers);
+  r.reqInt("num_attention_heads", c.numHeads);
+  r.reqInt("vocab_size", c.vocabSize);
+  r.reqInt("intermediate_size", c.ffn);
+  r.optInt("max_position_embeddings", c.maxPositions);
+  readKvHeads(r, c);
+  c.position = PositionKind::Rotary;
+  c.norm = NormKind::RMSNorm;
+  c.normBias = false;
+  c.gatedMlp = true;
+  c.act = Activation::Silu;
+  c.tieEmbeddings = false;
+
+  switch (arch) {
+  case Arch::Llama:
+    readHeadDim(r, c, "hidden_size", "num_attention_heads", true);
+    r.optBool("attention_bias", c.qkvBias);
+    c.outBias = c.qkvBias;
+    r.optBool("mlp_bias", c.mlpBias);
+    break;
+  case Arch::Mistral:
+  case Arch::Mixtral:
+    readHeadDim(r, c, "hidden_size", "num_attention_heads", true);
+    r.optInt("sliding_window", c.slidingWindow, 0);
+    if (arch == Arch::Mixtral) {
+      r.reqInt("num_local_experts", c.moe.numExperts);
+      readTopK(r, c, "num_local_experts");
+      c.moe.expertFfn = c.ffn;
+    }
+    break;
+  case Arch::Qwen2:
+    readHeadDim(r, c, "hidden_size", "num_attention_heads", false);
+    c.qkvBias = true; // Qwen2Attention: q/k/v with bias, o_proj without
+    readQwenSliding(r, c);
+    break;
+  case Arch::Qwen3:
+  case Arch::Qwen3Moe:
+    readHeadDim(r, c, "hidden_size", "num_attention_heads", true);
+    c.qkNorm = true;
+    r.optBool("attention_bias", c.qkvBias);
+    c.outBias = c.qkvBias;
+    readQwenSliding(r, c);
+    if (arch == Arch::Qwen3Moe) {
+      r.reqInt("num_experts", c.moe.numExperts);
+      readTopK(r, c, "num_experts");
+      r.reqInt("moe_intermediate_size", c.moe.expertFfn);
+      int64_t step = 1;
+      std::vector<int64_t> mlpOnly;
+      r.optInt("decoder_sparse_step", step);
+      r.optIntList("mlp_only_layers", mlpOnly, 0);
+      for (int64_t l : mlpOnly)
+        if (!r.failed() && l >= c.numLayers)
+          r.fail("mlp_only_layers",
+                 "layer " + std::to_string(l) + " is out of range (" +
+                     std::to_string(c.numLayers) + " layers)");
+      // Qwen3MoeDecoderLayer: experts unless listed in mlp_only_layers,
+      // and only where (i + 1) % decoder_sparse_step == 0.
+      if (!r.failed() && (step != 1 || !mlpOnly.empty()))
+        for (int64_t i = 0; i < c.numLayers; ++i)
+          c.moe.moeLayers.push_back(
+              std::find(mlpOnly.begin(), mlpOnly.end(), i) == mlpOnly.end() &&
+              (i + 1) % step == 0);
+    }
+    break;
+  case Arch::Nemotron:
+    readHeadDim(r, c, "hidden_size", "num_attention_heads", true);
+    // Megatron exports also write kv_channels, which HF does not read.
+    if (int64_t kv = 0; r.optInt("kv_channels", kv) && kv != c.headDim)
+      notes.push_back(std::string(r.source()) + ": field 'kv_channels': " +
+                      std::to_string(kv) + " differs from the head_dim " +
+                      std::to_string(c.headDim) +
+                      " that Hugging Face uses; ignored");
+    // NemotronLayerNorm1P is an nn.LayerNorm (with bias) applied as 1 + w.
+    c.norm = NormKind::LayerNorm1p;
+    c.normBias = true;
+    c.gatedMlp = false;
+    c.act = Activation::Relu2;
+    c.rotaryPct = 0.5; // NemotronConfig default partial_rotary_factor
+    r.optNumber("partial_rotary_factor", c.rotaryPct, 0, 1, true);
+    r.optBool("attention_bias", c.qkvBias);
+    c.outBias = c.qkvBias;
+    r.optBool("mlp_bias", c.mlpBias);
+    break;
+  case Arch::GptOss: {
+    c.headDim = 64; // GptOssConfig default
+    r.optInt("head_dim", c.headDim);
+    c.qkvBias = c.outBias = true;
+    r.optBool("attention_bias", c.qkvBias);
+    c.outBias = c.qkvBias;
+    c.attentionSinks = true;
+    r.reqInt("num_local_experts", c.moe.numExperts);
+    // The released config writes both spellings; HF reads
+    // num_experts_per_tok.
+    if (!r.has("num_experts_per_tok") && r.has("experts_per_token")) {
+      r.optInt("experts_per_token", c.moe.topK);
+      if (!r.failed() && c.moe.topK > c.moe.numExperts)
+        r.fail("experts_per_token", std::to_string(c.moe.topK) +
+                                        " exceeds num_local_experts " +
+                                        std::to_string(c.moe.numExperts));
+    } else {
+      readTopK(r, c, "num_local_experts");
+    }
+    r.get("experts_per_token");
+    c.moe.expertFfn = c.ffn;
+    c.moe.routerBias = true;
+    c.moe.expertBias = true;
+    c.slidingWindow = 128; // GptOssConfig default
+    r.optInt("sliding_window", c.slidingWindow, 0);
+    if (!r.has("layer_types") && c.slidingWindow > 0) {
+      // Without layer_types: sliding on every layer but each pattern-th
+      // (gpt-oss alternates, starting with a sliding layer).
+      int64_t pattern = 2;
+      r.optInt("sliding_window_pattern", pattern);
+      if (pattern > 1)
+        for (int64_t i = 0; i < c.numLayers && !r.failed(); ++i)
+          c.slidingLayers.push_back((i + 1) % pattern != 0);
+    }
+    break;
+  }
+  case Arch::DeepseekV3: {
+    c.attention = AttentionKind::MLA;
+    MLAConfig &m = c.mla;
+    r.optInt("q_lora_rank", m.qLoraRank); // null: q projected directly
+    r.reqInt("kv_lora_rank", m.kvLoraRank);
+    r.reqInt("qk_nope_head_dim", m.qkNopeHeadDim, 0);
+    r.reqInt("qk_rope_head_dim", m.qkRopeHeadDim);
+    r.reqInt("v_head_dim", m.vHeadDim);
+    c.headDim = m.qkNopeHeadDim + m.qkRopeHeadDim;
+    // MLA decompresses k and v per head: num_key_value_heads does not shape
+    // any weight.
+    c.numKvHeads = c.numHeads;
+    c.rotaryPct = c.headDim > 0 ? (double)m.qkRopeHeadDim / c.headDim : 1.0;
+    r.optBool("attention_bias", c.qkvBias);
+    c.outBias = c.qkvBias;
+    MoEConfig &e = c.moe;
+    r.reqInt("n_routed_experts", e.numExperts);
+    readTopK(r, c, "n_routed_experts");
+    r.reqInt("moe_intermediate_size", e.expertFfn);
+    r.optInt("n_shared_experts", e.numSharedExperts, 0);
+    e.sharedFfn = e.numSharedExperts > 0 ? e.expertFfn : 0;
+    r.optInt("first_k_dense_replace", e.firstDenseLayers, 0);
+    if (!r.failed() && e.firstDenseLayers > c.numLayers)
+      r.fail("first_k_dense_replace", std::to_string(e.firstDenseLayers) +
+                                          " exceeds num_hidden_layers " +
+                                          std::to_string(c.numLayers));
+    int64_t freq = 1;
+    r.optInt("moe_layer_freq", freq);
+    // DeepseekV3DecoderLayer: experts where i >= first_k_dense_replace and
+    // i % moe_layer_freq == 0; ModelConfig's default rule counts from the
+    // first MoE layer instead, so spell the layers out when freq > 1.
+    if (!r.failed() && freq > 1)
+      for (int64_t i = 0; i < c.numLayers; ++i)
+        e.moeLayers.push_back(i >= e.firstDenseLayers && i % freq == 0);
+    e.routerScoreCorrection = true;
+    int64_t mtp = 0;
+    if (r.optInt("num_nextn_predict_layers", mtp, 0) && mtp > 0)
+      notes.push_back(std::string(r.source()) +
+                      ": field 'num_nextn_predict_layers': the " +
+                      std::to_string(mtp) +
+                      " multi-token-prediction layer(s) are ignored; only "
+                      "the main model is planned");
+    break;
+  }
+  case Arch::Gpt2:
+  case Arch::GptNeoX:
+    break;
+  }
+  readLayerTypes(r, c);
+  r.optBool("tie_word_embeddings", c.tieEmbeddings);
+  readActivation(r, "hidden_act", c);
+}
+
+/// Keys that apply to every architecture: dtype, dropout, and the
+/// cases.json shape overrides.
+void parseCommon(Reader &r, ModelConfig &c) {
+  std::string dtype;
+  if (r.optString("torch_dtype", dtype) || r.optString("dtype", dtype)) {
+    std::optional<DType> t = parseDType(dtype);
+    if (t)
+      c.dtype = *t;
+    else
+      r.fail(r.has("torch_dtype") ? "torch_dtype" : "dtype",
+             "unsupported dtype '" + dtype +
+                 "' (supported: float32, bfloat16, float16, float8)");
+  }
+  r.get("dtype");
+
+  // One dropout probability for hidden states and attention: the largest
+  // one the config names (GPT-2 and BERT spellings included).
+  static const char *dropoutKeys[] = {"resid_pdrop",
+                                      "embd_pdrop",
+                                      "attn_pdrop",
+                                      "hidden_dropout",
+                                      "attention_dropout",
+                                      "hidden_dropout_prob",
+                                      "attention_probs_dropout_prob"};
+  bool anyDropout = false;
+  double maxDropout = 0;
+  for (const char *key : dropoutKeys) {
+    double d = 0;
+    if (r.optNumber(key, d, 0, 1, false)) {
+      if (d >= 1) {
+        r.fail(key, "a dropout probability must be below 1");
+        return;
+      }
+      anyDropout = true;
+      maxDropout = std::max(maxDropout, d);
+    }
+  }
+  if (anyDropout)
+    c.dropout = maxDropout;
+
+  // cases.json: shapes that depart from the named architecture.
+  r.optBool("mlp_gated", c.gatedMlp);
+  std::string norm;
+  if (r.optString("norm_type", norm)) {
+    if (norm == "layernorm") {
+      c.norm = NormKind::LayerNorm;
+      c.normBias = true;
+    } else if (norm == "rmsnorm") {
+      c.norm = NormKind::RMSNorm;
+      c.normBias = false;
+    } else if (norm == "layernorm1p") {
+      c.norm = NormKind::LayerNorm1p;
+      c.normBias = true;
+    } else {
+      r.fail("norm_type", "unsupported norm '" + norm +
+                              "' (supported: layernorm, rmsnorm, "
+                              "layernorm1p)");
+    }
+  }
+  if (r.optNumber("rotary_pct", c.rotaryPct, 0, 1, true) &&
+      c.position != PositionKind::Rotary)
+    r.fail("rotary_pct", "this architecture has no rotary embedding");
+}
+
+/// "dir/llama-3-8b.json" -> "llama-3-8b"; other sources are kept whole.
+std::string nameFromSource(std::string_view source) {
+  size_t slash = source.find_last_of('/');
+  std::string_view base =
+      slash == std::string_view::npos ? source : source.substr(slash + 1);
+  if (base.ends_with(".json"))
+    base.remove_suffix(5);
+  return std::string(base.empty() ? source : base);
+}
+
+Result<ModelConfig> parseObject(const json &root, std::string_view source,
+                                std::vector<std::string> *warnings) {
+  std::string src(source);
+  if (!root.is_object())
+    return Status::error(src +
+                         ": expected a JSON object at the top level, "
+                         "got " +
+                         describe(root));
+  Reader r(root, source);
+
+  // The architecture: architectures[0], else model_type.
+  std::string archName, modelType;
+  if (const json *a = r.get("architectures")) {
+    if (!a->is_array() || a->empty() || !(*a)[0].is_string())
+      return Status::error(src +
+                           ": field 'architectures': expected a "
+                           "non-empty array of strings, got " +
+                           describe(*a));
+    archName = (*a)[0].get<std::string>();
+  }
+  r.optString("model_type", modelType);
+  if (r.failed())
+    return r.status();
+  const ArchInfo *info = nullptr;
+  for (const ArchInfo &a : kArchs)
+    if (archName.empty() ? modelType == a.modelType : archName == a.hfName)
+      info = &a;
+  if (!info) {
+    if (archName.empty() && modelType.empty())
+      return Status::error(src + ": no 'architectures' or 'model_type' key; "
+                                 "cannot tell the architecture");
+    return Status::error(src + ": field '" +
+                         (archName.empty() ? "model_type" : "architectures") +
+                         "': unsupported architecture '" +
+                         (archName.empty() ? modelType : archName) +
+                         "' (supported: " + supportedArchList() + ")");
+  }
+
+  ModelConfig c;
+  c.name = nameFromSource(source);
+  c.architecture = info->hfName;
+  c.family = ModelFamily::DecoderLM;
+  c.causal = true;
+  std::vector<std::string> notes;
+  switch (info->arch) {
+  case Arch::Gpt2:
+    parseGpt2(r, c);
+    break;
+  case Arch::GptNeoX:
+    parseGptNeoX(r, c);
+    break;
+  default:
+    parseLlamaLike(r, c, info->arch, notes);
+    break;
+  }
+  parseCommon(r, c);
+  if (r.failed())
+    return r.status();
+
+  c.seqLen = c.maxPositions > 0 && c.maxPositions <= kDefaultSeqLen
+                 ? c.maxPositions
+                 : kDefaultSeqLen;
+  if (Status s = validateModelConfig(c, source); !s)
+    return s;
+
+  if (warnings) {
+    for (const std::string &k : r.unknownKeys())
+      warnings->push_back(src + ": unknown key '" + k + "' ignored");
+    for (std::string &n : notes)
+      warnings->push_back(std::move(n));
+  }
+  return c;
+}
+
+} // namespace
+
+Result<ModelConfig> parseHFConfig(std::string_view jsonText,
+                                  std::string_view source,
+                                  std::vector<std::string> *warnings) {
+  std::string src(source);
+  json root;
+  try {
+    root = json::parse(jsonText);
+  } catch (const json::exception &e) {
+    // parse_error reads "[json.exception.parse_error.101] parse error at
+    // line L, column C: ..."; out_of_range.406 "number overflow parsing
+    // '1e999'". Keep the text after the bracketed id.
+    std::string what = e.what();
+    size_t at = what.find("] ");
+    return Status::error(
+        src + ": malformed JSON: " +
+        (at == std::string::npos ? what : what.substr(at + 2)));
+  }
+  try {
+    return parseObject(root, source, warnings);
+  } catch (const std::exception &e) {
+    // The reader checks types before every access; this is a safety net so
+    // that nothing escapes the library.
+    return Status::error(src + ": cannot read the config: " + e.what());
+  }
+}
+
+} // namespace trident::frontend

@@ -1,0 +1,225 @@
+//===- AnalysisTest.cpp - tgraph costs against published formulas ---------===//
+
+#include "trident/Analysis/ModelAnalysis.h"
+#include "trident/Frontend/GraphBuilder.h"
+#include "trident/Frontend/ModelSource.h"
+
+#include "dialects/Graph/IR/GraphOps.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/raw_ostream.h"
+#include "mlir/Parser/Parser.h"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+using namespace trident;
+using namespace trident::analysis;
+
+namespace {
+
+mlir::MLIRContext &context() {
+  static mlir::MLIRContext *ctx = [] {
+    mlir::DialectRegistry registry;
+    frontend::registerFrontendDialects(registry);
+    auto *c = new mlir::MLIRContext(registry);
+    c->loadAllAvailableDialects();
+    return c;
+  }();
+  return *ctx;
+}
+
+frontend::LoadedModel load(const std::string &spec, int64_t seq = 0) {
+  auto loaded = frontend::loadModel(context(), spec, seq);
+  INFO(spec << ": " << (loaded ? "" : loaded.message()));
+  REQUIRE(loaded.isOk());
+  return std::move(*loaded);
+}
+
+const LayerGroup &blockGroup(const LayerProfile &p) {
+  for (const LayerGroup &g : p.groups)
+    if (g.cost.kind == LayerKind::Block)
+      return g;
+  FAIL("no block group");
+  return p.groups.front();
+}
+
+std::string dataDir() {
+  return std::string(TRIDENT_SOURCE_DIR) + "/test/data/models/";
+}
+
+} // namespace
+
+TEST_CASE("GPT-3 175B train FLOPs match Megatron's formula",
+          "[analysis][paper]") {
+  auto m = load("gpt3-175b", 2048);
+  ModelSummary s = summarizeModel(m.model());
+  // Narayanan et al. 2021 / Korthikanti et al. 2022 model FLOPs per
+  // iteration: 72 B s L h^2 (1 + s/(6h) + V/(12hL)); per sequence B = 1.
+  const double L = 96, h = 12288, sq = 2048, V = 51200;
+  double megatron =
+      72.0 * sq * L * h * h * (1 + sq / (6 * h) + V / (12 * h * L));
+  double ours = s.fwdFlopsPerSequence + s.bwdFlopsPerSequence;
+  CHECK(ours == Approx(megatron).epsilon(0.005));
+  CHECK(s.trainFlopsPerToken * sq == Approx(ours));
+  CHECK(s.trainFlopsPerToken == Approx(3 * s.fwdFlopsPerToken));
+  CHECK(s.layers == 96);
+}
+
+TEST_CASE("GPT-3 175B activation bytes match Korthikanti et al. 2022",
+          "[analysis][paper]") {
+  auto m = load("gpt3-175b", 2048);
+  ModelSummary s = summarizeModel(m.model());
+  const double sq = 2048, b = 1, h = 12288, a = 96;
+  // Sec. 4.1: s b h (34 + 5 a s / h) bytes per layer without recompute,
+  // 34 s b h with selective recompute (16-bit activations).
+  double none = sq * b * h * (34 + 5 * a * sq / h);
+  double selective = 34 * sq * b * h;
+  const LayerSummary *layer = nullptr;
+  for (const LayerSummary &r : s.rows)
+    if (r.kind == LayerKind::Block)
+      layer = &r;
+  REQUIRE(layer);
+  CHECK(layer->savedBytes[0] == Approx(none).epsilon(0.01));
+  CHECK(layer->savedBytes[1] == Approx(selective).epsilon(0.01));
+  // Full recompute keeps the layer input only: 2 s b h.
+  CHECK(layer->savedBytes[2] == Approx(2 * sq * b * h).epsilon(0.01));
+
+  // The tensor-parallel split of Sec. 4.2: 10 sbh outside the TP region,
+  // 24 sbh + 5 a s^2 b inside it.
+  LayerProfile p = buildLayerProfile(m.model());
+  const LayerCost &c = blockGroup(p).cost;
+  CHECK(c.actReplicated == Approx(10 * sq * b * h).epsilon(0.01));
+  CHECK(c.actTpSharded == Approx(24 * sq * b * h).epsilon(0.01));
+  CHECK(c.actAttnCore == Approx(5 * a * sq * sq * b).epsilon(0.01));
+  CHECK(c.actLayerInput == Approx(2 * sq * b * h));
+  CHECK(blockGroup(p).count == 96);
+  CHECK(c.tpCollectivesFwd == 2);
+  CHECK(c.tpCollectiveBytes == Approx(2 * sq * h));
+}
+
+TEST_CASE("parameter counts read off the IR are exact", "[analysis]") {
+  struct Case {
+    const char *file;
+    int64_t params;
+  } cases[] = {
+      {"gpt2.json", 124439808},          {"llama-2-7b.json", 6738415616},
+      {"llama-3-8b.json", 8030261248},   {"llama-3-70b.json", 70553706496},
+      {"mistral-7b.json", 7241732096},   {"mixtral-8x7b.json", 46702792704},
+  };
+  for (const Case &c : cases) {
+    auto m = load(dataDir() + c.file);
+    INFO(c.file);
+    CHECK(summarizeModel(m.model()).params == c.params);
+  }
+}
+
+TEST_CASE("IR-derived counts equal the config-derived counts",
+          "[analysis]") {
+  std::vector<std::string> specs = frontend::zooModelNames();
+  for (const auto &entry : std::filesystem::directory_iterator(dataDir()))
+    if (entry.path().extension() == ".json")
+      specs.push_back(entry.path().string());
+  std::sort(specs.begin(), specs.end());
+  for (const std::string &spec : specs) {
+    INFO(spec);
+    auto m = load(spec);
+    REQUIRE(m.config.has_value());
+    frontend::ParamCounts counts = frontend::countParams(*m.config);
+    ModelSummary s = summarizeModel(m.model());
+    CHECK(s.params == counts.total());
+    CHECK(s.activeParams == counts.active);
+    LayerProfile p = buildLayerProfile(m.model());
+    int64_t sum = 0;
+    for (const LayerGroup &g : p.groups)
+      sum += g.cost.params() * g.count;
+    CHECK(sum == s.params);
+  }
+}
+
+TEST_CASE("repeated layers stay compact and differing layers apart",
+          "[analysis]") {
+  // A 126-layer model is one repeat, not 126 copies.
+  auto llama = load("llama-3.1-405b", 8192);
+  int repeats = 0;
+  llama.model().walk([&](mlir::trident::graph::RepeatOp r) {
+    ++repeats;
+    CHECK(r.getCountAttr().getInt() == 126);
+  });
+  CHECK(repeats == 1);
+  // gpt-oss alternates sliding and full attention: one repeat of period 2.
+  auto oss = load(dataDir() + "gpt-oss-20b.json");
+  ModelSummary s = summarizeModel(oss.model());
+  REQUIRE(s.rows.size() == 3);
+  CHECK(s.rows[1].layersPerIteration == 2);
+  CHECK(s.rows[1].count * 2 == s.layers);
+  // DeepSeek-V3: three dense layers, then MoE layers.
+  auto ds = load(dataDir() + "deepseek-v3.json", 4096);
+  ModelSummary d = summarizeModel(ds.model());
+  REQUIRE(d.rows.size() == 4);
+  CHECK(d.rows[1].count == 3);
+  CHECK(d.rows[2].count == 58);
+}
+
+TEST_CASE("MoE FLOPs count the routed experts only", "[analysis]") {
+  auto m = load(dataDir() + "mixtral-8x7b.json", 4096);
+  ModelSummary s = summarizeModel(m.model());
+  // Per token forward: 2 x (active matmul parameters) + attention
+  // 4 s h per layer (QK^T and AV over s keys, Megatron convention).
+  const double L = 32, h = 4096, sq = 4096, V = 32000;
+  double activeMatmul = 0;
+  activeMatmul += L * (h * h * 2 + 2 * h * 1024); // q, o, k, v
+  activeMatmul += L * (2 * 3 * h * 14336 + h * 8); // 2 experts + router
+  activeMatmul += V * h;                           // LM head
+  double expect = 2 * activeMatmul + L * 4 * sq * h;
+  CHECK(s.fwdFlopsPerToken == Approx(expect).epsilon(1e-9));
+  CHECK(s.activeParams == 12879925248);
+}
+
+TEST_CASE("tied LM head is recorded on the head group", "[analysis]") {
+  auto m = load("tiny-gpt");
+  LayerProfile p = buildLayerProfile(m.model());
+  REQUIRE(p.groups.size() == 3);
+  CHECK(p.groups.front().cost.kind == LayerKind::Embedding);
+  CHECK(p.groups.back().cost.kind == LayerKind::Head);
+  CHECK(p.groups.back().cost.tiedParams == 256 * 64);
+  CHECK(p.groups.front().cost.paramsVocab == 256 * 64);
+  CHECK(p.vocabSize == 256);
+  CHECK(p.hidden == 64);
+  CHECK(p.numLayers == 4);
+  CHECK(p.dtype == DType::F32);
+}
+
+TEST_CASE("an imported module prints, parses and prints identically",
+          "[analysis]") {
+  for (const char *spec : {"tiny-gpt", "mixtral-8x7b", "bert-large",
+                           "vit-h-14", "dlrm"}) {
+    INFO(spec);
+    auto m = load(spec);
+    std::string first, second;
+    llvm::raw_string_ostream os1(first);
+    m.module->print(os1);
+    auto reparsed =
+        mlir::parseSourceString<mlir::ModuleOp>(first, &context());
+    REQUIRE(reparsed);
+    llvm::raw_string_ostream os2(second);
+    reparsed->print(os2);
+    CHECK(first == second);
+  }
+}
+
+TEST_CASE("bad model inputs are refused with the input named",
+          "[analysis][errors]") {
+  auto bad = frontend::loadModel(context(), "no-such-model");
+  REQUIRE_FALSE(bad.isOk());
+  CHECK(bad.message().find("no-such-model") != std::string::npos);
+  auto missing = frontend::loadModel(context(), "/nonexistent/config.json");
+  REQUIRE_FALSE(missing.isOk());
+  CHECK(missing.message().find("/nonexistent/config.json") !=
+        std::string::npos);
+  auto tooLong = frontend::loadModel(context(), "tiny-gpt", 64);
+  REQUIRE_FALSE(tooLong.isOk());
+  CHECK(tooLong.message().find("learned positions") != std::string::npos);
+}

@@ -1,0 +1,387 @@
+//===- EvaluateTest.cpp - The evaluate() entry point ----------------------===//
+
+#include "GptProfile.h"
+
+#include "trident/Cost/Evaluate.h"
+#include "trident/Hardware/Calibration.h"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+using namespace trident;
+
+namespace {
+ParallelConfig cfgOf(int64_t dp, int64_t tp, int64_t pp, int64_t mb,
+                     int64_t gb) {
+  ParallelConfig c;
+  c.dp = dp;
+  c.tp = tp;
+  c.pp = pp;
+  c.microBatch = mb;
+  c.globalBatch = gb;
+  return c;
+}
+
+Evaluation mustEvaluate(const LayerProfile &p, const Cluster &c,
+                        const ParallelConfig &cfg, const EvalOptions &o = {}) {
+  Result<Evaluation> e = evaluate(p, c, cfg, o);
+  if (!e)
+    FAIL(e.message());
+  return *e;
+}
+
+LayerProfile smallGpt() { return test::gptProfile("gpt-1.3b", 24, 2048, 16); }
+
+LayerProfile mixtral() {
+  TransformerShape s;
+  s.name = "mixtral-8x7b";
+  s.layers = 32;
+  s.hidden = 4096;
+  s.heads = 32;
+  s.kvHeads = 8;
+  s.ffn = 14336;
+  s.vocab = 32000;
+  s.seqLen = 4096;
+  s.gatedMlp = true;
+  s.dropout = false;
+  s.biases = false;
+  s.learnedPositions = false;
+  s.tiedEmbeddings = false;
+  s.numExperts = 8;
+  s.topK = 2;
+  return *buildTransformerProfile(s);
+}
+} // namespace
+
+TEST_CASE("config validation names the problem", "[cost][evaluate]") {
+  LayerProfile p = smallGpt();
+  Cluster c = *parseClusterSpec("dgx-a100-80gb:2"); // 16 GPUs
+  Result<Evaluator> ev = Evaluator::create(p, c);
+  REQUIRE(ev.isOk());
+  auto expectError = [&](ParallelConfig cfg, const char *what) {
+    Status s = ev->validate(cfg);
+    INFO(what);
+    REQUIRE(!s.isOk());
+    INFO(s.message());
+    CHECK(s.message().find(what) != std::string::npos);
+  };
+  expectError(cfgOf(4, 2, 1, 1, 64), "but cluster 'dgx-a100-80gb:2' has 16 GPUs");
+  expectError(cfgOf(1, 16, 1, 1, 64), "tp=16 exceeds the 8 GPUs of a node");
+  expectError(cfgOf(4, 3, 1, 1, 64), "dp*tp*pp*cp"); // 12 != 16
+  expectError(cfgOf(16, 1, 1, 1, 40), "global_batch=40 is not divisible");
+  expectError(cfgOf(0, 1, 1, 1, 64), "dp must be >= 1");
+  {
+    ParallelConfig x = cfgOf(16, 1, 1, 1, 64);
+    x.ep = 3;
+    expectError(x, "dp=16 is not divisible by ep=3");
+    x.ep = 2;
+    expectError(x, "has no routed experts");
+  }
+  {
+    ParallelConfig x = cfgOf(16, 1, 1, 1, 64);
+    x.zeroStage = 4;
+    expectError(x, "zero stage must be 0..3");
+  }
+  {
+    ParallelConfig x = cfgOf(1, 1, 16, 1, 64);
+    x.vpp = 2; // 32 chunks > 24 layers
+    expectError(x, "fewer than pp*vpp");
+  }
+  {
+    ParallelConfig x = cfgOf(4, 1, 4, 1, 20); // m = 5
+    x.vpp = 2;
+    expectError(x, "interleaved-1f1b with 5 micro-batches");
+  }
+  {
+    ParallelConfig x = cfgOf(4, 1, 4, 1, 16);
+    x.layersPerChunk = {6, 6, 6};
+    expectError(x, "expected pp*vpp = 4");
+    x.layersPerChunk = {6, 6, 6, 5};
+    expectError(x, "sums to 23 but the model has 24");
+  }
+  {
+    ParallelConfig x = cfgOf(16, 1, 1, 1, 64);
+    x.precision = DType::FP8;
+    expectError(x, "fp8 is not supported by A100-SXM4-80GB");
+  }
+  {
+    ParallelConfig x = cfgOf(8, 1, 1, 1, 64);
+    x.cp = 2;
+    x.dp = 8;
+    CHECK(ev->validate(x).isOk());
+    x.cp = 16;
+    x.dp = 1;
+    // A sequence that cp does not divide.
+    LayerProfile odd = test::gptProfile("odd", 24, 2048, 16, 2008);
+    Result<Evaluator> ev2 = Evaluator::create(odd, c);
+    REQUIRE(ev2.isOk());
+    Status s = ev2->validate(x);
+    REQUIRE(!s.isOk());
+    CHECK(s.message().find("seq_len=2008 is not divisible by cp=16") !=
+          std::string::npos);
+  }
+  {
+    LayerProfile p12 = test::gptProfile("h12", 24, 1536, 12);
+    Result<Evaluator> ev3 = Evaluator::create(p12, c);
+    Status s = ev3->validate(cfgOf(2, 8, 1, 1, 64));
+    REQUIRE(!s.isOk());
+    CHECK(s.message().find("num_heads=12 is not divisible by tp=8") !=
+          std::string::npos);
+  }
+  // V100 has no bf16.
+  Cluster v = *parseClusterSpec("dgx2-v100:1");
+  Status s = Evaluator::create(p, v)->validate(cfgOf(16, 1, 1, 1, 64));
+  REQUIRE(!s.isOk());
+  CHECK(s.message().find("bf16 is not supported by V100") != std::string::npos);
+}
+
+TEST_CASE("throughput, MFU and HFU are consistent", "[cost][evaluate]") {
+  LayerProfile p = smallGpt();
+  Cluster c = *parseClusterSpec("dgx-h100:1");
+  ParallelConfig cfg = cfgOf(8, 1, 1, 4, 64);
+  Evaluation e = mustEvaluate(p, c, cfg);
+  double tokens = 64.0 * 2048;
+  CHECK(e.tokensPerSecond == Approx(tokens / e.iterationSeconds));
+  CHECK(e.tokensPerSecondPerGpu == Approx(e.tokensPerSecond / 8));
+  CHECK(e.tflopsPerGpu * 1e12 ==
+        Approx(p.trainFlopsPerToken * e.tokensPerSecondPerGpu));
+  CHECK(e.mfu == Approx(e.tflopsPerGpu * 1e12 / 989.4e12));
+  CHECK(e.hfu == Approx(e.mfu));
+  CHECK(e.mfu > 0.2);
+  CHECK(e.mfu < 0.8);
+  CHECK(e.microBatches == 2);
+  CHECK(e.iterationSeconds ==
+        Approx(e.pipelineSeconds + e.dpExposedSeconds + e.optimizerSeconds));
+  // Full recompute: HFU counts the extra forward; slower.
+  cfg.recompute = Recompute::Full;
+  Evaluation f = mustEvaluate(p, c, cfg);
+  CHECK(f.iterationSeconds > e.iterationSeconds);
+  CHECK(f.hfu > f.mfu * 1.25);
+  CHECK(f.stages[0].activationBytes < e.stages[0].activationBytes);
+  REQUIRE(f.stages.size() == 1);
+  CHECK(f.stages[0].hasEmbedding);
+  CHECK(f.stages[0].hasHead);
+  CHECK(f.stages[0].layers == 24);
+  CHECK(describeFit(f).find("fits: stage 0 needs") == 0);
+}
+
+TEST_CASE("pipeline: bubble, in-flight micro-batches, interleaving",
+          "[cost][evaluate]") {
+  LayerProfile p = test::gpt3_175B();
+  Cluster c = *parseClusterSpec("dgx-a100-80gb:8"); // 64 GPUs
+  ParallelConfig cfg = cfgOf(1, 8, 8, 1, 16);       // m = 16
+  cfg.sequenceParallel = true;
+  cfg.recompute = Recompute::Selective;
+  Evaluation e = mustEvaluate(p, c, cfg);
+  REQUIRE(e.stages.size() == 8);
+  // 1F1B bubble ~ (p - 1) / m (Narayanan et al. 2021).
+  CHECK(e.bubbleFraction == Approx(7.0 / 16).epsilon(0.2));
+  CHECK(e.stages[0].peakInFlight == 8);
+  CHECK(e.stages[7].peakInFlight == 1);
+  CHECK(e.stages[0].hasEmbedding);
+  CHECK(e.stages[7].hasHead);
+  CHECK(e.stages[3].layers == 12);
+  CHECK(e.stages[0].bubbleSeconds > 0);
+  // Interleaving (v = 2) shrinks the bubble.
+  ParallelConfig il = cfg;
+  il.vpp = 2;
+  Evaluation i = mustEvaluate(p, c, il);
+  CHECK(i.schedule == ScheduleKind::Interleaved1F1B);
+  CHECK(i.bubbleFraction < e.bubbleFraction * 0.7);
+  CHECK(i.iterationSeconds < e.iterationSeconds);
+  // GPipe keeps all m micro-batches in flight.
+  ParallelConfig gp = cfg;
+  gp.schedule = ScheduleKind::GPipe;
+  Evaluation g = mustEvaluate(p, c, gp);
+  CHECK(g.stages[0].peakInFlight == 16);
+  CHECK(g.stages[0].activationBytes ==
+        Approx(e.stages[0].activationBytes * 2).epsilon(0.02));
+  // More micro-batches: smaller bubble.
+  ParallelConfig more = cfg;
+  more.globalBatch = 128;
+  CHECK(mustEvaluate(p, c, more).bubbleFraction < e.bubbleFraction / 4);
+}
+
+TEST_CASE("explicit uneven layer split", "[cost][evaluate]") {
+  LayerProfile p = smallGpt();
+  Cluster c = *parseClusterSpec("dgx-h100:1");
+  ParallelConfig cfg = cfgOf(2, 1, 4, 1, 16);
+  cfg.layersPerChunk = {4, 7, 7, 6};
+  Evaluation e = mustEvaluate(p, c, cfg);
+  CHECK(e.stages[0].layers == 4);
+  CHECK(e.stages[1].layers == 7);
+  CHECK(e.stages[3].layers == 6);
+  CHECK(e.stages[1].weightBytes == Approx(e.stages[2].weightBytes));
+  CHECK(e.stages[1].weightBytes > e.stages[0].weightBytes);
+  // Balanced default: 24 / 4 = 6 each.
+  cfg.layersPerChunk.clear();
+  Evaluation b = mustEvaluate(p, c, cfg);
+  for (const StageBreakdown &s : b.stages)
+    CHECK(s.layers == 6);
+}
+
+TEST_CASE("memory responds to ZeRO, SP and recompute", "[cost][evaluate]") {
+  LayerProfile p = test::gpt3_175B();
+  Cluster c = *parseClusterSpec("dgx-a100-80gb:16"); // 128 GPUs
+  ParallelConfig cfg = cfgOf(2, 8, 8, 1, 64);
+  Evaluation z0 = mustEvaluate(p, c, cfg);
+  cfg.zeroStage = 1;
+  Evaluation z1 = mustEvaluate(p, c, cfg);
+  CHECK(z1.stages[3].optimizerBytes == Approx(z0.stages[3].optimizerBytes / 2));
+  CHECK(z1.stages[3].weightBytes == Approx(z0.stages[3].weightBytes));
+  cfg.zeroStage = 3;
+  Evaluation z3 = mustEvaluate(p, c, cfg);
+  CHECK(z3.stages[3].weightBytes == Approx(z0.stages[3].weightBytes / 2));
+  // Weights of a middle stage: 12 layers x 12h^2/8 x 2 bytes (+ biases).
+  double h = 12288;
+  CHECK(z0.stages[3].weightBytes == Approx(12 * 12 * h * h / 8 * 2).epsilon(0.01));
+  cfg.zeroStage = 1;
+  cfg.sequenceParallel = true;
+  Evaluation sp = mustEvaluate(p, c, cfg);
+  CHECK(sp.stages[3].activationBytes < z1.stages[3].activationBytes);
+  CHECK(sp.peakMemoryBytes < z1.peakMemoryBytes);
+  cfg.recompute = Recompute::Full;
+  Evaluation full = mustEvaluate(p, c, cfg);
+  CHECK(full.stages[3].activationBytes < sp.stages[3].activationBytes / 5);
+  // An impossible fit is reported with numbers.
+  ParallelConfig dp = cfgOf(128, 1, 1, 1, 128);
+  Evaluation big = mustEvaluate(p, c, dp);
+  CHECK(!big.fits);
+  CHECK(describeFit(big).find("does not fit") == 0);
+  CHECK(big.peakMemoryBytes > big.memoryCapacityBytes);
+}
+
+TEST_CASE("exposed versus hidden communication", "[cost][evaluate]") {
+  LayerProfile p = test::gpt3_22B();
+  Cluster c = *parseClusterSpec("dgx-a100-80gb:4");
+  ParallelConfig cfg = cfgOf(4, 8, 1, 1, 64);
+  cfg.zeroStage = 1;
+  EvalOptions o;
+  Evaluation base = mustEvaluate(p, c, cfg, o);
+  CHECK(base.stages[0].exposedCommSeconds > 0);
+  o.overlapTpComm = true;
+  Evaluation ov = mustEvaluate(p, c, cfg, o);
+  CHECK(ov.stages[0].exposedCommSeconds < base.stages[0].exposedCommSeconds);
+  CHECK(ov.stages[0].hiddenCommSeconds > base.stages[0].hiddenCommSeconds);
+  CHECK(ov.iterationSeconds < base.iterationSeconds);
+  // DP gradient reduction: overlapped by default; serial when disabled.
+  EvalOptions serial;
+  serial.overlapGradReduce = false;
+  Evaluation s = mustEvaluate(p, c, cfg, serial);
+  CHECK(s.dpExposedSeconds > base.dpExposedSeconds);
+  CHECK(s.stages[0].dpCommSeconds == Approx(base.stages[0].dpCommSeconds));
+}
+
+TEST_CASE("calibration changes results", "[cost][evaluate]") {
+  LayerProfile p = test::gpt3_22B();
+  Cluster c = *parseClusterSpec("dgx-h100:1");
+  ParallelConfig cfg = cfgOf(1, 8, 1, 1, 16);
+  Evaluation before = mustEvaluate(p, c, cfg);
+  Result<Calibration> cal = parseCalibrationJson(R"({
+      "gpu": "H100-SXM5-80GB",
+      "gemm": [{"m": 2048, "n": 4608, "k": 6144, "dtype": "bf16", "tflops": 400}],
+      "collectives": [{"op": "all_reduce", "scope": "intra_node",
+                       "bytes": 25165824, "bus_bandwidth_gb_per_s": 100}]})");
+  REQUIRE(cal.isOk());
+  REQUIRE(applyCalibration(c, *cal).isOk());
+  Evaluation after = mustEvaluate(p, c, cfg);
+  CHECK(after.iterationSeconds > before.iterationSeconds * 1.2);
+  CHECK(after.stages[0].exposedCommSeconds >
+        before.stages[0].exposedCommSeconds * 2);
+}
+
+TEST_CASE("heterogeneous cluster: stages on different GPU types",
+          "[cost][evaluate]") {
+  Result<Cluster> c = parseClusterJson(R"({
+    "groups": [{"preset": "dgx-h100", "nodes": 1},
+               {"preset": "dgx-a100-80gb", "nodes": 1}],
+    "inter_group": {"bandwidth_gb_per_s": 20, "latency_us": 20}})");
+  REQUIRE(c.isOk());
+  LayerProfile p = smallGpt();
+  ParallelConfig cfg = cfgOf(8, 1, 2, 1, 64);
+  Evaluation e = mustEvaluate(p, *c, cfg);
+  REQUIRE(e.stages.size() == 2);
+  CHECK(e.stages[0].nodeGroup == 0);
+  CHECK(e.stages[1].nodeGroup == 1);
+  // The A100 stage is slower per micro-batch (same layer count).
+  CHECK(e.stages[1].forwardSecondsPerMicroBatch >
+        e.stages[0].forwardSecondsPerMicroBatch * 1.5);
+  // Uneven split moving layers to the H100 stage helps.
+  cfg.layersPerChunk = {16, 8};
+  Evaluation u = mustEvaluate(p, *c, cfg);
+  CHECK(u.iterationSeconds < e.iterationSeconds);
+  // A stage spanning both groups (pp = 1 over 8 + 8 GPUs) is rejected.
+  Result<Evaluator> ev = Evaluator::create(p, *c);
+  for (ParallelConfig bad : {cfgOf(16, 1, 1, 1, 64), cfgOf(2, 8, 1, 1, 64)}) {
+    Status s = ev->validate(bad);
+    REQUIRE(!s.isOk());
+    CHECK(s.message().find("a stage would span two GPU types") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("expert parallelism and context parallelism", "[cost][evaluate]") {
+  LayerProfile p = mixtral();
+  Cluster c = *parseClusterSpec("dgx-h100:2");
+  ParallelConfig cfg = cfgOf(8, 2, 1, 1, 64);
+  cfg.sequenceParallel = true;
+  cfg.zeroStage = 1;
+  Evaluation ep1 = mustEvaluate(p, c, cfg);
+  cfg.ep = 8;
+  Evaluation ep8 = mustEvaluate(p, c, cfg);
+  // Expert weights divided by ep.
+  CHECK(ep8.stages[0].weightBytes < ep1.stages[0].weightBytes / 3);
+  // The all-to-all lengthens each micro-batch; the expert gradients no
+  // longer need a data-parallel reduction (edp = 1).
+  CHECK(ep8.stages[0].forwardSecondsPerMicroBatch >
+        ep1.stages[0].forwardSecondsPerMicroBatch);
+  CHECK(ep8.stages[0].dpCommSeconds < ep1.stages[0].dpCommSeconds);
+  cfg.ep = 16;
+  Result<Evaluator> ev = Evaluator::create(p, c);
+  Status s = ev->validate(cfg);
+  REQUIRE(!s.isOk());
+  CHECK(s.message().find("not divisible by ep=16") != std::string::npos);
+
+  // Context parallel: activations per GPU halve; KV exchange appears.
+  LayerProfile g = test::gptProfile("gpt-long", 24, 4096, 32, 16384);
+  ParallelConfig a = cfgOf(4, 4, 1, 1, 16);
+  a.sequenceParallel = true;
+  ParallelConfig b = cfgOf(2, 4, 1, 1, 16);
+  b.sequenceParallel = true;
+  b.cp = 2;
+  Evaluation ea = mustEvaluate(g, c, a), eb = mustEvaluate(g, c, b);
+  CHECK(eb.stages[0].activationBytes ==
+        Approx(ea.stages[0].activationBytes / 2).epsilon(0.05));
+  CHECK(eb.stages[0].hiddenCommSeconds > ea.stages[0].hiddenCommSeconds);
+}
+
+TEST_CASE("an Evaluator gives identical results when reused",
+          "[cost][evaluate]") {
+  LayerProfile p = test::gpt3_175B();
+  Cluster c = *parseClusterSpec("dgx-a100-80gb:16");
+  Result<Evaluator> ev = Evaluator::create(p, c);
+  REQUIRE(ev.isOk());
+  std::vector<ParallelConfig> cfgs;
+  for (int64_t tp : {2, 4, 8})
+    for (int64_t pp : {4, 8})
+      for (int64_t mb : {1, 2}) {
+        ParallelConfig x = cfgOf(128 / (tp * pp), tp, pp, mb, 256);
+        x.sequenceParallel = true;
+        x.recompute = Recompute::Selective;
+        cfgs.push_back(x);
+      }
+  std::vector<double> first;
+  Evaluation out;
+  for (const ParallelConfig &x : cfgs) {
+    REQUIRE(ev->evaluate(x, out).isOk());
+    first.push_back(out.iterationSeconds);
+  }
+  Evaluator copy = *ev;
+  for (size_t i = cfgs.size(); i-- > 0;) {
+    REQUIRE(copy.evaluate(cfgs[i], out).isOk());
+    CHECK(out.iterationSeconds == first[i]);
+    Result<Evaluation> fresh = evaluate(p, c, cfgs[i]);
+    CHECK(fresh->iterationSeconds == first[i]);
+  }
+}

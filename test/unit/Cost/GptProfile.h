@@ -1,0 +1,43 @@
+//===- GptProfile.h - Hand-built GPT profiles for the Cost tests -*- C++ -*-===//
+//
+// GPT-3-style models of Korthikanti et al. 2022 (Table 3) and the ZeRO
+// paper, built through buildTransformerProfile() with the paper's settings
+// (MHA, 4h FFN, GeLU, dropout, biases, learned positions, tied embeddings,
+// 16-bit activations).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRIDENT_TEST_UNIT_COST_GPTPROFILE_H
+#define TRIDENT_TEST_UNIT_COST_GPTPROFILE_H
+
+#include "trident/Cost/AnalyticProfile.h"
+
+#include <stdexcept>
+
+namespace trident::test {
+
+inline LayerProfile gptProfile(const char *name, int64_t layers,
+                               int64_t hidden, int64_t heads, int64_t seq = 2048,
+                               int64_t vocab = 51200) {
+  TransformerShape s;
+  s.name = name;
+  s.layers = layers;
+  s.hidden = hidden;
+  s.heads = heads;
+  s.seqLen = seq;
+  s.vocab = vocab;
+  Result<LayerProfile> p = buildTransformerProfile(s);
+  if (!p)
+    throw std::runtime_error(p.message());
+  return *p;
+}
+
+/// Korthikanti et al. 2022, Table 3 (s = 2048, V = 51200).
+inline LayerProfile gpt3_22B() { return gptProfile("gpt-22b", 48, 6144, 64); }
+inline LayerProfile gpt3_175B() { return gptProfile("gpt3-175b", 96, 12288, 96); }
+inline LayerProfile gpt3_530B() { return gptProfile("gpt-530b", 105, 20480, 128); }
+inline LayerProfile gpt3_1T() { return gptProfile("gpt-1t", 128, 25600, 160); }
+
+} // namespace trident::test
+
+#endif // TRIDENT_TEST_UNIT_COST_GPTPROFILE_H

@@ -1,0 +1,96 @@
+//===- RooflineTest.cpp - GEMM efficiency, roofline, launch bound ---------===//
+
+#include "trident/Cost/Roofline.h"
+
+#include <catch2/catch.hpp>
+
+using namespace trident;
+
+TEST_CASE("a big square GEMM reaches about the catalog efficiency",
+          "[cost][roofline]") {
+  for (const char *name : {"A100-SXM4-80GB", "H100-SXM5-80GB", "B200"}) {
+    GpuSpec g = *lookupGpu(name);
+    INFO(name);
+    KernelTime t = gemmTime(g, 8192, 8192, 8192, 1, DType::BF16);
+    CHECK(!t.memoryBound());
+    double catalog = g.gemmEfficiency(DType::BF16);
+    CHECK(t.efficiency <= catalog);
+    CHECK(t.efficiency >= 0.95 * catalog);
+    // Achieved FLOP/s = peak * efficiency.
+    double achieved = 2.0 * 8192 * 8192 * 8192 / t.seconds;
+    CHECK(achieved == Approx(g.peakBf16FlopsPerS * t.efficiency));
+  }
+}
+
+TEST_CASE("a skinny GEMM (m = 1) is bandwidth-bound", "[cost][roofline]") {
+  GpuSpec g = *lookupGpu("H100-SXM5-80GB");
+  KernelTime t = gemmTime(g, 1, 8192, 8192, 1, DType::BF16);
+  CHECK(t.memoryBound());
+  // Time = weight bytes / achievable bandwidth (the 8192x8192 matrix).
+  double bytes = 8192.0 * 8192 * 2;
+  CHECK(t.seconds == Approx(bytes / (3.35e12 * 0.90)).epsilon(0.01));
+  CHECK(t.seconds == t.memorySeconds);
+  // Versus the square GEMM: ~1 flop/byte instead of ~2700 (ridge ~260).
+  KernelTime sq = gemmTime(g, 8192, 8192, 8192, 1, DType::BF16);
+  CHECK(sq.computeSeconds > 5 * sq.memorySeconds);
+}
+
+TEST_CASE("wave quantisation: time is a staircase in n", "[cost][roofline]") {
+  GpuSpec g = *lookupGpu("H100-SXM5-80GB"); // 132 SMs, 128x256 tiles
+  const double m = 128 * 12, k = 8192;
+  // 12 x 11 = 132 tiles: exactly one wave.
+  double oneWave = gemmTime(g, m, 256 * 11, k, 1, DType::BF16).seconds;
+  double justOver = gemmTime(g, m, 256 * 11 + 8, k, 1, DType::BF16).seconds;
+  // One more column of tiles: a partial second wave; time jumps although
+  // the work grew by 0.3 %.
+  CHECK(justOver > 1.25 * oneWave);
+  // Efficiency at the exact wave boundary is the catalog's (x depth).
+  CHECK(gemmEfficiency(g, m, 256 * 11, k, 1, DType::BF16) ==
+        Approx(g.gemmEfficiency16 * k / (k + 64)));
+  // Across a sweep the time never decreases, and it has flat steps.
+  double prev = 0;
+  int flat = 0;
+  for (int n = 256; n <= 256 * 40; n += 64) {
+    double t = gemmTime(g, m, n, k, 1, DType::BF16).seconds;
+    CHECK(t >= prev * 0.999);
+    if (prev > 0 && t < prev * 1.0001)
+      ++flat;
+    prev = t;
+  }
+  CHECK(flat > 10);
+}
+
+TEST_CASE("small and misaligned GEMMs run below the big-GEMM rate",
+          "[cost][roofline]") {
+  GpuSpec g = *lookupGpu("H100-SXM5-80GB");
+  double big = gemmEfficiency(g, 8192, 8192, 8192, 1, DType::BF16);
+  CHECK(gemmEfficiency(g, 256, 256, 256, 1, DType::BF16) < 0.3 * big);
+  // stas00's SwiGLU example (HW §2.1): d_ff = 10922 vs 10944 at h = 4096.
+  double odd = gemmEfficiency(g, 8192, 10922, 4096, 1, DType::BF16);
+  double even = gemmEfficiency(g, 8192, 10944, 4096, 1, DType::BF16);
+  CHECK(odd / even == Approx(272.7 / 398.4).epsilon(0.1));
+  // FP8 has its own efficiency and twice the peak.
+  KernelTime b16 = gemmTime(g, 8192, 8192, 8192, 1, DType::BF16);
+  KernelTime f8 = gemmTime(g, 8192, 8192, 8192, 1, DType::FP8);
+  CHECK(b16.seconds / f8.seconds ==
+        Approx(2 * 0.709 / 0.803).epsilon(0.02));
+}
+
+TEST_CASE("launch overhead bounds tiny kernels", "[cost][roofline]") {
+  GpuSpec g = *lookupGpu("A100-SXM4-80GB");
+  double tiny = gemmTime(g, 8, 8, 8, 1, DType::BF16).seconds;
+  CHECK(launchBound(g, tiny) == Approx(g.kernelLaunchSeconds));
+  CHECK(launchBound(g, 1.0) == 1.0);
+  CHECK(launchBound(g, 0, 10) == Approx(10 * g.kernelLaunchSeconds));
+}
+
+TEST_CASE("GEMM calibration corrects the model near measured shapes",
+          "[cost][roofline]") {
+  GpuSpec g = *lookupGpu("H100-SXM5-80GB");
+  double before = gemmEfficiency(g, 8192, 8192, 8192, 1, DType::BF16);
+  g.gemmCalibration.push_back({8192, 8192, 8192, DType::BF16, 0.60});
+  CHECK(gemmEfficiency(g, 8192, 8192, 8192, 1, DType::BF16) ==
+        Approx(0.60).epsilon(1e-6));
+  double after = gemmEfficiency(g, 8192, 8192, 4096, 1, DType::BF16);
+  CHECK(after < before);
+}

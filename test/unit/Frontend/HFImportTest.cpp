@@ -1,0 +1,612 @@
+//===- HFImportTest.cpp - Hugging Face config.json importer tests ---------===//
+
+#include "FrontendTestUtil.h"
+
+#include <nlohmann/json.hpp>
+
+using namespace trident;
+using namespace trident::frontend;
+using namespace trident::frontend::test;
+using json = nlohmann::json;
+
+namespace {
+
+/// A test config with some keys changed (a null value removes the key).
+std::string edited(const std::string &file, const json &changes) {
+  json j = json::parse(readModelFile(file));
+  for (auto it = changes.begin(); it != changes.end(); ++it) {
+    if (it->is_null())
+      j.erase(it.key());
+    else
+      j[it.key()] = *it;
+  }
+  return j.dump();
+}
+
+ModelConfig parseOk(const std::string &text,
+                    std::vector<std::string> *warnings = nullptr) {
+  Result<ModelConfig> r = parseHFConfig(text, "t.json", warnings);
+  INFO(text);
+  INFO((r ? std::string("ok") : r.message()));
+  REQUIRE(r.isOk());
+  return *r;
+}
+
+bool contains(const std::string &haystack, const std::string &needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+} // namespace
+
+TEST_CASE("GPT-2 config maps onto learned positions, biases, tied head",
+          "[frontend][hf]") {
+  std::vector<std::string> warnings;
+  ModelConfig c = loadModel("gpt2.json", &warnings);
+  CHECK(warnings.empty()); // n_ctx, layer_norm_epsilon are known-irrelevant
+  CHECK(c.name == "gpt2");
+  CHECK(c.architecture == "GPT2LMHeadModel");
+  CHECK(c.family == ModelFamily::DecoderLM);
+  CHECK(c.hidden == 768);
+  CHECK(c.numLayers == 12);
+  CHECK(c.numHeads == 12);
+  CHECK(c.numKvHeads == 12);
+  CHECK(c.headDim == 64);
+  CHECK(c.ffn == 3072); // n_inner null => 4h
+  CHECK(c.vocabSize == 50257);
+  CHECK(c.maxPositions == 1024);
+  CHECK(c.seqLen == 1024); // the learned table, below the 4096 cap
+  CHECK(c.act == Activation::GeluTanh);
+  CHECK(c.position == PositionKind::Learned);
+  CHECK(c.norm == NormKind::LayerNorm);
+  CHECK(c.normBias);
+  CHECK(c.qkvBias);
+  CHECK(c.outBias);
+  CHECK(c.mlpBias);
+  CHECK_FALSE(c.gatedMlp);
+  CHECK(c.tieEmbeddings);
+  CHECK(c.dtype == DType::F32);
+  CHECK(c.dropout == Approx(0.1)); // GPT2Config's resid_pdrop default
+  CHECK(c.causal);
+}
+
+TEST_CASE("GPT-2 n_inner and activation_function are honoured",
+          "[frontend][hf]") {
+  ModelConfig c = parseOk(edited("gpt2.json", {{"n_inner", 1000},
+                                               {"activation_function", "gelu"},
+                                               {"tie_word_embeddings", false},
+                                               {"resid_pdrop", 0.0},
+                                               {"attn_pdrop", 0.0},
+                                               {"embd_pdrop", 0.0}}));
+  CHECK(c.ffn == 1000);
+  CHECK(c.act == Activation::Gelu);
+  CHECK_FALSE(c.tieEmbeddings);
+  CHECK(c.dropout == 0.0);
+}
+
+TEST_CASE("Llama configs: RMSNorm, RoPE, SwiGLU, GQA, dtype, seqLen cap",
+          "[frontend][hf]") {
+  std::vector<std::string> warnings;
+  ModelConfig c = loadModel("llama-3-8b.json", &warnings);
+  CHECK(warnings.empty());
+  CHECK(c.architecture == "LlamaForCausalLM");
+  CHECK(c.numKvHeads == 8);
+  CHECK(c.headDim == 128);
+  CHECK(c.ffn == 14336);
+  CHECK(c.norm == NormKind::RMSNorm);
+  CHECK_FALSE(c.normBias);
+  CHECK(c.position == PositionKind::Rotary);
+  CHECK(c.gatedMlp);
+  CHECK(c.act == Activation::Silu);
+  CHECK_FALSE(c.tieEmbeddings);
+  CHECK_FALSE(c.qkvBias);
+  CHECK(c.dtype == DType::BF16);
+  CHECK(c.maxPositions == 8192);
+  CHECK(c.seqLen == 4096); // capped
+  CHECK(c.dropout == 0.0);
+
+  CHECK(loadModel("llama-2-7b.json").dtype == DType::F16);
+  // Without torch_dtype the default is bf16; newer configs say "dtype".
+  CHECK(parseOk(edited("llama-2-7b.json", {{"torch_dtype", nullptr}})).dtype ==
+        DType::BF16);
+  CHECK(parseOk(edited("llama-2-7b.json",
+                       {{"torch_dtype", nullptr}, {"dtype", "float32"}}))
+            .dtype == DType::F32);
+  // No max_position_embeddings: the default sequence length.
+  CHECK(
+      parseOk(edited("llama-2-7b.json", {{"max_position_embeddings", nullptr}}))
+          .seqLen == 4096);
+}
+
+TEST_CASE("Llama honours head_dim, attention_bias and mlp_bias",
+          "[frontend][hf]") {
+  ModelConfig c = parseOk(
+      edited("llama-3-8b.json",
+             {{"head_dim", 64}, {"attention_bias", true}, {"mlp_bias", true}}));
+  CHECK(c.headDim == 64);
+  CHECK(c.qkvBias);
+  CHECK(c.outBias);
+  CHECK(c.mlpBias);
+}
+
+TEST_CASE("model_type is the fallback when architectures is absent",
+          "[frontend][hf]") {
+  ModelConfig c =
+      parseOk(edited("llama-3-8b.json", {{"architectures", nullptr}}));
+  CHECK(c.architecture == "LlamaForCausalLM");
+  ModelConfig g = parseOk(edited("gpt2.json", {{"architectures", nullptr}}));
+  CHECK(g.architecture == "GPT2LMHeadModel");
+}
+
+TEST_CASE("Mistral sliding window applies to every layer", "[frontend][hf]") {
+  ModelConfig c = loadModel("mistral-7b.json");
+  CHECK(c.architecture == "MistralForCausalLM");
+  CHECK(c.slidingWindow == 4096);
+  CHECK(c.slidingLayers.empty());
+  CHECK(c.isSlidingLayer(0));
+  CHECK(c.isSlidingLayer(31));
+  ModelConfig full =
+      parseOk(edited("mistral-7b.json", {{"sliding_window", nullptr}}));
+  CHECK(full.slidingWindow == 0);
+  CHECK_FALSE(full.isSlidingLayer(0));
+}
+
+TEST_CASE("Mixtral: every layer routes to top-2 of 8 experts",
+          "[frontend][hf]") {
+  std::vector<std::string> warnings;
+  ModelConfig c = loadModel("mixtral-8x7b.json", &warnings);
+  CHECK(warnings.empty()); // router_aux_loss_coef is known-irrelevant
+  CHECK(c.moe.numExperts == 8);
+  CHECK(c.moe.topK == 2);
+  CHECK(c.moe.expertFfn == 14336);
+  CHECK_FALSE(c.moe.routerBias);
+  CHECK_FALSE(c.moe.expertBias);
+  for (int64_t i = 0; i < c.numLayers; ++i)
+    CHECK(c.isMoeLayer(i));
+}
+
+TEST_CASE("Qwen2: q/k/v biases only; sliding window only when enabled",
+          "[frontend][hf]") {
+  std::vector<std::string> warnings;
+  ModelConfig c = loadModel("qwen2.5-7b.json", &warnings);
+  CHECK(warnings.empty()); // use_mrope, max_window_layers, ... are known
+  CHECK(c.architecture == "Qwen2ForCausalLM");
+  CHECK(c.qkvBias);
+  CHECK_FALSE(c.outBias);
+  CHECK_FALSE(c.mlpBias);
+  CHECK(c.slidingWindow == 0); // use_sliding_window false
+  ModelConfig s =
+      parseOk(edited("qwen2.5-7b.json", {{"use_sliding_window", true},
+                                         {"sliding_window", 4096},
+                                         {"max_window_layers", 20}}));
+  CHECK(s.slidingWindow == 4096);
+  CHECK_FALSE(s.isSlidingLayer(19));
+  CHECK(s.isSlidingLayer(20));
+  CHECK(s.isSlidingLayer(27));
+  CHECK(loadModel("qwen2.5-0.5b.json").tieEmbeddings);
+}
+
+TEST_CASE("Qwen3: explicit head_dim and per-head q/k RMSNorm",
+          "[frontend][hf]") {
+  std::vector<std::string> warnings;
+  ModelConfig c = loadModel("qwen3-8b.json", &warnings);
+  CHECK(warnings.empty());
+  CHECK(c.architecture == "Qwen3ForCausalLM");
+  CHECK(c.headDim == 128);
+  CHECK(c.qkNorm);
+  CHECK_FALSE(c.qkvBias);
+  // 2560 / 32 = 80, but head_dim 128 wins (Qwen3-4B's shape).
+  ModelConfig w = parseOk(edited("qwen3-8b.json", {{"hidden_size", 2560}}));
+  CHECK(w.headDim == 128);
+}
+
+TEST_CASE("Qwen3-MoE: experts, decoder_sparse_step and mlp_only_layers",
+          "[frontend][hf]") {
+  std::vector<std::string> warnings;
+  ModelConfig c = loadModel("qwen3-30b-a3b.json", &warnings);
+  CHECK(warnings.empty());
+  CHECK(c.architecture == "Qwen3MoeForCausalLM");
+  CHECK(c.moe.numExperts == 128);
+  CHECK(c.moe.topK == 8);
+  CHECK(c.moe.expertFfn == 768);
+  CHECK(c.moe.moeLayers.empty());
+  CHECK(c.isMoeLayer(0));
+  CHECK(c.isMoeLayer(47));
+
+  ModelConfig s =
+      parseOk(edited("qwen3-30b-a3b.json", {{"decoder_sparse_step", 2},
+                                            {"mlp_only_layers", {1, 4}}}));
+  REQUIRE(s.moe.moeLayers.size() == 48);
+  CHECK_FALSE(s.isMoeLayer(0)); // (0 + 1) % 2 != 0
+  CHECK_FALSE(s.isMoeLayer(1)); // listed
+  CHECK(s.isMoeLayer(3));
+  CHECK_FALSE(s.isMoeLayer(4));
+  CHECK(s.isMoeLayer(5));
+  CHECK(s.ffn == 6144); // the dense layers' MLP
+
+  CHECK(contains(
+      parseError(edited("qwen3-30b-a3b.json", {{"mlp_only_layers", {48}}})),
+      "field 'mlp_only_layers': layer 48 is out of range"));
+}
+
+TEST_CASE("DeepSeek-V3: MLA, shared + routed experts, dense prefix, MTP "
+          "warning",
+          "[frontend][hf]") {
+  std::vector<std::string> warnings;
+  ModelConfig c = loadModel("deepseek-v3.json", &warnings);
+  REQUIRE(warnings.size() == 1);
+  CHECK(contains(warnings[0], "field 'num_nextn_predict_layers'"));
+  CHECK(contains(warnings[0], "deepseek-v3.json"));
+  CHECK(c.attention == AttentionKind::MLA);
+  CHECK(c.mla.qLoraRank == 1536);
+  CHECK(c.mla.kvLoraRank == 512);
+  CHECK(c.mla.qkNopeHeadDim == 128);
+  CHECK(c.mla.qkRopeHeadDim == 64);
+  CHECK(c.mla.vHeadDim == 128);
+  CHECK(c.headDim == 192);
+  CHECK(c.numKvHeads == 128);
+  CHECK(c.moe.numExperts == 256);
+  CHECK(c.moe.topK == 8);
+  CHECK(c.moe.expertFfn == 2048);
+  CHECK(c.moe.numSharedExperts == 1);
+  CHECK(c.moe.sharedFfn == 2048);
+  CHECK(c.moe.firstDenseLayers == 3);
+  CHECK(c.moe.routerScoreCorrection);
+  CHECK_FALSE(c.moe.routerBias);
+  CHECK(c.ffn == 18432);
+  CHECK_FALSE(c.isMoeLayer(2));
+  CHECK(c.isMoeLayer(3));
+  CHECK(c.isMoeLayer(60));
+
+  // moe_layer_freq > 1 follows HF: i >= first_k_dense_replace and
+  // i % freq == 0.
+  ModelConfig f = parseOk(edited("deepseek-v3.json", {{"moe_layer_freq", 2}}));
+  CHECK_FALSE(f.isMoeLayer(3));
+  CHECK(f.isMoeLayer(4));
+  CHECK_FALSE(f.isMoeLayer(5));
+
+  ModelConfig q = parseOk(edited("deepseek-v3.json", {{"q_lora_rank", nullptr},
+                                                      {"num_nextn_predict_"
+                                                       "layers",
+                                                       0}}));
+  CHECK(q.mla.qLoraRank == 0);
+}
+
+TEST_CASE("gpt-oss: sinks, biases, alternating sliding layers",
+          "[frontend][hf]") {
+  std::vector<std::string> warnings;
+  ModelConfig c = loadModel("gpt-oss-20b.json", &warnings);
+  CHECK(warnings.empty()); // quantization_config, swiglu_limit, ... known
+  CHECK(c.architecture == "GptOssForCausalLM");
+  CHECK(c.headDim == 64);
+  CHECK(c.attentionSinks);
+  CHECK(c.qkvBias);
+  CHECK(c.outBias);
+  CHECK(c.moe.numExperts == 32);
+  CHECK(c.moe.topK == 4);
+  CHECK(c.moe.expertFfn == 2880);
+  CHECK(c.moe.routerBias);
+  CHECK(c.moe.expertBias);
+  CHECK(c.slidingWindow == 128);
+  CHECK(c.isSlidingLayer(0));
+  CHECK_FALSE(c.isSlidingLayer(1));
+  CHECK(c.isSlidingLayer(22));
+  CHECK_FALSE(c.isSlidingLayer(23));
+
+  // Without layer_types: sliding_window and the default pattern 2.
+  ModelConfig p =
+      parseOk(edited("gpt-oss-20b.json", {{"layer_types", nullptr}}));
+  CHECK(p.slidingLayers == c.slidingLayers);
+  ModelConfig p4 =
+      parseOk(edited("gpt-oss-20b.json", {{"layer_types", nullptr},
+                                          {"sliding_window_pattern", 4}}));
+  CHECK(p4.isSlidingLayer(2));
+  CHECK_FALSE(p4.isSlidingLayer(3));
+
+  json types = json::array();
+  for (int i = 0; i < 24; ++i)
+    types.push_back("full_attention");
+  ModelConfig full =
+      parseOk(edited("gpt-oss-20b.json", {{"layer_types", types}}));
+  CHECK(full.slidingWindow == 0);
+  CHECK_FALSE(full.isSlidingLayer(0));
+
+  CHECK(contains(parseError(edited("gpt-oss-20b.json",
+                                   {{"layer_types", {"full_attention"}}})),
+                 "field 'layer_types': has 1 entries for 24 layers"));
+  types[3] = "chunked_attention";
+  CHECK(
+      contains(parseError(edited("gpt-oss-20b.json", {{"layer_types", types}})),
+               "unsupported layer type 'chunked_attention'"));
+}
+
+TEST_CASE("Nemotron: squared ReLU without gate, LayerNorm1p, partial RoPE",
+          "[frontend][hf]") {
+  std::vector<std::string> warnings;
+  ModelConfig c = loadModel("nemotron-4-4b.json", &warnings);
+  CHECK(warnings.empty()); // kv_channels equals head_dim
+  CHECK(c.architecture == "NemotronForCausalLM");
+  CHECK(c.norm == NormKind::LayerNorm1p);
+  CHECK(c.normBias);
+  CHECK(c.act == Activation::Relu2);
+  CHECK_FALSE(c.gatedMlp);
+  CHECK(c.rotaryPct == Approx(0.5));
+  CHECK(c.headDim == 128);
+  CHECK_FALSE(c.tieEmbeddings);
+
+  // 4096 / 48 does not divide: head_dim must be given (Minitron-8B).
+  std::string bad = edited("nemotron-4-4b.json", {{"hidden_size", 4096},
+                                                  {"num_attention_heads", 48},
+                                                  {"kv_channels", nullptr}});
+  CHECK(contains(parseError(bad),
+                 "t.json: field 'num_attention_heads': 48 does not divide "
+                 "hidden_size 4096"));
+  ModelConfig ok = parseOk(edited(
+      "nemotron-4-4b.json",
+      {{"hidden_size", 4096}, {"num_attention_heads", 48}, {"head_dim", 128}}));
+  CHECK(ok.headDim == 128);
+
+  // kv_channels that HF would not use is reported.
+  warnings.clear();
+  parseOk(edited("nemotron-4-4b.json", {{"kv_channels", 64}}), &warnings);
+  REQUIRE(warnings.size() == 1);
+  CHECK(contains(warnings[0], "field 'kv_channels'"));
+}
+
+TEST_CASE("GPT-NeoX: parallel residual, partial rotary, biases, untied",
+          "[frontend][hf]") {
+  std::vector<std::string> warnings;
+  ModelConfig c = loadModel("gpt-neox-20b.json", &warnings);
+  CHECK(warnings.empty());
+  CHECK(c.architecture == "GPTNeoXForCausalLM");
+  CHECK(c.parallelResidual);
+  CHECK(c.rotaryPct == Approx(0.25));
+  CHECK(c.position == PositionKind::Rotary);
+  CHECK(c.qkvBias);
+  CHECK(c.outBias);
+  CHECK(c.mlpBias);
+  CHECK(c.norm == NormKind::LayerNorm);
+  CHECK(c.normBias);
+  CHECK_FALSE(c.gatedMlp);
+  CHECK(c.act == Activation::GeluTanh); // gelu_fast
+  CHECK_FALSE(c.tieEmbeddings);
+  CHECK(c.dtype == DType::F16);
+  CHECK(c.seqLen == 2048);
+  ModelConfig s =
+      parseOk(edited("gpt-neox-20b.json",
+                     {{"use_parallel_residual", false}, {"rotary_pct", 1.0}}));
+  CHECK_FALSE(s.parallelResidual);
+  CHECK(s.rotaryPct == 1.0);
+}
+
+TEST_CASE("cases.json extras: mlp_gated, norm_type, rotary_pct",
+          "[frontend][hf]") {
+  // dgxc_nemotron4_15B: a Llama-named model with Nemotron's shape.
+  const char *text = R"({"architectures": ["LlamaForCausalLM"],
+    "model_type": "llama", "hidden_size": 6144, "intermediate_size": 24576,
+    "num_hidden_layers": 32, "num_attention_heads": 48,
+    "num_key_value_heads": 8, "vocab_size": 256000,
+    "max_position_embeddings": 4096, "hidden_act": "relu2",
+    "mlp_gated": false, "norm_type": "layernorm1p", "rotary_pct": 0.5,
+    "tie_word_embeddings": false})";
+  std::vector<std::string> warnings;
+  ModelConfig c = parseOk(text, &warnings);
+  CHECK(warnings.empty());
+  CHECK(c.act == Activation::Relu2);
+  CHECK_FALSE(c.gatedMlp);
+  CHECK(c.norm == NormKind::LayerNorm1p);
+  CHECK(c.normBias);
+  CHECK(c.rotaryPct == Approx(0.5));
+
+  ModelConfig r = parseOk(edited("gpt2.json", {{"norm_type", "rmsnorm"}}));
+  CHECK(r.norm == NormKind::RMSNorm);
+  CHECK_FALSE(r.normBias);
+  ModelConfig l = parseOk(edited(
+      "llama-3-8b.json", {{"norm_type", "layernorm"}, {"mlp_gated", false}}));
+  CHECK(l.norm == NormKind::LayerNorm);
+  CHECK(l.normBias);
+  CHECK_FALSE(l.gatedMlp);
+}
+
+TEST_CASE("Every supported activation name", "[frontend][hf]") {
+  std::vector<std::pair<const char *, Activation>> names = {
+      {"gelu", Activation::Gelu},
+      {"gelu_new", Activation::GeluTanh},
+      {"gelu_pytorch_tanh", Activation::GeluTanh},
+      {"gelu_fast", Activation::GeluTanh},
+      {"silu", Activation::Silu},
+      {"swish", Activation::Silu},
+      {"relu", Activation::Relu},
+      {"relu2", Activation::Relu2}};
+  for (auto &[name, act] : names) {
+    INFO(name);
+    CHECK(parseOk(edited("llama-3-8b.json", {{"hidden_act", name}})).act ==
+          act);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Errors: each names the source, the field and the problem.
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("Malformed JSON reports the parse position", "[frontend][hf]") {
+  std::string m = parseError("{\"n_embd\": 768,,}");
+  CHECK(contains(m, "t.json: malformed JSON"));
+  CHECK(contains(m, "line 1, column 16"));
+  CHECK(contains(parseError(""), "t.json: malformed JSON"));
+  std::string m2 = parseError("{\n  \"a\": 1,\n  \"b\": [1, 2\n}");
+  CHECK(contains(m2, "line 4"));
+  // A number beyond double's range is refused by the parser too.
+  CHECK(parseError("{\"n_embd\": 1e999}") ==
+        "t.json: malformed JSON: number overflow parsing '1e999'");
+}
+
+TEST_CASE("The top level must be an object", "[frontend][hf]") {
+  CHECK(contains(parseError("[1, 2]"),
+                 "t.json: expected a JSON object at the top level"));
+}
+
+TEST_CASE("A missing required key is named", "[frontend][hf]") {
+  CHECK(parseError(edited("llama-3-8b.json", {{"hidden_size", nullptr}})) ==
+        "t.json: field 'hidden_size': missing (required by this "
+        "architecture)");
+  CHECK(contains(parseError(edited("gpt2.json", {{"n_positions", nullptr}})),
+                 "field 'n_positions': missing"));
+  CHECK(contains(
+      parseError(edited("mixtral-8x7b.json", {{"num_local_experts", nullptr}})),
+      "field 'num_local_experts': missing"));
+  CHECK(contains(
+      parseError(edited("deepseek-v3.json", {{"kv_lora_rank", nullptr}})),
+      "field 'kv_lora_rank': missing"));
+}
+
+TEST_CASE("Bad sizes: negative, zero, fractional, non-numeric, huge",
+          "[frontend][hf]") {
+  CHECK(parseError(edited("llama-3-8b.json", {{"num_attention_heads", -4}})) ==
+        "t.json: field 'num_attention_heads': expected a positive integer, "
+        "got -4");
+  CHECK(parseError(edited("llama-3-8b.json", {{"num_hidden_layers", 0}})) ==
+        "t.json: field 'num_hidden_layers': expected a positive integer, got "
+        "0");
+  CHECK(parseError(edited("llama-3-8b.json", {{"hidden_size", 4096.5}})) ==
+        "t.json: field 'hidden_size': expected a positive integer, got "
+        "4096.5");
+  CHECK(parseError(edited("llama-3-8b.json", {{"vocab_size", "128256"}})) ==
+        "t.json: field 'vocab_size': expected a positive integer, got "
+        "\"128256\"");
+  CHECK(parseError(edited("llama-3-8b.json", {{"vocab_size", true}})) ==
+        "t.json: field 'vocab_size': expected a positive integer, got true");
+  // An integral float is accepted as the integer.
+  CHECK(parseOk(edited("llama-3-8b.json", {{"hidden_size", 4096.0}})).hidden ==
+        4096);
+
+  // 2^63 does not fit int64; 2^64 is read as a double; both are refused.
+  std::string text = readModelFile("llama-3-8b.json");
+  auto withHidden = [&](const std::string &v) {
+    json j = json::parse(text);
+    j.erase("hidden_size");
+    std::string s = j.dump();
+    return "{\"hidden_size\": " + v + ", " + s.substr(1);
+  };
+  CHECK(contains(parseError(withHidden("9223372036854775808")),
+                 "field 'hidden_size': 9223372036854775808 is above the "
+                 "supported limit 2147483647"));
+  CHECK(contains(parseError(withHidden("18446744073709551616")),
+                 "field 'hidden_size'"));
+  CHECK(
+      contains(parseError(withHidden("1e30")), "is above the supported limit"));
+  CHECK(contains(parseError(withHidden("2147483648")),
+                 "2147483648 is above the supported limit 2147483647"));
+}
+
+TEST_CASE("Sizes whose products overflow int64 are refused", "[frontend][hf]") {
+  // Each value is within the per-size limit; the parameter total is not.
+  std::string m =
+      parseError(edited("llama-3-8b.json", {{"hidden_size", 2147483647},
+                                            {"intermediate_size", 2147483647},
+                                            {"num_hidden_layers", 2147483647},
+                                            {"num_attention_heads", 1},
+                                            {"num_key_value_heads", 1}}));
+  CHECK(contains(m, "t.json: "));
+  CHECK(contains(m, "overflows"));
+}
+
+TEST_CASE("Unknown or missing architecture", "[frontend][hf]") {
+  std::string m =
+      parseError(edited("llama-3-8b.json", {{"architectures", {"BertModel"}}}));
+  CHECK(contains(m, "t.json: field 'architectures': unsupported architecture "
+                    "'BertModel'"));
+  CHECK(contains(m, "GptOssForCausalLM")); // lists the supported ones
+  CHECK(
+      contains(parseError(edited("llama-3-8b.json", {{"architectures", nullptr},
+                                                     {"model_type", "t5"}})),
+               "field 'model_type': unsupported architecture 't5'"));
+  CHECK(
+      contains(parseError(edited("llama-3-8b.json", {{"architectures", nullptr},
+                                                     {"model_type", nullptr}})),
+               "no 'architectures' or 'model_type' key"));
+  CHECK(contains(
+      parseError(edited("llama-3-8b.json", {{"architectures", json::array()}})),
+      "field 'architectures': expected a non-empty array of strings"));
+}
+
+TEST_CASE("Unknown activation names the key and the value", "[frontend][hf]") {
+  CHECK(
+      contains(parseError(edited("llama-3-8b.json", {{"hidden_act", "tanh"}})),
+               "t.json: field 'hidden_act': unsupported activation 'tanh'"));
+  CHECK(contains(
+      parseError(edited("gpt2.json", {{"activation_function", "quick_gelu"}})),
+      "field 'activation_function': unsupported activation 'quick_gelu'"));
+}
+
+TEST_CASE("Heads that do not divide are refused", "[frontend][hf]") {
+  CHECK(parseError(edited("gpt2.json", {{"n_head", 5}})) ==
+        "t.json: field 'n_head': 5 does not divide n_embd 768");
+  CHECK(contains(
+      parseError(edited("llama-3-8b.json", {{"num_attention_heads", 3},
+                                            {"num_key_value_heads", 1}})),
+      "field 'num_attention_heads': 3 does not divide hidden_size "
+      "4096 (and no 'head_dim' is given)"));
+  CHECK(parseError(edited("llama-3-8b.json", {{"num_key_value_heads", 5}})) ==
+        "t.json: field 'num_key_value_heads': 5 does not divide "
+        "num_attention_heads 32");
+  CHECK(contains(
+      parseError(edited("gpt-neox-20b.json", {{"num_attention_heads", 7}})),
+      "field 'num_attention_heads': 7 does not divide"));
+}
+
+TEST_CASE("Other bad values", "[frontend][hf]") {
+  CHECK(contains(
+      parseError(edited("mixtral-8x7b.json", {{"num_experts_per_tok", 9}})),
+      "field 'num_experts_per_tok': 9 exceeds num_local_experts 8"));
+  CHECK(contains(
+      parseError(edited("llama-3-8b.json", {{"norm_type", "batchnorm"}})),
+      "field 'norm_type': unsupported norm 'batchnorm'"));
+  CHECK(contains(parseError(edited("gpt2.json", {{"rotary_pct", 0.5}})),
+                 "field 'rotary_pct': this architecture has no rotary"));
+  CHECK(contains(parseError(edited("llama-3-8b.json", {{"rotary_pct", 1.5}})),
+                 "field 'rotary_pct': expected a number in (0, 1], got 1.5"));
+  CHECK(contains(parseError(edited("llama-3-8b.json", {{"rotary_pct", 0}})),
+                 "field 'rotary_pct'"));
+  CHECK(contains(
+      parseError(edited("gpt2.json", {{"tie_word_embeddings", "yes"}})),
+      "field 'tie_word_embeddings': expected true or false, got "
+      "\"yes\""));
+  CHECK(
+      contains(parseError(edited("llama-3-8b.json", {{"torch_dtype", "int8"}})),
+               "field 'torch_dtype': unsupported dtype 'int8'"));
+  CHECK(contains(parseError(edited("gpt2.json", {{"resid_pdrop", 1.0}})),
+                 "field 'resid_pdrop'"));
+  CHECK(contains(parseError(edited("llama-3-8b.json", {{"mlp_gated", 1}})),
+                 "field 'mlp_gated': expected true or false"));
+  CHECK(contains(
+      parseError(edited("gpt-oss-20b.json", {{"sliding_window", 0}})),
+      "field 'layer_types': has sliding_attention layers but no positive "
+      "'sliding_window'"));
+}
+
+TEST_CASE("A file that cannot be opened names the path", "[frontend][hf]") {
+  Result<ModelConfig> r =
+      loadHFConfigFile(modelPath("no-such-model.json"), nullptr);
+  REQUIRE_FALSE(r.isOk());
+  CHECK(contains(r.message(), "no-such-model.json: cannot open file"));
+}
+
+TEST_CASE("Unknown keys become warnings naming the key", "[frontend][hf]") {
+  std::vector<std::string> warnings;
+  ModelConfig c = parseOk(
+      edited("llama-3-8b.json", {{"frobnication_factor", 3},
+                                 {"n_embd", 768}, // a GPT-2 key in a Llama
+                                 {"some_layer_norm_eps", 1e-6},
+                                 {"_name_or_path", "x"},
+                                 {"bos_token_id", 1},
+                                 {"rope_scaling", {{"factor", 8.0}}}}),
+      &warnings);
+  REQUIRE(warnings.size() == 2);
+  CHECK(warnings[0] == "t.json: unknown key 'frobnication_factor' ignored");
+  CHECK(warnings[1] == "t.json: unknown key 'n_embd' ignored");
+  CHECK(c.hidden == 4096);
+  // No warnings list: still parses.
+  CHECK(
+      parseHFConfig(edited("llama-3-8b.json", {{"zzz", 1}}), "t.json", nullptr)
+          .isOk());
+}
