@@ -2,112 +2,33 @@
 //
 // Thin: parses options, calls the libraries, prints. Exit codes: 0 success,
 // 1 bad input or a failed run (the message names the input and the
-// problem), 2 bad usage, 3 nothing fits (plan).
+// problem), 2 bad usage, 3 the configuration does not fit / nothing fits.
 //
 //===----------------------------------------------------------------------===//
 
-#include "trident/Analysis/ModelAnalysis.h"
-#include "trident/Frontend/GraphBuilder.h"
-#include "trident/Frontend/ModelSource.h"
-#include "trident/Report/InspectReport.h"
-#include "trident/Support/FileIO.h"
-
-#include "dialects/Graph/IR/GraphOps.h"
+#include "Commands.h"
 
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/OperationSupport.h"
-#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cstdio>
-#include <string>
-
-namespace cl = llvm::cl;
 using namespace trident;
-
-namespace {
-
-cl::OptionCategory category("Trident options");
-
-cl::SubCommand inspectCmd("inspect",
-                          "Parameters, layers and FLOPs of a model");
-cl::SubCommand importCmd("import", "Write a model as tgraph MLIR");
-
-cl::opt<std::string> modelOpt("model", cl::desc("zoo name, config.json or .mlir"),
-                              cl::value_desc("M"), cl::sub(inspectCmd),
-                              cl::sub(importCmd), cl::cat(category));
-cl::opt<int64_t> seqLenOpt("seq-len", cl::desc("sequence length override"),
-                           cl::init(0), cl::sub(inspectCmd), cl::sub(importCmd),
-                           cl::cat(category));
-cl::opt<bool> jsonOpt("json", cl::desc("print JSON"), cl::sub(inspectCmd),
-                      cl::cat(category));
-cl::opt<std::string> outputOpt("o", cl::desc("output file (- for stdout)"),
-                               cl::value_desc("file"), cl::init("-"),
-                               cl::sub(importCmd), cl::cat(category));
-
-int fail(const std::string &message, int code = 1) {
-  llvm::errs() << "trident: error: " << message << "\n";
-  return code;
-}
-
-/// Loads --model, printing warnings; nullopt (after printing) on error.
-std::optional<frontend::LoadedModel> load(mlir::MLIRContext &context) {
-  if (modelOpt.empty()) {
-    fail("--model is required (a zoo name, a config.json or a .mlir file)");
-    return std::nullopt;
-  }
-  if (seqLenOpt < 0) {
-    fail("--seq-len must be positive, got " + std::to_string(seqLenOpt));
-    return std::nullopt;
-  }
-  auto loaded = frontend::loadModel(context, modelOpt, seqLenOpt);
-  if (!loaded) {
-    fail(loaded.message());
-    return std::nullopt;
-  }
-  for (const std::string &w : loaded->warnings)
-    llvm::errs() << "trident: warning: " << w << "\n";
-  return std::move(*loaded);
-}
-
-int runInspect(mlir::MLIRContext &context) {
-  auto loaded = load(context);
-  if (!loaded)
-    return 1;
-  analysis::ModelSummary summary =
-      analysis::summarizeModel(loaded->model(), seqLenOpt);
-  std::string text = jsonOpt ? report::renderInspectJson(summary)
-                             : report::renderInspectText(summary);
-  llvm::outs() << text;
-  return 0;
-}
-
-int runImport(mlir::MLIRContext &context) {
-  auto loaded = load(context);
-  if (!loaded)
-    return 1;
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  loaded->module->print(os);
-  os << "\n";
-  os.flush();
-  if (Status s = writeFileAtomically(outputOpt, text); !s)
-    return fail(s.message());
-  return 0;
-}
-
-} // namespace
+using namespace trident::tool;
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(
+  llvm::cl::HideUnrelatedOptions(category);
+  llvm::cl::ParseCommandLineOptions(
       argc, argv,
       "Trident: automatic parallelization planner and cost model\n\n"
-      "  trident inspect --model M [--seq-len S] [--json]\n"
-      "  trident import  --model M [--seq-len S] [-o out.mlir]\n");
+      "  trident inspect  --model M [--seq-len S] [--json]\n"
+      "  trident import   --model M [--seq-len S] [-o out.mlir]\n"
+      "  trident evaluate --model M --cluster C --global-batch B --seq-len S\n"
+      "                   --tp N --pp N --dp N [--cp N] [--ep N] [--vpp N]\n"
+      "                   --micro-batch N [--recompute none|selective|full]\n"
+      "                   [--sequence-parallel] [--zero 0..3]\n"
+      "                   [--precision bf16|fp16|fp8] [--json]\n"
+      "  trident validate [--cases cases.json] [--write-doc docs/validation.md]\n");
   mlir::DialectRegistry registry;
   frontend::registerFrontendDialects(registry);
   mlir::MLIRContext context(registry);
@@ -116,7 +37,13 @@ int main(int argc, char **argv) {
     return runInspect(context);
   if (importCmd)
     return runImport(context);
-  llvm::errs() << "trident: error: expected a command: inspect, import "
-                  "(see --help)\n";
+  if (evaluateCmd)
+    return runEvaluate(context);
+  if (validateCmd)
+    return runValidate(context);
+  if (planCmd)
+    return runPlan(context);
+  llvm::errs() << "trident: error: expected a command: inspect, import, "
+                  "evaluate, plan, validate (see --help)\n";
   return 2;
 }

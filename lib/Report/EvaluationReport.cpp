@@ -1,0 +1,138 @@
+//===- EvaluationReport.cpp - Rendering one evaluated plan ----------------===//
+
+#include "trident/Report/EvaluationReport.h"
+#include "trident/Report/InspectReport.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace trident::report {
+
+namespace {
+
+std::string gb(double bytes) { return fmt::format("{:.1f} GB", bytes / 1e9); }
+std::string ms(double s) { return fmt::format("{:.1f} ms", s * 1e3); }
+
+std::string configLine(const ParallelConfig &c) {
+  std::string s = fmt::format("dp={} tp={} pp={} cp={}", c.dp, c.tp, c.pp, c.cp);
+  if (c.ep > 1)
+    s += fmt::format(" ep={}", c.ep);
+  if (c.vpp > 1)
+    s += fmt::format(" vpp={}", c.vpp);
+  s += fmt::format(" micro-batch={} global-batch={}", c.microBatch,
+                   c.globalBatch);
+  if (c.sequenceParallel)
+    s += " sp";
+  s += fmt::format(" recompute={} zero={} {}", recomputeName(c.recompute),
+                   c.zeroStage, dtypeName(c.precision));
+  return s;
+}
+
+} // namespace
+
+std::string renderEvaluationText(const LayerProfile &profile,
+                                 const Cluster &cluster,
+                                 const ParallelConfig &cfg,
+                                 const Evaluation &e) {
+  std::string out;
+  out += fmt::format("model       {} ({} params, seq {})\n", profile.modelName,
+                     humanCount(profile.totalParams), profile.seqLen);
+  out += fmt::format("cluster     {} GPUs\n", cluster.totalGpus());
+  out += fmt::format("plan        {}\n", configLine(cfg));
+  out += fmt::format("schedule    {}, {} micro-batches, bubble {:.1f}%\n\n",
+                     scheduleKindName(e.schedule), e.microBatches,
+                     100 * e.bubbleFraction);
+  out += fmt::format("step time   {:.3f} s  (pipeline {:.3f} s + exposed DP "
+                     "{:.3f} s + optimizer {:.3f} s)\n",
+                     e.iterationSeconds, e.pipelineSeconds, e.dpExposedSeconds,
+                     e.optimizerSeconds);
+  out += fmt::format("throughput  {:.0f} tokens/s ({:.0f} per GPU)\n",
+                     e.tokensPerSecond, e.tokensPerSecondPerGpu);
+  out += fmt::format("compute     {:.1f} TFLOP/s per GPU, MFU {:.1f}%, HFU "
+                     "{:.1f}%\n",
+                     e.tflopsPerGpu, 100 * e.mfu, 100 * e.hfu);
+  out += fmt::format("memory      {}\n\n", describeFit(e));
+  out += fmt::format("{:>5} {:>6} {:>10} {:>10} {:>10} {:>10} | {:>8} {:>8} "
+                     "{:>8} {:>8} {:>8} {:>9}\n",
+                     "stage", "layers", "compute", "exp.comm", "bubble",
+                     "DP+opt", "weights", "grads", "optim", "activ", "buffers",
+                     "total");
+  for (size_t i = 0; i < e.stages.size(); ++i) {
+    const StageBreakdown &s = e.stages[i];
+    out += fmt::format(
+        "{:>5} {:>6} {:>10} {:>10} {:>10} {:>10} | {:>8} {:>8} {:>8} {:>8} "
+        "{:>8} {:>9}\n",
+        i, s.layers, ms(s.computeSeconds), ms(s.exposedCommSeconds),
+        ms(s.bubbleSeconds), ms(s.dpCommSeconds + s.optimizerSeconds),
+        gb(s.weightBytes), gb(s.gradientBytes), gb(s.optimizerBytes),
+        gb(s.activationBytes), gb(s.bufferBytes), gb(s.totalBytes));
+  }
+  return out;
+}
+
+std::string renderEvaluationJson(const LayerProfile &profile,
+                                 const Cluster &cluster,
+                                 const ParallelConfig &cfg,
+                                 const Evaluation &e) {
+  using json = nlohmann::ordered_json;
+  json j;
+  j["model"] = profile.modelName;
+  j["seq_len"] = profile.seqLen;
+  j["gpus"] = cluster.totalGpus();
+  j["parallel"] = {{"dp", cfg.dp},
+                   {"tp", cfg.tp},
+                   {"pp", cfg.pp},
+                   {"cp", cfg.cp},
+                   {"ep", cfg.ep},
+                   {"vpp", cfg.vpp},
+                   {"sequence_parallel", cfg.sequenceParallel}};
+  j["micro_batch_size"] = cfg.microBatch;
+  j["global_batch"] = cfg.globalBatch;
+  j["num_micro_batches"] = e.microBatches;
+  j["recompute"] = std::string(recomputeName(cfg.recompute));
+  j["zero_stage"] = cfg.zeroStage;
+  j["precision"] = std::string(dtypeName(cfg.precision));
+  j["schedule"] = std::string(scheduleKindName(e.schedule));
+  j["iteration_time_s"] = e.iterationSeconds;
+  j["tokens_per_s"] = e.tokensPerSecond;
+  j["tokens_per_s_per_gpu"] = e.tokensPerSecondPerGpu;
+  j["tflops_per_gpu"] = e.tflopsPerGpu;
+  j["mfu"] = e.mfu;
+  j["hfu"] = e.hfu;
+  j["pipeline_s"] = e.pipelineSeconds;
+  j["bubble_fraction"] = e.bubbleFraction;
+  j["dp_exposed_s"] = e.dpExposedSeconds;
+  j["optimizer_s"] = e.optimizerSeconds;
+  j["memory"] = {{"peak_bytes", e.peakMemoryBytes},
+                 {"peak_stage", e.peakMemoryStage},
+                 {"capacity_bytes", e.memoryCapacityBytes},
+                 {"fits", e.fits}};
+  json stages = json::array();
+  for (size_t i = 0; i < e.stages.size(); ++i) {
+    const StageBreakdown &s = e.stages[i];
+    json st;
+    st["stage"] = i;
+    st["layers"] = s.layers;
+    st["has_embedding"] = s.hasEmbedding;
+    st["has_head"] = s.hasHead;
+    st["time"] = {{"compute_s", s.computeSeconds},
+                  {"exposed_comm_s", s.exposedCommSeconds},
+                  {"hidden_comm_s", s.hiddenCommSeconds},
+                  {"bubble_s", s.bubbleSeconds},
+                  {"dp_comm_s", s.dpCommSeconds},
+                  {"optimizer_s", s.optimizerSeconds}};
+    st["memory"] = {{"weights_bytes", s.weightBytes},
+                    {"gradients_bytes", s.gradientBytes},
+                    {"optimizer_bytes", s.optimizerBytes},
+                    {"activations_bytes", s.activationBytes},
+                    {"buffers_bytes", s.bufferBytes},
+                    {"total_bytes", s.totalBytes},
+                    {"capacity_bytes", s.capacityBytes}};
+    st["peak_in_flight"] = s.peakInFlight;
+    stages.push_back(st);
+  }
+  j["stages"] = stages;
+  return j.dump(2) + "\n";
+}
+
+} // namespace trident::report

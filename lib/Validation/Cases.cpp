@@ -1,0 +1,242 @@
+//===- Cases.cpp - cases.json parsing, error statistics, rendering --------===//
+
+#include "trident/Validation/Validation.h"
+#include "trident/Support/FileIO.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace trident::validation {
+
+using json = nlohmann::json;
+
+namespace {
+
+/// Reads an integer field; null and absence give `fallback`.
+Result<int64_t> intField(const json &j, const char *key, int64_t fallback,
+                         const std::string &where) {
+  if (!j.contains(key) || j[key].is_null())
+    return fallback;
+  const json &v = j[key];
+  if (!v.is_number_integer())
+    return Status::error(where + ": field '" + key +
+                         "': expected an integer, got " + v.dump());
+  return v.get<int64_t>();
+}
+
+} // namespace
+
+Result<std::vector<Case>> parseCases(std::string_view text,
+                                     const std::string &source) {
+  json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded())
+    return Status::error(source + ": malformed JSON");
+  if (!root.is_array())
+    return Status::error(source + ": expected an array of cases");
+  std::vector<Case> cases;
+  for (size_t i = 0; i < root.size(); ++i) {
+    const json &j = root[i];
+    std::string where = source + ": case " + std::to_string(i);
+    if (!j.is_object() || !j.contains("id") || !j["id"].is_string())
+      return Status::error(where + ": expected an object with a string 'id'");
+    Case c;
+    c.id = j["id"].get<std::string>();
+    where = source + ": case '" + c.id + "'";
+    c.sourceGroup = j.value("source_group", std::string("unknown"));
+    c.evaluable = j.value("evaluable", false);
+    if (j.contains("skip_reason") && j["skip_reason"].is_string())
+      c.skipReason = j["skip_reason"].get<std::string>();
+    if (!c.evaluable) {
+      cases.push_back(std::move(c));
+      continue;
+    }
+    if (!j.contains("model") || !j["model"].is_object())
+      return Status::error(where + ": field 'model': expected an object");
+    c.modelJson = j["model"].dump();
+    if (!j.contains("cluster") || !j["cluster"].is_string())
+      return Status::error(where + ": field 'cluster': expected a string");
+    c.cluster = j["cluster"].get<std::string>();
+    auto get = [&](const char *key, int64_t fallback, int64_t &out) -> Status {
+      auto v = intField(j, key, fallback, where);
+      if (!v)
+        return v.status();
+      out = *v;
+      return Status::ok();
+    };
+    ParallelConfig &p = c.config;
+    int64_t zero = 0;
+    for (auto [key, fallback, out] :
+         std::initializer_list<std::tuple<const char *, int64_t, int64_t *>>{
+             {"gpus", 0, &c.gpus},
+             {"seq_len", 0, &c.seqLen},
+             {"global_batch", 0, &p.globalBatch},
+             {"micro_batch", 1, &p.microBatch},
+             {"tp", 1, &p.tp},
+             {"pp", 1, &p.pp},
+             {"dp", 1, &p.dp},
+             {"cp", 1, &p.cp},
+             {"ep", 1, &p.ep},
+             {"etp", 0, &p.etp},
+             {"vpp", 1, &p.vpp},
+             {"zero", 0, &zero}})
+      if (Status s = get(key, fallback, *out); !s)
+        return s;
+    p.zeroStage = static_cast<int>(zero);
+    p.sequenceParallel = j.value("sequence_parallel", false);
+    std::string recompute = j.value("recompute", std::string("none"));
+    auto r = parseRecompute(recompute);
+    if (!r)
+      return Status::error(where + ": field 'recompute': unknown policy '" +
+                           recompute + "'");
+    p.recompute = *r;
+    std::string precision = j.value("precision", std::string("bf16"));
+    auto d = parseDType(precision);
+    if (!d)
+      return Status::error(where + ": field 'precision': unknown '" +
+                           precision + "'");
+    p.precision = *d;
+    if (!j.contains("measured") || !j["measured"].is_object() ||
+        !j["measured"].contains("tokens_per_s_per_gpu") ||
+        !j["measured"]["tokens_per_s_per_gpu"].is_number())
+      return Status::error(where +
+                           ": field 'measured.tokens_per_s_per_gpu': "
+                           "expected a number");
+    c.measuredTokensPerSecPerGpu =
+        j["measured"]["tokens_per_s_per_gpu"].get<double>();
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+Result<std::vector<Case>> loadCases(const std::string &path) {
+  auto text = readFile(path);
+  if (!text)
+    return text.status();
+  return parseCases(*text, path);
+}
+
+ErrorStats errorStats(const std::vector<double> &errors) {
+  ErrorStats s;
+  s.count = static_cast<int64_t>(errors.size());
+  if (errors.empty())
+    return s;
+  std::vector<double> abs;
+  double sum = 0;
+  for (double e : errors) {
+    abs.push_back(std::fabs(e));
+    sum += e;
+  }
+  std::sort(abs.begin(), abs.end());
+  auto quantile = [&](double q) {
+    // Linear interpolation between order statistics.
+    double pos = q * (abs.size() - 1);
+    size_t lo = static_cast<size_t>(std::floor(pos));
+    size_t hi = std::min(lo + 1, abs.size() - 1);
+    return abs[lo] + (abs[hi] - abs[lo]) * (pos - lo);
+  };
+  s.median = quantile(0.5);
+  s.p90 = quantile(0.9);
+  s.worst = abs.back();
+  s.meanSigned = sum / errors.size();
+  return s;
+}
+
+void summarize(Report &report) {
+  std::map<std::string, std::vector<double>> bySource;
+  std::vector<double> all;
+  report.evaluable = report.evaluated = 0;
+  for (const CaseResult &r : report.results) {
+    if (r.c->evaluable)
+      ++report.evaluable;
+    if (r.outcome != CaseResult::Outcome::Evaluated)
+      continue;
+    ++report.evaluated;
+    bySource[r.c->sourceGroup].push_back(r.error);
+    all.push_back(r.error);
+  }
+  report.bySource.clear();
+  for (auto &[source, errors] : bySource)
+    report.bySource[source] = errorStats(errors);
+  report.overall = errorStats(all);
+}
+
+static std::string pct(double x) { return fmt::format("{:+.1f}%", 100 * x); }
+static std::string upct(double x) { return fmt::format("{:.1f}%", 100 * x); }
+
+std::string renderText(const Report &report) {
+  std::string out = fmt::format("{:<44} {:>10} {:>10} {:>8}  {}\n", "case",
+                                "measured", "predicted", "error", "note");
+  for (const CaseResult &r : report.results) {
+    if (r.outcome == CaseResult::Outcome::Evaluated) {
+      out += fmt::format("{:<44} {:>10.0f} {:>10.0f} {:>8}  {}\n", r.c->id,
+                         r.c->measuredTokensPerSecPerGpu,
+                         r.predictedTokensPerSecPerGpu, pct(r.error),
+                         r.fits ? "" : "predicted out of memory");
+    }
+  }
+  out += "\nnot evaluated:\n";
+  for (const CaseResult &r : report.results)
+    if (r.outcome != CaseResult::Outcome::Evaluated)
+      out += fmt::format("  {:<42} {}: {}\n", r.c->id,
+                         r.outcome == CaseResult::Outcome::Skipped ? "skipped"
+                                                                   : "failed",
+                         r.reason);
+  out += fmt::format("\n{:<22} {:>6} {:>9} {:>9} {:>9} {:>12}\n", "source",
+                     "cases", "median", "p90", "worst", "mean signed");
+  for (const auto &[source, s] : report.bySource)
+    out += fmt::format("{:<22} {:>6} {:>9} {:>9} {:>9} {:>12}\n", source,
+                       s.count, upct(s.median), upct(s.p90), upct(s.worst),
+                       pct(s.meanSigned));
+  const ErrorStats &o = report.overall;
+  out += fmt::format("{:<22} {:>6} {:>9} {:>9} {:>9} {:>12}\n", "all", o.count,
+                     upct(o.median), upct(o.p90), upct(o.worst),
+                     pct(o.meanSigned));
+  out += fmt::format("\nevaluated {} of {} evaluable cases ({})\n",
+                     report.evaluated, report.evaluable,
+                     upct(report.evaluable ? double(report.evaluated) /
+                                                 report.evaluable
+                                           : 0));
+  return out;
+}
+
+std::string renderMarkdown(const Report &report, const std::string &command) {
+  std::string out = "# Validation: predicted against published training runs\n\n";
+  out += "Generated by `" + command +
+         "` from `shared/validation/cases.json` (the published runs of "
+         "`published_runs.json`, normalised). Each case runs through the "
+         "whole pipeline: its config.json is imported into tgraph, analysed "
+         "into a LayerProfile and evaluated for its exact parallel "
+         "configuration on its cluster preset. The error is "
+         "(predicted - measured) / measured tokens/s/GPU. Efficiency "
+         "constants are per GPU type (docs/cost-model.md), never per case.\n\n";
+  const ErrorStats &o = report.overall;
+  out += fmt::format("Evaluated {} of {} evaluable cases. Overall |error|: "
+                     "median {}, 90th percentile {}, worst {}; mean signed "
+                     "error {}.\n\n",
+                     report.evaluated, report.evaluable, upct(o.median),
+                     upct(o.p90), upct(o.worst), pct(o.meanSigned));
+  out += "## By source\n\n| source | cases | median | p90 | worst | mean "
+         "signed |\n|---|---|---|---|---|---|\n";
+  for (const auto &[source, s] : report.bySource)
+    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", source, s.count,
+                       upct(s.median), upct(s.p90), upct(s.worst),
+                       pct(s.meanSigned));
+  out += "\n## Per case\n\n| case | measured tok/s/GPU | predicted | error | "
+         "MFU | note |\n|---|---|---|---|---|---|\n";
+  for (const CaseResult &r : report.results)
+    if (r.outcome == CaseResult::Outcome::Evaluated)
+      out += fmt::format("| {} | {:.0f} | {:.0f} | {} | {:.1f}% | {} |\n",
+                         r.c->id, r.c->measuredTokensPerSecPerGpu,
+                         r.predictedTokensPerSecPerGpu, pct(r.error),
+                         100 * r.mfu,
+                         r.fits ? "" : "predicted out of memory");
+  out += "\n## Not evaluated\n\n| case | why |\n|---|---|\n";
+  for (const CaseResult &r : report.results)
+    if (r.outcome != CaseResult::Outcome::Evaluated)
+      out += fmt::format("| {} | {} |\n", r.c->id, r.reason);
+  return out;
+}
+
+} // namespace trident::validation

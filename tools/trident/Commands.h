@@ -1,0 +1,55 @@
+//===- Commands.h - Subcommands of the trident tool -------------*- C++ -*-===//
+//
+// Each subcommand lives in its own file and declares its options with
+// cl::sub(itsCommand); options several commands share are declared once in
+// Options.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRIDENT_TOOLS_TRIDENT_COMMANDS_H
+#define TRIDENT_TOOLS_TRIDENT_COMMANDS_H
+
+#include "trident/Cost/Evaluate.h"
+#include "trident/Cost/LayerProfile.h"
+#include "trident/Frontend/GraphBuilder.h"
+#include "trident/Hardware/Cluster.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/CommandLine.h"
+
+#include <optional>
+#include <string>
+
+namespace trident::tool {
+
+extern llvm::cl::OptionCategory category;
+extern llvm::cl::SubCommand inspectCmd, importCmd, evaluateCmd, validateCmd,
+    planCmd;
+
+// Shared options (Options.cpp).
+extern llvm::cl::opt<std::string> modelOpt;
+extern llvm::cl::opt<int64_t> seqLenOpt;
+extern llvm::cl::opt<bool> jsonOpt;
+extern llvm::cl::opt<std::string> clusterOpt;
+extern llvm::cl::opt<std::string> calibrationOpt;
+extern llvm::cl::opt<std::string> precisionOpt;
+extern llvm::cl::opt<int64_t> globalBatchOpt;
+
+/// Prints "trident: error: MESSAGE" and returns `code`.
+int fail(const std::string &message, int code = 1);
+
+/// Loads --model (printing warnings); nullopt after printing an error.
+std::optional<frontend::LoadedModel> loadModelOption(mlir::MLIRContext &ctx);
+
+/// Loads --cluster (and --calibration); nullopt after printing an error.
+std::optional<Cluster> loadClusterOption();
+
+int runInspect(mlir::MLIRContext &ctx);
+int runImport(mlir::MLIRContext &ctx);
+int runEvaluate(mlir::MLIRContext &ctx);
+int runValidate(mlir::MLIRContext &ctx);
+int runPlan(mlir::MLIRContext &ctx);
+
+} // namespace trident::tool
+
+#endif // TRIDENT_TOOLS_TRIDENT_COMMANDS_H

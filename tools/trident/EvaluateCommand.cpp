@@ -1,0 +1,132 @@
+//===- EvaluateCommand.cpp - trident evaluate / validate ------------------===//
+
+#include "Commands.h"
+
+#include "trident/Analysis/ModelAnalysis.h"
+#include "trident/Report/EvaluationReport.h"
+#include "trident/Support/FileIO.h"
+#include "trident/Validation/Validation.h"
+
+#include "dialects/Graph/IR/GraphOps.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace cl = llvm::cl;
+
+namespace trident::tool {
+
+namespace {
+#define TRIDENT_INT_OPT(VAR, NAME, DESC, INIT)                                 \
+  cl::opt<int64_t> VAR(NAME, cl::desc(DESC), cl::value_desc("N"),              \
+                       cl::init(INIT), cl::sub(evaluateCmd), cl::cat(category))
+TRIDENT_INT_OPT(tpOpt, "tp", "tensor-parallel size", 1);
+TRIDENT_INT_OPT(ppOpt, "pp", "pipeline-parallel size", 1);
+TRIDENT_INT_OPT(dpOpt, "dp", "data-parallel size", 1);
+TRIDENT_INT_OPT(cpOpt, "cp", "context-parallel size", 1);
+TRIDENT_INT_OPT(epOpt, "ep", "expert-parallel size (carved out of dp)", 1);
+TRIDENT_INT_OPT(etpOpt, "etp", "expert tensor-parallel size (0: = tp)", 0);
+TRIDENT_INT_OPT(vppOpt, "vpp", "virtual pipeline stages per rank", 1);
+TRIDENT_INT_OPT(microBatchOpt, "micro-batch", "sequences per micro-batch", 1);
+TRIDENT_INT_OPT(zeroOpt, "zero", "ZeRO stage 0..3 (1 = distributed optimizer)",
+                0);
+#undef TRIDENT_INT_OPT
+cl::opt<std::string> recomputeOpt("recompute",
+                                  cl::desc("none, selective or full"),
+                                  cl::init("none"), cl::sub(evaluateCmd),
+                                  cl::cat(category));
+cl::opt<bool> spOpt("sequence-parallel",
+                    cl::desc("Megatron sequence parallelism"),
+                    cl::sub(evaluateCmd), cl::cat(category));
+cl::opt<std::string> scheduleOpt("schedule",
+                                 cl::desc("gpipe, 1f1b or interleaved-1f1b"),
+                                 cl::sub(evaluateCmd), cl::cat(category));
+
+cl::opt<std::string> casesOpt("cases", cl::desc("cases.json to evaluate"),
+                              cl::value_desc("file"), cl::sub(validateCmd),
+                              cl::cat(category));
+cl::opt<std::string> writeDocOpt("write-doc",
+                                 cl::desc("also write the markdown report"),
+                                 cl::value_desc("file"), cl::sub(validateCmd),
+                                 cl::cat(category));
+} // namespace
+
+int runEvaluate(mlir::MLIRContext &ctx) {
+  if (seqLenOpt <= 0)
+    return fail("--seq-len is required and must be positive");
+  if (globalBatchOpt <= 0)
+    return fail("--global-batch is required and must be positive");
+  ParallelConfig cfg;
+  cfg.tp = tpOpt;
+  cfg.pp = ppOpt;
+  cfg.dp = dpOpt;
+  cfg.cp = cpOpt;
+  cfg.ep = epOpt;
+  cfg.etp = etpOpt;
+  cfg.vpp = vppOpt;
+  cfg.microBatch = microBatchOpt;
+  cfg.globalBatch = globalBatchOpt;
+  cfg.sequenceParallel = spOpt;
+  if (zeroOpt < 0 || zeroOpt > 3)
+    return fail("--zero must be 0, 1, 2 or 3, got " + std::to_string(zeroOpt));
+  cfg.zeroStage = static_cast<int>(zeroOpt);
+  auto recompute = parseRecompute(recomputeOpt);
+  if (!recompute)
+    return fail("--recompute: expected none, selective or full, got '" +
+                recomputeOpt + "'");
+  cfg.recompute = *recompute;
+  auto precision = parseDType(precisionOpt);
+  if (!precision || *precision == DType::F32)
+    return fail("--precision: expected bf16, fp16 or fp8, got '" +
+                precisionOpt + "'");
+  cfg.precision = *precision;
+  if (!scheduleOpt.empty()) {
+    auto kind = parseScheduleKind(scheduleOpt);
+    if (!kind)
+      return fail("--schedule: expected gpipe, 1f1b or interleaved-1f1b, got '" +
+                  scheduleOpt + "'");
+    cfg.schedule = *kind;
+  }
+
+  auto cluster = loadClusterOption();
+  if (!cluster)
+    return 1;
+  auto loaded = loadModelOption(ctx);
+  if (!loaded)
+    return 1;
+  LayerProfile profile =
+      analysis::buildLayerProfile(loaded->model(), seqLenOpt);
+  auto eval = evaluate(profile, *cluster, cfg);
+  if (!eval)
+    return fail(eval.message());
+  llvm::outs() << (jsonOpt ? report::renderEvaluationJson(profile, *cluster,
+                                                          cfg, *eval)
+                           : report::renderEvaluationText(profile, *cluster,
+                                                          cfg, *eval));
+  if (!eval->fits) {
+    llvm::errs() << "trident: error: the configuration does not fit in "
+                    "memory: "
+                 << describeFit(*eval) << "\n";
+    return 3;
+  }
+  return 0;
+}
+
+int runValidate(mlir::MLIRContext &) {
+  std::string path = casesOpt;
+  if (path.empty())
+    path = std::string(TRIDENT_DEFAULT_CASES);
+  auto cases = validation::loadCases(path);
+  if (!cases)
+    return fail(cases.message());
+  validation::Report report = validation::runValidation(*cases);
+  llvm::outs() << validation::renderText(report);
+  if (!writeDocOpt.empty()) {
+    std::string doc = validation::renderMarkdown(
+        report, "trident validate --write-doc docs/validation.md");
+    if (Status s = writeFileAtomically(writeDocOpt, doc); !s)
+      return fail(s.message());
+  }
+  return 0;
+}
+
+} // namespace trident::tool

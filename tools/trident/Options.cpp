@@ -1,0 +1,99 @@
+//===- Options.cpp - Options shared by several trident commands -----------===//
+
+#include "Commands.h"
+
+#include "trident/Hardware/Calibration.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace cl = llvm::cl;
+
+namespace trident::tool {
+
+cl::OptionCategory category("Trident options");
+
+cl::SubCommand inspectCmd("inspect", "Parameters, layers and FLOPs of a model");
+cl::SubCommand importCmd("import", "Write a model as tgraph MLIR");
+cl::SubCommand evaluateCmd(
+    "evaluate", "Predict step time and memory of one parallel configuration");
+cl::SubCommand planCmd("plan", "Search the plan space for the fastest plan "
+                                "that fits");
+cl::SubCommand validateCmd(
+    "validate", "Predict every published run of a cases.json and report the "
+                "error");
+
+cl::opt<std::string> modelOpt("model",
+                              cl::desc("zoo name, config.json or .mlir file"),
+                              cl::value_desc("M"), cl::sub(inspectCmd),
+                              cl::sub(importCmd), cl::sub(evaluateCmd), cl::sub(planCmd),
+                              cl::cat(category));
+cl::opt<int64_t> seqLenOpt("seq-len", cl::desc("sequence length"),
+                           cl::value_desc("S"), cl::init(0),
+                           cl::sub(inspectCmd), cl::sub(importCmd),
+                           cl::sub(evaluateCmd), cl::sub(planCmd), cl::cat(category));
+cl::opt<bool> jsonOpt("json", cl::desc("print JSON"), cl::sub(inspectCmd),
+                      cl::sub(evaluateCmd), cl::sub(planCmd), cl::cat(category));
+cl::opt<std::string> clusterOpt(
+    "cluster", cl::desc("PRESET:NODES (e.g. dgx-h100:32) or cluster.json"),
+    cl::value_desc("C"), cl::sub(evaluateCmd), cl::sub(planCmd), cl::cat(category));
+cl::opt<std::string> calibrationOpt(
+    "calibration", cl::desc("calibration profile JSON measured on the GPUs"),
+    cl::value_desc("file"), cl::sub(evaluateCmd), cl::sub(planCmd), cl::cat(category));
+cl::opt<std::string> precisionOpt("precision", cl::desc("bf16, fp16 or fp8"),
+                                  cl::init("bf16"), cl::sub(evaluateCmd), cl::sub(planCmd),
+                                  cl::cat(category));
+cl::opt<int64_t> globalBatchOpt("global-batch",
+                                cl::desc("sequences per optimizer step"),
+                                cl::value_desc("B"), cl::init(0),
+                                cl::sub(evaluateCmd), cl::sub(planCmd), cl::cat(category));
+
+int fail(const std::string &message, int code) {
+  llvm::errs() << "trident: error: " << message << "\n";
+  return code;
+}
+
+std::optional<frontend::LoadedModel> loadModelOption(mlir::MLIRContext &ctx) {
+  if (modelOpt.empty()) {
+    fail("--model is required (a zoo name, a config.json or a .mlir file)");
+    return std::nullopt;
+  }
+  if (seqLenOpt < 0) {
+    fail("--seq-len must be positive, got " + std::to_string(seqLenOpt));
+    return std::nullopt;
+  }
+  auto loaded = frontend::loadModel(ctx, modelOpt, seqLenOpt);
+  if (!loaded) {
+    fail(loaded.message());
+    return std::nullopt;
+  }
+  for (const std::string &w : loaded->warnings)
+    llvm::errs() << "trident: warning: " << w << "\n";
+  return std::move(*loaded);
+}
+
+std::optional<Cluster> loadClusterOption() {
+  if (clusterOpt.empty()) {
+    fail("--cluster is required (PRESET:NODES such as dgx-h100:4, or a "
+         "cluster.json)");
+    return std::nullopt;
+  }
+  auto cluster = loadCluster(clusterOpt);
+  if (!cluster) {
+    fail(cluster.message());
+    return std::nullopt;
+  }
+  if (!calibrationOpt.empty()) {
+    auto cal = loadCalibrationFile(calibrationOpt);
+    if (!cal) {
+      fail(cal.message());
+      return std::nullopt;
+    }
+    if (Status s = applyCalibration(*cluster, *cal); !s) {
+      fail(s.message());
+      return std::nullopt;
+    }
+  }
+  return std::move(*cluster);
+}
+
+} // namespace trident::tool
