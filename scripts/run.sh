@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh >/dev/null
+BIN=${TRIDENT_BUILD_DIR:-build}/bin
 if [ $# -eq 0 ]; then
-  exec build/bin/trident inspect --model gpt3-175b
+  exec "$BIN/trident" inspect --model gpt3-175b
 fi
-exec build/bin/trident "$@"
+exec "$BIN/trident" "$@"

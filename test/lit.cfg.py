@@ -16,6 +16,7 @@ config.excludes = ["CMakeLists.txt", "lit.cfg.py", "unit", "lib", "data", "Input
 config.substitutions.append(("%shared", config.trident_shared_dir))
 config.substitutions.append(("%srcroot", config.trident_src_root))
 config.substitutions.append(("%data", os.path.join(config.trident_src_root, "test", "data")))
+config.substitutions.append(("%trident_bin", config.trident_tools_dir))
 
 llvm_config.with_system_environment(["HOME", "TMPDIR"])
 llvm_config.use_default_substitutions()

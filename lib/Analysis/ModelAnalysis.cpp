@@ -198,6 +198,26 @@ void GroupBuilder::add(Operation &op,
     int64_t keys = window > 0 ? std::min(window, seq) : seq;
     addGemm(seq, keys, d, h, TpSplit::Heads, /*core=*/true);
     addGemm(seq, dv, keys, h, TpSplit::Heads, /*core=*/true);
+    // A fused kernel skips the blocks a causal mask hides (FlashAttention,
+    // Dao et al. 2022): half of the s x s square, or the part of each
+    // window beyond the sequence start. Model FLOPs still count it all.
+    if (attn.getCausal()) {
+      double density = window > 0 && window < seq
+                           ? 1.0 - double(window - 1) / (2.0 * seq)
+                           : double(seq + 1) / (2.0 * seq);
+      for (size_t i = cost.gemms.size() - 2; i < cost.gemms.size(); ++i)
+        cost.gemms[i].density = density;
+    }
+    // Unfused attention materialises the scores: written by QK^T, read and
+    // written by the softmax, read by PV (4 passes), and with dropout a
+    // mask and a second copy (Korthikanti et al. 2022, Sec. 4.1).
+    int64_t e = elementBytes(attn.getQ().getType());
+    double probs = double(h) * seq * keys;
+    double core = probs * 4 * e;
+    if (attn.getDropout().convertToDouble() > 0)
+      core += probs * (1 + 2 * e);
+    cost.attnCoreBytes += core;
+    cost.fwdBytesTpSharded += core;
     cost.cpKvBytesPerSample += numBytes(attn.getK().getType(), ctx) +
                                numBytes(attn.getV().getType(), ctx);
     if (attn.getKRope())
@@ -326,7 +346,13 @@ ModelSummary summarizeModel(ModelOp model, int64_t seqLen) {
         if (auto c = dyn_cast<CostOpInterface>(&inner))
           layer += c.getCost(ctx);
       OpCost all = rep.getCost(ctx);
-      row.params = layer.params;
+      // Parameters of one iteration: each tgraph.param once (op costs also
+      // report the parameters they read).
+      row.params = 0;
+      rep.getBody().front().walk([&](ParamOp p) {
+        row.params += rt(p.getResult()).getNumElements() * enclosingRepeats(p) /
+                      rep.getCountAttr().getInt();
+      });
       row.fwdFlops = layer.fwdFlops;
       row.bwdFlops = layer.bwdFlops;
       for (int i = 0; i < 3; ++i)
@@ -379,14 +405,31 @@ LayerProfile buildLayerProfile(ModelOp model, int64_t seqLen) {
     if (profile.vocabSize == 0) {
       profile.vocabSize = rt(e.getTable()).getDimSize(0);
       profile.hidden = rt(e.getTable()).getDimSize(1);
-      Type el = rt(e.getTable()).getElementType();
-      profile.dtype = el.isF32()   ? DType::F32
-                      : el.isF16() ? DType::F16
-                      : el.isBF16() ? DType::BF16
-                                    : DType::FP8;
     }
   });
+  // The training dtype: that of the parameters.
+  bool dtypeSet = false;
+  model.walk([&](ParamOp p) {
+    if (dtypeSet)
+      return;
+    dtypeSet = true;
+    Type el = rt(p.getResult()).getElementType();
+    profile.dtype = el.isF32()    ? DType::F32
+                    : el.isF16()  ? DType::F16
+                    : el.isBF16() ? DType::BF16
+                                  : DType::FP8;
+  });
 
+  if (profile.hidden == 0) {
+    model.walk([&](RepeatOp r) {
+      if (profile.hidden == 0 && !r.getInits().empty())
+        profile.hidden = rt(r.getInits()[0]).getShape().back();
+    });
+    model.walk([&](LinearOp l) {
+      if (profile.hidden == 0)
+        profile.hidden = rt(l.getResult()).getShape().back();
+    });
+  }
   Block &body = model.getBody().front();
   bool seenRepeat = false;
   // Ops of the current top-level segment, so tied parameters are found.

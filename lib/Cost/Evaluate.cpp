@@ -50,6 +50,9 @@ struct Axes {
   bool operator==(const Axes &) const = default;
 };
 
+/// Load of the busiest expert over the mean (see the use below).
+constexpr double kExpertLoadImbalance = 1.25;
+
 DType activationDtype(DType precision) {
   // FP8 training (Transformer Engine) keeps activations in 16 bits.
   return precision == DType::FP8 ? DType::BF16 : precision;
@@ -127,6 +130,18 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
     // dgrad: dY (M x N) W^T (N x K); wgrad: X^T (K x M) dY (M x N).
     double b = launchBound(gpu, gemmTime(gpu, M, K, N, B, ax.dtype).seconds) +
                launchBound(gpu, gemmTime(gpu, K, N, M, B, ax.dtype).seconds);
+    if (g.expert) {
+      // Routing is never perfectly balanced: the busiest expert sets the
+      // pace. GShard (Lepikhin et al. 2020) and Switch (Fedus et al. 2021)
+      // size expert buffers with a capacity factor of 1.25 for this.
+      f *= kExpertLoadImbalance;
+      b *= kExpertLoadImbalance;
+      // Permuting tokens to their experts and back: read and write each
+      // routed token twice per direction.
+      double permute = 4 * M * K * B * double(dtypeBytes(act));
+      f += memorySeconds(gpu, permute);
+      b += memorySeconds(gpu, permute);
+    }
     gemmFwd += f;
     gemmBwd += b;
     if (g.split != TpSplit::None && ax.tp > 1)
@@ -258,6 +273,7 @@ struct Evaluator::Impl {
   std::vector<int64_t> chunkBegin, chunkEnd; ///< block range per chunk
   std::vector<double> chunkAct;             ///< saved bytes per micro-batch
   std::vector<double> chunkExposed, chunkHidden, chunkCompute;
+  std::vector<double> chunkRecomputeWork; ///< full recompute working set
   std::vector<int64_t> stageGroup;
 };
 
@@ -574,6 +590,7 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
   im.chunkExposed.assign(size_t(G), 0.0);
   im.chunkHidden.assign(size_t(G), 0.0);
   im.chunkCompute.assign(size_t(G), 0.0);
+  im.chunkRecomputeWork.assign(size_t(G), 0.0);
   std::vector<double> &chunkAct = im.chunkAct;
 
   // Per-stage parameter elements (dense, expert) and the largest layer.
@@ -630,9 +647,11 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
     if (g == G - 1)
       for (int32_t gi : headGroups_)
         add(gi, double(profile_.groups[size_t(gi)].count)), st.hasHead = true;
-    // Full recompute: one layer's activations live again during backward.
-    if (c.recompute == Recompute::Full)
-      act += maxLayerAct;
+    // Full recompute: while a layer's backward runs, that layer's full
+    // activations exist once more (rebuilt from its checkpoint); counted
+    // once per stage below, not per micro-batch in flight.
+    im.chunkRecomputeWork[size_t(g)] =
+        c.recompute == Recompute::Full ? maxLayerAct : 0.0;
     pc.forwardSeconds[size_t(g)] = fwd;
     pc.backwardSeconds[size_t(g)] = bwd;
     chunkAct[size_t(g)] = act;
@@ -778,7 +797,7 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
     optimizer = std::max(optimizer, st.optimizerSeconds);
     // Exposed / hidden / compute per step.
     double exposedStage = 0, hiddenStage = 0, computeStage = 0, fwdMb = 0,
-           bwdMb = 0, actSum = 0;
+           bwdMb = 0, actSum = 0, recomputeWork = 0;
     for (int64_t g = s; g < G; g += p) {
       exposedStage += im.chunkExposed[size_t(g)];
       hiddenStage += im.chunkHidden[size_t(g)];
@@ -786,6 +805,7 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
       fwdMb += pc.forwardSeconds[size_t(g)];
       bwdMb += pc.backwardSeconds[size_t(g)];
       actSum += chunkAct[size_t(g)];
+      recomputeWork = std::max(recomputeWork, im.chunkRecomputeWork[size_t(g)]);
     }
     st.forwardSecondsPerMicroBatch = fwdMb;
     st.backwardSecondsPerMicroBatch = bwdMb;
@@ -797,7 +817,8 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
     st.bubbleSeconds = im.stageIdle[size_t(s)];
     // Memory.
     st.peakInFlight = inflight[size_t(s)];
-    st.activationBytes = double(st.peakInFlight) * actSum / double(v);
+    st.activationBytes =
+        double(st.peakInFlight) * actSum / double(v) + recomputeWork;
     double z3Buffer = c.zeroStage == 3 ? 2 * st.bufferBytes * weightBytes : 0;
     double p2pBuffer = p > 1 ? 2 * msgBytes : 0;
     st.bufferBytes = o.reservedBytes + z3Buffer + p2pBuffer;

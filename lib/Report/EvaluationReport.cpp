@@ -3,6 +3,7 @@
 #include "trident/Report/EvaluationReport.h"
 #include "trident/Report/InspectReport.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -11,7 +12,10 @@ namespace trident::report {
 namespace {
 
 std::string gb(double bytes) { return fmt::format("{:.1f} GB", bytes / 1e9); }
-std::string ms(double s) { return fmt::format("{:.1f} ms", s * 1e3); }
+/// Milliseconds; rounding noise below zero prints as 0.
+std::string ms(double s) {
+  return fmt::format("{:.1f} ms", std::max(0.0, s) * 1e3);
+}
 
 std::string configLine(const ParallelConfig &c) {
   std::string s = fmt::format("dp={} tp={} pp={} cp={}", c.dp, c.tp, c.pp, c.cp);
@@ -41,7 +45,7 @@ std::string renderEvaluationText(const LayerProfile &profile,
   out += fmt::format("plan        {}\n", configLine(cfg));
   out += fmt::format("schedule    {}, {} micro-batches, bubble {:.1f}%\n\n",
                      scheduleKindName(e.schedule), e.microBatches,
-                     100 * e.bubbleFraction);
+                     100 * std::max(0.0, e.bubbleFraction));
   out += fmt::format("step time   {:.3f} s  (pipeline {:.3f} s + exposed DP "
                      "{:.3f} s + optimizer {:.3f} s)\n",
                      e.iterationSeconds, e.pipelineSeconds, e.dpExposedSeconds,

@@ -2,6 +2,7 @@
 
 #include "trident/Report/InspectReport.h"
 
+#include <cmath>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -18,6 +19,17 @@ std::string humanCount(double n) {
     ++i;
   }
   return i == 0 ? fmt::format("{:.0f}", n) : fmt::format("{:.2f}{}", n, suffix[i]);
+}
+
+/// "2.87 GB", "512 B".
+static std::string humanBytes(double n) {
+  const char *suffix[] = {" B", " KB", " MB", " GB", " TB", " PB"};
+  int i = 0;
+  while (std::abs(n) >= 1000.0 && i < 5) {
+    n /= 1000.0;
+    ++i;
+  }
+  return i == 0 ? fmt::format("{:.0f} B", n) : fmt::format("{:.2f}{}", n, suffix[i]);
 }
 
 static const char *kindName(LayerKind k) {
@@ -60,8 +72,7 @@ std::string renderInspectText(const ModelSummary &s) {
         "{:<22} {:>6} {:>12} {:>14} {:>14} {:>12} {:>12}\n",
         r.name.size() > 22 ? r.name.substr(0, 22) : r.name, r.count,
         humanCount(r.params), humanCount(r.fwdFlops),
-        humanCount(r.fwdFlops + r.bwdFlops), humanCount(r.savedBytes[0]) + "B",
-        humanCount(r.savedBytes[1]) + "B");
+        humanCount(r.fwdFlops + r.bwdFlops), humanBytes(r.savedBytes[0]), humanBytes(r.savedBytes[1]));
   }
   out += "(per iteration of a row; activations are bytes kept for the "
          "backward per sequence)\n";

@@ -103,9 +103,8 @@ int runEvaluate(mlir::MLIRContext &ctx) {
                            : report::renderEvaluationText(profile, *cluster,
                                                           cfg, *eval));
   if (!eval->fits) {
-    llvm::errs() << "trident: error: the configuration does not fit in "
-                    "memory: "
-                 << describeFit(*eval) << "\n";
+    llvm::errs() << "trident: error: the configuration " << describeFit(*eval)
+                 << "\n";
     return 3;
   }
   return 0;

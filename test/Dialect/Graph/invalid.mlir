@@ -702,3 +702,11 @@ func.func @repeat_yield(%x: tensor<?x?x4xf32>, %y: tensor<?x?x8xf32>) {
 tgraph.model @no_output attributes {seq_len = 1 : i64} {
   %l = tgraph.input "x" : tensor<?xf32>
 }
+
+// -----
+
+func.func @moe_bias_pairs(%x: tensor<?x?x64xf32>, %r: tensor<64x8xf32>, %wi: tensor<8x64x256xf32>, %wo: tensor<8x128x64xf32>, %bi: tensor<8x256xf32>) {
+  // expected-error@+1 {{expert biases come in pairs}}
+  %0 = "tgraph.moe"(%x, %r, %wi, %wo, %bi) <{activation = #tgraph.act<silu>, gated, num_experts = 8 : i64, top_k = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 0, 1, 1, 1, 0>}> : (tensor<?x?x64xf32>, tensor<64x8xf32>, tensor<8x64x256xf32>, tensor<8x128x64xf32>, tensor<8x256xf32>) -> tensor<?x?x64xf32>
+  return
+}

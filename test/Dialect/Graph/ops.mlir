@@ -138,8 +138,14 @@ tgraph.model @recsys attributes {seq_len = 1 : i64} {
   // CHECK: tgraph.conv2d %{{.*}}, %{{.*}} {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>}
   %cv = tgraph.conv2d %img, %wconv {strides = array<i64: 2, 2>, padding = array<i64: 1, 1>} : (tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x4x4xf32>
   %tab = tgraph.param "table" <embedding> : tensor<100x4xf32>
+  %tab2 = tgraph.param "tok" <other> : tensor<1x4xf32>
+  %e3 = tgraph.input "seq3" : tensor<?x3x4xf32>
+  %eT = tgraph.input "seq4" : tensor<?x4x4xf32>
   // CHECK: tgraph.embedding_bag %{{.*}}, %{{.*}} {mean}
   %e = tgraph.embedding_bag %ids, %tab {mean} : (tensor<?x2xi64>, tensor<100x4xf32>) -> tensor<?x4xf32>
+  %ei = tgraph.prepend_token %e3, %tab2 : (tensor<?x3x4xf32>, tensor<1x4xf32>) -> tensor<?x4x4xf32>
+  // CHECK: tgraph.matmul
+  %mm = tgraph.matmul %ei, %eT : (tensor<?x4x4xf32>, tensor<?x4x4xf32>) -> tensor<?x4x4xf32>
   // CHECK: tgraph.dot_interaction
   %z = tgraph.dot_interaction %d, %e : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x5xf32>
   %wt = tgraph.param "top" <other> : tensor<1x5xf32>

@@ -28,7 +28,9 @@ TEST_CASE("catalog has the required GPUs with sane numbers", "[hardware]") {
   CHECK(h100.peakBf16FlopsPerS == Approx(989.4e12));
   CHECK(h100.peakFp8FlopsPerS == Approx(1978.9e12));
   CHECK(h100.hbmBandwidthBytesPerS == Approx(3.35e12));
-  CHECK(h100.gemmEfficiency(DType::BF16) == Approx(794.5 / 989.4).epsilon(0.01));
+  // MAMF 794.5 / 989.4, derated to sustained training (fitted 0.822).
+  CHECK(h100.gemmEfficiency(DType::BF16) ==
+        Approx(794.5 / 989.4 * 0.822).epsilon(0.01));
   GpuSpec a100 = *lookupGpu("a100-40gb");
   CHECK(a100.name == "A100-SXM4-40GB");
   CHECK(a100.peakFlopsPerS(DType::BF16) == Approx(312e12));
