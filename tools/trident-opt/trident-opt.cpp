@@ -6,10 +6,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/Graph/IR/GraphDialect.h"
+#include "trident/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/Dialect/Shard/Transforms/Passes.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -20,6 +22,11 @@ int main(int argc, char **argv) {
   registry.insert<mlir::trident::graph::TGraphDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::tensor::TensorDialect,
                   mlir::shard::ShardDialect>();
+  mlir::trident::graph::registerShardingInterfaceModels(registry);
+  mlir::trident::registerTridentPasses();
+  // Upstream sharding passes, for plans materialised as shard annotations.
+  mlir::shard::registerShardingPropagation();
+  mlir::shard::registerPartition();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   return mlir::asMainReturnCode(

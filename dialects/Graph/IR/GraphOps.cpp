@@ -269,12 +269,26 @@ LogicalResult ModelOp::verify() {
   return success();
 }
 
-OpCost ModelOp::getCost(const CostContext &ctx) {
+/// Sums the costs of the ops of `block`; parameters are counted once each,
+/// by their tgraph.param (ops also report the parameters they read).
+static OpCost sumBlock(Block &block, const CostContext &ctx) {
   OpCost total;
-  for (Operation &op : getBody().front())
-    if (auto costed = dyn_cast<CostOpInterface>(&op))
-      total += costed.getCost(ctx);
+  int64_t params = 0;
+  for (Operation &op : block) {
+    auto costed = dyn_cast<CostOpInterface>(&op);
+    if (!costed)
+      continue;
+    OpCost c = costed.getCost(ctx);
+    if (isa<ParamOp, RepeatOp>(op))
+      params += c.params;
+    total += c;
+  }
+  total.params = params;
   return total;
+}
+
+OpCost ModelOp::getCost(const CostContext &ctx) {
+  return sumBlock(getBody().front(), ctx);
 }
 
 SmallVector<ParallelDim> ModelOp::getParallelDims() { return {}; }
@@ -347,10 +361,7 @@ LogicalResult RepeatOp::verify() {
 
 /// One layer's cost (the body), before multiplying by the count.
 static OpCost bodyCost(RepeatOp op, const CostContext &ctx) {
-  OpCost layer;
-  for (Operation &inner : op.getBody().front())
-    if (auto costed = dyn_cast<CostOpInterface>(&inner))
-      layer += costed.getCost(ctx);
+  OpCost layer = sumBlock(op.getBody().front(), ctx);
   // Full recompute keeps each layer's inputs (the checkpoint).
   double checkpoint = 0;
   for (Value v : op.getInits())
@@ -865,9 +876,14 @@ OpCost AttentionOp::getCost(const CostContext &ctx) {
   // softmax output (2 bytes x a s^2 b in 16-bit), and with dropout its mask
   // (1 byte) and its output (2 bytes).
   int64_t e = elementBytes(getQ().getType());
-  double qkv = savedOnce(*this, getQ(), ctx) + savedOnce(*this, getK(), ctx) +
-               savedOnce(*this, getV(), ctx) +
-               (getKRope() ? savedOnce(*this, getKRope(), ctx) : 0.0);
+  // A tensor passed as several of q, k, v is kept once.
+  double qkv = 0;
+  SmallVector<Value, 4> kept;
+  for (Value v : {getQ(), getK(), getV(), getKRope()})
+    if (v && !llvm::is_contained(kept, v)) {
+      kept.push_back(v);
+      qkv += savedOnce(*this, v, ctx);
+    }
   double probs = b * h * s * keys;
   double core = probs * e;
   if (getDropout().convertToDouble() > 0)
