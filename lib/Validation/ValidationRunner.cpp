@@ -3,7 +3,7 @@
 #include "trident/Analysis/ModelAnalysis.h"
 #include "trident/Frontend/GraphBuilder.h"
 #include "trident/Frontend/ModelSource.h"
-#include "trident/Validation/Validation.h"
+#include "trident/Validation/CaseProfile.h"
 
 #include "dialects/Graph/IR/GraphOps.h"
 
@@ -14,10 +14,7 @@
 
 namespace trident::validation {
 
-namespace {
-
-/// Builds the LayerProfile of a case's model at its sequence length.
-Result<LayerProfile> profileFor(mlir::MLIRContext &context, const Case &c) {
+Result<LayerProfile> caseProfile(mlir::MLIRContext &context, const Case &c) {
   std::string source = "cases.json:" + c.id;
   std::vector<std::string> warnings;
   auto cfg = frontend::parseHFConfig(c.modelJson, source, &warnings);
@@ -34,8 +31,6 @@ Result<LayerProfile> profileFor(mlir::MLIRContext &context, const Case &c) {
   loaded.module = std::move(module);
   return analysis::buildLayerProfile(loaded.model(), c.seqLen);
 }
-
-} // namespace
 
 Report runValidation(const std::vector<Case> &cases,
                      const EvalOptions &options) {
@@ -58,7 +53,7 @@ Report runValidation(const std::vector<Case> &cases,
     auto key = std::make_pair(c.modelJson, c.seqLen);
     auto it = profiles.find(key);
     if (it == profiles.end())
-      it = profiles.emplace(key, profileFor(context, c)).first;
+      it = profiles.emplace(key, caseProfile(context, c)).first;
     auto fail = [&](const std::string &why) {
       r.outcome = CaseResult::Outcome::Failed;
       r.reason = why;

@@ -1,11 +1,383 @@
 //===- PlanCommand.cpp - trident plan -------------------------------------===//
+//
+// `trident plan`: searches the plan space (TridentSearch) and prints the top
+// K plans, a short "why" for the winner, and writes the best plan as
+// trident.plan/v1 JSON (TridentPlan). `--validate-cases FILE` runs the
+// search for every evaluable published case and compares it with the
+// published configuration's prediction (docs/planner.md).
+//
+// Exit codes: 0 a plan was found; 1 bad input (model, cluster, pins that
+// cannot work on them, or a case the planner loses); 2 bad usage
+// (malformed flags); 3 nothing fits in memory.
+//
+//===----------------------------------------------------------------------===//
 
 #include "Commands.h"
 
+#include "trident/Analysis/ModelAnalysis.h"
+#include "trident/Frontend/ModelSource.h"
+#include "trident/Plan/Plan.h"
+#include "trident/Search/Search.h"
+#include "trident/Support/FileIO.h"
+#include "trident/Validation/Validation.h"
+
+#include "dialects/Graph/IR/GraphOps.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <unistd.h>
+
+namespace cl = llvm::cl;
+
 namespace trident::tool {
 
-int runPlan(mlir::MLIRContext &) {
-  return fail("plan: the search is being written (issue 4)", 2);
+namespace {
+cl::opt<int64_t> topOpt("top", cl::desc("plans to print (default 5)"),
+                        cl::value_desc("K"), cl::init(5), cl::sub(planCmd),
+                        cl::cat(category));
+cl::opt<std::string> fixOpt("fix",
+                            cl::desc("pin axes: tp=8,pp=16,dp=8,cp=1,ep=1,"
+                                     "vpp=1,mb=1,sp=1,recompute=full,zero=1,"
+                                     "schedule=1f1b"),
+                            cl::value_desc("list"), cl::sub(planCmd),
+                            cl::cat(category));
+cl::opt<std::string> outputOpt("o", cl::desc("write the best plan as JSON"),
+                               cl::value_desc("plan.json"), cl::sub(planCmd),
+                               cl::cat(category));
+cl::opt<int64_t> threadsOpt("threads",
+                            cl::desc("worker threads (0: all cores)"),
+                            cl::value_desc("N"), cl::init(0), cl::sub(planCmd),
+                            cl::cat(category));
+cl::opt<double> priceOpt("price-per-gpu-hour",
+                         cl::desc("dollars per GPU-hour: rank by cost per "
+                                  "token"),
+                         cl::value_desc("USD"), cl::init(0), cl::sub(planCmd),
+                         cl::cat(category));
+cl::opt<std::string> objectiveOpt(
+    "objective",
+    cl::desc("time or cost (default: cost when a price is given, else time)"),
+    cl::init(""), cl::sub(planCmd), cl::cat(category));
+cl::opt<double> memFractionOpt(
+    "max-memory-fraction",
+    cl::desc("use at most this fraction of each GPU's memory (default 1)"),
+    cl::value_desc("F"), cl::init(1.0), cl::sub(planCmd), cl::cat(category));
+cl::opt<bool> tpAcrossNodesOpt(
+    "allow-tp-across-nodes",
+    cl::desc("let tensor parallelism span nodes (off: TP stays in an NVLink "
+             "domain)"),
+    cl::sub(planCmd), cl::cat(category));
+cl::opt<std::string> validateCasesOpt(
+    "validate-cases",
+    cl::desc("plan every evaluable case of a cases.json and compare with "
+             "the published configuration"),
+    cl::value_desc("cases.json"), cl::sub(planCmd), cl::cat(category));
+cl::opt<std::string> caseFilterOpt(
+    "case-filter",
+    cl::desc("with --validate-cases: only cases whose id contains this"),
+    cl::value_desc("text"), cl::sub(planCmd), cl::cat(category));
+
+std::string fmtD(const char *f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string pad(std::string s, size_t w, bool left = false) {
+  if (s.size() >= w)
+    return s;
+  return left ? s + std::string(w - s.size(), ' ')
+              : std::string(w - s.size(), ' ') + s;
+}
+
+/// The table of the top plans.
+std::string renderTable(const search::SearchResult &r,
+                        const std::vector<plan::Plan> &plans, bool price) {
+  std::string out;
+  out += "  #    dp  tp  pp  cp  ep vpp sp    mb x m  recompute zero  "
+         "step (s)    tokens/s    MFU   mem/GPU  bubble  exp.comm";
+  if (price)
+    out += "  $/Mtok";
+  out += "\n";
+  for (size_t i = 0; i < plans.size(); ++i) {
+    const plan::Plan &p = plans[i];
+    const search::Candidate &c = r.top[i];
+    std::string mbm = std::to_string(p.microBatchSize) + " x " +
+                      std::to_string(p.numMicroBatches);
+    out += pad(std::to_string(i + 1), 3) + " " + pad(std::to_string(p.dp), 5) +
+           pad(std::to_string(p.tp), 4) + pad(std::to_string(p.pp), 4) +
+           pad(std::to_string(p.cp), 4) + pad(std::to_string(p.ep), 4) +
+           pad(std::to_string(p.vpp), 4) +
+           pad(p.sequenceParallel ? "on" : "-", 3) + pad(mbm, 10) +
+           pad(p.recompute, 11) + pad(std::to_string(p.zeroStage), 5) +
+           pad(fmtD("%.3f", p.predicted.iterationSeconds), 10) +
+           pad(fmtD("%.0f", p.predicted.tokensPerSecond), 12) +
+           pad(fmtD("%.1f%%", 100 * p.predicted.mfu), 7) +
+           pad(fmtD("%.1f GB", p.predicted.peakMemoryBytes / 1e9), 10) +
+           pad(fmtD("%.1f%%", 100 * p.predicted.bubbleFraction), 8) +
+           pad(fmtD("%.1f%%", 100 * p.predicted.exposedCommFraction), 10);
+    if (price)
+      out += pad(fmtD("%.3f", p.predicted.costPerMillionTokens), 8);
+    if (!r.clusterNotes[size_t(c.clusterIndex)].empty())
+      out += "  (" + r.clusterNotes[size_t(c.clusterIndex)] + ")";
+    out += "\n";
+  }
+  return out;
+}
+
+/// Builds the LayerProfile of a case's model (as ValidationRunner does).
+Result<LayerProfile> caseProfile(mlir::MLIRContext &ctx,
+                                 const validation::Case &c) {
+  std::string source = "cases.json:" + c.id;
+  std::vector<std::string> warnings;
+  auto cfg = frontend::parseHFConfig(c.modelJson, source, &warnings);
+  if (!cfg)
+    return cfg.status();
+  cfg->seqLen = c.seqLen;
+  if (cfg->position == frontend::PositionKind::Learned &&
+      cfg->maxPositions < c.seqLen)
+    cfg->maxPositions = c.seqLen;
+  if (Status s = frontend::validateModelConfig(*cfg, source); !s)
+    return s;
+  auto module = frontend::buildModel(ctx, *cfg);
+  frontend::LoadedModel loaded;
+  loaded.module = std::move(module);
+  return analysis::buildLayerProfile(loaded.model(), c.seqLen);
+}
+
+/// --validate-cases: the planner against every published configuration.
+int runValidateCases(mlir::MLIRContext &ctx, const search::SearchOptions &base,
+                     const EvalOptions &evalOpt) {
+  auto cases = validation::loadCases(validateCasesOpt);
+  if (!cases)
+    return fail(cases.message());
+  std::map<std::pair<std::string, int64_t>, Result<LayerProfile>> profiles;
+  // Fitting published configurations the planner matched or beat; lost
+  // to; published configurations that do not fit in the cost model.
+  int64_t planned = 0, better = 0, worse = 0, pubNoFit = 0, skipped = 0,
+          failed = 0;
+  double sumGain = 0;
+  size_t idWidth = 4;
+  for (const validation::Case &c : *cases)
+    if (c.evaluable && (caseFilterOpt.empty() ||
+                        c.id.find(caseFilterOpt) != std::string::npos))
+      idWidth = std::max(idWidth, c.id.size());
+  llvm::outs() << pad("case", idWidth, true)
+               << "  published (s)  planned (s)    gain  planned plan\n";
+  for (const validation::Case &c : *cases) {
+    if (!c.evaluable)
+      continue;
+    if (!caseFilterOpt.empty() && c.id.find(caseFilterOpt) == std::string::npos)
+      continue;
+    auto key = std::make_pair(c.modelJson, c.seqLen);
+    auto it = profiles.find(key);
+    if (it == profiles.end())
+      it = profiles.emplace(key, caseProfile(ctx, c)).first;
+    std::string row = pad(c.id, idWidth, true) + "  ";
+    if (!it->second) {
+      llvm::outs() << row << "error: " << it->second.message() << "\n";
+      ++failed;
+      continue;
+    }
+    const LayerProfile &prof = *it->second;
+    auto cluster = loadCluster(c.cluster);
+    if (!cluster) {
+      llvm::outs() << row << "error: " << cluster.message() << "\n";
+      ++failed;
+      continue;
+    }
+    auto published = evaluate(prof, *cluster, c.config, evalOpt);
+    if (!published) {
+      llvm::outs() << row << "skipped: published configuration: "
+                   << published.message() << "\n";
+      ++skipped;
+      continue;
+    }
+    search::SearchOptions so = base;
+    so.globalBatch = c.config.globalBatch;
+    so.precision = c.config.precision;
+    so.topK = 1;
+    auto res = search::searchPlans(prof, *cluster, so, evalOpt);
+    if (!res) {
+      llvm::outs() << row << "error: " << res.message() << "\n";
+      ++failed;
+      continue;
+    }
+    double pub = published->iterationSeconds;
+    bool pubFits = published->fits;
+    if (res->top.empty()) {
+      llvm::outs() << row << pad(fmtD("%.3f", pub), 13)
+                   << (pubFits ? " " : "*") << "  nothing fits\n";
+      if (pubFits)
+        ++worse;
+      else
+        ++pubNoFit;
+      continue;
+    }
+    const search::Candidate &best = res->top[0];
+    double mine = best.eval.iterationSeconds;
+    ++planned;
+    double gain = (pub - mine) / pub;
+    sumGain += gain;
+    // Within rounding of the two evaluations' summation order.
+    bool ok = mine <= pub * (1 + 1e-9) || !pubFits;
+    if (!pubFits)
+      ++pubNoFit;
+    else if (ok)
+      ++better;
+    else
+      ++worse;
+    const ParallelConfig &b = best.config;
+    llvm::outs() << row << pad(fmtD("%.3f", pub), 13) << (pubFits ? " " : "*")
+                 << pad(fmtD("%.3f", mine), 13)
+                 << pad(fmtD("%+.1f%%", 100 * gain), 7) << "  dp=" << b.dp
+                 << " tp=" << b.tp << " pp=" << b.pp << " cp=" << b.cp
+                 << (b.ep > 1 ? " ep=" + std::to_string(b.ep) : "")
+                 << " vpp=" << b.vpp << " mb=" << b.microBatch << " "
+                 << recomputeName(b.recompute) << " zero" << b.zeroStage
+                 << (b.sequenceParallel ? " sp" : "") << (ok ? "" : "  WORSE")
+                 << "\n";
+  }
+  llvm::outs() << "\n"
+               << planned << " cases planned; of the " << (better + worse)
+               << " whose published configuration fits, " << better
+               << " at least as fast, " << worse << " slower; " << pubNoFit
+               << " published configurations do not fit (*); " << skipped
+               << " skipped, " << failed << " failed";
+  if (planned > 0)
+    llvm::outs() << "; mean predicted gain " +
+                        fmtD("%.1f%%", 100 * sumGain / double(planned));
+  llvm::outs() << "\n(* the published configuration needs more memory than "
+                  "its GPUs have in the cost model; the planner's plan fits)\n";
+  return worse > 0 || failed > 0 ? 1 : 0;
+}
+
+} // namespace
+
+int runPlan(mlir::MLIRContext &ctx) {
+  search::SearchOptions so;
+  if (topOpt < 1)
+    return fail("--top must be at least 1, got " + std::to_string(topOpt), 2);
+  so.topK = topOpt;
+  if (threadsOpt < 0)
+    return fail("--threads must be >= 0, got " + std::to_string(threadsOpt), 2);
+  so.threads = threadsOpt;
+  if (!(memFractionOpt > 0 && memFractionOpt <= 1))
+    return fail("--max-memory-fraction must be in (0, 1], got " +
+                    fmtD("%g", memFractionOpt),
+                2);
+  so.maxMemoryFraction = memFractionOpt;
+  if (!(priceOpt >= 0) || !std::isfinite(priceOpt))
+    return fail("--price-per-gpu-hour must be a non-negative number", 2);
+  so.pricePerGpuHour = priceOpt;
+  if (objectiveOpt.empty())
+    so.objective = priceOpt > 0 ? search::Objective::CostPerToken
+                                : search::Objective::StepTime;
+  else if (objectiveOpt == "time")
+    so.objective = search::Objective::StepTime;
+  else if (objectiveOpt == "cost") {
+    if (priceOpt <= 0)
+      return fail("--objective cost needs --price-per-gpu-hour", 2);
+    so.objective = search::Objective::CostPerToken;
+  } else
+    return fail("--objective: expected time or cost, got '" + objectiveOpt +
+                    "'",
+                2);
+  if (!fixOpt.empty()) {
+    auto pins = search::parsePins(fixOpt);
+    if (!pins)
+      return fail(pins.message(), 2);
+    so.pins = *pins;
+  }
+  EvalOptions evalOpt;
+  evalOpt.allowTpAcrossNodes = tpAcrossNodesOpt;
+  if (isatty(2))
+    so.progress = [](double f) {
+      std::fprintf(stderr, "\rsearching... %3.0f%%", 100 * f);
+      if (f >= 1)
+        std::fprintf(stderr, "\r                 \r");
+      std::fflush(stderr);
+    };
+
+  if (!validateCasesOpt.empty())
+    return runValidateCases(ctx, so, evalOpt);
+
+  if (seqLenOpt <= 0)
+    return fail("--seq-len is required and must be positive");
+  if (globalBatchOpt <= 0)
+    return fail("--global-batch is required and must be positive");
+  so.globalBatch = globalBatchOpt;
+  auto precision = parseDType(precisionOpt);
+  if (!precision || *precision == DType::F32)
+    return fail("--precision: expected bf16, fp16 or fp8, got '" +
+                precisionOpt + "'");
+  so.precision = *precision;
+
+  auto cluster = loadClusterOption();
+  if (!cluster)
+    return 1;
+  auto loaded = loadModelOption(ctx);
+  if (!loaded)
+    return 1;
+  LayerProfile profile =
+      analysis::buildLayerProfile(loaded->model(), seqLenOpt);
+
+  auto res = search::searchPlans(profile, *cluster, so, evalOpt);
+  if (!res)
+    return fail(res.message());
+  if (res->top.empty()) {
+    const search::NoFit &nf = *res->noFit;
+    std::string msg = nf.message;
+    if (!nf.suggestions.empty()) {
+      msg += "\n  what would make it fit:";
+      for (const std::string &s : nf.suggestions)
+        msg += "\n    - " + s;
+    }
+    return fail(msg, 3);
+  }
+
+  std::vector<plan::Plan> plans;
+  for (const search::Candidate &c : res->top) {
+    const Cluster &cl = res->clusters[size_t(c.clusterIndex)];
+    plan::Plan p = plan::makePlan(profile, cl, c.config, c.eval,
+                                  so.pricePerGpuHour);
+    p.clusterNote = res->clusterNotes[size_t(c.clusterIndex)];
+    p.partition = c.partition;
+    plans.push_back(std::move(p));
+  }
+  if (!outputOpt.empty())
+    if (Status s = writeFileAtomically(outputOpt, plan::planToJson(plans[0]));
+        !s)
+      return fail(s.message());
+  if (jsonOpt) {
+    llvm::outs() << plan::plansToJson(plans);
+    return 0;
+  }
+  const search::SearchStats &st = res->stats;
+  llvm::outs() << "model       " << profile.modelName << " (seq "
+               << profile.seqLen << ", global batch " << so.globalBatch << ", "
+               << dtypeName(so.precision) << ")\n"
+               << "cluster     " << cluster->name << ", "
+               << cluster->totalGpus() << " GPUs\n"
+               << "searched    " << st.configurations << " configurations: "
+               << st.evaluations << " full evaluations, " << st.partitions
+               << " layer partitions, " << st.prunedByBound
+               << " pruned by the step-time bound, " << st.prunedByMemory
+               << " by memory\n\n";
+  llvm::outs() << renderTable(*res, plans, so.pricePerGpuHour > 0) << "\n";
+  const plan::Plan &w = plans[0];
+  std::string split;
+  for (size_t i = 0; i < w.layersPerChunk.size(); ++i)
+    split += (i ? "," : "") + std::to_string(w.layersPerChunk[i]);
+  llvm::outs() << "best        " << w.schedule << ", layers per "
+               << (w.vpp > 1 ? "chunk" : "stage") << " [" << split << "] ("
+               << w.partition << ")\n";
+  llvm::outs() << search::explainWinner(*res);
+  if (!outputOpt.empty() && outputOpt != "-")
+    llvm::outs() << "wrote " << outputOpt << "\n";
+  return 0;
 }
 
 } // namespace trident::tool

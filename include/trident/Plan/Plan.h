@@ -1,0 +1,122 @@
+//===- Plan.h - A training plan and its trident.plan/v1 JSON ---*- C++ -*-===//
+//
+// The plan is what the planner hands to runtimes: the parallel axes, the
+// micro-batching, recomputation, ZeRO stage, the layers and devices of each
+// pipeline stage, the schedule and the cost model's predictions. It is a
+// plain value (operator== compares every field) so that a written plan
+// reads back identical. The JSON schema is docs/plan-schema.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRIDENT_PLAN_PLAN_H
+#define TRIDENT_PLAN_PLAN_H
+
+#include "trident/Cost/Evaluate.h"
+#include "trident/Cost/LayerProfile.h"
+#include "trident/Hardware/Cluster.h"
+#include "trident/Support/Status.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trident::plan {
+
+/// The schema identifier written in every plan.
+inline constexpr std::string_view kPlanSchema = "trident.plan/v1";
+
+/// One pipeline stage (every GPU of the stage holds the same layers).
+struct StagePlan {
+  int64_t index = 0;
+  int64_t layers = 0; ///< transformer blocks, all virtual chunks together
+  /// Blocks of each local virtual chunk c (model chunk c*pp + index).
+  std::vector<int64_t> chunkLayers;
+  /// First and one-past-last block of each chunk, in model numbering.
+  std::vector<std::pair<int64_t, int64_t>> chunkBlockRanges;
+  bool hasEmbedding = false, hasHead = false;
+  // --- devices ---
+  std::string deviceGroup; ///< node group name
+  std::string gpu;         ///< GPU type
+  int64_t firstGpu = 0;    ///< global index of its first GPU
+  int64_t numGpus = 0;     ///< dp * tp * cp
+  // --- memory per GPU, bytes ---
+  double weightBytes = 0, gradientBytes = 0, optimizerBytes = 0;
+  double activationBytes = 0, bufferBytes = 0, totalBytes = 0;
+  double capacityBytes = 0;
+  int64_t peakInFlight = 0;
+  // --- time per step, seconds ---
+  double computeSeconds = 0, exposedCommSeconds = 0, bubbleSeconds = 0;
+
+  bool operator==(const StagePlan &) const = default;
+};
+
+struct Predicted {
+  double iterationSeconds = 0;
+  double tokensPerSecond = 0;
+  double tflopsPerGpu = 0;
+  double mfu = 0;
+  double peakMemoryBytes = 0;
+  double bubbleFraction = 0;
+  double exposedCommFraction = 0;
+  /// Dollars per million tokens; 0 when no price was given.
+  double costPerMillionTokens = 0;
+
+  bool operator==(const Predicted &) const = default;
+};
+
+struct Plan {
+  std::string schema = std::string(kPlanSchema);
+  std::string model;
+  int64_t seqLen = 0;
+  std::string cluster;   ///< cluster name
+  int64_t gpus = 0;      ///< GPUs the plan uses
+  std::string clusterNote; ///< "" or e.g. "4 of 8 nodes"
+  std::string precision = "bf16";
+  int64_t globalBatch = 0;
+  // parallel
+  int64_t dp = 1, tp = 1, pp = 1, cp = 1, ep = 1, etp = 0, vpp = 1;
+  bool sequenceParallel = false;
+  int64_t microBatchSize = 1;
+  int64_t numMicroBatches = 1;
+  std::string recompute = "none";
+  int64_t zeroStage = 0;
+  std::string schedule = "1f1b";
+  /// Blocks per model chunk in model order (size pp * vpp).
+  std::vector<int64_t> layersPerChunk;
+  std::vector<StagePlan> stages;
+  Predicted predicted;
+  /// How the search split the layers: "dp", "balanced", "single", or
+  /// "given" for a plan that was not searched.
+  std::string partition = "given";
+
+  bool operator==(const Plan &) const = default;
+};
+
+/// Share of the step spent on exposed communication: the busiest stage's
+/// (compute + exposed communication) exposed communication over the step.
+double exposedCommShare(const Evaluation &e);
+
+/// Builds a plan from an evaluated configuration. `layersPerChunk` of
+/// `cfg` may be empty (the Evaluator's even split is then written out).
+Plan makePlan(const LayerProfile &profile, const Cluster &cluster,
+              const ParallelConfig &cfg, const Evaluation &eval,
+              double pricePerGpuHour = 0);
+
+/// The configuration a plan describes (for `trident evaluate`-style reuse).
+Result<ParallelConfig> toParallelConfig(const Plan &plan);
+
+/// One plan as a JSON object (2-space indentation, fixed key order).
+std::string planToJson(const Plan &plan);
+/// Several plans as a JSON object {"schema": ..., "plans": [...]}.
+std::string plansToJson(const std::vector<Plan> &plans);
+
+/// Reads a plan written by planToJson (or by hand). Errors name `source`
+/// and the field.
+Result<Plan> parsePlanJson(std::string_view text,
+                           std::string_view source = "plan.json");
+
+} // namespace trident::plan
+
+#endif // TRIDENT_PLAN_PLAN_H

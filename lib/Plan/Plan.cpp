@@ -1,0 +1,131 @@
+//===- Plan.cpp - Building a plan from an evaluated configuration ---------===//
+
+#include "trident/Plan/Plan.h"
+
+namespace trident::plan {
+
+double exposedCommShare(const Evaluation &e) {
+  if (e.stages.empty() || e.iterationSeconds <= 0)
+    return 0;
+  size_t crit = 0;
+  double busiest = -1;
+  for (size_t s = 0; s < e.stages.size(); ++s) {
+    double b = e.stages[s].computeSeconds + e.stages[s].exposedCommSeconds;
+    if (b > busiest)
+      busiest = b, crit = s;
+  }
+  return e.stages[crit].exposedCommSeconds / e.iterationSeconds;
+}
+
+Plan makePlan(const LayerProfile &profile, const Cluster &cluster,
+              const ParallelConfig &cfg, const Evaluation &eval,
+              double pricePerGpuHour) {
+  Plan p;
+  p.model = profile.modelName;
+  p.seqLen = profile.seqLen;
+  p.cluster = cluster.name;
+  p.gpus = cluster.totalGpus();
+  p.precision = std::string(dtypeName(cfg.precision));
+  p.globalBatch = cfg.globalBatch;
+  p.dp = cfg.dp, p.tp = cfg.tp, p.pp = cfg.pp, p.cp = cfg.cp;
+  p.ep = cfg.ep, p.etp = cfg.etp == 0 ? cfg.tp : cfg.etp, p.vpp = cfg.vpp;
+  p.sequenceParallel = cfg.sequenceParallel;
+  p.microBatchSize = cfg.microBatch;
+  p.numMicroBatches = eval.microBatches;
+  p.recompute = std::string(recomputeName(cfg.recompute));
+  p.zeroStage = cfg.zeroStage;
+  p.schedule = std::string(scheduleKindName(eval.schedule));
+
+  // Blocks per model chunk: the given split or the Evaluator's even one.
+  int64_t numBlocks = 0;
+  for (const LayerGroup &g : profile.groups)
+    if (g.cost.kind == LayerKind::Block || g.cost.kind == LayerKind::Other)
+      numBlocks += g.count;
+  const int64_t G = cfg.pp * cfg.vpp;
+  if (int64_t(cfg.layersPerChunk.size()) == G) {
+    p.layersPerChunk = cfg.layersPerChunk;
+  } else {
+    p.layersPerChunk.resize(size_t(G));
+    for (int64_t g = 0; g < G; ++g)
+      p.layersPerChunk[size_t(g)] =
+          numBlocks / G + ((g >= 1 && g <= numBlocks % G) ? 1 : 0);
+  }
+  std::vector<int64_t> begin(static_cast<size_t>(G));
+  for (int64_t g = 0, at = 0; g < G; ++g) {
+    begin[size_t(g)] = at;
+    at += p.layersPerChunk[size_t(g)];
+  }
+
+  const int64_t stageGpus = cfg.dp * cfg.tp * cfg.cp;
+  for (int64_t s = 0; s < cfg.pp && s < int64_t(eval.stages.size()); ++s) {
+    const StageBreakdown &b = eval.stages[size_t(s)];
+    StagePlan st;
+    st.index = s;
+    st.layers = b.layers;
+    for (int64_t c = 0; c < cfg.vpp; ++c) {
+      int64_t g = c * cfg.pp + s;
+      st.chunkLayers.push_back(p.layersPerChunk[size_t(g)]);
+      st.chunkBlockRanges.emplace_back(
+          begin[size_t(g)], begin[size_t(g)] + p.layersPerChunk[size_t(g)]);
+    }
+    st.hasEmbedding = b.hasEmbedding;
+    st.hasHead = b.hasHead;
+    if (b.nodeGroup >= 0 && size_t(b.nodeGroup) < cluster.groups.size()) {
+      st.deviceGroup = cluster.groups[size_t(b.nodeGroup)].name;
+      st.gpu = cluster.groups[size_t(b.nodeGroup)].gpu.name;
+    }
+    st.firstGpu = s * stageGpus;
+    st.numGpus = stageGpus;
+    st.weightBytes = b.weightBytes;
+    st.gradientBytes = b.gradientBytes;
+    st.optimizerBytes = b.optimizerBytes;
+    st.activationBytes = b.activationBytes;
+    st.bufferBytes = b.bufferBytes;
+    st.totalBytes = b.totalBytes;
+    st.capacityBytes = b.capacityBytes;
+    st.peakInFlight = b.peakInFlight;
+    st.computeSeconds = b.computeSeconds;
+    st.exposedCommSeconds = b.exposedCommSeconds;
+    st.bubbleSeconds = b.bubbleSeconds;
+    p.stages.push_back(std::move(st));
+  }
+
+  p.predicted.iterationSeconds = eval.iterationSeconds;
+  p.predicted.tokensPerSecond = eval.tokensPerSecond;
+  p.predicted.tflopsPerGpu = eval.tflopsPerGpu;
+  p.predicted.mfu = eval.mfu;
+  p.predicted.peakMemoryBytes = eval.peakMemoryBytes;
+  p.predicted.bubbleFraction = eval.bubbleFraction;
+  p.predicted.exposedCommFraction = exposedCommShare(eval);
+  if (pricePerGpuHour > 0 && eval.tokensPerSecond > 0)
+    p.predicted.costPerMillionTokens = pricePerGpuHour * double(p.gpus) /
+                                       3600.0 / eval.tokensPerSecond * 1e6;
+  return p;
+}
+
+Result<ParallelConfig> toParallelConfig(const Plan &p) {
+  ParallelConfig c;
+  c.dp = p.dp, c.tp = p.tp, c.pp = p.pp, c.cp = p.cp, c.ep = p.ep;
+  c.etp = p.etp == p.tp ? 0 : p.etp;
+  c.vpp = p.vpp;
+  c.microBatch = p.microBatchSize;
+  c.globalBatch = p.globalBatch;
+  c.sequenceParallel = p.sequenceParallel;
+  auto r = parseRecompute(p.recompute);
+  if (!r)
+    return Status::error("plan: recompute '" + p.recompute + "' is unknown");
+  c.recompute = *r;
+  c.zeroStage = int(p.zeroStage);
+  auto d = parseDType(p.precision);
+  if (!d)
+    return Status::error("plan: precision '" + p.precision + "' is unknown");
+  c.precision = *d;
+  auto k = parseScheduleKind(p.schedule);
+  if (!k)
+    return Status::error("plan: schedule '" + p.schedule + "' is unknown");
+  c.schedule = *k;
+  c.layersPerChunk = p.layersPerChunk;
+  return c;
+}
+
+} // namespace trident::plan

@@ -1,0 +1,313 @@
+//===- PlanJson.cpp - trident.plan/v1 writer and reader -------------------===//
+//
+// nlohmann::json with ordered keys, so the text is stable (byte-identical
+// for identical plans) and diffs read well. Doubles are written in the
+// shortest form that reads back to the same value, so parse(write(p)) == p.
+//
+//===----------------------------------------------------------------------===//
+
+#include "trident/Plan/Plan.h"
+
+#include <nlohmann/json.hpp>
+
+namespace trident::plan {
+
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+Json stageJson(const StagePlan &s) {
+  Json j;
+  j["index"] = s.index;
+  j["layers"] = s.layers;
+  j["chunk_layers"] = s.chunkLayers;
+  Json ranges = Json::array();
+  for (auto [b, e] : s.chunkBlockRanges)
+    ranges.push_back(Json::array({b, e}));
+  j["chunk_block_ranges"] = ranges;
+  j["has_embedding"] = s.hasEmbedding;
+  j["has_head"] = s.hasHead;
+  j["devices"] = {{"group", s.deviceGroup},
+                  {"gpu", s.gpu},
+                  {"first_gpu", s.firstGpu},
+                  {"num_gpus", s.numGpus}};
+  j["memory"] = {{"weights_bytes", s.weightBytes},
+                 {"gradients_bytes", s.gradientBytes},
+                 {"optimizer_bytes", s.optimizerBytes},
+                 {"activations_bytes", s.activationBytes},
+                 {"buffers_bytes", s.bufferBytes},
+                 {"total_bytes", s.totalBytes},
+                 {"capacity_bytes", s.capacityBytes},
+                 {"peak_in_flight", s.peakInFlight}};
+  j["time"] = {{"compute_s", s.computeSeconds},
+               {"exposed_comm_s", s.exposedCommSeconds},
+               {"bubble_s", s.bubbleSeconds}};
+  return j;
+}
+
+Json planJson(const Plan &p) {
+  Json j;
+  j["schema"] = p.schema;
+  j["model"] = p.model;
+  j["seq_len"] = p.seqLen;
+  j["cluster"] = {{"name", p.cluster}, {"gpus", p.gpus}, {"note", p.clusterNote}};
+  j["precision"] = p.precision;
+  j["global_batch"] = p.globalBatch;
+  j["parallel"] = {{"dp", p.dp},   {"tp", p.tp},   {"pp", p.pp},
+                   {"cp", p.cp},   {"ep", p.ep},   {"etp", p.etp},
+                   {"vpp", p.vpp}, {"sequence_parallel", p.sequenceParallel}};
+  j["micro_batch_size"] = p.microBatchSize;
+  j["num_micro_batches"] = p.numMicroBatches;
+  j["recompute"] = p.recompute;
+  j["zero_stage"] = p.zeroStage;
+  j["schedule"] = p.schedule;
+  j["partition"] = p.partition;
+  j["layers_per_chunk"] = p.layersPerChunk;
+  Json stages = Json::array();
+  for (const StagePlan &s : p.stages)
+    stages.push_back(stageJson(s));
+  j["stages"] = stages;
+  j["predicted"] = {{"iteration_time_s", p.predicted.iterationSeconds},
+                    {"tokens_per_s", p.predicted.tokensPerSecond},
+                    {"tflops_per_gpu", p.predicted.tflopsPerGpu},
+                    {"mfu", p.predicted.mfu},
+                    {"peak_memory_bytes", p.predicted.peakMemoryBytes},
+                    {"bubble_fraction", p.predicted.bubbleFraction},
+                    {"exposed_comm_fraction", p.predicted.exposedCommFraction},
+                    {"cost_per_million_tokens",
+                     p.predicted.costPerMillionTokens}};
+  return j;
+}
+
+/// Typed field access with errors that name the field's path.
+struct Reader {
+  std::string source;
+  std::string error;
+
+  const Json *field(const Json &obj, const char *key, const std::string &path) {
+    if (!error.empty())
+      return nullptr;
+    if (!obj.is_object()) {
+      error = source + ": '" + path + "' must be an object";
+      return nullptr;
+    }
+    auto it = obj.find(key);
+    if (it == obj.end()) {
+      error = source + ": missing field '" + path + (path.empty() ? "" : ".") +
+              key + "'";
+      return nullptr;
+    }
+    return &*it;
+  }
+  std::string name(const std::string &path, const char *key) {
+    return path.empty() ? std::string(key) : path + "." + key;
+  }
+  void get(const Json &obj, const char *key, const std::string &path,
+           int64_t &out) {
+    const Json *v = field(obj, key, path);
+    if (!v)
+      return;
+    if (!v->is_number_integer())
+      error = source + ": '" + name(path, key) + "' must be an integer";
+    else
+      out = v->get<int64_t>();
+  }
+  void get(const Json &obj, const char *key, const std::string &path,
+           double &out) {
+    const Json *v = field(obj, key, path);
+    if (!v)
+      return;
+    if (!v->is_number())
+      error = source + ": '" + name(path, key) + "' must be a number";
+    else
+      out = v->get<double>();
+  }
+  void get(const Json &obj, const char *key, const std::string &path,
+           bool &out) {
+    const Json *v = field(obj, key, path);
+    if (!v)
+      return;
+    if (!v->is_boolean())
+      error = source + ": '" + name(path, key) + "' must be true or false";
+    else
+      out = v->get<bool>();
+  }
+  void get(const Json &obj, const char *key, const std::string &path,
+           std::string &out) {
+    const Json *v = field(obj, key, path);
+    if (!v)
+      return;
+    if (!v->is_string())
+      error = source + ": '" + name(path, key) + "' must be a string";
+    else
+      out = v->get<std::string>();
+  }
+  void get(const Json &obj, const char *key, const std::string &path,
+           std::vector<int64_t> &out) {
+    const Json *v = field(obj, key, path);
+    if (!v)
+      return;
+    if (!v->is_array()) {
+      error = source + ": '" + name(path, key) + "' must be an array";
+      return;
+    }
+    out.clear();
+    for (const Json &e : *v) {
+      if (!e.is_number_integer()) {
+        error = source + ": '" + name(path, key) +
+                "' must hold integers only";
+        return;
+      }
+      out.push_back(e.get<int64_t>());
+    }
+  }
+};
+
+} // namespace
+
+std::string planToJson(const Plan &plan) {
+  return planJson(plan).dump(2) + "\n";
+}
+
+std::string plansToJson(const std::vector<Plan> &plans) {
+  Json j;
+  j["schema"] = std::string(kPlanSchema);
+  Json arr = Json::array();
+  for (const Plan &p : plans)
+    arr.push_back(planJson(p));
+  j["plans"] = arr;
+  return j.dump(2) + "\n";
+}
+
+Result<Plan> parsePlanJson(std::string_view text, std::string_view source) {
+  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  std::string src(source);
+  if (j.is_discarded())
+    return Status::error(src + ": not valid JSON");
+  if (!j.is_object())
+    return Status::error(src + ": a plan must be a JSON object");
+  Reader r{src, ""};
+  Plan p;
+  r.get(j, "schema", "", p.schema);
+  if (r.error.empty() && p.schema != kPlanSchema)
+    return Status::error(src + ": 'schema' is '" + p.schema + "', expected '" +
+                         std::string(kPlanSchema) + "'");
+  r.get(j, "model", "", p.model);
+  r.get(j, "seq_len", "", p.seqLen);
+  if (const Json *c = r.field(j, "cluster", "")) {
+    r.get(*c, "name", "cluster", p.cluster);
+    r.get(*c, "gpus", "cluster", p.gpus);
+    r.get(*c, "note", "cluster", p.clusterNote);
+  }
+  r.get(j, "precision", "", p.precision);
+  r.get(j, "global_batch", "", p.globalBatch);
+  if (const Json *par = r.field(j, "parallel", "")) {
+    r.get(*par, "dp", "parallel", p.dp);
+    r.get(*par, "tp", "parallel", p.tp);
+    r.get(*par, "pp", "parallel", p.pp);
+    r.get(*par, "cp", "parallel", p.cp);
+    r.get(*par, "ep", "parallel", p.ep);
+    r.get(*par, "etp", "parallel", p.etp);
+    r.get(*par, "vpp", "parallel", p.vpp);
+    r.get(*par, "sequence_parallel", "parallel", p.sequenceParallel);
+  }
+  r.get(j, "micro_batch_size", "", p.microBatchSize);
+  r.get(j, "num_micro_batches", "", p.numMicroBatches);
+  r.get(j, "recompute", "", p.recompute);
+  r.get(j, "zero_stage", "", p.zeroStage);
+  r.get(j, "schedule", "", p.schedule);
+  r.get(j, "partition", "", p.partition);
+  r.get(j, "layers_per_chunk", "", p.layersPerChunk);
+  if (const Json *stages = r.field(j, "stages", "")) {
+    if (!stages->is_array())
+      return Status::error(src + ": 'stages' must be an array");
+    for (size_t i = 0; i < stages->size() && r.error.empty(); ++i) {
+      const Json &sj = (*stages)[i];
+      std::string path = "stages[" + std::to_string(i) + "]";
+      StagePlan s;
+      r.get(sj, "index", path, s.index);
+      r.get(sj, "layers", path, s.layers);
+      r.get(sj, "chunk_layers", path, s.chunkLayers);
+      if (const Json *rg = r.field(sj, "chunk_block_ranges", path)) {
+        if (!rg->is_array()) {
+          r.error = src + ": '" + path + ".chunk_block_ranges' must be an array";
+        } else {
+          for (const Json &e : *rg) {
+            if (!e.is_array() || e.size() != 2 || !e[0].is_number_integer() ||
+                !e[1].is_number_integer()) {
+              r.error = src + ": '" + path +
+                        ".chunk_block_ranges' must hold [begin, end] pairs";
+              break;
+            }
+            s.chunkBlockRanges.emplace_back(e[0].get<int64_t>(),
+                                            e[1].get<int64_t>());
+          }
+        }
+      }
+      r.get(sj, "has_embedding", path, s.hasEmbedding);
+      r.get(sj, "has_head", path, s.hasHead);
+      if (const Json *d = r.field(sj, "devices", path)) {
+        std::string dp = path + ".devices";
+        r.get(*d, "group", dp, s.deviceGroup);
+        r.get(*d, "gpu", dp, s.gpu);
+        r.get(*d, "first_gpu", dp, s.firstGpu);
+        r.get(*d, "num_gpus", dp, s.numGpus);
+      }
+      if (const Json *m = r.field(sj, "memory", path)) {
+        std::string mp = path + ".memory";
+        r.get(*m, "weights_bytes", mp, s.weightBytes);
+        r.get(*m, "gradients_bytes", mp, s.gradientBytes);
+        r.get(*m, "optimizer_bytes", mp, s.optimizerBytes);
+        r.get(*m, "activations_bytes", mp, s.activationBytes);
+        r.get(*m, "buffers_bytes", mp, s.bufferBytes);
+        r.get(*m, "total_bytes", mp, s.totalBytes);
+        r.get(*m, "capacity_bytes", mp, s.capacityBytes);
+        r.get(*m, "peak_in_flight", mp, s.peakInFlight);
+      }
+      if (const Json *t = r.field(sj, "time", path)) {
+        std::string tp = path + ".time";
+        r.get(*t, "compute_s", tp, s.computeSeconds);
+        r.get(*t, "exposed_comm_s", tp, s.exposedCommSeconds);
+        r.get(*t, "bubble_s", tp, s.bubbleSeconds);
+      }
+      p.stages.push_back(std::move(s));
+    }
+  }
+  if (const Json *pr = r.field(j, "predicted", "")) {
+    r.get(*pr, "iteration_time_s", "predicted", p.predicted.iterationSeconds);
+    r.get(*pr, "tokens_per_s", "predicted", p.predicted.tokensPerSecond);
+    r.get(*pr, "tflops_per_gpu", "predicted", p.predicted.tflopsPerGpu);
+    r.get(*pr, "mfu", "predicted", p.predicted.mfu);
+    r.get(*pr, "peak_memory_bytes", "predicted", p.predicted.peakMemoryBytes);
+    r.get(*pr, "bubble_fraction", "predicted", p.predicted.bubbleFraction);
+    r.get(*pr, "exposed_comm_fraction", "predicted",
+          p.predicted.exposedCommFraction);
+    r.get(*pr, "cost_per_million_tokens", "predicted",
+          p.predicted.costPerMillionTokens);
+  }
+  if (!r.error.empty())
+    return Status::error(r.error);
+  // Consistency a runtime relies on.
+  for (auto [name, v] : {std::pair{"parallel.dp", p.dp},
+                         std::pair{"parallel.tp", p.tp},
+                         std::pair{"parallel.pp", p.pp},
+                         std::pair{"parallel.cp", p.cp},
+                         std::pair{"parallel.ep", p.ep},
+                         std::pair{"parallel.vpp", p.vpp},
+                         std::pair{"micro_batch_size", p.microBatchSize}})
+    if (v < 1)
+      return Status::error(src + ": '" + name + "' must be >= 1, got " +
+                           std::to_string(v));
+  if (int64_t(p.layersPerChunk.size()) != p.pp * p.vpp)
+    return Status::error(src + ": 'layers_per_chunk' has " +
+                         std::to_string(p.layersPerChunk.size()) +
+                         " entries; expected pp*vpp = " +
+                         std::to_string(p.pp * p.vpp));
+  if (int64_t(p.stages.size()) != p.pp)
+    return Status::error(src + ": 'stages' has " +
+                         std::to_string(p.stages.size()) +
+                         " entries; expected pp = " + std::to_string(p.pp));
+  return p;
+}
+
+} // namespace trident::plan

@@ -1,0 +1,227 @@
+//===- Partition.cpp - Layer-to-stage split by dynamic programming --------===//
+//
+// best[t][j]: the smallest possible slowest-stage time when blocks [0, j)
+// are placed on stages 0..t-1. Stage t-1 takes blocks [i, j):
+//   best[t][j] = min_i max(best[t-1][i], sec_{t-1}(i, j))
+//                subject to mem_{t-1}(i, j) <= limit_{t-1}
+// (PipeDream, SOSP'19, Sec. 3.1; memory limits and per-stage device types
+// as in Metis, ATC'24, Sec. 4). Scanning i downward from j-1, both the
+// stage time and its memory only grow, so the scan stops at the first i
+// whose stage alone is already no better than the best found or does not
+// fit: an exact cut that keeps the scan short (about two stages' worth of
+// blocks) without giving up optimality.
+//
+//===----------------------------------------------------------------------===//
+
+#include "trident/Search/Partition.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace trident::search {
+
+namespace {
+
+double rangeMax(const std::vector<double> &v, int64_t begin, int64_t end) {
+  double m = 0;
+  for (int64_t i = begin; i < end; ++i)
+    m = std::max(m, v[size_t(i)]);
+  return m;
+}
+
+/// Prefix sums and piecewise-constant runs of one LayerCosts.
+struct Prefix {
+  const LayerCosts *costs = nullptr;
+  std::vector<double> sec, act, state;
+  /// Start of each run of equal (peak act, gather) values, plus N.
+  std::vector<int32_t> runStart;
+};
+
+double runMax(const Prefix &px, const std::vector<double> &v, int64_t begin,
+              int64_t end) {
+  // Values are constant within a run: visit one element per run.
+  double m = 0;
+  auto it = std::upper_bound(px.runStart.begin(), px.runStart.end(),
+                             int32_t(begin));
+  int64_t at = begin;
+  while (at < end) {
+    m = std::max(m, v[size_t(at)]);
+    if (it == px.runStart.end())
+      break;
+    at = *it++;
+  }
+  return m;
+}
+
+} // namespace
+
+double stageBytes(const StageDevice &dev, bool first, bool last, int64_t begin,
+                  int64_t end) {
+  const LayerCosts &c = *dev.costs;
+  double state = 0, act = 0, peak = 0, gather = 0;
+  for (int64_t i = begin; i < end; ++i) {
+    state += c.blockStateBytes[size_t(i)];
+    act += c.blockActBytes[size_t(i)];
+  }
+  peak = rangeMax(c.blockPeakActBytes, begin, end);
+  gather = rangeMax(c.blockGatherBytes, begin, end);
+  if (first) {
+    state += c.embeddingStateBytes;
+    act += c.embeddingActBytes;
+    peak = std::max(peak, c.embeddingPeakActBytes);
+    gather = std::max(gather, c.embeddingGatherBytes);
+  }
+  if (last) {
+    state += c.headStateBytes;
+    act += c.headActBytes;
+    peak = std::max(peak, c.headPeakActBytes);
+    gather = std::max(gather, c.headGatherBytes);
+  }
+  return dev.fixedBytes + state + double(dev.inFlight) * act + peak + gather;
+}
+
+double stageSeconds(const StageDevice &dev, bool first, bool last,
+                    int64_t begin, int64_t end) {
+  const LayerCosts &c = *dev.costs;
+  double s = 0;
+  for (int64_t i = begin; i < end; ++i)
+    s += c.blockSeconds[size_t(i)];
+  if (first)
+    s += c.embeddingSeconds;
+  if (last)
+    s += c.headSeconds;
+  return s;
+}
+
+PartitionResult partitionLayers(const std::vector<StageDevice> &stages,
+                                int64_t numBlocks, PartitionWorkspace &ws) {
+  PartitionResult r;
+  const int64_t p = int64_t(stages.size()), N = numBlocks;
+  if (p < 1 || N < p)
+    return r;
+
+  // Prefix tables, one per distinct device type (usually one).
+  // One set per thread, reused across calls (the search loop must not
+  // allocate once warm).
+  thread_local std::vector<Prefix> prefixes;
+  size_t used = 0;
+  std::vector<int32_t> prefixOf(static_cast<size_t>(p), 0);
+  for (int64_t s = 0; s < p; ++s) {
+    const LayerCosts *c = stages[size_t(s)].costs;
+    size_t k = 0;
+    while (k < used && prefixes[k].costs != c)
+      ++k;
+    if (k == used) {
+      if (prefixes.size() <= used)
+        prefixes.emplace_back();
+      Prefix &px = prefixes[used++];
+      px.costs = c;
+      px.sec.assign(size_t(N + 1), 0.0);
+      px.act.assign(size_t(N + 1), 0.0);
+      px.state.assign(size_t(N + 1), 0.0);
+      px.runStart.clear();
+      for (int64_t i = 0; i < N; ++i) {
+        px.sec[size_t(i + 1)] = px.sec[size_t(i)] + c->blockSeconds[size_t(i)];
+        px.act[size_t(i + 1)] = px.act[size_t(i)] + c->blockActBytes[size_t(i)];
+        px.state[size_t(i + 1)] =
+            px.state[size_t(i)] + c->blockStateBytes[size_t(i)];
+        if (i > 0 &&
+            (c->blockPeakActBytes[size_t(i)] !=
+                 c->blockPeakActBytes[size_t(i - 1)] ||
+             c->blockGatherBytes[size_t(i)] != c->blockGatherBytes[size_t(i - 1)]))
+          px.runStart.push_back(int32_t(i));
+      }
+    }
+    prefixOf[size_t(s)] = int32_t(k);
+  }
+
+  auto secOf = [&](int64_t s, int64_t i, int64_t j) {
+    const Prefix &px = prefixes[size_t(prefixOf[size_t(s)])];
+    const LayerCosts &c = *px.costs;
+    double v = px.sec[size_t(j)] - px.sec[size_t(i)];
+    if (s == 0)
+      v += c.embeddingSeconds;
+    if (s == p - 1)
+      v += c.headSeconds;
+    return v;
+  };
+  auto memOf = [&](int64_t s, int64_t i, int64_t j) {
+    const StageDevice &dev = stages[size_t(s)];
+    const Prefix &px = prefixes[size_t(prefixOf[size_t(s)])];
+    const LayerCosts &c = *px.costs;
+    double state = px.state[size_t(j)] - px.state[size_t(i)];
+    double act = px.act[size_t(j)] - px.act[size_t(i)];
+    double peak = runMax(px, c.blockPeakActBytes, i, j);
+    double gather = runMax(px, c.blockGatherBytes, i, j);
+    if (s == 0) {
+      state += c.embeddingStateBytes;
+      act += c.embeddingActBytes;
+      peak = std::max(peak, c.embeddingPeakActBytes);
+      gather = std::max(gather, c.embeddingGatherBytes);
+    }
+    if (s == p - 1) {
+      state += c.headStateBytes;
+      act += c.headActBytes;
+      peak = std::max(peak, c.headPeakActBytes);
+      gather = std::max(gather, c.headGatherBytes);
+    }
+    return dev.fixedBytes + state + double(dev.inFlight) * act + peak + gather;
+  };
+
+  const double inf = std::numeric_limits<double>::infinity();
+  const size_t W = size_t(N + 1);
+  ws.best.assign(size_t(p + 1) * W, inf);
+  std::vector<int32_t> &choice = ws.choice;
+  choice.assign(size_t(p + 1) * W, -1);
+  auto best = [&](int64_t t, int64_t j) -> double & {
+    return ws.best[size_t(t) * W + size_t(j)];
+  };
+  best(0, 0) = 0;
+  for (int64_t t = 1; t <= p; ++t) {
+    const int64_t s = t - 1; // the stage being placed
+    const int64_t jLo = t == p ? N : t, jHi = t == p ? N : N - (p - t);
+    bool any = false;
+    for (int64_t j = jLo; j <= jHi; ++j) {
+      double cur = inf;
+      int32_t arg = -1;
+      for (int64_t i = j - 1; i >= s; --i) {
+        double sec = secOf(s, i, j);
+        if (!(sec < cur))
+          break; // a longer stage is never faster
+        double prev = best(t - 1, i);
+        if (prev == inf)
+          continue;
+        double v = std::max(prev, sec);
+        if (v < cur) {
+          // Memory is checked only for improvements (it is the costlier
+          // test); a stage that does not fit means no longer one does.
+          if (memOf(s, i, j) > stages[size_t(s)].memoryLimitBytes)
+            break;
+          cur = v;
+          arg = int32_t(i);
+        }
+      }
+      best(t, j) = cur;
+      choice[size_t(t) * W + size_t(j)] = arg;
+      any = any || cur < inf;
+    }
+    if (!any)
+      return r; // no split of the first t stages fits
+  }
+  if (!(best(p, N) < inf))
+    return r;
+  r.feasible = true;
+  r.maxStageSeconds = best(p, N);
+  r.layersPerStage.assign(size_t(p), 0);
+  r.stageBytes.assign(size_t(p), 0);
+  int64_t j = N;
+  for (int64_t t = p; t >= 1; --t) {
+    int64_t i = choice[size_t(t) * W + size_t(j)];
+    r.layersPerStage[size_t(t - 1)] = j - i;
+    r.stageBytes[size_t(t - 1)] = memOf(t - 1, i, j);
+    j = i;
+  }
+  return r;
+}
+
+} // namespace trident::search

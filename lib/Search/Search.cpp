@@ -1,0 +1,1327 @@
+//===- Search.cpp - The planner: enumerate, partition, prune, rank --------===//
+//
+// Three phases (docs/planner.md has the full story):
+//
+//  1. Enumerate every valid combination of the outer axes on every cluster
+//     variant, as families (tp, cp, pp, dp, ep, sp, micro-batch, recompute)
+//     whose members are the (vpp, ZeRO) choices: members share per-layer
+//     costs and the step-time bound, so sorting and pruning work on
+//     families and a worker expands the members it visits.
+//  2. Probe, once per (GPU type, tp, cp, ep, micro-batch, sp, recompute),
+//     the Evaluator's forward+backward time and activation memory of one
+//     layer of each profile group (a one-layer, one-stage evaluation), so
+//     the partitioner optimises the very numbers the final ranking uses.
+//     From them each configuration gets an exact step-time lower bound
+//     (m * total work / pp: the busiest stage runs at least its share for
+//     each micro-batch) and configurations are visited in bound order.
+//  3. Workers take configurations in that order: split the layers by
+//     dynamic programming under the memory limits (Partition.h), evaluate
+//     the split (and the even split) with the full Evaluator, and keep the
+//     top K. A configuration whose bound exceeds the current K-th best is
+//     skipped, and since configurations come in bound order, so is every
+//     later one. Pruning is strict (bound > K-th best), so whatever the
+//     thread timing, every plan that belongs in the final top K is
+//     evaluated: the result does not depend on the number of threads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "trident/Search/Search.h"
+
+#include "trident/Cost/Collectives.h"
+#include "trident/Schedule/ScheduleCache.h"
+#include "trident/Search/Partition.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <numeric>
+#include <thread>
+#include <unordered_map>
+
+namespace trident::search {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::string str(int64_t v) { return std::to_string(v); }
+std::string gbStr(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
+  return buf;
+}
+
+std::vector<int64_t> divisorsOf(int64_t n) {
+  std::vector<int64_t> d;
+  for (int64_t i = 1; i * i <= n; ++i)
+    if (n % i == 0) {
+      d.push_back(i);
+      if (i != n / i)
+        d.push_back(n / i);
+    }
+  std::sort(d.begin(), d.end());
+  return d;
+}
+
+DType activationDtype(DType precision) {
+  // As the Evaluator: FP8 training keeps activations in 16 bits.
+  return precision == DType::FP8 ? DType::BF16 : precision;
+}
+
+/// The parallel axes that fix one layer's per-micro-batch cost.
+struct AxesKey {
+  int32_t group = 0; ///< node group of the input cluster
+  int32_t tp = 1, cp = 1, ep = 1;
+  int32_t mb = 1;
+  bool sp = false;
+  Recompute recompute = Recompute::None;
+  bool operator==(const AxesKey &) const = default;
+};
+struct AxesKeyHash {
+  size_t operator()(const AxesKey &k) const {
+    uint64_t h = 1469598103934665603ull;
+    for (int64_t x : {int64_t(k.group), int64_t(k.tp), int64_t(k.cp),
+                      int64_t(k.ep), int64_t(k.mb), int64_t(k.sp),
+                      int64_t(k.recompute)})
+      h = (h ^ uint64_t(x)) * 1099511628211ull;
+    return size_t(h);
+  }
+};
+
+/// Probed per-layer costs of each profile group (per micro-batch, one GPU).
+struct GroupCosts {
+  std::vector<double> seconds;  ///< fwd + bwd of one layer
+  std::vector<double> actBytes; ///< saved activations of one layer
+  std::vector<double> peakActBytes; ///< full recompute: its whole activations
+  double totalSeconds = 0; ///< the whole model on one stage
+};
+
+/// One outer configuration to evaluate.
+struct Config {
+  ParallelConfig cfg;
+  int32_t variant = 0;
+  int32_t keyIndex = 0; ///< into the probed costs (per group of the variant)
+  double lowerBound = 0; ///< objective units
+  int64_t members = 0;   ///< (vpp, ZeRO) configurations in the family
+};
+
+/// The input cluster, reordered or with fewer nodes.
+struct Variant {
+  Cluster cluster;
+  std::string note;
+  std::vector<int32_t> origGroup; ///< variant group -> input group
+  double objectiveScale = 1;       ///< objective = scale * seconds
+};
+
+double objectiveScale(const SearchOptions &o, const Cluster &c,
+                      double tokensPerStep) {
+  if (o.objective == Objective::CostPerToken)
+    return o.pricePerGpuHour * double(c.totalGpus()) / 3600.0 / tokensPerStep;
+  return 1.0;
+}
+
+/// Per-parameter byte counts exactly as the Evaluator uses them.
+struct StateBytes {
+  double weight = 2, grad = 4, opt = 12;
+};
+StateBytes stateBytes(DType precision, const EvalOptions &o) {
+  StateBytes b;
+  bool mixed = precision != DType::F32;
+  b.weight = mixed ? 2 : 4;
+  b.grad = o.gradBytesPerParam > 0 ? o.gradBytesPerParam
+                                   : (precision == DType::F16 ? 2.0 : 4.0);
+  b.opt = o.optimizerBytesPerParam > 0 ? o.optimizerBytesPerParam
+                                       : (mixed ? 12.0 : 8.0);
+  return b;
+}
+
+/// The Evaluator's default even split (Evaluate.cpp): N/G each, the
+/// remainder to chunks 1..r.
+std::vector<int64_t> balancedSplit(int64_t numBlocks, int64_t chunks) {
+  std::vector<int64_t> v(static_cast<size_t>(chunks));
+  for (int64_t g = 0; g < chunks; ++g)
+    v[size_t(g)] = numBlocks / chunks +
+                   ((g >= 1 && g <= numBlocks % chunks) ? 1 : 0);
+  return v;
+}
+
+bool fitsWithin(const Evaluation &e, double fraction) {
+  if (!e.fits)
+    return false;
+  for (const StageBreakdown &s : e.stages)
+    if (s.totalBytes > fraction * s.capacityBytes)
+      return false;
+  return true;
+}
+
+/// Peak memory over the allowed memory, worst stage.
+double memoryRatio(const Evaluation &e, double fraction) {
+  double r = 0;
+  for (const StageBreakdown &s : e.stages)
+    r = std::max(r, s.totalBytes / (fraction * s.capacityBytes));
+  return r;
+}
+
+//===----------------------------------------------------------------------===//
+// Shared state of one search
+//===----------------------------------------------------------------------===//
+
+struct Shared {
+  const LayerProfile &profile;
+  const SearchOptions &opt;
+  const EvalOptions &evalOpt;
+  std::vector<Variant> variants;
+  std::vector<Evaluator> evaluators; ///< per variant (copied per thread)
+  // Profile structure.
+  std::vector<int32_t> embGroups, blockGroups, headGroups;
+  std::vector<int32_t> blockGroupOf; ///< per block: its profile group
+  int64_t numBlocks = 0;
+  bool hasExperts = false;
+  int64_t minExperts = 0;
+  StateBytes sb;
+  double tokensPerStep = 0;
+
+  // Phase 2: probed costs, indexed by key index.
+  std::vector<AxesKey> keys;
+  std::vector<GroupCosts> costs;
+  std::unordered_map<AxesKey, int32_t, AxesKeyHash> keyIndex;
+
+  // Phase 3.
+  std::vector<Config> configs; ///< families, see enumerate()
+  int64_t members = 0;          ///< configurations in all families
+  std::atomic<size_t> next{0};
+  std::atomic<double> threshold{kInf};
+  std::mutex topMutex;
+  std::vector<Candidate> top;
+};
+
+//===----------------------------------------------------------------------===//
+// Probes
+//===----------------------------------------------------------------------===//
+
+/// A one-layer profile of profile group `gi`, treated as a block so the
+/// Evaluator puts it on the single stage with nothing else.
+LayerProfile probeProfile(const LayerProfile &p, size_t gi) {
+  LayerProfile q;
+  q.modelName = p.modelName + "/" + p.groups[gi].cost.name;
+  q.seqLen = p.seqLen;
+  q.dtype = p.dtype;
+  q.hidden = p.hidden;
+  q.vocabSize = p.vocabSize;
+  q.numHeads = p.numHeads;
+  q.numLayers = 1;
+  LayerGroup g = p.groups[gi];
+  g.count = 1;
+  g.cost.kind = LayerKind::Block;
+  q.groups.push_back(g);
+  return q;
+}
+
+/// Probe evaluators of one thread: [input group][profile group].
+struct Probes {
+  std::vector<std::vector<Evaluator>> ev;
+  Evaluation out;
+};
+
+Result<Probes> makeProbes(const LayerProfile &profile, const Cluster &cluster,
+                          const EvalOptions &eo) {
+  Probes pr;
+  for (const NodeGroup &ng : cluster.groups) {
+    Cluster c;
+    c.name = cluster.name + "/" + ng.name;
+    c.groups.push_back(ng);
+    c.interGroup = cluster.interGroup;
+    std::vector<Evaluator> row;
+    for (size_t gi = 0; gi < profile.groups.size(); ++gi) {
+      Result<Evaluator> e = Evaluator::create(probeProfile(profile, gi), c, eo);
+      if (!e)
+        return e.status();
+      row.push_back(std::move(*e));
+    }
+    pr.ev.push_back(std::move(row));
+  }
+  return pr;
+}
+
+/// Seconds and activation bytes of one layer of each profile group.
+Status probeKey(const Shared &sh, const Cluster &input, const AxesKey &k,
+                Probes &pr, GroupCosts &out, int64_t &probes) {
+  const LayerProfile &prof = sh.profile;
+  const NodeGroup &ng = input.groups[size_t(k.group)];
+  size_t n = prof.groups.size();
+  out.seconds.assign(n, 0);
+  out.actBytes.assign(n, 0);
+  out.peakActBytes.assign(n, 0);
+  for (size_t gi = 0; gi < n; ++gi) {
+    const LayerCost &L = prof.groups[gi].cost;
+    bool expertLayer = L.paramsExpert > 0 || L.numExperts > 0;
+    ParallelConfig c;
+    c.tp = k.tp;
+    c.cp = k.cp;
+    c.pp = 1;
+    c.dp = ng.gpus() / (int64_t(k.tp) * k.cp);
+    // Dense layers do not see ep; the probe model has no experts then.
+    c.ep = expertLayer ? k.ep : 1;
+    c.microBatch = k.mb;
+    c.globalBatch = c.dp * k.mb;
+    c.sequenceParallel = k.sp;
+    c.precision = sh.opt.precision;
+    Evaluator &ev = pr.ev[size_t(k.group)][gi];
+    auto run = [&](Recompute r, double &sec, double &act) -> Status {
+      c.recompute = r;
+      ++probes;
+      if (Status s = ev.evaluate(c, pr.out); !s)
+        return Status::error("probing layer '" + L.name + "': " + s.message());
+      const StageBreakdown &st = pr.out.stages[0];
+      sec = st.forwardSecondsPerMicroBatch + st.backwardSecondsPerMicroBatch;
+      act = st.activationBytes / double(std::max<int32_t>(1, st.peakInFlight));
+      return Status::ok();
+    };
+    double sec = 0, act = 0;
+    if (Status s = run(k.recompute, sec, act); !s)
+      return s;
+    out.seconds[gi] = sec;
+    if (k.recompute == Recompute::Full) {
+      // The probe's activations are the kept input plus one layer's whole
+      // activations (the Evaluator's full-recompute peak term); the
+      // latter is what the layer keeps without recompute.
+      double secNone = 0, actNone = 0;
+      if (Status s = run(Recompute::None, secNone, actNone); !s)
+        return s;
+      out.peakActBytes[gi] = actNone;
+      out.actBytes[gi] = std::max(0.0, act - actNone);
+    } else {
+      out.actBytes[gi] = act;
+    }
+  }
+  out.totalSeconds = 0;
+  for (size_t gi = 0; gi < n; ++gi)
+    out.totalSeconds += double(prof.groups[gi].count) * out.seconds[gi];
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// Worker
+//===----------------------------------------------------------------------===//
+
+/// Calls f(vpp, zero) for every virtual-stage count and ZeRO stage of a
+/// family (pins applied, exact dominance rules below).
+template <typename F>
+void forEachMember(const Shared &sh, const Config &C, F &&f) {
+  const Pins &pin = sh.opt.pins;
+  const ParallelConfig &c = C.cfg;
+  const int64_t pp = c.pp, N = sh.numBlocks;
+  const int64_t m = c.globalBatch / (c.dp * c.microBatch);
+  const int64_t dpcp = c.dp * c.cp;
+  const int64_t edp = std::max<int64_t>(1, c.dp * c.cp / c.ep);
+  for (int64_t vpp = 1; vpp * pp <= N; ++vpp) {
+    if (pin.vpp && *pin.vpp != vpp)
+      continue;
+    // Interleaving needs pp > 1 and m divisible by pp (Megatron-LM).
+    if (vpp > 1 && (pp == 1 || m % pp != 0))
+      break;
+    if (pin.schedule &&
+        (*pin.schedule == ScheduleKind::Interleaved1F1B) != (vpp > 1))
+      continue;
+    for (int zero = 0; zero <= 3; ++zero) {
+      if (pin.zeroStage && *pin.zeroStage != zero)
+        continue;
+      if (!pin.zeroStage) {
+        // Without data parallelism there is nothing to shard.
+        if (zero > 0 && dpcp == 1 && edp == 1)
+          continue;
+        // ZeRO-1 and ZeRO-2 move the same bytes (reduce-scatter +
+        // all-gather) in the cost model and ZeRO-2 also shards the
+        // gradients: ZeRO-1 is dominated.
+        if (zero == 1)
+          continue;
+      }
+      f(vpp, zero);
+    }
+  }
+}
+
+struct Worker {
+  Shared &sh;
+  std::vector<Evaluator> evaluators; ///< per variant
+  Evaluation eval, evalAlt;
+  PartitionWorkspace pws;
+  std::vector<LayerCosts> layerCosts; ///< per variant group
+  std::vector<StageDevice> devices;
+  SearchStats stats;
+  // Closest miss when nothing fits: (ratio, config) minimal.
+  double missRatio = kInf;
+  Config miss;
+  bool haveMiss = false;
+
+  explicit Worker(Shared &s) : sh(s), evaluators(s.evaluators) {}
+
+  /// Fills layerCosts[g] for every group of the variant.
+  void buildLayerCosts(const Config &C) {
+    const Variant &var = sh.variants[size_t(C.variant)];
+    const ParallelConfig &c = C.cfg;
+    const LayerProfile &prof = sh.profile;
+    const int64_t etp = c.etp == 0 ? c.tp : c.etp;
+    const double dpcp = double(c.dp * c.cp);
+    const double edp = double(
+        std::max<int64_t>(1, c.dp * c.cp * c.tp / (c.ep * etp)));
+    const StateBytes &b = sh.sb;
+    const double perDense = b.weight / (c.zeroStage >= 3 ? dpcp : 1) +
+                            b.grad / (c.zeroStage >= 2 ? dpcp : 1) +
+                            b.opt / (c.zeroStage >= 1 ? dpcp : 1);
+    const double perExpert = b.weight / (c.zeroStage >= 3 ? edp : 1) +
+                             b.grad / (c.zeroStage >= 2 ? edp : 1) +
+                             b.opt / (c.zeroStage >= 1 ? edp : 1);
+    layerCosts.resize(var.cluster.groups.size());
+    for (size_t vg = 0; vg < var.cluster.groups.size(); ++vg) {
+      AxesKey k{var.origGroup[vg], int32_t(c.tp), int32_t(c.cp),
+                int32_t(c.ep),     int32_t(c.microBatch),
+                c.sequenceParallel, c.recompute};
+      auto it = sh.keyIndex.find(k);
+      if (it == sh.keyIndex.end())
+        continue; // group unused by this configuration
+      const GroupCosts &gc = sh.costs[size_t(it->second)];
+      LayerCosts &lc = layerCosts[vg];
+      // Per profile group: state and gather bytes.
+      auto state = [&](size_t gi, double &stateB, double &gatherB) {
+        const LayerCost &L = prof.groups[gi].cost;
+        double dense = double(L.paramsTpSharded + L.paramsVocab) / double(c.tp) +
+                       double(L.paramsReplicated);
+        double expert = double(L.paramsExpert) / double(c.ep * etp);
+        stateB = dense * perDense + expert * perExpert;
+        gatherB = c.zeroStage == 3 ? 2 * (dense + expert) * b.weight : 0;
+      };
+      lc.embeddingSeconds = lc.headSeconds = 0;
+      lc.embeddingActBytes = lc.headActBytes = 0;
+      lc.embeddingPeakActBytes = lc.headPeakActBytes = 0;
+      lc.embeddingStateBytes = lc.headStateBytes = 0;
+      lc.embeddingGatherBytes = lc.headGatherBytes = 0;
+      for (int32_t gi : sh.embGroups) {
+        double s, g;
+        state(size_t(gi), s, g);
+        double cnt = double(prof.groups[size_t(gi)].count);
+        lc.embeddingSeconds += cnt * gc.seconds[size_t(gi)];
+        lc.embeddingActBytes += cnt * gc.actBytes[size_t(gi)];
+        lc.embeddingPeakActBytes =
+            std::max(lc.embeddingPeakActBytes, gc.peakActBytes[size_t(gi)]);
+        lc.embeddingStateBytes += cnt * s;
+        lc.embeddingGatherBytes = std::max(lc.embeddingGatherBytes, g);
+      }
+      for (int32_t gi : sh.headGroups) {
+        double s, g;
+        state(size_t(gi), s, g);
+        double cnt = double(prof.groups[size_t(gi)].count);
+        lc.headSeconds += cnt * gc.seconds[size_t(gi)];
+        lc.headActBytes += cnt * gc.actBytes[size_t(gi)];
+        lc.headPeakActBytes =
+            std::max(lc.headPeakActBytes, gc.peakActBytes[size_t(gi)]);
+        lc.headStateBytes += cnt * s;
+        lc.headGatherBytes = std::max(lc.headGatherBytes, g);
+      }
+      size_t N = size_t(sh.numBlocks);
+      lc.blockSeconds.resize(N);
+      lc.blockActBytes.resize(N);
+      lc.blockPeakActBytes.resize(N);
+      lc.blockStateBytes.resize(N);
+      lc.blockGatherBytes.resize(N);
+      int32_t lastGi = -1;
+      double s = 0, g = 0;
+      for (size_t i = 0; i < N; ++i) {
+        int32_t gi = sh.blockGroupOf[i];
+        if (gi != lastGi) {
+          state(size_t(gi), s, g);
+          lastGi = gi;
+        }
+        lc.blockSeconds[i] = gc.seconds[size_t(gi)];
+        lc.blockActBytes[i] = gc.actBytes[size_t(gi)];
+        lc.blockPeakActBytes[i] = gc.peakActBytes[size_t(gi)];
+        lc.blockStateBytes[i] = s;
+        lc.blockGatherBytes[i] = g;
+      }
+    }
+  }
+
+  /// The G model chunks' devices (stage = g % p). For vpp == 1 these are
+  /// the stages with their exact memory model; with interleaving a stage's
+  /// memory depends on all its chunks, which a left-to-right DP cannot
+  /// see, so the DP balances time only and the full evaluation checks
+  /// memory. Needs buildLayerCosts(C) first.
+  void buildDevices(const Config &C, const std::vector<int32_t> &inflight) {
+    const Variant &var = sh.variants[size_t(C.variant)];
+    const ParallelConfig &cfg = C.cfg;
+    const int64_t p = cfg.pp, v = cfg.vpp, G = p * v;
+    const int64_t stageGpus = cfg.dp * cfg.tp * cfg.cp;
+    const double fraction = sh.opt.maxMemoryFraction;
+    const double actBytes =
+        double(dtypeBytes(activationDtype(cfg.precision)));
+    const double msgBytes = double(sh.profile.seqLen) / double(cfg.cp) *
+                            double(cfg.microBatch) * double(sh.profile.hidden) *
+                            actBytes / double(cfg.tp);
+    // The Evaluator's buffers: reserved bytes and, with pp > 1, a send and
+    // a receive buffer of one boundary activation.
+    const double fixed = sh.evalOpt.reservedBytes + (p > 1 ? 2 * msgBytes : 0);
+    devices.resize(size_t(G));
+    for (int64_t g = 0; g < G; ++g) {
+      int64_t s = g % p;
+      int64_t vg = var.cluster.groupOfGpu(s * stageGpus);
+      StageDevice &d = devices[size_t(g)];
+      d.costs = &layerCosts[size_t(vg)];
+      d.inFlight = inflight[size_t(s)];
+      d.fixedBytes = fixed;
+      d.memoryLimitBytes =
+          v == 1 ? fraction * var.cluster.groups[size_t(vg)].gpu.hbmBytes
+                 : kInf;
+    }
+  }
+
+  double objectiveOf(const Config &C, const Evaluation &e) const {
+    return sh.variants[size_t(C.variant)].objectiveScale * e.iterationSeconds;
+  }
+
+  /// Offers a fitting evaluation to the shared top K.
+  void offer(const Config &C, const ParallelConfig &cfg, const Evaluation &e,
+             const char *how) {
+    Candidate cand;
+    cand.config = cfg;
+    cand.eval = e;
+    cand.clusterIndex = C.variant;
+    cand.objective = objectiveOf(C, e);
+    cand.partition = how;
+    if (sh.opt.pricePerGpuHour > 0)
+      cand.costPerToken = sh.opt.pricePerGpuHour *
+                          double(sh.variants[size_t(C.variant)].cluster.totalGpus()) *
+                          e.iterationSeconds / 3600.0 / sh.tokensPerStep;
+    std::lock_guard<std::mutex> lock(sh.topMutex);
+    auto &top = sh.top;
+    size_t K = size_t(sh.opt.topK);
+    if (top.size() >= K && !rankedBefore(cand, top.back()))
+      return;
+    auto pos = std::upper_bound(top.begin(), top.end(), cand, rankedBefore);
+    top.insert(pos, std::move(cand));
+    if (top.size() > K)
+      top.pop_back();
+    if (top.size() >= K)
+      sh.threshold.store(top.back().objective, std::memory_order_relaxed);
+  }
+
+  void noteMiss(const Config &C, double ratio) {
+    if (!haveMiss || ratio < missRatio ||
+        (ratio == missRatio && (C.variant < miss.variant ||
+                                (C.variant == miss.variant &&
+                                 compareConfigs(C.cfg, miss.cfg) < 0)))) {
+      missRatio = ratio;
+      miss = C;
+      haveMiss = true;
+    }
+  }
+
+  /// Strictly above the threshold, with a margin for the rounding
+  /// difference between the probes' sums and the Evaluator's.
+  bool prunable(double bound) const {
+    return bound * (1 - 1e-9) > sh.threshold.load(std::memory_order_relaxed);
+  }
+
+  /// Every member (vpp, ZeRO stage) of a family.
+  Status processFamily(const Config &F) {
+    Status status;
+    Config C = F;
+    forEachMember(sh, F, [&](int64_t vpp, int zero) {
+      if (!status.isOk())
+        return;
+      C.cfg.vpp = vpp;
+      C.cfg.zeroStage = zero;
+      C.cfg.schedule = sh.opt.pins.schedule;
+      if (!evaluators[size_t(F.variant)].validate(C.cfg).isOk())
+        return;
+      status = process(C);
+    });
+    return status;
+  }
+
+  Status process(const Config &C) {
+    const Variant &var = sh.variants[size_t(C.variant)];
+    Evaluator &ev = evaluators[size_t(C.variant)];
+    ParallelConfig cfg = C.cfg;
+    const int64_t p = cfg.pp, v = cfg.vpp, G = p * v;
+    const int64_t m = cfg.globalBatch / (cfg.dp * cfg.microBatch);
+    const double scale = var.objectiveScale;
+    const double fraction = sh.opt.maxMemoryFraction;
+
+    if (p == 1) {
+      cfg.layersPerChunk = {sh.numBlocks};
+      ++stats.evaluations;
+      if (Status s = ev.evaluate(cfg, eval); !s)
+        return s;
+      if (fitsWithin(eval, fraction)) {
+        ++stats.fitting;
+        offer(C, cfg, eval, "single");
+      } else {
+        ++stats.prunedByMemory;
+        noteMiss(C, memoryRatio(eval, fraction));
+      }
+      return Status::ok();
+    }
+
+    buildLayerCosts(C);
+    const int64_t stageGpus = cfg.dp * cfg.tp * cfg.cp;
+    ScheduleKind kind = cfg.schedule.value_or(
+        v > 1 ? ScheduleKind::Interleaved1F1B : ScheduleKind::OneFOneB);
+    Result<ScheduleCache::Entry> sched =
+        ScheduleCache::global().get(kind, p, m, v);
+    if (!sched)
+      return sched.status();
+    const std::vector<int32_t> &inflight = (*sched)->peakInFlight();
+    buildDevices(C, inflight);
+
+    ++stats.partitions;
+    PartitionResult part = partitionLayers(devices, sh.numBlocks, pws);
+
+    // The even split, for comparison (and as the fallback under
+    // interleaving when the DP's split does not fit).
+    std::vector<int64_t> even = balancedSplit(sh.numBlocks, G);
+    auto loadBound = [&](const std::vector<int64_t> &split) {
+      // m times the busiest stage's per-micro-batch work.
+      std::vector<double> load(static_cast<size_t>(p), 0.0);
+      int64_t at = 0;
+      for (int64_t g = 0; g < G; ++g) {
+        load[size_t(g % p)] += stageSeconds(devices[size_t(g)], g == 0,
+                                            g == G - 1, at,
+                                            at + split[size_t(g)]);
+        at += split[size_t(g)];
+      }
+      return double(m) * *std::max_element(load.begin(), load.end()) * scale;
+    };
+    auto evenFitsModel = [&]() {
+      if (v > 1)
+        return true;
+      int64_t at = 0;
+      for (int64_t s = 0; s < p; ++s) {
+        double mem = stageBytes(devices[size_t(s)], s == 0, s == p - 1, at,
+                                at + even[size_t(s)]);
+        at += even[size_t(s)];
+        if (mem > devices[size_t(s)].memoryLimitBytes)
+          return false;
+      }
+      return true;
+    };
+    auto evenRatio = [&]() {
+      int64_t at = 0;
+      double r = 0;
+      for (int64_t s = 0; s < p; ++s) {
+        const StageDevice &d = devices[size_t(s)];
+        int64_t vg = var.cluster.groupOfGpu(s * stageGpus);
+        double cap = fraction * var.cluster.groups[size_t(vg)].gpu.hbmBytes;
+        r = std::max(r, stageBytes(d, s == 0, s == p - 1, at,
+                                   at + even[size_t(s)]) /
+                            cap);
+        at += even[size_t(s)];
+      }
+      return r;
+    };
+
+    if (!part.feasible) {
+      ++stats.prunedByMemory;
+      noteMiss(C, evenRatio());
+      return Status::ok();
+    }
+
+    bool found = false;
+    ParallelConfig best;
+    bool bestIsDp = false;
+    const Evaluation *bestEval = nullptr;
+    // 1. The DP's split.
+    if (!prunable(double(m) * part.maxStageSeconds * scale)) {
+      cfg.layersPerChunk = part.layersPerStage;
+      ++stats.evaluations;
+      if (Status s = ev.evaluate(cfg, eval); !s)
+        return s;
+      if (fitsWithin(eval, fraction)) {
+        found = true;
+        best = cfg;
+        bestIsDp = true;
+        bestEval = &eval;
+      } else {
+        noteMiss(C, memoryRatio(eval, fraction));
+      }
+    } else {
+      ++stats.prunedByBound;
+    }
+    // 2. The even split, unless it is the same or cannot win.
+    if (even != part.layersPerStage && evenFitsModel() &&
+        !prunable(loadBound(even))) {
+      ParallelConfig alt = C.cfg;
+      alt.layersPerChunk = even;
+      ++stats.evaluations;
+      if (Status s = ev.evaluate(alt, evalAlt); !s)
+        return s;
+      if (fitsWithin(evalAlt, fraction)) {
+        double objAlt = scale * evalAlt.iterationSeconds;
+        bool better = !found || objAlt < scale * bestEval->iterationSeconds ||
+                      (objAlt == scale * bestEval->iterationSeconds &&
+                       (evalAlt.peakMemoryBytes < bestEval->peakMemoryBytes ||
+                        (evalAlt.peakMemoryBytes == bestEval->peakMemoryBytes &&
+                         compareConfigs(alt, best) < 0)));
+        if (better) {
+          found = true;
+          best = alt;
+          bestIsDp = false;
+          bestEval = &evalAlt;
+        }
+      }
+    }
+    if (found) {
+      ++stats.fitting;
+      offer(C, best, *bestEval, bestIsDp ? "dp" : "balanced");
+    }
+    return Status::ok();
+  }
+};
+
+/// Where the embedding, blocks and head sit in the profile.
+void initProfile(Shared &sh) {
+  for (size_t i = 0; i < sh.profile.groups.size(); ++i) {
+    const LayerGroup &g = sh.profile.groups[i];
+    switch (g.cost.kind) {
+    case LayerKind::Embedding:
+      sh.embGroups.push_back(int32_t(i));
+      break;
+    case LayerKind::Head:
+      sh.headGroups.push_back(int32_t(i));
+      break;
+    default:
+      sh.blockGroups.push_back(int32_t(i));
+      for (int64_t k = 0; k < g.count; ++k)
+        sh.blockGroupOf.push_back(int32_t(i));
+      sh.numBlocks += g.count;
+      if (g.cost.paramsExpert > 0 || g.cost.numExperts > 0) {
+        sh.hasExperts = true;
+        if (g.cost.numExperts > 0)
+          sh.minExperts = sh.minExperts == 0
+                              ? g.cost.numExperts
+                              : std::min(sh.minExperts, g.cost.numExperts);
+      }
+    }
+  }
+
+}
+
+/// Probes every key of sh.keys into sh.costs, on `threads` threads.
+Status probeAll(Shared &sh, const Cluster &input, int64_t threads,
+                int64_t &probeCount) {
+  sh.costs.resize(sh.keys.size());
+  std::atomic<size_t> nextKey{0};
+  std::vector<Status> errors(static_cast<size_t>(threads));
+  std::vector<int64_t> probes(static_cast<size_t>(threads), 0);
+  auto probeWorker = [&](size_t t) {
+    Result<Probes> pr = makeProbes(sh.profile, input, sh.evalOpt);
+    if (!pr) {
+      errors[t] = pr.status();
+      return;
+    }
+    for (size_t i; (i = nextKey.fetch_add(1)) < sh.keys.size();) {
+      if (Status s = probeKey(sh, input, sh.keys[i], *pr, sh.costs[i],
+                              probes[t]);
+          !s) {
+        errors[t] = s;
+        return;
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int64_t t = 1; t < threads; ++t)
+    pool.emplace_back(probeWorker, size_t(t));
+  probeWorker(0);
+  for (std::thread &th : pool)
+    th.join();
+  for (const Status &s : errors)
+    if (!s)
+      return s;
+  for (int64_t n : probes)
+    probeCount += n;
+  return Status::ok();
+}
+
+/// Registers the cost keys of every stage of `C`; returns the first.
+int32_t addKeys(Shared &sh, const Config &C) {
+  const Variant &var = sh.variants[size_t(C.variant)];
+  const ParallelConfig &c = C.cfg;
+  int64_t stageGpus = c.dp * c.tp * c.cp;
+  int32_t first = -1;
+  for (int64_t s = 0; s < c.pp; ++s) {
+    int64_t vg = var.cluster.groupOfGpu(s * stageGpus);
+    AxesKey k{var.origGroup[size_t(vg)], int32_t(c.tp), int32_t(c.cp),
+              int32_t(c.ep), int32_t(c.microBatch), c.sequenceParallel,
+              c.recompute};
+    auto [it, inserted] = sh.keyIndex.emplace(k, int32_t(sh.keys.size()));
+    if (inserted)
+      sh.keys.push_back(k);
+    if (first < 0)
+      first = it->second;
+  }
+  return first;
+}
+
+//===----------------------------------------------------------------------===//
+// Enumeration
+//===----------------------------------------------------------------------===//
+
+/// Every valid outer configuration of variant `vi` (pins applied).
+void enumerate(Shared &sh, int32_t vi, const Evaluator &ev) {
+  const Variant &var = sh.variants[size_t(vi)];
+  const Cluster &cl = var.cluster;
+  const Pins &pin = sh.opt.pins;
+  const LayerProfile &prof = sh.profile;
+  const int64_t total = cl.totalGpus();
+  const int64_t B = sh.opt.globalBatch;
+  const int64_t N = sh.numBlocks;
+  int64_t minGpn = std::numeric_limits<int64_t>::max();
+  for (const NodeGroup &g : cl.groups)
+    minGpn = std::min(minGpn, g.gpusPerNode);
+
+  std::vector<int64_t> tps;
+  for (int64_t tp : divisorsOf(total)) {
+    bool ok = true;
+    for (const NodeGroup &g : cl.groups) {
+      if (tp <= g.gpusPerNode)
+        ok = ok && g.gpusPerNode % tp == 0;
+      else
+        ok = ok && sh.evalOpt.allowTpAcrossNodes && tp % g.gpusPerNode == 0;
+    }
+    if (prof.numHeads > 0 && prof.numHeads % tp != 0)
+      ok = false;
+    if (ok)
+      tps.push_back(tp);
+  }
+  auto pinned = [](const std::optional<int64_t> &p, int64_t v) {
+    return !p || *p == v;
+  };
+  for (int64_t tp : tps) {
+    if (!pinned(pin.tp, tp))
+      continue;
+    for (int64_t cp : divisorsOf(total / tp)) {
+      if (!pinned(pin.cp, cp) || prof.seqLen % cp != 0)
+        continue;
+      for (int64_t pp : divisorsOf(total / (tp * cp))) {
+        if (pp > N || !pinned(pin.pp, pp))
+          continue;
+        int64_t dp = total / (tp * cp * pp);
+        if (!pinned(pin.dp, dp) || B % dp != 0)
+          continue;
+        int64_t stageGpus = dp * tp * cp;
+        bool ok = true;
+        for (const NodeGroup &g : cl.groups)
+          ok = ok && g.gpus() % stageGpus == 0;
+        if (!ok)
+          continue;
+        std::vector<int64_t> eps{1};
+        if (sh.hasExperts) {
+          eps.clear();
+          for (int64_t ep : divisorsOf(dp))
+            if (sh.minExperts == 0 || sh.minExperts % ep == 0)
+              eps.push_back(ep);
+        }
+        for (int64_t ep : eps) {
+          if (!pinned(pin.ep, ep))
+            continue;
+          for (int sp = 0; sp <= 1; ++sp) {
+            // sp with tp = 1 is the same plan as without.
+            if (sp && (tp == 1 || (prof.seqLen / cp) % tp != 0))
+              continue;
+            if (pin.sequenceParallel && *pin.sequenceParallel != bool(sp))
+              continue;
+            for (int64_t mb : divisorsOf(B / dp)) {
+              if (!pinned(pin.microBatch, mb))
+                continue;
+              for (Recompute rc : {Recompute::None, Recompute::Selective,
+                                   Recompute::Full}) {
+                if (pin.recompute && *pin.recompute != rc)
+                  continue;
+                // With fused (flash) attention selective recompute keeps
+                // the same activations as none and only adds time: an
+                // exactly dominated choice.
+                if (!pin.recompute && rc == Recompute::Selective &&
+                    sh.evalOpt.flashAttention)
+                  continue;
+                // One family: the virtual stages and ZeRO stages share the
+                // per-layer costs and the step-time bound, and are
+                // expanded by the worker that takes the family.
+                Config C;
+                ParallelConfig &c = C.cfg;
+                c.dp = dp, c.tp = tp, c.pp = pp, c.cp = cp, c.ep = ep;
+                c.microBatch = mb;
+                c.globalBatch = B;
+                c.sequenceParallel = sp;
+                c.recompute = rc;
+                c.precision = sh.opt.precision;
+                C.variant = vi;
+                if (!ev.validate(c).isOk())
+                  continue;
+                int64_t members = 0;
+                forEachMember(sh, C, [&](int64_t, int) { ++members; });
+                if (members == 0)
+                  continue;
+                sh.members += members;
+                C.members = members;
+                sh.configs.push_back(C);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/// A message saying why no configuration satisfies the pins.
+std::string whyNoConfig(const Shared &sh, const Evaluator &ev) {
+  const Pins &pin = sh.opt.pins;
+  const Cluster &cl = sh.variants[0].cluster;
+  int64_t total = cl.totalGpus();
+  ParallelConfig c;
+  c.tp = pin.tp.value_or(1);
+  c.cp = pin.cp.value_or(1);
+  c.pp = pin.pp.value_or(1);
+  c.ep = pin.ep.value_or(1);
+  c.vpp = pin.vpp.value_or(1);
+  c.microBatch = pin.microBatch.value_or(1);
+  c.sequenceParallel = pin.sequenceParallel.value_or(false);
+  c.recompute = pin.recompute.value_or(Recompute::None);
+  c.zeroStage = pin.zeroStage.value_or(0);
+  c.schedule = pin.schedule;
+  c.precision = sh.opt.precision;
+  c.globalBatch = sh.opt.globalBatch;
+  int64_t rest = c.tp * c.cp * c.pp;
+  c.dp = pin.dp.value_or(rest > 0 && total % rest == 0 ? total / rest : 1);
+  std::string head = "no parallel configuration of " + str(total) +
+                     " GPUs fits the model, the global batch " +
+                     str(sh.opt.globalBatch);
+  if (pin.any())
+    head += " and --fix " + formatPins(pin);
+  Status s = ev.validate(c);
+  if (!s)
+    return head + ": " + s.message();
+  return head;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Public API
+//===----------------------------------------------------------------------===//
+
+int compareConfigs(const ParallelConfig &a, const ParallelConfig &b) {
+  auto cmp = [](auto x, auto y) { return x < y ? -1 : (y < x ? 1 : 0); };
+  int r;
+  if ((r = cmp(a.tp, b.tp)) || (r = cmp(a.cp, b.cp)) || (r = cmp(a.pp, b.pp)) ||
+      (r = cmp(a.dp, b.dp)) || (r = cmp(a.ep, b.ep)) ||
+      (r = cmp(a.etp, b.etp)) || (r = cmp(a.vpp, b.vpp)) ||
+      (r = cmp(a.microBatch, b.microBatch)) ||
+      (r = cmp(a.globalBatch, b.globalBatch)) ||
+      (r = cmp(int(a.sequenceParallel), int(b.sequenceParallel))) ||
+      (r = cmp(int(a.recompute), int(b.recompute))) ||
+      (r = cmp(a.zeroStage, b.zeroStage)) ||
+      (r = cmp(int(a.precision), int(b.precision))))
+    return r;
+  int sa = a.schedule ? int(*a.schedule) : -1;
+  int sb = b.schedule ? int(*b.schedule) : -1;
+  if ((r = cmp(sa, sb)))
+    return r;
+  if (a.layersPerChunk < b.layersPerChunk)
+    return -1;
+  if (b.layersPerChunk < a.layersPerChunk)
+    return 1;
+  return 0;
+}
+
+Result<StageModel> stageModel(const LayerProfile &profile,
+                              const Cluster &cluster, const ParallelConfig &cfg,
+                              const EvalOptions &evalOpt,
+                              double maxMemoryFraction) {
+  if (cfg.vpp != 1)
+    return Status::error("stageModel: vpp must be 1");
+  Result<Evaluator> ev = Evaluator::create(profile, cluster, evalOpt);
+  if (!ev)
+    return ev.status();
+  if (Status s = ev->validate(cfg); !s)
+    return s;
+  SearchOptions opt;
+  opt.precision = cfg.precision;
+  opt.globalBatch = cfg.globalBatch;
+  opt.maxMemoryFraction = maxMemoryFraction;
+  Shared sh{profile, opt, evalOpt};
+  sh.sb = stateBytes(opt.precision, evalOpt);
+  initProfile(sh);
+  Variant v;
+  v.cluster = cluster;
+  for (size_t g = 0; g < cluster.groups.size(); ++g)
+    v.origGroup.push_back(int32_t(g));
+  sh.variants.push_back(v);
+  sh.evaluators.push_back(*ev);
+  Config C;
+  C.cfg = cfg;
+  addKeys(sh, C);
+  int64_t probes = 0;
+  if (Status s = probeAll(sh, cluster, 1, probes); !s)
+    return s;
+  ScheduleKind kind = cfg.schedule.value_or(ScheduleKind::OneFOneB);
+  int64_t m = cfg.globalBatch / (cfg.dp * cfg.microBatch);
+  Result<ScheduleCache::Entry> sched =
+      ScheduleCache::global().get(kind, cfg.pp, m, 1);
+  if (!sched)
+    return sched.status();
+  Worker w(sh);
+  w.buildLayerCosts(C);
+  w.buildDevices(C, (*sched)->peakInFlight());
+  StageModel out;
+  out.numBlocks = sh.numBlocks;
+  // Moving a vector keeps its buffer, so the devices' pointers into
+  // layerCosts stay valid in `out` (and StageModel is move-only).
+  out.costs = std::move(w.layerCosts);
+  out.stages = w.devices;
+  return out;
+}
+
+bool rankedBefore(const Candidate &a, const Candidate &b) {
+  if (a.objective != b.objective)
+    return a.objective < b.objective;
+  if (a.eval.peakMemoryBytes != b.eval.peakMemoryBytes)
+    return a.eval.peakMemoryBytes < b.eval.peakMemoryBytes;
+  if (a.clusterIndex != b.clusterIndex)
+    return a.clusterIndex < b.clusterIndex;
+  return compareConfigs(a.config, b.config) < 0;
+}
+
+Result<SearchResult> searchPlans(const LayerProfile &profile,
+                                 const Cluster &cluster,
+                                 const SearchOptions &opt,
+                                 const EvalOptions &evalOpt) {
+  auto t0 = std::chrono::steady_clock::now();
+  if (opt.globalBatch <= 0)
+    return Status::error("--global-batch must be positive, got " +
+                         str(opt.globalBatch));
+  if (opt.topK < 1)
+    return Status::error("--top must be at least 1, got " + str(opt.topK));
+  if (opt.threads < 0)
+    return Status::error("--threads must be >= 0 (0 = all cores), got " +
+                         str(opt.threads));
+  if (!(opt.maxMemoryFraction > 0 && opt.maxMemoryFraction <= 1))
+    return Status::error("--max-memory-fraction must be in (0, 1], got " +
+                         std::to_string(opt.maxMemoryFraction));
+  if (!(opt.pricePerGpuHour >= 0) || !std::isfinite(opt.pricePerGpuHour))
+    return Status::error("--price-per-gpu-hour must be a non-negative number");
+  if (opt.objective == Objective::CostPerToken && opt.pricePerGpuHour <= 0)
+    return Status::error("the cost-per-token objective needs "
+                         "--price-per-gpu-hour");
+  if (opt.precision == DType::F32)
+    return Status::error("--precision: the search plans mixed-precision "
+                         "training (bf16, fp16 or fp8)");
+
+  Result<Evaluator> base = Evaluator::create(profile, cluster, evalOpt);
+  if (!base)
+    return base.status();
+
+  Shared sh{profile, opt, evalOpt};
+  sh.sb = stateBytes(opt.precision, evalOpt);
+  sh.tokensPerStep = double(opt.globalBatch) * double(profile.seqLen);
+  initProfile(sh);
+
+  // Pins that cannot work on this cluster or model: input errors.
+  const Pins &pin = opt.pins;
+  int64_t total = cluster.totalGpus();
+  if (pin.tp)
+    for (const NodeGroup &g : cluster.groups) {
+      if (*pin.tp > g.gpusPerNode && !evalOpt.allowTpAcrossNodes)
+        return Status::error(
+            "--fix: tp=" + str(*pin.tp) + " exceeds the " +
+            str(g.gpusPerNode) + " GPUs of a node of '" + g.name +
+            "' (tensor parallelism stays inside an NVLink domain)");
+    }
+  if (pin.ep && *pin.ep > 1 && !sh.hasExperts)
+    return Status::error("--fix: ep=" + str(*pin.ep) + " but model '" +
+                         profile.modelName + "' has no routed experts");
+  {
+    int64_t prod = 1;
+    std::string names;
+    for (auto [name, v] : {std::pair{"dp", pin.dp}, std::pair{"tp", pin.tp},
+                           std::pair{"pp", pin.pp}, std::pair{"cp", pin.cp}})
+      if (v) {
+        prod *= *v;
+        names += std::string(names.empty() ? "" : "*") + name;
+      }
+    if (prod > 1 && total % prod != 0)
+      return Status::error("--fix: " + names + " = " + str(prod) +
+                           " does not divide the " + str(total) +
+                           " GPUs of cluster '" + cluster.name + "'");
+    if (pin.dp && pin.tp && pin.pp && pin.cp && prod != total)
+      return Status::error("--fix: dp*tp*pp*cp = " + str(prod) +
+                           " but cluster '" + cluster.name + "' has " +
+                           str(total) + " GPUs");
+  }
+  if (pin.pp && *pin.pp > sh.numBlocks)
+    return Status::error("--fix: pp=" + str(*pin.pp) + " exceeds the " +
+                         str(sh.numBlocks) + " layers of the model");
+
+  // Cluster variants.
+  {
+    Variant v0;
+    v0.cluster = cluster;
+    for (size_t g = 0; g < cluster.groups.size(); ++g)
+      v0.origGroup.push_back(int32_t(g));
+    sh.variants.push_back(v0);
+    if (!cluster.homogeneous() && opt.permuteGroups &&
+        cluster.groups.size() <= 4) {
+      std::vector<int32_t> perm = v0.origGroup;
+      while (std::next_permutation(perm.begin(), perm.end())) {
+        Variant v;
+        v.origGroup = perm;
+        v.cluster = cluster;
+        v.cluster.groups.clear();
+        std::string order;
+        for (int32_t g : perm) {
+          v.cluster.groups.push_back(cluster.groups[size_t(g)]);
+          order += (order.empty() ? "" : ", ") + cluster.groups[size_t(g)].name;
+        }
+        v.note = "groups in order " + order;
+        sh.variants.push_back(v);
+      }
+    }
+    if (cluster.homogeneous() && opt.objective == Objective::CostPerToken &&
+        opt.considerFewerNodes) {
+      for (int64_t n = cluster.groups[0].nodes / 2;
+           n >= 1 && cluster.groups[0].nodes % n == 0; n /= 2) {
+        Variant v;
+        v.cluster = cluster;
+        v.cluster.groups[0].nodes = n;
+        v.origGroup = {0};
+        v.note = str(n) + " of " + str(cluster.groups[0].nodes) + " nodes";
+        sh.variants.push_back(v);
+        if (n % 2 != 0)
+          break;
+      }
+    }
+  }
+  for (Variant &v : sh.variants) {
+    v.objectiveScale = objectiveScale(opt, v.cluster, sh.tokensPerStep);
+    if (&v == &sh.variants[0]) {
+      sh.evaluators.push_back(*base);
+      continue;
+    }
+    Result<Evaluator> e = Evaluator::create(profile, v.cluster, evalOpt);
+    if (!e)
+      return e.status();
+    sh.evaluators.push_back(std::move(*e));
+  }
+
+  // Phase 1: enumerate.
+  for (size_t vi = 0; vi < sh.variants.size(); ++vi)
+    enumerate(sh, int32_t(vi), sh.evaluators[vi]);
+  if (sh.configs.empty())
+    return Status::error(whyNoConfig(sh, sh.evaluators[0]));
+
+  // Phase 2: the distinct per-layer cost keys, probed in parallel.
+  for (Config &C : sh.configs)
+    C.keyIndex = addKeys(sh, C);
+  int64_t threads = opt.threads > 0
+                        ? opt.threads
+                        : std::max<int64_t>(1, std::thread::hardware_concurrency());
+  SearchResult result;
+  result.stats.threads = threads;
+  if (Status s = probeAll(sh, cluster, threads, result.stats.probes); !s)
+    return s;
+
+  // Lower bounds and the visiting order.
+  for (Config &C : sh.configs) {
+    const Variant &var = sh.variants[size_t(C.variant)];
+    const ParallelConfig &c = C.cfg;
+    int64_t m = c.globalBatch / (c.dp * c.microBatch);
+    // The least total work of the model on any GPU type the configuration
+    // uses; the busiest stage does at least 1/pp of it per micro-batch.
+    double minTotal = kInf;
+    int64_t stageGpus = c.dp * c.tp * c.cp;
+    for (int64_t s = 0; s < c.pp; ++s) {
+      int64_t vg = var.cluster.groupOfGpu(s * stageGpus);
+      AxesKey k{var.origGroup[size_t(vg)], int32_t(c.tp), int32_t(c.cp),
+                int32_t(c.ep), int32_t(c.microBatch), c.sequenceParallel,
+                c.recompute};
+      minTotal = std::min(minTotal,
+                          sh.costs[size_t(sh.keyIndex.at(k))].totalSeconds);
+    }
+    C.lowerBound =
+        var.objectiveScale * double(m) * minTotal / double(c.pp);
+  }
+  std::sort(sh.configs.begin(), sh.configs.end(),
+            [](const Config &a, const Config &b) {
+              if (a.lowerBound != b.lowerBound)
+                return a.lowerBound < b.lowerBound;
+              if (a.variant != b.variant)
+                return a.variant < b.variant;
+              return compareConfigs(a.cfg, b.cfg) < 0;
+            });
+  result.stats.configurations = sh.members;
+
+  // Phase 3: partition, evaluate, rank.
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (int64_t t = 0; t < threads; ++t)
+    workers.push_back(std::make_unique<Worker>(sh));
+  std::vector<Status> errors(static_cast<size_t>(threads));
+  const size_t numConfigs = sh.configs.size();
+  auto run = [&](size_t t) {
+    Worker &w = *workers[t];
+    for (;;) {
+      size_t i = sh.next.fetch_add(1, std::memory_order_relaxed);
+      if (i >= numConfigs)
+        return;
+      const Config &C = sh.configs[i];
+      if (w.prunable(C.lowerBound)) {
+        // Configurations come in bound order: all the rest are pruned too.
+        size_t claimed = sh.next.exchange(numConfigs);
+        for (size_t k = claimed; k < numConfigs; ++k)
+          w.stats.prunedByBound += sh.configs[k].members;
+        w.stats.prunedByBound += C.members;
+        return;
+      }
+      if (Status s = w.processFamily(C); !s) {
+        errors[t] = Status::error("configuration tp=" + str(C.cfg.tp) +
+                                  " pp=" + str(C.cfg.pp) + ": " + s.message());
+        sh.next.store(numConfigs);
+        return;
+      }
+      if (t == 0 && opt.progress && (++w.stats.configurations & 63) == 0)
+        opt.progress(double(i) / double(numConfigs));
+    }
+  };
+  {
+    std::vector<std::thread> pool;
+    for (int64_t t = 1; t < threads; ++t)
+      pool.emplace_back(run, size_t(t));
+    run(0);
+    for (std::thread &th : pool)
+      th.join();
+  }
+  for (const Status &s : errors)
+    if (!s)
+      return s;
+  if (opt.progress)
+    opt.progress(1.0);
+
+  for (auto &w : workers) {
+    SearchStats &s = w->stats;
+    result.stats.prunedByBound += s.prunedByBound;
+    result.stats.prunedByMemory += s.prunedByMemory;
+    result.stats.partitions += s.partitions;
+    result.stats.evaluations += s.evaluations;
+    result.stats.fitting += s.fitting;
+  }
+  result.top = std::move(sh.top);
+  for (const Variant &v : sh.variants) {
+    result.clusters.push_back(v.cluster);
+    result.clusterNotes.push_back(v.note);
+  }
+
+  if (result.top.empty()) {
+    // Nothing fits: describe the closest miss (deterministically the
+    // smallest memory ratio, then the configuration order).
+    Worker *bestW = nullptr;
+    for (auto &w : workers) {
+      if (!w->haveMiss)
+        continue;
+      if (!bestW || w->missRatio < bestW->missRatio ||
+          (w->missRatio == bestW->missRatio &&
+           (w->miss.variant < bestW->miss.variant ||
+            (w->miss.variant == bestW->miss.variant &&
+             compareConfigs(w->miss.cfg, bestW->miss.cfg) < 0))))
+        bestW = w.get();
+    }
+    NoFit nf;
+    if (bestW) {
+      const Config &C = bestW->miss;
+      Evaluator &ev = sh.evaluators[size_t(C.variant)];
+      nf.closest = C.cfg;
+      nf.closest.layersPerChunk.clear();
+      nf.clusterIndex = C.variant;
+      if (Status s = ev.evaluate(nf.closest, nf.eval); !s)
+        return s;
+      const StageBreakdown &st =
+          nf.eval.stages[size_t(nf.eval.peakMemoryStage)];
+      nf.limitBytes = opt.maxMemoryFraction * st.capacityBytes;
+      nf.shortBytes = nf.eval.peakMemoryBytes - nf.limitBytes;
+      // What would make it fit: try each lever on the closest plan.
+      auto tryLever = [&](const std::string &what, ParallelConfig c) {
+        Evaluation e;
+        if (!ev.evaluate(c, e).isOk())
+          return;
+        double r = memoryRatio(e, opt.maxMemoryFraction);
+        double limit = opt.maxMemoryFraction * e.memoryCapacityBytes;
+        nf.suggestions.push_back(
+            what + ": peak " + gbStr(e.peakMemoryBytes) +
+            (r <= 1 ? std::string(" (fits)")
+                    : " (still " + gbStr(e.peakMemoryBytes - limit) +
+                          " over)"));
+      };
+      const ParallelConfig &c0 = nf.closest;
+      if (c0.recompute != Recompute::Full) {
+        ParallelConfig c = c0;
+        c.recompute = Recompute::Full;
+        tryLever(pin.recompute ? "full recompute (unpin recompute)"
+                               : "full recompute",
+                 c);
+      }
+      if (c0.zeroStage < 3 && c0.dp * c0.cp > 1) {
+        ParallelConfig c = c0;
+        c.zeroStage = 3;
+        tryLever(pin.zeroStage ? "ZeRO-3 (unpin zero)" : "ZeRO-3", c);
+      }
+      if (c0.microBatch > 1) {
+        ParallelConfig c = c0;
+        c.microBatch = 1;
+        tryLever(pin.microBatch ? "micro-batch 1 (unpin mb)" : "micro-batch 1",
+                 c);
+      }
+      // More GPUs: model states alone, fully sharded, need this many.
+      double params = double(profile.totalParams);
+      double perGpu = nf.limitBytes - evalOpt.reservedBytes;
+      if (params > 0 && perGpu > 0) {
+        double need = params * (sh.sb.weight + sh.sb.grad + sh.sb.opt) / perGpu;
+        const NodeGroup &g0 = cluster.groups[0];
+        int64_t nodes = int64_t(std::ceil(need / double(g0.gpusPerNode)));
+        nodes = std::max<int64_t>(nodes, 1);
+        if (nodes * g0.gpusPerNode > total)
+          nf.suggestions.push_back(
+              "more GPUs: weights, gradients and optimizer states alone "
+              "need at least " +
+              str(nodes * g0.gpusPerNode) + " GPUs (" + str(nodes) +
+              " nodes) even with ZeRO-3, before activations");
+        else
+          nf.suggestions.push_back(
+              "more GPUs: with twice the nodes every stage holds half the "
+              "layers or optimizer shards");
+      }
+      nf.message = "nothing fits in " +
+                   gbStr(nf.limitBytes) + " per GPU" +
+                   (opt.maxMemoryFraction < 1
+                        ? " (--max-memory-fraction " +
+                              std::to_string(opt.maxMemoryFraction) + ")"
+                        : std::string()) +
+                   "; the closest plan (dp=" + str(c0.dp) + " tp=" +
+                   str(c0.tp) + " pp=" + str(c0.pp) + " cp=" + str(c0.cp) +
+                   " micro-batch " + str(c0.microBatch) + ", recompute " +
+                   std::string(recomputeName(c0.recompute)) + ", ZeRO-" +
+                   str(c0.zeroStage) + ") is short by " + gbStr(nf.shortBytes) +
+                   " on stage " + str(nf.eval.peakMemoryStage) + ": " +
+                   describeFit(nf.eval);
+    } else {
+      nf.message = "nothing fits (no configuration could be evaluated)";
+    }
+    result.noFit = std::move(nf);
+  }
+  result.stats.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
+  return result;
+}
+
+} // namespace trident::search

@@ -1,0 +1,122 @@
+//===- PlanTest.cpp - Plan data model and trident.plan/v1 JSON ------------===//
+
+#include "trident/Cost/AnalyticProfile.h"
+#include "trident/Plan/Plan.h"
+#include "trident/Search/Search.h"
+
+#include <catch2/catch.hpp>
+
+using namespace trident;
+
+namespace {
+
+LayerProfile gpt7b() {
+  TransformerShape s;
+  s.name = "gpt-7b";
+  s.layers = 32;
+  s.hidden = 4096;
+  s.heads = 32;
+  s.seqLen = 2048;
+  s.vocab = 51200;
+  Result<LayerProfile> p = buildTransformerProfile(s);
+  REQUIRE(p.isOk());
+  return *p;
+}
+
+/// The JSON of the top plans of one search (what `trident plan --json`
+/// prints).
+std::string searchJson(int64_t threads) {
+  LayerProfile prof = gpt7b();
+  Result<Cluster> cl = parseClusterSpec("dgx-a100-80gb:4");
+  REQUIRE(cl.isOk());
+  search::SearchOptions so;
+  so.globalBatch = 256;
+  so.topK = 5;
+  so.threads = threads;
+  auto r = search::searchPlans(prof, *cl, so);
+  REQUIRE(r.isOk());
+  std::vector<plan::Plan> plans;
+  for (const search::Candidate &c : r->top) {
+    plan::Plan p = plan::makePlan(prof, r->clusters[size_t(c.clusterIndex)],
+                                  c.config, c.eval);
+    p.partition = c.partition;
+    plans.push_back(p);
+  }
+  return plan::plansToJson(plans);
+}
+
+} // namespace
+
+TEST_CASE("plan JSON is byte-identical with 1, 2 and 8 threads", "[plan]") {
+  std::string one = searchJson(1);
+  CHECK(one.find("\"schema\": \"trident.plan/v1\"") != std::string::npos);
+  CHECK(searchJson(2) == one);
+  CHECK(searchJson(8) == one);
+}
+
+TEST_CASE("a written plan reads back identical", "[plan]") {
+  LayerProfile prof = gpt7b();
+  Result<Cluster> cl = parseClusterSpec("dgx-a100-80gb:4");
+  REQUIRE(cl.isOk());
+  ParallelConfig c;
+  c.dp = 2, c.tp = 4, c.pp = 4, c.vpp = 2, c.microBatch = 2;
+  c.globalBatch = 256;
+  c.sequenceParallel = true;
+  c.recompute = Recompute::Selective;
+  c.zeroStage = 1;
+  c.layersPerChunk = {3, 4, 4, 5, 4, 4, 4, 4};
+  auto e = evaluate(prof, *cl, c);
+  REQUIRE(e.isOk());
+  plan::Plan p = plan::makePlan(prof, *cl, c, *e, 2.5);
+  p.partition = "dp";
+  CHECK(p.stages.size() == 4);
+  CHECK(p.stages[1].chunkLayers == std::vector<int64_t>{4, 4});
+  CHECK(p.stages[1].chunkBlockRanges[1] == std::pair<int64_t, int64_t>{20, 24});
+  CHECK(p.numMicroBatches == 64);
+  CHECK(p.schedule == "interleaved-1f1b");
+  CHECK(p.predicted.costPerMillionTokens > 0);
+  std::string text = plan::planToJson(p);
+  auto back = plan::parsePlanJson(text);
+  REQUIRE(back.isOk());
+  CHECK(*back == p);
+  CHECK(plan::planToJson(*back) == text);
+  // And it describes the same configuration.
+  auto cfg = plan::toParallelConfig(*back);
+  REQUIRE(cfg.isOk());
+  auto e2 = evaluate(prof, *cl, *cfg);
+  REQUIRE(e2.isOk());
+  CHECK(e2->iterationSeconds == e->iterationSeconds);
+}
+
+TEST_CASE("plan JSON errors name the field", "[plan]") {
+  LayerProfile prof = gpt7b();
+  Result<Cluster> cl = parseClusterSpec("dgx-a100-80gb:1");
+  REQUIRE(cl.isOk());
+  ParallelConfig c;
+  c.dp = 2, c.tp = 4, c.globalBatch = 8;
+  auto e = evaluate(prof, *cl, c);
+  REQUIRE(e.isOk());
+  std::string text = plan::planToJson(plan::makePlan(prof, *cl, c, *e));
+  auto bad = [&](const std::string &from, const std::string &to) {
+    std::string t = text;
+    size_t at = t.find(from);
+    REQUIRE(at != std::string::npos);
+    t.replace(at, from.size(), to);
+    auto r = plan::parsePlanJson(t, "p.json");
+    REQUIRE_FALSE(r.isOk());
+    return r.message();
+  };
+  CHECK_THAT(bad("\"tp\": 4", "\"tp\": \"4\""),
+             Catch::Contains("p.json: 'parallel.tp' must be an integer"));
+  CHECK_THAT(bad("\"tp\": 4", "\"tq\": 4"),
+             Catch::Contains("missing field 'parallel.tp'"));
+  CHECK_THAT(bad("trident.plan/v1", "trident.plan/v9"),
+             Catch::Contains("'schema' is 'trident.plan/v9'"));
+  CHECK_THAT(bad("\"dp\": 2", "\"dp\": 0"),
+             Catch::Contains("'parallel.dp' must be >= 1"));
+  CHECK_THAT(bad("\"mfu\": ", "\"mfu\": \"x\", \"y\": "),
+             Catch::Contains("'predicted.mfu' must be a number"));
+  auto r = plan::parsePlanJson("{", "p.json");
+  REQUIRE_FALSE(r.isOk());
+  CHECK_THAT(r.message(), Catch::Contains("not valid JSON"));
+}

@@ -1,0 +1,455 @@
+//===- SearchTest.cpp - The planner's search, partitioner and pins --------===//
+
+#include "trident/Cost/AnalyticProfile.h"
+#include "trident/Search/Search.h"
+
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <random>
+
+using namespace trident;
+using namespace trident::search;
+
+namespace {
+
+LayerProfile gpt(const char *name, int64_t layers, int64_t hidden,
+                 int64_t heads, int64_t seq = 2048) {
+  TransformerShape s;
+  s.name = name;
+  s.layers = layers;
+  s.hidden = hidden;
+  s.heads = heads;
+  s.seqLen = seq;
+  s.vocab = 51200;
+  Result<LayerProfile> p = buildTransformerProfile(s);
+  REQUIRE(p.isOk());
+  return *p;
+}
+
+LayerProfile mixtralLike() {
+  TransformerShape s;
+  s.name = "moe";
+  s.layers = 8;
+  s.hidden = 2048;
+  s.heads = 16;
+  s.kvHeads = 4;
+  s.ffn = 5632;
+  s.vocab = 32000;
+  s.seqLen = 2048;
+  s.gatedMlp = true;
+  s.dropout = false;
+  s.biases = false;
+  s.learnedPositions = false;
+  s.tiedEmbeddings = false;
+  s.numExperts = 8;
+  s.topK = 2;
+  Result<LayerProfile> p = buildTransformerProfile(s);
+  REQUIRE(p.isOk());
+  return *p;
+}
+
+Cluster cluster(const char *spec) {
+  Result<Cluster> c = parseClusterSpec(spec);
+  REQUIRE(c.isOk());
+  return *c;
+}
+
+/// A stable text of everything the search returns, to compare runs.
+std::string fingerprint(const SearchResult &r) {
+  std::string s;
+  char buf[128];
+  for (const Candidate &c : r.top) {
+    std::snprintf(buf, sizeof buf, "%lld/%lld/%lld/%lld/%lld/%lld/%lld/%d/%d/%d|",
+                  (long long)c.config.dp, (long long)c.config.tp,
+                  (long long)c.config.pp, (long long)c.config.cp,
+                  (long long)c.config.ep, (long long)c.config.vpp,
+                  (long long)c.config.microBatch, int(c.config.sequenceParallel),
+                  int(c.config.recompute), c.config.zeroStage);
+    s += buf;
+    for (int64_t l : c.config.layersPerChunk)
+      s += std::to_string(l) + ",";
+    std::snprintf(buf, sizeof buf, "|%.17g|%.17g\n", c.eval.iterationSeconds,
+                  c.eval.peakMemoryBytes);
+    s += buf;
+  }
+  return s;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Pins
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("--fix parses every axis", "[search][pins]") {
+  auto p = parsePins("tp=8, pp=16,dp=8,cp=1,ep=1,vpp=2,mb=1,sp=1,"
+                     "recompute=full,zero=1,schedule=interleaved-1f1b");
+  REQUIRE(p.isOk());
+  CHECK(*p->tp == 8);
+  CHECK(*p->pp == 16);
+  CHECK(*p->vpp == 2);
+  CHECK(*p->sequenceParallel);
+  CHECK(*p->recompute == Recompute::Full);
+  CHECK(*p->zeroStage == 1);
+  CHECK(formatPins(*p) == "dp=8,tp=8,pp=16,cp=1,ep=1,vpp=2,mb=1,sp=1,"
+                          "recompute=full,zero=1,schedule=interleaved-1f1b");
+  // Repeating a key with the same value is harmless.
+  CHECK(parsePins("tp=4,tp=4").isOk());
+}
+
+TEST_CASE("--fix errors name the key and the problem", "[search][pins]") {
+  auto msg = [](const char *spec) {
+    auto p = parsePins(spec);
+    REQUIRE_FALSE(p.isOk());
+    return p.message();
+  };
+  CHECK_THAT(msg("tp"), Catch::Contains("'tp' is not KEY=VALUE"));
+  CHECK_THAT(msg("tp=0"), Catch::Contains("'tp' must be a positive integer"));
+  CHECK_THAT(msg("tp=x"), Catch::Contains("'tp' must be a positive integer"));
+  CHECK_THAT(msg("foo=1"), Catch::Contains("unknown axis 'foo'"));
+  CHECK_THAT(msg("zero=4"), Catch::Contains("'zero' must be 0, 1, 2 or 3"));
+  CHECK_THAT(msg("recompute=some"), Catch::Contains("'recompute' must be"));
+  CHECK_THAT(msg("tp=8,tp=4"), Catch::Contains("pinned twice"));
+  CHECK_THAT(msg("sp=1,tp=1"), Catch::Contains("sp=1 contradicts tp=1"));
+  CHECK_THAT(msg("pp=1,vpp=2"), Catch::Contains("contradicts pp=1"));
+  CHECK_THAT(msg("vpp=2,schedule=1f1b"), Catch::Contains("contradicts vpp=2"));
+  CHECK_THAT(msg(""), Catch::Contains("empty list"));
+  CHECK_THAT(msg("tp=8,,pp=2"), Catch::Contains("empty item"));
+}
+
+//===----------------------------------------------------------------------===//
+// Partitioner
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("the DP split is the optimum of brute force, memory limits "
+          "included", "[search][partition]") {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(0.5, 2.0);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int64_t N = 3 + trial % 8, p = 1 + trial % 4;
+    if (N < p)
+      continue;
+    LayerCosts a, b; // two device types (heterogeneous stages)
+    for (LayerCosts *c : {&a, &b}) {
+      c->embeddingSeconds = u(rng);
+      c->headSeconds = 2 * u(rng);
+      c->embeddingStateBytes = u(rng);
+      c->headStateBytes = u(rng);
+      c->embeddingPeakActBytes = c->headPeakActBytes = 0;
+      for (int64_t i = 0; i < N; ++i) {
+        c->blockSeconds.push_back(u(rng));
+        c->blockActBytes.push_back(u(rng));
+        c->blockPeakActBytes.push_back(i % 3 == 0 ? u(rng) : 0.1);
+        c->blockStateBytes.push_back(u(rng));
+        c->blockGatherBytes.push_back(0);
+      }
+    }
+    std::vector<StageDevice> devs(static_cast<size_t>(p));
+    for (int64_t s = 0; s < p; ++s) {
+      devs[size_t(s)].costs = s % 2 ? &b : &a;
+      devs[size_t(s)].inFlight = p - s;
+      devs[size_t(s)].fixedBytes = 0.5;
+      devs[size_t(s)].memoryLimitBytes = 3.0 + double(trial % 5) * 2;
+    }
+    // Brute force over all compositions of N into p positive parts.
+    double bestBrute = std::numeric_limits<double>::infinity();
+    std::vector<int64_t> split(static_cast<size_t>(p));
+    std::function<void(int64_t, int64_t)> rec = [&](int64_t s, int64_t at) {
+      if (s == p - 1) {
+        split[size_t(s)] = N - at;
+        if (N - at < 1)
+          return;
+        double worst = 0;
+        int64_t b0 = 0;
+        for (int64_t t = 0; t < p; ++t) {
+          int64_t e = b0 + split[size_t(t)];
+          if (stageBytes(devs[size_t(t)], t == 0, t == p - 1, b0, e) >
+              devs[size_t(t)].memoryLimitBytes)
+            return;
+          worst = std::max(worst,
+                           stageSeconds(devs[size_t(t)], t == 0, t == p - 1, b0, e));
+          b0 = e;
+        }
+        bestBrute = std::min(bestBrute, worst);
+        return;
+      }
+      for (int64_t n = 1; at + n <= N - (p - 1 - s); ++n) {
+        split[size_t(s)] = n;
+        rec(s + 1, at + n);
+      }
+    };
+    rec(0, 0);
+    PartitionWorkspace ws;
+    PartitionResult r = partitionLayers(devs, N, ws);
+    INFO("trial " << trial << " N=" << N << " p=" << p);
+    REQUIRE(r.feasible == std::isfinite(bestBrute));
+    if (!r.feasible)
+      continue;
+    CHECK(r.maxStageSeconds == Approx(bestBrute).epsilon(1e-12));
+    // The returned split achieves the value and fits.
+    int64_t b0 = 0;
+    double worst = 0;
+    for (int64_t t = 0; t < p; ++t) {
+      int64_t e = b0 + r.layersPerStage[size_t(t)];
+      CHECK(r.layersPerStage[size_t(t)] >= 1);
+      CHECK(stageBytes(devs[size_t(t)], t == 0, t == p - 1, b0, e) <=
+            devs[size_t(t)].memoryLimitBytes);
+      worst = std::max(worst,
+                       stageSeconds(devs[size_t(t)], t == 0, t == p - 1, b0, e));
+      b0 = e;
+    }
+    CHECK(b0 == N);
+    CHECK(worst == Approx(r.maxStageSeconds).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("the partitioner's stage model is the Evaluator's", "[search][partition]") {
+  // Time per micro-batch and memory of every stage, as the partitioner
+  // adds them up from single-layer probes, must equal what the Evaluator
+  // reports for the same split: otherwise the DP would optimise, and
+  // prune by, numbers the ranking does not use.
+  struct Case {
+    LayerProfile profile;
+    const char *cluster;
+    ParallelConfig cfg;
+  };
+  std::vector<Case> cases;
+  auto base = [](int64_t dp, int64_t tp, int64_t pp, int64_t mb, int64_t B) {
+    ParallelConfig c;
+    c.dp = dp, c.tp = tp, c.pp = pp, c.microBatch = mb, c.globalBatch = B;
+    return c;
+  };
+  {
+    ParallelConfig c = base(8, 8, 16, 1, 1536);
+    c.recompute = Recompute::Full;
+    c.layersPerChunk = {5, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 7};
+    cases.push_back({gpt("gpt3", 96, 12288, 96), "dgx-a100-80gb:128", c});
+  }
+  {
+    ParallelConfig c = base(4, 4, 4, 2, 256);
+    c.sequenceParallel = true;
+    c.zeroStage = 3;
+    cases.push_back({gpt("gpt-7b", 32, 4096, 32), "dgx-a100-80gb:8", c});
+  }
+  {
+    ParallelConfig c = base(2, 2, 2, 1, 64);
+    c.cp = 2;
+    c.zeroStage = 1;
+    c.recompute = Recompute::Selective;
+    cases.push_back({gpt("gpt-1b", 24, 2048, 16, 4096), "dgx-h100:2", c});
+  }
+  {
+    ParallelConfig c = base(8, 1, 2, 1, 64);
+    c.ep = 4;
+    c.zeroStage = 2;
+    cases.push_back({mixtralLike(), "dgx-h100:2", c});
+  }
+  for (Case &k : cases) {
+    Cluster cl = cluster(k.cluster);
+    auto ev = Evaluator::create(k.profile, cl);
+    REQUIRE(ev.isOk());
+    Evaluation e;
+    REQUIRE(ev->evaluate(k.cfg, e).isOk());
+    auto model = stageModel(k.profile, cl, k.cfg);
+    REQUIRE(model.isOk());
+    std::vector<int64_t> split = k.cfg.layersPerChunk;
+    if (split.empty())
+      for (int64_t s = 0; s < k.cfg.pp; ++s)
+        split.push_back(e.stages[size_t(s)].layers);
+    int64_t at = 0;
+    for (int64_t s = 0; s < k.cfg.pp; ++s) {
+      const StageDevice &d = model->stages[size_t(s)];
+      bool first = s == 0, last = s == k.cfg.pp - 1;
+      int64_t end = at + split[size_t(s)];
+      const StageBreakdown &st = e.stages[size_t(s)];
+      INFO(k.profile.modelName << " stage " << s);
+      if (k.cfg.zeroStage != 3) // ZeRO-3 adds exposed gathers the DP omits
+        CHECK(stageSeconds(d, first, last, at, end) ==
+              Approx(st.forwardSecondsPerMicroBatch +
+                     st.backwardSecondsPerMicroBatch)
+                  .epsilon(1e-9));
+      CHECK(stageBytes(d, first, last, at, end) ==
+            Approx(st.totalBytes).epsilon(1e-9));
+      at = end;
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Search
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("the search finds the best plan of exhaustive enumeration",
+          "[search]") {
+  // Every configuration (even split) evaluated by brute force: the
+  // search's winner must be at least as good, so its pruning never
+  // dropped a better plan.
+  LayerProfile prof = gpt("gpt-1.3b", 24, 2048, 16);
+  Cluster cl = cluster("dgx-a100-40gb:2");
+  SearchOptions so;
+  so.globalBatch = 64;
+  so.topK = 3;
+  so.threads = 2;
+  auto r = searchPlans(prof, cl, so);
+  REQUIRE(r.isOk());
+  REQUIRE(!r->top.empty());
+  auto ev = Evaluator::create(prof, cl);
+  REQUIRE(ev.isOk());
+  double brute = std::numeric_limits<double>::infinity();
+  Evaluation e;
+  int64_t valid = 0;
+  for (int64_t tp : {1, 2, 4, 8})
+    for (int64_t pp : {1, 2, 4, 8, 16})
+      for (int64_t cp : {1, 2})
+        for (int64_t mb : {1, 2, 4, 8, 16, 32})
+          for (int64_t vpp : {1, 2, 3, 4})
+            for (int sp = 0; sp < 2; ++sp)
+              for (Recompute rc : {Recompute::None, Recompute::Selective,
+                                   Recompute::Full})
+                for (int zero = 0; zero < 4; ++zero) {
+                  ParallelConfig c;
+                  c.tp = tp, c.pp = pp, c.cp = cp, c.microBatch = mb;
+                  c.dp = 16 / (tp * pp * cp);
+                  if (c.dp < 1 || c.dp * tp * pp * cp != 16)
+                    continue;
+                  c.vpp = vpp, c.sequenceParallel = sp, c.recompute = rc;
+                  c.zeroStage = zero, c.globalBatch = 64;
+                  if (!ev->validate(c).isOk())
+                    continue;
+                  ++valid;
+                  REQUIRE(ev->evaluate(c, e).isOk());
+                  if (e.fits)
+                    brute = std::min(brute, e.iterationSeconds);
+                }
+  REQUIRE(valid > 100);
+  CHECK(r->top[0].eval.iterationSeconds <= brute * (1 + 1e-12));
+  // Ranked best first, all fit, and no configuration twice.
+  for (size_t i = 0; i < r->top.size(); ++i) {
+    CHECK(r->top[i].eval.fits);
+    if (i > 0)
+      CHECK(rankedBefore(r->top[i - 1], r->top[i]));
+  }
+  CHECK(r->stats.evaluations < valid); // pruning did prune
+}
+
+TEST_CASE("the search is deterministic for any thread count", "[search]") {
+  LayerProfile prof = gpt("gpt-7b", 32, 4096, 32);
+  Cluster cl = cluster("dgx-a100-80gb:4");
+  std::string ref;
+  for (int64_t threads : {1, 2, 8}) {
+    SearchOptions so;
+    so.globalBatch = 256;
+    so.topK = 5;
+    so.threads = threads;
+    auto r = searchPlans(prof, cl, so);
+    REQUIRE(r.isOk());
+    REQUIRE(r->top.size() == 5);
+    std::string f = fingerprint(*r);
+    if (threads == 1)
+      ref = f;
+    else
+      CHECK(f == ref);
+  }
+}
+
+TEST_CASE("pins are respected and contradictions are errors", "[search]") {
+  LayerProfile prof = gpt("gpt-7b", 32, 4096, 32);
+  Cluster cl = cluster("dgx-a100-80gb:4");
+  SearchOptions so;
+  so.globalBatch = 256;
+  so.threads = 1;
+  auto pins = parsePins("tp=4,pp=2,recompute=full");
+  REQUIRE(pins.isOk());
+  so.pins = *pins;
+  auto r = searchPlans(prof, cl, so);
+  REQUIRE(r.isOk());
+  REQUIRE(!r->top.empty());
+  for (const Candidate &c : r->top) {
+    CHECK(c.config.tp == 4);
+    CHECK(c.config.pp == 2);
+    CHECK(c.config.recompute == Recompute::Full);
+  }
+  auto err = [&](const char *spec) {
+    auto p = parsePins(spec);
+    REQUIRE(p.isOk());
+    so.pins = *p;
+    auto res = searchPlans(prof, cl, so);
+    REQUIRE_FALSE(res.isOk());
+    return res.message();
+  };
+  CHECK_THAT(err("tp=16"), Catch::Contains("tp=16 exceeds the 8 GPUs"));
+  CHECK_THAT(err("dp=4,tp=4,pp=4,cp=4"),
+             Catch::Contains("does not divide the 32 GPUs"));
+  CHECK_THAT(err("dp=2,tp=2,pp=2,cp=2"),
+             Catch::Contains("dp*tp*pp*cp = 16 but cluster"));
+  CHECK_THAT(err("ep=2"), Catch::Contains("has no routed experts"));
+  CHECK_THAT(err("dp=32,mb=3"), Catch::Contains("global_batch=256"));
+}
+
+TEST_CASE("nothing fits: what is short and what would help", "[search]") {
+  LayerProfile prof = gpt("gpt3", 96, 12288, 96);
+  Cluster cl = cluster("dgx-a100-80gb:1");
+  SearchOptions so;
+  so.globalBatch = 64;
+  so.threads = 1;
+  auto r = searchPlans(prof, cl, so);
+  REQUIRE(r.isOk());
+  CHECK(r->top.empty());
+  REQUIRE(r->noFit.has_value());
+  CHECK(r->noFit->shortBytes > 0);
+  CHECK_THAT(r->noFit->message, Catch::Contains("is short by"));
+  bool moreGpus = false;
+  for (const std::string &s : r->noFit->suggestions)
+    moreGpus = moreGpus || s.find("more GPUs") != std::string::npos;
+  CHECK(moreGpus);
+}
+
+TEST_CASE("memory headroom and the cost objective", "[search]") {
+  LayerProfile prof = gpt("gpt-7b", 32, 4096, 32);
+  Cluster cl = cluster("dgx-a100-80gb:4");
+  SearchOptions so;
+  so.globalBatch = 256;
+  so.threads = 2;
+  so.maxMemoryFraction = 0.5;
+  auto r = searchPlans(prof, cl, so);
+  REQUIRE(r.isOk());
+  REQUIRE(!r->top.empty());
+  for (const Candidate &c : r->top)
+    for (const StageBreakdown &s : c.eval.stages)
+      CHECK(s.totalBytes <= 0.5 * s.capacityBytes);
+  // Cost per token may use fewer nodes; it is never worse than the
+  // cheapest plan on all nodes.
+  so.maxMemoryFraction = 1;
+  so.objective = Objective::CostPerToken;
+  so.pricePerGpuHour = 2.0;
+  auto c = searchPlans(prof, cl, so);
+  REQUIRE(c.isOk());
+  REQUIRE(!c->top.empty());
+  CHECK(c->clusters.size() > 1);
+  SearchOptions st = so;
+  st.objective = Objective::StepTime;
+  auto t = searchPlans(prof, cl, st);
+  REQUIRE(t.isOk());
+  CHECK(c->top[0].costPerToken <= t->top[0].costPerToken * (1 + 1e-12));
+  CHECK(c->top[0].costPerToken > 0);
+}
+
+TEST_CASE("bad options are errors", "[search]") {
+  LayerProfile prof = gpt("gpt-1.3b", 24, 2048, 16);
+  Cluster cl = cluster("dgx-a100-40gb:1");
+  SearchOptions so;
+  auto r = searchPlans(prof, cl, so);
+  REQUIRE_FALSE(r.isOk());
+  CHECK_THAT(r.message(), Catch::Contains("--global-batch"));
+  so.globalBatch = 8;
+  so.maxMemoryFraction = 1.5;
+  r = searchPlans(prof, cl, so);
+  REQUIRE_FALSE(r.isOk());
+  CHECK_THAT(r.message(), Catch::Contains("--max-memory-fraction"));
+  so.maxMemoryFraction = 1;
+  so.objective = Objective::CostPerToken;
+  r = searchPlans(prof, cl, so);
+  REQUIRE_FALSE(r.isOk());
+  CHECK_THAT(r.message(), Catch::Contains("--price-per-gpu-hour"));
+}
