@@ -14,6 +14,8 @@
 
 #include "Commands.h"
 
+#include "trident/Validation/CaseProfile.h"
+
 #include "trident/Analysis/ModelAnalysis.h"
 #include "trident/Frontend/ModelSource.h"
 #include "trident/Plan/Plan.h"
@@ -127,26 +129,6 @@ std::string renderTable(const search::SearchResult &r,
   return out;
 }
 
-/// Builds the LayerProfile of a case's model (as ValidationRunner does).
-Result<LayerProfile> caseProfile(mlir::MLIRContext &ctx,
-                                 const validation::Case &c) {
-  std::string source = "cases.json:" + c.id;
-  std::vector<std::string> warnings;
-  auto cfg = frontend::parseHFConfig(c.modelJson, source, &warnings);
-  if (!cfg)
-    return cfg.status();
-  cfg->seqLen = c.seqLen;
-  if (cfg->position == frontend::PositionKind::Learned &&
-      cfg->maxPositions < c.seqLen)
-    cfg->maxPositions = c.seqLen;
-  if (Status s = frontend::validateModelConfig(*cfg, source); !s)
-    return s;
-  auto module = frontend::buildModel(ctx, *cfg);
-  frontend::LoadedModel loaded;
-  loaded.module = std::move(module);
-  return analysis::buildLayerProfile(loaded.model(), c.seqLen);
-}
-
 /// --validate-cases: the planner against every published configuration.
 int runValidateCases(mlir::MLIRContext &ctx, const search::SearchOptions &base,
                      const EvalOptions &evalOpt) {
@@ -174,7 +156,7 @@ int runValidateCases(mlir::MLIRContext &ctx, const search::SearchOptions &base,
     auto key = std::make_pair(c.modelJson, c.seqLen);
     auto it = profiles.find(key);
     if (it == profiles.end())
-      it = profiles.emplace(key, caseProfile(ctx, c)).first;
+      it = profiles.emplace(key, validation::caseProfile(ctx, c)).first;
     std::string row = pad(c.id, idWidth, true) + "  ";
     if (!it->second) {
       llvm::outs() << row << "error: " << it->second.message() << "\n";

@@ -28,7 +28,13 @@ int main(int argc, char **argv) {
       "                   --micro-batch N [--recompute none|selective|full]\n"
       "                   [--sequence-parallel] [--zero 0..3]\n"
       "                   [--precision bf16|fp16|fp8] [--json]\n"
-      "  trident validate [--cases cases.json] [--write-doc docs/validation.md]\n");
+      "  trident plan     --model M --cluster C --global-batch B --seq-len S\n"
+      "                   [--precision P] [--top K] [--fix tp=8,pp=16,...]\n"
+      "                   [--max-memory-fraction F] [--price-per-gpu-hour P]\n"
+      "                   [--threads N] [--json] [-o plan.json]\n"
+      "  trident validate [--cases cases.json] [--write-doc docs/validation.md]\n"
+      "\nExit codes: 0 success; 1 bad input (the message names it); 2 bad\n"
+      "usage; 3 the configuration does not fit / nothing fits.\n");
   mlir::DialectRegistry registry;
   frontend::registerFrontendDialects(registry);
   mlir::MLIRContext context(registry);
