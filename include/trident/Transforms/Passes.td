@@ -26,4 +26,51 @@ def AnnotateCostsPass : Pass<"trident-annotate-costs",
   let dependentDialects = ["::mlir::trident::graph::TGraphDialect"];
 }
 
+def PlanPass : Pass<"trident-plan", "::mlir::trident::graph::ModelOp"> {
+  let summary = "Search the plan space and attach the best plan";
+  let description = [{
+    Analyses the model into a LayerProfile, runs the planner (the search of
+    `trident plan`) on the given cluster and attaches the best plan:
+    `tgraph.plan` on the model (parallel sizes, micro-batching, recompute,
+    ZeRO stage, schedule, layers per pipeline chunk and the predicted step
+    time, throughput, MFU and peak memory), and `tgraph.stage` on every
+    `tgraph.repeat`: the pipeline stage of each of its iterations. Options
+    mirror `trident plan`. When nothing fits, the pass fails with the
+    planner's message.
+  }];
+  let options = [
+    Option<"cluster", "cluster", "std::string", /*default=*/"",
+           "PRESET:NODES (e.g. dgx-h100:4) or a cluster.json path">,
+    Option<"globalBatch", "global-batch", "int64_t", /*default=*/"0",
+           "sequences per optimizer step">,
+    Option<"seqLen", "seq-len", "int64_t", /*default=*/"0",
+           "sequence length (0: the model's)">,
+    Option<"precision", "precision", "std::string", /*default=*/"\"bf16\"",
+           "bf16, fp16 or fp8">,
+    Option<"fix", "fix", "std::string", /*default=*/"",
+           "pinned axes, e.g. tp=8,pp=4">,
+    Option<"maxMemoryFraction", "max-memory-fraction", "double",
+           /*default=*/"1.0", "fraction of each GPU's memory a plan may use">,
+    Option<"threads", "threads", "int64_t", /*default=*/"1",
+           "search threads (the result does not depend on it)">
+  ];
+  let dependentDialects = ["::mlir::trident::graph::TGraphDialect"];
+}
+
+def ApplyPlanPass : Pass<"trident-apply-plan",
+                         "::mlir::trident::graph::ModelOp"> {
+  let summary = "Read a trident.plan/v1 JSON onto the model";
+  let description = [{
+    The reverse of `trident-plan`: reads a plan written by `trident plan -o`
+    and attaches the same `tgraph.plan` and `tgraph.stage` attributes. A
+    plan whose layer split does not match the model's layers, or that was
+    made for another sequence length, is refused.
+  }];
+  let options = [
+    Option<"planFile", "plan", "std::string", /*default=*/"",
+           "plan JSON file">
+  ];
+  let dependentDialects = ["::mlir::trident::graph::TGraphDialect"];
+}
+
 #endif // TRIDENT_TRANSFORMS_PASSES_TD

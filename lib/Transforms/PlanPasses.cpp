@@ -1,0 +1,185 @@
+//===- PlanPasses.cpp - trident-plan and trident-apply-plan ---------------===//
+//
+// Thin wrappers: the Analysis builds the LayerProfile, Search finds the
+// plan, Plan reads and writes it; these passes only move a plan between its
+// data model and IR attributes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "trident/Transforms/Passes.h"
+
+#include "trident/Analysis/ModelAnalysis.h"
+#include "trident/Hardware/Cluster.h"
+#include "trident/Plan/Plan.h"
+#include "trident/Search/Pins.h"
+#include "trident/Search/Search.h"
+#include "trident/Support/FileIO.h"
+
+#include "mlir/IR/Builders.h"
+
+#define DEBUG_TYPE "trident-plan"
+
+namespace mlir::trident {
+#define GEN_PASS_DEF_PLANPASS
+#define GEN_PASS_DEF_APPLYPLANPASS
+#include "trident/Transforms/Passes.h.inc"
+} // namespace mlir::trident
+
+using namespace mlir;
+using namespace mlir::trident::graph;
+namespace tp = ::trident;
+
+namespace {
+
+/// Attaches `plan` to `model`; fails (with a diagnostic) when its layer
+/// split does not cover the model's transformer layers.
+LogicalResult attachPlan(ModelOp model, const tp::plan::Plan &plan,
+                         StringRef pass) {
+  Builder b(model.getContext());
+  // Layers in model order, and the stage of every layer.
+  int64_t layers = 0;
+  for (int64_t n : plan.layersPerChunk)
+    layers += n;
+  std::vector<int64_t> stageOfLayer;
+  for (size_t g = 0; g < plan.layersPerChunk.size(); ++g)
+    for (int64_t i = 0; i < plan.layersPerChunk[g]; ++i)
+      stageOfLayer.push_back(static_cast<int64_t>(g) % plan.pp);
+  int64_t modelIterations = 0;
+  model.walk([&](RepeatOp r) {
+    if (!r->getParentOfType<RepeatOp>())
+      modelIterations += r.getCountAttr().getInt();
+  });
+  if (layers != modelIterations)
+    return model.emitError()
+           << pass << ": plan splits " << layers << " layers into stages but the "
+           << "model has " << modelIterations
+           << " repeated layers: the plan was made for another model";
+
+  SmallVector<NamedAttribute> predicted = {
+      b.getNamedAttr("iteration_time_s",
+                     b.getF64FloatAttr(plan.predicted.iterationSeconds)),
+      b.getNamedAttr("tokens_per_s",
+                     b.getF64FloatAttr(plan.predicted.tokensPerSecond)),
+      b.getNamedAttr("mfu", b.getF64FloatAttr(plan.predicted.mfu)),
+      b.getNamedAttr("peak_memory_bytes",
+                     b.getF64FloatAttr(plan.predicted.peakMemoryBytes))};
+  SmallVector<NamedAttribute> fields = {
+      b.getNamedAttr("schema", b.getStringAttr(plan.schema)),
+      b.getNamedAttr("dp", b.getI64IntegerAttr(plan.dp)),
+      b.getNamedAttr("tp", b.getI64IntegerAttr(plan.tp)),
+      b.getNamedAttr("pp", b.getI64IntegerAttr(plan.pp)),
+      b.getNamedAttr("cp", b.getI64IntegerAttr(plan.cp)),
+      b.getNamedAttr("ep", b.getI64IntegerAttr(plan.ep)),
+      b.getNamedAttr("vpp", b.getI64IntegerAttr(plan.vpp)),
+      b.getNamedAttr("sequence_parallel",
+                     b.getBoolAttr(plan.sequenceParallel)),
+      b.getNamedAttr("micro_batch_size",
+                     b.getI64IntegerAttr(plan.microBatchSize)),
+      b.getNamedAttr("num_micro_batches",
+                     b.getI64IntegerAttr(plan.numMicroBatches)),
+      b.getNamedAttr("recompute", b.getStringAttr(plan.recompute)),
+      b.getNamedAttr("zero_stage", b.getI64IntegerAttr(plan.zeroStage)),
+      b.getNamedAttr("schedule", b.getStringAttr(plan.schedule)),
+      b.getNamedAttr("precision", b.getStringAttr(plan.precision)),
+      b.getNamedAttr("global_batch", b.getI64IntegerAttr(plan.globalBatch)),
+      b.getNamedAttr("layers_per_chunk",
+                     b.getDenseI64ArrayAttr(plan.layersPerChunk)),
+      b.getNamedAttr("predicted", b.getDictionaryAttr(predicted))};
+  model->setAttr("tgraph.plan", b.getDictionaryAttr(fields));
+
+  // The stage of each iteration of every top-level repeat, in model order.
+  int64_t next = 0;
+  for (Operation &op : model.getBody().front()) {
+    auto r = dyn_cast<RepeatOp>(op);
+    if (!r)
+      continue;
+    int64_t count = r.getCountAttr().getInt();
+    SmallVector<int64_t> stages(stageOfLayer.begin() + next,
+                                stageOfLayer.begin() + next + count);
+    next += count;
+    r->setAttr("tgraph.stage", b.getDenseI64ArrayAttr(stages));
+  }
+  return success();
+}
+
+struct PlanPass : public mlir::trident::impl::PlanPassBase<PlanPass> {
+  using PlanPassBase::PlanPassBase;
+
+  void runOnOperation() override {
+    ModelOp model = getOperation();
+    auto fail = [&](const Twine &message) {
+      model.emitError() << "trident-plan: " << message;
+      signalPassFailure();
+    };
+    if (cluster.empty())
+      return fail("the cluster option is required (PRESET:NODES or a "
+                  "cluster.json)");
+    if (globalBatch <= 0)
+      return fail("global-batch must be positive");
+    if (seqLen < 0)
+      return fail("seq-len must not be negative");
+    auto precisionType = tp::parseDType(precision);
+    if (!precisionType || *precisionType == tp::DType::F32)
+      return fail("precision: expected bf16, fp16 or fp8, got '" +
+                  precision + "'");
+    auto hw = tp::loadCluster(cluster);
+    if (!hw)
+      return fail(hw.message());
+    tp::search::SearchOptions options;
+    options.globalBatch = globalBatch;
+    options.precision = *precisionType;
+    options.topK = 1;
+    options.threads = threads;
+    options.maxMemoryFraction = maxMemoryFraction;
+    if (!fix.empty()) {
+      auto pins = tp::search::parsePins(fix);
+      if (!pins)
+        return fail(pins.message());
+      options.pins = *pins;
+    }
+    int64_t seq = seqLen > 0 ? int64_t(seqLen) : model.getSeqLenAttr().getInt();
+    tp::LayerProfile profile = tp::analysis::buildLayerProfile(model, seq);
+    auto result = tp::search::searchPlans(profile, *hw, options);
+    if (!result)
+      return fail(result.message());
+    if (result->top.empty())
+      return fail("no plan fits" +
+                  (result->noFit ? ": " + result->noFit->message
+                                 : std::string()));
+    const tp::search::Candidate &best = result->top.front();
+    tp::plan::Plan plan = tp::plan::makePlan(
+        profile, result->clusters[size_t(best.clusterIndex)], best.config,
+        best.eval);
+    if (failed(attachPlan(model, plan, getArgument())))
+      signalPassFailure();
+  }
+};
+
+struct ApplyPlanPass
+    : public mlir::trident::impl::ApplyPlanPassBase<ApplyPlanPass> {
+  using ApplyPlanPassBase::ApplyPlanPassBase;
+
+  void runOnOperation() override {
+    ModelOp model = getOperation();
+    auto fail = [&](const Twine &message) {
+      model.emitError() << "trident-apply-plan: " << message;
+      signalPassFailure();
+    };
+    if (planFile.empty())
+      return fail("the plan option is required (a trident.plan/v1 JSON)");
+    auto text = tp::readFile(planFile);
+    if (!text)
+      return fail(text.message());
+    auto plan = tp::plan::parsePlanJson(*text, planFile);
+    if (!plan)
+      return fail(plan.message());
+    if (plan->seqLen != model.getSeqLenAttr().getInt())
+      return fail(planFile + ": the plan is for sequence length " +
+                  std::to_string(plan->seqLen) + ", the model's is " +
+                  std::to_string(model.getSeqLenAttr().getInt()));
+    if (failed(attachPlan(model, *plan, getArgument())))
+      signalPassFailure();
+  }
+};
+
+} // namespace

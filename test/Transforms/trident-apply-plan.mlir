@@ -1,0 +1,22 @@
+// A plan written by `trident plan -o` reads back onto the model with the
+// attributes trident-plan attaches for the same search.
+// RUN: trident import --model tiny-gpt -o %t.mlir
+// RUN: trident plan --model tiny-gpt --cluster dgx-h100:1 --global-batch 64 --seq-len 32 --fix pp=2,tp=1,vpp=1 -o %t.json > /dev/null
+// RUN: trident-opt %t.mlir --pass-pipeline='builtin.module(tgraph.model(trident-apply-plan{plan=%t.json}))' -o %t.applied.mlir
+// RUN: trident-opt %t.mlir --pass-pipeline='builtin.module(tgraph.model(trident-plan{cluster=dgx-h100:1 global-batch=64 fix=pp=2,tp=1,vpp=1}))' -o %t.planned.mlir
+// RUN: diff %t.applied.mlir %t.planned.mlir
+// RUN: FileCheck %s < %t.applied.mlir
+
+// CHECK: tgraph.plan = {
+// CHECK-SAME: layers_per_chunk = array<i64: 2, 2>
+// CHECK: {tgraph.stage = array<i64: 0, 0, 1, 1>}
+
+// A plan for another model or sequence length is refused.
+// RUN: trident plan --model llama-3-8b --cluster dgx-h100:1 --global-batch 8 --seq-len 32 -o %t.other.json > /dev/null
+// RUN: not trident-opt %t.mlir --pass-pipeline='builtin.module(tgraph.model(trident-apply-plan{plan=%t.other.json}))' 2>&1 | FileCheck %s --check-prefix=OTHER
+// OTHER: error: trident-apply-plan: plan splits 32 layers into stages but the model has 4 repeated layers
+// RUN: not trident-opt %t.mlir --pass-pipeline='builtin.module(tgraph.model(trident-apply-plan{plan=%t.missing.json}))' 2>&1 | FileCheck %s --check-prefix=MISSING
+// MISSING: error: trident-apply-plan: {{.*}}missing.json: cannot open
+// RUN: echo '{"schema": "trident.plan/v1", "dp": "x"}' > %t.bad.json
+// RUN: not trident-opt %t.mlir --pass-pipeline='builtin.module(tgraph.model(trident-apply-plan{plan=%t.bad.json}))' 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: error: trident-apply-plan: {{.*}}bad.json
