@@ -17,6 +17,10 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
+namespace mlir::trident::test {
+void registerTestLayerProfilePass();
+} // namespace mlir::trident::test
+
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<mlir::trident::graph::TGraphDialect, mlir::func::FuncDialect,
@@ -24,6 +28,7 @@ int main(int argc, char **argv) {
                   mlir::shard::ShardDialect>();
   mlir::trident::graph::registerShardingInterfaceModels(registry);
   mlir::trident::registerTridentPasses();
+  mlir::trident::test::registerTestLayerProfilePass();
   // Upstream sharding passes, for plans materialised as shard annotations.
   mlir::shard::registerShardingPropagation();
   mlir::shard::registerPartition();
