@@ -19,7 +19,17 @@
 using namespace trident;
 
 int main(int argc, char **argv) {
-  double seconds = argc > 1 ? std::atof(argv[1]) : 2.0;
+  double seconds = 2.0;
+  if (argc > 1) {
+    char *end = nullptr;
+    seconds = std::strtod(argv[1], &end);
+    if (end == argv[1] || *end != '\0' || !(seconds > 0) || seconds > 3600) {
+      std::fprintf(stderr, "usage: trident-bench-evaluate [seconds]\n"
+                           "  measures full evaluations per second on one "
+                           "thread for the given time (default 2)\n");
+      return 2;
+    }
+  }
   TransformerShape shape;
   shape.name = "gpt3-175b";
   shape.layers = 96;
