@@ -11,7 +11,8 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.trident_obj_root, "test")
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "unit", "lib", "data", "Inputs"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "unit", "lib", "data", "Inputs",
+                   "bad-inputs"]
 
 config.substitutions.append(("%shared", config.trident_shared_dir))
 config.substitutions.append(("%srcroot", config.trident_src_root))

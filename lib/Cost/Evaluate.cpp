@@ -510,13 +510,10 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
   const ScheduleKind kind = c.schedule.value_or(
       v > 1 ? ScheduleKind::Interleaved1F1B : ScheduleKind::OneFOneB);
   const bool mixed = c.precision != DType::F32;
-  const double weightBytes = mixed ? 2 : 4;
-  const double gradBytes =
-      o.gradBytesPerParam > 0 ? o.gradBytesPerParam
-                              : (c.precision == DType::F16 ? 2.0 : 4.0);
-  const double optBytes =
-      o.optimizerBytesPerParam > 0 ? o.optimizerBytesPerParam
-                                   : (mixed ? 12.0 : 8.0);
+  const StateBytesPerParam state = stateBytesPerParam(c.precision, o);
+  const double weightBytes = state.weight;
+  const double gradBytes = state.gradient;
+  const double optBytes = state.optimizer;
   const DType actType = activationDtype(c.precision);
   const double actBytes = double(dtypeBytes(actType));
 
@@ -868,6 +865,22 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
     }
   }
   return Status::ok();
+}
+
+StateBytesPerParam stateBytesPerParam(DType precision,
+                                      const EvalOptions &o) {
+  StateBytesPerParam b;
+  const bool mixed = precision != DType::F32;
+  b.weight = mixed ? 2 : 4;
+  // Gradients in the training dtype: Megatron-LM reduces them in fp32 only
+  // with --accumulate-allreduce-grads-in-fp32 (off by default); FSDP's
+  // reduce dtype defaults to the parameter dtype.
+  b.gradient = o.gradBytesPerParam > 0 ? o.gradBytesPerParam : b.weight;
+  // Mixed-precision Adam (Rajbhandari et al. 2020, ZeRO): fp32 master
+  // weights, momentum and variance.
+  b.optimizer = o.optimizerBytesPerParam > 0 ? o.optimizerBytesPerParam
+                                             : (mixed ? 12.0 : 8.0);
+  return b;
 }
 
 std::string describeFit(const Evaluation &e) {

@@ -126,17 +126,11 @@ double objectiveScale(const SearchOptions &o, const Cluster &c,
 
 /// Per-parameter byte counts exactly as the Evaluator uses them.
 struct StateBytes {
-  double weight = 2, grad = 4, opt = 12;
+  double weight = 2, grad = 2, opt = 12;
 };
 StateBytes stateBytes(DType precision, const EvalOptions &o) {
-  StateBytes b;
-  bool mixed = precision != DType::F32;
-  b.weight = mixed ? 2 : 4;
-  b.grad = o.gradBytesPerParam > 0 ? o.gradBytesPerParam
-                                   : (precision == DType::F16 ? 2.0 : 4.0);
-  b.opt = o.optimizerBytesPerParam > 0 ? o.optimizerBytesPerParam
-                                       : (mixed ? 12.0 : 8.0);
-  return b;
+  StateBytesPerParam s = stateBytesPerParam(precision, o);
+  return {s.weight, s.gradient, s.optimizer};
 }
 
 /// The Evaluator's default even split (Evaluate.cpp): N/G each, the

@@ -68,7 +68,8 @@ struct EvalOptions {
   bool overlapP2P = false;    ///< pipeline sends run beside compute
   CollectiveAlgo algorithm = CollectiveAlgo::Auto;
   /// Bytes per gradient element in memory and in the DP reduction; 0 =
-  /// auto: 4 (fp32 main grads, Megatron) for bf16/fp8, 2 for fp16, 4 fp32.
+  /// auto: the parameter dtype's (2 in mixed precision, 4 in fp32), as
+  /// Megatron-LM without --accumulate-allreduce-grads-in-fp32 and FSDP.
   double gradBytesPerParam = 0;
   /// Optimizer state bytes per parameter; 0 = auto: 12 (fp32 master + Adam
   /// m, v) for mixed precision, 8 for fp32 training.
@@ -77,6 +78,15 @@ struct EvalOptions {
   /// allocator slack; counted in every stage's buffers.
   double reservedBytes = 1.0e9;
 };
+
+/// Bytes per parameter of the model states, as the Evaluator counts them.
+struct StateBytesPerParam {
+  double weight = 2;    ///< training-dtype copy
+  double gradient = 2;  ///< see EvalOptions::gradBytesPerParam
+  double optimizer = 12; ///< see EvalOptions::optimizerBytesPerParam
+};
+StateBytesPerParam stateBytesPerParam(DType precision,
+                                      const EvalOptions &options);
 
 /// Per pipeline stage (one GPU of that stage; all its chunks).
 struct StageBreakdown {
