@@ -10,7 +10,7 @@
 #ifndef TRIDENT_TEST_UNIT_COST_GPTPROFILE_H
 #define TRIDENT_TEST_UNIT_COST_GPTPROFILE_H
 
-#include "trident/Cost/AnalyticProfile.h"
+#include "AnalyticProfile.h"
 
 #include <stdexcept>
 

@@ -1,6 +1,6 @@
 //===- PlanTest.cpp - Plan data model and trident.plan/v1 JSON ------------===//
 
-#include "trident/Cost/AnalyticProfile.h"
+#include "AnalyticProfile.h"
 #include "trident/Plan/Plan.h"
 #include "trident/Search/Search.h"
 

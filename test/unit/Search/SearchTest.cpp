@@ -1,6 +1,6 @@
 //===- SearchTest.cpp - The planner's search, partitioner and pins --------===//
 
-#include "trident/Cost/AnalyticProfile.h"
+#include "AnalyticProfile.h"
 #include "trident/Search/Search.h"
 
 #include <catch2/catch.hpp>

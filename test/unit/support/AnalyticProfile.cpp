@@ -14,7 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "trident/Cost/AnalyticProfile.h"
+#include "AnalyticProfile.h"
 
 namespace trident {
 

@@ -1,4 +1,4 @@
-//===- BenchEvaluate.cpp - Full evaluations per second --------------------===//
+//===- trident-bench-evaluate.cpp - Full evaluations per second -----------===//
 //
 // trident-bench-evaluate [seconds]: evaluates a fixed set of parallel plans
 // of GPT-3 175B (s = 2048, global batch 1536) on 64 DGX A100 nodes, in a
@@ -8,8 +8,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "trident/Cost/AnalyticProfile.h"
+#include "trident/Analysis/ModelAnalysis.h"
 #include "trident/Cost/Evaluate.h"
+#include "trident/Frontend/GraphBuilder.h"
+
+#include "dialects/Graph/IR/GraphOps.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
 
 #include <chrono>
 #include <cstdio>
@@ -30,14 +36,17 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  TransformerShape shape;
-  shape.name = "gpt3-175b";
-  shape.layers = 96;
-  shape.hidden = 12288;
-  shape.heads = 96;
-  shape.seqLen = 2048;
-  shape.vocab = 51200;
-  Result<LayerProfile> prof = buildTransformerProfile(shape);
+  // The model through the real pipeline: zoo -> tgraph -> LayerProfile.
+  mlir::DialectRegistry registry;
+  frontend::registerFrontendDialects(registry);
+  mlir::MLIRContext context(registry);
+  auto loaded = frontend::loadModel(context, "gpt3-175b", 2048);
+  if (!loaded) {
+    std::fprintf(stderr, "%s\n", loaded.message().c_str());
+    return 1;
+  }
+  Result<LayerProfile> prof =
+      analysis::buildLayerProfile(loaded->model(), 2048);
   Result<Cluster> cluster = parseClusterSpec("dgx-a100-80gb:64");
   if (!prof || !cluster) {
     std::fprintf(stderr, "setup failed\n");

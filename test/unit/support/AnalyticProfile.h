@@ -2,13 +2,14 @@
 //
 // Builds a LayerProfile for a GPT / Llama / Mixtral-style decoder from its
 // shape alone, with the field meanings of LayerProfile.h and the activation
-// accounting of Korthikanti et al. 2022 (Sec. 4.1). Used by tests, the
-// benchmark, and as a cross-check of the MLIR Analysis.
+// accounting of Korthikanti et al. 2022 (Sec. 4.1). Test support: it lets
+// the MLIR-free components (Cost, Search, Plan) be unit-tested without the
+// Analysis; the tools always use the Analysis.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TRIDENT_COST_ANALYTICPROFILE_H
-#define TRIDENT_COST_ANALYTICPROFILE_H
+#ifndef TRIDENT_TEST_UNIT_SUPPORT_ANALYTICPROFILE_H
+#define TRIDENT_TEST_UNIT_SUPPORT_ANALYTICPROFILE_H
 
 #include "trident/Cost/LayerProfile.h"
 #include "trident/Support/Status.h"
@@ -43,4 +44,4 @@ Result<LayerProfile> buildTransformerProfile(const TransformerShape &shape);
 
 } // namespace trident
 
-#endif // TRIDENT_COST_ANALYTICPROFILE_H
+#endif // TRIDENT_TEST_UNIT_SUPPORT_ANALYTICPROFILE_H
