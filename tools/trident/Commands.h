@@ -13,6 +13,7 @@
 #include "trident/Cost/LayerProfile.h"
 #include "trident/Frontend/GraphBuilder.h"
 #include "trident/Hardware/Cluster.h"
+#include "trident/Plan/Plan.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/CommandLine.h"
@@ -24,7 +25,7 @@ namespace trident::tool {
 
 extern llvm::cl::OptionCategory category;
 extern llvm::cl::SubCommand inspectCmd, importCmd, evaluateCmd, validateCmd,
-    planCmd;
+    planCmd, exportCmd;
 
 // Shared options (Options.cpp).
 extern llvm::cl::opt<std::string> modelOpt;
@@ -49,6 +50,13 @@ int runImport(mlir::MLIRContext &ctx);
 int runEvaluate(mlir::MLIRContext &ctx);
 int runValidate(mlir::MLIRContext &ctx);
 int runPlan(mlir::MLIRContext &ctx);
+int runExport(mlir::MLIRContext &ctx);
+
+/// Exports `p` to `target` (megatron, deepspeed, torchtitan) and prints it,
+/// or writes it to `outPath` ("" or "-": stdout); notes the text cannot
+/// hold go to stderr. Returns the exit code (ExportCommand.cpp).
+int printExported(const plan::Plan &p, std::string_view target,
+                  std::string_view source, const std::string &outPath);
 
 } // namespace trident::tool
 

@@ -18,6 +18,9 @@ cl::SubCommand evaluateCmd(
     "evaluate", "Predict step time and memory of one parallel configuration");
 cl::SubCommand planCmd("plan", "Search the plan space for the fastest plan "
                                 "that fits");
+cl::SubCommand exportCmd(
+    "export", "Write a plan as Megatron-LM arguments, a DeepSpeed config or "
+              "torchtitan settings");
 cl::SubCommand validateCmd(
     "validate", "Predict every published run of a cases.json and report the "
                 "error");

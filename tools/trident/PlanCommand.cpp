@@ -18,6 +18,7 @@
 
 #include "trident/Analysis/ModelAnalysis.h"
 #include "trident/Frontend/ModelSource.h"
+#include "trident/Plan/Export.h"
 #include "trident/Plan/Plan.h"
 #include "trident/Search/Search.h"
 #include "trident/Support/FileIO.h"
@@ -49,6 +50,11 @@ cl::opt<std::string> fixOpt("fix",
 cl::opt<std::string> outputOpt("o", cl::desc("write the best plan as JSON"),
                                cl::value_desc("plan.json"), cl::sub(planCmd),
                                cl::cat(category));
+cl::opt<std::string> exportOpt(
+    "export",
+    cl::desc("print the best plan as megatron, deepspeed or torchtitan "
+             "configuration instead of the table"),
+    cl::value_desc("target"), cl::sub(planCmd), cl::cat(category));
 cl::opt<int64_t> threadsOpt("threads",
                             cl::desc("worker threads (0: all cores)"),
                             cl::value_desc("N"), cl::init(0), cl::sub(planCmd),
@@ -243,6 +249,9 @@ int runPlan(mlir::MLIRContext &ctx) {
   if (topOpt < 1)
     return fail("--top must be at least 1, got " + std::to_string(topOpt), 2);
   so.topK = topOpt;
+  if (!exportOpt.empty())
+    if (auto t = plan::parseExportTarget(exportOpt); !t)
+      return fail("--export: " + t.message(), 2);
   if (threadsOpt < 0)
     return fail("--threads must be >= 0, got " + std::to_string(threadsOpt), 2);
   so.threads = threadsOpt;
@@ -333,6 +342,8 @@ int runPlan(mlir::MLIRContext &ctx) {
     if (Status s = writeFileAtomically(outputOpt, plan::planToJson(plans[0]));
         !s)
       return fail(s.message());
+  if (!exportOpt.empty())
+    return printExported(plans[0], exportOpt, "best plan", "");
   if (jsonOpt) {
     llvm::outs() << plan::plansToJson(plans);
     return 0;

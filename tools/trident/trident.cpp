@@ -32,6 +32,9 @@ int main(int argc, char **argv) {
       "                   [--precision P] [--top K] [--fix tp=8,pp=16,...]\n"
       "                   [--max-memory-fraction F] [--price-per-gpu-hour P]\n"
       "                   [--threads N] [--json] [-o plan.json]\n"
+      "                   [--export megatron|deepspeed|torchtitan]\n"
+      "  trident export   --plan plan.json --to megatron|deepspeed|torchtitan\n"
+      "                   [-o FILE]\n"
       "  trident validate [--cases cases.json] [--write-doc docs/validation.md]\n"
       "\nExit codes: 0 success; 1 bad input (the message names it); 2 bad\n"
       "usage; 3 the configuration does not fit / nothing fits.\n");
@@ -49,7 +52,9 @@ int main(int argc, char **argv) {
     return runValidate(context);
   if (planCmd)
     return runPlan(context);
+  if (exportCmd)
+    return runExport(context);
   llvm::errs() << "trident: error: expected a command: inspect, import, "
-                  "evaluate, plan, validate (see --help)\n";
+                  "evaluate, plan, export, validate (see --help)\n";
   return 2;
 }

@@ -1,0 +1,48 @@
+//===- Export.h - A plan as a training framework's configuration -*- C++ -*-===//
+//
+// Turns a trident.plan/v1 plan into what Megatron-LM, DeepSpeed and
+// torchtitan read: command-line arguments, a DeepSpeed config JSON, a
+// torchtitan TOML fragment. A plan the target cannot express (uneven stages,
+// stages on different node groups, a schedule it lacks, a ZeRO stage it does
+// not have) is an error naming what and why, never a silently changed plan.
+// Every option name and its source are listed in docs/exporters.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRIDENT_PLAN_EXPORT_H
+#define TRIDENT_PLAN_EXPORT_H
+
+#include "trident/Plan/Plan.h"
+#include "trident/Support/Status.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trident::plan {
+
+enum class ExportTarget { Megatron, DeepSpeed, TorchTitan };
+
+/// "megatron", "deepspeed" or "torchtitan".
+Result<ExportTarget> parseExportTarget(std::string_view name);
+std::string_view exportTargetName(ExportTarget target);
+
+struct Exported {
+  /// The configuration: one Megatron-LM flag per line (comments start with
+  /// '#'), a DeepSpeed JSON object, or a torchtitan TOML fragment.
+  std::string text;
+  /// What the target sets outside this text (DeepSpeed's pipeline stages
+  /// live in PipelineModule(num_stages=...)), and how to launch it.
+  std::vector<std::string> notes;
+  /// The notes are also '#' comments in `text` (not so for JSON).
+  bool notesInText = false;
+};
+
+/// Exports `plan` for `target`. Errors name `source` and the part of the
+/// plan the target cannot express.
+Result<Exported> exportPlan(const Plan &plan, ExportTarget target,
+                            std::string_view source = "plan");
+
+} // namespace trident::plan
+
+#endif // TRIDENT_PLAN_EXPORT_H

@@ -1,0 +1,439 @@
+//===- Export.cpp - A plan as Megatron-LM, DeepSpeed, torchtitan config ---===//
+//
+// Each exporter first checks that the target can run the plan as written
+// and reports the first thing it cannot express; then it writes the
+// options. The option names, and the source each was read from, are in
+// docs/exporters.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "trident/Plan/Export.h"
+
+#include <nlohmann/json.hpp>
+
+#include <numeric>
+
+namespace trident::plan {
+
+namespace {
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+Status unsupported(std::string_view source, std::string_view target,
+                   const std::string &what) {
+  return Status::error(std::string(source) + ": cannot export to " +
+                       std::string(target) + ": " + what);
+}
+
+/// Checks shared by every target: the plan is well formed and all stages run
+/// on one node group of one GPU type (the three runtimes launch one
+/// homogeneous job and cannot pin a stage to a node group).
+Status checkCommon(const Plan &p, std::string_view source,
+                   std::string_view target) {
+  if (p.tp < 1 || p.pp < 1 || p.dp < 1 || p.cp < 1 || p.ep < 1 || p.vpp < 1)
+    return Status::error(std::string(source) +
+                         ": parallel sizes must be >= 1");
+  if (p.microBatchSize < 1 || p.numMicroBatches < 1 || p.globalBatch < 1 ||
+      p.seqLen < 1)
+    return Status::error(std::string(source) +
+                         ": micro_batch_size, num_micro_batches, "
+                         "global_batch and seq_len must be >= 1");
+  if (p.globalBatch != p.dp * p.microBatchSize * p.numMicroBatches)
+    return Status::error(
+        std::string(source) + ": global_batch " + str(p.globalBatch) +
+        " is not dp * micro_batch_size * num_micro_batches = " +
+        str(p.dp * p.microBatchSize * p.numMicroBatches));
+  if (int64_t(p.layersPerChunk.size()) != p.pp * p.vpp)
+    return Status::error(std::string(source) + ": layers_per_chunk has " +
+                         str(int64_t(p.layersPerChunk.size())) +
+                         " entries, expected pp * vpp = " + str(p.pp * p.vpp));
+  for (const StagePlan &s : p.stages) {
+    const StagePlan &first = p.stages.front();
+    if (s.deviceGroup != first.deviceGroup || s.gpu != first.gpu)
+      return unsupported(
+          source, target,
+          "stage " + str(s.index) + " runs on node group '" + s.deviceGroup +
+              "' (" + s.gpu + ") and stage " + str(first.index) + " on '" +
+              first.deviceGroup + "' (" + first.gpu +
+              "); it launches one homogeneous job and cannot place pipeline "
+              "stages on different node groups");
+  }
+  if (p.schedule != "1f1b" && p.schedule != "interleaved-1f1b" &&
+      p.schedule != "gpipe")
+    return Status::error(std::string(source) + ": unknown schedule '" +
+                         p.schedule + "'");
+  if ((p.schedule == "interleaved-1f1b") != (p.vpp > 1))
+    return Status::error(std::string(source) + ": schedule '" + p.schedule +
+                         "' does not match vpp " + str(p.vpp) +
+                         " (interleaved-1f1b needs vpp > 1, the others vpp 1)");
+  if (p.recompute != "none" && p.recompute != "selective" &&
+      p.recompute != "full")
+    return Status::error(std::string(source) + ": unknown recompute '" +
+                         p.recompute + "'");
+  if (p.zeroStage < 0 || p.zeroStage > 3)
+    return Status::error(std::string(source) + ": zero_stage " +
+                         str(p.zeroStage) + " is not 0..3");
+  return Status::ok();
+}
+
+bool allEqual(const std::vector<int64_t> &v, size_t begin, size_t end) {
+  for (size_t i = begin; i < end; ++i)
+    if (v[i] != v[begin])
+      return false;
+  return true;
+}
+
+int64_t totalLayers(const Plan &p) {
+  return std::accumulate(p.layersPerChunk.begin(), p.layersPerChunk.end(),
+                         int64_t(0));
+}
+
+std::string withComments(const std::vector<std::string> &notes) {
+  std::string out;
+  for (const std::string &n : notes)
+    out += "# " + n + "\n";
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Megatron-LM: megatron/training/arguments.py and the config dataclasses it
+// turns into flags (ModelParallelConfig, TransformerConfig, TrainingConfig).
+//===----------------------------------------------------------------------===//
+
+Result<Exported> exportMegatron(const Plan &p, std::string_view source) {
+  constexpr std::string_view target = "Megatron-LM";
+  if (p.schedule == "gpipe")
+    return unsupported(source, target,
+                       "schedule 'gpipe': Megatron-LM trains with 1F1B "
+                       "(interleaved when vpp > 1) only");
+  if (p.vpp > 1 && p.pp < 2)
+    return unsupported(source, target,
+                       "vpp " + str(p.vpp) +
+                           " needs pipeline-model-parallel-size >= 2");
+  if (p.sequenceParallel && p.tp < 2)
+    return unsupported(source, target,
+                       "sequence parallelism with tp 1: Megatron-LM turns "
+                       "--sequence-parallel off when tp is 1");
+
+  Exported e;
+  e.notesInText = true;
+  e.notes.push_back("Megatron-LM arguments for " + p.model + " on " +
+                    p.cluster + " (trident plan, " + std::string(kPlanSchema) +
+                    ")");
+  e.notes.push_back("data-parallel size " + str(p.dp) +
+                    " has no flag: Megatron-LM derives it from the world "
+                    "size; launch on " +
+                    str(p.dp * p.tp * p.pp * p.cp) +
+                    " GPUs (dp * tp * pp * cp)");
+
+  std::vector<std::string> a;
+  auto flag = [&](const std::string &name, const std::string &value = "") {
+    a.push_back(value.empty() ? name : name + " " + value);
+  };
+  flag("--num-layers", str(totalLayers(p)));
+  flag("--tensor-model-parallel-size", str(p.tp));
+  flag("--pipeline-model-parallel-size", str(p.pp));
+  flag("--context-parallel-size", str(p.cp));
+  flag("--expert-model-parallel-size", str(p.ep));
+  if (p.ep > 1 && p.etp > 0)
+    flag("--expert-tensor-parallel-size", str(p.etp));
+
+  // Layers per stage. Even: nothing to say (Megatron splits evenly). Uneven
+  // with vpp 1 and equal middle stages: first/last stage sizes. Anything
+  // else: the explicit layout, one '|'-separated entry per model chunk in
+  // model order (chunk c*pp + s), which is also the plan's order.
+  const std::vector<int64_t> &l = p.layersPerChunk;
+  bool even = allEqual(l, 0, l.size());
+  if (even) {
+    if (p.vpp > 1)
+      flag("--num-virtual-stages-per-pipeline-rank", str(p.vpp));
+  } else if (p.vpp == 1 && p.pp >= 2 && allEqual(l, 1, l.size() - 1)) {
+    flag("--decoder-first-pipeline-num-layers", str(l.front()));
+    flag("--decoder-last-pipeline-num-layers", str(l.back()));
+  } else {
+    std::string layout;
+    for (size_t g = 0; g < l.size(); ++g) {
+      if (g)
+        layout += "|";
+      if (g == 0)
+        layout += "E";
+      if (l[g] == 1)
+        layout += "t";
+      else if (l[g] > 1)
+        layout += "t*" + str(l[g]);
+      if (g + 1 == l.size())
+        layout += "L";
+    }
+    flag("--pipeline-model-parallel-layout", "\"" + layout + "\"");
+  }
+
+  if (p.sequenceParallel)
+    flag("--sequence-parallel");
+  flag("--micro-batch-size", str(p.microBatchSize));
+  flag("--global-batch-size", str(p.globalBatch));
+  flag("--seq-length", str(p.seqLen));
+  if (p.recompute == "selective") {
+    flag("--recompute-granularity", "selective");
+  } else if (p.recompute == "full") {
+    // Every block recomputed, one checkpoint per block (Narayanan et al.).
+    flag("--recompute-granularity", "full");
+    flag("--recompute-method", "uniform");
+    flag("--recompute-num-layers", "1");
+  }
+  if (p.zeroStage == 1) {
+    flag("--use-distributed-optimizer");
+  } else if (p.zeroStage >= 2) {
+    // ZeRO-2/3 is Megatron-FSDP with the matching sharding strategy.
+    flag("--use-megatron-fsdp");
+    flag("--data-parallel-sharding-strategy",
+         p.zeroStage == 2 ? "optim_grads" : "optim_grads_params");
+  }
+  if (p.precision == "bf16") {
+    flag("--bf16");
+  } else if (p.precision == "fp16") {
+    flag("--fp16");
+  } else if (p.precision == "fp8") {
+    // FP8 GEMMs through Transformer Engine, bf16 elsewhere.
+    flag("--bf16");
+    flag("--fp8-format", "hybrid");
+  } else {
+    return unsupported(source, target,
+                       "precision '" + p.precision + "' (expected bf16, fp16 "
+                       "or fp8)");
+  }
+
+  e.text = withComments(e.notes);
+  for (size_t i = 0; i < a.size(); ++i)
+    e.text += a[i] + (i + 1 < a.size() ? " \\\n" : "\n");
+  return e;
+}
+
+//===----------------------------------------------------------------------===//
+// DeepSpeed: docs/_pages/config-json.md, deepspeed/runtime/pipe/.
+//===----------------------------------------------------------------------===//
+
+Result<Exported> exportDeepSpeed(const Plan &p, std::string_view source) {
+  constexpr std::string_view target = "DeepSpeed";
+  if (p.cp > 1)
+    return unsupported(source, target,
+                       "context parallelism (cp " + str(p.cp) +
+                           "): DeepSpeed's sequence parallelism is Ulysses "
+                           "(all-to-all over heads), not the ring context "
+                           "parallelism the plan was costed with");
+  if (p.sequenceParallel)
+    return unsupported(source, target,
+                       "Megatron sequence parallelism: DeepSpeed AutoTP "
+                       "does not shard the norm and dropout activations "
+                       "over the tensor-parallel group");
+  if (p.schedule != "1f1b")
+    return unsupported(source, target,
+                       "schedule '" + p.schedule +
+                           "': DeepSpeed's PipelineEngine runs only its 1F1B "
+                           "TrainSchedule");
+  if (p.pp > 1 && p.zeroStage >= 2)
+    return unsupported(source, target,
+                       "ZeRO stage " + str(p.zeroStage) +
+                           " with pp " + str(p.pp) +
+                           ": DeepSpeed's PipelineEngine allows ZeRO 0 or 1 "
+                           "only");
+  if (p.pp > 1 && !allEqual(p.layersPerChunk, 0, p.layersPerChunk.size()))
+    return unsupported(source, target,
+                       "uneven pipeline stages: PipelineModule's "
+                       "partition_method ('parameters', 'uniform', "
+                       "'type:REGEX') takes no explicit layers per stage");
+  if (p.recompute == "selective")
+    return unsupported(source, target,
+                       "selective recomputation: DeepSpeed checkpoints whole "
+                       "layers (activation_checkpoint_interval), not only "
+                       "attention");
+  if (p.ep > 1 && p.tp > 1)
+    return unsupported(source, target,
+                       "expert parallelism with tensor parallelism: AutoEP "
+                       "cannot be combined with AutoTP");
+  if (p.ep > 1 && p.etp > 1)
+    return unsupported(source, target,
+                       "expert-tensor parallelism (etp " + str(p.etp) + ")");
+  if (p.precision == "fp8")
+    return unsupported(source, target,
+                       "fp8: the DeepSpeed config has no FP8 training switch "
+                       "(FP8 GEMMs come from Transformer Engine in model "
+                       "code)");
+  if (p.precision != "bf16" && p.precision != "fp16")
+    return unsupported(source, target,
+                       "precision '" + p.precision + "'");
+
+  nlohmann::ordered_json j;
+  j["train_batch_size"] = p.globalBatch;
+  j["train_micro_batch_size_per_gpu"] = p.microBatchSize;
+  j["gradient_accumulation_steps"] = p.numMicroBatches;
+  j[p.precision] = {{"enabled", true}};
+  j["zero_optimization"] = {{"stage", p.zeroStage}};
+  if (p.tp > 1)
+    j["tensor_parallel"] = {{"autotp_size", p.tp}};
+  if (p.ep > 1)
+    j["expert_parallel"] = {{"enabled", true}, {"autoep_size", p.ep}};
+
+  Exported e;
+  e.text = j.dump(2) + "\n";
+  e.notes.push_back("launch on " + str(p.dp * p.tp * p.pp) +
+                    " GPUs (dp * tp * pp); train_batch_size = "
+                    "train_micro_batch_size_per_gpu * "
+                    "gradient_accumulation_steps * data-parallel size " +
+                    str(p.dp));
+  if (p.pp > 1)
+    e.notes.push_back(
+        "pipeline stages are not a config key: build the model as "
+        "deepspeed.pipe.PipelineModule(layers=..., num_stages=" +
+        str(p.pp) + ", partition_method=\"uniform\") (" +
+        str(p.layersPerChunk.front()) + " blocks per stage)");
+  if (p.recompute == "full")
+    e.notes.push_back(
+        p.pp > 1 ? "full recomputation: "
+                   "PipelineModule(activation_checkpoint_interval=1)"
+                 : "full recomputation: wrap each block in "
+                   "deepspeed.checkpointing.checkpoint");
+  return e;
+}
+
+//===----------------------------------------------------------------------===//
+// torchtitan: torchtitan/config/configs.py (TrainingConfig,
+// ParallelismConfig), torchtitan/distributed/activation_checkpoint.py.
+//===----------------------------------------------------------------------===//
+
+Result<Exported> exportTorchTitan(const Plan &p, std::string_view source) {
+  constexpr std::string_view target = "torchtitan";
+  if (p.zeroStage == 1)
+    return unsupported(source, target,
+                       "ZeRO stage 1: torchtitan shards with FSDP2 "
+                       "(parameters, gradients and optimizer states) or "
+                       "replicates; it has no optimizer-only sharding");
+  if (p.precision != "bf16")
+    return unsupported(source, target,
+                       "precision '" + p.precision +
+                           "': training.mixed_precision_param takes "
+                           "bfloat16 or float32 (fp8 is a model converter, "
+                           "fp16 is absent)");
+  if (p.ep > 1 && p.etp > 1)
+    return unsupported(source, target,
+                       "expert-tensor parallelism (etp " + str(p.etp) + ")");
+  // ZeRO 0: DDP (replicate); ZeRO 2/3: FSDP (shard).
+  int64_t shard = p.zeroStage == 0 ? 1 : p.dp;
+  int64_t replicate = p.zeroStage == 0 ? p.dp : 1;
+  if (p.ep > 1 && (shard * p.cp * p.tp) % p.ep != 0)
+    return unsupported(source, target,
+                       "ep " + str(p.ep) +
+                           " does not divide data_parallel_shard_degree * cp "
+                           "* tp = " +
+                           str(shard * p.cp * p.tp) +
+                           " (torchtitan's expert parallelism borrows ranks "
+                           "from FSDP, cp and tp; ZeRO 0 replicates)");
+
+  Exported e;
+  e.notesInText = true;
+  e.notes.push_back("torchtitan settings for " + p.model + " on " + p.cluster +
+                    " (trident plan, " + std::string(kPlanSchema) + ")");
+  e.notes.push_back(
+      "torchtitan reads no TOML since pytorch/torchtitan#2386: each "
+      "'[section] key = value' here is config.section.key = value on "
+      "Trainer.Config, or --section.key value on the command line");
+  e.notes.push_back("launch on " + str(p.dp * p.tp * p.pp * p.cp) +
+                    " GPUs (NGPU = dp * tp * pp * cp)");
+  const char *ac = p.recompute == "full"        ? "FullAC.Config()"
+                   : p.recompute == "selective" ? "SelectiveAC.Config()"
+                                                : "None";
+  e.notes.push_back(std::string("activation checkpointing '") + p.recompute +
+                    "': config.activation_checkpoint = " + ac +
+                    " (a policy class, not a key)");
+
+  std::string t = withComments(e.notes);
+  t += "\n[parallelism]\n";
+  t += "data_parallel_replicate_degree = " + str(replicate) + "\n";
+  t += "data_parallel_shard_degree = " + str(shard) + "\n";
+  if (p.zeroStage == 2)
+    t += "fsdp_reshard_after_forward = \"never\"\n";
+  t += "tensor_parallel_degree = " + str(p.tp) + "\n";
+  if (p.tp > 1)
+    t += std::string("enable_sequence_parallel = ") +
+         (p.sequenceParallel ? "true" : "false") + "\n";
+  t += "context_parallel_degree = " + str(p.cp) + "\n";
+  t += "expert_parallel_degree = " + str(p.ep) + "\n";
+  t += "pipeline_parallel_degree = " + str(p.pp) + "\n";
+  if (p.pp > 1) {
+    const char *sched = p.schedule == "gpipe"              ? "GPipe"
+                        : p.schedule == "interleaved-1f1b" ? "Interleaved1F1B"
+                                                           : "1F1B";
+    t += std::string("pipeline_parallel_schedule = \"") + sched + "\"\n";
+    t += "num_pp_microbatches = " + str(p.numMicroBatches) + "\n";
+    // The split as written, one model chunk per line in model order, with
+    // torchtitan's decoder module names.
+    t += "module_fqns_per_model_part = [\n";
+    int64_t block = 0;
+    for (size_t g = 0; g < p.layersPerChunk.size(); ++g) {
+      std::string part;
+      auto add = [&](const std::string &name) {
+        part += (part.empty() ? "\"" : ", \"") + name + "\"";
+      };
+      if (g == 0)
+        add("tok_embeddings");
+      for (int64_t i = 0; i < p.layersPerChunk[g]; ++i)
+        add("layers." + str(block++));
+      if (g + 1 == p.layersPerChunk.size()) {
+        add("norm");
+        add("lm_head");
+      }
+      t += "  [" + part + "],\n";
+    }
+    t += "]\n";
+  }
+  t += "\n[training]\n";
+  t += "num_tokens_per_microbatch_per_dp_rank = " +
+       str(p.microBatchSize * p.seqLen) + "\n";
+  t += "num_tokens_per_train_step = " + str(p.globalBatch * p.seqLen) + "\n";
+  t += "max_context_length = " + str(p.seqLen) + "\n";
+  t += "mixed_precision_param = \"bfloat16\"\n";
+  e.text = std::move(t);
+  return e;
+}
+
+} // namespace
+
+Result<ExportTarget> parseExportTarget(std::string_view name) {
+  if (name == "megatron")
+    return ExportTarget::Megatron;
+  if (name == "deepspeed")
+    return ExportTarget::DeepSpeed;
+  if (name == "torchtitan")
+    return ExportTarget::TorchTitan;
+  return Status::error("unknown export target '" + std::string(name) +
+                       "' (expected megatron, deepspeed or torchtitan)");
+}
+
+std::string_view exportTargetName(ExportTarget target) {
+  switch (target) {
+  case ExportTarget::Megatron:
+    return "megatron";
+  case ExportTarget::DeepSpeed:
+    return "deepspeed";
+  case ExportTarget::TorchTitan:
+    return "torchtitan";
+  }
+  return "megatron";
+}
+
+Result<Exported> exportPlan(const Plan &plan, ExportTarget target,
+                            std::string_view source) {
+  std::string_view names[] = {"Megatron-LM", "DeepSpeed", "torchtitan"};
+  if (Status s = checkCommon(plan, source, names[int(target)]); !s)
+    return s;
+  switch (target) {
+  case ExportTarget::Megatron:
+    return exportMegatron(plan, source);
+  case ExportTarget::DeepSpeed:
+    return exportDeepSpeed(plan, source);
+  case ExportTarget::TorchTitan:
+    return exportTorchTitan(plan, source);
+  }
+  return Status::error("unknown export target");
+}
+
+} // namespace trident::plan

@@ -1,0 +1,235 @@
+//===- ExportTest.cpp - Megatron-LM, DeepSpeed, torchtitan exporters ------===//
+//
+// Exact option names and values for hand-built plans, and the error for a
+// plan each target cannot express (docs/exporters.md lists the sources).
+//
+//===----------------------------------------------------------------------===//
+
+#include "trident/Plan/Export.h"
+
+#include <catch2/catch.hpp>
+
+using namespace trident;
+using namespace trident::plan;
+
+namespace {
+
+/// GPT-3 175B as Narayanan et al. 2021 ran it: tp 8, pp 12, dp 16 on 1536
+/// GPUs, 96 layers, micro-batch 1, global batch 1536.
+Plan gpt3() {
+  Plan p;
+  p.model = "gpt3_175b";
+  p.cluster = "dgx-a100-80gb:192";
+  p.seqLen = 2048;
+  p.globalBatch = 1536;
+  p.dp = 16;
+  p.tp = 8;
+  p.pp = 12;
+  p.sequenceParallel = true;
+  p.microBatchSize = 1;
+  p.numMicroBatches = 96;
+  p.recompute = "full";
+  p.zeroStage = 1;
+  p.schedule = "1f1b";
+  p.layersPerChunk.assign(12, 8);
+  for (int64_t s = 0; s < 12; ++s) {
+    StagePlan st;
+    st.index = s;
+    st.layers = 8;
+    st.deviceGroup = "dgx-a100-80gb";
+    st.gpu = "a100-80gb";
+    p.stages.push_back(st);
+  }
+  return p;
+}
+
+std::string exported(const Plan &p, ExportTarget t) {
+  auto r = exportPlan(p, t, "plan.json");
+  INFO((r ? std::string() : r.message()));
+  REQUIRE(r.isOk());
+  return r->text;
+}
+
+bool has(const std::string &text, const std::string &what) {
+  return text.find(what) != std::string::npos;
+}
+
+} // namespace
+
+TEST_CASE("export targets parse by name", "[export]") {
+  CHECK(*parseExportTarget("megatron") == ExportTarget::Megatron);
+  CHECK(*parseExportTarget("deepspeed") == ExportTarget::DeepSpeed);
+  CHECK(*parseExportTarget("torchtitan") == ExportTarget::TorchTitan);
+  auto bad = parseExportTarget("nemo");
+  REQUIRE_FALSE(bad.isOk());
+  CHECK(has(bad.message(), "'nemo'"));
+}
+
+TEST_CASE("Megatron-LM arguments of the GPT-3 plan", "[export]") {
+  std::string t = exported(gpt3(), ExportTarget::Megatron);
+  CHECK(has(t, "--num-layers 96 \\\n"));
+  CHECK(has(t, "--tensor-model-parallel-size 8 \\\n"));
+  CHECK(has(t, "--pipeline-model-parallel-size 12 \\\n"));
+  CHECK(has(t, "--context-parallel-size 1 \\\n"));
+  CHECK(has(t, "--expert-model-parallel-size 1 \\\n"));
+  CHECK(has(t, "--sequence-parallel \\\n"));
+  CHECK(has(t, "--micro-batch-size 1 \\\n"));
+  CHECK(has(t, "--global-batch-size 1536 \\\n"));
+  CHECK(has(t, "--seq-length 2048 \\\n"));
+  CHECK(has(t, "--recompute-granularity full \\\n"));
+  CHECK(has(t, "--recompute-method uniform \\\n"));
+  CHECK(has(t, "--recompute-num-layers 1 \\\n"));
+  CHECK(has(t, "--use-distributed-optimizer \\\n"));
+  CHECK(has(t, "--bf16\n")); // the last flag: no continuation
+  CHECK(has(t, "# data-parallel size 16 has no flag"));
+  CHECK(has(t, "launch on 1536 GPUs"));
+  // Even stages, vpp 1: no layout flags.
+  CHECK_FALSE(has(t, "virtual"));
+  CHECK_FALSE(has(t, "--decoder-first"));
+  CHECK_FALSE(has(t, "layout"));
+}
+
+TEST_CASE("Megatron-LM virtual stages and uneven splits", "[export]") {
+  Plan p = gpt3();
+  p.vpp = 2;
+  p.schedule = "interleaved-1f1b";
+  p.layersPerChunk.assign(24, 4);
+  CHECK(has(exported(p, ExportTarget::Megatron),
+            "--num-virtual-stages-per-pipeline-rank 2 \\\n"));
+
+  // Lighter first and last stage, equal middle ones: first/last flags.
+  Plan u = gpt3();
+  u.layersPerChunk = {7, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 9};
+  std::string t = exported(u, ExportTarget::Megatron);
+  CHECK(has(t, "--decoder-first-pipeline-num-layers 7 \\\n"));
+  CHECK(has(t, "--decoder-last-pipeline-num-layers 9 \\\n"));
+
+  // Uneven middle stages, or uneven with vpp: the explicit layout, chunks
+  // in model order with embedding and loss.
+  Plan v = gpt3();
+  v.pp = 2;
+  v.dp = 96;
+  v.numMicroBatches = 16;
+  v.vpp = 2;
+  v.schedule = "interleaved-1f1b";
+  v.layersPerChunk = {23, 25, 24, 24};
+  v.stages.resize(2);
+  std::string lt = exported(v, ExportTarget::Megatron);
+  CHECK(has(lt, "--pipeline-model-parallel-layout \"Et*23|t*25|t*24|t*24L\""));
+  CHECK_FALSE(has(lt, "virtual-stages"));
+}
+
+TEST_CASE("Megatron-LM precision and ZeRO", "[export]") {
+  Plan p = gpt3();
+  p.precision = "fp8";
+  p.zeroStage = 3;
+  p.recompute = "selective";
+  std::string t = exported(p, ExportTarget::Megatron);
+  CHECK(has(t, "--fp8-format hybrid"));
+  CHECK(has(t, "--bf16 \\\n"));
+  CHECK(has(t, "--use-megatron-fsdp \\\n"));
+  CHECK(has(t, "--data-parallel-sharding-strategy optim_grads_params"));
+  CHECK(has(t, "--recompute-granularity selective \\\n"));
+  CHECK_FALSE(has(t, "--recompute-method"));
+  CHECK_FALSE(has(t, "--use-distributed-optimizer"));
+}
+
+TEST_CASE("DeepSpeed config of a pipeline plan", "[export]") {
+  Plan p = gpt3();
+  p.sequenceParallel = false;
+  auto r = exportPlan(p, ExportTarget::DeepSpeed, "plan.json");
+  REQUIRE(r.isOk());
+  CHECK(r->text == "{\n"
+                   "  \"train_batch_size\": 1536,\n"
+                   "  \"train_micro_batch_size_per_gpu\": 1,\n"
+                   "  \"gradient_accumulation_steps\": 96,\n"
+                   "  \"bf16\": {\n"
+                   "    \"enabled\": true\n"
+                   "  },\n"
+                   "  \"zero_optimization\": {\n"
+                   "    \"stage\": 1\n"
+                   "  },\n"
+                   "  \"tensor_parallel\": {\n"
+                   "    \"autotp_size\": 8\n"
+                   "  }\n"
+                   "}\n");
+  CHECK_FALSE(r->notesInText);
+  bool stagesNote = false;
+  for (const std::string &n : r->notes)
+    stagesNote |= has(n, "PipelineModule(layers=..., num_stages=12");
+  CHECK(stagesNote);
+}
+
+TEST_CASE("torchtitan fragment", "[export]") {
+  Plan p = gpt3();
+  p.zeroStage = 3;
+  p.pp = 2;
+  p.dp = 96;
+  p.numMicroBatches = 16;
+  p.layersPerChunk = {47, 49};
+  p.stages.resize(2);
+  std::string t = exported(p, ExportTarget::TorchTitan);
+  CHECK(has(t, "[parallelism]\n"
+               "data_parallel_replicate_degree = 1\n"
+               "data_parallel_shard_degree = 96\n"
+               "tensor_parallel_degree = 8\n"
+               "enable_sequence_parallel = true\n"
+               "context_parallel_degree = 1\n"
+               "expert_parallel_degree = 1\n"
+               "pipeline_parallel_degree = 2\n"
+               "pipeline_parallel_schedule = \"1F1B\"\n"
+               "num_pp_microbatches = 16\n"
+               "module_fqns_per_model_part = [\n"
+               "  [\"tok_embeddings\", \"layers.0\""));
+  CHECK(has(t, "\"layers.46\"],\n  [\"layers.47\""));
+  CHECK(has(t, "\"layers.95\", \"norm\", \"lm_head\"],\n]\n"));
+  CHECK(has(t, "[training]\n"
+               "num_tokens_per_microbatch_per_dp_rank = 2048\n"
+               "num_tokens_per_train_step = 3145728\n"
+               "max_context_length = 2048\n"
+               "mixed_precision_param = \"bfloat16\"\n"));
+  CHECK(has(t, "config.activation_checkpoint = FullAC.Config()"));
+}
+
+TEST_CASE("plans a target cannot express are errors", "[export]") {
+  // Stages on two node groups: no target places stages on node groups.
+  Plan h = gpt3();
+  h.stages[11].deviceGroup = "h100";
+  h.stages[11].gpu = "h100-sxm";
+  for (ExportTarget t : {ExportTarget::Megatron, ExportTarget::DeepSpeed,
+                         ExportTarget::TorchTitan}) {
+    auto r = exportPlan(h, t, "mixed.json");
+    REQUIRE_FALSE(r.isOk());
+    CHECK(has(r.message(), "mixed.json: cannot export to "));
+    CHECK(has(r.message(), "node group 'h100'"));
+  }
+  // GPipe in Megatron-LM.
+  Plan g = gpt3();
+  g.schedule = "gpipe";
+  auto rg = exportPlan(g, ExportTarget::Megatron, "plan.json");
+  REQUIRE_FALSE(rg.isOk());
+  CHECK(has(rg.message(), "schedule 'gpipe'"));
+  // Uneven stages in DeepSpeed.
+  Plan u = gpt3();
+  u.sequenceParallel = false;
+  u.layersPerChunk = {7, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 9};
+  auto ru = exportPlan(u, ExportTarget::DeepSpeed, "plan.json");
+  REQUIRE_FALSE(ru.isOk());
+  CHECK(has(ru.message(), "uneven pipeline stages"));
+  // ZeRO 2 with a pipeline in DeepSpeed; ZeRO 1 in torchtitan.
+  Plan z = gpt3();
+  z.sequenceParallel = false;
+  z.zeroStage = 2;
+  CHECK(has(exportPlan(z, ExportTarget::DeepSpeed).message(),
+            "ZeRO stage 2 with pp 12"));
+  CHECK(has(exportPlan(gpt3(), ExportTarget::TorchTitan).message(),
+            "ZeRO stage 1"));
+  // Interleaving in DeepSpeed.
+  Plan v = gpt3();
+  v.sequenceParallel = false;
+  v.vpp = 2;
+  v.schedule = "interleaved-1f1b";
+  v.layersPerChunk.assign(24, 4);
+  CHECK(has(exportPlan(v, ExportTarget::DeepSpeed).message(),
+            "schedule 'interleaved-1f1b'"));
+}
