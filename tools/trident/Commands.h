@@ -45,6 +45,21 @@ std::optional<frontend::LoadedModel> loadModelOption(mlir::MLIRContext &ctx);
 /// Loads --cluster (and --calibration); nullopt after printing an error.
 std::optional<Cluster> loadClusterOption();
 
+/// --precision as a training dtype (bf16, fp16, fp8); nullopt after
+/// printing an error.
+std::optional<DType> precisionOption();
+
+/// What evaluate and plan start from: the cluster, the model and its
+/// LayerProfile at --seq-len (required, with --global-batch).
+struct Workload {
+  Cluster cluster;
+  frontend::LoadedModel model;
+  LayerProfile profile;
+};
+/// Checks --seq-len and --global-batch, then loads --cluster and --model;
+/// nullopt after printing an error.
+std::optional<Workload> loadWorkload(mlir::MLIRContext &ctx);
+
 int runInspect(mlir::MLIRContext &ctx);
 int runImport(mlir::MLIRContext &ctx);
 int runEvaluate(mlir::MLIRContext &ctx);

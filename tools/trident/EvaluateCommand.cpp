@@ -51,10 +51,6 @@ cl::opt<std::string> writeDocOpt("write-doc",
 } // namespace
 
 int runEvaluate(mlir::MLIRContext &ctx) {
-  if (seqLenOpt <= 0)
-    return fail("--seq-len is required and must be positive");
-  if (globalBatchOpt <= 0)
-    return fail("--global-batch is required and must be positive");
   ParallelConfig cfg;
   cfg.tp = tpOpt;
   cfg.pp = ppOpt;
@@ -74,10 +70,9 @@ int runEvaluate(mlir::MLIRContext &ctx) {
     return fail("--recompute: expected none, selective or full, got '" +
                 recomputeOpt + "'");
   cfg.recompute = *recompute;
-  auto precision = parseDType(precisionOpt);
-  if (!precision || *precision == DType::F32)
-    return fail("--precision: expected bf16, fp16 or fp8, got '" +
-                precisionOpt + "'");
+  auto precision = precisionOption();
+  if (!precision)
+    return 1;
   cfg.precision = *precision;
   if (!scheduleOpt.empty()) {
     auto kind = parseScheduleKind(scheduleOpt);
@@ -87,14 +82,11 @@ int runEvaluate(mlir::MLIRContext &ctx) {
     cfg.schedule = *kind;
   }
 
-  auto cluster = loadClusterOption();
-  if (!cluster)
+  auto work = loadWorkload(ctx);
+  if (!work)
     return 1;
-  auto loaded = loadModelOption(ctx);
-  if (!loaded)
-    return 1;
-  LayerProfile profile =
-      analysis::buildLayerProfile(loaded->model(), seqLenOpt);
+  const LayerProfile &profile = work->profile;
+  const Cluster *cluster = &work->cluster;
   auto eval = evaluate(profile, *cluster, cfg);
   if (!eval)
     return fail(eval.message());

@@ -2,7 +2,10 @@
 
 #include "Commands.h"
 
+#include "trident/Analysis/ModelAnalysis.h"
 #include "trident/Hardware/Calibration.h"
+
+#include "dialects/Graph/IR/GraphOps.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -97,6 +100,35 @@ std::optional<Cluster> loadClusterOption() {
     }
   }
   return std::move(*cluster);
+}
+
+std::optional<DType> precisionOption() {
+  auto precision = parseDType(precisionOpt);
+  if (!precision || *precision == DType::F32) {
+    fail("--precision: expected bf16, fp16 or fp8, got '" + precisionOpt + "'");
+    return std::nullopt;
+  }
+  return *precision;
+}
+
+std::optional<Workload> loadWorkload(mlir::MLIRContext &ctx) {
+  if (seqLenOpt <= 0) {
+    fail("--seq-len is required and must be positive");
+    return std::nullopt;
+  }
+  if (globalBatchOpt <= 0) {
+    fail("--global-batch is required and must be positive");
+    return std::nullopt;
+  }
+  auto cluster = loadClusterOption();
+  if (!cluster)
+    return std::nullopt;
+  auto loaded = loadModelOption(ctx);
+  if (!loaded)
+    return std::nullopt;
+  Workload w{std::move(*cluster), std::move(*loaded), LayerProfile()};
+  w.profile = analysis::buildLayerProfile(w.model.model(), seqLenOpt);
+  return w;
 }
 
 } // namespace trident::tool

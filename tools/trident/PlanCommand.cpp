@@ -295,25 +295,16 @@ int runPlan(mlir::MLIRContext &ctx) {
   if (!validateCasesOpt.empty())
     return runValidateCases(ctx, so, evalOpt);
 
-  if (seqLenOpt <= 0)
-    return fail("--seq-len is required and must be positive");
-  if (globalBatchOpt <= 0)
-    return fail("--global-batch is required and must be positive");
-  so.globalBatch = globalBatchOpt;
-  auto precision = parseDType(precisionOpt);
-  if (!precision || *precision == DType::F32)
-    return fail("--precision: expected bf16, fp16 or fp8, got '" +
-                precisionOpt + "'");
+  auto precision = precisionOption();
+  if (!precision)
+    return 1;
   so.precision = *precision;
-
-  auto cluster = loadClusterOption();
-  if (!cluster)
+  auto work = loadWorkload(ctx);
+  if (!work)
     return 1;
-  auto loaded = loadModelOption(ctx);
-  if (!loaded)
-    return 1;
-  LayerProfile profile =
-      analysis::buildLayerProfile(loaded->model(), seqLenOpt);
+  so.globalBatch = globalBatchOpt;
+  const LayerProfile &profile = work->profile;
+  const Cluster *cluster = &work->cluster;
 
   auto res = search::searchPlans(profile, *cluster, so, evalOpt);
   if (!res)
