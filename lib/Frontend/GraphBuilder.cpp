@@ -25,6 +25,9 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "FrontendDetail.h"
+
+#include <algorithm>
 #include <filesystem>
 
 using namespace mlir;
@@ -629,6 +632,106 @@ static bool endsWith(const std::string &s, const std::string &suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+/// MLIR's parser recurses once per level of bracket nesting, so a hostile
+/// file (`[[[[...` thousands deep) exhausts the stack: about 8000 levels of
+/// nested arrays crash with an 8 MiB stack. A real tgraph module nests
+/// fewer than 20 levels; refuse anything above this before parsing.
+constexpr int64_t kMaxMlirNesting = 256;
+
+/// The most layers (iterations of top-level tgraph.repeat ops) a model may
+/// have: the limit validateModelConfig applies to configs (ModelSource.cpp).
+constexpr int64_t kMaxMlirLayers = 1024;
+
+/// The deepest bracket nesting of MLIR text, skipping string literals and
+/// `//` comments; the `>` of an arrow `->` closes nothing. Also returns the
+/// 1-based line where that depth is first reached.
+static int64_t mlirNesting(llvm::StringRef text, int64_t &line) {
+  int64_t depth = 0, deepest = 0, cur = 1;
+  line = 1;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\n') {
+      ++cur;
+    } else if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"' && text[i] != '\n'; ++i)
+        if (text[i] == '\\')
+          ++i;
+      if (i < text.size() && text[i] == '\n')
+        ++cur;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i + 1 < text.size() && text[i + 1] != '\n')
+        ++i;
+    } else if (c == '(' || c == '[' || c == '{' || c == '<') {
+      if (++depth > deepest) {
+        deepest = depth;
+        line = cur;
+      }
+    } else if (c == ')' || c == ']' || c == '}' ||
+               (c == '>' && !(i > 0 && text[i - 1] == '-'))) {
+      depth = std::max<int64_t>(0, depth - 1);
+    }
+  }
+  return deepest;
+}
+
+/// Sizes of a parsed or overridden module that the cost model multiplies
+/// in 64-bit integers: the sequence length, each repeat count, and the
+/// parameter count (elements times the counts of the enclosing repeats).
+/// A verified module can still hold `x 9223372036854775807` repeats, which
+/// would overflow the counts silently (negative parameters, MFU of 10^16 %).
+static Status checkMlirSizes(ModelOp model, const std::string &spec) {
+  int64_t seq = model.getSeqLenAttr().getInt();
+  if (seq > detail::kMaxDim)
+    return Status::error(spec + ": seq_len " + std::to_string(seq) +
+                         " is above the supported limit " +
+                         std::to_string(detail::kMaxDim));
+  std::string error;
+  int64_t params = 0, layers = 0;
+  model->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (!error.empty())
+      return WalkResult::interrupt();
+    if (auto r = dyn_cast<RepeatOp>(op)) {
+      int64_t count = r.getCountAttr().getInt();
+      if (count > detail::kMaxDim) {
+        error = spec + ": tgraph.repeat \"" + r.getName().str() + "\" count " +
+                std::to_string(count) + " is above the supported limit " +
+                std::to_string(detail::kMaxDim);
+        return WalkResult::interrupt();
+      }
+      if (!r->getParentOfType<RepeatOp>() &&
+          (layers += count) > kMaxMlirLayers) {
+        error = spec + ": the model has more than " +
+                std::to_string(kMaxMlirLayers) +
+                " layers (top-level tgraph.repeat iterations), the supported "
+                "limit";
+        return WalkResult::interrupt();
+      }
+    }
+    if (auto p = dyn_cast<ParamOp>(op)) {
+      int64_t n = 1;
+      bool overflow = false;
+      if (auto t = dyn_cast<ShapedType>(p.getType()); t && t.hasStaticShape())
+        for (int64_t d : t.getShape())
+          overflow |= __builtin_mul_overflow(n, d, &n);
+      for (auto r = p->getParentOfType<RepeatOp>(); r && !overflow;
+           r = r->getParentOfType<RepeatOp>())
+        overflow |= __builtin_mul_overflow(n, r.getCountAttr().getInt(), &n);
+      if (!overflow)
+        overflow |= __builtin_add_overflow(params, n, &params);
+      if (overflow) {
+        error = spec + ": the parameter count overflows a 64-bit integer at "
+                       "tgraph.param \"" +
+                p.getName().str() + "\" (sizes too large)";
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  if (!error.empty())
+    return Status::error(error);
+  return Status::ok();
+}
+
 Result<LoadedModel> loadModel(MLIRContext &context, const std::string &spec,
                               int64_t seqLen) {
   context.getOrLoadDialect<TGraphDialect>();
@@ -639,6 +742,13 @@ Result<LoadedModel> loadModel(MLIRContext &context, const std::string &spec,
     auto file = openInputFile(spec, &error);
     if (!file)
       return Status::error(spec + ": cannot read: " + error);
+    int64_t deepLine = 0;
+    if (int64_t depth = mlirNesting(file->getBuffer(), deepLine);
+        depth > kMaxMlirNesting)
+      return Status::error(spec + ":" + std::to_string(deepLine) +
+                           ": brackets nest " + std::to_string(depth) +
+                           " deep, above the supported limit " +
+                           std::to_string(kMaxMlirNesting));
     llvm::SourceMgr sourceMgr;
     sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
     std::string diagText;
@@ -677,9 +787,27 @@ Result<LoadedModel> loadModel(MLIRContext &context, const std::string &spec,
     loaded.config = *cfg;
   }
   ModelOp model = loaded.model();
-  if (seqLen > 0 && !loaded.config)
+  if (seqLen > 0 && !loaded.config) {
+    // The checks a config gets in validateModelConfig: the length limit and
+    // the learned position table.
+    if (seqLen > detail::kMaxDim)
+      return Status::error(spec + ": --seq-len " + std::to_string(seqLen) +
+                           " is above the supported limit " +
+                           std::to_string(detail::kMaxDim));
+    std::string tooLong;
+    model.walk([&](PositionEmbeddingOp p) {
+      auto t = dyn_cast<ShapedType>(p.getTable().getType());
+      if (tooLong.empty() && t && t.hasRank() && t.getRank() >= 1 &&
+          !t.isDynamicDim(0) && seqLen > t.getDimSize(0))
+        tooLong = spec + ": --seq-len " + std::to_string(seqLen) +
+                  " exceeds the model's " + std::to_string(t.getDimSize(0)) +
+                  " learned positions";
+    });
+    if (!tooLong.empty())
+      return Status::error(tooLong);
     model.setSeqLenAttr(
         IntegerAttr::get(IntegerType::get(&context, 64), seqLen));
+  }
   std::string diagText;
   {
     llvm::raw_string_ostream os(diagText);
@@ -690,6 +818,9 @@ Result<LoadedModel> loadModel(MLIRContext &context, const std::string &spec,
     if (failed(verify(*loaded.module)))
       return Status::error(spec + ": the model does not verify: " + diagText);
   }
+  if (!loaded.config)
+    if (Status s = checkMlirSizes(model, spec); !s)
+      return s;
   return loaded;
 }
 

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -19,6 +20,12 @@ namespace trident::frontend {
 
 Result<ModelConfig> loadHFConfigFile(const std::string &path,
                                      std::vector<std::string> *warnings) {
+  // An ifstream opens a directory and then reads nothing, which would
+  // surface as a JSON syntax error at line 1.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return Status::error(path + ": cannot open file: is a directory, not a "
+                                "config.json");
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return Status::error(path + ": cannot open file: " + std::strerror(errno));
@@ -69,6 +76,13 @@ private:
 };
 
 std::string str(int64_t v) { return std::to_string(v); }
+
+/// The most transformer layers a model may have. The deepest published
+/// models have about 1000 (DeepNet); the plan search time grows faster than
+/// linearly with the layer count (1024 layers on 10^6 GPUs: about 80 s on
+/// two threads). loadModel applies the same limit to a .mlir's repeats
+/// (GraphBuilder.cpp).
+constexpr int64_t kMaxLayers = 1024;
 
 void checkTransformer(const ModelConfig &c, Checker &k) {
   k.positive("hidden", c.hidden);
@@ -206,6 +220,12 @@ Status validateModelConfig(const ModelConfig &c, std::string_view source) {
   if (overflow)
     k.fail("the parameter count overflows a 64-bit integer (sizes too "
            "large)");
+  // The graph builder, the layer profile and the planner's layer
+  // partitioning all work per layer; 2^31 layers would allocate gigabytes
+  // before anything else runs.
+  if (c.family != ModelFamily::Recommender && c.numLayers > kMaxLayers)
+    k.fail("'numLayers' is " + str(c.numLayers) +
+           ", above the supported limit of " + str(kMaxLayers) + " layers");
   return k.status();
 }
 

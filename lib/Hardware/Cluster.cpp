@@ -21,6 +21,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace trident {
@@ -165,6 +166,22 @@ void setDefaultInterGroup(Cluster &c) {
 }
 } // namespace
 
+/// The most GPUs a cluster may have: 16x the largest machines planned today
+/// (10^6 GPUs plan in seconds), and far from overflowing the int64 products
+/// (GPUs x bytes, GPUs x micro-batches) the cost model forms.
+constexpr int64_t kMaxClusterGpus = int64_t(1) << 24;
+
+/// nodes x gpusPerNode, or an error when it exceeds kMaxClusterGpus.
+static Status checkGroupSize(int64_t nodes, int64_t gpusPerNode, int64_t &gpus) {
+  if (__builtin_mul_overflow(nodes, gpusPerNode, &gpus) ||
+      gpus > kMaxClusterGpus)
+    return Status::error(std::to_string(nodes) + " nodes of " +
+                         std::to_string(gpusPerNode) +
+                         " GPUs exceed the supported limit of " +
+                         std::to_string(kMaxClusterGpus) + " GPUs");
+  return Status::ok();
+}
+
 Result<Cluster> parseClusterSpec(std::string_view spec) {
   std::string_view name = spec;
   int64_t nodes = 1;
@@ -182,6 +199,10 @@ Result<Cluster> parseClusterSpec(std::string_view spec) {
   if (!g)
     return Status::error("cluster spec '" + std::string(spec) +
                          "': " + g.message());
+  int64_t gpus = 0;
+  if (Status s = checkGroupSize(g->nodes, g->gpusPerNode, gpus); !s)
+    return Status::error("cluster spec '" + std::string(spec) +
+                         "': " + s.message());
   Cluster c;
   c.name = std::string(spec);
   c.groups.push_back(std::move(*g));
@@ -257,6 +278,10 @@ public:
     if (!it->is_number_integer())
       return error(p, std::string("expected an integer, got ") +
                           (it->is_number() ? it->dump() : it->type_name()));
+    // 2^63 and above parse as unsigned; get<int64_t> would wrap them.
+    if (it->is_number_unsigned() &&
+        it->get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max()))
+      return error(p, "is " + it->dump() + ", too large for a 64-bit integer");
     int64_t v = it->get<int64_t>();
     if (v < 0 || (!allowZero && v == 0))
       return error(p, "must be " + std::string(allowZero ? "non-negative" : "positive") +
@@ -509,6 +534,18 @@ Status validateCluster(const Cluster &c) {
       return bad("network.latency_us", g.nic.latencySeconds / us);
     if (Status s = validateGpuSpec(g.gpu, where); !s)
       return s;
+  }
+  int64_t total = 0;
+  for (size_t i = 0; i < c.groups.size(); ++i) {
+    int64_t gpus = 0;
+    Status s = checkGroupSize(c.groups[i].nodes, c.groups[i].gpusPerNode, gpus);
+    if (s && (__builtin_add_overflow(total, gpus, &total) ||
+              total > kMaxClusterGpus))
+      s = Status::error("the groups together exceed the supported limit of " +
+                        std::to_string(kMaxClusterGpus) + " GPUs");
+    if (!s)
+      return Status::error("groups[" + std::to_string(i) + "] ('" +
+                           c.groups[i].name + "'): " + s.message());
   }
   if (c.groups.size() > 1 &&
       (!std::isfinite(c.interGroup.bandwidthBytesPerS) ||

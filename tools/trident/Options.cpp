@@ -95,7 +95,7 @@ std::optional<Cluster> loadClusterOption() {
       return std::nullopt;
     }
     if (Status s = applyCalibration(*cluster, *cal); !s) {
-      fail(s.message());
+      fail(calibrationOpt + ": " + s.message());
       return std::nullopt;
     }
   }
