@@ -402,9 +402,18 @@ Status Evaluator::validate(const ParallelConfig &c) const {
   } sizes[] = {{"dp", c.dp}, {"tp", c.tp}, {"pp", c.pp}, {"cp", c.cp},
                {"ep", c.ep}, {"vpp", c.vpp}, {"micro_batch", c.microBatch},
                {"global_batch", c.globalBatch}};
-  for (auto &sz : sizes)
+  // Products of two sizes must fit in 64 bits: 2^24 (the cluster limit)
+  // for the parallel sizes, 2^31 for the batch.
+  for (auto &sz : sizes) {
     if (sz.v < 1)
       return err(std::string(sz.name) + " must be >= 1, got " + str(sz.v));
+    int64_t limit = std::string_view(sz.name) == "global_batch"
+                        ? (int64_t(1) << 31)
+                        : (int64_t(1) << 24);
+    if (sz.v > limit)
+      return err(std::string(sz.name) + " = " + str(sz.v) +
+                 " is above the supported limit " + str(limit));
+  }
   if (c.etp < 0)
     return err("etp must be >= 0 (0 = tp), got " + str(c.etp));
   if (c.zeroStage < 0 || c.zeroStage > 3)

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <cstdint>
 #include "trident/Plan/Plan.h"
 
 #include <nlohmann/json.hpp>
@@ -109,6 +110,10 @@ struct Reader {
       return;
     if (!v->is_number_integer())
       error = source + ": '" + name(path, key) + "' must be an integer";
+    else if (v->is_number_unsigned() &&
+             v->get<uint64_t>() > uint64_t(INT64_MAX))
+      error = source + ": '" + name(path, key) +
+              "' is too large for a 64-bit integer";
     else
       out = v->get<int64_t>();
   }
@@ -162,6 +167,11 @@ struct Reader {
     }
   }
 };
+
+/// Largest parallel size, micro-batch or layer count a plan may name: the
+/// limit the cluster and model readers use (2^24 GPUs), so that products of
+/// two sizes fit in 64 bits.
+constexpr int64_t kMaxPlanSize = int64_t(1) << 24;
 
 } // namespace
 
@@ -295,9 +305,19 @@ Result<Plan> parsePlanJson(std::string_view text, std::string_view source) {
                          std::pair{"parallel.ep", p.ep},
                          std::pair{"parallel.vpp", p.vpp},
                          std::pair{"micro_batch_size", p.microBatchSize}})
-    if (v < 1)
-      return Status::error(src + ": '" + name + "' must be >= 1, got " +
+    if (v < 1 || v > kMaxPlanSize)
+      return Status::error(src + ": '" + name + "' must be in [1, " +
+                           std::to_string(kMaxPlanSize) + "], got " +
                            std::to_string(v));
+  for (int64_t n : p.layersPerChunk)
+    if (n < 0 || n > kMaxPlanSize)
+      return Status::error(src + ": 'layers_per_chunk' entries must be in "
+                           "[0, " + std::to_string(kMaxPlanSize) + "], got " +
+                           std::to_string(n));
+  if (p.pp * p.vpp > kMaxPlanSize)
+    return Status::error(src + ": pp*vpp = " + std::to_string(p.pp * p.vpp) +
+                         " is above the supported limit " +
+                         std::to_string(kMaxPlanSize));
   if (int64_t(p.layersPerChunk.size()) != p.pp * p.vpp)
     return Status::error(src + ": 'layers_per_chunk' has " +
                          std::to_string(p.layersPerChunk.size()) +

@@ -997,6 +997,11 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
   if (opt.globalBatch <= 0)
     return Status::error("--global-batch must be positive, got " +
                          str(opt.globalBatch));
+  // The Evaluator's batch limit; also bounds the divisor enumeration.
+  if (opt.globalBatch > (int64_t(1) << 31))
+    return Status::error("--global-batch " + str(opt.globalBatch) +
+                         " is above the supported limit " +
+                         str(int64_t(1) << 31));
   if (opt.topK < 1)
     return Status::error("--top must be at least 1, got " + str(opt.topK));
   if (opt.threads < 0)

@@ -342,9 +342,17 @@ SmallVector<ParallelDim> ParamOp::getParallelDims() { return {}; }
 // RepeatOp, YieldOp
 //===----------------------------------------------------------------------===//
 
+/// Largest repeat count: per-layer costs times the count stay in range.
+constexpr int64_t kMaxRepeatCount = (int64_t(1) << 31) - 1;
+
 LogicalResult RepeatOp::verify() {
   if (getCountAttr().getInt() <= 0)
     return emitOpError() << "count must be positive, got " << getCountAttr().getInt();
+  // Costs multiply the count by per-layer sizes in 64 bits.
+  if (getCountAttr().getInt() > kMaxRepeatCount)
+    return emitOpError() << "count " << getCountAttr().getInt()
+                         << " is above the supported limit "
+                         << kMaxRepeatCount;
   if (getInits().empty())
     return emitOpError() << "needs at least one carried value";
   if (getInits().getTypes() != getResults().getTypes())

@@ -710,3 +710,14 @@ func.func @moe_bias_pairs(%x: tensor<?x?x64xf32>, %r: tensor<64x8xf32>, %wi: ten
   %0 = "tgraph.moe"(%x, %r, %wi, %wo, %bi) <{activation = #tgraph.act<silu>, gated, num_experts = 8 : i64, top_k = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 0, 1, 1, 1, 0>}> : (tensor<?x?x64xf32>, tensor<64x8xf32>, tensor<8x64x256xf32>, tensor<8x128x64xf32>, tensor<8x256xf32>) -> tensor<?x?x64xf32>
   return
 }
+
+// -----
+
+func.func @repeat_count_limit(%x: tensor<?x?x4xf32>) {
+  // expected-error@+1 {{count 4294967296 is above the supported limit 2147483647}}
+  %0 = tgraph.repeat "l" x 4294967296 (%x) : (tensor<?x?x4xf32>) -> tensor<?x?x4xf32> {
+  ^bb0(%a: tensor<?x?x4xf32>):
+    tgraph.yield %a : tensor<?x?x4xf32>
+  }
+  return
+}
