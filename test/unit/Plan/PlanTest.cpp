@@ -113,7 +113,9 @@ TEST_CASE("plan JSON errors name the field", "[plan]") {
   CHECK_THAT(bad("trident.plan/v1", "trident.plan/v9"),
              Catch::Contains("'schema' is 'trident.plan/v9'"));
   CHECK_THAT(bad("\"dp\": 2", "\"dp\": 0"),
-             Catch::Contains("'parallel.dp' must be >= 1"));
+             Catch::Contains("'parallel.dp' must be in [1, 16777216], got 0"));
+  CHECK_THAT(bad("\"dp\": 2", "\"dp\": 9223372036854775808"),
+             Catch::Contains("'parallel.dp' is too large for a 64-bit integer"));
   CHECK_THAT(bad("\"mfu\": ", "\"mfu\": \"x\", \"y\": "),
              Catch::Contains("'predicted.mfu' must be a number"));
   auto r = plan::parsePlanJson("{", "p.json");
