@@ -34,22 +34,7 @@ Evaluation mustEvaluate(const LayerProfile &p, const Cluster &c,
 LayerProfile smallGpt() { return test::gptProfile("gpt-1.3b", 24, 2048, 16); }
 
 LayerProfile mixtral() {
-  TransformerShape s;
-  s.name = "mixtral-8x7b";
-  s.layers = 32;
-  s.hidden = 4096;
-  s.heads = 32;
-  s.kvHeads = 8;
-  s.ffn = 14336;
-  s.vocab = 32000;
-  s.seqLen = 4096;
-  s.gatedMlp = true;
-  s.dropout = false;
-  s.biases = false;
-  s.learnedPositions = false;
-  s.tiedEmbeddings = false;
-  s.numExperts = 8;
-  s.topK = 2;
+  TransformerShape s = llamaStyleShape("mixtral-8x7b", 32, 4096, 32, 8, 14336, 32000, 4096, 8);
   return *buildTransformerProfile(s);
 }
 } // namespace

@@ -28,22 +28,7 @@ LayerProfile gpt(const char *name, int64_t layers, int64_t hidden,
 }
 
 LayerProfile mixtralLike() {
-  TransformerShape s;
-  s.name = "moe";
-  s.layers = 8;
-  s.hidden = 2048;
-  s.heads = 16;
-  s.kvHeads = 4;
-  s.ffn = 5632;
-  s.vocab = 32000;
-  s.seqLen = 2048;
-  s.gatedMlp = true;
-  s.dropout = false;
-  s.biases = false;
-  s.learnedPositions = false;
-  s.tiedEmbeddings = false;
-  s.numExperts = 8;
-  s.topK = 2;
+  TransformerShape s = llamaStyleShape("moe", 8, 2048, 16, 4, 5632, 32000, 2048, 8);
   Result<LayerProfile> p = buildTransformerProfile(s);
   REQUIRE(p.isOk());
   return *p;

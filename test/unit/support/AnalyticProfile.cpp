@@ -16,6 +16,8 @@
 
 #include "AnalyticProfile.h"
 
+#include <utility>
+
 namespace trident {
 
 Result<LayerProfile> buildTransformerProfile(const TransformerShape &in) {
@@ -198,6 +200,31 @@ Result<LayerProfile> buildTransformerProfile(const TransformerShape &in) {
   p.fwdFlopsPerToken = (L * blk.fwdFlops + head.fwdFlops) / s;
   p.trainFlopsPerToken = 3 * p.fwdFlopsPerToken;
   return p;
+}
+
+TransformerShape llamaStyleShape(std::string name, int64_t layers,
+                                 int64_t hidden, int64_t heads,
+                                 int64_t kvHeads, int64_t ffn, int64_t vocab,
+                                 int64_t seqLen, int64_t experts) {
+  TransformerShape s;
+  s.name = std::move(name);
+  s.layers = layers;
+  s.hidden = hidden;
+  s.heads = heads;
+  s.kvHeads = kvHeads;
+  s.ffn = ffn;
+  s.vocab = vocab;
+  s.seqLen = seqLen;
+  s.gatedMlp = true;
+  s.dropout = false;
+  s.biases = false;
+  s.learnedPositions = false;
+  s.tiedEmbeddings = false;
+  if (experts > 0) {
+    s.numExperts = experts;
+    s.topK = 2;
+  }
+  return s;
 }
 
 } // namespace trident

@@ -39,6 +39,13 @@ struct TransformerShape {
   DType dtype = DType::BF16;
 };
 
+/// A Llama/Mixtral-style shape: SwiGLU, no dropout or biases, rotary
+/// positions, untied embeddings; `experts` > 0 makes it a top-2 MoE.
+TransformerShape llamaStyleShape(std::string name, int64_t layers,
+                                 int64_t hidden, int64_t heads,
+                                 int64_t kvHeads, int64_t ffn, int64_t vocab,
+                                 int64_t seqLen, int64_t experts = 0);
+
 /// The profile; errors on non-positive or inconsistent sizes.
 Result<LayerProfile> buildTransformerProfile(const TransformerShape &shape);
 
