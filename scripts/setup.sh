@@ -12,6 +12,7 @@ PACKAGES=(
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   nlohmann-json3-dev libfmt-dev libeigen3-dev catch2
   libopenmpi-dev openmpi-bin
+  chromium
 )
 
 missing=()
