@@ -1,0 +1,542 @@
+//===- Runtime.h - Runtime library for emitted per-rank programs -*- C++ -*-===//
+//
+// The runtime that programs written by `trident emit` link: process and grid
+// bootstrap, float32 tensors, forward and backward kernels on local shards,
+// collectives and point-to-point transfers over named groups, SGD/Adam with
+// ZeRO-1/3 helpers, deterministic initialisation and data, step reporting and
+// parameter dumps.
+//
+// One header, two implementations with identical symbols:
+//   TridentRuntimeCpu   Eigen kernels, OpenMPI collectives;
+//   TridentRuntimeCuda  cuBLAS GEMMs, own CUDA kernels, NCCL collectives.
+// A program links exactly one. The header includes no Eigen, MPI or CUDA
+// header (everything backend-specific sits behind opaque pointers), so an
+// emitted main.cpp compiles in a few seconds.
+//
+// Conventions shared by every function (docs/runtime.md has the details):
+//  - Tensors are dense, row-major, float32 (tokens and targets: int32). A
+//    Tensor's data lives where the backend computes: host memory on the CPU
+//    backend, device memory on the CUDA backend. toHost()/fromHost() copy.
+//  - Activations are 2-D [tokens, features] with tokens = batch * seq,
+//    batch outermost; shapes are passed explicitly and checked.
+//  - Backward kernels ACCUMULATE into parameter gradients (dW, db, dgamma,
+//    ...) and OVERWRITE activation gradients (dx), unless the argument is
+//    named `...Accum`.
+//  - Errors (bad shapes, bad group, I/O failures) throw rt::Error whose
+//    message names the function and the problem; reportFatal() prints it
+//    with the rank and aborts all ranks.
+//  - On CUDA, kernels are enqueued on one compute stream and collectives on
+//    one communication stream with events in between; every function keeps
+//    stream order so a program written for the CPU backend is correct on
+//    CUDA unchanged. Host-visible results (toHost, reportStep) synchronise.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRIDENT_RUNTIME_RUNTIME_H
+#define TRIDENT_RUNTIME_RUNTIME_H
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace trident::rt {
+
+//===----------------------------------------------------------------------===//
+// Errors and process bootstrap
+//===----------------------------------------------------------------------===//
+
+/// Every runtime failure: the message names the function and the problem.
+class Error : public std::runtime_error {
+public:
+  explicit Error(const std::string &message) : std::runtime_error(message) {}
+};
+
+/// Starts the process: MPI_Init (MPI_THREAD_FUNNELED) and, on CUDA, selects
+/// device (node-local rank % device count) and creates the cuBLAS handle and
+/// the compute and communication streams. Call once, first. Idempotent.
+void init(int *argc, char ***argv);
+
+/// Waits for outstanding work, frees communicators and calls MPI_Finalize.
+void finalize();
+
+/// Prints "trident-runtime: error (rank R): <what>" to stderr and aborts all
+/// ranks (MPI_Abort with code 1). For the catch block of an emitted main.
+[[noreturn]] void reportFatal(const std::exception &e);
+
+/// Rank of this process in MPI_COMM_WORLD.
+int worldRank();
+/// Number of processes in MPI_COMM_WORLD.
+int worldSize();
+/// "cpu" or "cuda": which library was linked.
+const char *backendName();
+/// Waits until all enqueued kernels and transfers of this rank are done (a
+/// no-op on the CPU backend, cudaDeviceSynchronize on CUDA).
+void synchronize();
+/// Monotonic wall clock in seconds.
+double wallSeconds();
+
+//===----------------------------------------------------------------------===//
+// Tensors
+//===----------------------------------------------------------------------===//
+
+/// Element type of a Tensor: float32 everywhere except token ids.
+enum class DType { F32, I32 };
+
+/// A dense row-major buffer with a shape. Copies share storage (like a
+/// shared_ptr); view() gives a sub-range of the same storage.
+class Tensor {
+public:
+  /// An empty tensor (no storage, numel() == 0).
+  Tensor() = default;
+  /// Allocates `shape` on the backend's memory, zero-filled.
+  explicit Tensor(std::vector<int64_t> shape, DType dtype = DType::F32);
+
+  const std::vector<int64_t> &shape() const { return shape_; }
+  /// Size of dimension `i`; negative counts from the end.
+  int64_t dim(int i) const;
+  int rank() const { return static_cast<int>(shape_.size()); }
+  int64_t numel() const { return numel_; }
+  DType dtype() const { return dtype_; }
+  bool defined() const { return storage_ != nullptr; }
+
+  /// Backend pointer to the first element (device pointer on CUDA). Throws
+  /// if the dtype differs.
+  float *f32() const;
+  int32_t *i32() const;
+
+  /// A tensor sharing this storage: `numel(shape)` elements starting at
+  /// flat element `offset` of this tensor. Used for flat parameter buffers.
+  Tensor view(int64_t offset, std::vector<int64_t> shape) const;
+  /// The same elements under another shape with the same numel.
+  Tensor reshape(std::vector<int64_t> shape) const;
+  /// A new tensor (own storage) with the same shape and contents.
+  Tensor clone() const;
+
+  /// Copies the whole tensor to a host vector (synchronises on CUDA).
+  std::vector<float> toHost() const;
+  std::vector<int32_t> toHostI32() const;
+  /// Copies `values` (exactly numel() of them) into the tensor.
+  void fromHost(const std::vector<float> &values);
+  void fromHostI32(const std::vector<int32_t> &values);
+
+  /// "[2, 3]" for messages.
+  std::string shapeString() const;
+
+private:
+  std::shared_ptr<void> storage_;
+  int64_t offset_ = 0; // in elements
+  std::vector<int64_t> shape_;
+  int64_t numel_ = 0;
+  DType dtype_ = DType::F32;
+};
+
+/// Product of the dimensions (1 for a scalar shape {}).
+int64_t numelOf(const std::vector<int64_t> &shape);
+
+//===----------------------------------------------------------------------===//
+// Groups and the process grid
+//===----------------------------------------------------------------------===//
+
+/// A set of ranks that communicate together: an MPI communicator (CPU) or an
+/// MPI communicator plus an NCCL communicator (CUDA). Copies share it.
+class Group {
+public:
+  Group() = default;
+  /// Number of ranks in the group.
+  int size() const;
+  /// This process's rank inside the group, 0..size()-1.
+  int rank() const;
+  /// World ranks of the members, in group-rank order.
+  const std::vector<int> &worldRanks() const;
+  /// The axis name it was created for ("tp", "dp", "world", ...).
+  const std::string &name() const;
+
+  struct Impl;
+  /// For the backends only.
+  Impl *impl() const { return impl_.get(); }
+  explicit Group(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+private:
+  std::shared_ptr<Impl> impl_;
+};
+
+/// The axes of the process grid. Rank -> coordinate mapping (Megatron's
+/// default order, tp fastest):
+///   world = tp + TP * (cp + CP * (dp + DP * pp))
+/// ep is carved out of dp: the ep group of a rank holds the ranks with the
+/// same pp, cp, tp and dp coordinates {e*EP .. e*EP+EP-1} where e = dp / EP,
+/// i.e. its ep coordinate is dp % EP. DPCP is the combined dp x cp group
+/// (gradient reduction when cp > 1).
+enum class Axis { PP, DP, CP, TP, EP, DPCP, World };
+
+/// "pp", "dp", "cp", "tp", "ep", "dpcp", "world".
+const char *axisName(Axis axis);
+
+/// Sizes of the grid axes; their product pp*dp*cp*tp must be the world size
+/// and ep must divide dp.
+struct GridShape {
+  int pp = 1, dp = 1, cp = 1, tp = 1, ep = 1;
+};
+
+/// The process grid: coordinates of this rank and one Group per axis.
+/// Construction is collective over MPI_COMM_WORLD (every rank must build the
+/// same grid at the same point) and creates every group (MPI_Comm_split and,
+/// on CUDA, one NCCL communicator per group from an ncclUniqueId broadcast
+/// over that group's MPI communicator).
+class Grid {
+public:
+  /// Throws if the shape does not match the world size.
+  explicit Grid(GridShape shape);
+  const GridShape &shape() const { return shape_; }
+  /// Size of an axis (World: world size; DPCP: dp*cp).
+  int size(Axis axis) const;
+  /// This rank's coordinate on an axis (World: world rank; DPCP: dp*CP+cp).
+  int coord(Axis axis) const;
+  /// The group of ranks that differ from this one only along `axis`.
+  const Group &group(Axis axis) const;
+  /// World rank of the process at grid coordinates (pp, dp, cp, tp).
+  int worldRankOf(int pp, int dp, int cp, int tp) const;
+  /// A group inside one axis: the ranks that share every other coordinate
+  /// with this one and whose `axis` coordinate is in `members` (group rank =
+  /// position in `members`), e.g. the first and last pipeline stage for a
+  /// tied embedding. Collective over the world: every rank calls it at the
+  /// same point with the same arguments. Ranks whose coordinate is not in
+  /// `members` get a Group with size() == 0 that they must not use.
+  Group subgroup(Axis axis, const std::vector<int> &members,
+                 const std::string &name) const;
+  /// True on the last pipeline stage (pp coordinate == pp - 1).
+  bool isLastStage() const { return coord(Axis::PP) == shape_.pp - 1; }
+  bool isFirstStage() const { return coord(Axis::PP) == 0; }
+
+private:
+  GridShape shape_;
+  int coords_[4] = {0, 0, 0, 0}; // pp, dp, cp, tp
+  std::vector<Group> groups_;    // indexed by Axis
+};
+
+//===----------------------------------------------------------------------===//
+// Deterministic initialisation and synthetic data
+//===----------------------------------------------------------------------===//
+
+/// Fills `shard` (shape `shardShape`, starting at `shardOffset` inside a
+/// tensor of shape `globalShape`) with scale * u, u uniform in [-1, 1), where
+/// u depends only on (seed, name, global flat index) through a counter-based
+/// hash (SplitMix64 finaliser). Hence any shard of any plan equals the
+/// slice of the single-rank parameter bit for bit. `shard` must have
+/// numel(shardShape) elements.
+void initParam(Tensor &shard, const std::string &name,
+               const std::vector<int64_t> &globalShape,
+               const std::vector<int64_t> &shardOffset,
+               const std::vector<int64_t> &shardShape, uint64_t seed,
+               float scale);
+/// Fills with a constant (e.g. 1 for norm weights, 0 for biases).
+void fillConstant(Tensor &t, float value);
+
+/// The value initParam gives element `flatIndex` of parameter `name`
+/// (for tests and tools).
+float initParamValue(const std::string &name, uint64_t flatIndex,
+                     uint64_t seed, float scale);
+
+/// Synthetic token of training step `step`, global sample `sample`, position
+/// `pos` in [0, vocab): a counter-based hash of (seed, step, sample, pos).
+/// The sequence has seqLen + 1 tokens; inputs are positions 0..seqLen-1 and
+/// the target of position p is the token at p + 1.
+int32_t syntheticToken(uint64_t seed, int64_t step, int64_t sample,
+                       int64_t pos, int64_t vocab);
+
+/// Fills `tokens` and `targets` (int32, [numSamples * seqLen], sample
+/// outermost) for global samples firstSample .. firstSample+numSamples-1 and
+/// positions firstPos .. firstPos+seqLen-1 (firstPos > 0 for a
+/// context-parallel or sequence chunk).
+void syntheticBatch(Tensor &tokens, Tensor &targets, uint64_t seed,
+                    int64_t step, int64_t firstSample, int64_t numSamples,
+                    int64_t firstPos, int64_t seqLen, int64_t vocab);
+
+//===----------------------------------------------------------------------===//
+// Kernels (local shards). n = number of token rows.
+//===----------------------------------------------------------------------===//
+
+/// Sets every element to zero.
+void zero(Tensor &t);
+/// dst = src (same numel).
+void copy(Tensor &dst, const Tensor &src);
+/// t *= alpha.
+void scale(Tensor &t, float alpha);
+/// y += alpha * x (same numel).
+void axpy(Tensor &y, const Tensor &x, float alpha = 1.0f);
+/// out = a + b (residual connection). out may alias a or b.
+void add(Tensor &out, const Tensor &a, const Tensor &b);
+/// out = a * b elementwise.
+void mul(Tensor &out, const Tensor &a, const Tensor &b);
+/// Sum of all elements, computed in double, returned on the host.
+double sum(const Tensor &t);
+
+/// Embedding: out[i, :] = wte[tokens[i] - vocabOffset, :] when the token
+/// falls in this shard's rows [vocabOffset, vocabOffset + wte.dim(0)), else
+/// zeros (vocab-parallel embedding: all-reduce `out` over tp afterwards).
+/// If `wpe` is defined (positions x hidden, not sharded) adds
+/// wpe[posOffset + i % seqLen, :] — on one tp rank only when vocab-parallel
+/// (pass addPositions = false on the others).
+/// tokens: int32 [n]; out: [n, hidden].
+void embeddingForward(Tensor &out, const Tensor &tokens, const Tensor &wte,
+                      const Tensor &wpe, int64_t seqLen, int64_t posOffset,
+                      int64_t vocabOffset, bool addPositions = true);
+/// dwte[tokens[i] - vocabOffset] += dout[i] (rows in this shard only);
+/// dwpe[posOffset + i % seqLen] += dout[i] if dwpe is defined and
+/// addPositions.
+void embeddingBackward(Tensor &dwte, Tensor &dwpe, const Tensor &dout,
+                       const Tensor &tokens, int64_t seqLen, int64_t posOffset,
+                       int64_t vocabOffset, bool addPositions = true);
+
+/// LayerNorm over the last dim of x [n, h]: y = (x - mean) * rstd * gamma
+/// + beta (beta may be undefined). Saves mean and rstd ([n]) for backward.
+void layerNormForward(Tensor &y, Tensor &mean, Tensor &rstd, const Tensor &x,
+                      const Tensor &gamma, const Tensor &beta, float eps);
+/// dx = overwritten; dgamma, dbeta accumulated (dbeta may be undefined).
+void layerNormBackward(Tensor &dx, Tensor &dgamma, Tensor &dbeta,
+                       const Tensor &dy, const Tensor &x, const Tensor &gamma,
+                       const Tensor &mean, const Tensor &rstd);
+
+/// RMSNorm over the last dim: y = x * rstd * gamma, rstd = 1/sqrt(mean(x^2)
+/// + eps). gamma may be shorter than the row (per-head norm): the row is
+/// then split into row/gamma.numel() groups, each normalised separately;
+/// rstd has n * groups entries.
+void rmsNormForward(Tensor &y, Tensor &rstd, const Tensor &x,
+                    const Tensor &gamma, float eps);
+void rmsNormBackward(Tensor &dx, Tensor &dgamma, const Tensor &dy,
+                     const Tensor &x, const Tensor &gamma, const Tensor &rstd);
+
+/// y [n, out] = x [n, in] * W^T + b, W [out, in] (the tgraph layout), b [out]
+/// or undefined.
+void linearForward(Tensor &y, const Tensor &x, const Tensor &w,
+                   const Tensor &b);
+/// dx = dy W (overwritten; skipped if dx undefined), dW += dy^T x,
+/// db += column sums of dy (skipped if db undefined).
+void linearBackward(Tensor &dx, Tensor &dw, Tensor &db, const Tensor &dy,
+                    const Tensor &x, const Tensor &w);
+/// Plain matmul for tests and odd shapes: c [m, n] = a [m, k] * b [k, n]
+/// (or b^T when transB, b then [n, k]); beta = 1 accumulates into c.
+void matmul(Tensor &c, const Tensor &a, const Tensor &b, bool transB,
+            float beta = 0.0f);
+
+/// GELU. approximate = true: tanh form 0.5 x (1 + tanh(sqrt(2/pi) (x +
+/// 0.044715 x^3))); false: exact erf form 0.5 x (1 + erf(x / sqrt(2))).
+void geluForward(Tensor &y, const Tensor &x, bool approximate = true);
+/// dx = dy * gelu'(x) (overwritten).
+void geluBackward(Tensor &dx, const Tensor &dy, const Tensor &x,
+                  bool approximate = true);
+/// SiLU: x * sigmoid(x).
+void siluForward(Tensor &y, const Tensor &x);
+void siluBackward(Tensor &dx, const Tensor &dy, const Tensor &x);
+/// ReLU: max(x, 0).
+void reluForward(Tensor &y, const Tensor &x);
+void reluBackward(Tensor &dx, const Tensor &dy, const Tensor &x);
+/// SwiGLU: y = silu(gate) * up (gate and up separate tensors, same shape).
+void swigluForward(Tensor &y, const Tensor &gate, const Tensor &up);
+/// dgate, dup overwritten.
+void swigluBackward(Tensor &dgate, Tensor &dup, const Tensor &dy,
+                    const Tensor &gate, const Tensor &up);
+
+/// Shape of a causal self-attention call on local heads.
+struct AttentionDims {
+  int64_t batch = 1, seq = 1;
+  int64_t heads = 1;   ///< local query heads
+  int64_t kvHeads = 1; ///< local key/value heads; divides heads (GQA)
+  int64_t headDim = 1;
+};
+/// Causal self-attention, softmax scale 1/sqrt(headDim):
+///   q [batch*seq, heads*headDim], k, v [batch*seq, kvHeads*headDim]
+///   (i.e. [b, s, heads, d], the direct output of the q/k/v projections);
+///   out [batch*seq, heads*headDim]; probs [batch, heads, seq, seq] saved
+///   for the backward (masked entries are 0). Query head h reads kv head
+///   h / (heads / kvHeads).
+void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
+                      const Tensor &k, const Tensor &v,
+                      const AttentionDims &dims);
+/// dq, dk, dv overwritten.
+void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, const Tensor &dout,
+                       const Tensor &q, const Tensor &k, const Tensor &v,
+                       const Tensor &probs, const AttentionDims &dims);
+
+/// Softmax cross-entropy over logits [n, V] with int32 targets [n].
+/// Adds the SUM over the n rows of -log softmax(logits)[target] to
+/// lossSum[0] (a [1] tensor kept on the backend; read it with
+/// globalMeanLoss), and saves the row log-sum-exp in lse [n].
+void crossEntropyForward(Tensor &lossSum, Tensor &lse, const Tensor &logits,
+                         const Tensor &targets);
+/// dlogits = gradScale * (softmax(logits) - onehot(target)) (overwritten).
+/// For the mean over T tokens of the whole global batch pass 1/T.
+void crossEntropyBackward(Tensor &dlogits, const Tensor &logits,
+                          const Tensor &targets, const Tensor &lse,
+                          float gradScale);
+/// Vocab-parallel cross-entropy (Megatron): logits [n, V/tp] hold the
+/// columns [vocabOffset, vocabOffset + V/tp) of the full logits; max,
+/// sum-exp and the target logit are all-reduced over `tp`, so every tp rank
+/// adds the same full-vocab loss sum to lossSum and gets the same lse.
+void vocabParallelCrossEntropyForward(Tensor &lossSum, Tensor &lse,
+                                      const Tensor &logits,
+                                      const Tensor &targets,
+                                      int64_t vocabOffset, const Group &tp);
+/// dlogits for the local columns (no communication needed).
+void vocabParallelCrossEntropyBackward(Tensor &dlogits, const Tensor &logits,
+                                       const Tensor &targets,
+                                       const Tensor &lse, int64_t vocabOffset,
+                                       float gradScale);
+
+//===----------------------------------------------------------------------===//
+// Communication
+//===----------------------------------------------------------------------===//
+// All collectives are deterministic for a given group and message size (the
+// same ranks reduce in the same order every time); results are identical on
+// every member. On a group of size 1 they are copies or no-ops.
+
+/// In-place sum over the group.
+void allReduceSum(Tensor &t, const Group &g);
+/// In-place max over the group.
+void allReduceMax(Tensor &t, const Group &g);
+/// Concatenates the members' `in` along dimension `dim` (group-rank order)
+/// into `out` (out.dim(dim) == g.size() * in.dim(dim), other dims equal).
+void allGather(Tensor &out, const Tensor &in, int dim, const Group &g);
+/// Sums the members' `in` and leaves block g.rank() along `dim` in `out`
+/// (in.dim(dim) == g.size() * out.dim(dim)). dim 0 of [tokens, hidden] is
+/// the sequence dimension for sequence parallelism when batch == 1; for
+/// batch > 1 reshape to [batch, seq, hidden] and use dim 1.
+void reduceScatterSum(Tensor &out, const Tensor &in, int dim, const Group &g);
+/// Splits `in` into g.size() blocks along `splitDim`, sends block j to
+/// member j, and concatenates the received blocks along `concatDim` into
+/// `out` (expert dispatch, Ulysses-style sequence/head exchange).
+void allToAll(Tensor &out, const Tensor &in, int splitDim, int concatDim,
+              const Group &g);
+/// Copies the tensor of group rank `root` to every member.
+void broadcast(Tensor &t, int root, const Group &g);
+/// Waits until every member reaches it (and, on CUDA, its streams drained).
+void barrier(const Group &g);
+
+/// A collective started without waiting (communication overlapping
+/// compute). wait() makes the result visible to later kernels (on CUDA the
+/// compute stream waits for an event; the host does not block).
+class Pending {
+public:
+  Pending() = default;
+  void wait();
+  bool done() const { return impl_ == nullptr; }
+  struct Impl;
+  explicit Pending(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+private:
+  std::shared_ptr<Impl> impl_;
+};
+/// Asynchronous in-place sum; `t` must not be touched until wait().
+Pending allReduceSumAsync(Tensor &t, const Group &g);
+
+/// Point-to-point between pipeline stages. sendAsync copies `t` into a
+/// staging buffer and starts the transfer without blocking; recv blocks
+/// until the data has arrived (on CUDA: until it is ordered before later
+/// kernels). Messages between one pair of ranks with one tag arrive in
+/// issue order; a schedule whose receives each have a matching send issued
+/// by a rank that is not waiting on this one cannot deadlock, because no
+/// send ever waits for its receiver. Call waitAllSends() once at the end of
+/// each step. `peer` is a group rank of `g` (normally the pp group).
+void sendAsync(const Tensor &t, int peer, int tag, const Group &g);
+void recv(Tensor &t, int peer, int tag, const Group &g);
+/// Completes every sendAsync of this rank.
+void waitAllSends();
+
+//===----------------------------------------------------------------------===//
+// Optimizers and ZeRO
+//===----------------------------------------------------------------------===//
+
+/// Adam hyper-parameters (Kingma & Ba 2015, with bias correction;
+/// weightDecay is decoupled as in AdamW, Loshchilov & Hutter 2019).
+struct AdamConfig {
+  float lr = 1e-3f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
+  float weightDecay = 0.0f;
+};
+
+/// param -= lr * grad (elementwise; any view).
+void sgdUpdate(Tensor &param, const Tensor &grad, float lr);
+/// One Adam step (step counts from 1) on matching param/grad/m/v views:
+///   m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2
+///   p -= lr * (m / (1-b1^t)) / (sqrt(v / (1-b2^t)) + eps) + lr*wd*p
+void adamUpdate(Tensor &param, const Tensor &grad, Tensor &m, Tensor &v,
+                const AdamConfig &cfg, int64_t step);
+
+/// The flat element range [begin, end) of a tensor of `numel` elements that
+/// dp rank `dpRank` of `dpSize` owns under ZeRO: the tensor is padded to a
+/// multiple of dpSize, chunk = padded / dpSize, rank r owns
+/// [r*chunk, (r+1)*chunk) clipped to numel. chunk is also returned.
+struct ZeroRange {
+  int64_t begin = 0, end = 0, chunk = 0;
+};
+ZeroRange zeroRange(int64_t numel, int dpSize, int dpRank);
+
+/// ZeRO-1 step for one parameter (or a flat buffer of many): `grad` is the
+/// full local gradient (not yet reduced over dp). Reduce-scatters the grad
+/// SUM over `dp`, applies Adam to this rank's slice with the sharded states
+/// `m`, `v` (each [zeroRange(...).chunk] elements), and all-gathers the
+/// updated slices so `param` is complete and equal on every dp rank.
+void zero1AdamStep(Tensor &param, Tensor &grad, Tensor &m, Tensor &v,
+                   const AdamConfig &cfg, int64_t step, const Group &dp);
+/// ZeRO-1 with SGD (no state).
+void zero1SgdStep(Tensor &param, Tensor &grad, float lr, const Group &dp);
+
+/// ZeRO-3: parameters live as slices of `chunk` elements. Gathers the full
+/// parameter (numel = full.numel()) from the members' slices.
+void zero3Gather(Tensor &full, const Tensor &slice, const Group &dp);
+/// Reduce-scatters the SUM of the members' full gradients into this rank's
+/// slice gradient (chunk elements, padding excluded from the result).
+void zero3ReduceGrad(Tensor &sliceGrad, const Tensor &fullGrad,
+                     const Group &dp);
+/// Copies this rank's slice out of a full parameter (at initialisation).
+void zero3TakeSlice(Tensor &slice, const Tensor &full, const Group &dp);
+
+//===----------------------------------------------------------------------===//
+// Step reporting and parameter dumps
+//===----------------------------------------------------------------------===//
+
+/// Global mean loss of a step: sums lossSum[0] of the ranks on the last
+/// pipeline stage with tp (and ep) coordinate 0 over the whole world and
+/// divides by globalTokens. Collective over the world; every rank gets the
+/// value.
+double globalMeanLoss(const Tensor &lossSum, double globalTokens,
+                      const Grid &grid);
+
+/// Prints, on world rank 0 only, exactly one line to stdout:
+///   "step <N> loss <L> time <T>\n"
+/// with L printed as %.9g and T (seconds, the maximum over all ranks of
+/// `seconds`) as %.6f, then flushes. Collective over the world.
+void reportStep(int64_t step, double loss, double seconds, const Grid &grid);
+
+/// Parses a line written by reportStep; false if it is not one.
+bool parseStepLine(const std::string &line, int64_t &step, double &loss,
+                   double &seconds);
+
+/// Collects shards for a dump. Each rank adds its shards with their global
+/// offsets, then write() stores "<dir>/rank<R>.params" (text, atomically):
+///   trident-params 1
+///   tensor <name> global <d0,d1,..> offset <o0,..> shape <s0,..>
+///   <numel hex floats (%a), one per line>
+/// Replicated shards (dp copies) may be added by several ranks; the compare
+/// tool checks that copies agree.
+class ParamDump {
+public:
+  /// Records a copy of `shard` (synchronises on CUDA).
+  void add(const std::string &name, const std::vector<int64_t> &globalShape,
+           const std::vector<int64_t> &shardOffset, const Tensor &shard);
+  /// Creates `dir` if needed and writes this rank's file.
+  void write(const std::string &dir) const;
+
+private:
+  struct Entry {
+    std::string name;
+    std::vector<int64_t> global, offset, shape;
+    std::vector<float> values;
+  };
+  std::vector<Entry> entries_;
+};
+
+} // namespace trident::rt
+
+#endif // TRIDENT_RUNTIME_RUNTIME_H

@@ -1,0 +1,121 @@
+//===- Init.cpp - Deterministic parameters and synthetic data -------------===//
+//
+// Values depend on global coordinates only (never on the rank or the shard),
+// so a sharded run starts from exactly the single-rank state.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../Internal.h"
+
+namespace trident::rt {
+
+using detail::check;
+
+namespace {
+/// SplitMix64 finaliser (Steele, Lea, Flood, "Fast splittable pseudorandom
+/// number generators", OOPSLA 2014): a bijective 64-bit mixer.
+uint64_t mix64(uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+/// FNV-1a over the name (Fowler-Noll-Vo), then mixed.
+uint64_t hashName(const std::string &name) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : name) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return mix64(h);
+}
+
+/// Uniform in [-1, 1) from the top 24 bits (exact in float).
+float unitFromBits(uint64_t bits) {
+  return static_cast<float>(static_cast<int32_t>(bits >> 40) - (1 << 23)) /
+         static_cast<float>(1 << 23);
+}
+} // namespace
+
+float initParamValue(const std::string &name, uint64_t flatIndex,
+                     uint64_t seed, float scale) {
+  uint64_t key = mix64(seed ^ hashName(name));
+  return scale * unitFromBits(mix64(key + mix64(flatIndex)));
+}
+
+void initParam(Tensor &shard, const std::string &name,
+               const std::vector<int64_t> &globalShape,
+               const std::vector<int64_t> &shardOffset,
+               const std::vector<int64_t> &shardShape, uint64_t seed,
+               float scale) {
+  const char *fn = "initParam";
+  size_t r = globalShape.size();
+  check(shardOffset.size() == r && shardShape.size() == r, fn,
+        name + ": offset " + detail::shapeToString(shardOffset) + " and shape " +
+            detail::shapeToString(shardShape) + " must have the rank of " +
+            detail::shapeToString(globalShape));
+  for (size_t i = 0; i < r; ++i)
+    check(shardOffset[i] >= 0 && shardShape[i] >= 0 &&
+              shardOffset[i] + shardShape[i] <= globalShape[i],
+          fn, name + ": shard at " + detail::shapeToString(shardOffset) +
+                  " of shape " + detail::shapeToString(shardShape) +
+                  " exceeds " + detail::shapeToString(globalShape));
+  int64_t n = numelOf(shardShape);
+  check(shard.numel() == n, fn,
+        name + ": tensor has " + std::to_string(shard.numel()) +
+            " elements, shard shape " + detail::shapeToString(shardShape));
+  std::vector<float> host(n);
+  std::vector<int64_t> idx(r, 0);
+  uint64_t key = mix64(seed ^ hashName(name));
+  for (int64_t e = 0; e < n; ++e) {
+    uint64_t flat = 0;
+    for (size_t d = 0; d < r; ++d)
+      flat = flat * globalShape[d] + shardOffset[d] + idx[d];
+    host[e] = scale * unitFromBits(mix64(key + mix64(flat)));
+    for (size_t d = r; d-- > 0;) {
+      if (++idx[d] < shardShape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  shard.fromHost(host);
+}
+
+void fillConstant(Tensor &t, float value) {
+  t.fromHost(std::vector<float>(t.numel(), value));
+}
+
+int32_t syntheticToken(uint64_t seed, int64_t step, int64_t sample,
+                       int64_t pos, int64_t vocab) {
+  check(vocab > 0, "syntheticToken", "vocab must be positive");
+  uint64_t h = mix64(seed ^ 0x5eed0fda7aULL);
+  h = mix64(h + static_cast<uint64_t>(step));
+  h = mix64(h + static_cast<uint64_t>(sample));
+  h = mix64(h + static_cast<uint64_t>(pos));
+  return static_cast<int32_t>(h % static_cast<uint64_t>(vocab));
+}
+
+void syntheticBatch(Tensor &tokens, Tensor &targets, uint64_t seed,
+                    int64_t step, int64_t firstSample, int64_t numSamples,
+                    int64_t firstPos, int64_t seqLen, int64_t vocab) {
+  const char *fn = "syntheticBatch";
+  int64_t n = numSamples * seqLen;
+  check(tokens.numel() == n && targets.numel() == n, fn,
+        "tokens " + tokens.shapeString() + " and targets " +
+            targets.shapeString() + " must hold numSamples*seqLen = " +
+            std::to_string(n) + " values");
+  std::vector<int32_t> tok(n), tgt(n);
+  for (int64_t s = 0; s < numSamples; ++s)
+    for (int64_t p = 0; p < seqLen; ++p) {
+      int64_t pos = firstPos + p;
+      tok[s * seqLen + p] =
+          syntheticToken(seed, step, firstSample + s, pos, vocab);
+      tgt[s * seqLen + p] =
+          syntheticToken(seed, step, firstSample + s, pos + 1, vocab);
+    }
+  tokens.fromHostI32(tok);
+  targets.fromHostI32(tgt);
+}
+
+} // namespace trident::rt

@@ -1,0 +1,123 @@
+//===- Tensor.cpp - Backend-neutral tensor bookkeeping --------------------===//
+
+#include "../Internal.h"
+
+#include <sstream>
+
+namespace trident::rt {
+
+namespace detail {
+void fail(const char *fn, const std::string &message) {
+  throw Error(std::string(fn) + ": " + message);
+}
+
+std::string shapeToString(const std::vector<int64_t> &shape) {
+  std::ostringstream os;
+  os << '[';
+  for (size_t i = 0; i < shape.size(); ++i)
+    os << (i ? ", " : "") << shape[i];
+  os << ']';
+  return os.str();
+}
+} // namespace detail
+
+using detail::check;
+
+int64_t numelOf(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    check(d >= 0, "numelOf", "negative dimension in shape " +
+                                 detail::shapeToString(shape));
+    n *= d;
+  }
+  return n;
+}
+
+Tensor::Tensor(std::vector<int64_t> shape, DType dtype)
+    : shape_(std::move(shape)), numel_(numelOf(shape_)), dtype_(dtype) {
+  storage_ = detail::allocate(static_cast<size_t>(numel_ ? numel_ : 1) * 4);
+}
+
+int64_t Tensor::dim(int i) const {
+  int r = rank();
+  int j = i < 0 ? i + r : i;
+  check(j >= 0 && j < r, "Tensor::dim",
+        "dimension " + std::to_string(i) + " out of range for shape " +
+            shapeString());
+  return shape_[j];
+}
+
+float *Tensor::f32() const {
+  check(defined(), "Tensor::f32", "tensor is empty");
+  check(dtype_ == DType::F32, "Tensor::f32", "tensor holds int32 values");
+  return static_cast<float *>(storage_.get()) + offset_;
+}
+
+int32_t *Tensor::i32() const {
+  check(defined(), "Tensor::i32", "tensor is empty");
+  check(dtype_ == DType::I32, "Tensor::i32", "tensor holds float32 values");
+  return static_cast<int32_t *>(storage_.get()) + offset_;
+}
+
+Tensor Tensor::view(int64_t offset, std::vector<int64_t> shape) const {
+  int64_t n = numelOf(shape);
+  check(defined(), "Tensor::view", "tensor is empty");
+  check(offset >= 0 && offset + n <= numel_, "Tensor::view",
+        "range [" + std::to_string(offset) + ", " + std::to_string(offset + n) +
+            ") outside a tensor of " + std::to_string(numel_) + " elements");
+  Tensor t = *this;
+  t.offset_ = offset_ + offset;
+  t.shape_ = std::move(shape);
+  t.numel_ = n;
+  return t;
+}
+
+Tensor Tensor::reshape(std::vector<int64_t> shape) const {
+  check(numelOf(shape) == numel_, "Tensor::reshape",
+        "cannot reshape " + shapeString() + " to " +
+            detail::shapeToString(shape));
+  return view(0, std::move(shape));
+}
+
+Tensor Tensor::clone() const {
+  Tensor t(shape_, dtype_);
+  if (numel_)
+    detail::copyOnBackend(t.storage_.get(),
+                          static_cast<char *>(storage_.get()) + offset_ * 4,
+                          numel_ * 4);
+  return t;
+}
+
+std::vector<float> Tensor::toHost() const {
+  std::vector<float> out(numel_);
+  if (numel_)
+    detail::copyToHost(out.data(), f32(), numel_ * 4);
+  return out;
+}
+
+std::vector<int32_t> Tensor::toHostI32() const {
+  std::vector<int32_t> out(numel_);
+  if (numel_)
+    detail::copyToHost(out.data(), i32(), numel_ * 4);
+  return out;
+}
+
+void Tensor::fromHost(const std::vector<float> &values) {
+  check(static_cast<int64_t>(values.size()) == numel_, "Tensor::fromHost",
+        "got " + std::to_string(values.size()) + " values for shape " +
+            shapeString());
+  if (numel_)
+    detail::copyFromHost(f32(), values.data(), numel_ * 4);
+}
+
+void Tensor::fromHostI32(const std::vector<int32_t> &values) {
+  check(static_cast<int64_t>(values.size()) == numel_, "Tensor::fromHostI32",
+        "got " + std::to_string(values.size()) + " values for shape " +
+            shapeString());
+  if (numel_)
+    detail::copyFromHost(i32(), values.data(), numel_ * 4);
+}
+
+std::string Tensor::shapeString() const { return detail::shapeToString(shape_); }
+
+} // namespace trident::rt

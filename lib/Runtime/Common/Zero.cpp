@@ -1,0 +1,134 @@
+//===- Zero.cpp - ZeRO-1 and ZeRO-3 from collectives and Adam -------------===//
+//
+// Backend-neutral: built only from the public collectives and update
+// kernels, so both backends share one definition of the slice layout
+// (Rajbhandari et al., "ZeRO: Memory Optimizations Toward Training Trillion
+// Parameter Models", SC'20: stage 1 shards optimizer states, stage 3 also
+// the parameters).
+//
+//===----------------------------------------------------------------------===//
+
+#include "../Internal.h"
+
+namespace trident::rt {
+
+using detail::check;
+
+ZeroRange zeroRange(int64_t numel, int dpSize, int dpRank) {
+  check(dpSize >= 1 && dpRank >= 0 && dpRank < dpSize, "zeroRange",
+        "dp rank " + std::to_string(dpRank) + " outside a group of " +
+            std::to_string(dpSize));
+  check(numel >= 0, "zeroRange", "negative element count");
+  ZeroRange r;
+  r.chunk = (numel + dpSize - 1) / dpSize;
+  r.begin = std::min<int64_t>(numel, dpRank * r.chunk);
+  r.end = std::min<int64_t>(numel, r.begin + r.chunk);
+  return r;
+}
+
+namespace {
+/// A [chunk * dp] buffer holding `full` flattened, zero padding at the end.
+Tensor padded(const Tensor &full, int64_t chunk, int dpSize) {
+  Tensor p({chunk * dpSize});
+  if (full.numel()) {
+    Tensor head = p.view(0, {full.numel()});
+    copy(head, full.reshape({full.numel()}));
+  }
+  return p;
+}
+
+/// Reduce-scatters `grad` into a [chunk] slice (sum over dp).
+Tensor reduceScatterFlat(const Tensor &grad, int64_t chunk, const Group &dp) {
+  Tensor in = padded(grad, chunk, dp.size());
+  Tensor out({chunk});
+  reduceScatterSum(out, in, 0, dp);
+  return out;
+}
+
+/// All-gathers [chunk] slices and copies the first numel into `full`.
+void allGatherFlat(Tensor &full, const Tensor &slice, int64_t chunk,
+                   const Group &dp) {
+  Tensor all({chunk * dp.size()});
+  allGather(all, slice.reshape({chunk}), 0, dp);
+  if (full.numel()) {
+    Tensor flat = full.reshape({full.numel()});
+    copy(flat, all.view(0, {full.numel()}));
+  }
+}
+} // namespace
+
+void zero1AdamStep(Tensor &param, Tensor &grad, Tensor &m, Tensor &v,
+                   const AdamConfig &cfg, int64_t step, const Group &dp) {
+  const char *fn = "zero1AdamStep";
+  check(param.numel() == grad.numel(), fn,
+        "param " + param.shapeString() + " and grad " + grad.shapeString() +
+            " differ in size");
+  ZeroRange r = zeroRange(param.numel(), dp.size(), dp.rank());
+  check(m.numel() == r.chunk && v.numel() == r.chunk, fn,
+        "optimizer states must have " + std::to_string(r.chunk) +
+            " elements (zeroRange chunk), got " + std::to_string(m.numel()) +
+            " and " + std::to_string(v.numel()));
+  Tensor gslice = reduceScatterFlat(grad, r.chunk, dp);
+  // Update the padded copy of the own slice (padding stays 0: zero grad,
+  // zero state, zero param).
+  Tensor pslice({r.chunk});
+  int64_t own = r.end - r.begin;
+  if (own > 0) {
+    Tensor dst = pslice.view(0, {own});
+    copy(dst, param.reshape({param.numel()}).view(r.begin, {own}));
+  }
+  adamUpdate(pslice, gslice, m, v, cfg, step);
+  allGatherFlat(param, pslice, r.chunk, dp);
+}
+
+void zero1SgdStep(Tensor &param, Tensor &grad, float lr, const Group &dp) {
+  check(param.numel() == grad.numel(), "zero1SgdStep",
+        "param " + param.shapeString() + " and grad " + grad.shapeString() +
+            " differ in size");
+  ZeroRange r = zeroRange(param.numel(), dp.size(), dp.rank());
+  Tensor gslice = reduceScatterFlat(grad, r.chunk, dp);
+  Tensor pslice({r.chunk});
+  int64_t own = r.end - r.begin;
+  if (own > 0) {
+    Tensor dst = pslice.view(0, {own});
+    copy(dst, param.reshape({param.numel()}).view(r.begin, {own}));
+  }
+  sgdUpdate(pslice, gslice, lr);
+  allGatherFlat(param, pslice, r.chunk, dp);
+}
+
+void zero3Gather(Tensor &full, const Tensor &slice, const Group &dp) {
+  ZeroRange r = zeroRange(full.numel(), dp.size(), dp.rank());
+  check(slice.numel() == r.chunk, "zero3Gather",
+        "slice must have " + std::to_string(r.chunk) + " elements for a " +
+            full.shapeString() + " parameter over " +
+            std::to_string(dp.size()) + " ranks, got " +
+            std::to_string(slice.numel()));
+  allGatherFlat(full, slice, r.chunk, dp);
+}
+
+void zero3ReduceGrad(Tensor &sliceGrad, const Tensor &fullGrad,
+                     const Group &dp) {
+  ZeroRange r = zeroRange(fullGrad.numel(), dp.size(), dp.rank());
+  check(sliceGrad.numel() == r.chunk, "zero3ReduceGrad",
+        "slice gradient must have " + std::to_string(r.chunk) +
+            " elements, got " + std::to_string(sliceGrad.numel()));
+  Tensor in = padded(fullGrad, r.chunk, dp.size());
+  Tensor out = sliceGrad.reshape({r.chunk});
+  reduceScatterSum(out, in, 0, dp);
+}
+
+void zero3TakeSlice(Tensor &slice, const Tensor &full, const Group &dp) {
+  ZeroRange r = zeroRange(full.numel(), dp.size(), dp.rank());
+  check(slice.numel() == r.chunk, "zero3TakeSlice",
+        "slice must have " + std::to_string(r.chunk) + " elements, got " +
+            std::to_string(slice.numel()));
+  zero(slice);
+  int64_t own = r.end - r.begin;
+  if (own > 0) {
+    Tensor dst = slice.reshape({r.chunk}).view(0, {own});
+    copy(dst, full.reshape({full.numel()}).view(r.begin, {own}));
+  }
+}
+
+} // namespace trident::rt

@@ -1,0 +1,265 @@
+//===- CpuBackend.cpp - Host memory and MPI communication -----------------===//
+//
+// The CPU backend keeps tensors in host memory and communicates with MPI.
+// Sums are reduced with MPI_Reduce to group rank 0 followed by MPI_Bcast, so
+// every member holds bit-identical results and the summation order depends
+// only on the group and the message size.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../Internal.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+
+namespace trident::rt {
+
+using detail::check;
+
+const char *backendName() { return "cpu"; }
+void synchronize() {}
+
+namespace detail {
+std::shared_ptr<void> allocate(size_t bytes) {
+  void *p = std::calloc(bytes, 1);
+  if (!p)
+    fail("Tensor", "out of host memory allocating " + std::to_string(bytes) +
+                       " bytes");
+  return std::shared_ptr<void>(p, [](void *q) { std::free(q); });
+}
+void copyToHost(void *dst, const void *src, size_t bytes) {
+  std::memmove(dst, src, bytes);
+}
+void copyFromHost(void *dst, const void *src, size_t bytes) {
+  std::memmove(dst, src, bytes);
+}
+void copyOnBackend(void *dst, const void *src, size_t bytes) {
+  std::memmove(dst, src, bytes);
+}
+void backendInit() {}
+void backendFinalize() {}
+void backendGroupCreated(Group::Impl &) {}
+} // namespace detail
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+namespace {
+void mpiCheck(int rc, const char *fn, const Group::Impl &g) {
+  if (rc == MPI_SUCCESS)
+    return;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  detail::fail(fn, "MPI error on group '" + g.name + "': " +
+                       std::string(text, len));
+}
+
+/// Splits `shape` around `dim` into (outer, D, inner) element counts.
+void around(const Tensor &t, int dim, const char *fn, int64_t &outer,
+            int64_t &d, int64_t &inner) {
+  check(dim >= 0 && dim < t.rank(), fn,
+        "dimension " + std::to_string(dim) + " out of range for " +
+            t.shapeString());
+  outer = 1, inner = 1;
+  for (int i = 0; i < dim; ++i)
+    outer *= t.shape()[i];
+  for (int i = dim + 1; i < t.rank(); ++i)
+    inner *= t.shape()[i];
+  d = t.shape()[dim];
+}
+
+/// out [A, g*D, B] <- blocks [g][A, D, B].
+void unpackBlocks(float *out, const float *blocks, int g, int64_t a,
+                  int64_t d, int64_t b) {
+  for (int r = 0; r < g; ++r)
+    for (int64_t i = 0; i < a; ++i)
+      std::memcpy(out + (i * g + r) * d * b, blocks + (r * a + i) * d * b,
+                  sizeof(float) * d * b);
+}
+
+/// blocks [g][A, D, B] <- in [A, g*D, B].
+void packBlocks(float *blocks, const float *in, int g, int64_t a, int64_t d,
+                int64_t b) {
+  for (int r = 0; r < g; ++r)
+    for (int64_t i = 0; i < a; ++i)
+      std::memcpy(blocks + (r * a + i) * d * b, in + (i * g + r) * d * b,
+                  sizeof(float) * d * b);
+}
+
+/// Same shapes except dimension `dim`, where out = factor * in.
+void checkScaled(const Tensor &out, const Tensor &in, int dim, int64_t num,
+                 int64_t den, const char *fn) {
+  bool ok = out.rank() == in.rank() && dim >= 0 && dim < in.rank();
+  for (int i = 0; ok && i < in.rank(); ++i)
+    ok = i == dim ? out.shape()[i] * den == in.shape()[i] * num
+                  : out.shape()[i] == in.shape()[i];
+  check(ok, fn,
+        "output " + out.shapeString() + " does not match input " +
+            in.shapeString() + " along dimension " + std::to_string(dim));
+}
+} // namespace
+
+void allReduceSum(Tensor &t, const Group &g) {
+  const char *fn = "allReduceSum";
+  Group::Impl &G = detail::memberImpl(g, fn);
+  if (G.size == 1 || t.numel() == 0)
+    return;
+  int n = static_cast<int>(t.numel());
+  void *sendbuf = G.rank == 0 ? MPI_IN_PLACE : t.f32();
+  mpiCheck(MPI_Reduce(sendbuf, t.f32(), n, MPI_FLOAT, MPI_SUM, 0, G.comm), fn,
+           G);
+  mpiCheck(MPI_Bcast(t.f32(), n, MPI_FLOAT, 0, G.comm), fn, G);
+}
+
+void allReduceMax(Tensor &t, const Group &g) {
+  const char *fn = "allReduceMax";
+  Group::Impl &G = detail::memberImpl(g, fn);
+  if (G.size == 1 || t.numel() == 0)
+    return;
+  mpiCheck(MPI_Allreduce(MPI_IN_PLACE, t.f32(), static_cast<int>(t.numel()),
+                         MPI_FLOAT, MPI_MAX, G.comm),
+           fn, G);
+}
+
+void allGather(Tensor &out, const Tensor &in, int dim, const Group &g) {
+  const char *fn = "allGather";
+  Group::Impl &G = detail::memberImpl(g, fn);
+  checkScaled(out, in, dim, G.size, 1, fn);
+  int64_t a, d, b;
+  around(in, dim, fn, a, d, b);
+  std::vector<float> blocks(in.numel() * G.size);
+  mpiCheck(MPI_Allgather(in.f32(), static_cast<int>(in.numel()), MPI_FLOAT,
+                         blocks.data(), static_cast<int>(in.numel()),
+                         MPI_FLOAT, G.comm),
+           fn, G);
+  unpackBlocks(out.f32(), blocks.data(), G.size, a, d, b);
+}
+
+void reduceScatterSum(Tensor &out, const Tensor &in, int dim, const Group &g) {
+  const char *fn = "reduceScatterSum";
+  Group::Impl &G = detail::memberImpl(g, fn);
+  checkScaled(out, in, dim, 1, G.size, fn);
+  int64_t a, d, b;
+  around(out, dim, fn, a, d, b);
+  std::vector<float> blocks(in.numel());
+  packBlocks(blocks.data(), in.f32(), G.size, a, d, b);
+  mpiCheck(MPI_Reduce_scatter_block(blocks.data(), out.f32(),
+                                    static_cast<int>(out.numel()), MPI_FLOAT,
+                                    MPI_SUM, G.comm),
+           fn, G);
+}
+
+void allToAll(Tensor &out, const Tensor &in, int splitDim, int concatDim,
+              const Group &g) {
+  const char *fn = "allToAll";
+  Group::Impl &G = detail::memberImpl(g, fn);
+  check(splitDim >= 0 && splitDim < in.rank() && concatDim >= 0 &&
+            concatDim < in.rank() && out.rank() == in.rank(),
+        fn, "dimensions out of range for " + in.shapeString());
+  check(in.shape()[splitDim] % G.size == 0, fn,
+        "dimension " + std::to_string(splitDim) + " of " + in.shapeString() +
+            " is not divisible by the group size " + std::to_string(G.size));
+  std::vector<int64_t> block = in.shape();
+  block[splitDim] /= G.size;
+  std::vector<int64_t> expect = block;
+  expect[concatDim] *= G.size;
+  check(out.shape() == expect, fn,
+        "output " + out.shapeString() + " should be " +
+            detail::shapeToString(expect));
+  int64_t a, d, b;
+  around(in, splitDim, fn, a, d, b);
+  std::vector<float> send(in.numel()), recvd(in.numel());
+  packBlocks(send.data(), in.f32(), G.size, a, d / G.size, b);
+  int per = static_cast<int>(in.numel() / G.size);
+  mpiCheck(MPI_Alltoall(send.data(), per, MPI_FLOAT, recvd.data(), per,
+                        MPI_FLOAT, G.comm),
+           fn, G);
+  Tensor blockT({block}); // only for `around`
+  around(blockT, concatDim, fn, a, d, b);
+  unpackBlocks(out.f32(), recvd.data(), G.size, a, d, b);
+}
+
+void broadcast(Tensor &t, int root, const Group &g) {
+  const char *fn = "broadcast";
+  Group::Impl &G = detail::memberImpl(g, fn);
+  check(root >= 0 && root < G.size, fn,
+        "root " + std::to_string(root) + " outside group '" + G.name + "'");
+  if (G.size == 1 || t.numel() == 0)
+    return;
+  mpiCheck(MPI_Bcast(t.f32(), static_cast<int>(t.numel()), MPI_FLOAT, root,
+                     G.comm),
+           fn, G);
+}
+
+void barrier(const Group &g) {
+  Group::Impl &G = detail::memberImpl(g, "barrier");
+  mpiCheck(MPI_Barrier(G.comm), "barrier", G);
+}
+
+struct Pending::Impl {};
+void Pending::wait() { impl_.reset(); }
+
+Pending allReduceSumAsync(Tensor &t, const Group &g) {
+  // The CPU backend has no separate communication engine: complete now so
+  // the result equals allReduceSum bit for bit.
+  allReduceSum(t, g);
+  return Pending();
+}
+
+//===----------------------------------------------------------------------===//
+// Point-to-point
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct PendingSend {
+  std::vector<float> buffer;
+  MPI_Request request = MPI_REQUEST_NULL;
+};
+std::deque<PendingSend> pendingSends;
+
+void checkPeer(const Group::Impl &G, int peer, int tag, const char *fn) {
+  check(peer >= 0 && peer < G.size && peer != G.rank, fn,
+        "peer " + std::to_string(peer) + " is not another member of group '" +
+            G.name + "' (size " + std::to_string(G.size) + ")");
+  check(tag >= 0 && tag <= 32767, fn,
+        "tag " + std::to_string(tag) + " outside [0, 32767]");
+}
+} // namespace
+
+void sendAsync(const Tensor &t, int peer, int tag, const Group &g) {
+  const char *fn = "sendAsync";
+  Group::Impl &G = detail::memberImpl(g, fn);
+  checkPeer(G, peer, tag, fn);
+  pendingSends.emplace_back();
+  PendingSend &s = pendingSends.back();
+  s.buffer = t.toHost();
+  mpiCheck(MPI_Isend(s.buffer.data(), static_cast<int>(s.buffer.size()),
+                     MPI_FLOAT, peer, tag, G.comm, &s.request),
+           fn, G);
+}
+
+void recv(Tensor &t, int peer, int tag, const Group &g) {
+  const char *fn = "recv";
+  Group::Impl &G = detail::memberImpl(g, fn);
+  checkPeer(G, peer, tag, fn);
+  MPI_Status st;
+  mpiCheck(MPI_Recv(t.f32(), static_cast<int>(t.numel()), MPI_FLOAT, peer,
+                    tag, G.comm, &st),
+           fn, G);
+  int count = 0;
+  MPI_Get_count(&st, MPI_FLOAT, &count);
+  check(count == t.numel(), fn,
+        "received " + std::to_string(count) + " values from peer " +
+            std::to_string(peer) + " for a tensor " + t.shapeString());
+}
+
+void waitAllSends() {
+  for (PendingSend &s : pendingSends)
+    MPI_Wait(&s.request, MPI_STATUS_IGNORE);
+  pendingSends.clear();
+}
+
+} // namespace trident::rt

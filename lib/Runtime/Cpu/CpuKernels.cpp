@@ -1,0 +1,706 @@
+//===- CpuKernels.cpp - fp32 kernels on host memory (Eigen) ---------------===//
+//
+// Reference implementations: GEMMs through Eigen, everything else as plain
+// loops with double accumulators for row reductions. The CUDA kernels
+// follow the same formulas.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../Internal.h"
+
+#include <Eigen/Core>
+
+#include <cmath>
+#include <cstring>
+
+namespace trident::rt {
+
+using detail::check;
+
+namespace {
+using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using MapM = Eigen::Map<RowMat>;
+using CMapM = Eigen::Map<const RowMat>;
+using Strided = Eigen::Map<RowMat, 0, Eigen::OuterStride<>>;
+using CStrided = Eigen::Map<const RowMat, 0, Eigen::OuterStride<>>;
+
+void sameNumel(const Tensor &a, const Tensor &b, const char *fn) {
+  check(a.numel() == b.numel(), fn,
+        "sizes differ: " + a.shapeString() + " vs " + b.shapeString());
+}
+
+/// Rows of `t` seen as [rows, cols].
+int64_t rowsOf(const Tensor &t, int64_t cols, const char *fn,
+               const char *what) {
+  check(cols > 0 && t.numel() % cols == 0, fn,
+        std::string(what) + " " + t.shapeString() +
+            " is not a multiple of rows of " + std::to_string(cols));
+  return t.numel() / cols;
+}
+
+constexpr float kGeluC = 0.7978845608028654f;      // sqrt(2/pi)
+constexpr float kInvSqrt2 = 0.7071067811865476f;   // 1/sqrt(2)
+constexpr float kInvSqrt2Pi = 0.3989422804014327f; // 1/sqrt(2 pi)
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+void zero(Tensor &t) {
+  if (t.numel())
+    std::memset(t.f32(), 0, sizeof(float) * t.numel());
+}
+
+void copy(Tensor &dst, const Tensor &src) {
+  sameNumel(dst, src, "copy");
+  if (dst.numel())
+    std::memmove(dst.f32(), src.f32(), sizeof(float) * dst.numel());
+}
+
+void scale(Tensor &t, float alpha) {
+  float *p = t.numel() ? t.f32() : nullptr;
+  for (int64_t i = 0; i < t.numel(); ++i)
+    p[i] *= alpha;
+}
+
+void axpy(Tensor &y, const Tensor &x, float alpha) {
+  sameNumel(y, x, "axpy");
+  if (!y.numel())
+    return;
+  float *py = y.f32();
+  const float *px = x.f32();
+  for (int64_t i = 0; i < y.numel(); ++i)
+    py[i] += alpha * px[i];
+}
+
+void add(Tensor &out, const Tensor &a, const Tensor &b) {
+  sameNumel(out, a, "add");
+  sameNumel(out, b, "add");
+  if (!out.numel())
+    return;
+  float *o = out.f32();
+  const float *pa = a.f32(), *pb = b.f32();
+  for (int64_t i = 0; i < out.numel(); ++i)
+    o[i] = pa[i] + pb[i];
+}
+
+void mul(Tensor &out, const Tensor &a, const Tensor &b) {
+  sameNumel(out, a, "mul");
+  sameNumel(out, b, "mul");
+  if (!out.numel())
+    return;
+  float *o = out.f32();
+  const float *pa = a.f32(), *pb = b.f32();
+  for (int64_t i = 0; i < out.numel(); ++i)
+    o[i] = pa[i] * pb[i];
+}
+
+double sum(const Tensor &t) {
+  double s = 0;
+  const float *p = t.numel() ? t.f32() : nullptr;
+  for (int64_t i = 0; i < t.numel(); ++i)
+    s += p[i];
+  return s;
+}
+
+void geluForward(Tensor &y, const Tensor &x, bool approximate) {
+  sameNumel(y, x, "geluForward");
+  float *o = y.numel() ? y.f32() : nullptr;
+  const float *in = x.numel() ? x.f32() : nullptr;
+  for (int64_t i = 0; i < y.numel(); ++i) {
+    float v = in[i];
+    if (approximate) {
+      float t = std::tanh(kGeluC * (v + 0.044715f * v * v * v));
+      o[i] = 0.5f * v * (1.0f + t);
+    } else {
+      o[i] = 0.5f * v * (1.0f + std::erf(v * kInvSqrt2));
+    }
+  }
+}
+
+void geluBackward(Tensor &dx, const Tensor &dy, const Tensor &x,
+                  bool approximate) {
+  sameNumel(dx, x, "geluBackward");
+  sameNumel(dy, x, "geluBackward");
+  float *o = dx.numel() ? dx.f32() : nullptr;
+  const float *g = dy.numel() ? dy.f32() : nullptr;
+  const float *in = x.numel() ? x.f32() : nullptr;
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    float v = in[i];
+    if (approximate) {
+      float t = std::tanh(kGeluC * (v + 0.044715f * v * v * v));
+      float dt = (1.0f - t * t) * kGeluC * (1.0f + 3.0f * 0.044715f * v * v);
+      o[i] = g[i] * (0.5f * (1.0f + t) + 0.5f * v * dt);
+    } else {
+      float cdf = 0.5f * (1.0f + std::erf(v * kInvSqrt2));
+      float pdf = kInvSqrt2Pi * std::exp(-0.5f * v * v);
+      o[i] = g[i] * (cdf + v * pdf);
+    }
+  }
+}
+
+void siluForward(Tensor &y, const Tensor &x) {
+  sameNumel(y, x, "siluForward");
+  float *o = y.numel() ? y.f32() : nullptr;
+  const float *in = x.numel() ? x.f32() : nullptr;
+  for (int64_t i = 0; i < y.numel(); ++i)
+    o[i] = in[i] / (1.0f + std::exp(-in[i]));
+}
+
+void siluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
+  sameNumel(dx, x, "siluBackward");
+  sameNumel(dy, x, "siluBackward");
+  float *o = dx.numel() ? dx.f32() : nullptr;
+  const float *g = dy.numel() ? dy.f32() : nullptr;
+  const float *in = x.numel() ? x.f32() : nullptr;
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    float s = 1.0f / (1.0f + std::exp(-in[i]));
+    o[i] = g[i] * s * (1.0f + in[i] * (1.0f - s));
+  }
+}
+
+void reluForward(Tensor &y, const Tensor &x) {
+  sameNumel(y, x, "reluForward");
+  float *o = y.numel() ? y.f32() : nullptr;
+  const float *in = x.numel() ? x.f32() : nullptr;
+  for (int64_t i = 0; i < y.numel(); ++i)
+    o[i] = in[i] > 0.0f ? in[i] : 0.0f;
+}
+
+void reluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
+  sameNumel(dx, x, "reluBackward");
+  sameNumel(dy, x, "reluBackward");
+  float *o = dx.numel() ? dx.f32() : nullptr;
+  const float *g = dy.numel() ? dy.f32() : nullptr;
+  const float *in = x.numel() ? x.f32() : nullptr;
+  for (int64_t i = 0; i < x.numel(); ++i)
+    o[i] = in[i] > 0.0f ? g[i] : 0.0f;
+}
+
+void swigluForward(Tensor &y, const Tensor &gate, const Tensor &up) {
+  sameNumel(y, gate, "swigluForward");
+  sameNumel(y, up, "swigluForward");
+  float *o = y.numel() ? y.f32() : nullptr;
+  const float *a = gate.numel() ? gate.f32() : nullptr;
+  const float *b = up.numel() ? up.f32() : nullptr;
+  for (int64_t i = 0; i < y.numel(); ++i)
+    o[i] = a[i] / (1.0f + std::exp(-a[i])) * b[i];
+}
+
+void swigluBackward(Tensor &dgate, Tensor &dup, const Tensor &dy,
+                    const Tensor &gate, const Tensor &up) {
+  const char *fn = "swigluBackward";
+  sameNumel(dgate, gate, fn);
+  sameNumel(dup, gate, fn);
+  sameNumel(dy, gate, fn);
+  sameNumel(up, gate, fn);
+  if (!gate.numel())
+    return;
+  float *dg = dgate.f32(), *du = dup.f32();
+  const float *g = dy.f32(), *a = gate.f32(), *b = up.f32();
+  for (int64_t i = 0; i < gate.numel(); ++i) {
+    float s = 1.0f / (1.0f + std::exp(-a[i]));
+    float act = a[i] * s;
+    du[i] = g[i] * act;
+    dg[i] = g[i] * b[i] * s * (1.0f + a[i] * (1.0f - s));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Embedding
+//===----------------------------------------------------------------------===//
+
+namespace {
+void checkEmbedding(const Tensor &out, const Tensor &tokens, const Tensor &wte,
+                    const Tensor &wpe, int64_t seqLen, int64_t posOffset,
+                    const char *fn, int64_t &n, int64_t &h) {
+  check(wte.rank() == 2, fn, "wte must be [vocab_shard, hidden], got " +
+                                 wte.shapeString());
+  h = wte.dim(1);
+  n = tokens.numel();
+  check(tokens.dtype() == DType::I32, fn, "tokens must be int32");
+  check(out.numel() == n * h, fn,
+        "output " + out.shapeString() + " must be [" + std::to_string(n) +
+            ", " + std::to_string(h) + "]");
+  check(seqLen > 0 && n % seqLen == 0, fn,
+        std::to_string(n) + " tokens are not whole sequences of " +
+            std::to_string(seqLen));
+  if (wpe.defined())
+    check(wpe.rank() == 2 && wpe.dim(1) == h &&
+              wpe.dim(0) >= posOffset + seqLen && posOffset >= 0,
+          fn, "wpe " + wpe.shapeString() + " cannot hold positions up to " +
+                  std::to_string(posOffset + seqLen));
+}
+} // namespace
+
+void embeddingForward(Tensor &out, const Tensor &tokens, const Tensor &wte,
+                      const Tensor &wpe, int64_t seqLen, int64_t posOffset,
+                      int64_t vocabOffset, bool addPositions) {
+  const char *fn = "embeddingForward";
+  int64_t n, h;
+  checkEmbedding(out, tokens, wte, wpe, seqLen, posOffset, fn, n, h);
+  const int32_t *tok = tokens.i32();
+  int64_t rows = wte.dim(0);
+  float *o = out.f32();
+  const float *e = wte.f32();
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t r = tok[i] - vocabOffset;
+    if (r >= 0 && r < rows)
+      std::memcpy(o + i * h, e + r * h, sizeof(float) * h);
+    else
+      std::memset(o + i * h, 0, sizeof(float) * h);
+    if (wpe.defined() && addPositions) {
+      const float *p = wpe.f32() + (posOffset + i % seqLen) * h;
+      for (int64_t j = 0; j < h; ++j)
+        o[i * h + j] += p[j];
+    }
+  }
+}
+
+void embeddingBackward(Tensor &dwte, Tensor &dwpe, const Tensor &dout,
+                       const Tensor &tokens, int64_t seqLen, int64_t posOffset,
+                       int64_t vocabOffset, bool addPositions) {
+  const char *fn = "embeddingBackward";
+  int64_t n, h;
+  checkEmbedding(dout, tokens, dwte, dwpe, seqLen, posOffset, fn, n, h);
+  const int32_t *tok = tokens.i32();
+  int64_t rows = dwte.dim(0);
+  const float *g = dout.f32();
+  float *e = dwte.f32();
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t r = tok[i] - vocabOffset;
+    if (r >= 0 && r < rows)
+      for (int64_t j = 0; j < h; ++j)
+        e[r * h + j] += g[i * h + j];
+    if (dwpe.defined() && addPositions) {
+      float *p = dwpe.f32() + (posOffset + i % seqLen) * h;
+      for (int64_t j = 0; j < h; ++j)
+        p[j] += g[i * h + j];
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Norms
+//===----------------------------------------------------------------------===//
+
+void layerNormForward(Tensor &y, Tensor &mean, Tensor &rstd, const Tensor &x,
+                      const Tensor &gamma, const Tensor &beta, float eps) {
+  const char *fn = "layerNormForward";
+  int64_t h = gamma.numel();
+  int64_t n = rowsOf(x, h, fn, "x");
+  sameNumel(y, x, fn);
+  check(mean.numel() == n && rstd.numel() == n, fn,
+        "mean and rstd must have " + std::to_string(n) + " elements");
+  check(!beta.defined() || beta.numel() == h, fn, "beta must match gamma");
+  const float *px = x.f32(), *g = gamma.f32();
+  const float *b = beta.defined() ? beta.f32() : nullptr;
+  float *py = y.f32(), *pm = mean.f32(), *pr = rstd.f32();
+  for (int64_t i = 0; i < n; ++i) {
+    const float *row = px + i * h;
+    double m = 0, v = 0;
+    for (int64_t j = 0; j < h; ++j)
+      m += row[j];
+    m /= h;
+    for (int64_t j = 0; j < h; ++j)
+      v += (row[j] - m) * (row[j] - m);
+    v /= h;
+    float r = static_cast<float>(1.0 / std::sqrt(v + eps));
+    pm[i] = static_cast<float>(m);
+    pr[i] = r;
+    for (int64_t j = 0; j < h; ++j)
+      py[i * h + j] = (row[j] - pm[i]) * r * g[j] + (b ? b[j] : 0.0f);
+  }
+}
+
+void layerNormBackward(Tensor &dx, Tensor &dgamma, Tensor &dbeta,
+                       const Tensor &dy, const Tensor &x, const Tensor &gamma,
+                       const Tensor &mean, const Tensor &rstd) {
+  const char *fn = "layerNormBackward";
+  int64_t h = gamma.numel();
+  int64_t n = rowsOf(x, h, fn, "x");
+  sameNumel(dx, x, fn);
+  sameNumel(dy, x, fn);
+  sameNumel(dgamma, gamma, fn);
+  check(!dbeta.defined() || dbeta.numel() == h, fn, "dbeta must match gamma");
+  const float *px = x.f32(), *g = gamma.f32(), *pdy = dy.f32();
+  const float *pm = mean.f32(), *pr = rstd.f32();
+  float *pdx = dx.f32(), *dg = dgamma.f32();
+  float *db = dbeta.defined() ? dbeta.f32() : nullptr;
+  for (int64_t i = 0; i < n; ++i) {
+    const float *row = px + i * h, *grow = pdy + i * h;
+    double a = 0, c = 0; // mean(dy*g), mean(dy*g*xhat)
+    for (int64_t j = 0; j < h; ++j) {
+      float xhat = (row[j] - pm[i]) * pr[i];
+      float dyg = grow[j] * g[j];
+      a += dyg;
+      c += dyg * xhat;
+      dg[j] += grow[j] * xhat;
+      if (db)
+        db[j] += grow[j];
+    }
+    a /= h;
+    c /= h;
+    for (int64_t j = 0; j < h; ++j) {
+      float xhat = (row[j] - pm[i]) * pr[i];
+      pdx[i * h + j] = static_cast<float>(
+          pr[i] * (grow[j] * g[j] - a - xhat * c));
+    }
+  }
+}
+
+void rmsNormForward(Tensor &y, Tensor &rstd, const Tensor &x,
+                    const Tensor &gamma, float eps) {
+  const char *fn = "rmsNormForward";
+  int64_t h = gamma.numel();
+  int64_t n = rowsOf(x, h, fn, "x");
+  sameNumel(y, x, fn);
+  check(rstd.numel() == n, fn,
+        "rstd must have " + std::to_string(n) + " elements (one per group)");
+  const float *px = x.f32(), *g = gamma.f32();
+  float *py = y.f32(), *pr = rstd.f32();
+  for (int64_t i = 0; i < n; ++i) {
+    const float *row = px + i * h;
+    double ss = 0;
+    for (int64_t j = 0; j < h; ++j)
+      ss += double(row[j]) * row[j];
+    float r = static_cast<float>(1.0 / std::sqrt(ss / h + eps));
+    pr[i] = r;
+    for (int64_t j = 0; j < h; ++j)
+      py[i * h + j] = row[j] * r * g[j];
+  }
+}
+
+void rmsNormBackward(Tensor &dx, Tensor &dgamma, const Tensor &dy,
+                     const Tensor &x, const Tensor &gamma, const Tensor &rstd) {
+  const char *fn = "rmsNormBackward";
+  int64_t h = gamma.numel();
+  int64_t n = rowsOf(x, h, fn, "x");
+  sameNumel(dx, x, fn);
+  sameNumel(dy, x, fn);
+  sameNumel(dgamma, gamma, fn);
+  check(rstd.numel() == n, fn, "rstd size does not match x");
+  const float *px = x.f32(), *g = gamma.f32(), *pdy = dy.f32(),
+              *pr = rstd.f32();
+  float *pdx = dx.f32(), *dg = dgamma.f32();
+  for (int64_t i = 0; i < n; ++i) {
+    const float *row = px + i * h, *grow = pdy + i * h;
+    double c = 0; // mean(dy*g*xhat)
+    for (int64_t j = 0; j < h; ++j) {
+      float xhat = row[j] * pr[i];
+      c += grow[j] * g[j] * xhat;
+      dg[j] += grow[j] * xhat;
+    }
+    c /= h;
+    for (int64_t j = 0; j < h; ++j)
+      pdx[i * h + j] = static_cast<float>(
+          pr[i] * (grow[j] * g[j] - row[j] * pr[i] * c));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Linear and matmul
+//===----------------------------------------------------------------------===//
+
+void linearForward(Tensor &y, const Tensor &x, const Tensor &w,
+                   const Tensor &b) {
+  const char *fn = "linearForward";
+  check(w.rank() == 2, fn, "W must be [out, in], got " + w.shapeString());
+  int64_t out = w.dim(0), in = w.dim(1);
+  int64_t n = rowsOf(x, in, fn, "x");
+  check(y.numel() == n * out, fn,
+        "y " + y.shapeString() + " must be [" + std::to_string(n) + ", " +
+            std::to_string(out) + "]");
+  check(!b.defined() || b.numel() == out, fn, "b must have out elements");
+  MapM Y(y.f32(), n, out);
+  Y.noalias() = CMapM(x.f32(), n, in) * CMapM(w.f32(), out, in).transpose();
+  if (b.defined())
+    Y.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(b.f32(), out);
+}
+
+void linearBackward(Tensor &dx, Tensor &dw, Tensor &db, const Tensor &dy,
+                    const Tensor &x, const Tensor &w) {
+  const char *fn = "linearBackward";
+  check(w.rank() == 2, fn, "W must be [out, in], got " + w.shapeString());
+  int64_t out = w.dim(0), in = w.dim(1);
+  int64_t n = rowsOf(x, in, fn, "x");
+  check(dy.numel() == n * out, fn, "dy " + dy.shapeString() +
+                                       " does not match [n, out]");
+  sameNumel(dw, w, fn);
+  CMapM DY(dy.f32(), n, out), X(x.f32(), n, in);
+  if (dx.defined()) {
+    sameNumel(dx, x, fn);
+    MapM(dx.f32(), n, in).noalias() = DY * CMapM(w.f32(), out, in);
+  }
+  MapM(dw.f32(), out, in).noalias() += DY.transpose() * X;
+  if (db.defined()) {
+    check(db.numel() == out, fn, "db must have out elements");
+    Eigen::Map<Eigen::RowVectorXf>(db.f32(), out) += DY.colwise().sum();
+  }
+}
+
+void matmul(Tensor &c, const Tensor &a, const Tensor &b, bool transB,
+            float beta) {
+  const char *fn = "matmul";
+  check(a.rank() == 2 && b.rank() == 2 && c.rank() == 2, fn,
+        "operands must be 2-D");
+  int64_t m = a.dim(0), k = a.dim(1);
+  int64_t n = transB ? b.dim(0) : b.dim(1);
+  check((transB ? b.dim(1) : b.dim(0)) == k && c.dim(0) == m && c.dim(1) == n,
+        fn, "shapes " + a.shapeString() + " x " + b.shapeString() +
+                (transB ? "^T" : "") + " -> " + c.shapeString() + " mismatch");
+  MapM C(c.f32(), m, n);
+  CMapM A(a.f32(), m, k), B(b.f32(), b.dim(0), b.dim(1));
+  if (beta == 0.0f)
+    C.setZero();
+  else
+    C *= beta;
+  if (transB)
+    C.noalias() += A * B.transpose();
+  else
+    C.noalias() += A * B;
+}
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+namespace {
+void checkAttention(const Tensor &out, const Tensor &probs, const Tensor &q,
+                    const Tensor &k, const Tensor &v, const AttentionDims &d,
+                    const char *fn) {
+  check(d.batch > 0 && d.seq > 0 && d.heads > 0 && d.kvHeads > 0 &&
+            d.headDim > 0 && d.heads % d.kvHeads == 0,
+        fn, "dims must be positive and kvHeads must divide heads");
+  int64_t n = d.batch * d.seq;
+  check(q.numel() == n * d.heads * d.headDim, fn,
+        "q " + q.shapeString() + " must be [b*s, heads*headDim]");
+  check(out.numel() == q.numel(), fn, "out must have q's shape");
+  check(k.numel() == n * d.kvHeads * d.headDim &&
+            v.numel() == n * d.kvHeads * d.headDim,
+        fn, "k " + k.shapeString() + " and v " + v.shapeString() +
+                " must be [b*s, kvHeads*headDim]");
+  check(probs.numel() == d.batch * d.heads * d.seq * d.seq, fn,
+        "probs " + probs.shapeString() + " must be [b, heads, s, s]");
+}
+} // namespace
+
+void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
+                      const Tensor &k, const Tensor &v,
+                      const AttentionDims &d) {
+  checkAttention(out, probs, q, k, v, d, "attentionForward");
+  int64_t s = d.seq, hd = d.headDim, qs = d.heads * hd, ks = d.kvHeads * hd;
+  int64_t group = d.heads / d.kvHeads;
+  float sc = 1.0f / std::sqrt(static_cast<float>(hd));
+  for (int64_t b = 0; b < d.batch; ++b)
+    for (int64_t h = 0; h < d.heads; ++h) {
+      int64_t kh = h / group;
+      CStrided Q(q.f32() + b * s * qs + h * hd, s, hd, Eigen::OuterStride<>(qs));
+      CStrided K(k.f32() + b * s * ks + kh * hd, s, hd, Eigen::OuterStride<>(ks));
+      CStrided V(v.f32() + b * s * ks + kh * hd, s, hd, Eigen::OuterStride<>(ks));
+      Strided O(out.f32() + b * s * qs + h * hd, s, hd, Eigen::OuterStride<>(qs));
+      MapM P(probs.f32() + (b * d.heads + h) * s * s, s, s);
+      P.noalias() = (Q * K.transpose()) * sc;
+      for (int64_t i = 0; i < s; ++i) {
+        float mx = P(i, 0);
+        for (int64_t j = 1; j <= i; ++j)
+          mx = std::max(mx, P(i, j));
+        double z = 0;
+        for (int64_t j = 0; j <= i; ++j) {
+          P(i, j) = std::exp(P(i, j) - mx);
+          z += P(i, j);
+        }
+        float inv = static_cast<float>(1.0 / z);
+        for (int64_t j = 0; j <= i; ++j)
+          P(i, j) *= inv;
+        for (int64_t j = i + 1; j < s; ++j)
+          P(i, j) = 0.0f;
+      }
+      O.noalias() = P * V;
+    }
+}
+
+void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, const Tensor &dout,
+                       const Tensor &q, const Tensor &k, const Tensor &v,
+                       const Tensor &probs, const AttentionDims &d) {
+  const char *fn = "attentionBackward";
+  checkAttention(dout, probs, q, k, v, d, fn);
+  sameNumel(dq, q, fn);
+  sameNumel(dk, k, fn);
+  sameNumel(dv, v, fn);
+  zero(dk);
+  zero(dv);
+  int64_t s = d.seq, hd = d.headDim, qs = d.heads * hd, ks = d.kvHeads * hd;
+  int64_t group = d.heads / d.kvHeads;
+  float sc = 1.0f / std::sqrt(static_cast<float>(hd));
+  RowMat dP(s, s);
+  for (int64_t b = 0; b < d.batch; ++b)
+    for (int64_t h = 0; h < d.heads; ++h) {
+      int64_t kh = h / group;
+      auto qOff = b * s * qs + h * hd, kOff = b * s * ks + kh * hd;
+      CStrided Q(q.f32() + qOff, s, hd, Eigen::OuterStride<>(qs));
+      CStrided K(k.f32() + kOff, s, hd, Eigen::OuterStride<>(ks));
+      CStrided V(v.f32() + kOff, s, hd, Eigen::OuterStride<>(ks));
+      CStrided DO(dout.f32() + qOff, s, hd, Eigen::OuterStride<>(qs));
+      Strided DQ(dq.f32() + qOff, s, hd, Eigen::OuterStride<>(qs));
+      Strided DK(dk.f32() + kOff, s, hd, Eigen::OuterStride<>(ks));
+      Strided DV(dv.f32() + kOff, s, hd, Eigen::OuterStride<>(ks));
+      CMapM P(probs.f32() + (b * d.heads + h) * s * s, s, s);
+      DV.noalias() += P.transpose() * DO;
+      dP.noalias() = DO * V.transpose();
+      // dS = P o (dP - rowsum(dP o P)); masked entries have P = 0.
+      for (int64_t i = 0; i < s; ++i) {
+        double dot = 0;
+        for (int64_t j = 0; j <= i; ++j)
+          dot += double(dP(i, j)) * P(i, j);
+        for (int64_t j = 0; j < s; ++j)
+          dP(i, j) = j <= i ? P(i, j) * (dP(i, j) - float(dot)) * sc : 0.0f;
+      }
+      DQ.noalias() = dP * K;
+      DK.noalias() += dP.transpose() * Q;
+    }
+}
+
+//===----------------------------------------------------------------------===//
+// Cross-entropy
+//===----------------------------------------------------------------------===//
+
+namespace {
+void checkCE(const Tensor &lossSum, const Tensor &lse, const Tensor &logits,
+             const Tensor &targets, const char *fn, int64_t &n, int64_t &V) {
+  check(logits.rank() == 2, fn, "logits must be [n, V], got " +
+                                    logits.shapeString());
+  n = logits.dim(0);
+  V = logits.dim(1);
+  check(targets.dtype() == DType::I32 && targets.numel() == n, fn,
+        "targets must be int32 [" + std::to_string(n) + "]");
+  check(lse.numel() == n, fn, "lse must have n elements");
+  check(!lossSum.defined() || lossSum.numel() == 1, fn,
+        "lossSum must have one element");
+}
+} // namespace
+
+void crossEntropyForward(Tensor &lossSum, Tensor &lse, const Tensor &logits,
+                         const Tensor &targets) {
+  const char *fn = "crossEntropyForward";
+  int64_t n, V;
+  checkCE(lossSum, lse, logits, targets, fn, n, V);
+  const float *L = logits.f32();
+  const int32_t *t = targets.i32();
+  double total = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    check(t[i] >= 0 && t[i] < V, fn,
+          "target " + std::to_string(t[i]) + " outside [0, " +
+              std::to_string(V) + ")");
+    const float *row = L + i * V;
+    float mx = row[0];
+    for (int64_t j = 1; j < V; ++j)
+      mx = std::max(mx, row[j]);
+    double z = 0;
+    for (int64_t j = 0; j < V; ++j)
+      z += std::exp(double(row[j]) - mx);
+    double l = mx + std::log(z);
+    lse.f32()[i] = static_cast<float>(l);
+    total += l - row[t[i]];
+  }
+  lossSum.f32()[0] += static_cast<float>(total);
+}
+
+void crossEntropyBackward(Tensor &dlogits, const Tensor &logits,
+                          const Tensor &targets, const Tensor &lse,
+                          float gradScale) {
+  vocabParallelCrossEntropyBackward(dlogits, logits, targets, lse, 0,
+                                    gradScale);
+}
+
+void vocabParallelCrossEntropyForward(Tensor &lossSum, Tensor &lse,
+                                      const Tensor &logits,
+                                      const Tensor &targets,
+                                      int64_t vocabOffset, const Group &tp) {
+  const char *fn = "vocabParallelCrossEntropyForward";
+  int64_t n, V;
+  checkCE(lossSum, lse, logits, targets, fn, n, V);
+  const float *L = logits.f32();
+  const int32_t *t = targets.i32();
+  Tensor mx({n}), z({n}), tl({n});
+  for (int64_t i = 0; i < n; ++i) {
+    const float *row = L + i * V;
+    float m = row[0];
+    for (int64_t j = 1; j < V; ++j)
+      m = std::max(m, row[j]);
+    mx.f32()[i] = m;
+  }
+  allReduceMax(mx, tp);
+  for (int64_t i = 0; i < n; ++i) {
+    const float *row = L + i * V;
+    double s = 0;
+    for (int64_t j = 0; j < V; ++j)
+      s += std::exp(double(row[j]) - mx.f32()[i]);
+    z.f32()[i] = static_cast<float>(s);
+    int64_t c = t[i] - vocabOffset;
+    tl.f32()[i] = c >= 0 && c < V ? row[c] : 0.0f;
+  }
+  allReduceSum(z, tp);
+  allReduceSum(tl, tp);
+  double total = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double l = mx.f32()[i] + std::log(double(z.f32()[i]));
+    lse.f32()[i] = static_cast<float>(l);
+    total += l - tl.f32()[i];
+  }
+  lossSum.f32()[0] += static_cast<float>(total);
+}
+
+void vocabParallelCrossEntropyBackward(Tensor &dlogits, const Tensor &logits,
+                                       const Tensor &targets,
+                                       const Tensor &lse, int64_t vocabOffset,
+                                       float gradScale) {
+  const char *fn = "crossEntropyBackward";
+  int64_t n, V;
+  Tensor none;
+  checkCE(none, lse, logits, targets, fn, n, V);
+  sameNumel(dlogits, logits, fn);
+  const float *L = logits.f32(), *pl = lse.f32();
+  const int32_t *t = targets.i32();
+  float *D = dlogits.f32();
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t c = t[i] - vocabOffset;
+    for (int64_t j = 0; j < V; ++j) {
+      float p = std::exp(L[i * V + j] - pl[i]);
+      D[i * V + j] = gradScale * (p - (j == c ? 1.0f : 0.0f));
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizer updates
+//===----------------------------------------------------------------------===//
+
+void sgdUpdate(Tensor &param, const Tensor &grad, float lr) {
+  axpy(param, grad, -lr);
+}
+
+void adamUpdate(Tensor &param, const Tensor &grad, Tensor &m, Tensor &v,
+                const AdamConfig &cfg, int64_t step) {
+  const char *fn = "adamUpdate";
+  sameNumel(param, grad, fn);
+  sameNumel(param, m, fn);
+  sameNumel(param, v, fn);
+  check(step >= 1, fn, "step counts from 1");
+  if (!param.numel())
+    return;
+  float bc1 = 1.0f - static_cast<float>(std::pow(double(cfg.beta1), step));
+  float bc2 = 1.0f - static_cast<float>(std::pow(double(cfg.beta2), step));
+  float *p = param.f32(), *pm = m.f32(), *pv = v.f32();
+  const float *g = grad.f32();
+  for (int64_t i = 0; i < param.numel(); ++i) {
+    pm[i] = cfg.beta1 * pm[i] + (1.0f - cfg.beta1) * g[i];
+    pv[i] = cfg.beta2 * pv[i] + (1.0f - cfg.beta2) * g[i] * g[i];
+    float mhat = pm[i] / bc1, vhat = pv[i] / bc2;
+    p[i] -= cfg.lr * (mhat / (std::sqrt(vhat) + cfg.eps) +
+                      cfg.weightDecay * p[i]);
+  }
+}
+
+} // namespace trident::rt

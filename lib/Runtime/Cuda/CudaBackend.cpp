@@ -1,0 +1,418 @@
+//===- CudaBackend.cpp - Device memory, NCCL collectives, p2p -------------===//
+//
+// Kernels run on one compute stream; collectives run on one communication
+// stream. Each blocking collective records an event on the compute stream
+// that the communication stream waits for, runs the NCCL call, and makes
+// the compute stream wait for an event after it: the host never blocks, and
+// allReduceSumAsync lets compute continue until Pending::wait().
+//
+// Point-to-point transfers are staged through host memory over MPI (see
+// docs/runtime.md): ncclSend blocks its stream until the peer posts the
+// matching receive, so with one communication stream the crossing
+// forward/backward transfers of a 1F1B schedule could deadlock.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaState.h"
+
+#include <nccl.h>
+
+#include <cstdlib>
+#include <deque>
+
+namespace trident::rt {
+
+using detail::check;
+
+namespace cuda {
+State &state() {
+  static State s;
+  return s;
+}
+
+void check(cudaError_t rc, const char *fn) {
+  if (rc != cudaSuccess)
+    detail::fail(fn, std::string("CUDA error: ") + cudaGetErrorString(rc));
+}
+
+void check(cublasStatus_t rc, const char *fn) {
+  if (rc != CUBLAS_STATUS_SUCCESS)
+    detail::fail(fn, "cuBLAS error " + std::to_string(int(rc)));
+}
+
+State &ready(const char *fn) {
+  State &s = state();
+  if (!s.ready)
+    detail::fail(fn, "rt::init was not called (CUDA backend)");
+  return s;
+}
+} // namespace cuda
+
+namespace {
+void ncclCheck(ncclResult_t rc, const char *fn, const std::string &group) {
+  if (rc != ncclSuccess)
+    detail::fail(fn, "NCCL error on group '" + group +
+                         "': " + ncclGetErrorString(rc));
+}
+
+ncclComm_t commOf(const Group::Impl &G) {
+  return static_cast<ncclComm_t>(G.backend.get());
+}
+
+/// Orders the communication stream after the compute work issued so far.
+void beginComm(const char *fn) {
+  cuda::State &s = cuda::ready(fn);
+  cudaEvent_t e;
+  cuda::check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), fn);
+  cuda::check(cudaEventRecord(e, s.compute), fn);
+  cuda::check(cudaStreamWaitEvent(s.comm, e, 0), fn);
+  cudaEventDestroy(e);
+}
+
+/// Orders later compute work after the communication issued so far.
+void endComm(const char *fn) {
+  cuda::State &s = cuda::state();
+  cudaEvent_t e;
+  cuda::check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), fn);
+  cuda::check(cudaEventRecord(e, s.comm), fn);
+  cuda::check(cudaStreamWaitEvent(s.compute, e, 0), fn);
+  cudaEventDestroy(e);
+}
+
+void around(const std::vector<int64_t> &shape, int dim, int64_t &a,
+            int64_t &d, int64_t &b) {
+  a = 1, b = 1;
+  for (int i = 0; i < dim; ++i)
+    a *= shape[i];
+  for (size_t i = dim + 1; i < shape.size(); ++i)
+    b *= shape[i];
+  d = shape[dim];
+}
+
+/// out [A, g*D, B] <- blocks [g][A, D, B] (on the compute stream).
+void unpackBlocks(float *out, const float *blocks, int g, int64_t a,
+                  int64_t d, int64_t b, const char *fn) {
+  size_t row = sizeof(float) * d * b;
+  for (int r = 0; r < g; ++r)
+    cuda::check(cudaMemcpy2DAsync(out + r * d * b, row * g, blocks + r * a * d * b,
+                                  row, row, a, cudaMemcpyDeviceToDevice,
+                                  cuda::state().compute),
+                fn);
+}
+
+/// blocks [g][A, D, B] <- in [A, g*D, B].
+void packBlocks(float *blocks, const float *in, int g, int64_t a, int64_t d,
+                int64_t b, const char *fn) {
+  size_t row = sizeof(float) * d * b;
+  for (int r = 0; r < g; ++r)
+    cuda::check(cudaMemcpy2DAsync(blocks + r * a * d * b, row, in + r * d * b,
+                                  row * g, row, a, cudaMemcpyDeviceToDevice,
+                                  cuda::state().compute),
+                fn);
+}
+
+void checkScaled(const Tensor &out, const Tensor &in, int dim, int64_t num,
+                 int64_t den, const char *fn) {
+  bool ok = out.rank() == in.rank() && dim >= 0 && dim < in.rank();
+  for (int i = 0; ok && i < in.rank(); ++i)
+    ok = i == dim ? out.shape()[i] * den == in.shape()[i] * num
+                  : out.shape()[i] == in.shape()[i];
+  check(ok, fn,
+        "output " + out.shapeString() + " does not match input " +
+            in.shapeString() + " along dimension " + std::to_string(dim));
+}
+} // namespace
+
+const char *backendName() { return "cuda"; }
+
+void synchronize() {
+  cuda::check(cudaDeviceSynchronize(), "synchronize");
+}
+
+namespace detail {
+std::shared_ptr<void> allocate(size_t bytes) {
+  cuda::State &s = cuda::ready("Tensor");
+  void *p = nullptr;
+  cuda::check(cudaMallocAsync(&p, bytes, s.compute), "Tensor (allocate)");
+  cuda::check(cudaMemsetAsync(p, 0, bytes, s.compute), "Tensor (zero)");
+  return std::shared_ptr<void>(p, [](void *q) {
+    // Stream-ordered: freed after every kernel already queued on compute.
+    if (cuda::state().ready)
+      cudaFreeAsync(q, cuda::state().compute);
+  });
+}
+void copyToHost(void *dst, const void *src, size_t bytes) {
+  cuda::State &s = cuda::ready("Tensor::toHost");
+  cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost,
+                              s.compute),
+              "Tensor::toHost");
+  cuda::check(cudaStreamSynchronize(s.compute), "Tensor::toHost");
+}
+void copyFromHost(void *dst, const void *src, size_t bytes) {
+  cuda::State &s = cuda::ready("Tensor::fromHost");
+  cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice,
+                              s.compute),
+              "Tensor::fromHost");
+  cuda::check(cudaStreamSynchronize(s.compute), "Tensor::fromHost");
+}
+void copyOnBackend(void *dst, const void *src, size_t bytes) {
+  cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
+                              cuda::ready("copy").compute),
+              "copy");
+}
+
+void backendInit() {
+  cuda::State &s = cuda::state();
+  const char *fn = "init (CUDA)";
+  int count = 0;
+  cuda::check(cudaGetDeviceCount(&count), fn);
+  check(count > 0, fn, "no CUDA device visible");
+  // Node-local rank picks the device.
+  MPI_Comm local;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                      &local);
+  int localRank = 0;
+  MPI_Comm_rank(local, &localRank);
+  MPI_Comm_free(&local);
+  s.device = localRank % count;
+  cuda::check(cudaSetDevice(s.device), fn);
+  cuda::check(cudaStreamCreateWithFlags(&s.compute, cudaStreamNonBlocking), fn);
+  cuda::check(cudaStreamCreateWithFlags(&s.comm, cudaStreamNonBlocking), fn);
+  cuda::check(cublasCreate(&s.cublas), fn);
+  cuda::check(cublasSetStream(s.cublas, s.compute), fn);
+  // Deterministic cuBLAS: no split-K atomics.
+  cublasSetAtomicsMode(s.cublas, CUBLAS_ATOMICS_NOT_ALLOWED);
+  s.ready = true;
+}
+
+void backendFinalize() {
+  cuda::State &s = cuda::state();
+  if (!s.ready)
+    return;
+  cudaDeviceSynchronize();
+  cublasDestroy(s.cublas);
+  cudaStreamDestroy(s.comm);
+  cudaStreamDestroy(s.compute);
+  s.ready = false;
+}
+
+void backendGroupCreated(Group::Impl &g) {
+  const char *fn = "Grid (NCCL)";
+  ncclUniqueId id;
+  if (g.rank == 0)
+    ncclCheck(ncclGetUniqueId(&id), fn, g.name);
+  MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, g.comm);
+  ncclComm_t comm;
+  ncclCheck(ncclCommInitRank(&comm, g.size, id, g.rank), fn, g.name);
+  g.backend = std::shared_ptr<void>(comm, [](void *c) {
+    ncclCommDestroy(static_cast<ncclComm_t>(c));
+  });
+}
+} // namespace detail
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+void allReduceSum(Tensor &t, const Group &g) {
+  const char *fn = "allReduceSum";
+  Group::Impl &G = detail::memberImpl(g, fn);
+  if (G.size == 1 || !t.numel())
+    return;
+  beginComm(fn);
+  ncclCheck(ncclAllReduce(t.f32(), t.f32(), t.numel(), ncclFloat, ncclSum,
+                          commOf(G), cuda::state().comm),
+            fn, G.name);
+  endComm(fn);
+}
+
+void allReduceMax(Tensor &t, const Group &g) {
+  const char *fn = "allReduceMax";
+  Group::Impl &G = detail::memberImpl(g, fn);
+  if (G.size == 1 || !t.numel())
+    return;
+  beginComm(fn);
+  ncclCheck(ncclAllReduce(t.f32(), t.f32(), t.numel(), ncclFloat, ncclMax,
+                          commOf(G), cuda::state().comm),
+            fn, G.name);
+  endComm(fn);
+}
+
+void allGather(Tensor &out, const Tensor &in, int dim, const Group &g) {
+  const char *fn = "allGather";
+  Group::Impl &G = detail::memberImpl(g, fn);
+  checkScaled(out, in, dim, G.size, 1, fn);
+  int64_t a, d, b;
+  around(in.shape(), dim, a, d, b);
+  Tensor blocks({in.numel() * G.size});
+  beginComm(fn);
+  ncclCheck(ncclAllGather(in.f32(), blocks.f32(), in.numel(), ncclFloat,
+                          commOf(G), cuda::state().comm),
+            fn, G.name);
+  endComm(fn);
+  unpackBlocks(out.f32(), blocks.f32(), G.size, a, d, b, fn);
+}
+
+void reduceScatterSum(Tensor &out, const Tensor &in, int dim, const Group &g) {
+  const char *fn = "reduceScatterSum";
+  Group::Impl &G = detail::memberImpl(g, fn);
+  checkScaled(out, in, dim, 1, G.size, fn);
+  int64_t a, d, b;
+  around(out.shape(), dim, a, d, b);
+  Tensor blocks({in.numel()});
+  packBlocks(blocks.f32(), in.f32(), G.size, a, d, b, fn);
+  beginComm(fn);
+  ncclCheck(ncclReduceScatter(blocks.f32(), out.f32(), out.numel(), ncclFloat,
+                              ncclSum, commOf(G), cuda::state().comm),
+            fn, G.name);
+  endComm(fn);
+}
+
+void allToAll(Tensor &out, const Tensor &in, int splitDim, int concatDim,
+              const Group &g) {
+  const char *fn = "allToAll";
+  Group::Impl &G = detail::memberImpl(g, fn);
+  check(splitDim >= 0 && splitDim < in.rank() && concatDim >= 0 &&
+            concatDim < in.rank() && out.rank() == in.rank(),
+        fn, "dimensions out of range for " + in.shapeString());
+  check(in.shape()[splitDim] % G.size == 0, fn,
+        "dimension " + std::to_string(splitDim) + " of " + in.shapeString() +
+            " is not divisible by the group size " + std::to_string(G.size));
+  std::vector<int64_t> block = in.shape();
+  block[splitDim] /= G.size;
+  std::vector<int64_t> expect = block;
+  expect[concatDim] *= G.size;
+  check(out.shape() == expect, fn,
+        "output " + out.shapeString() + " should be " +
+            detail::shapeToString(expect));
+  int64_t a, d, b;
+  around(in.shape(), splitDim, a, d, b);
+  Tensor send({in.numel()}), recvd({in.numel()});
+  packBlocks(send.f32(), in.f32(), G.size, a, d / G.size, b, fn);
+  size_t per = in.numel() / G.size;
+  beginComm(fn);
+  ncclCheck(ncclGroupStart(), fn, G.name);
+  for (int j = 0; j < G.size; ++j) {
+    ncclCheck(ncclSend(send.f32() + j * per, per, ncclFloat, j, commOf(G),
+                       cuda::state().comm),
+              fn, G.name);
+    ncclCheck(ncclRecv(recvd.f32() + j * per, per, ncclFloat, j, commOf(G),
+                       cuda::state().comm),
+              fn, G.name);
+  }
+  ncclCheck(ncclGroupEnd(), fn, G.name);
+  endComm(fn);
+  around(block, concatDim, a, d, b);
+  unpackBlocks(out.f32(), recvd.f32(), G.size, a, d, b, fn);
+}
+
+void broadcast(Tensor &t, int root, const Group &g) {
+  const char *fn = "broadcast";
+  Group::Impl &G = detail::memberImpl(g, fn);
+  check(root >= 0 && root < G.size, fn,
+        "root " + std::to_string(root) + " outside group '" + G.name + "'");
+  if (G.size == 1 || !t.numel())
+    return;
+  beginComm(fn);
+  ncclCheck(ncclBroadcast(t.f32(), t.f32(), t.numel(), ncclFloat, root,
+                          commOf(G), cuda::state().comm),
+            fn, G.name);
+  endComm(fn);
+}
+
+void barrier(const Group &g) {
+  Group::Impl &G = detail::memberImpl(g, "barrier");
+  synchronize();
+  MPI_Barrier(G.comm);
+}
+
+struct Pending::Impl {
+  cudaEvent_t done = nullptr;
+  Tensor keep; // storage stays alive until the collective finished
+  ~Impl() {
+    if (done)
+      cudaEventDestroy(done);
+  }
+};
+
+void Pending::wait() {
+  if (!impl_)
+    return;
+  cuda::check(cudaStreamWaitEvent(cuda::state().compute, impl_->done, 0),
+              "Pending::wait");
+  impl_.reset();
+}
+
+Pending allReduceSumAsync(Tensor &t, const Group &g) {
+  const char *fn = "allReduceSumAsync";
+  Group::Impl &G = detail::memberImpl(g, fn);
+  if (G.size == 1 || !t.numel())
+    return Pending();
+  auto p = std::make_shared<Pending::Impl>();
+  p->keep = t;
+  beginComm(fn);
+  ncclCheck(ncclAllReduce(t.f32(), t.f32(), t.numel(), ncclFloat, ncclSum,
+                          commOf(G), cuda::state().comm),
+            fn, G.name);
+  cuda::check(cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming), fn);
+  cuda::check(cudaEventRecord(p->done, cuda::state().comm), fn);
+  return Pending(p);
+}
+
+//===----------------------------------------------------------------------===//
+// Point-to-point (host-staged MPI)
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct PendingSend {
+  std::vector<float> buffer;
+  MPI_Request request = MPI_REQUEST_NULL;
+};
+std::deque<PendingSend> pendingSends;
+
+void checkPeer(const Group::Impl &G, int peer, int tag, const char *fn) {
+  check(peer >= 0 && peer < G.size && peer != G.rank, fn,
+        "peer " + std::to_string(peer) + " is not another member of group '" +
+            G.name + "' (size " + std::to_string(G.size) + ")");
+  check(tag >= 0 && tag <= 32767, fn,
+        "tag " + std::to_string(tag) + " outside [0, 32767]");
+}
+} // namespace
+
+void sendAsync(const Tensor &t, int peer, int tag, const Group &g) {
+  const char *fn = "sendAsync";
+  Group::Impl &G = detail::memberImpl(g, fn);
+  checkPeer(G, peer, tag, fn);
+  pendingSends.emplace_back();
+  PendingSend &s = pendingSends.back();
+  s.buffer = t.toHost();
+  if (MPI_Isend(s.buffer.data(), static_cast<int>(s.buffer.size()), MPI_FLOAT,
+                peer, tag, G.comm, &s.request) != MPI_SUCCESS)
+    detail::fail(fn, "MPI_Isend failed on group '" + G.name + "'");
+}
+
+void recv(Tensor &t, int peer, int tag, const Group &g) {
+  const char *fn = "recv";
+  Group::Impl &G = detail::memberImpl(g, fn);
+  checkPeer(G, peer, tag, fn);
+  std::vector<float> host(t.numel());
+  MPI_Status st;
+  if (MPI_Recv(host.data(), static_cast<int>(host.size()), MPI_FLOAT, peer,
+               tag, G.comm, &st) != MPI_SUCCESS)
+    detail::fail(fn, "MPI_Recv failed on group '" + G.name +
+                         "' (message larger than " + t.shapeString() + "?)");
+  int count = 0;
+  MPI_Get_count(&st, MPI_FLOAT, &count);
+  check(count == t.numel(), fn,
+        "received " + std::to_string(count) + " values from peer " +
+            std::to_string(peer) + " for a tensor " + t.shapeString());
+  t.fromHost(host);
+}
+
+void waitAllSends() {
+  for (PendingSend &s : pendingSends)
+    MPI_Wait(&s.request, MPI_STATUS_IGNORE);
+  pendingSends.clear();
+}
+
+} // namespace trident::rt

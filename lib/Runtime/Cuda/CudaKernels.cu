@@ -1,0 +1,854 @@
+//===- CudaKernels.cu - fp32 kernels on the device (cuBLAS + own) ---------===//
+//
+// The same formulas as Cpu/CpuKernels.cpp. GEMMs go to cuBLAS (row-major
+// operands passed as their column-major transposes); every reduction runs
+// in a fixed order (one block per row, a fixed shared-memory tree; column
+// sums by one thread per column) so results do not depend on scheduling.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaState.h"
+
+#include <cmath>
+
+namespace trident::rt {
+
+using detail::check;
+
+namespace {
+constexpr int kThreads = 256;
+
+cudaStream_t stream() { return cuda::ready("kernel").compute; }
+
+unsigned blocksFor(int64_t n) {
+  int64_t b = (n + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(b < 65535 ? (b > 0 ? b : 1) : 65535);
+}
+
+void launched(const char *fn) { cuda::check(cudaGetLastError(), fn); }
+
+void sameNumel(const Tensor &a, const Tensor &b, const char *fn) {
+  check(a.numel() == b.numel(), fn,
+        "sizes differ: " + a.shapeString() + " vs " + b.shapeString());
+}
+
+int64_t rowsOf(const Tensor &t, int64_t cols, const char *fn,
+               const char *what) {
+  check(cols > 0 && t.numel() % cols == 0, fn,
+        std::string(what) + " " + t.shapeString() +
+            " is not a multiple of rows of " + std::to_string(cols));
+  return t.numel() / cols;
+}
+
+#define GRID_STRIDE(i, n)                                                      \
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);    \
+       i += (int64_t)blockDim.x * gridDim.x)
+
+/// Block-wide sum in a fixed order (deterministic); every thread gets it.
+__device__ float blockSum(float v, float *shared) {
+  shared[threadIdx.x] = v;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      shared[threadIdx.x] += shared[threadIdx.x + s];
+    __syncthreads();
+  }
+  float r = shared[0];
+  __syncthreads();
+  return r;
+}
+
+__device__ float blockMax(float v, float *shared) {
+  shared[threadIdx.x] = v;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      shared[threadIdx.x] = fmaxf(shared[threadIdx.x], shared[threadIdx.x + s]);
+    __syncthreads();
+  }
+  float r = shared[0];
+  __syncthreads();
+  return r;
+}
+
+__device__ float sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
+
+constexpr float kGeluC = 0.7978845608028654f;      // sqrt(2/pi)
+constexpr float kInvSqrt2 = 0.7071067811865476f;   // 1/sqrt(2)
+constexpr float kInvSqrt2Pi = 0.3989422804014327f; // 1/sqrt(2 pi)
+
+// --- elementwise ----------------------------------------------------------
+__global__ void kScale(float *p, float a, int64_t n) { GRID_STRIDE(i, n) p[i] *= a; }
+__global__ void kAxpy(float *y, const float *x, float a, int64_t n) {
+  GRID_STRIDE(i, n) y[i] += a * x[i];
+}
+__global__ void kAdd(float *o, const float *a, const float *b, int64_t n) {
+  GRID_STRIDE(i, n) o[i] = a[i] + b[i];
+}
+__global__ void kMul(float *o, const float *a, const float *b, int64_t n) {
+  GRID_STRIDE(i, n) o[i] = a[i] * b[i];
+}
+__global__ void kGelu(float *y, const float *x, int64_t n, bool approx) {
+  GRID_STRIDE(i, n) {
+    float v = x[i];
+    y[i] = approx ? 0.5f * v * (1.0f + tanhf(kGeluC * (v + 0.044715f * v * v * v)))
+                  : 0.5f * v * (1.0f + erff(v * kInvSqrt2));
+  }
+}
+__global__ void kGeluBwd(float *dx, const float *dy, const float *x, int64_t n,
+                         bool approx) {
+  GRID_STRIDE(i, n) {
+    float v = x[i];
+    if (approx) {
+      float t = tanhf(kGeluC * (v + 0.044715f * v * v * v));
+      float dt = (1.0f - t * t) * kGeluC * (1.0f + 3.0f * 0.044715f * v * v);
+      dx[i] = dy[i] * (0.5f * (1.0f + t) + 0.5f * v * dt);
+    } else {
+      float cdf = 0.5f * (1.0f + erff(v * kInvSqrt2));
+      dx[i] = dy[i] * (cdf + v * kInvSqrt2Pi * expf(-0.5f * v * v));
+    }
+  }
+}
+__global__ void kSilu(float *y, const float *x, int64_t n) {
+  GRID_STRIDE(i, n) y[i] = x[i] * sigmoidf(x[i]);
+}
+__global__ void kSiluBwd(float *dx, const float *dy, const float *x, int64_t n) {
+  GRID_STRIDE(i, n) {
+    float s = sigmoidf(x[i]);
+    dx[i] = dy[i] * s * (1.0f + x[i] * (1.0f - s));
+  }
+}
+__global__ void kRelu(float *y, const float *x, int64_t n) {
+  GRID_STRIDE(i, n) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
+__global__ void kReluBwd(float *dx, const float *dy, const float *x, int64_t n) {
+  GRID_STRIDE(i, n) dx[i] = x[i] > 0.0f ? dy[i] : 0.0f;
+}
+__global__ void kSwiglu(float *y, const float *a, const float *b, int64_t n) {
+  GRID_STRIDE(i, n) y[i] = a[i] * sigmoidf(a[i]) * b[i];
+}
+__global__ void kSwigluBwd(float *dg, float *du, const float *dy,
+                           const float *a, const float *b, int64_t n) {
+  GRID_STRIDE(i, n) {
+    float s = sigmoidf(a[i]);
+    du[i] = dy[i] * a[i] * s;
+    dg[i] = dy[i] * b[i] * s * (1.0f + a[i] * (1.0f - s));
+  }
+}
+__global__ void kAdam(float *p, const float *g, float *m, float *v, int64_t n,
+                      float lr, float b1, float b2, float eps, float wd,
+                      float bc1, float bc2) {
+  GRID_STRIDE(i, n) {
+    m[i] = b1 * m[i] + (1.0f - b1) * g[i];
+    v[i] = b2 * v[i] + (1.0f - b2) * g[i] * g[i];
+    float mhat = m[i] / bc1, vhat = v[i] / bc2;
+    p[i] -= lr * (mhat / (sqrtf(vhat) + eps) + wd * p[i]);
+  }
+}
+
+// --- embedding ------------------------------------------------------------
+__global__ void kEmbed(float *out, const int32_t *tok, const float *wte,
+                       const float *wpe, int64_t n, int64_t h, int64_t rows,
+                       int64_t seq, int64_t posOff, int64_t vocabOff) {
+  GRID_STRIDE(e, n * h) {
+    int64_t i = e / h, j = e % h;
+    int64_t r = tok[i] - vocabOff;
+    float v = (r >= 0 && r < rows) ? wte[r * h + j] : 0.0f;
+    if (wpe)
+      v += wpe[(posOff + i % seq) * h + j];
+    out[e] = v;
+  }
+}
+/// One thread per (table row, column): scans the tokens in order, so the
+/// accumulation order is fixed (no atomics).
+__global__ void kEmbedBwd(float *dwte, const float *dout, const int32_t *tok,
+                          int64_t n, int64_t h, int64_t rows,
+                          int64_t vocabOff) {
+  GRID_STRIDE(e, rows * h) {
+    int64_t r = e / h, j = e % h;
+    float acc = 0.0f;
+    for (int64_t i = 0; i < n; ++i)
+      if (tok[i] - vocabOff == r)
+        acc += dout[i * h + j];
+    dwte[e] += acc;
+  }
+}
+__global__ void kPosBwd(float *dwpe, const float *dout, int64_t n, int64_t h,
+                        int64_t seq, int64_t posOff) {
+  GRID_STRIDE(e, seq * h) {
+    int64_t p = e / h, j = e % h;
+    float acc = 0.0f;
+    for (int64_t i = p; i < n; i += seq)
+      acc += dout[i * h + j];
+    dwpe[(posOff + p) * h + j] += acc;
+  }
+}
+
+// --- norms ----------------------------------------------------------------
+__global__ void kLayerNorm(float *y, float *mean, float *rstd, const float *x,
+                           const float *g, const float *b, int64_t h,
+                           float eps) {
+  __shared__ float sh[kThreads];
+  const float *row = x + blockIdx.x * h;
+  float s = 0.0f;
+  for (int64_t j = threadIdx.x; j < h; j += blockDim.x)
+    s += row[j];
+  float m = blockSum(s, sh) / h;
+  float q = 0.0f;
+  for (int64_t j = threadIdx.x; j < h; j += blockDim.x)
+    q += (row[j] - m) * (row[j] - m);
+  float r = rsqrtf(blockSum(q, sh) / h + eps);
+  if (threadIdx.x == 0)
+    mean[blockIdx.x] = m, rstd[blockIdx.x] = r;
+  for (int64_t j = threadIdx.x; j < h; j += blockDim.x)
+    y[blockIdx.x * h + j] = (row[j] - m) * r * g[j] + (b ? b[j] : 0.0f);
+}
+__global__ void kLayerNormBwdX(float *dx, const float *dy, const float *x,
+                               const float *g, const float *mean,
+                               const float *rstd, int64_t h) {
+  __shared__ float sh[kThreads];
+  int64_t i = blockIdx.x;
+  const float *row = x + i * h, *grow = dy + i * h;
+  float a = 0.0f, c = 0.0f;
+  for (int64_t j = threadIdx.x; j < h; j += blockDim.x) {
+    float xhat = (row[j] - mean[i]) * rstd[i];
+    a += grow[j] * g[j];
+    c += grow[j] * g[j] * xhat;
+  }
+  a = blockSum(a, sh) / h;
+  c = blockSum(c, sh) / h;
+  for (int64_t j = threadIdx.x; j < h; j += blockDim.x) {
+    float xhat = (row[j] - mean[i]) * rstd[i];
+    dx[i * h + j] = rstd[i] * (grow[j] * g[j] - a - xhat * c);
+  }
+}
+/// dgamma[j] += sum_i dy[i,j] * xhat[i,j]; dbeta[j] += sum_i dy[i,j].
+/// rows are groups of h (per-head norms have n*groups rows).
+__global__ void kNormBwdParams(float *dg, float *db, const float *dy,
+                               const float *x, const float *mean,
+                               const float *rstd, int64_t rows, int64_t h) {
+  GRID_STRIDE(j, h) {
+    float sg = 0.0f, sb = 0.0f;
+    for (int64_t i = 0; i < rows; ++i) {
+      float xhat = (x[i * h + j] - (mean ? mean[i] : 0.0f)) * rstd[i];
+      sg += dy[i * h + j] * xhat;
+      sb += dy[i * h + j];
+    }
+    dg[j] += sg;
+    if (db)
+      db[j] += sb;
+  }
+}
+__global__ void kRmsNorm(float *y, float *rstd, const float *x, const float *g,
+                         int64_t h, float eps) {
+  __shared__ float sh[kThreads];
+  const float *row = x + blockIdx.x * h;
+  float q = 0.0f;
+  for (int64_t j = threadIdx.x; j < h; j += blockDim.x)
+    q += row[j] * row[j];
+  float r = rsqrtf(blockSum(q, sh) / h + eps);
+  if (threadIdx.x == 0)
+    rstd[blockIdx.x] = r;
+  for (int64_t j = threadIdx.x; j < h; j += blockDim.x)
+    y[blockIdx.x * h + j] = row[j] * r * g[j];
+}
+__global__ void kRmsNormBwdX(float *dx, const float *dy, const float *x,
+                             const float *g, const float *rstd, int64_t h) {
+  __shared__ float sh[kThreads];
+  int64_t i = blockIdx.x;
+  const float *row = x + i * h, *grow = dy + i * h;
+  float c = 0.0f;
+  for (int64_t j = threadIdx.x; j < h; j += blockDim.x)
+    c += grow[j] * g[j] * row[j] * rstd[i];
+  c = blockSum(c, sh) / h;
+  for (int64_t j = threadIdx.x; j < h; j += blockDim.x)
+    dx[i * h + j] = rstd[i] * (grow[j] * g[j] - row[j] * rstd[i] * c);
+}
+__global__ void kColSum(float *out, const float *m, int64_t rows, int64_t cols) {
+  GRID_STRIDE(j, cols) {
+    float s = 0.0f;
+    for (int64_t i = 0; i < rows; ++i)
+      s += m[i * cols + j];
+    out[j] += s;
+  }
+}
+__global__ void kAddBias(float *y, const float *b, int64_t n, int64_t cols) {
+  GRID_STRIDE(e, n * cols) y[e] += b[e % cols];
+}
+
+// --- attention ------------------------------------------------------------
+/// Row i of one (b, h) score matrix: causal mask and softmax in place.
+__global__ void kCausalSoftmax(float *p, int64_t s) {
+  __shared__ float sh[kThreads];
+  float *row = p + blockIdx.x * s;
+  int64_t i = blockIdx.x % s;
+  float m = -INFINITY;
+  for (int64_t j = threadIdx.x; j <= i; j += blockDim.x)
+    m = fmaxf(m, row[j]);
+  m = blockMax(m, sh);
+  float z = 0.0f;
+  for (int64_t j = threadIdx.x; j <= i; j += blockDim.x)
+    z += expf(row[j] - m);
+  z = blockSum(z, sh);
+  for (int64_t j = threadIdx.x; j < s; j += blockDim.x)
+    row[j] = j <= i ? expf(row[j] - m) / z : 0.0f;
+}
+/// dS = P o (dP - rowsum(dP o P)) * scale, in place in dp.
+__global__ void kSoftmaxBwd(float *dp, const float *p, int64_t s, float sc) {
+  __shared__ float sh[kThreads];
+  float *row = dp + blockIdx.x * s;
+  const float *prow = p + blockIdx.x * s;
+  float dot = 0.0f;
+  for (int64_t j = threadIdx.x; j < s; j += blockDim.x)
+    dot += row[j] * prow[j];
+  dot = blockSum(dot, sh);
+  for (int64_t j = threadIdx.x; j < s; j += blockDim.x)
+    row[j] = prow[j] * (row[j] - dot) * sc;
+}
+
+// --- cross-entropy --------------------------------------------------------
+__global__ void kRowMax(float *mx, const float *L, int64_t V) {
+  __shared__ float sh[kThreads];
+  const float *row = L + blockIdx.x * V;
+  float m = -INFINITY;
+  for (int64_t j = threadIdx.x; j < V; j += blockDim.x)
+    m = fmaxf(m, row[j]);
+  m = blockMax(m, sh);
+  if (threadIdx.x == 0)
+    mx[blockIdx.x] = m;
+}
+/// z[i] = sum exp(L - mx), tl[i] = logit of the target if in this shard.
+__global__ void kSumExp(float *z, float *tl, const float *L, const float *mx,
+                        const int32_t *t, int64_t V, int64_t vocabOff) {
+  __shared__ float sh[kThreads];
+  int64_t i = blockIdx.x;
+  const float *row = L + i * V;
+  float s = 0.0f;
+  for (int64_t j = threadIdx.x; j < V; j += blockDim.x)
+    s += expf(row[j] - mx[i]);
+  s = blockSum(s, sh);
+  if (threadIdx.x == 0) {
+    z[i] = s;
+    int64_t c = t[i] - vocabOff;
+    tl[i] = (c >= 0 && c < V) ? row[c] : 0.0f;
+  }
+}
+/// lse = mx + log z; loss += sum_i (lse - tl), summed by one thread in
+/// row order.
+__global__ void kCeFinish(float *lossSum, float *lse, const float *mx,
+                          const float *z, const float *tl, int64_t n) {
+  if (threadIdx.x != 0 || blockIdx.x != 0)
+    return;
+  float total = 0.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    lse[i] = mx[i] + logf(z[i]);
+    total += lse[i] - tl[i];
+  }
+  lossSum[0] += total;
+}
+__global__ void kCeBwd(float *D, const float *L, const int32_t *t,
+                       const float *lse, int64_t n, int64_t V,
+                       int64_t vocabOff, float scale) {
+  GRID_STRIDE(e, n * V) {
+    int64_t i = e / V, j = e % V;
+    float p = expf(L[e] - lse[i]);
+    D[e] = scale * (p - (j == t[i] - vocabOff ? 1.0f : 0.0f));
+  }
+}
+
+/// Row-major C[m,n] = alpha * op(A) op(B) + beta * C through cuBLAS (which
+/// sees every row-major matrix as its column-major transpose).
+void gemmRowMajor(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
+                  float alpha, const float *A, int64_t lda, const float *B,
+                  int64_t ldb, float beta, float *C, int64_t ldc,
+                  const char *fn) {
+  // C^T = op(B)^T op(A)^T in column-major terms.
+  cuda::check(cublasSgemm(cuda::state().cublas,
+                          transB ? CUBLAS_OP_T : CUBLAS_OP_N,
+                          transA ? CUBLAS_OP_T : CUBLAS_OP_N, int(n), int(m),
+                          int(k), &alpha, B, int(ldb), A, int(lda), &beta, C,
+                          int(ldc)),
+              fn);
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Public kernels
+//===----------------------------------------------------------------------===//
+
+void zero(Tensor &t) {
+  if (t.numel())
+    cuda::check(cudaMemsetAsync(t.f32(), 0, 4 * t.numel(), stream()), "zero");
+}
+
+void copy(Tensor &dst, const Tensor &src) {
+  sameNumel(dst, src, "copy");
+  if (dst.numel())
+    cuda::check(cudaMemcpyAsync(dst.f32(), src.f32(), 4 * dst.numel(),
+                                cudaMemcpyDeviceToDevice, stream()),
+                "copy");
+}
+
+void scale(Tensor &t, float alpha) {
+  if (!t.numel())
+    return;
+  kScale<<<blocksFor(t.numel()), kThreads, 0, stream()>>>(t.f32(), alpha,
+                                                           t.numel());
+  launched("scale");
+}
+
+void axpy(Tensor &y, const Tensor &x, float alpha) {
+  sameNumel(y, x, "axpy");
+  if (!y.numel())
+    return;
+  kAxpy<<<blocksFor(y.numel()), kThreads, 0, stream()>>>(y.f32(), x.f32(),
+                                                          alpha, y.numel());
+  launched("axpy");
+}
+
+void add(Tensor &out, const Tensor &a, const Tensor &b) {
+  sameNumel(out, a, "add");
+  sameNumel(out, b, "add");
+  if (!out.numel())
+    return;
+  kAdd<<<blocksFor(out.numel()), kThreads, 0, stream()>>>(
+      out.f32(), a.f32(), b.f32(), out.numel());
+  launched("add");
+}
+
+void mul(Tensor &out, const Tensor &a, const Tensor &b) {
+  sameNumel(out, a, "mul");
+  sameNumel(out, b, "mul");
+  if (!out.numel())
+    return;
+  kMul<<<blocksFor(out.numel()), kThreads, 0, stream()>>>(
+      out.f32(), a.f32(), b.f32(), out.numel());
+  launched("mul");
+}
+
+double sum(const Tensor &t) {
+  double s = 0;
+  for (float v : t.toHost())
+    s += v;
+  return s;
+}
+
+void geluForward(Tensor &y, const Tensor &x, bool approximate) {
+  sameNumel(y, x, "geluForward");
+  if (!x.numel())
+    return;
+  kGelu<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(y.f32(), x.f32(),
+                                                          x.numel(), approximate);
+  launched("geluForward");
+}
+
+void geluBackward(Tensor &dx, const Tensor &dy, const Tensor &x,
+                  bool approximate) {
+  sameNumel(dx, x, "geluBackward");
+  sameNumel(dy, x, "geluBackward");
+  if (!x.numel())
+    return;
+  kGeluBwd<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(
+      dx.f32(), dy.f32(), x.f32(), x.numel(), approximate);
+  launched("geluBackward");
+}
+
+void siluForward(Tensor &y, const Tensor &x) {
+  sameNumel(y, x, "siluForward");
+  if (!x.numel())
+    return;
+  kSilu<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(y.f32(), x.f32(),
+                                                          x.numel());
+  launched("siluForward");
+}
+
+void siluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
+  sameNumel(dx, x, "siluBackward");
+  sameNumel(dy, x, "siluBackward");
+  if (!x.numel())
+    return;
+  kSiluBwd<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(
+      dx.f32(), dy.f32(), x.f32(), x.numel());
+  launched("siluBackward");
+}
+
+void reluForward(Tensor &y, const Tensor &x) {
+  sameNumel(y, x, "reluForward");
+  if (!x.numel())
+    return;
+  kRelu<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(y.f32(), x.f32(),
+                                                          x.numel());
+  launched("reluForward");
+}
+
+void reluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
+  sameNumel(dx, x, "reluBackward");
+  sameNumel(dy, x, "reluBackward");
+  if (!x.numel())
+    return;
+  kReluBwd<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(
+      dx.f32(), dy.f32(), x.f32(), x.numel());
+  launched("reluBackward");
+}
+
+void swigluForward(Tensor &y, const Tensor &gate, const Tensor &up) {
+  sameNumel(y, gate, "swigluForward");
+  sameNumel(y, up, "swigluForward");
+  if (!y.numel())
+    return;
+  kSwiglu<<<blocksFor(y.numel()), kThreads, 0, stream()>>>(
+      y.f32(), gate.f32(), up.f32(), y.numel());
+  launched("swigluForward");
+}
+
+void swigluBackward(Tensor &dgate, Tensor &dup, const Tensor &dy,
+                    const Tensor &gate, const Tensor &up) {
+  const char *fn = "swigluBackward";
+  sameNumel(dgate, gate, fn);
+  sameNumel(dup, gate, fn);
+  sameNumel(dy, gate, fn);
+  sameNumel(up, gate, fn);
+  if (!gate.numel())
+    return;
+  kSwigluBwd<<<blocksFor(gate.numel()), kThreads, 0, stream()>>>(
+      dgate.f32(), dup.f32(), dy.f32(), gate.f32(), up.f32(), gate.numel());
+  launched(fn);
+}
+
+void embeddingForward(Tensor &out, const Tensor &tokens, const Tensor &wte,
+                      const Tensor &wpe, int64_t seqLen, int64_t posOffset,
+                      int64_t vocabOffset, bool addPositions) {
+  const char *fn = "embeddingForward";
+  check(wte.rank() == 2, fn, "wte must be [vocab_shard, hidden]");
+  int64_t h = wte.dim(1), n = tokens.numel();
+  check(tokens.dtype() == DType::I32, fn, "tokens must be int32");
+  check(out.numel() == n * h, fn, "output " + out.shapeString() +
+                                      " does not match [n, hidden]");
+  check(seqLen > 0 && n % seqLen == 0, fn, "tokens are not whole sequences");
+  bool pos = wpe.defined() && addPositions;
+  if (pos)
+    check(wpe.rank() == 2 && wpe.dim(1) == h && posOffset >= 0 &&
+              wpe.dim(0) >= posOffset + seqLen,
+          fn, "wpe " + wpe.shapeString() + " cannot hold the positions");
+  if (!n)
+    return;
+  kEmbed<<<blocksFor(n * h), kThreads, 0, stream()>>>(
+      out.f32(), tokens.i32(), wte.f32(), pos ? wpe.f32() : nullptr, n, h,
+      wte.dim(0), seqLen, posOffset, vocabOffset);
+  launched(fn);
+}
+
+void embeddingBackward(Tensor &dwte, Tensor &dwpe, const Tensor &dout,
+                       const Tensor &tokens, int64_t seqLen, int64_t posOffset,
+                       int64_t vocabOffset, bool addPositions) {
+  const char *fn = "embeddingBackward";
+  check(dwte.rank() == 2, fn, "dwte must be [vocab_shard, hidden]");
+  int64_t h = dwte.dim(1), n = tokens.numel();
+  check(tokens.dtype() == DType::I32 && dout.numel() == n * h, fn,
+        "dout " + dout.shapeString() + " does not match the tokens");
+  check(seqLen > 0 && n % seqLen == 0, fn, "tokens are not whole sequences");
+  if (!n)
+    return;
+  kEmbedBwd<<<blocksFor(dwte.numel()), kThreads, 0, stream()>>>(
+      dwte.f32(), dout.f32(), tokens.i32(), n, h, dwte.dim(0), vocabOffset);
+  launched(fn);
+  if (dwpe.defined() && addPositions) {
+    check(dwpe.rank() == 2 && dwpe.dim(1) == h &&
+              dwpe.dim(0) >= posOffset + seqLen,
+          fn, "dwpe " + dwpe.shapeString() + " cannot hold the positions");
+    kPosBwd<<<blocksFor(seqLen * h), kThreads, 0, stream()>>>(
+        dwpe.f32(), dout.f32(), n, h, seqLen, posOffset);
+    launched(fn);
+  }
+}
+
+void layerNormForward(Tensor &y, Tensor &mean, Tensor &rstd, const Tensor &x,
+                      const Tensor &gamma, const Tensor &beta, float eps) {
+  const char *fn = "layerNormForward";
+  int64_t h = gamma.numel(), n = rowsOf(x, h, fn, "x");
+  sameNumel(y, x, fn);
+  check(mean.numel() == n && rstd.numel() == n, fn,
+        "mean and rstd must have " + std::to_string(n) + " elements");
+  check(!beta.defined() || beta.numel() == h, fn, "beta must match gamma");
+  if (!n)
+    return;
+  kLayerNorm<<<unsigned(n), kThreads, 0, stream()>>>(
+      y.f32(), mean.f32(), rstd.f32(), x.f32(), gamma.f32(),
+      beta.defined() ? beta.f32() : nullptr, h, eps);
+  launched(fn);
+}
+
+void layerNormBackward(Tensor &dx, Tensor &dgamma, Tensor &dbeta,
+                       const Tensor &dy, const Tensor &x, const Tensor &gamma,
+                       const Tensor &mean, const Tensor &rstd) {
+  const char *fn = "layerNormBackward";
+  int64_t h = gamma.numel(), n = rowsOf(x, h, fn, "x");
+  sameNumel(dx, x, fn);
+  sameNumel(dy, x, fn);
+  sameNumel(dgamma, gamma, fn);
+  check(!dbeta.defined() || dbeta.numel() == h, fn, "dbeta must match gamma");
+  if (!n)
+    return;
+  kLayerNormBwdX<<<unsigned(n), kThreads, 0, stream()>>>(
+      dx.f32(), dy.f32(), x.f32(), gamma.f32(), mean.f32(), rstd.f32(), h);
+  kNormBwdParams<<<blocksFor(h), kThreads, 0, stream()>>>(
+      dgamma.f32(), dbeta.defined() ? dbeta.f32() : nullptr, dy.f32(), x.f32(),
+      mean.f32(), rstd.f32(), n, h);
+  launched(fn);
+}
+
+void rmsNormForward(Tensor &y, Tensor &rstd, const Tensor &x,
+                    const Tensor &gamma, float eps) {
+  const char *fn = "rmsNormForward";
+  int64_t h = gamma.numel(), n = rowsOf(x, h, fn, "x");
+  sameNumel(y, x, fn);
+  check(rstd.numel() == n, fn, "rstd must have one element per group");
+  if (!n)
+    return;
+  kRmsNorm<<<unsigned(n), kThreads, 0, stream()>>>(y.f32(), rstd.f32(),
+                                                    x.f32(), gamma.f32(), h, eps);
+  launched(fn);
+}
+
+void rmsNormBackward(Tensor &dx, Tensor &dgamma, const Tensor &dy,
+                     const Tensor &x, const Tensor &gamma, const Tensor &rstd) {
+  const char *fn = "rmsNormBackward";
+  int64_t h = gamma.numel(), n = rowsOf(x, h, fn, "x");
+  sameNumel(dx, x, fn);
+  sameNumel(dy, x, fn);
+  sameNumel(dgamma, gamma, fn);
+  check(rstd.numel() == n, fn, "rstd size does not match x");
+  if (!n)
+    return;
+  kRmsNormBwdX<<<unsigned(n), kThreads, 0, stream()>>>(
+      dx.f32(), dy.f32(), x.f32(), gamma.f32(), rstd.f32(), h);
+  kNormBwdParams<<<blocksFor(h), kThreads, 0, stream()>>>(
+      dgamma.f32(), nullptr, dy.f32(), x.f32(), nullptr, rstd.f32(), n, h);
+  launched(fn);
+}
+
+void linearForward(Tensor &y, const Tensor &x, const Tensor &w,
+                   const Tensor &b) {
+  const char *fn = "linearForward";
+  check(w.rank() == 2, fn, "W must be [out, in], got " + w.shapeString());
+  int64_t out = w.dim(0), in = w.dim(1), n = rowsOf(x, in, fn, "x");
+  check(y.numel() == n * out, fn,
+        "y " + y.shapeString() + " must be [" + std::to_string(n) + ", " +
+            std::to_string(out) + "]");
+  check(!b.defined() || b.numel() == out, fn, "b must have out elements");
+  if (!n)
+    return;
+  gemmRowMajor(false, true, n, out, in, 1.0f, x.f32(), in, w.f32(), in, 0.0f,
+               y.f32(), out, fn);
+  if (b.defined()) {
+    kAddBias<<<blocksFor(n * out), kThreads, 0, stream()>>>(y.f32(), b.f32(),
+                                                             n, out);
+    launched(fn);
+  }
+}
+
+void linearBackward(Tensor &dx, Tensor &dw, Tensor &db, const Tensor &dy,
+                    const Tensor &x, const Tensor &w) {
+  const char *fn = "linearBackward";
+  check(w.rank() == 2, fn, "W must be [out, in], got " + w.shapeString());
+  int64_t out = w.dim(0), in = w.dim(1), n = rowsOf(x, in, fn, "x");
+  check(dy.numel() == n * out, fn, "dy does not match [n, out]");
+  sameNumel(dw, w, fn);
+  if (!n)
+    return;
+  if (dx.defined()) {
+    sameNumel(dx, x, fn);
+    gemmRowMajor(false, false, n, in, out, 1.0f, dy.f32(), out, w.f32(), in,
+                 0.0f, dx.f32(), in, fn);
+  }
+  gemmRowMajor(true, false, out, in, n, 1.0f, dy.f32(), out, x.f32(), in, 1.0f,
+               dw.f32(), in, fn);
+  if (db.defined()) {
+    check(db.numel() == out, fn, "db must have out elements");
+    kColSum<<<blocksFor(out), kThreads, 0, stream()>>>(db.f32(), dy.f32(), n,
+                                                        out);
+    launched(fn);
+  }
+}
+
+void matmul(Tensor &c, const Tensor &a, const Tensor &b, bool transB,
+            float beta) {
+  const char *fn = "matmul";
+  check(a.rank() == 2 && b.rank() == 2 && c.rank() == 2, fn,
+        "operands must be 2-D");
+  int64_t m = a.dim(0), k = a.dim(1), n = transB ? b.dim(0) : b.dim(1);
+  check((transB ? b.dim(1) : b.dim(0)) == k && c.dim(0) == m && c.dim(1) == n,
+        fn, "shapes " + a.shapeString() + " x " + b.shapeString() + " -> " +
+                c.shapeString() + " mismatch");
+  gemmRowMajor(false, transB, m, n, k, 1.0f, a.f32(), k, b.f32(), b.dim(1),
+               beta, c.f32(), n, fn);
+}
+
+void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
+                      const Tensor &k, const Tensor &v,
+                      const AttentionDims &d) {
+  const char *fn = "attentionForward";
+  check(d.batch > 0 && d.seq > 0 && d.heads > 0 && d.kvHeads > 0 &&
+            d.headDim > 0 && d.heads % d.kvHeads == 0,
+        fn, "dims must be positive and kvHeads must divide heads");
+  int64_t s = d.seq, hd = d.headDim, qs = d.heads * hd, ks = d.kvHeads * hd;
+  int64_t n = d.batch * s, group = d.heads / d.kvHeads;
+  check(q.numel() == n * qs && out.numel() == n * qs, fn,
+        "q and out must be [b*s, heads*headDim]");
+  check(k.numel() == n * ks && v.numel() == n * ks, fn,
+        "k and v must be [b*s, kvHeads*headDim]");
+  check(probs.numel() == d.batch * d.heads * s * s, fn,
+        "probs must be [b, heads, s, s]");
+  float sc = 1.0f / std::sqrt(float(hd));
+  for (int64_t b = 0; b < d.batch; ++b)
+    for (int64_t h = 0; h < d.heads; ++h) {
+      const float *Q = q.f32() + b * s * qs + h * hd;
+      const float *K = k.f32() + b * s * ks + (h / group) * hd;
+      const float *V = v.f32() + b * s * ks + (h / group) * hd;
+      float *O = out.f32() + b * s * qs + h * hd;
+      float *P = probs.f32() + (b * d.heads + h) * s * s;
+      gemmRowMajor(false, true, s, s, hd, sc, Q, qs, K, ks, 0.0f, P, s, fn);
+      kCausalSoftmax<<<unsigned(s), kThreads, 0, stream()>>>(P, s);
+      launched(fn);
+      gemmRowMajor(false, false, s, hd, s, 1.0f, P, s, V, ks, 0.0f, O, qs, fn);
+    }
+}
+
+void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, const Tensor &dout,
+                       const Tensor &q, const Tensor &k, const Tensor &v,
+                       const Tensor &probs, const AttentionDims &d) {
+  const char *fn = "attentionBackward";
+  check(d.batch > 0 && d.seq > 0 && d.heads > 0 && d.kvHeads > 0 &&
+            d.headDim > 0 && d.heads % d.kvHeads == 0,
+        fn, "dims must be positive and kvHeads must divide heads");
+  int64_t s = d.seq, hd = d.headDim, qs = d.heads * hd, ks = d.kvHeads * hd;
+  int64_t n = d.batch * s, group = d.heads / d.kvHeads;
+  check(q.numel() == n * qs && dq.numel() == n * qs && dout.numel() == n * qs,
+        fn, "q, dq and dout must be [b*s, heads*headDim]");
+  check(k.numel() == n * ks && v.numel() == n * ks && dk.numel() == n * ks &&
+            dv.numel() == n * ks,
+        fn, "k, v, dk, dv must be [b*s, kvHeads*headDim]");
+  check(probs.numel() == d.batch * d.heads * s * s, fn,
+        "probs must be [b, heads, s, s]");
+  zero(dk);
+  zero(dv);
+  Tensor dP({s, s});
+  float sc = 1.0f / std::sqrt(float(hd));
+  for (int64_t b = 0; b < d.batch; ++b)
+    for (int64_t h = 0; h < d.heads; ++h) {
+      int64_t qOff = b * s * qs + h * hd, kOff = b * s * ks + (h / group) * hd;
+      const float *P = probs.f32() + (b * d.heads + h) * s * s;
+      gemmRowMajor(true, false, s, hd, s, 1.0f, P, s, dout.f32() + qOff, qs,
+                   1.0f, dv.f32() + kOff, ks, fn);
+      gemmRowMajor(false, true, s, s, hd, 1.0f, dout.f32() + qOff, qs,
+                   v.f32() + kOff, ks, 0.0f, dP.f32(), s, fn);
+      kSoftmaxBwd<<<unsigned(s), kThreads, 0, stream()>>>(dP.f32(), P, s, sc);
+      launched(fn);
+      gemmRowMajor(false, false, s, hd, s, 1.0f, dP.f32(), s, k.f32() + kOff,
+                   ks, 0.0f, dq.f32() + qOff, qs, fn);
+      gemmRowMajor(true, false, s, hd, s, 1.0f, dP.f32(), s, q.f32() + qOff,
+                   qs, 1.0f, dk.f32() + kOff, ks, fn);
+    }
+}
+
+namespace {
+void ceChecks(const Tensor &lossSum, const Tensor &lse, const Tensor &logits,
+              const Tensor &targets, const char *fn, int64_t &n, int64_t &V) {
+  check(logits.rank() == 2, fn, "logits must be [n, V], got " +
+                                    logits.shapeString());
+  n = logits.dim(0);
+  V = logits.dim(1);
+  check(targets.dtype() == DType::I32 && targets.numel() == n, fn,
+        "targets must be int32 [" + std::to_string(n) + "]");
+  check(lse.numel() == n, fn, "lse must have n elements");
+  check(!lossSum.defined() || lossSum.numel() == 1, fn,
+        "lossSum must have one element");
+}
+} // namespace
+
+void crossEntropyForward(Tensor &lossSum, Tensor &lse, const Tensor &logits,
+                         const Tensor &targets) {
+  const char *fn = "crossEntropyForward";
+  int64_t n, V;
+  ceChecks(lossSum, lse, logits, targets, fn, n, V);
+  if (!n)
+    return;
+  Tensor mx({n}), z({n}), tl({n});
+  kRowMax<<<unsigned(n), kThreads, 0, stream()>>>(mx.f32(), logits.f32(), V);
+  kSumExp<<<unsigned(n), kThreads, 0, stream()>>>(
+      z.f32(), tl.f32(), logits.f32(), mx.f32(), targets.i32(), V, 0);
+  kCeFinish<<<1, 1, 0, stream()>>>(lossSum.f32(), lse.f32(), mx.f32(), z.f32(),
+                                   tl.f32(), n);
+  launched(fn);
+}
+
+void crossEntropyBackward(Tensor &dlogits, const Tensor &logits,
+                          const Tensor &targets, const Tensor &lse,
+                          float gradScale) {
+  vocabParallelCrossEntropyBackward(dlogits, logits, targets, lse, 0,
+                                    gradScale);
+}
+
+void vocabParallelCrossEntropyForward(Tensor &lossSum, Tensor &lse,
+                                      const Tensor &logits,
+                                      const Tensor &targets,
+                                      int64_t vocabOffset, const Group &tp) {
+  const char *fn = "vocabParallelCrossEntropyForward";
+  int64_t n, V;
+  ceChecks(lossSum, lse, logits, targets, fn, n, V);
+  if (!n)
+    return;
+  Tensor mx({n}), z({n}), tl({n});
+  kRowMax<<<unsigned(n), kThreads, 0, stream()>>>(mx.f32(), logits.f32(), V);
+  launched(fn);
+  allReduceMax(mx, tp);
+  kSumExp<<<unsigned(n), kThreads, 0, stream()>>>(
+      z.f32(), tl.f32(), logits.f32(), mx.f32(), targets.i32(), V,
+      vocabOffset);
+  launched(fn);
+  allReduceSum(z, tp);
+  allReduceSum(tl, tp);
+  kCeFinish<<<1, 1, 0, stream()>>>(lossSum.f32(), lse.f32(), mx.f32(), z.f32(),
+                                   tl.f32(), n);
+  launched(fn);
+}
+
+void vocabParallelCrossEntropyBackward(Tensor &dlogits, const Tensor &logits,
+                                       const Tensor &targets,
+                                       const Tensor &lse, int64_t vocabOffset,
+                                       float gradScale) {
+  const char *fn = "crossEntropyBackward";
+  int64_t n, V;
+  Tensor none;
+  ceChecks(none, lse, logits, targets, fn, n, V);
+  sameNumel(dlogits, logits, fn);
+  if (!n)
+    return;
+  kCeBwd<<<blocksFor(n * V), kThreads, 0, stream()>>>(
+      dlogits.f32(), logits.f32(), targets.i32(), lse.f32(), n, V, vocabOffset,
+      gradScale);
+  launched(fn);
+}
+
+void sgdUpdate(Tensor &param, const Tensor &grad, float lr) {
+  axpy(param, grad, -lr);
+}
+
+void adamUpdate(Tensor &param, const Tensor &grad, Tensor &m, Tensor &v,
+                const AdamConfig &cfg, int64_t step) {
+  const char *fn = "adamUpdate";
+  sameNumel(param, grad, fn);
+  sameNumel(param, m, fn);
+  sameNumel(param, v, fn);
+  check(step >= 1, fn, "step counts from 1");
+  if (!param.numel())
+    return;
+  float bc1 = 1.0f - static_cast<float>(std::pow(double(cfg.beta1), step));
+  float bc2 = 1.0f - static_cast<float>(std::pow(double(cfg.beta2), step));
+  kAdam<<<blocksFor(param.numel()), kThreads, 0, stream()>>>(
+      param.f32(), grad.f32(), m.f32(), v.f32(), param.numel(), cfg.lr,
+      cfg.beta1, cfg.beta2, cfg.eps, cfg.weightDecay, bc1, bc2);
+  launched(fn);
+}
+
+} // namespace trident::rt

@@ -1,0 +1,30 @@
+//===- CudaState.h - Streams and handles of the CUDA backend ----*- C++ -*-===//
+
+#ifndef TRIDENT_LIB_RUNTIME_CUDA_CUDASTATE_H
+#define TRIDENT_LIB_RUNTIME_CUDA_CUDASTATE_H
+
+#include "../Internal.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+namespace trident::rt::cuda {
+
+/// Process-wide CUDA state: kernels run on `compute`, collectives on `comm`.
+struct State {
+  bool ready = false;
+  int device = 0;
+  cudaStream_t compute = nullptr, comm = nullptr;
+  cublasHandle_t cublas = nullptr;
+};
+State &state();
+
+/// Throws rt::Error naming `fn` when `rc` is an error.
+void check(cudaError_t rc, const char *fn);
+void check(cublasStatus_t rc, const char *fn);
+/// Throws unless init() ran.
+State &ready(const char *fn);
+
+} // namespace trident::rt::cuda
+
+#endif // TRIDENT_LIB_RUNTIME_CUDA_CUDASTATE_H

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+#===- scripts/gpu-check.sh - CUDA runtime checks on a machine with a GPU --===#
+#
+# Usage: scripts/gpu-check.sh [BUILD_DIR]   (default: build-gpu)
+# Builds the CUDA runtime and its smoke test (MLIR tools too when the e2e
+# runner exists), runs the smoke test on the GPU, then the CUDA end-to-end
+# tests. Meant to finish in under 5 minutes on one GPU.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build-gpu}
+if [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "gpu-check: /usr/local/cuda/bin/nvcc not found; nothing to check" >&2
+  exit 2
+fi
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "gpu-check: no GPU visible (nvidia-smi -L failed)" >&2
+  exit 2
+fi
+jobs=$(nproc)
+mlir=OFF
+e2e="$root/test/e2e/run-e2e.sh"
+[ -f "$e2e" ] && mlir=ON
+start=$(date +%s)
+cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+  -DTRIDENT_ENABLE_MLIR=$mlir >/dev/null
+targets="TridentRuntimeCuda trident-runtime-cuda-smoke"
+[ "$mlir" = ON ] && targets="$targets trident trident-compare-params"
+ninja -C "$build" -j"$jobs" $targets
+
+echo "== CUDA runtime smoke test (1 rank)"
+mpirun -np 1 --allow-run-as-root "$build/bin/trident-runtime-cuda-smoke"
+
+# ---- E2E HOOK: the CUDA end-to-end tests of the emitted programs --------
+if [ -f "$e2e" ]; then
+  echo "== CUDA end-to-end tests"
+  bash "$e2e" --backend cuda --build-dir "$build"
+else
+  echo "gpu-check: $e2e not present; end-to-end tests skipped"
+fi
+# ---- end of E2E HOOK -----------------------------------------------------
+echo "gpu-check: done in $(( $(date +%s) - start )) s"

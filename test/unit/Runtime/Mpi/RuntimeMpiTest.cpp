@@ -1,0 +1,408 @@
+//===- RuntimeMpiTest.cpp - Runtime collectives on several ranks ----------===//
+//
+// Run with `mpirun -np 4`. Checks every collective and point-to-point call,
+// the grid's rank mapping, ZeRO-1/ZeRO-3 against the unsharded optimizer,
+// vocab-parallel cross-entropy against the plain one, and a
+// tensor-parallel MLP (column- then row-parallel + all-reduce) against the
+// single-rank MLP forward and backward. Every rank checks; the exit code is
+// non-zero on any failure. With a directory argument, rank r also writes
+// sharded parameter dumps there (used by compare-params-test.sh).
+//
+//===----------------------------------------------------------------------===//
+
+#include "trident/Runtime/Runtime.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+using namespace trident::rt;
+
+namespace {
+int failures = 0;
+
+#define EXPECT(cond, ...)                                                      \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      ++failures;                                                              \
+      std::fprintf(stderr, "rank %d: %s:%d: FAILED %s: ", worldRank(),         \
+                   __FILE__, __LINE__, #cond);                                 \
+      std::fprintf(stderr, __VA_ARGS__);                                       \
+      std::fprintf(stderr, "\n");                                              \
+    }                                                                          \
+  } while (0)
+
+/// max |a-b| / max(|a|,|b|, floor) over the vectors.
+double relDiff(const std::vector<float> &a, const std::vector<float> &b,
+               double floor = 1e-6) {
+  if (a.size() != b.size())
+    return INFINITY;
+  double worst = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    double d = std::fabs(double(a[i]) - b[i]);
+    double s = std::max({std::fabs(double(a[i])), std::fabs(double(b[i])), floor});
+    worst = std::max(worst, d / s);
+  }
+  return worst;
+}
+
+Tensor param(const std::string &name, std::vector<int64_t> g,
+             std::vector<int64_t> off, std::vector<int64_t> shape,
+             float scale = 0.5f) {
+  Tensor t(shape);
+  initParam(t, name, g, off, shape, 11, scale);
+  return t;
+}
+
+Tensor full(const std::string &name, std::vector<int64_t> g,
+            float scale = 0.5f) {
+  return param(name, g, std::vector<int64_t>(g.size(), 0), g, scale);
+}
+
+/// Rows [r0, r0+nr) of a row-major [*, cols] host vector.
+std::vector<float> rows(const std::vector<float> &v, int64_t cols, int64_t r0,
+                        int64_t nr) {
+  return std::vector<float>(v.begin() + r0 * cols,
+                            v.begin() + (r0 + nr) * cols);
+}
+/// Columns [c0, c0+nc) of a row-major [r, cols] host vector.
+std::vector<float> cols(const std::vector<float> &v, int64_t ncols, int64_t c0,
+                        int64_t nc) {
+  std::vector<float> out;
+  for (size_t r = 0; r < v.size() / ncols; ++r)
+    for (int64_t c = 0; c < nc; ++c)
+      out.push_back(v[r * ncols + c0 + c]);
+  return out;
+}
+
+constexpr double kTol = 1e-5; // fp32 reductions in another order
+
+void testGrid() {
+  // 4 ranks as pp=2 x tp=2: world = tp + 2 * pp.
+  Grid g({2, 1, 1, 2, 1});
+  int me = worldRank();
+  EXPECT(g.coord(Axis::TP) == me % 2, "tp coord %d", g.coord(Axis::TP));
+  EXPECT(g.coord(Axis::PP) == me / 2, "pp coord %d", g.coord(Axis::PP));
+  EXPECT(g.group(Axis::TP).worldRanks() ==
+             std::vector<int>({me - me % 2, me - me % 2 + 1}),
+         "tp group");
+  EXPECT(g.group(Axis::PP).worldRanks() == std::vector<int>({me % 2, me % 2 + 2}),
+         "pp group");
+  EXPECT(g.worldRankOf(1, 0, 0, 1) == 3, "worldRankOf");
+  // dp=2 x cp=2 (ep=2 carved out of dp): world = cp + 2 * dp.
+  Grid h({1, 2, 2, 1, 2});
+  EXPECT(h.coord(Axis::CP) == me % 2 && h.coord(Axis::DP) == me / 2, "dp/cp");
+  EXPECT(h.group(Axis::DPCP).size() == 4 && h.coord(Axis::DPCP) == me,
+         "dpcp %d", h.coord(Axis::DPCP));
+  EXPECT(h.group(Axis::EP).worldRanks() ==
+             std::vector<int>({me % 2, me % 2 + 2}),
+         "ep group");
+  EXPECT(h.group(Axis::EP).rank() == h.coord(Axis::EP), "ep rank");
+  // Sub-group of the dp axis {1, 0} (e.g. tied embedding of two stages):
+  // only dp coordinates 0 and 1 are members, ordered as listed.
+  Group sub = h.subgroup(Axis::DP, {1, 0}, "emb");
+  if (h.coord(Axis::DP) <= 1) {
+    EXPECT(sub.size() == 2 && sub.rank() == 1 - h.coord(Axis::DP),
+           "subgroup rank %d", sub.rank());
+    // world = cp + 2 * dp: members dp 1 then dp 0 with this rank's cp.
+    EXPECT(sub.worldRanks() == std::vector<int>({2 + me % 2, me % 2}),
+           "subgroup members");
+    Tensor s({1});
+    fillConstant(s, float(me));
+    allReduceSum(s, sub);
+    EXPECT(s.toHost()[0] == float(2 * (me % 2) + 2), "subgroup sum");
+  } else {
+    EXPECT(sub.size() == 0, "non-member size %d", sub.size());
+    Tensor s({1});
+    bool threw = false;
+    try {
+      allReduceSum(s, sub);
+    } catch (const Error &e) {
+      threw = std::string(e.what()).find("not a member of group 'emb'") !=
+              std::string::npos;
+    }
+    EXPECT(threw, "non-member use must throw");
+  }
+}
+
+void testCollectives(const Grid &grid) {
+  const Group &w = grid.group(Axis::World);
+  int r = w.rank(), n = w.size();
+  // all-reduce sum and max.
+  Tensor t({3});
+  t.fromHost({float(r), 1.0f, float(r * r)});
+  allReduceSum(t, w);
+  EXPECT(t.toHost() == std::vector<float>({6, 4, 14}), "allReduceSum");
+  t.fromHost({float(r), -float(r), 0.5f});
+  allReduceMax(t, w);
+  EXPECT(t.toHost() == std::vector<float>({3, 0, 0.5f}), "allReduceMax");
+  Tensor a({2});
+  a.fromHost({float(r), 2.0f});
+  Pending p = allReduceSumAsync(a, w);
+  p.wait();
+  EXPECT(a.toHost() == std::vector<float>({6, 8}), "allReduceSumAsync");
+  // all-gather along dim 1 of [2, 2]: out[i, 2r + j] = 10 r + 2 i + j.
+  Tensor in({2, 2}), out({2, 2 * n});
+  in.fromHost({10.0f * r, 10.0f * r + 1, 10.0f * r + 2, 10.0f * r + 3});
+  allGather(out, in, 1, w);
+  auto o = out.toHost();
+  bool ok = true;
+  for (int i = 0; i < 2; ++i)
+    for (int q = 0; q < n; ++q)
+      for (int j = 0; j < 2; ++j)
+        ok &= o[i * 2 * n + 2 * q + j] == 10.0f * q + 2 * i + j;
+  EXPECT(ok, "allGather dim 1");
+  // reduce-scatter along dim 0 of [2n, 3] (the sequence dim): member q
+  // contributes value (q+1) * (row*3 + col); block r holds rows 2r, 2r+1.
+  Tensor big({2 * n, 3}), part({2, 3});
+  std::vector<float> bv(6 * n);
+  for (int i = 0; i < 6 * n; ++i)
+    bv[i] = float((r + 1) * i);
+  big.fromHost(bv);
+  reduceScatterSum(part, big, 0, w);
+  auto pv = part.toHost();
+  ok = true;
+  for (int i = 0; i < 6; ++i)
+    ok &= pv[i] == float(10 * (6 * r + i)); // sum (q+1) = 10
+  EXPECT(ok, "reduceScatterSum dim 0");
+  // reduce-scatter along dim 1 of [2, 2n]: inverse of all-gather dim 1.
+  Tensor rs({2, 2});
+  reduceScatterSum(rs, out, 1, w);
+  auto rv = rs.toHost(), iv = in.toHost();
+  ok = true;
+  for (int i = 0; i < 4; ++i)
+    ok &= rv[i] == float(n) * iv[i];
+  EXPECT(ok, "reduceScatterSum dim 1");
+  // all-to-all: in [n, 2] (row j for member j) -> out [2, n] concatenated
+  // along dim 1: out[:, j] = row r of member j = {100 j + r, 100 j + r + .5}.
+  Tensor x({n, 2}), y({1, 2 * n});
+  std::vector<float> xv;
+  for (int j = 0; j < n; ++j)
+    xv.insert(xv.end(), {100.0f * r + j, 100.0f * r + j + 0.5f});
+  x.fromHost(xv);
+  allToAll(y, x, 0, 1, w);
+  auto yv = y.toHost();
+  ok = true;
+  for (int j = 0; j < n; ++j)
+    ok &= yv[2 * j] == 100.0f * j + r && yv[2 * j + 1] == 100.0f * j + r + 0.5f;
+  EXPECT(ok, "allToAll");
+  // broadcast from member 2.
+  Tensor b({2});
+  b.fromHost({float(r), float(-r)});
+  broadcast(b, 2, w);
+  EXPECT(b.toHost() == std::vector<float>({2, -2}), "broadcast");
+  barrier(w);
+  // Bad input names the function.
+  Tensor wrong({3, 2 * n});
+  bool threw = false;
+  try {
+    allGather(wrong, in, 1, w);
+  } catch (const Error &e) {
+    threw = std::string(e.what()).find("allGather: output") == 0;
+  }
+  EXPECT(threw, "allGather shape error");
+}
+
+void testSendRecv(const Grid &grid) {
+  // A ring in both directions at once: every rank sends before it receives,
+  // which deadlocks with blocking sends but not with sendAsync.
+  const Group &w = grid.group(Axis::World);
+  int r = w.rank(), n = w.size();
+  for (int round = 0; round < 3; ++round) {
+    Tensor s1({4}), s2({2});
+    fillConstant(s1, float(100 * round + r));
+    fillConstant(s2, float(-r));
+    sendAsync(s1, (r + 1) % n, 1, w);
+    sendAsync(s2, (r + n - 1) % n, 2, w);
+    fillConstant(s1, -1.0f); // the staging copy keeps the sent values
+    Tensor r1({4}), r2({2});
+    recv(r1, (r + n - 1) % n, 1, w);
+    recv(r2, (r + 1) % n, 2, w);
+    EXPECT(r1.toHost()[3] == float(100 * round + (r + n - 1) % n), "ring fwd");
+    EXPECT(r2.toHost()[1] == float(-((r + 1) % n)), "ring bwd");
+  }
+  waitAllSends();
+}
+
+void testZero(const Grid &grid) {
+  // dp = 4 replicas with different local gradients of a [5, 3] parameter
+  // (15 elements: not a multiple of 4, so the last slice is padded).
+  const Group &dp = grid.group(Axis::World);
+  std::vector<int64_t> g = {5, 3};
+  AdamConfig cfg;
+  cfg.lr = 0.05f;
+  cfg.weightDecay = 0.01f;
+  // Reference: the unsharded optimizer on the summed gradient (computed on
+  // every rank from the known per-rank gradients).
+  Tensor ref = full("zw", g), mr(g), vr(g);
+  Tensor p1 = full("zw", g), p3full(g);
+  ZeroRange zr = zeroRange(15, dp.size(), dp.rank());
+  Tensor m1({zr.chunk}), v1({zr.chunk}), m3({zr.chunk}), v3({zr.chunk});
+  Tensor p3slice({zr.chunk}), g3slice({zr.chunk});
+  zero3TakeSlice(p3slice, full("zw", g), dp);
+  for (int step = 1; step <= 3; ++step) {
+    Tensor sumg(g);
+    for (int q = 0; q < dp.size(); ++q)
+      axpy(sumg, full("grad" + std::to_string(q * 10 + step), g, 0.1f));
+    adamUpdate(ref, sumg, mr, vr, cfg, step);
+    Tensor mine = full("grad" + std::to_string(dp.rank() * 10 + step), g, 0.1f);
+    Tensor mine1 = mine.clone();
+    zero1AdamStep(p1, mine1, m1, v1, cfg, step, dp);
+    zero3Gather(p3full, p3slice, dp);
+    EXPECT(relDiff(p3full.toHost(), step == 1 ? full("zw", g).toHost()
+                                              : p3full.toHost()) == 0,
+           "gather");
+    zero3ReduceGrad(g3slice, mine, dp);
+    adamUpdate(p3slice, g3slice, m3, v3, cfg, step);
+  }
+  zero3Gather(p3full, p3slice, dp);
+  double d1 = relDiff(p1.toHost(), ref.toHost());
+  double d3 = relDiff(p3full.toHost(), ref.toHost());
+  EXPECT(d1 <= kTol, "ZeRO-1 vs unsharded Adam: %.3g", d1);
+  EXPECT(d3 <= kTol, "ZeRO-3 vs unsharded Adam: %.3g", d3);
+  // Replicas agree bit for bit after ZeRO-1.
+  Tensor copy = p1.clone();
+  broadcast(copy, 0, dp);
+  EXPECT(copy.toHost() == p1.toHost(), "ZeRO-1 replicas differ");
+  // ZeRO-1 SGD.
+  Tensor ps = full("zw", g), gs = full("grad" + std::to_string(dp.rank()), g);
+  Tensor ref2 = full("zw", g);
+  for (int q = 0; q < dp.size(); ++q)
+    sgdUpdate(ref2, full("grad" + std::to_string(q), g), 0.1f);
+  zero1SgdStep(ps, gs, 0.1f, dp);
+  EXPECT(relDiff(ps.toHost(), ref2.toHost()) <= kTol, "ZeRO-1 SGD");
+}
+
+void testVocabParallelCE(const Grid &grid) {
+  // tp = 4 over a vocab of 12: rank r holds columns [3r, 3r + 3).
+  const Group &tp = grid.group(Axis::World);
+  int64_t n = 5, V = 12, Vl = V / tp.size(), off = tp.rank() * Vl;
+  Tensor logits = full("logits", {n, V}, 4.0f);
+  Tensor tgt({n}, DType::I32);
+  tgt.fromHostI32({0, 11, 5, 3, 7});
+  Tensor loss({1}), lse({n}), dl({n, V});
+  crossEntropyForward(loss, lse, logits, tgt);
+  crossEntropyBackward(dl, logits, tgt, lse, 1.0f / n);
+  Tensor local = param("logits", {n, V}, {0, off}, {n, Vl}, 4.0f);
+  Tensor lossP({1}), lseP({n}), dlP({n, Vl});
+  vocabParallelCrossEntropyForward(lossP, lseP, local, tgt, off, tp);
+  vocabParallelCrossEntropyBackward(dlP, local, tgt, lseP, off, 1.0f / n);
+  double dLoss = relDiff(lossP.toHost(), loss.toHost());
+  double dGrad = relDiff(dlP.toHost(), cols(dl.toHost(), V, off, Vl), 1e-3);
+  EXPECT(dLoss <= kTol, "vocab-parallel loss %.3g", dLoss);
+  EXPECT(dGrad <= kTol, "vocab-parallel dlogits %.3g", dGrad);
+}
+
+void testTensorParallelMlp(const Grid &grid) {
+  // y = gelu(x W1^T + b1) W2^T + b2 with W1 [F, H] split by rows (column
+  // parallel) and W2 [H, F] split by columns (row parallel), then an
+  // all-reduce of the partial outputs (Shoeybi et al., Megatron-LM 2019).
+  const Group &tp = grid.group(Axis::World);
+  int64_t n = 6, H = 4, F = 8, Fl = F / tp.size(), f0 = tp.rank() * Fl;
+  Tensor x = full("x", {n, H}, 1.0f), dy = full("dy", {n, H}, 1.0f);
+  // Single rank.
+  Tensor w1 = full("w1", {F, H}), b1 = full("b1", {F}), w2 = full("w2", {H, F}),
+         b2 = full("b2", {H});
+  Tensor a({n, F}), h({n, F}), y({n, H});
+  linearForward(a, x, w1, b1);
+  geluForward(h, a);
+  linearForward(y, h, w2, b2);
+  Tensor dh({n, F}), da({n, F}), dx({n, H}), dw1({F, H}), db1({F}),
+      dw2({H, F}), db2({H});
+  linearBackward(dh, dw2, db2, dy, h, w2);
+  geluBackward(da, dh, a);
+  linearBackward(dx, dw1, db1, da, x, w1);
+  // Tensor parallel.
+  Tensor w1l = param("w1", {F, H}, {f0, 0}, {Fl, H});
+  Tensor b1l = param("b1", {F}, {f0}, {Fl});
+  Tensor w2l = param("w2", {H, F}, {0, f0}, {H, Fl});
+  Tensor none, al({n, Fl}), hl({n, Fl}), yl({n, H});
+  linearForward(al, x, w1l, b1l);
+  geluForward(hl, al);
+  linearForward(yl, hl, w2l, none);
+  allReduceSum(yl, tp);
+  Tensor b2full = full("b2", {H}); // bias added once, after the reduction
+  for (int64_t i = 0; i < n; ++i) {
+    Tensor row = yl.view(i * H, {H});
+    axpy(row, b2full);
+  }
+  Tensor dhl({n, Fl}), dal({n, Fl}), dxl({n, H}), dw1l({Fl, H}), db1l({Fl}),
+      dw2l({H, Fl}), db2l({H});
+  linearBackward(dhl, dw2l, none, dy, hl, w2l);
+  geluBackward(dal, dhl, al);
+  linearBackward(dxl, dw1l, db1l, dal, x, w1l);
+  allReduceSum(dxl, tp); // the column-parallel input gradient
+  EXPECT(relDiff(yl.toHost(), y.toHost(), 1e-3) <= kTol, "TP MLP forward %.3g",
+         relDiff(yl.toHost(), y.toHost(), 1e-3));
+  EXPECT(relDiff(dxl.toHost(), dx.toHost(), 1e-3) <= kTol, "TP MLP dx %.3g",
+         relDiff(dxl.toHost(), dx.toHost(), 1e-3));
+  EXPECT(relDiff(dw1l.toHost(), rows(dw1.toHost(), H, f0, Fl), 1e-3) <= kTol,
+         "TP MLP dW1");
+  EXPECT(relDiff(db1l.toHost(), rows(db1.toHost(), 1, f0, Fl), 1e-3) <= kTol,
+         "TP MLP db1");
+  EXPECT(relDiff(dw2l.toHost(), cols(dw2.toHost(), F, f0, Fl), 1e-3) <= kTol,
+         "TP MLP dW2");
+}
+
+/// Writes a [6, 4] parameter column-sharded over the 4 ranks and a
+/// replicated [3] bias; `perturb` changes one element on rank 1.
+void writeDump(const std::string &dir, bool perturb) {
+  int r = worldRank();
+  std::vector<int64_t> g = {6, 4};
+  Tensor shard = param("w", g, {0, r}, {6, 1});
+  if (perturb && r == 1) {
+    auto v = shard.toHost();
+    v[2] *= 1.001f;
+    shard.fromHost(v);
+  }
+  ParamDump d;
+  d.add("w", g, {0, r}, shard);
+  d.add("bias", {3}, {0}, full("bias", {3}));
+  d.write(dir);
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  try {
+    init(&argc, &argv);
+    if (worldSize() != 4) {
+      std::fprintf(stderr, "run with mpirun -np 4 (got %d ranks)\n",
+                   worldSize());
+      finalize();
+      return 2;
+    }
+    if (argc == 3) { // dump mode for compare-params-test.sh
+      writeDump(argv[1], std::string(argv[2]) == "perturb");
+      finalize();
+      return 0;
+    }
+    testGrid();
+    Grid grid({1, 4, 1, 1, 1});
+    testCollectives(grid);
+    testSendRecv(grid);
+    testZero(grid);
+    testVocabParallelCE(grid);
+    testTensorParallelMlp(grid);
+    Tensor lossSum({1});
+    fillConstant(lossSum, float(worldRank() + 1));
+    double loss = globalMeanLoss(lossSum, 10.0, grid);
+    EXPECT(loss == 1.0, "globalMeanLoss %g", loss); // (1+2+3+4)/10
+    reportStep(1, loss, 0.25 * worldRank(), grid);
+  } catch (const std::exception &e) {
+    reportFatal(e);
+  }
+  int total = 0;
+  {
+    Tensor f({1});
+    fillConstant(f, float(failures));
+    Grid g({1, 4, 1, 1, 1});
+    allReduceSum(f, g.group(Axis::World));
+    total = int(f.toHost()[0]);
+  }
+  if (worldRank() == 0)
+    std::printf("%s: %d failed checks over 4 ranks\n",
+                total ? "FAILED" : "PASSED", total);
+  finalize();
+  return total ? 1 : 0;
+}

@@ -1,0 +1,425 @@
+//===- RuntimeKernelsTest.cpp - Runtime kernels, init and I/O (1 rank) ----===//
+//
+// Finite-difference checks of every backward kernel, the sharding
+// independence of initParam, Adam against a hand computation, and the dump
+// reader. Runs single-process (MPI singleton) against TridentRuntimeCpu.
+//
+//===----------------------------------------------------------------------===//
+
+#include "trident/Runtime/ParamCompare.h"
+#include "trident/Runtime/Runtime.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <fstream>
+
+using namespace trident::rt;
+
+namespace {
+void ensureInit() {
+  static bool done = false;
+  if (!done) {
+    init(nullptr, nullptr);
+    std::atexit([] { finalize(); });
+    done = true;
+  }
+}
+
+Tensor randomTensor(std::vector<int64_t> shape, const std::string &name,
+                    float scale = 1.0f) {
+  Tensor t(shape);
+  initParam(t, name, shape, std::vector<int64_t>(shape.size(), 0), shape, 7,
+            scale);
+  return t;
+}
+
+/// sum(y * r) in double.
+double dotLoss(const Tensor &y, const Tensor &r) {
+  auto a = y.toHost(), b = r.toHost();
+  double s = 0;
+  for (size_t i = 0; i < a.size(); ++i)
+    s += double(a[i]) * b[i];
+  return s;
+}
+
+/// Central finite differences of `loss` w.r.t. every element of `x`,
+/// compared with `analytic` by the relative error of the whole vector.
+double fdError(const std::function<double()> &loss, Tensor &x,
+               const std::vector<float> &analytic, float h = 1e-2f) {
+  std::vector<float> v = x.toHost();
+  double num = 0, den = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    float keep = v[i];
+    v[i] = keep + h;
+    x.fromHost(v);
+    double lp = loss();
+    v[i] = keep - h;
+    x.fromHost(v);
+    double lm = loss();
+    v[i] = keep;
+    x.fromHost(v);
+    double fd = (lp - lm) / (2.0 * h);
+    num += (fd - analytic[i]) * (fd - analytic[i]);
+    den += fd * fd;
+  }
+  return std::sqrt(num / std::max(den, 1e-30));
+}
+
+constexpr double kTol = 2e-3; // fp32 central differences with h = 1e-2
+} // namespace
+
+TEST_CASE("initParam shards equal the slice of the full parameter",
+          "[runtime]") {
+  ensureInit();
+  std::vector<int64_t> g = {6, 10};
+  Tensor full(g);
+  initParam(full, "layers.0.w", g, {0, 0}, g, 42, 0.5f);
+  Tensor shard({3, 4});
+  initParam(shard, "layers.0.w", g, {2, 3}, {3, 4}, 42, 0.5f);
+  auto f = full.toHost(), s = shard.toHost();
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j)
+      REQUIRE(s[i * 4 + j] == f[(2 + i) * 10 + 3 + j]);
+  REQUIRE(f[13] == initParamValue("layers.0.w", 13, 42, 0.5f));
+  // Values lie in [-scale, scale) and differ between names and seeds.
+  for (float v : f)
+    REQUIRE((v >= -0.5f && v < 0.5f));
+  Tensor other(g);
+  initParam(other, "layers.1.w", g, {0, 0}, g, 42, 0.5f);
+  REQUIRE(other.toHost() != f);
+  REQUIRE(initParamValue("layers.0.w", 13, 43, 0.5f) != f[13]);
+  REQUIRE_THROWS_WITH(initParam(shard, "w", g, {4, 0}, {3, 4}, 1, 1.0f),
+                      Catch::Contains("exceeds [6, 10]"));
+}
+
+TEST_CASE("synthetic data: targets are the next tokens", "[runtime]") {
+  ensureInit();
+  Tensor tok({2 * 8}, DType::I32), tgt({2 * 8}, DType::I32);
+  syntheticBatch(tok, tgt, 1, 3, 10, 2, 0, 8, 50);
+  auto t = tok.toHostI32(), y = tgt.toHostI32();
+  for (int s = 0; s < 2; ++s)
+    for (int p = 0; p + 1 < 8; ++p)
+      REQUIRE(y[s * 8 + p] == t[s * 8 + p + 1]);
+  for (int v : t)
+    REQUIRE((v >= 0 && v < 50));
+  // A later sequence chunk continues the same sequence.
+  Tensor tok2({4}, DType::I32), tgt2({4}, DType::I32);
+  syntheticBatch(tok2, tgt2, 1, 3, 11, 1, 4, 4, 50);
+  auto t2 = tok2.toHostI32();
+  for (int p = 0; p < 4; ++p)
+    REQUIRE(t2[p] == t[8 + 4 + p]);
+  REQUIRE((syntheticToken(1, 4, 10, 0, 50) != syntheticToken(1, 3, 10, 0, 50) ||
+          syntheticToken(1, 4, 10, 1, 50) != syntheticToken(1, 3, 10, 1, 50)));
+}
+
+TEST_CASE("Adam and SGD match a hand computation", "[runtime]") {
+  ensureInit();
+  Tensor p({2}), g({2}), m({2}), v({2});
+  p.fromHost({0.5f, -1.0f});
+  g.fromHost({0.2f, -0.05f});
+  AdamConfig cfg;
+  cfg.lr = 0.1f;
+  adamUpdate(p, g, m, v, cfg, 1);
+  // Step 1: mhat = g and vhat = g^2, so the update is lr * g / (|g| + eps).
+  auto p1 = p.toHost();
+  REQUIRE(p1[0] == Approx(0.5 - 0.1 * 0.2 / (0.2 + 1e-8)).epsilon(1e-6));
+  REQUIRE(p1[1] == Approx(-1.0 + 0.1 * 0.05 / (0.05 + 1e-8)).epsilon(1e-6));
+  REQUIRE(m.toHost()[0] == Approx(0.1 * 0.2).epsilon(1e-6));
+  // 1 - 0.999f is 0.00099998713 in float: compare to 1e-4.
+  REQUIRE(v.toHost()[0] == Approx(0.001 * 0.04).epsilon(1e-4));
+  // Step 2 with a new gradient, against the formulas in double.
+  g.fromHost({-0.1f, 0.3f});
+  adamUpdate(p, g, m, v, cfg, 2);
+  double g1[2] = {0.2, -0.05}, g2[2] = {-0.1, 0.3}, p0[2] = {0.5, -1.0};
+  auto p2 = p.toHost();
+  for (int i = 0; i < 2; ++i) {
+    double m1 = 0.1 * g1[i], v1 = 0.001 * g1[i] * g1[i];
+    double q = p0[i] - 0.1 * (m1 / 0.1) / (std::sqrt(v1 / 0.001) + 1e-8);
+    double m2 = 0.9 * m1 + 0.1 * g2[i], v2 = 0.999 * v1 + 0.001 * g2[i] * g2[i];
+    double bc1 = 1 - 0.81, bc2 = 1 - 0.999 * 0.999;
+    q -= 0.1 * (m2 / bc1) / (std::sqrt(v2 / bc2) + 1e-8);
+    REQUIRE(p2[i] == Approx(q).epsilon(1e-5));
+  }
+  sgdUpdate(p, g, 0.5f);
+  REQUIRE(p.toHost()[0] == Approx(p2[0] + 0.05).epsilon(1e-6));
+  Tensor bad({3});
+  REQUIRE_THROWS_WITH(adamUpdate(p, bad, m, v, cfg, 3),
+                      Catch::Contains("adamUpdate: sizes differ"));
+}
+
+TEST_CASE("linear backward matches finite differences", "[runtime]") {
+  ensureInit();
+  int64_t n = 5, in = 4, out = 3;
+  Tensor x = randomTensor({n, in}, "x"), w = randomTensor({out, in}, "w"),
+         b = randomTensor({out}, "b"), r = randomTensor({n, out}, "r");
+  Tensor y({n, out});
+  auto loss = [&] {
+    linearForward(y, x, w, b);
+    return dotLoss(y, r);
+  };
+  Tensor dx({n, in}), dw({out, in}), db({out});
+  linearBackward(dx, dw, db, r, x, w);
+  CHECK(fdError(loss, x, dx.toHost()) < kTol);
+  CHECK(fdError(loss, w, dw.toHost()) < kTol);
+  CHECK(fdError(loss, b, db.toHost()) < kTol);
+  // dW and db accumulate.
+  auto dw1 = dw.toHost();
+  linearBackward(dx, dw, db, r, x, w);
+  REQUIRE(dw.toHost()[5] == Approx(2 * dw1[5]));
+  Tensor wrong({n, out + 1});
+  REQUIRE_THROWS_WITH(linearForward(wrong, x, w, b),
+                      Catch::Contains("linearForward: y [5, 4] must be [5, 3]"));
+}
+
+TEST_CASE("norm backwards match finite differences", "[runtime]") {
+  ensureInit();
+  int64_t n = 3, h = 8;
+  Tensor x = randomTensor({n, h}, "x", 2.0f), g = randomTensor({h}, "g"),
+         b = randomTensor({h}, "b"), r = randomTensor({n, h}, "r");
+  Tensor y({n, h}), mean({n}), rstd({n});
+  auto ln = [&] {
+    layerNormForward(y, mean, rstd, x, g, b, 1e-5f);
+    return dotLoss(y, r);
+  };
+  ln();
+  Tensor dx({n, h}), dg({h}), db({h});
+  layerNormBackward(dx, dg, db, r, x, g, mean, rstd);
+  CHECK(fdError(ln, x, dx.toHost()) < kTol);
+  CHECK(fdError(ln, g, dg.toHost()) < kTol);
+  CHECK(fdError(ln, b, db.toHost()) < kTol);
+  // Normalised rows: mean 0, variance 1 when gamma = 1, beta = 0.
+  Tensor ones({h}), none;
+  fillConstant(ones, 1.0f);
+  layerNormForward(y, mean, rstd, x, ones, none, 1e-5f);
+  auto yv = y.toHost();
+  double s = 0, s2 = 0;
+  for (int j = 0; j < h; ++j)
+    s += yv[j], s2 += double(yv[j]) * yv[j];
+  REQUIRE(std::fabs(s / h) < 1e-5);
+  REQUIRE(s2 / h == Approx(1.0).epsilon(1e-3));
+
+  // RMSNorm, whole rows and per head (gamma of 4 on rows of 8).
+  for (int64_t gh : {h, h / 2}) {
+    Tensor gg = randomTensor({gh}, "gg");
+    int64_t groups = n * h / gh;
+    Tensor rr({groups});
+    auto rms = [&] {
+      rmsNormForward(y, rr, x, gg, 1e-5f);
+      return dotLoss(y, r);
+    };
+    rms();
+    Tensor dgg({gh});
+    rmsNormBackward(dx, dgg, r, x, gg, rr);
+    CHECK(fdError(rms, x, dx.toHost()) < kTol);
+    CHECK(fdError(rms, gg, dgg.toHost()) < kTol);
+  }
+}
+
+TEST_CASE("activation backwards match finite differences", "[runtime]") {
+  ensureInit();
+  Tensor x = randomTensor({4, 6}, "x", 3.0f), r = randomTensor({4, 6}, "r");
+  Tensor y({4, 6}), dx({4, 6});
+  using Fwd = void (*)(Tensor &, const Tensor &);
+  using Bwd = void (*)(Tensor &, const Tensor &, const Tensor &);
+  std::vector<std::pair<Fwd, Bwd>> fns = {
+      {[](Tensor &o, const Tensor &i) { geluForward(o, i); },
+       [](Tensor &d, const Tensor &g, const Tensor &i) { geluBackward(d, g, i); }},
+      {siluForward, siluBackward},
+      {reluForward, reluBackward}};
+  for (auto [f, bwd] : fns) {
+    auto loss = [&] {
+      f(y, x);
+      return dotLoss(y, r);
+    };
+    bwd(dx, r, x);
+    CHECK(fdError(loss, x, dx.toHost(), 1e-3f) < kTol);
+  }
+  // GELU (tanh form) at 1: 0.5 * (1 + tanh(sqrt(2/pi) * 1.044715)).
+  Tensor one({1}), o({1});
+  fillConstant(one, 1.0f);
+  geluForward(o, one);
+  REQUIRE(o.toHost()[0] == Approx(0.8411920).epsilon(1e-6));
+  // Exact GELU at 1: Phi(1) = 0.8413447 (standard normal CDF).
+  geluForward(o, one, /*approximate=*/false);
+  REQUIRE(o.toHost()[0] == Approx(0.8413447).epsilon(1e-6));
+  auto erfLoss = [&] {
+    geluForward(y, x, false);
+    return dotLoss(y, r);
+  };
+  geluBackward(dx, r, x, false);
+  CHECK(fdError(erfLoss, x, dx.toHost(), 1e-3f) < kTol);
+
+  Tensor up = randomTensor({4, 6}, "up", 2.0f);
+  auto sw = [&] {
+    swigluForward(y, x, up);
+    return dotLoss(y, r);
+  };
+  Tensor dgate({4, 6}), dup({4, 6});
+  swigluBackward(dgate, dup, r, x, up);
+  CHECK(fdError(sw, x, dgate.toHost(), 1e-3f) < kTol);
+  CHECK(fdError(sw, up, dup.toHost(), 1e-3f) < kTol);
+}
+
+TEST_CASE("embedding forward and backward", "[runtime]") {
+  ensureInit();
+  int64_t V = 10, h = 3, s = 4;
+  Tensor wte = randomTensor({V, h}, "wte"), wpe = randomTensor({8, h}, "wpe");
+  Tensor tok({2 * s}, DType::I32);
+  tok.fromHostI32({1, 9, 3, 3, 0, 5, 7, 2});
+  Tensor out({2 * s, h}), r = randomTensor({2 * s, h}, "r");
+  auto loss = [&] {
+    embeddingForward(out, tok, wte, wpe, s, 2, 0);
+    return dotLoss(out, r);
+  };
+  loss();
+  auto o = out.toHost(), e = wte.toHost(), p = wpe.toHost();
+  REQUIRE(o[1 * h + 2] == e[9 * h + 2] + p[(2 + 1) * h + 2]);
+  Tensor dwte({V, h}), dwpe({8, h});
+  embeddingBackward(dwte, dwpe, r, tok, s, 2, 0);
+  CHECK(fdError(loss, wte, dwte.toHost()) < kTol);
+  CHECK(fdError(loss, wpe, dwpe.toHost()) < kTol);
+  // Vocab shard [5, 10): rows outside the shard give zeros.
+  Tensor shard = wte.view(5 * h, {5, h}), none;
+  embeddingForward(out, tok, shard, none, s, 0, 5);
+  auto os = out.toHost();
+  REQUIRE(os[0] == 0.0f);               // token 1 not in the shard
+  REQUIRE(os[1 * h] == e[9 * h]);       // token 9 is
+}
+
+TEST_CASE("causal attention backward matches finite differences",
+          "[runtime]") {
+  ensureInit();
+  AttentionDims d;
+  d.batch = 2, d.seq = 4, d.heads = 4, d.kvHeads = 2, d.headDim = 3;
+  int64_t n = d.batch * d.seq;
+  Tensor q = randomTensor({n, 12}, "q", 1.5f), k = randomTensor({n, 6}, "k", 1.5f),
+         v = randomTensor({n, 6}, "v"), r = randomTensor({n, 12}, "r");
+  Tensor out({n, 12}), probs({2, 4, 4, 4});
+  auto loss = [&] {
+    attentionForward(out, probs, q, k, v, d);
+    return dotLoss(out, r);
+  };
+  loss();
+  // Causality: the first query of each sequence sees only its own key, so
+  // its output is v of that position (head 0 -> kv head 0).
+  auto o = out.toHost(), vv = v.toHost(), P = probs.toHost();
+  REQUIRE(o[0] == Approx(vv[0]));
+  REQUIRE(o[4 * 12 + 3 * 3 + 1] == Approx(vv[4 * 6 + 3 + 1])); // b1, head 3
+  REQUIRE(P[1] == 0.0f);
+  Tensor dq({n, 12}), dk({n, 6}), dv({n, 6});
+  attentionBackward(dq, dk, dv, r, q, k, v, probs, d);
+  CHECK(fdError(loss, q, dq.toHost()) < kTol);
+  CHECK(fdError(loss, k, dk.toHost()) < kTol);
+  CHECK(fdError(loss, v, dv.toHost()) < kTol);
+}
+
+TEST_CASE("cross-entropy value and gradient", "[runtime]") {
+  ensureInit();
+  int64_t n = 3, V = 7;
+  Tensor logits({n, V}), lse({n}), lossSum({1});
+  Tensor tgt({n}, DType::I32);
+  tgt.fromHostI32({0, 6, 3});
+  crossEntropyForward(lossSum, lse, logits, tgt);
+  REQUIRE(lossSum.toHost()[0] == Approx(3 * std::log(7.0)).epsilon(1e-6));
+  logits = randomTensor({n, V}, "logits", 3.0f);
+  auto loss = [&] {
+    zero(lossSum);
+    crossEntropyForward(lossSum, lse, logits, tgt);
+    return double(lossSum.toHost()[0]) / n;
+  };
+  loss();
+  Tensor dl({n, V});
+  crossEntropyBackward(dl, logits, tgt, lse, 1.0f / n);
+  CHECK(fdError(loss, logits, dl.toHost(), 1e-2f) < kTol);
+  // A one-rank "vocab-parallel" call equals the plain one.
+  loss(); // the finite differences left lossSum at a perturbed point
+  Grid grid({});
+  Tensor ls2({1}), lse2({n});
+  vocabParallelCrossEntropyForward(ls2, lse2, logits, tgt, 0,
+                                   grid.group(Axis::TP));
+  REQUIRE(ls2.toHost()[0] == Approx(lossSum.toHost()[0]).epsilon(1e-6));
+  tgt.fromHostI32({0, 7, 3});
+  REQUIRE_THROWS_WITH(crossEntropyForward(lossSum, lse, logits, tgt),
+                      Catch::Contains("target 7 outside [0, 7)"));
+}
+
+TEST_CASE("single-rank grid, collectives and step lines", "[runtime]") {
+  ensureInit();
+  REQUIRE(worldSize() == 1);
+  REQUIRE(std::string(backendName()) == "cpu");
+  Grid grid({});
+  for (Axis a : {Axis::PP, Axis::DP, Axis::CP, Axis::TP, Axis::EP, Axis::DPCP,
+                 Axis::World}) {
+    REQUIRE(grid.size(a) == 1);
+    REQUIRE(grid.coord(a) == 0);
+    REQUIRE(grid.group(a).size() == 1);
+    REQUIRE(grid.group(a).name() == axisName(a));
+  }
+  GridShape two;
+  two.tp = 2;
+  REQUIRE_THROWS_WITH(Grid(two),
+                      Catch::Contains("pp*dp*cp*tp = 2 but 1 ranks"));
+  Tensor t = randomTensor({2, 3}, "t"), o({2, 3});
+  auto before = t.toHost();
+  allReduceSum(t, grid.group(Axis::DP));
+  allGather(o, t, 1, grid.group(Axis::TP));
+  REQUIRE(o.toHost() == before);
+  Tensor ls({1});
+  fillConstant(ls, 6.0f);
+  REQUIRE(globalMeanLoss(ls, 4.0, grid) == 1.5);
+  int64_t step;
+  double loss, sec;
+  REQUIRE(parseStepLine("step 3 loss 2.5 time 0.125000", step, loss, sec));
+  REQUIRE((step == 3 && loss == 2.5 && sec == 0.125));
+  REQUIRE_FALSE(parseStepLine("step 3 loss 2.5", step, loss, sec));
+  REQUIRE_FALSE(parseStepLine("step 3 loss 2.5 time 1 extra", step, loss, sec));
+  ZeroRange zr = zeroRange(10, 4, 3);
+  REQUIRE((zr.chunk == 3 && zr.begin == 9 && zr.end == 10));
+}
+
+TEST_CASE("parameter dumps round-trip and compare", "[runtime]") {
+  ensureInit();
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "trident-rt-dump-test";
+  fs::remove_all(dir);
+  std::vector<int64_t> g = {4, 3};
+  Tensor full(g);
+  initParam(full, "w", g, {0, 0}, g, 5, 1.0f);
+  // Two shards written as if by two ranks (rank 0 file, then renamed).
+  ParamDump d0;
+  d0.add("w", g, {0, 0}, full.view(0, {2, 3}));
+  d0.write(dir.string());
+  fs::rename(dir / "rank0.params", dir / "rank1.params");
+  ParamDump d1;
+  d1.add("w", g, {2, 0}, full.view(6, {2, 3}));
+  d1.add("w", g, {0, 0}, full.view(0, {2, 3})); // replicated copy
+  d1.write(dir.string());
+  std::map<std::string, AssembledParam> a, b;
+  std::string err;
+  REQUIRE(readParamDump(dir.string(), a, err));
+  REQUIRE(a.at("w").values == full.toHost());
+  b = a;
+  REQUIRE(compareParamDumps(a, b, 1e-5, 0).ok);
+  b["w"].values[7] *= 1.0001f;
+  CompareResult r = compareParamDumps(a, b, 1e-5, 0);
+  REQUIRE_FALSE(r.ok);
+  REQUIRE(r.worstName == "w");
+  REQUIRE(r.worstIndex == 7);
+  REQUIRE(compareParamDumps(a, b, 1e-3, 0).ok);
+  // An uncovered element is an error naming the parameter.
+  fs::remove(dir / "rank0.params");
+  ParamDump d2;
+  d2.add("w", g, {0, 0}, full.view(0, {2, 3}));
+  d2.write(dir.string());
+  fs::remove(dir / "rank1.params");
+  REQUIRE_FALSE(readParamDump(dir.string(), a, err));
+  REQUIRE_THAT(err, Catch::Contains("'w' element 6 is covered by no shard"));
+  std::ofstream(dir / "rank2.params") << "trident-params 1\ntensor w global 4,3 offset 0,0\n";
+  REQUIRE_FALSE(readParamDump(dir.string(), a, err));
+  REQUIRE_THAT(err, Catch::Contains("rank2.params:2: expected 'tensor"));
+  fs::remove_all(dir);
+}

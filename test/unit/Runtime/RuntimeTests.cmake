@@ -1,0 +1,41 @@
+#===- RuntimeTests.cmake - MPI and CUDA tests of the runtime -------------===#
+# Included from test/unit/CMakeLists.txt.
+
+# Collectives, point-to-point, grid mapping, ZeRO, vocab-parallel loss and a
+# tensor-parallel MLP on 4 MPI ranks (2 cores: --oversubscribe).
+add_executable(trident-runtime-mpi-test
+  ${CMAKE_CURRENT_LIST_DIR}/Mpi/RuntimeMpiTest.cpp)
+target_link_libraries(trident-runtime-mpi-test PRIVATE TridentRuntimeCpu)
+target_compile_options(trident-runtime-mpi-test PRIVATE -fexceptions)
+find_program(TRIDENT_MPIEXEC NAMES mpirun mpiexec)
+if(TRIDENT_MPIEXEC)
+  add_test(NAME runtime-mpi-4
+    COMMAND ${TRIDENT_MPIEXEC} -np 4 --oversubscribe --allow-run-as-root
+            $<TARGET_FILE:trident-runtime-mpi-test>)
+  set_tests_properties(runtime-mpi-4 PROPERTIES TIMEOUT 120)
+else()
+  message(STATUS "Trident: mpirun not found; runtime-mpi-4 is not run")
+endif()
+
+# The compare tool's exit codes and messages (built only with the tools).
+if(TARGET trident-compare-params)
+  add_test(NAME runtime-compare-params
+    COMMAND ${CMAKE_CURRENT_LIST_DIR}/compare-params-test.sh
+            $<TARGET_FILE:trident-compare-params>
+            $<TARGET_FILE:trident-runtime-mpi-test> ${TRIDENT_MPIEXEC})
+endif()
+
+# CUDA: a tiny program must compile and link against TridentRuntimeCuda
+# (no GPU is needed to build it; scripts/gpu-check.sh runs it on a GPU).
+if(TARGET TridentRuntimeCuda)
+  add_executable(trident-runtime-cuda-smoke
+    ${CMAKE_CURRENT_LIST_DIR}/Cuda/CudaSmoke.cpp)
+  target_link_libraries(trident-runtime-cuda-smoke PRIVATE TridentRuntimeCuda)
+  target_compile_options(trident-runtime-cuda-smoke PRIVATE -fexceptions)
+  add_test(NAME runtime-cuda-link
+    COMMAND trident-runtime-cuda-smoke --link-only)
+  set_tests_properties(runtime-cuda-link PROPERTIES
+    PASS_REGULAR_EXPRESSION "linked backend cuda")
+else()
+  message(STATUS "Trident: CUDA runtime not built; runtime-cuda-link skipped")
+endif()
