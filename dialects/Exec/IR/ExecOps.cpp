@@ -1,0 +1,601 @@
+//===- ExecOps.cpp - texec dialect, verifiers, kernel table ---------------===//
+
+#include "dialects/Exec/IR/ExecOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <set>
+#include <tuple>
+
+using namespace mlir;
+using namespace mlir::trident::exec;
+
+#include "dialects/Exec/IR/ExecOpsDialect.cpp.inc"
+
+void TExecDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "dialects/Exec/IR/ExecOps.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Dialect-wide rules and the kernel table
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::trident::exec::verifyExecOpTrait(Operation *op) {
+  auto check = [&](Type t, StringRef what, unsigned idx) -> LogicalResult {
+    if (auto ranked = dyn_cast<RankedTensorType>(t))
+      if (!ranked.hasStaticShape())
+        return op->emitOpError() << what << " #" << idx
+                                 << " must have a static shape (a rank's "
+                                    "local shard), got "
+                                 << t;
+    return success();
+  };
+  for (auto [i, t] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(check(t, "operand", i)))
+      return failure();
+  for (auto [i, t] : llvm::enumerate(op->getResultTypes()))
+    if (failed(check(t, "result", i)))
+      return failure();
+  return success();
+}
+
+namespace {
+const StringRef kEps[] = {"eps"};
+const StringRef kVocab[] = {"vocab_axis"};
+const StringRef kBias[] = {"bias_axis"};
+const StringRef kHeads[] = {"heads", "kv_heads", "head_dim"};
+const StringRef kScale[] = {"grad_scale"};
+const StringRef kApprox[] = {"approximate"};
+
+// Activations are [micro-batch, sequence, features]; the emitter flattens
+// them to the runtime's [tokens, features]. Parameter gradients a kernel
+// returns are this micro-batch's contribution (accumulate_grad adds them).
+const KernelInfo kKernels[] = {
+    {"embedding", 2, 1, {}, kVocab},          // ids, wte -> y
+    {"embedding_pos", 3, 1, {}, kVocab},      // ids, wte, wpe -> y
+    {"embedding_bwd", 2, 1, {}, kVocab},      // ids, dy -> dwte
+    {"embedding_pos_bwd", 2, 2, {}, kVocab},  // ids, dy -> dwte, dwpe
+    {"layer_norm", 3, 3, kEps, {}},           // x, g, b -> y, mean, rstd
+    {"layer_norm_bwd", 5, 3, {}, {}},         // dy, x, g, mean, rstd -> dx, dg, db
+    {"rms_norm", 2, 2, kEps, {}},             // x, g -> y, rstd
+    {"rms_norm_bwd", 4, 2, {}, {}},           // dy, x, g, rstd -> dx, dg
+    {"linear", 2, 1, {}, {}},                 // x, w -> y
+    {"linear_bias", 3, 1, {}, kBias},         // x, w, b -> y
+    {"linear_bwd", 3, 2, {}, {}},             // dy, x, w -> dx, dw
+    {"linear_bias_bwd", 3, 3, {}, {}},        // dy, x, w -> dx, dw, db
+    {"gelu", 1, 1, {}, kApprox},
+    {"gelu_bwd", 2, 1, {}, kApprox},          // dy, x -> dx
+    {"silu", 1, 1, {}, {}},
+    {"silu_bwd", 2, 1, {}, {}},
+    {"relu", 1, 1, {}, {}},
+    {"relu_bwd", 2, 1, {}, {}},
+    {"swiglu", 2, 1, {}, {}},                 // gate, up -> y
+    {"swiglu_bwd", 3, 2, {}, {}},             // dy, gate, up -> dgate, dup
+    {"add", 2, 1, {}, {}},
+    {"mul", 2, 1, {}, {}},
+    {"attention", 3, 2, kHeads, {}},          // q, k, v -> out, probs
+    {"attention_bwd", 5, 3, kHeads, {}},      // dy, q, k, v, probs -> dq, dk, dv
+    {"cross_entropy", 2, 2, {}, kVocab},      // logits, labels -> loss_sum, lse
+    {"cross_entropy_bwd", 3, 1, kScale, kVocab}, // logits, labels, lse -> dlogits
+};
+} // namespace
+
+ArrayRef<KernelInfo> mlir::trident::exec::kernelTable() { return kKernels; }
+
+const KernelInfo *mlir::trident::exec::lookupKernel(StringRef name) {
+  for (const KernelInfo &k : kKernels)
+    if (k.name == name)
+      return &k;
+  return nullptr;
+}
+
+bool mlir::trident::exec::isGridAxis(StringRef axis) {
+  return axis == "dp" || axis == "tp" || axis == "pp";
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static ProgramOp getProgram(Operation *op) {
+  return op->getParentOfType<ProgramOp>();
+}
+
+static LogicalResult checkGroup(Operation *op, StringRef group) {
+  ProgramOp program = getProgram(op);
+  if (!program)
+    return op->emitOpError("must be inside a texec.program");
+  if (!program.lookupGroup(group))
+    return op->emitOpError() << "names group '" << group
+                             << "', which the program does not declare";
+  return success();
+}
+
+static FailureOr<ParamOp> findParam(Operation *op, StringRef name) {
+  auto stage = op->getParentOfType<StageOp>();
+  if (!stage)
+    return op->emitOpError("must be inside a texec.stage");
+  for (auto param : stage.getBody().front().getOps<ParamOp>())
+    if (param.getSym() == name)
+      return param;
+  return op->emitOpError() << "names parameter '" << name
+                           << "', which stage " << stage.getIndex()
+                           << " does not declare";
+}
+
+//===----------------------------------------------------------------------===//
+// ProgramOp, GroupOp, StageOp
+//===----------------------------------------------------------------------===//
+
+int64_t ProgramOp::getAxisSize(StringRef axis) {
+  if (axis == "dp")
+    return getDp();
+  if (axis == "tp")
+    return getTp();
+  if (axis == "pp")
+    return getPp();
+  return 0;
+}
+
+GroupOp ProgramOp::lookupGroup(StringRef name) {
+  for (auto g : getBody().front().getOps<GroupOp>())
+    if (g.getSym() == name)
+      return g;
+  return {};
+}
+
+LogicalResult ProgramOp::verify() {
+  std::pair<StringRef, int64_t> sizes[] = {
+      {"dp", getDp()},       {"tp", getTp()},
+      {"pp", getPp()},       {"vpp", getVpp()},
+      {"micro_batches", getMicroBatches()},
+      {"micro_batch_size", getMicroBatchSize()},
+      {"seq_len", getSeqLen()}, {"vocab", getVocab()}};
+  for (auto [name, value] : sizes)
+    if (value < 1)
+      return emitOpError() << "'" << name << "' must be >= 1, got " << value;
+  if (getZeroStage() < 0 || getZeroStage() > 3)
+    return emitOpError() << "'zero_stage' must be 0..3, got "
+                         << getZeroStage();
+  StringRef kind = getSchedule();
+  if (kind != "gpipe" && kind != "1f1b" && kind != "interleaved-1f1b")
+    return emitOpError() << "unknown schedule '" << kind
+                         << "' (expected gpipe, 1f1b or interleaved-1f1b)";
+  llvm::StringSet<> groups;
+  std::set<int64_t> stages;
+  for (Operation &op : getBody().front()) {
+    if (auto g = dyn_cast<GroupOp>(op)) {
+      if (!groups.insert(g.getSym()).second)
+        return g.emitOpError() << "group '" << g.getSym()
+                               << "' is declared twice";
+    } else if (auto s = dyn_cast<StageOp>(op)) {
+      if (!stages.insert(s.getIndex()).second)
+        return s.emitOpError() << "stage " << s.getIndex()
+                               << " is declared twice";
+    } else {
+      return op.emitOpError("is not allowed directly in a texec.program "
+                            "(expected texec.group or texec.stage)");
+    }
+  }
+  if ((int64_t)stages.size() != getPp())
+    return emitOpError() << "has " << stages.size() << " stages but pp = "
+                         << getPp();
+  return success();
+}
+
+int64_t GroupOp::getGroupSize() {
+  if (auto members = getMembers())
+    return members->size();
+  ProgramOp program = getProgram(*this);
+  int64_t size = 1;
+  for (Attribute a : getAxes())
+    size *= program.getAxisSize(cast<StringAttr>(a).getValue());
+  return size;
+}
+
+LogicalResult GroupOp::verify() {
+  ProgramOp program = getProgram(*this);
+  if (getAxes().empty())
+    return emitOpError("needs at least one axis");
+  llvm::StringSet<> seen;
+  for (Attribute a : getAxes()) {
+    StringRef axis = cast<StringAttr>(a).getValue();
+    if (!isGridAxis(axis))
+      return emitOpError() << "unknown axis '" << axis
+                           << "' (expected dp, tp or pp)";
+    if (!seen.insert(axis).second)
+      return emitOpError() << "axis '" << axis << "' is listed twice";
+  }
+  if (auto members = getMembers()) {
+    if (getAxes().size() != 1)
+      return emitOpError("'members' needs exactly one axis");
+    int64_t size =
+        program.getAxisSize(cast<StringAttr>(getAxes()[0]).getValue());
+    int64_t prev = -1;
+    if (members->empty())
+      return emitOpError("'members' must not be empty");
+    for (int64_t m : *members) {
+      if (m < 0 || m >= size)
+        return emitOpError() << "member " << m << " is outside the axis (size "
+                             << size << ")";
+      if (m <= prev)
+        return emitOpError("'members' must be strictly increasing");
+      prev = m;
+    }
+  }
+  return success();
+}
+
+LogicalResult StageOp::verify() {
+  ProgramOp program = getProgram(*this);
+  if (getIndex() < 0 || getIndex() >= program.getPp())
+    return emitOpError() << "index " << getIndex() << " is outside 0.."
+                         << program.getPp() - 1;
+  llvm::StringSet<> params;
+  std::set<int64_t> chunks;
+  int schedules = 0, optimizers = 0;
+  for (Operation &op : getBody().front()) {
+    if (auto p = dyn_cast<ParamOp>(op)) {
+      if (!params.insert(p.getSym()).second)
+        return p.emitOpError() << "parameter '" << p.getSym()
+                               << "' is declared twice";
+    } else if (auto c = dyn_cast<ChunkOp>(op)) {
+      if (c.getIndex() < 0 || c.getIndex() >= program.getVpp())
+        return c.emitOpError() << "index " << c.getIndex()
+                               << " is outside 0.." << program.getVpp() - 1;
+      if (!chunks.insert(c.getIndex()).second)
+        return c.emitOpError() << "chunk " << c.getIndex()
+                               << " is declared twice";
+    } else if (isa<ScheduleOp>(op)) {
+      ++schedules;
+    } else if (isa<OptimizerOp>(op)) {
+      ++optimizers;
+    } else if (!isa<GradAllReduceOp>(op)) {
+      return op.emitOpError("is not allowed directly in a texec.stage");
+    }
+  }
+  if ((int64_t)chunks.size() != program.getVpp())
+    return emitOpError() << "has " << chunks.size() << " chunks but vpp = "
+                         << program.getVpp();
+  if (schedules != 1)
+    return emitOpError() << "needs exactly one texec.schedule, has "
+                         << schedules;
+  if (optimizers > 1)
+    return emitOpError("has more than one texec.optimizer");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ParamOp, ChunkOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ParamOp::verify() {
+  auto type = cast<RankedTensorType>(getType());
+  ArrayRef<int64_t> global = getGlobalShape();
+  if ((int64_t)global.size() != type.getRank())
+    return emitOpError() << "global shape has rank " << global.size()
+                         << " but the shard type has rank " << type.getRank();
+  if (getSplitDim().has_value() != getSplitAxis().has_value())
+    return emitOpError("'split' needs both a dimension and an axis");
+  int64_t splitDim = getSplitDim() ? *getSplitDim() : -1;
+  int64_t parts = 1;
+  if (getSplitAxis()) {
+    if (!isGridAxis(*getSplitAxis()))
+      return emitOpError() << "unknown axis '" << *getSplitAxis() << "'";
+    if (splitDim < 0 || splitDim >= type.getRank())
+      return emitOpError() << "split dimension " << splitDim
+                           << " is outside the rank " << type.getRank();
+    parts = getProgram(*this).getAxisSize(*getSplitAxis());
+  }
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    int64_t want = global[d];
+    if (d == splitDim) {
+      if (global[d] % parts != 0)
+        return emitOpError() << "global dimension " << d << " (" << global[d]
+                             << ") is not divisible by the " << parts
+                             << " ranks of axis '" << *getSplitAxis() << "'";
+      want = global[d] / parts;
+    }
+    if (type.getDimSize(d) != want)
+      return emitOpError() << "shard dimension " << d << " is "
+                           << type.getDimSize(d) << ", expected " << want;
+  }
+  StringRef init = getInit();
+  if (init != "uniform" && init != "ones" && init != "zeros")
+    return emitOpError() << "unknown init '" << init
+                         << "' (expected uniform, ones or zeros)";
+  return success();
+}
+
+int64_t ChunkOp::getGlobalIndex() {
+  auto stage = (*this)->getParentOfType<StageOp>();
+  return getIndex() * getProgram(*this).getPp() + stage.getIndex();
+}
+
+LogicalResult ChunkOp::verify() {
+  Block &fwd = getForward().front();
+  Block &bwd = getBackward().front();
+  if (fwd.getNumArguments() != 0)
+    return emitOpError("forward region takes no arguments");
+  auto save = dyn_cast<SaveOp>(fwd.getTerminator());
+  if (!save)
+    return emitOpError("forward region must end with texec.save");
+  if (!isa<EndOp>(bwd.getTerminator()))
+    return emitOpError("backward region must end with texec.end");
+  if (save.getValues().getTypes() != bwd.getArgumentTypes())
+    return emitOpError() << "backward arguments (" << bwd.getNumArguments()
+                         << ") must match the texec.save operands ("
+                         << save.getValues().size() << ") in number and type";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Data, parameters, gradients, loss
+//===----------------------------------------------------------------------===//
+
+LogicalResult InputOp::verify() {
+  if (getName() != "tokens" && getName() != "labels")
+    return emitOpError() << "unknown input '" << getName()
+                         << "' (expected tokens or labels)";
+  if (!(*this)->getParentOfType<ChunkOp>())
+    return emitOpError("must be inside a texec.chunk");
+  ProgramOp program = getProgram(*this);
+  auto type = cast<RankedTensorType>(getType());
+  if (type.getRank() != 2 ||
+      type.getDimSize(0) != program.getMicroBatchSize() ||
+      type.getDimSize(1) != program.getSeqLen())
+    return emitOpError() << "type must be micro_batch_size x seq_len ("
+                         << program.getMicroBatchSize() << "x"
+                         << program.getSeqLen() << "), got " << type;
+  return success();
+}
+
+static LogicalResult checkParamType(Operation *op, StringRef name, Type type) {
+  FailureOr<ParamOp> param = findParam(op, name);
+  if (failed(param))
+    return failure();
+  if (param->getType() != type)
+    return op->emitOpError() << "type " << type << " differs from parameter '"
+                             << name << "' (" << param->getType() << ")";
+  return success();
+}
+
+LogicalResult ParamRefOp::verify() {
+  if (getProgram(*this) && getProgram(*this).getZeroStage() == 3)
+    return emitOpError("cannot read a parameter directly under ZeRO-3; use "
+                       "texec.param_gather");
+  return checkParamType(*this, getSym(), getType());
+}
+
+LogicalResult ParamGatherOp::verify() {
+  if (failed(checkGroup(*this, getGroup())))
+    return failure();
+  if (getProgram(*this).getZeroStage() != 3)
+    return emitOpError("is only used under ZeRO-3 (program zero_stage 3)");
+  return checkParamType(*this, getSym(), getType());
+}
+
+LogicalResult AccumulateGradOp::verify() {
+  return checkParamType(*this, getSym(), getGrad().getType());
+}
+
+LogicalResult LossOp::verify() {
+  auto type = cast<RankedTensorType>(getLoss().getType());
+  if (type.getRank() != 1 || type.getDimSize(0) != 1)
+    return emitOpError() << "loss must be tensor<1xf32>, got " << type;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// KernelOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult KernelOp::verify() {
+  const KernelInfo *info = lookupKernel(getName());
+  if (!info)
+    return emitOpError() << "unknown kernel '" << getName() << "'";
+  if (getInputs().size() != info->numInputs)
+    return emitOpError() << "kernel '" << getName() << "' takes "
+                         << info->numInputs << " inputs, got "
+                         << getInputs().size();
+  if (getResults().size() != info->numResults)
+    return emitOpError() << "kernel '" << getName() << "' gives "
+                         << info->numResults << " results, got "
+                         << getResults().size();
+  DictionaryAttr config = getConfigAttr();
+  for (StringRef key : info->required)
+    if (!config || !config.get(key))
+      return emitOpError() << "kernel '" << getName()
+                           << "' needs config key '" << key << "'";
+  if (config) {
+    for (NamedAttribute entry : config) {
+      StringRef key = entry.getName().getValue();
+      if (!llvm::is_contained(info->required, key) &&
+          !llvm::is_contained(info->optional, key))
+        return emitOpError() << "kernel '" << getName()
+                             << "' has no config key '" << key << "'";
+      if (key == "vocab_axis" || key == "bias_axis") {
+        auto axis = dyn_cast<StringAttr>(entry.getValue());
+        if (!axis || !isGridAxis(axis.getValue()))
+          return emitOpError() << "config '" << key
+                               << "' must name a grid axis (dp, tp, pp)";
+      }
+    }
+  }
+  if (getName() == "add" || getName() == "mul") {
+    if (getInputs()[0].getType() != getInputs()[1].getType() ||
+        getInputs()[0].getType() != getResults()[0].getType())
+      return emitOpError() << "kernel '" << getName()
+                           << "' needs inputs and result of one type";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Communication
+//===----------------------------------------------------------------------===//
+
+LogicalResult AllReduceOp::verify() {
+  if (failed(checkGroup(*this, getGroup())))
+    return failure();
+  if (getInput().getType() != getResult().getType())
+    return emitOpError("result type must equal the input type");
+  return success();
+}
+
+/// Shared shape rule of all_gather (grow) and reduce_scatter (shrink).
+static LogicalResult checkResized(Operation *op, StringRef group, int64_t dim,
+                                  Type inType, Type outType, bool grow) {
+  if (failed(checkGroup(op, group)))
+    return failure();
+  auto in = cast<RankedTensorType>(inType);
+  auto out = cast<RankedTensorType>(outType);
+  if (in.getRank() != out.getRank() || in.getElementType() !=
+                                           out.getElementType())
+    return op->emitOpError("input and result must have one rank and "
+                           "element type");
+  if (dim < 0 || dim >= in.getRank())
+    return op->emitOpError() << "dim " << dim << " is outside the rank "
+                             << in.getRank();
+  int64_t n = getProgram(op).lookupGroup(group).getGroupSize();
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    int64_t want = in.getDimSize(d);
+    if (d == dim) {
+      if (!grow && want % n != 0)
+        return op->emitOpError() << "dimension " << d << " (" << want
+                                 << ") is not divisible by the group size "
+                                 << n;
+      want = grow ? want * n : want / n;
+    }
+    if (out.getDimSize(d) != want)
+      return op->emitOpError() << "result dimension " << d << " must be "
+                               << want << ", got " << out.getDimSize(d);
+  }
+  return success();
+}
+
+LogicalResult AllGatherOp::verify() {
+  return checkResized(*this, getGroup(), getDim(), getInput().getType(),
+                      getResult().getType(), /*grow=*/true);
+}
+
+LogicalResult ReduceScatterOp::verify() {
+  return checkResized(*this, getGroup(), getDim(), getInput().getType(),
+                      getResult().getType(), /*grow=*/false);
+}
+
+LogicalResult AllToAllOp::verify() {
+  if (failed(checkGroup(*this, getGroup())))
+    return failure();
+  if (getInput().getType() != getResult().getType())
+    return emitOpError("result type must equal the input type");
+  auto type = cast<RankedTensorType>(getInput().getType());
+  if (getDim() < 0 || getDim() >= type.getRank())
+    return emitOpError() << "dim " << getDim() << " is outside the rank "
+                         << type.getRank();
+  int64_t n = getProgram(*this).lookupGroup(getGroup()).getGroupSize();
+  if (type.getDimSize(getDim()) % n != 0)
+    return emitOpError() << "dimension " << getDim()
+                         << " is not divisible by the group size " << n;
+  return success();
+}
+
+/// Send and receive connect adjacent model chunks.
+static LogicalResult checkPeer(Operation *op, int64_t peer) {
+  auto chunk = op->getParentOfType<ChunkOp>();
+  if (!chunk)
+    return op->emitOpError("must be inside a texec.chunk");
+  ProgramOp program = getProgram(op);
+  int64_t chunks = program.getPp() * program.getVpp();
+  if (peer < 0 || peer >= chunks)
+    return op->emitOpError() << "peer chunk " << peer << " is outside 0.."
+                             << chunks - 1;
+  int64_t self = chunk.getGlobalIndex();
+  if (peer != self - 1 && peer != self + 1)
+    return op->emitOpError() << "peer chunk " << peer
+                             << " is not adjacent to chunk " << self;
+  return success();
+}
+
+LogicalResult SendOp::verify() { return checkPeer(*this, getPeer()); }
+LogicalResult RecvOp::verify() { return checkPeer(*this, getPeer()); }
+
+//===----------------------------------------------------------------------===//
+// Schedule, gradient synchronisation, optimizer
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScheduleOp::verify() {
+  ProgramOp program = getProgram(*this);
+  if (getKind() != program.getSchedule())
+    return emitOpError() << "kind '" << getKind()
+                         << "' differs from the program's schedule '"
+                         << program.getSchedule() << "'";
+  ArrayRef<int64_t> a = getActions();
+  if (a.size() % 3 != 0)
+    return emitOpError("actions must be (kind, micro-batch, chunk) triples");
+  int64_t m = program.getMicroBatches(), v = program.getVpp();
+  std::set<std::pair<int64_t, int64_t>> forwarded, backwarded;
+  for (size_t i = 0; i < a.size(); i += 3) {
+    int64_t kind = a[i], mb = a[i + 1], chunk = a[i + 2];
+    if (kind != 0 && kind != 1)
+      return emitOpError() << "action " << i / 3 << " has kind " << kind
+                           << " (0 forward, 1 backward)";
+    if (mb < 0 || mb >= m || chunk < 0 || chunk >= v)
+      return emitOpError() << "action " << i / 3 << " names micro-batch "
+                           << mb << " chunk " << chunk
+                           << ", outside the program's " << m << " x " << v;
+    auto key = std::make_pair(mb, chunk);
+    if (kind == 0 && !forwarded.insert(key).second)
+      return emitOpError() << "micro-batch " << mb << " chunk " << chunk
+                           << " is forwarded twice";
+    if (kind == 1) {
+      if (!forwarded.count(key))
+        return emitOpError() << "micro-batch " << mb << " chunk " << chunk
+                             << " is backwarded before its forward";
+      if (!backwarded.insert(key).second)
+        return emitOpError() << "micro-batch " << mb << " chunk " << chunk
+                             << " is backwarded twice";
+    }
+  }
+  if ((int64_t)backwarded.size() != m * v ||
+      (int64_t)forwarded.size() != m * v)
+    return emitOpError() << "must run every one of the " << m * v
+                         << " (micro-batch, chunk) pairs forward and backward";
+  return success();
+}
+
+LogicalResult GradAllReduceOp::verify() {
+  if (failed(checkGroup(*this, getGroup())))
+    return failure();
+  if (auto params = getParams())
+    for (Attribute a : *params)
+      if (failed(findParam(*this, cast<StringAttr>(a).getValue())))
+        return failure();
+  return success();
+}
+
+LogicalResult OptimizerOp::verify() {
+  if (getKind() != "sgd" && getKind() != "adam")
+    return emitOpError() << "unknown optimizer '" << getKind()
+                         << "' (expected sgd or adam)";
+  if (failed(checkGroup(*this, getGroup())))
+    return failure();
+  if (getZeroStage() != getProgram(*this).getZeroStage())
+    return emitOpError() << "zero stage " << getZeroStage()
+                         << " differs from the program's "
+                         << getProgram(*this).getZeroStage();
+  if (!(getLr().convertToDouble() > 0))
+    return emitOpError("'lr' must be positive");
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "dialects/Exec/IR/ExecOps.cpp.inc"

@@ -1,0 +1,57 @@
+//===- ExecOps.h - texec dialect and operations ---------------*- C++ -*-===//
+
+#ifndef TRIDENT_DIALECTS_EXEC_IR_EXECOPS_H
+#define TRIDENT_DIALECTS_EXEC_IR_EXECOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include "dialects/Exec/IR/ExecOpsDialect.h.inc"
+
+namespace mlir::trident::exec {
+class GroupOp;
+
+/// Dialect-wide rules: every tensor operand and result has a static shape.
+template <typename ConcreteType>
+class ExecOpTrait : public OpTrait::TraitBase<ConcreteType, ExecOpTrait> {
+public:
+  static LogicalResult verifyTrait(Operation *op);
+};
+LogicalResult verifyExecOpTrait(Operation *op);
+template <typename ConcreteType>
+LogicalResult ExecOpTrait<ConcreteType>::verifyTrait(Operation *op) {
+  return verifyExecOpTrait(op);
+}
+
+/// One entry of the kernel table: what `texec.kernel "name"` takes and
+/// gives. The emitter (lib/Target) maps each name to runtime calls; the
+/// verifier checks calls against the same table.
+struct KernelInfo {
+  llvm::StringRef name;
+  unsigned numInputs;
+  unsigned numResults;
+  /// Config keys that must be present.
+  llvm::ArrayRef<llvm::StringRef> required;
+  /// Config keys that may be present.
+  llvm::ArrayRef<llvm::StringRef> optional;
+};
+/// The kernel named `name`, or null.
+const KernelInfo *lookupKernel(llvm::StringRef name);
+/// Every kernel, in table order (for docs and the emitter's checks).
+llvm::ArrayRef<KernelInfo> kernelTable();
+
+/// The grid axes a program knows.
+bool isGridAxis(llvm::StringRef axis);
+} // namespace mlir::trident::exec
+
+#define GET_OP_CLASSES
+#include "dialects/Exec/IR/ExecOps.h.inc"
+
+#endif // TRIDENT_DIALECTS_EXEC_IR_EXECOPS_H

@@ -1,0 +1,43 @@
+//===- TGraphToExec.h - tgraph + plan to a texec program -------*- C++ -*-===//
+//
+// Builds the training step of a tgraph model (forward, loss, backward,
+// optimizer) for one plan as a texec.program: pipeline stages and virtual
+// chunks from the plan's layer split, Megatron tensor and sequence
+// parallelism inside a stage, data parallelism and ZeRO around it, and the
+// schedule from the Schedule library. docs/texec.md explains the design.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRIDENT_CONVERSION_TGRAPHTOEXEC_TGRAPHTOEXEC_H
+#define TRIDENT_CONVERSION_TGRAPHTOEXEC_TGRAPHTOEXEC_H
+
+#include "trident/Plan/Plan.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+
+namespace mlir::trident::graph {
+class ModelOp;
+} // namespace mlir::trident::graph
+
+namespace trident::conversion {
+
+/// The optimizer of the training step.
+struct TrainingOptions {
+  std::string optimizer = "adam"; ///< "adam" or "sgd"
+  double lr = 1e-3;
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+};
+
+/// Lowers `model` under `plan`. On failure emits diagnostics (at the tgraph
+/// op concerned, or at the model for plan-level problems, naming the plan
+/// field) and returns null.
+mlir::OwningOpRef<mlir::ModuleOp>
+lowerToExec(mlir::trident::graph::ModelOp model, const ::trident::plan::Plan &plan,
+            const TrainingOptions &options);
+
+} // namespace trident::conversion
+
+#endif // TRIDENT_CONVERSION_TGRAPHTOEXEC_TGRAPHTOEXEC_H

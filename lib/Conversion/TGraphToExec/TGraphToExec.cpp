@@ -1,0 +1,1096 @@
+//===- TGraphToExec.cpp - tgraph + plan to a texec program ----------------===//
+//
+// One walk per model chunk builds its forward (texec ops in the chunk's
+// forward region) and records, per tgraph op, a gradient rule on a tape; the
+// tape is then replayed backwards into the backward region. Gradient rules
+// are therefore applied while lowering, on local shards, with the
+// collectives each parallel layout implies (docs/texec.md, "Autodiff").
+//
+// Layouts of an activation (last dimension = features) inside a stage:
+//   Rep   every tp rank holds the whole tensor;
+//   Seq   dimension 1 (sequence) split over tp (Megatron sequence
+//         parallelism, Korthikanti et al. 2022);
+//   Last  the feature dimension split over tp (the output of a
+//         column-parallel linear, attention heads, vocabulary logits).
+//
+//===----------------------------------------------------------------------===//
+
+#include "trident/Conversion/TGraphToExec/TGraphToExec.h"
+
+#include "dialects/Exec/IR/ExecOps.h"
+#include "dialects/Graph/IR/GraphOps.h"
+#include "trident/Schedule/Schedule.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "mlir/IR/Verifier.h"
+
+#include <functional>
+#include <map>
+#include <set>
+
+using namespace mlir;
+namespace tg = mlir::trident::graph;
+namespace tx = mlir::trident::exec;
+
+namespace trident::conversion {
+namespace {
+
+enum class Dist { Rep, Seq, Last };
+
+/// A forward value and its layout.
+struct FVal {
+  Value v;
+  Dist dist = Dist::Rep;
+};
+
+/// One transformer block: iteration `iter` of `repeat`.
+struct BlockRef {
+  tg::RepeatOp repeat;
+  int64_t iter;
+  int64_t index; ///< model block number
+};
+
+/// How a parameter is held: split dimension over tp, or replicated.
+struct ParamLayout {
+  int64_t splitDim = -1;
+};
+
+/// Everything shared by all chunks of the program.
+struct ProgramState {
+  const ::trident::plan::Plan &plan;
+  const TrainingOptions &options;
+  tg::ModelOp model;
+  tx::ProgramOp program;
+  int64_t tp, mbs, seq, numChunks;
+  bool sp;
+  int64_t zero;
+  double gradScale; ///< 1 / tokens of the global batch
+  /// Parameter name -> stages that declare it (tied parameters).
+  std::map<std::string, std::set<int64_t>> paramStages;
+  /// Per stage: parameters whose gradients are partial sums over tp.
+  std::map<int64_t, std::set<std::string>> tpPartialParams;
+};
+
+class ChunkLowering {
+public:
+  ChunkLowering(ProgramState &st, tx::StageOp stage, tx::ChunkOp chunk,
+                llvm::StringMap<tx::ParamOp> &decls, Operation *&lastDecl)
+      : st(st), stage(stage), chunk(chunk), decls(decls), lastDecl(lastDecl),
+        fb(chunk.getContext()), bb(chunk.getContext()) {
+    fwdBlock = &chunk.getForward().emplaceBlock();
+    bwdBlock = &chunk.getBackward().emplaceBlock();
+    fb.setInsertionPointToEnd(fwdBlock);
+    bb.setInsertionPointToEnd(bwdBlock);
+  }
+
+  LogicalResult run(ArrayRef<Operation *> prologue, ArrayRef<BlockRef> blocks,
+                    ArrayRef<Operation *> epilogue, Value firstInit,
+                    tg::RepeatOp lastRepeat, bool first, bool last);
+
+private:
+  ProgramState &st;
+  tx::StageOp stage;
+  tx::ChunkOp chunk;
+  llvm::StringMap<tx::ParamOp> &decls;
+  Operation *&lastDecl;
+  OpBuilder fb, bb;
+  Block *fwdBlock, *bwdBlock;
+  Location loc = UnknownLoc::get(chunk.getContext());
+
+  /// tgraph activation -> forward value (body values are per block).
+  DenseMap<Value, FVal> env;
+  /// Layer prefix of the block being lowered ("layers.3." or "").
+  std::string prefix;
+  std::vector<std::function<LogicalResult()>> tape;
+  /// Gradient contributions per forward value: (backward value, partial
+  /// sum over tp).
+  llvm::MapVector<Value, SmallVector<std::pair<Value, bool>>> grads;
+  DenseMap<Value, Value> savedMap;
+  SmallVector<Value> saveList;
+  DenseMap<Value, Value> gatheredSeq; ///< Seq value -> its all-gathered Rep
+  llvm::StringMap<Value> inputs;
+  std::set<Operation *> fused;
+
+  MLIRContext *ctx() { return chunk.getContext(); }
+  RankedTensorType f32(ArrayRef<int64_t> shape) {
+    return RankedTensorType::get(shape, Float32Type::get(ctx()));
+  }
+  bool tpOn() const { return st.tp > 1; }
+
+  /// The local shape of a tgraph activation type under `dist`.
+  FailureOr<RankedTensorType> localType(Operation *op, Type t, Dist dist);
+
+  // --- forward helpers ---
+  SmallVector<Value> kernel(OpBuilder &b, StringRef name, ValueRange ins,
+                            TypeRange outs,
+                            ArrayRef<NamedAttribute> config = {});
+  NamedAttribute cfg(StringRef key, Attribute value) {
+    return NamedAttribute(StringAttr::get(ctx(), key), value);
+  }
+  NamedAttribute tpAxis(StringRef key) {
+    return cfg(key, StringAttr::get(ctx(), "tp"));
+  }
+  FailureOr<Value> param(Operation *user, Value tgParam, ParamLayout layout);
+  FailureOr<FVal> input(Operation *user, Value tgInput);
+  FailureOr<FVal> act(Operation *user, Value v);
+  /// A Rep view of `x` for a column-parallel consumer (all-gather of a
+  /// sequence shard, cached).
+  Value gatherSeq(FVal x);
+
+  // --- backward helpers ---
+  void addGrad(Value f, Value g, bool partial = false);
+  /// The gradient of `f` (all partial contributions reduced over tp), or
+  /// null when nothing flows back to it.
+  Value takeGrad(Value f);
+  /// Sum of contributions; `partial` says whether they still need the tp sum.
+  Value takeGradRaw(Value f, bool &partial);
+  Value saved(Value f);
+  Value sum(SmallVector<Value> &vals);
+  void accumulate(StringRef name, Value g) {
+    tx::AccumulateGradOp::create(bb, loc, name, g);
+  }
+
+  LogicalResult lowerOp(Operation *op);
+  LogicalResult lowerEmbedding(tg::EmbeddingOp op);
+  LogicalResult lowerNorm(Operation *op);
+  LogicalResult lowerLinear(tg::LinearOp op);
+  LogicalResult lowerAttention(tg::AttentionOp op);
+  LogicalResult lowerCrossEntropy(tg::CrossEntropyOp op);
+  LogicalResult lowerElementwise(Operation *op);
+};
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+FailureOr<RankedTensorType> ChunkLowering::localType(Operation *op, Type t,
+                                                     Dist dist) {
+  auto ranked = dyn_cast<RankedTensorType>(t);
+  if (!ranked || ranked.getRank() < 2)
+    return op->emitError() << "texec lowering: expected an activation of "
+                              "rank >= 2 (batch, sequence, ...), got "
+                           << t;
+  SmallVector<int64_t> shape(ranked.getShape());
+  shape[0] = st.mbs;
+  shape[1] = st.seq;
+  if (dist == Dist::Seq)
+    shape[1] /= st.tp;
+  if (dist == Dist::Last) {
+    if (shape.back() % st.tp != 0)
+      return op->emitError() << "texec lowering: feature size "
+                             << shape.back() << " is not divisible by tp = "
+                             << st.tp;
+    shape.back() /= st.tp;
+  }
+  for (int64_t d : shape)
+    if (ShapedType::isDynamic(d))
+      return op->emitError("texec lowering: dynamic feature dimension");
+  return RankedTensorType::get(shape, ranked.getElementType());
+}
+
+SmallVector<Value> ChunkLowering::kernel(OpBuilder &b, StringRef name,
+                                         ValueRange ins, TypeRange outs,
+                                         ArrayRef<NamedAttribute> config) {
+  DictionaryAttr dict =
+      config.empty() ? DictionaryAttr() : DictionaryAttr::get(ctx(), config);
+  auto op = tx::KernelOp::create(b, loc, outs, name, ins, dict);
+  return SmallVector<Value>(op.getResults());
+}
+
+FailureOr<Value> ChunkLowering::param(Operation *user, Value tgParam,
+                                      ParamLayout layout) {
+  auto p = tgParam.getDefiningOp<tg::ParamOp>();
+  if (!p)
+    return user->emitError("texec lowering: expected a tgraph.param operand");
+  // Parameters of a repeated block are per layer.
+  std::string name = (isa<tg::RepeatOp>(p->getParentOp()) ? prefix : "") +
+                     p.getName().str();
+  auto type = cast<RankedTensorType>(p.getType());
+  if (!type.getElementType().isF32())
+    return p.emitError() << "texec lowering: parameter '" << name
+                         << "' is " << type.getElementType()
+                         << "; the backends train in f32 (use an f32 model)";
+  SmallVector<int64_t> local(type.getShape());
+  if (layout.splitDim >= 0 && tpOn()) {
+    if (local[layout.splitDim] % st.tp != 0)
+      return p.emitError() << "texec lowering: parameter '" << name
+                           << "' dimension " << layout.splitDim << " ("
+                           << local[layout.splitDim]
+                           << ") is not divisible by tp = " << st.tp;
+    local[layout.splitDim] /= st.tp;
+  } else {
+    layout.splitDim = -1;
+  }
+  RankedTensorType localType = f32(local);
+  auto it = decls.find(name);
+  if (it != decls.end()) {
+    int64_t have = it->second.getSplitDim() ? *it->second.getSplitDim() : -1;
+    if (have != layout.splitDim)
+      return user->emitError()
+             << "texec lowering: parameter '" << name
+             << "' is used with two tensor-parallel layouts (split "
+             << have << " and " << layout.splitDim << ")";
+  } else {
+    StringRef init = "uniform";
+    StringRef base = p.getName();
+    if (base.ends_with("bias"))
+      init = "zeros";
+    else if (p.getKind() == tg::ParamKind::Norm)
+      init = "ones";
+    OpBuilder db(ctx());
+    if (lastDecl)
+      db.setInsertionPointAfter(lastDecl);
+    else
+      db.setInsertionPointToStart(&stage.getBody().front());
+    IntegerAttr splitDim;
+    StringAttr splitAxis;
+    if (layout.splitDim >= 0) {
+      splitDim = db.getI64IntegerAttr(layout.splitDim);
+      splitAxis = db.getStringAttr("tp");
+    }
+    auto decl = tx::ParamOp::create(
+        db, p.getLoc(), db.getStringAttr(name),
+        db.getDenseI64ArrayAttr(type.getShape()), splitDim, splitAxis,
+        db.getStringAttr(init), TypeAttr::get(localType));
+    lastDecl = decl;
+    decls[name] = decl;
+    st.paramStages[name].insert(stage.getIndex());
+  }
+  if (st.zero == 3)
+    return tx::ParamGatherOp::create(fb, loc, localType, name, "dp")
+        .getResult();
+  return tx::ParamRefOp::create(fb, loc, localType, name).getResult();
+}
+
+FailureOr<FVal> ChunkLowering::input(Operation *user, Value tgInput) {
+  auto in = tgInput.getDefiningOp<tg::InputOp>();
+  StringRef name = in.getName();
+  if (name != "tokens" && name != "labels")
+    return in.emitError() << "texec lowering: input '" << name
+                          << "' has no data source (expected tokens or "
+                             "labels)";
+  auto it = inputs.find(name);
+  if (it != inputs.end())
+    return FVal{it->second, Dist::Rep};
+  auto type = RankedTensorType::get({st.mbs, st.seq},
+                                    IntegerType::get(ctx(), 32));
+  Value v = tx::InputOp::create(fb, loc, type, name).getResult();
+  inputs[name] = v;
+  return FVal{v, Dist::Rep};
+}
+
+FailureOr<FVal> ChunkLowering::act(Operation *user, Value v) {
+  if (v.getDefiningOp<tg::InputOp>())
+    return input(user, v);
+  auto it = env.find(v);
+  if (it == env.end())
+    return user->emitError("texec lowering: operand is not available in "
+                           "this model chunk");
+  return it->second;
+}
+
+Value ChunkLowering::gatherSeq(FVal x) {
+  if (x.dist != Dist::Seq)
+    return x.v;
+  auto it = gatheredSeq.find(x.v);
+  if (it != gatheredSeq.end())
+    return it->second;
+  auto t = cast<RankedTensorType>(x.v.getType());
+  SmallVector<int64_t> shape(t.getShape());
+  shape[1] *= st.tp;
+  Value full = tx::AllGatherOp::create(fb, loc, f32(shape), x.v, "tp", 1);
+  gatheredSeq[x.v] = full;
+  Value seqShard = x.v;
+  // Backward of the all-gather: the consumers' partial input gradients are
+  // summed and scattered back to sequence shards in one reduce-scatter.
+  tape.push_back([this, full, seqShard]() -> LogicalResult {
+    bool partial = false;
+    Value g = takeGradRaw(full, partial);
+    if (!g)
+      return success();
+    if (!partial)
+      return chunk.emitError("texec lowering: internal: a sequence-parallel "
+                             "all-gather fed a consumer whose gradient is "
+                             "not a partial sum");
+    addGrad(seqShard, tx::ReduceScatterOp::create(bb, loc, seqShard.getType(),
+                                                  g, "tp", 1));
+    return success();
+  });
+  return full;
+}
+
+void ChunkLowering::addGrad(Value f, Value g, bool partial) {
+  grads[f].push_back({g, partial && tpOn()});
+}
+
+Value ChunkLowering::sum(SmallVector<Value> &vals) {
+  Value acc = vals.front();
+  for (Value v : llvm::drop_begin(vals))
+    acc = kernel(bb, "add", {acc, v}, {acc.getType()})[0];
+  return acc;
+}
+
+Value ChunkLowering::takeGradRaw(Value f, bool &partial) {
+  auto it = grads.find(f);
+  partial = false;
+  if (it == grads.end())
+    return {};
+  SmallVector<Value> full, part;
+  for (auto [g, p] : it->second)
+    (p ? part : full).push_back(g);
+  grads.erase(it);
+  if (!part.empty() && full.empty()) {
+    partial = true;
+    return sum(part);
+  }
+  SmallVector<Value> all = full;
+  if (!part.empty()) {
+    Value p = sum(part);
+    all.push_back(tx::AllReduceOp::create(bb, loc, p.getType(), p, "tp"));
+  }
+  return sum(all);
+}
+
+Value ChunkLowering::takeGrad(Value f) {
+  bool partial = false;
+  Value g = takeGradRaw(f, partial);
+  if (g && partial)
+    g = tx::AllReduceOp::create(bb, loc, g.getType(), g, "tp");
+  return g;
+}
+
+Value ChunkLowering::saved(Value f) {
+  auto it = savedMap.find(f);
+  if (it != savedMap.end())
+    return it->second;
+  Value b;
+  Operation *def = f.getDefiningOp();
+  if (def && isa<tx::ParamRefOp, tx::ParamGatherOp, tx::InputOp>(def)) {
+    // Cheaper to read (or gather) again than to keep per micro-batch.
+    b = bb.clone(*def)->getResult(0);
+  } else {
+    b = bwdBlock->addArgument(f.getType(), loc);
+    saveList.push_back(f);
+  }
+  savedMap[f] = b;
+  return b;
+}
+
+//===----------------------------------------------------------------------===//
+// Op rules: forward emission plus the gradient rule on the tape
+//===----------------------------------------------------------------------===//
+
+LogicalResult ChunkLowering::lowerEmbedding(tg::EmbeddingOp op) {
+  auto ids = act(op, op.getIds());
+  if (failed(ids))
+    return failure();
+  FailureOr<Value> wte = param(op, op.getTable(), {0});
+  if (failed(wte))
+    return failure();
+  // Fuse a following position embedding (the runtime adds both in one
+  // pass, and only once across vocabulary shards).
+  tg::PositionEmbeddingOp pos;
+  if (op->hasOneUse())
+    pos = dyn_cast<tg::PositionEmbeddingOp>(*op->user_begin());
+  if (pos && pos.getX() != op.getResult())
+    pos = {};
+  Value wpe;
+  if (pos) {
+    auto tableType = cast<RankedTensorType>(pos.getTable().getType());
+    if (tableType.getDimSize(0) < st.seq)
+      return pos.emitError() << "texec lowering: position table has "
+                             << tableType.getDimSize(0)
+                             << " rows, fewer than the sequence (" << st.seq
+                             << ")";
+    FailureOr<Value> w = param(pos, pos.getTable(), {-1});
+    if (failed(w))
+      return failure();
+    wpe = *w;
+    fused.insert(pos);
+  }
+  Operation *last = pos ? pos.getOperation() : op.getOperation();
+  auto fullType = localType(op, last->getResult(0).getType(), Dist::Rep);
+  if (failed(fullType))
+    return failure();
+  SmallVector<NamedAttribute> config;
+  if (tpOn())
+    config.push_back(tpAxis("vocab_axis"));
+  SmallVector<Value> ins = {ids->v, *wte};
+  if (wpe)
+    ins.push_back(wpe);
+  Value y = kernel(fb, pos ? "embedding_pos" : "embedding", ins, {*fullType},
+                   config)[0];
+  FVal out{y, Dist::Rep};
+  if (tpOn()) {
+    if (st.sp) {
+      auto seqType = localType(op, last->getResult(0).getType(), Dist::Seq);
+      out = {tx::ReduceScatterOp::create(fb, loc, *seqType, y, "tp", 1),
+             Dist::Seq};
+    } else {
+      out.v = tx::AllReduceOp::create(fb, loc, y.getType(), y, "tp");
+    }
+  }
+  env[last->getResult(0)] = out;
+  Value idsV = ids->v, wteV = *wte, wpeV = wpe, outV = out.v;
+  bool sp = st.sp && tpOn();
+  tape.push_back([=, this]() -> LogicalResult {
+    Value g = takeGrad(outV);
+    if (!g)
+      return success();
+    if (sp)
+      g = tx::AllGatherOp::create(bb, loc, *fullType, g, "tp", 1);
+    SmallVector<Type> outs = {wteV.getType()};
+    if (wpeV)
+      outs.push_back(wpeV.getType());
+    auto gs = kernel(bb, wpeV ? "embedding_pos_bwd" : "embedding_bwd",
+                     {saved(idsV), g}, outs, config);
+    accumulate(wteV.getDefiningOp()->getAttrOfType<StringAttr>("sym"),
+               gs[0]);
+    if (wpeV)
+      accumulate(wpeV.getDefiningOp()->getAttrOfType<StringAttr>("sym"),
+                 gs[1]);
+    return success();
+  });
+  return success();
+}
+
+LogicalResult ChunkLowering::lowerNorm(Operation *op) {
+  bool layer = isa<tg::LayerNormOp>(op);
+  double eps;
+  Value tgGamma, tgBeta;
+  if (auto ln = dyn_cast<tg::LayerNormOp>(op)) {
+    if (ln.getZeroCentered())
+      return op->emitError("texec lowering: zero-centered layer_norm "
+                           "(LayerNorm1p) has no runtime kernel");
+    if (!ln.getBeta())
+      return op->emitError("texec lowering: layer_norm without beta has no "
+                           "runtime kernel");
+    eps = ln.getEps().convertToDouble();
+    tgGamma = ln.getGamma();
+    tgBeta = ln.getBeta();
+  } else {
+    auto rms = cast<tg::RMSNormOp>(op);
+    eps = rms.getEps().convertToDouble();
+    tgGamma = rms.getGamma();
+  }
+  auto x = act(op, op->getOperand(0));
+  if (failed(x))
+    return failure();
+  if (x->dist == Dist::Last)
+    return op->emitError("texec lowering: a norm over a feature-sharded "
+                         "(tensor-parallel) activation needs its whole "
+                         "feature row");
+  FailureOr<Value> gamma = param(op, tgGamma, {-1});
+  if (failed(gamma))
+    return failure();
+  Value beta;
+  if (tgBeta) {
+    FailureOr<Value> b = param(op, tgBeta, {-1});
+    if (failed(b))
+      return failure();
+    beta = *b;
+  }
+  auto yType = cast<RankedTensorType>(x->v.getType());
+  int64_t rows = yType.getNumElements() / yType.getShape().back();
+  int64_t groups = 1;
+  auto gType = cast<RankedTensorType>(gamma->getType());
+  if (!layer)
+    groups = yType.getShape().back() / gType.getNumElements();
+  auto cfgEps = cfg("eps", FloatAttr::get(Float64Type::get(ctx()), eps));
+  SmallVector<Value> res;
+  if (layer)
+    res = kernel(fb, "layer_norm", {x->v, *gamma, beta},
+                 {yType, f32({rows}), f32({rows})}, {cfgEps});
+  else
+    res = kernel(fb, "rms_norm", {x->v, *gamma}, {yType, f32({rows * groups})},
+                 {cfgEps});
+  env[op->getResult(0)] = {res[0], x->dist};
+  std::string gName =
+      gamma->getDefiningOp()->getAttrOfType<StringAttr>("sym").str();
+  std::string bName =
+      beta ? beta.getDefiningOp()->getAttrOfType<StringAttr>("sym").str() : "";
+  // Gradients of replicated parameters seen through sequence shards are
+  // partial over tp (summed after the schedule).
+  if (x->dist == Dist::Seq) {
+    st.tpPartialParams[stage.getIndex()].insert(gName);
+    if (beta)
+      st.tpPartialParams[stage.getIndex()].insert(bName);
+  }
+  Value xv = x->v, gv = *gamma, y = res[0];
+  SmallVector<Value> stats(res.begin() + 1, res.end());
+  tape.push_back([=, this]() -> LogicalResult {
+    Value dy = takeGrad(y);
+    if (!dy)
+      return success();
+    SmallVector<Value> ins = {dy, saved(xv), saved(gv)};
+    for (Value s : stats)
+      ins.push_back(saved(s));
+    if (layer) {
+      auto g = kernel(bb, "layer_norm_bwd", ins,
+                      {xv.getType(), gv.getType(), gv.getType()});
+      addGrad(xv, g[0]);
+      accumulate(gName, g[1]);
+      accumulate(bName, g[2]);
+    } else {
+      auto g = kernel(bb, "rms_norm_bwd", ins, {xv.getType(), gv.getType()});
+      addGrad(xv, g[0]);
+      accumulate(gName, g[1]);
+    }
+    return success();
+  });
+  return success();
+}
+
+LogicalResult ChunkLowering::lowerLinear(tg::LinearOp op) {
+  auto x = act(op, op.getX());
+  if (failed(x))
+    return failure();
+  tg::TpRole role = tpOn() ? op.getTpRole() : tg::TpRole::None;
+  ParamLayout wLayout{-1}, bLayout{-1};
+  Value in = x->v;
+  Dist outDist = x->dist;
+  bool inputPartialGrad = false; // dx is a partial sum over tp
+  bool reduceOut = false;        // output is a partial sum over tp
+  switch (role) {
+  case tg::TpRole::Column:
+  case tg::TpRole::Vocab:
+    if (x->dist == Dist::Last)
+      return op.emitError("texec lowering: column-parallel linear needs a "
+                          "replicated input, got a feature-sharded one");
+    in = gatherSeq(*x);
+    wLayout.splitDim = 0;
+    bLayout.splitDim = 0;
+    outDist = Dist::Last;
+    inputPartialGrad = true;
+    break;
+  case tg::TpRole::Row:
+    if (x->dist != Dist::Last)
+      return op.emitError("texec lowering: row-parallel linear needs a "
+                          "feature-sharded input (the output of a "
+                          "column-parallel linear)");
+    wLayout.splitDim = 1;
+    reduceOut = true;
+    outDist = st.sp ? Dist::Seq : Dist::Rep;
+    break;
+  case tg::TpRole::None:
+    if (x->dist == Dist::Last)
+      return op.emitError("texec lowering: a linear without a "
+                          "tensor-parallel role cannot take a "
+                          "feature-sharded input");
+    break;
+  }
+  FailureOr<Value> w = param(op, op.getWeight(), wLayout);
+  if (failed(w))
+    return failure();
+  Value b;
+  if (op.getBias()) {
+    FailureOr<Value> bv = param(op, op.getBias(), bLayout);
+    if (failed(bv))
+      return failure();
+    b = *bv;
+  }
+  // Row-parallel: full output features, partial sums; column / vocab:
+  // feature-sharded; no role: the input's layout.
+  Dist computeDist = role == tg::TpRole::Row ? Dist::Rep : outDist;
+  auto yType = localType(op, op.getType(), computeDist);
+  if (failed(yType))
+    return failure();
+  SmallVector<NamedAttribute> config;
+  // A row-parallel bias is added once, before the reduction.
+  if (b && reduceOut)
+    config.push_back(tpAxis("bias_axis"));
+  Value y = b ? kernel(fb, "linear_bias", {in, *w, b}, {*yType}, config)[0]
+              : kernel(fb, "linear", {in, *w}, {*yType})[0];
+  Value out = y;
+  if (reduceOut) {
+    if (st.sp)
+      out = tx::ReduceScatterOp::create(
+          fb, loc, *localType(op, op.getType(), Dist::Seq), y, "tp", 1);
+    else
+      out = tx::AllReduceOp::create(fb, loc, y.getType(), y, "tp");
+  }
+  env[op.getResult()] = {out, outDist};
+  std::string wName = w->getDefiningOp()->getAttrOfType<StringAttr>("sym").str();
+  std::string bName =
+      b ? b.getDefiningOp()->getAttrOfType<StringAttr>("sym").str() : "";
+  if (role == tg::TpRole::None && x->dist == Dist::Seq) {
+    st.tpPartialParams[stage.getIndex()].insert(wName);
+    if (b)
+      st.tpPartialParams[stage.getIndex()].insert(bName);
+  }
+  Value wv = *w;
+  bool sp = st.sp;
+  tape.push_back([=, this]() -> LogicalResult {
+    Value dy = takeGrad(out);
+    if (!dy)
+      return success();
+    if (reduceOut && sp)
+      dy = tx::AllGatherOp::create(bb, loc, y.getType(), dy, "tp", 1);
+    SmallVector<Type> outs = {in.getType(), wv.getType()};
+    if (b)
+      outs.push_back(b.getType());
+    auto g = kernel(bb, b ? "linear_bias_bwd" : "linear_bwd",
+                    {dy, saved(in), saved(wv)}, outs);
+    addGrad(in, g[0], inputPartialGrad);
+    accumulate(wName, g[1]);
+    if (b)
+      accumulate(bName, g[2]);
+    return success();
+  });
+  return success();
+}
+
+LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
+  if (!op.getCausal())
+    return op.emitError("texec lowering: only causal attention has a "
+                        "runtime kernel");
+  if (op.getWindow() != 0 || op.getRotaryDim() != 0 || op.getSinks() ||
+      op.getKRope() || op.getDropout().convertToDouble() != 0.0 ||
+      op.getVHeadDim())
+    return op.emitError("texec lowering: attention with a sliding window, "
+                        "rotary embedding, sinks, latent keys, dropout or a "
+                        "separate value head size has no runtime kernel");
+  int64_t heads = op.getNumHeads(), kv = op.getNumKvHeads();
+  if (tpOn() && (heads % st.tp != 0 || kv % st.tp != 0))
+    return op.emitError() << "texec lowering: " << heads << " heads and "
+                          << kv << " kv heads cannot be split over tp = "
+                          << st.tp;
+  SmallVector<FVal> qkv;
+  for (Value v : {op.getQ(), op.getK(), op.getV()}) {
+    auto f = act(op, v);
+    if (failed(f))
+      return failure();
+    Dist want = tpOn() ? Dist::Last : Dist::Rep;
+    if (f->dist != want)
+      return op.emitError("texec lowering: attention inputs must be "
+                          "head-sharded (outputs of column-parallel "
+                          "linears) under tensor parallelism");
+    qkv.push_back(*f);
+  }
+  int64_t local = heads / st.tp, localKv = kv / st.tp;
+  if (!tpOn())
+    local = heads, localKv = kv;
+  auto outType = localType(op, op.getType(), tpOn() ? Dist::Last : Dist::Rep);
+  if (failed(outType))
+    return failure();
+  SmallVector<NamedAttribute> config = {
+      cfg("heads", IntegerAttr::get(IntegerType::get(ctx(), 64), local)),
+      cfg("kv_heads", IntegerAttr::get(IntegerType::get(ctx(), 64), localKv)),
+      cfg("head_dim",
+          IntegerAttr::get(IntegerType::get(ctx(), 64), op.getHeadDim()))};
+  auto r = kernel(fb, "attention", {qkv[0].v, qkv[1].v, qkv[2].v},
+                  {*outType, f32({st.mbs, local, st.seq, st.seq})}, config);
+  env[op.getResult()] = {r[0], tpOn() ? Dist::Last : Dist::Rep};
+  Value q = qkv[0].v, k = qkv[1].v, v = qkv[2].v, o = r[0], probs = r[1];
+  tape.push_back([=, this]() -> LogicalResult {
+    Value dy = takeGrad(o);
+    if (!dy)
+      return success();
+    auto g = kernel(bb, "attention_bwd",
+                    {dy, saved(q), saved(k), saved(v), saved(probs)},
+                    {q.getType(), k.getType(), v.getType()}, config);
+    addGrad(q, g[0]);
+    addGrad(k, g[1]);
+    addGrad(v, g[2]);
+    return success();
+  });
+  return success();
+}
+
+LogicalResult ChunkLowering::lowerCrossEntropy(tg::CrossEntropyOp op) {
+  auto logits = act(op, op.getLogits());
+  auto labels = act(op, op.getLabels());
+  if (failed(logits) || failed(labels))
+    return failure();
+  if (logits->dist == Dist::Seq)
+    return op.emitError("texec lowering: cross_entropy over sequence "
+                        "shards is not supported");
+  auto lt = cast<RankedTensorType>(logits->v.getType());
+  if (lt.getRank() != 3)
+    return op.emitError("texec lowering: cross_entropy expects logits of "
+                        "shape batch x sequence x vocabulary");
+  SmallVector<NamedAttribute> config;
+  if (logits->dist == Dist::Last)
+    config.push_back(tpAxis("vocab_axis"));
+  int64_t rows = st.mbs * st.seq;
+  auto r = kernel(fb, "cross_entropy", {logits->v, labels->v},
+                  {f32({1}), f32({rows})}, config);
+  tx::LossOp::create(fb, loc, r[0]);
+  Value lv = logits->v, lab = labels->v, lse = r[1];
+  auto bwdConfig = config;
+  bwdConfig.push_back(
+      cfg("grad_scale", FloatAttr::get(Float64Type::get(ctx()), st.gradScale)));
+  tape.push_back([=, this]() -> LogicalResult {
+    auto g = kernel(bb, "cross_entropy_bwd",
+                    {saved(lv), saved(lab), saved(lse)}, {lv.getType()},
+                    bwdConfig);
+    addGrad(lv, g[0]);
+    return success();
+  });
+  return success();
+}
+
+LogicalResult ChunkLowering::lowerElementwise(Operation *op) {
+  SmallVector<FVal> ins;
+  for (Value v : op->getOperands()) {
+    auto f = act(op, v);
+    if (failed(f))
+      return failure();
+    ins.push_back(*f);
+  }
+  for (const FVal &f : ins)
+    if (f.dist != ins[0].dist)
+      return op->emitError("texec lowering: operands have different "
+                           "tensor-parallel layouts");
+  Type t = ins[0].v.getType();
+  if (auto d = dyn_cast<tg::DropoutOp>(op)) {
+    if (d.getRate().convertToDouble() != 0.0)
+      return op->emitError("texec lowering: dropout with a non-zero rate "
+                           "has no deterministic kernel (set the rate to 0)");
+    env[op->getResult(0)] = ins[0];
+    return success();
+  }
+  StringRef name = llvm::TypeSwitch<Operation *, StringRef>(op)
+                       .Case<tg::AddOp>([](auto) { return "add"; })
+                       .Case<tg::MulOp>([](auto) { return "mul"; })
+                       .Case<tg::GeluOp>([](auto) { return "gelu"; })
+                       .Case<tg::SiluOp>([](auto) { return "silu"; })
+                       .Case<tg::ReluOp>([](auto) { return "relu"; })
+                       .Case<tg::SwiGLUOp>([](auto) { return "swiglu"; })
+                       .Default([](auto) { return ""; });
+  SmallVector<NamedAttribute> config;
+  if (auto g = dyn_cast<tg::GeluOp>(op); g && g.getApproximate())
+    config.push_back(cfg("approximate", UnitAttr::get(ctx())));
+  SmallVector<Value> vals;
+  for (const FVal &f : ins)
+    vals.push_back(f.v);
+  Value y = kernel(fb, name, vals, {t}, config)[0];
+  env[op->getResult(0)] = {y, ins[0].dist};
+  std::string kind = name.str();
+  tape.push_back([=, this]() -> LogicalResult {
+    Value dy = takeGrad(y);
+    if (!dy)
+      return success();
+    if (kind == "add") {
+      addGrad(vals[0], dy);
+      addGrad(vals[1], dy);
+    } else if (kind == "mul") {
+      addGrad(vals[0], kernel(bb, "mul", {dy, saved(vals[1])}, {t})[0]);
+      addGrad(vals[1], kernel(bb, "mul", {dy, saved(vals[0])}, {t})[0]);
+    } else if (kind == "swiglu") {
+      auto g = kernel(bb, "swiglu_bwd", {dy, saved(vals[0]), saved(vals[1])},
+                      {t, t});
+      addGrad(vals[0], g[0]);
+      addGrad(vals[1], g[1]);
+    } else {
+      addGrad(vals[0], kernel(bb, kind + "_bwd", {dy, saved(vals[0])}, {t},
+                              config)[0]);
+    }
+    return success();
+  });
+  return success();
+}
+
+LogicalResult ChunkLowering::lowerOp(Operation *op) {
+  if (fused.count(op))
+    return success();
+  if (isa<tg::ParamOp, tg::InputOp, tg::OutputOp, tg::YieldOp>(op))
+    return success(); // parameters and inputs are read where they are used
+  if (auto e = dyn_cast<tg::EmbeddingOp>(op))
+    return lowerEmbedding(e);
+  if (isa<tg::LayerNormOp, tg::RMSNormOp>(op))
+    return lowerNorm(op);
+  if (auto l = dyn_cast<tg::LinearOp>(op))
+    return lowerLinear(l);
+  if (auto a = dyn_cast<tg::AttentionOp>(op))
+    return lowerAttention(a);
+  if (auto c = dyn_cast<tg::CrossEntropyOp>(op))
+    return lowerCrossEntropy(c);
+  if (isa<tg::AddOp, tg::MulOp, tg::GeluOp, tg::SiluOp, tg::ReluOp,
+          tg::SwiGLUOp, tg::DropoutOp>(op))
+    return lowerElementwise(op);
+  return op->emitError() << "texec lowering: no gradient rule for '"
+                         << op->getName() << "'";
+}
+
+LogicalResult ChunkLowering::run(ArrayRef<Operation *> prologue,
+                                 ArrayRef<BlockRef> blocks,
+                                 ArrayRef<Operation *> epilogue,
+                                 Value firstInit, tg::RepeatOp lastRepeat,
+                                 bool first, bool last) {
+  int64_t g = chunk.getGlobalIndex();
+  Dist actDist = (st.sp && tpOn()) ? Dist::Seq : Dist::Rep;
+  FVal cur;
+  Value received;
+  if (first) {
+    for (Operation *op : prologue)
+      if (failed(lowerOp(op)))
+        return failure();
+    auto f = act(firstInit.getDefiningOp() ? firstInit.getDefiningOp()
+                                           : st.model.getOperation(),
+                 firstInit);
+    if (failed(f))
+      return failure();
+    cur = *f;
+  } else {
+    auto t = localType(st.model, firstInit.getType(), actDist);
+    if (failed(t))
+      return failure();
+    received = tx::RecvOp::create(fb, loc, *t, g - 1);
+    cur = {received, actDist};
+  }
+  for (BlockRef b : blocks) {
+    prefix = "layers." + std::to_string(b.index) + ".";
+    Block &body = b.repeat.getBody().front();
+    env[body.getArgument(0)] = cur;
+    for (Operation &op : body.without_terminator())
+      if (failed(lowerOp(&op)))
+        return failure();
+    auto yield = cast<tg::YieldOp>(body.getTerminator());
+    auto f = act(yield, yield.getValues()[0]);
+    if (failed(f))
+      return failure();
+    cur = *f;
+    // The next iteration rebinds the body's values.
+    for (Operation &op : body)
+      for (Value r : op.getResults())
+        env.erase(r);
+  }
+  prefix.clear();
+  if (last) {
+    env[lastRepeat.getResult(0)] = cur;
+    for (Operation *op : epilogue)
+      if (failed(lowerOp(op)))
+        return failure();
+  } else {
+    if (cur.dist != actDist)
+      return chunk.emitError("texec lowering: internal: a chunk boundary "
+                             "activation has an unexpected layout");
+    tx::SendOp::create(fb, loc, cur.v, g + 1);
+    Value out = cur.v;
+    tape.push_back([=, this]() -> LogicalResult {
+      addGrad(out, tx::RecvOp::create(bb, loc, out.getType(), g + 1));
+      return success();
+    });
+  }
+  // Backward: replay the tape in reverse.
+  for (auto it = tape.rbegin(); it != tape.rend(); ++it)
+    if (failed((*it)()))
+      return failure();
+  if (received) {
+    Value g0 = takeGrad(received);
+    if (!g0)
+      return chunk.emitError("texec lowering: no gradient reaches the "
+                             "chunk's input");
+    tx::SendOp::create(bb, loc, g0, g - 1);
+  }
+  tx::SaveOp::create(fb, loc, saveList);
+  tx::EndOp::create(bb, loc);
+  return success();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Program
+//===----------------------------------------------------------------------===//
+
+OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
+                                  const ::trident::plan::Plan &plan,
+                                  const TrainingOptions &options) {
+  auto fail = [&](const std::string &msg) -> OwningOpRef<ModuleOp> {
+    model.emitError() << "texec lowering: " << msg;
+    return {};
+  };
+  if (plan.cp != 1)
+    return fail("plan 'parallel.cp' = " + std::to_string(plan.cp) +
+                ": context parallelism is not lowered yet (use cp = 1)");
+  if (plan.ep != 1)
+    return fail("plan 'parallel.ep' = " + std::to_string(plan.ep) +
+                ": expert parallelism is not lowered yet (use ep = 1)");
+  if (plan.recompute != "none")
+    return fail("plan 'recompute' = '" + plan.recompute +
+                "': activation recomputation is not lowered yet (use none)");
+  if (plan.dp * plan.microBatchSize * plan.numMicroBatches != plan.globalBatch)
+    return fail("plan 'global_batch' (" + std::to_string(plan.globalBatch) +
+                ") must equal dp * micro_batch_size * num_micro_batches (" +
+                std::to_string(plan.dp * plan.microBatchSize *
+                               plan.numMicroBatches) +
+                ")");
+  if (plan.sequenceParallel && plan.seqLen % plan.tp != 0)
+    return fail("plan 'seq_len' " + std::to_string(plan.seqLen) +
+                " is not divisible by tp for sequence parallelism");
+  if (options.optimizer != "adam" && options.optimizer != "sgd")
+    return fail("unknown optimizer '" + options.optimizer + "'");
+  auto kind = ::trident::parseScheduleKind(plan.schedule);
+  if (!kind)
+    return fail("plan 'schedule' '" + plan.schedule + "' is unknown");
+  auto schedule = ::trident::buildSchedule(*kind, plan.pp,
+                                           plan.numMicroBatches, plan.vpp);
+  if (!schedule)
+    return fail("plan schedule: " + schedule.message());
+
+  // The model: prologue, blocks (repeat iterations), epilogue.
+  SmallVector<Operation *> prologue, epilogue;
+  SmallVector<BlockRef> blocks;
+  tg::RepeatOp firstRepeat, lastRepeat;
+  for (Operation &op : model.getBody().front()) {
+    if (auto r = dyn_cast<tg::RepeatOp>(op)) {
+      if (r.getInits().size() != 1 || r.getNumResults() != 1)
+        return OwningOpRef<ModuleOp>(
+            (r.emitError("texec lowering: a tgraph.repeat must carry exactly "
+                         "one activation"),
+             nullptr));
+      if (lastRepeat && &op != lastRepeat->getNextNode())
+        return OwningOpRef<ModuleOp>(
+            (r.emitError("texec lowering: ops between tgraph.repeat ops are "
+                         "not supported"),
+             nullptr));
+      if (lastRepeat && r.getInits()[0] != lastRepeat.getResult(0))
+        return OwningOpRef<ModuleOp>(
+            (r.emitError("texec lowering: consecutive tgraph.repeat ops must "
+                         "chain their activation"),
+             nullptr));
+      if (!firstRepeat)
+        firstRepeat = r;
+      lastRepeat = r;
+      for (int64_t i = 0; i < r.getCount(); ++i)
+        blocks.push_back({r, i, (int64_t)blocks.size()});
+      continue;
+    }
+    (firstRepeat ? epilogue : prologue).push_back(&op);
+  }
+  if (!firstRepeat)
+    return fail("the model has no tgraph.repeat (no transformer blocks to "
+                "place on pipeline stages)");
+  int64_t total = 0;
+  for (int64_t n : plan.layersPerChunk)
+    total += n;
+  if (total != (int64_t)blocks.size())
+    return fail("plan 'layers_per_chunk' sums to " + std::to_string(total) +
+                " blocks but the model has " + std::to_string(blocks.size()));
+  int64_t vocab = 0;
+  model.walk([&](tg::EmbeddingOp e) {
+    if (!vocab)
+      vocab = cast<RankedTensorType>(e.getTable().getType()).getDimSize(0);
+  });
+  if (!vocab)
+    return fail("the model has no tgraph.embedding (token ids need a "
+                "vocabulary)");
+
+  MLIRContext *ctx = model.getContext();
+  ctx->getOrLoadDialect<tx::TExecDialect>();
+  OpBuilder b(ctx);
+  Location loc = model.getLoc();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+  auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+  auto program = tx::ProgramOp::create(
+      b, loc, b.getStringAttr(model.getSymName()), i64(plan.dp), i64(plan.tp),
+      i64(plan.pp), i64(plan.vpp), i64(plan.numMicroBatches),
+      i64(plan.microBatchSize), i64(plan.seqLen), i64(vocab),
+      i64(plan.zeroStage), b.getStringAttr(plan.schedule),
+      plan.sequenceParallel && plan.tp > 1 ? b.getUnitAttr() : UnitAttr());
+  Block &pbody = program.getBody().emplaceBlock();
+  b.setInsertionPointToEnd(&pbody);
+  for (StringRef axis : {"dp", "tp", "pp"})
+    tx::GroupOp::create(b, loc, b.getStringAttr(axis),
+                        b.getStrArrayAttr({axis}), DenseI64ArrayAttr());
+
+  ProgramState st{plan, options, model, program, plan.tp,
+                  plan.microBatchSize, plan.seqLen, plan.pp * plan.vpp,
+                  plan.sequenceParallel && plan.tp > 1, plan.zeroStage, 0.0,
+                  {}, {}};
+  st.gradScale = 1.0 / double(plan.globalBatch * plan.seqLen);
+
+  // First block of each model chunk.
+  SmallVector<int64_t> chunkBegin = {0};
+  for (int64_t n : plan.layersPerChunk)
+    chunkBegin.push_back(chunkBegin.back() + n);
+
+  SmallVector<tx::StageOp> stages;
+  for (int64_t s = 0; s < plan.pp; ++s) {
+    b.setInsertionPointToEnd(&pbody);
+    auto stage = tx::StageOp::create(b, loc, i64(s));
+    Block &sbody = stage.getBody().emplaceBlock();
+    stages.push_back(stage);
+    llvm::StringMap<tx::ParamOp> decls;
+    Operation *lastDecl = nullptr;
+    for (int64_t c = 0; c < plan.vpp; ++c) {
+      int64_t g = c * plan.pp + s;
+      b.setInsertionPointToEnd(&sbody);
+      auto chunk = tx::ChunkOp::create(b, loc, i64(c));
+      ChunkLowering lowering(st, stage, chunk, decls, lastDecl);
+      ArrayRef<BlockRef> mine(blocks.begin() + chunkBegin[g],
+                              blocks.begin() + chunkBegin[g + 1]);
+      if (failed(lowering.run(prologue, mine, epilogue,
+                              firstRepeat.getInits()[0], lastRepeat, g == 0,
+                              g == st.numChunks - 1)))
+        return {};
+    }
+    // The schedule: this stage's list from the Schedule library.
+    SmallVector<int64_t> actions;
+    for (const ::trident::ScheduleAction &a : schedule->perStage[s]) {
+      if (a.kind != ::trident::ActionKind::Forward &&
+          a.kind != ::trident::ActionKind::Backward)
+        return fail("schedule '" + plan.schedule +
+                    "' splits backward passes, which texec does not run");
+      actions.append({a.kind == ::trident::ActionKind::Forward ? 0 : 1,
+                      a.microBatch, a.chunk});
+    }
+    b.setInsertionPointToEnd(&sbody);
+    tx::ScheduleOp::create(b, loc, plan.schedule, actions);
+  }
+
+  // Parameters held by several stages (a tied embedding on the first and
+  // last stage): a group over exactly those stages sums their gradients.
+  std::map<std::set<int64_t>, std::string> sharedGroups;
+  for (auto &[name, where] : st.paramStages) {
+    if (where.size() < 2 || sharedGroups.count(where))
+      continue;
+    std::string g = "pp";
+    SmallVector<int64_t> members;
+    for (int64_t s : where) {
+      g += "_" + std::to_string(s);
+      members.push_back(s);
+    }
+    sharedGroups[where] = g;
+    b.setInsertionPoint(stages.front());
+    tx::GroupOp::create(b, loc, b.getStringAttr(g), b.getStrArrayAttr({"pp"}),
+                        b.getDenseI64ArrayAttr(members));
+  }
+  for (tx::StageOp stage : stages) {
+    int64_t s = stage.getIndex();
+    b.setInsertionPointToEnd(&stage.getBody().front());
+    auto names = [&](const std::set<std::string> &set) {
+      SmallVector<StringRef> v(set.begin(), set.end());
+      return b.getStrArrayAttr(v);
+    };
+    if (plan.tp > 1 && !st.tpPartialParams[s].empty())
+      tx::GradAllReduceOp::create(b, loc, "tp",
+                                  names(st.tpPartialParams[s]));
+    std::map<std::string, std::set<std::string>> shared;
+    for (auto &[name, where] : st.paramStages)
+      if (where.size() > 1 && where.count(s))
+        shared[sharedGroups[where]].insert(name);
+    for (auto &[group, params] : shared)
+      tx::GradAllReduceOp::create(b, loc, group, names(params));
+    if (plan.dp > 1 && plan.zeroStage == 0)
+      tx::GradAllReduceOp::create(b, loc, "dp", ArrayAttr());
+    tx::OptimizerOp::create(
+        b, loc, b.getStringAttr(options.optimizer), b.getStringAttr("dp"),
+        i64(plan.zeroStage), b.getF64FloatAttr(options.lr), b.getF64FloatAttr(options.beta1),
+        b.getF64FloatAttr(options.beta2), b.getF64FloatAttr(options.eps));
+  }
+  if (failed(mlir::verify(*module)))
+    return {};
+  return module;
+}
+
+} // namespace trident::conversion

@@ -1,0 +1,926 @@
+//===- ExecToCpp.cpp - texec to C++ against the Trident runtime -----------===//
+//
+// Each texec op becomes a few statements; SSA values become local
+// `rt::Tensor` variables (which share storage when copied). A stage becomes
+// a class with its parameters, one forward and one backward method per
+// chunk, and a step method that runs the schedule's action list, the
+// gradient synchronisation and the optimizer. main() builds the grid and
+// runs the class of the rank's pipeline stage.
+//
+//===----------------------------------------------------------------------===//
+
+#include "trident/Target/ExecToCpp.h"
+
+#include "dialects/Exec/IR/ExecOps.h"
+#include "trident/Support/FileIO.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+#include <unistd.h>
+
+using namespace mlir;
+namespace tx = mlir::trident::exec;
+
+namespace trident::target {
+
+std::optional<Backend> parseBackend(llvm::StringRef name) {
+  if (name == "cpu")
+    return Backend::Cpu;
+  if (name == "cuda")
+    return Backend::Cuda;
+  return std::nullopt;
+}
+
+namespace {
+
+std::string shapeList(ArrayRef<int64_t> shape) {
+  std::string s = "{";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "}";
+}
+
+std::string shapeOf(Value v) {
+  return shapeList(cast<RankedTensorType>(v.getType()).getShape());
+}
+
+std::string cppString(StringRef s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+/// C++ expression of a group by texec name.
+std::string groupExpr(StringRef name) {
+  return "c.group(" + cppString(name) + ")";
+}
+
+/// Emits the body of one chunk region.
+class RegionEmitter {
+public:
+  RegionEmitter(tx::ProgramOp program, tx::ChunkOp chunk,
+                const llvm::StringMap<int> &paramIndex, llvm::raw_ostream &os,
+                bool backward)
+      : program(program), chunk(chunk), paramIndex(paramIndex), os(os),
+        backward(backward) {}
+
+  LogicalResult emit(Block &block);
+
+private:
+  tx::ProgramOp program;
+  tx::ChunkOp chunk;
+  const llvm::StringMap<int> &paramIndex;
+  llvm::raw_ostream &os;
+  bool backward;
+  DenseMap<Value, std::string> names;
+  int counter = 0;
+
+  std::string fresh(Value v) {
+    std::string n = "v" + std::to_string(counter++);
+    names[v] = n;
+    return n;
+  }
+  std::string name(Value v) { return names.lookup(v); }
+  /// Declares a zero-filled tensor for result `v`.
+  std::string declare(Value v) {
+    std::string n = fresh(v);
+    auto t = cast<RankedTensorType>(v.getType());
+    os << "    rt::Tensor " << n << "(" << shapeList(t.getShape())
+       << (t.getElementType().isInteger(32) ? ", rt::DType::I32" : "")
+       << ");\n";
+    return n;
+  }
+  /// A [tokens, features] view of an activation (rank >= 3).
+  std::string act2(Value v) { return "act2(" + name(v) + ")"; }
+  std::string param(StringRef sym) {
+    return "P[" + std::to_string(paramIndex.lookup(sym)) + "]";
+  }
+  LogicalResult emitKernel(tx::KernelOp op);
+  LogicalResult emitOp(Operation &op);
+};
+
+LogicalResult RegionEmitter::emit(Block &block) {
+  for (auto [i, arg] : llvm::enumerate(block.getArguments()))
+    os << "    rt::Tensor " << fresh(arg) << " = S" << chunk.getIndex()
+       << "[mb][" << i << "];\n";
+  for (Operation &op : block)
+    if (failed(emitOp(op)))
+      return failure();
+  if (backward && block.getNumArguments())
+    os << "    S" << chunk.getIndex() << "[mb].clear();\n";
+  return success();
+}
+
+LogicalResult RegionEmitter::emitOp(Operation &op) {
+  int64_t numChunks = program.getPp() * program.getVpp();
+  int64_t self = chunk.getGlobalIndex();
+  // Messages are told apart by (micro-batch, receiving chunk, direction).
+  auto tagExpr = [&](int64_t receiver) {
+    return llvm::formatv("tagOf(mb, {0}, {1}, {2})", receiver, numChunks,
+                         backward ? 1 : 0)
+        .str();
+  };
+  if (auto k = dyn_cast<tx::KernelOp>(op))
+    return emitKernel(k);
+  if (auto in = dyn_cast<tx::InputOp>(op)) {
+    os << "    rt::Tensor " << fresh(in.getResult()) << " = c."
+       << (in.getName() == "tokens" ? "tokens" : "labels") << "(mb);\n";
+    return success();
+  }
+  if (auto p = dyn_cast<tx::ParamRefOp>(op)) {
+    os << "    rt::Tensor " << fresh(p.getResult()) << " = "
+       << param(p.getSym()) << ".value;\n";
+    return success();
+  }
+  if (auto p = dyn_cast<tx::ParamGatherOp>(op)) {
+    std::string n = declare(p.getResult());
+    os << "    rt::zero3Gather(" << n << ", " << param(p.getSym())
+       << ".value, " << groupExpr(p.getGroup()) << ");\n";
+    return success();
+  }
+  if (auto g = dyn_cast<tx::AccumulateGradOp>(op)) {
+    os << "    rt::axpy(" << param(g.getSym()) << ".grad, " << name(g.getGrad())
+       << ");\n";
+    return success();
+  }
+  if (auto l = dyn_cast<tx::LossOp>(op)) {
+    os << "    rt::axpy(c.lossSum, " << name(l.getLoss()) << ");\n";
+    return success();
+  }
+  if (auto ar = dyn_cast<tx::AllReduceOp>(op)) {
+    std::string n = fresh(ar.getResult());
+    // Reduce in place when nothing else reads the input.
+    if (ar.getInput().hasOneUse())
+      os << "    rt::Tensor " << n << " = " << name(ar.getInput()) << ";\n";
+    else
+      os << "    rt::Tensor " << n << " = " << name(ar.getInput())
+         << ".clone();\n";
+    os << "    rt::allReduceSum(" << n << ", " << groupExpr(ar.getGroup())
+       << ");\n";
+    return success();
+  }
+  if (auto ag = dyn_cast<tx::AllGatherOp>(op)) {
+    std::string n = declare(ag.getResult());
+    os << "    rt::allGather(" << n << ", " << name(ag.getInput()) << ", "
+       << ag.getDim() << ", " << groupExpr(ag.getGroup()) << ");\n";
+    return success();
+  }
+  if (auto rs = dyn_cast<tx::ReduceScatterOp>(op)) {
+    std::string n = declare(rs.getResult());
+    os << "    rt::reduceScatterSum(" << n << ", " << name(rs.getInput())
+       << ", " << rs.getDim() << ", " << groupExpr(rs.getGroup()) << ");\n";
+    return success();
+  }
+  if (auto a2a = dyn_cast<tx::AllToAllOp>(op)) {
+    std::string n = declare(a2a.getResult());
+    os << "    rt::allToAll(" << n << ", " << name(a2a.getInput()) << ", "
+       << a2a.getDim() << ", " << a2a.getDim() << ", "
+       << groupExpr(a2a.getGroup()) << ");\n";
+    return success();
+  }
+  if (auto s = dyn_cast<tx::SendOp>(op)) {
+    int64_t peer = s.getPeer();
+    os << "    rt::sendAsync(" << name(s.getValue()) << ", "
+       << peer % program.getPp() << ", " << tagExpr(peer) << ", "
+       << groupExpr("pp") << ");\n";
+    return success();
+  }
+  if (auto r = dyn_cast<tx::RecvOp>(op)) {
+    std::string n = declare(r.getResult());
+    os << "    rt::recv(" << n << ", " << r.getPeer() % program.getPp() << ", "
+       << tagExpr(self) << ", " << groupExpr("pp") << ");\n";
+    return success();
+  }
+  if (auto save = dyn_cast<tx::SaveOp>(op)) {
+    os << "    S" << chunk.getIndex() << "[mb] = {";
+    for (auto [i, v] : llvm::enumerate(save.getValues()))
+      os << (i ? ", " : "") << name(v);
+    os << "};\n";
+    return success();
+  }
+  if (isa<tx::EndOp>(op))
+    return success();
+  return op.emitOpError("cannot be translated to C++ inside a chunk");
+}
+
+LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
+  StringRef k = op.getName();
+  auto in = [&](unsigned i) { return name(op.getInputs()[i]); };
+  auto in2 = [&](unsigned i) { return act2(op.getInputs()[i]); };
+  auto ids = [&](unsigned i) { return "ids1(" + in(i) + ")"; };
+  DictionaryAttr config = op.getConfigAttr();
+  auto cfgInt = [&](StringRef key) {
+    return cast<IntegerAttr>(config.get(key)).getInt();
+  };
+  auto cfgFloat = [&](StringRef key) {
+    return llvm::formatv("{0:e}", cast<FloatAttr>(config.get(key))
+                                      .getValueAsDouble())
+        .str();
+  };
+  auto axisCoord = [&](StringRef key) -> std::string {
+    if (!config || !config.get(key))
+      return "";
+    return "c.coord(" + cppString(cast<StringAttr>(config.get(key)).getValue()) +
+           ")";
+  };
+  // Results: zero-filled tensors, and [tokens, features] views for the
+  // activations the runtime writes.
+  SmallVector<std::string> out, out2;
+  for (Value r : op.getResults()) {
+    std::string n = declare(r);
+    out.push_back(n);
+    if (cast<RankedTensorType>(r.getType()).getRank() >= 3 &&
+        k != "attention") {
+      os << "    rt::Tensor " << n << "_2 = act2(" << n << ");\n";
+      out2.push_back(n + "_2");
+    } else {
+      out2.push_back(n);
+    }
+  }
+  if (k == "attention")
+    os << "    rt::Tensor " << out[0] << "_2 = act2(" << out[0] << ");\n";
+  int64_t seq = program.getSeqLen();
+  std::string vocabCoord = axisCoord("vocab_axis");
+  if (k == "embedding" || k == "embedding_pos") {
+    Value wte = op.getInputs()[1];
+    std::string off =
+        vocabCoord.empty()
+            ? "0"
+            : vocabCoord + " * " +
+                  std::to_string(
+                      cast<RankedTensorType>(wte.getType()).getDimSize(0));
+    // With a vocabulary-parallel table the partial sums are all-reduced
+    // afterwards: positions are added on the first shard only.
+    std::string addPos = vocabCoord.empty() ? "true" : vocabCoord + " == 0";
+    os << "    rt::embeddingForward(" << out2[0] << ", " << ids(0) << ", "
+       << in(1) << ", " << (k == "embedding_pos" ? in(2) : "rt::Tensor()")
+       << ", " << seq << ", 0, " << off << ", " << addPos << ");\n";
+    return success();
+  }
+  if (k == "embedding_bwd" || k == "embedding_pos_bwd") {
+    std::string off =
+        vocabCoord.empty()
+            ? "0"
+            : vocabCoord + " * " +
+                  std::to_string(cast<RankedTensorType>(
+                                     op.getResult(0).getType())
+                                     .getDimSize(0));
+    bool pos = k == "embedding_pos_bwd";
+    if (!pos)
+      os << "    rt::Tensor " << out[0] << "_none;\n";
+    os << "    rt::embeddingBackward(" << out[0] << ", "
+       << (pos ? out[1] : out[0] + "_none") << ", " << in2(1) << ", "
+       << ids(0) << ", " << seq << ", 0, " << off << ", "
+       << (pos ? "true" : "false") << ");\n";
+    return success();
+  }
+  if (k == "layer_norm") {
+    os << "    rt::layerNormForward(" << out2[0] << ", " << out[1] << ", "
+       << out[2] << ", " << in2(0) << ", " << in(1) << ", " << in(2) << ", "
+       << cfgFloat("eps") << "f);\n";
+    return success();
+  }
+  if (k == "layer_norm_bwd") {
+    os << "    rt::layerNormBackward(" << out2[0] << ", " << out[1] << ", "
+       << out[2] << ", " << in2(0) << ", " << in2(1) << ", " << in(2) << ", "
+       << in(3) << ", " << in(4) << ");\n";
+    return success();
+  }
+  if (k == "rms_norm") {
+    os << "    rt::rmsNormForward(" << out2[0] << ", " << out[1] << ", "
+       << in2(0) << ", " << in(1) << ", " << cfgFloat("eps") << "f);\n";
+    return success();
+  }
+  if (k == "rms_norm_bwd") {
+    os << "    rt::rmsNormBackward(" << out2[0] << ", " << out[1] << ", "
+       << in2(0) << ", " << in2(1) << ", " << in(2) << ", " << in(3)
+       << ");\n";
+    return success();
+  }
+  if (k == "linear" || k == "linear_bias") {
+    std::string bias = "rt::Tensor()";
+    if (k == "linear_bias") {
+      std::string coord = axisCoord("bias_axis");
+      // A row-parallel bias is added on one rank before the reduction.
+      bias = coord.empty() ? in(2)
+                           : "(" + coord + " == 0 ? " + in(2) +
+                                 " : rt::Tensor())";
+    }
+    os << "    rt::linearForward(" << out2[0] << ", " << in2(0) << ", "
+       << in(1) << ", " << bias << ");\n";
+    return success();
+  }
+  if (k == "linear_bwd" || k == "linear_bias_bwd") {
+    std::string db = "rt::Tensor()";
+    if (k == "linear_bias_bwd")
+      db = out[2];
+    else
+      os << "    rt::Tensor " << out[0] << "_nobias;\n";
+    os << "    rt::linearBackward(" << out2[0] << ", " << out[1] << ", "
+       << (k == "linear_bias_bwd" ? out[2] : out[0] + "_nobias") << ", "
+       << in2(0) << ", " << in2(1) << ", " << in(2) << ");\n";
+    return success();
+  }
+  // tgraph's gelu is the erf form unless `approximate` (tanh form).
+  std::string geluForm =
+      config && config.get("approximate") ? ", true" : ", false";
+  for (StringRef act : {"gelu", "silu", "relu"}) {
+    std::string extra = act == "gelu" ? geluForm : "";
+    if (k == act) {
+      os << "    rt::" << act << "Forward(" << out2[0] << ", " << in2(0)
+         << extra << ");\n";
+      return success();
+    }
+    if (k == (act + "_bwd").str()) {
+      os << "    rt::" << act << "Backward(" << out2[0] << ", " << in2(0)
+         << ", " << in2(1) << extra << ");\n";
+      return success();
+    }
+  }
+  if (k == "swiglu") {
+    os << "    rt::swigluForward(" << out2[0] << ", " << in2(0) << ", "
+       << in2(1) << ");\n";
+    return success();
+  }
+  if (k == "swiglu_bwd") {
+    os << "    rt::swigluBackward(" << out2[0] << ", " << out2[1] << ", "
+       << in2(0) << ", " << in2(1) << ", " << in2(2) << ");\n";
+    return success();
+  }
+  if (k == "add" || k == "mul") {
+    os << "    rt::" << k << "(" << out[0] << ", " << in(0) << ", " << in(1)
+       << ");\n";
+    return success();
+  }
+  if (k == "attention" || k == "attention_bwd") {
+    Value q = op.getInputs()[k == "attention" ? 0 : 1];
+    auto qt = cast<RankedTensorType>(q.getType());
+    os << "    rt::AttentionDims " << out[0] << "_dims{" << qt.getDimSize(0)
+       << ", " << qt.getDimSize(1) << ", " << cfgInt("heads") << ", "
+       << cfgInt("kv_heads") << ", " << cfgInt("head_dim") << "};\n";
+    if (k == "attention")
+      os << "    rt::attentionForward(" << out[0] << "_2, " << out[1] << ", "
+         << in2(0) << ", " << in2(1) << ", " << in2(2) << ", " << out[0]
+         << "_dims);\n";
+    else
+      os << "    rt::attentionBackward(" << out2[0] << ", " << out2[1] << ", "
+         << out2[2] << ", " << in2(0) << ", " << in2(1) << ", " << in2(2)
+         << ", " << in2(3) << ", " << in(4) << ", " << out[0] << "_dims);\n";
+    return success();
+  }
+  if (k == "cross_entropy" || k == "cross_entropy_bwd") {
+    Value logits = op.getInputs()[0];
+    int64_t localVocab =
+        cast<RankedTensorType>(logits.getType()).getShape().back();
+    std::string off = vocabCoord.empty()
+                          ? ""
+                          : vocabCoord + " * " + std::to_string(localVocab);
+    if (k == "cross_entropy") {
+      if (off.empty())
+        os << "    rt::crossEntropyForward(" << out[0] << ", " << out[1]
+           << ", " << in2(0) << ", " << ids(1) << ");\n";
+      else
+        os << "    rt::vocabParallelCrossEntropyForward(" << out[0] << ", "
+           << out[1] << ", " << in2(0) << ", " << ids(1) << ", " << off
+           << ", " << groupExpr("tp") << ");\n";
+    } else {
+      if (off.empty())
+        os << "    rt::crossEntropyBackward(" << out2[0] << ", " << in2(0)
+           << ", " << ids(1) << ", " << in(2) << ", "
+           << cfgFloat("grad_scale") << "f);\n";
+      else
+        os << "    rt::vocabParallelCrossEntropyBackward(" << out2[0] << ", "
+           << in2(0) << ", " << ids(1) << ", " << in(2) << ", " << off
+           << ", " << cfgFloat("grad_scale") << "f);\n";
+    }
+    return success();
+  }
+  return op.emitOpError() << "kernel '" << k << "' has no C++ translation";
+}
+
+/// The fixed part of every main.cpp (helpers the op translations call).
+const char *kPrelude = R"cpp(
+namespace {
+
+/// [b, s, f] -> [b*s, f] (the runtime's [tokens, features]); other ranks
+/// unchanged.
+rt::Tensor act2(const rt::Tensor &t) {
+  if (t.rank() < 3)
+    return t;
+  return t.reshape({t.numel() / t.dim(-1), t.dim(-1)});
+}
+/// Token ids [b, s] -> [b*s].
+rt::Tensor ids1(const rt::Tensor &t) { return t.reshape({t.numel()}); }
+/// Tag of a pipeline message: (micro-batch, receiving chunk, direction).
+int tagOf(int mb, int chunk, int chunks, int backward) {
+  return (mb * chunks + chunk) * 2 + backward;
+}
+
+/// One parameter shard: value (a ZeRO-3 slice under ZeRO-3), gradient,
+/// optimizer state.
+struct Param {
+  std::string name;
+  std::vector<int64_t> global, local;
+  int splitDim = -1;
+  std::string splitAxis, init;
+  rt::Tensor value, grad, m, v;
+};
+
+/// What every stage shares: the grid, the groups, the step's loss sum and
+/// this step's data.
+struct Context {
+  rt::Grid &grid;
+  std::map<std::string, rt::Group> groups;
+  rt::Tensor lossSum{std::vector<int64_t>{1}};
+  int64_t step = 0;
+
+  const rt::Group &group(const std::string &name) const {
+    return groups.at(name);
+  }
+  int coord(const std::string &axis) const {
+    if (axis == "dp")
+      return grid.coord(rt::Axis::DP);
+    if (axis == "tp")
+      return grid.coord(rt::Axis::TP);
+    return grid.coord(rt::Axis::PP);
+  }
+  /// Samples of micro-batch `mb` of this data-parallel rank (global sample
+  /// numbering, so every plan reads the same sequences).
+  void batch(int mb, rt::Tensor &tok, rt::Tensor &lab) const {
+    tok = rt::Tensor({kMicroBatchSize * kSeqLen}, rt::DType::I32);
+    lab = rt::Tensor({kMicroBatchSize * kSeqLen}, rt::DType::I32);
+    int64_t first = int64_t(coord("dp")) * kMicroBatches * kMicroBatchSize +
+                    int64_t(mb) * kMicroBatchSize;
+    rt::syntheticBatch(tok, lab, kDataSeed, step, first, kMicroBatchSize, 0,
+                       kSeqLen, kVocab);
+  }
+  rt::Tensor tokens(int mb) const {
+    rt::Tensor t, l;
+    batch(mb, t, l);
+    return t.reshape({kMicroBatchSize, kSeqLen});
+  }
+  rt::Tensor labels(int mb) const {
+    rt::Tensor t, l;
+    batch(mb, t, l);
+    return l.reshape({kMicroBatchSize, kSeqLen});
+  }
+};
+
+/// The code of one pipeline stage.
+class Stage {
+public:
+  explicit Stage(Context &c) : c(c) {}
+  virtual ~Stage() = default;
+  virtual void step() = 0;
+
+  /// Allocates and initialises every parameter (sharding-independent
+  /// values: rt::initParam hashes the global position).
+  void initParams() {
+    const rt::Group &dp = c.group("dp");
+    for (Param &p : P) {
+      std::vector<int64_t> offset(p.global.size(), 0);
+      if (p.splitDim >= 0)
+        offset[p.splitDim] = int64_t(c.coord(p.splitAxis)) * p.local[p.splitDim];
+      rt::Tensor full(p.local);
+      if (p.init == "uniform")
+        rt::initParam(full, p.name, p.global, offset, p.local, kInitSeed,
+                      kInitScale);
+      else
+        rt::fillConstant(full, p.init == "ones" ? 1.0f : 0.0f);
+      p.grad = rt::Tensor(p.local);
+      int64_t numel = full.numel();
+      rt::ZeroRange range = rt::zeroRange(numel, dp.size(), dp.rank());
+      if (kZeroStage == 3) {
+        p.value = rt::Tensor({range.chunk});
+        rt::zero3TakeSlice(p.value, full, dp);
+      } else {
+        p.value = full;
+      }
+      if (kOptimizerAdam) {
+        int64_t states = kZeroStage == 0 ? numel : range.chunk;
+        p.m = rt::Tensor({states});
+        p.v = rt::Tensor({states});
+      }
+    }
+  }
+
+  /// Adds every parameter shard (whole, ZeRO-3 slices gathered) to `dump`.
+  void dumpParams(rt::ParamDump &dump) {
+    for (Param &p : P) {
+      std::vector<int64_t> offset(p.global.size(), 0);
+      if (p.splitDim >= 0)
+        offset[p.splitDim] = int64_t(c.coord(p.splitAxis)) * p.local[p.splitDim];
+      rt::Tensor full = p.value;
+      if (kZeroStage == 3) {
+        full = rt::Tensor(p.local);
+        rt::zero3Gather(full, p.value, c.group("dp"));
+      }
+      dump.add(p.name, p.global, offset, full.reshape(p.local));
+    }
+  }
+
+protected:
+  Context &c;
+  std::vector<Param> P;
+
+  void zeroGrads() {
+    for (Param &p : P)
+      rt::zero(p.grad);
+  }
+  void gradAllReduce(const std::vector<int> &which, const rt::Group &g) {
+    for (int i : which)
+      rt::allReduceSum(P[i].grad, g);
+  }
+  void optimizerStep(const rt::Group &dp, int zeroStage) {
+    rt::AdamConfig cfg;
+    cfg.lr = kLr;
+    cfg.beta1 = kBeta1;
+    cfg.beta2 = kBeta2;
+    cfg.eps = kEps;
+    for (Param &p : P) {
+      rt::Tensor g = p.grad.reshape({p.grad.numel()});
+      if (zeroStage == 0) {
+        rt::Tensor w = p.value.reshape({p.value.numel()});
+        if (kOptimizerAdam)
+          rt::adamUpdate(w, g, p.m, p.v, cfg, c.step);
+        else
+          rt::sgdUpdate(w, g, kLr);
+      } else if (zeroStage == 3) {
+        rt::Tensor sg({p.value.numel()});
+        rt::zero3ReduceGrad(sg, g, dp);
+        if (kOptimizerAdam)
+          rt::adamUpdate(p.value, sg, p.m, p.v, cfg, c.step);
+        else
+          rt::sgdUpdate(p.value, sg, kLr);
+      } else {
+        rt::Tensor w = p.value.reshape({p.value.numel()});
+        if (kOptimizerAdam)
+          rt::zero1AdamStep(w, g, p.m, p.v, cfg, c.step, dp);
+        else
+          rt::zero1SgdStep(w, g, kLr, dp);
+      }
+    }
+  }
+};
+
+} // namespace
+
+)cpp";
+
+const char *kMain = R"cpp(
+int usage(const char *argv0) {
+  if (rt::worldRank() == 0)
+    std::fprintf(stderr, "usage: %s [--steps N] [--dump DIR]\n", argv0);
+  return 2;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  rt::init(&argc, &argv);
+  int64_t steps = 3;
+  std::string dumpDir;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--steps" && i + 1 < argc) {
+      char *end = nullptr;
+      steps = std::strtoll(argv[++i], &end, 10);
+      if (!end || *end || steps < 1 || steps > 1000000) {
+        if (rt::worldRank() == 0)
+          std::fprintf(stderr, "error: --steps needs an integer in 1..1000000, "
+                               "got '%s'\n", argv[i]);
+        rt::finalize();
+        return 2;
+      }
+    } else if (a == "--dump" && i + 1 < argc) {
+      dumpDir = argv[++i];
+    } else {
+      int code = usage(argv[0]);
+      rt::finalize();
+      return code;
+    }
+  }
+  try {
+    if (rt::worldSize() != kDp * kTp * kPp)
+      throw rt::Error("this program runs on dp*tp*pp = " +
+                      std::to_string(kDp * kTp * kPp) + " ranks, got " +
+                      std::to_string(rt::worldSize()) +
+                      " (mpirun -np " + std::to_string(kDp * kTp * kPp) + ")");
+    rt::GridShape shape;
+    shape.pp = kPp;
+    shape.dp = kDp;
+    shape.tp = kTp;
+    rt::Grid grid(shape);
+    Context c{grid, {}};
+    makeGroups(c);
+    std::unique_ptr<Stage> stage = makeStage(c, grid.coord(rt::Axis::PP));
+    stage->initParams();
+    for (int64_t step = 1; step <= steps; ++step) {
+      rt::synchronize();
+      double t0 = rt::wallSeconds();
+      c.step = step;
+      rt::zero(c.lossSum);
+      stage->step();
+      rt::synchronize();
+      double seconds = rt::wallSeconds() - t0;
+      double loss = rt::globalMeanLoss(c.lossSum, kGlobalTokens, grid);
+      rt::reportStep(step, loss, seconds, grid);
+    }
+    if (!dumpDir.empty()) {
+      rt::ParamDump dump;
+      stage->dumpParams(dump);
+      dump.write(dumpDir);
+    }
+  } catch (const std::exception &e) {
+    rt::reportFatal(e);
+  }
+  rt::finalize();
+  return 0;
+}
+)cpp";
+
+} // namespace
+
+LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
+  // Everything except the chunk bodies is fixed by the program's
+  // attributes, its groups and its stages' declarations.
+  tx::OptimizerOp anyOpt;
+  program.walk([&](tx::OptimizerOp o) {
+    if (!anyOpt)
+      anyOpt = o;
+  });
+  if (!anyOpt)
+    return program.emitOpError("has no texec.optimizer to translate");
+  int64_t globalTokens = program.getDp() * program.getMicroBatches() *
+                         program.getMicroBatchSize() * program.getSeqLen();
+  os << "//===- main.cpp - Generated by trident emit from texec.program @"
+     << program.getSymName() << " -===//\n"
+     << "//\n// One SPMD program for every rank of a dp " << program.getDp()
+     << " x tp " << program.getTp() << " x pp " << program.getPp()
+     << " grid (vpp " << program.getVpp() << ", " << program.getMicroBatches()
+     << " micro-batches of " << program.getMicroBatchSize()
+     << ", ZeRO " << program.getZeroStage() << ", schedule "
+     << program.getSchedule() << "). Do not edit: re-emit.\n//\n"
+     << "//===----------------------------------------------------------------------===//\n\n"
+     << "#include \"trident/Runtime/Runtime.h\"\n\n"
+     << "#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n"
+     << "#include <map>\n#include <memory>\n#include <string>\n"
+     << "#include <vector>\n\nnamespace rt = trident::rt;\n\n"
+     << "namespace {\n"
+     << "constexpr int kDp = " << program.getDp() << ", kTp = "
+     << program.getTp() << ", kPp = " << program.getPp() << ";\n"
+     << "constexpr int kMicroBatches = " << program.getMicroBatches()
+     << ";\nconstexpr int64_t kMicroBatchSize = "
+     << program.getMicroBatchSize() << ", kSeqLen = " << program.getSeqLen()
+     << ", kVocab = " << program.getVocab() << ";\n"
+     << "constexpr int kZeroStage = " << program.getZeroStage() << ";\n"
+     << "constexpr double kGlobalTokens = " << globalTokens << ";\n"
+     << "constexpr bool kOptimizerAdam = "
+     << (anyOpt.getKind() == "adam" ? "true" : "false") << ";\n"
+     << llvm::formatv("constexpr float kLr = {0:e}f, kBeta1 = {1:e}f, kBeta2 "
+                      "= {2:e}f, kEps = {3:e}f;\n",
+                      anyOpt.getLr().convertToDouble(),
+                      anyOpt.getBeta1().convertToDouble(),
+                      anyOpt.getBeta2().convertToDouble(),
+                      anyOpt.getEps().convertToDouble())
+     << "// Seeds of the deterministic initialisation and synthetic data,\n"
+     << "// and the half-width of the uniform initialisation (GPT-2's 0.02,\n"
+     << "// Radford et al. 2019, used here as a uniform bound).\n"
+     << "constexpr uint64_t kInitSeed = 1234, kDataSeed = 42;\n"
+     << "constexpr float kInitScale = 0.02f;\n"
+     << "} // namespace\n";
+  os << kPrelude;
+
+  for (auto stage : program.getBody().front().getOps<tx::StageOp>()) {
+    int64_t s = stage.getIndex();
+    llvm::StringMap<int> paramIndex;
+    std::string ctor;
+    llvm::raw_string_ostream cs(ctor);
+    for (auto p : stage.getBody().front().getOps<tx::ParamOp>()) {
+      int idx = paramIndex.size();
+      paramIndex[p.getSym()] = idx;
+      auto t = cast<RankedTensorType>(p.getType());
+      int64_t splitDim = -1; // not split
+      if (std::optional<uint64_t> d = p.getSplitDim())
+        splitDim = static_cast<int64_t>(*d);
+      cs << "    P.push_back(Param{" << cppString(p.getSym()) << ", "
+         << shapeList(p.getGlobalShape()) << ", " << shapeList(t.getShape())
+         << ", " << splitDim << ", "
+         << cppString(p.getSplitAxis() ? *p.getSplitAxis() : "") << ", "
+         << cppString(p.getInit()) << ", {}, {}, {}, {}});\n";
+    }
+    os << "namespace {\n/// Pipeline stage " << s << ".\n"
+       << "class Stage" << s << " final : public Stage {\npublic:\n"
+       << "  explicit Stage" << s << "(Context &c) : Stage(c) {\n"
+       << ctor;
+    int numChunks = 0;
+    for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>()) {
+      (void)chunk;
+      ++numChunks;
+    }
+    for (int i = 0; i < numChunks; ++i)
+      os << "    S" << i << ".resize(kMicroBatches);\n";
+    os << "  }\n\n";
+    for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>()) {
+      int64_t c = chunk.getIndex();
+      os << "  /// Forward of local chunk " << c << " (model chunk "
+         << chunk.getGlobalIndex() << ").\n  void forward" << c
+         << "(int mb) {\n";
+      RegionEmitter f(program, chunk, paramIndex, os, /*backward=*/false);
+      if (failed(f.emit(chunk.getForward().front())))
+        return failure();
+      os << "  }\n\n  void backward" << c << "(int mb) {\n";
+      RegionEmitter b(program, chunk, paramIndex, os, /*backward=*/true);
+      if (failed(b.emit(chunk.getBackward().front())))
+        return failure();
+      os << "  }\n\n";
+    }
+    os << "  void step() override {\n    zeroGrads();\n";
+    for (Operation &op : stage.getBody().front()) {
+      if (auto sched = dyn_cast<tx::ScheduleOp>(op)) {
+        ArrayRef<int64_t> a = sched.getActions();
+        os << "    // Schedule '" << sched.getKind()
+           << "': (kind, micro-batch, chunk), kind 0 forward, 1 backward.\n"
+           << "    static const int kActions[][3] = {";
+        for (size_t i = 0; i < a.size(); i += 3)
+          os << (i ? ", " : "") << "{" << a[i] << ", " << a[i + 1] << ", "
+             << a[i + 2] << "}";
+        os << "};\n    for (const auto &a : kActions) {\n"
+           << "      switch (a[2] * 2 + a[0]) {\n";
+        for (int i = 0; i < numChunks; ++i)
+          os << "      case " << 2 * i << ": forward" << i
+             << "(a[1]); break;\n      case " << 2 * i + 1 << ": backward"
+             << i << "(a[1]); break;\n";
+        os << "      }\n    }\n    rt::waitAllSends();\n";
+      } else if (auto gar = dyn_cast<tx::GradAllReduceOp>(op)) {
+        os << "    gradAllReduce({";
+        if (auto params = gar.getParams()) {
+          for (auto [i, a] : llvm::enumerate(*params))
+            os << (i ? ", " : "")
+               << paramIndex.lookup(cast<StringAttr>(a).getValue());
+        } else {
+          for (size_t i = 0; i < paramIndex.size(); ++i)
+            os << (i ? ", " : "") << i;
+        }
+        os << "}, " << groupExpr(gar.getGroup()) << ");\n";
+      } else if (auto opt = dyn_cast<tx::OptimizerOp>(op)) {
+        if (opt.getKind() != anyOpt.getKind() || opt.getLr() != anyOpt.getLr())
+          return opt.emitOpError("stages with different optimizers are not "
+                                 "translated");
+        os << "    optimizerStep(" << groupExpr(opt.getGroup()) << ", "
+           << opt.getZeroStage() << ");\n";
+      }
+    }
+    os << "  }\n\nprivate:\n";
+    for (int i = 0; i < numChunks; ++i)
+      os << "  /// Saved activations of chunk " << i << ", per micro-batch.\n"
+         << "  std::vector<std::vector<rt::Tensor>> S" << i << ";\n";
+    os << "};\n} // namespace\n\n";
+  }
+
+  // Groups and the stage factory.
+  os << "namespace {\nvoid makeGroups(Context &c) {\n";
+  for (auto g : program.getBody().front().getOps<tx::GroupOp>()) {
+    ArrayAttr axes = g.getAxes();
+    if (axes.size() != 1)
+      return g.emitOpError("groups over several axes are not translated yet");
+    StringRef axis = cast<StringAttr>(axes[0]).getValue();
+    std::string ax = axis == "dp" ? "rt::Axis::DP"
+                     : axis == "tp" ? "rt::Axis::TP"
+                                    : "rt::Axis::PP";
+    if (auto members = g.getMembers()) {
+      os << "  c.groups[" << cppString(g.getSym()) << "] = c.grid.subgroup("
+         << ax << ", {";
+      for (auto [i, m] : llvm::enumerate(*members))
+        os << (i ? ", " : "") << m;
+      os << "}, " << cppString(g.getSym()) << ");\n";
+    } else {
+      os << "  c.groups[" << cppString(g.getSym()) << "] = c.grid.group(" << ax
+         << ");\n";
+    }
+  }
+  os << "}\n\nstd::unique_ptr<Stage> makeStage(Context &c, int stage) {\n"
+     << "  switch (stage) {\n";
+  for (int64_t s = 0; s < (int64_t)program.getPp(); ++s)
+    os << "  case " << s << ": return std::make_unique<Stage" << s
+       << ">(c);\n";
+  os << "  }\n  throw rt::Error(\"no stage \" + std::to_string(stage));\n}\n";
+  os << kMain;
+  return success();
+}
+
+LogicalResult emitModuleCpp(ModuleOp module, llvm::raw_ostream &os) {
+  auto programs = module.getBody()->getOps<tx::ProgramOp>();
+  if (programs.empty())
+    return module.emitError("texec-to-cpp: the module holds no texec.program");
+  if (std::next(programs.begin()) != programs.end())
+    return module.emitError("texec-to-cpp: the module holds more than one "
+                            "texec.program");
+  return emitMainCpp(*programs.begin(), os);
+}
+
+std::string emitCMakeLists(llvm::StringRef programName, Backend backend,
+                           llvm::StringRef tridentSourceDir) {
+  bool cuda = backend == Backend::Cuda;
+  std::string lib = cuda ? "TridentRuntimeCuda" : "TridentRuntimeCpu";
+  std::ostringstream os;
+  os << "# Generated by trident emit for texec.program @" << programName.str()
+     << " (backend " << (cuda ? "cuda" : "cpu") << ").\n"
+     << "# Build: cmake -S . -B build && cmake --build build\n"
+     << "# Run:   mpirun -np N build/train [--steps N] [--dump DIR]\n"
+     << "cmake_minimum_required(VERSION 3.20)\n"
+     << "project(trident_program LANGUAGES C CXX" << (cuda ? " CUDA" : "")
+     << ")\n"
+     << "set(CMAKE_CXX_STANDARD 20)\nset(CMAKE_CXX_STANDARD_REQUIRED ON)\n"
+     << "if(NOT CMAKE_BUILD_TYPE)\n  set(CMAKE_BUILD_TYPE Release)\nendif()\n\n"
+     << "# The Trident source tree whose lib/Runtime this program links.\n"
+     << "set(TRIDENT_SOURCE_DIR \"" << tridentSourceDir.str()
+     << "\" CACHE PATH \"Trident source tree\")\n"
+     << "# Optional: a prebuilt lib" << lib
+     << ".a to link instead of building lib/Runtime.\n"
+     << "set(TRIDENT_RUNTIME_LIBRARY \"\" CACHE FILEPATH \"Prebuilt " << lib
+     << " archive\")\n\n"
+     << "if(TRIDENT_RUNTIME_LIBRARY)\n"
+     << "  find_package(MPI REQUIRED COMPONENTS CXX)\n"
+     << "  add_library(" << lib << " STATIC IMPORTED)\n"
+     << (cuda ? "  find_package(CUDAToolkit REQUIRED)\n"
+                "  find_library(TRIDENT_NCCL_LIBRARY nccl HINTS "
+                "${CUDAToolkit_LIBRARY_DIR} REQUIRED)\n"
+              : "")
+     << "  set_target_properties(" << lib << " PROPERTIES\n"
+     << "    IMPORTED_LOCATION \"${TRIDENT_RUNTIME_LIBRARY}\"\n"
+     << "    INTERFACE_INCLUDE_DIRECTORIES \"${TRIDENT_SOURCE_DIR}/include\"\n"
+     << "    INTERFACE_LINK_LIBRARIES \"MPI::MPI_CXX"
+     << (cuda ? ";CUDA::cudart;CUDA::cublas;${TRIDENT_NCCL_LIBRARY}" : "")
+     << "\")\n"
+     << "else()\n"
+     << "  if(NOT EXISTS \"${TRIDENT_SOURCE_DIR}/lib/Runtime/CMakeLists.txt\")\n"
+     << "    message(FATAL_ERROR \"TRIDENT_SOURCE_DIR (${TRIDENT_SOURCE_DIR}) "
+        "has no lib/Runtime: pass -DTRIDENT_SOURCE_DIR=<trident checkout>\")\n"
+     << "  endif()\n"
+     << "  add_subdirectory(\"${TRIDENT_SOURCE_DIR}/lib/Runtime\" "
+        "trident-runtime)\n"
+     << "endif()\n\n"
+     << "add_executable(train main.cpp)\n"
+     << "target_link_libraries(train PRIVATE " << lib << ")\n";
+  return os.str();
+}
+
+Status writeProjectAtomically(
+    const std::string &dir,
+    const std::vector<std::pair<std::string, std::string>> &files) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path target(dir);
+  if (fs::exists(target, ec) && !fs::is_empty(target, ec) &&
+      !fs::exists(target / ".trident-emit", ec))
+    return Status::error(dir + ": exists and was not written by trident emit; "
+                               "refusing to replace it");
+  fs::path tmp = target;
+  tmp += ".tmp." + std::to_string(::getpid());
+  fs::remove_all(tmp, ec);
+  if (!fs::create_directories(tmp, ec))
+    return Status::error(tmp.string() + ": cannot create: " + ec.message());
+  auto all = files;
+  all.push_back({".trident-emit", "written by trident emit\n"});
+  for (auto &[name, contents] : all) {
+    if (Status s = writeFileAtomically((tmp / name).string(), contents); !s) {
+      fs::remove_all(tmp, ec);
+      return s;
+    }
+  }
+  fs::path old = target;
+  old += ".old." + std::to_string(::getpid());
+  bool hadOld = fs::exists(target, ec);
+  if (hadOld) {
+    fs::rename(target, old, ec);
+    if (ec) {
+      fs::remove_all(tmp, ec);
+      return Status::error(dir + ": cannot replace: " + ec.message());
+    }
+  }
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    std::string why = ec.message();
+    if (hadOld)
+      fs::rename(old, target, ec);
+    fs::remove_all(tmp, ec);
+    return Status::error(dir + ": cannot rename into place: " + why);
+  }
+  if (hadOld)
+    fs::remove_all(old, ec);
+  return Status::ok();
+}
+
+} // namespace trident::target

@@ -1,0 +1,1138 @@
+// RUN: trident-opt %s -split-input-file -verify-diagnostics
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      // expected-error@+1 {{must have a static shape}}
+      %x = texec.recv from 0 : tensor<?x4xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+// expected-error@+1 {{'tp' must be >= 1, got 0}}
+texec.program @p attributes {dp = 1 : i64, tp = 0 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 1 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+}
+
+// -----
+
+// expected-error@+1 {{'zero_stage' must be 0..3, got 4}}
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 1 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 4 : i64, schedule = "1f1b"} {
+}
+
+// -----
+
+// expected-error@+1 {{unknown schedule 'zb'}}
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 1 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "zb"} {
+}
+
+// -----
+
+// expected-error@+1 {{has 0 stages but pp = 1}}
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 1 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  // expected-error@+1 {{group 'tp' is declared twice}}
+  texec.group "tp" axes ["tp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  // expected-error@+1 {{unknown axis 'ep'}}
+  texec.group "e" axes ["ep"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  // expected-error@+1 {{axis 'dp' is listed twice}}
+  texec.group "e" axes ["dp", "dp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  // expected-error@+1 {{'members' needs exactly one axis}}
+  texec.group "e" axes ["dp", "tp"] members [0]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  // expected-error@+1 {{member 2 is outside the axis (size 2)}}
+  texec.group "e" axes ["dp"] members [2]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  // expected-error@+1 {{'members' must be strictly increasing}}
+  texec.group "e" axes ["dp"] members [1, 0]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  // expected-error@+1 {{needs at least one axis}}
+  texec.group "e" axes []
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    // expected-error@+1 {{parameter 'w' is declared twice}}
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  // expected-error@+1 {{has more than one texec.optimizer}}
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+    texec.optimizer "adam" group "dp" zero 0 {lr = 1.0e-03 : f64}
+    texec.optimizer "adam" group "dp" zero 0 {lr = 1.0e-03 : f64}
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  // expected-error@+1 {{needs exactly one texec.schedule, has 0}}
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+    // expected-error@+1 {{is not allowed directly in a texec.stage}}
+    %w = texec.param_ref "w" : tensor<4x8xf32>
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  // expected-error@+1 {{index 1 is outside 0..0}}
+  texec.stage 1 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    // expected-error@+1 {{global shape has rank 1 but the shard type has rank 2}}
+    texec.param "a" global [8] init "ones" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    // expected-error@+1 {{global dimension 0 (7) is not divisible by the 2 ranks of axis 'tp'}}
+    texec.param "a" global [7] split 0 over "tp" init "ones" : tensor<3xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    // expected-error@+1 {{shard dimension 0 is 8, expected 4}}
+    texec.param "a" global [8] split 0 over "tp" init "ones" : tensor<8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    // expected-error@+1 {{split dimension 1 is outside the rank 1}}
+    texec.param "a" global [8] split 1 over "tp" init "ones" : tensor<8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    // expected-error@+1 {{unknown axis 'ep'}}
+    texec.param "a" global [8] split 0 over "ep" init "ones" : tensor<8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    // expected-error@+1 {{unknown init 'normal'}}
+    texec.param "a" global [8] init "normal" : tensor<8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    // expected-error@+1 {{backward arguments (1) must match the texec.save operands (0)}}
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+    ^bb0(%a: tensor<4xf32>):
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    // expected-error@+1 {{index 1 is outside 0..0}}
+    texec.chunk 1 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      // expected-error@+1 {{unknown input 'images'}}
+      %i = texec.input "images" : tensor<2x4xi32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      // expected-error@+1 {{type must be micro_batch_size x seq_len (2x4)}}
+      %i = texec.input "tokens" : tensor<2x5xi32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      // expected-error@+1 {{names parameter 'v', which stage 0 does not declare}}
+      %w = texec.param_ref "v" : tensor<4x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      // expected-error@+1 {{differs from parameter 'w'}}
+      %w = texec.param_ref "w" : tensor<8x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 3 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      // expected-error@+1 {{use texec.param_gather}}
+      %w = texec.param_ref "w" : tensor<4x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      // expected-error@+1 {{is only used under ZeRO-3}}
+      %w = texec.param_gather "w" group "dp" : tensor<4x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.param "g" global [3, 8] init "ones" : tensor<3x8xf32>
+    texec.chunk 0 forward {
+      %w = texec.param_ref "w" : tensor<4x8xf32>
+      %g = texec.kernel "gelu"(%w) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+      texec.save
+    } backward {
+      %z = texec.param_ref "g" : tensor<3x8xf32>
+      // expected-error@+1 {{differs from parameter 'w'}}
+      texec.accumulate_grad "w", %z : tensor<3x8xf32>
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      %w = texec.param_ref "w" : tensor<4x8xf32>
+      // expected-error@+1 {{loss must be tensor<1xf32>}}
+      texec.loss %w : tensor<4x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      %w = texec.param_ref "w" : tensor<4x8xf32>
+      // expected-error@+1 {{unknown kernel 'conv'}}
+      %y = texec.kernel "conv"(%w) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      %w = texec.param_ref "w" : tensor<4x8xf32>
+      // expected-error@+1 {{kernel 'linear' takes 2 inputs, got 1}}
+      %y = texec.kernel "linear"(%w) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      %w = texec.param_ref "w" : tensor<4x8xf32>
+      // expected-error@+1 {{kernel 'gelu' gives 1 results, got 2}}
+      %y:2 = texec.kernel "gelu"(%w) : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      %w = texec.param_ref "w" : tensor<4x8xf32>
+      // expected-error@+1 {{kernel 'layer_norm' needs config key 'eps'}}
+      %y:3 = texec.kernel "layer_norm"(%w, %w, %w) : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>)
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      %w = texec.param_ref "w" : tensor<4x8xf32>
+      // expected-error@+1 {{kernel 'gelu' has no config key 'eps'}}
+      %y = texec.kernel "gelu"(%w) config {eps = 1.0 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      %w = texec.param_ref "w" : tensor<4x8xf32>
+      // expected-error@+1 {{config 'bias_axis' must name a grid axis}}
+      %y = texec.kernel "linear_bias"(%w, %w, %w) config {bias_axis = "ep"} : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.param "g" global [3, 8] init "ones" : tensor<3x8xf32>
+    texec.chunk 0 forward {
+      %w = texec.param_ref "w" : tensor<4x8xf32>
+      %g = texec.param_ref "g" : tensor<3x8xf32>
+      // expected-error@+1 {{kernel 'add' needs inputs and result of one type}}
+      %y = texec.kernel "add"(%w, %g) : (tensor<4x8xf32>, tensor<3x8xf32>) -> tensor<4x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      %w = texec.param_ref "w" : tensor<4x8xf32>
+      // expected-error@+1 {{names group 'ep', which the program does not declare}}
+      %y = texec.all_reduce %w group "ep" : tensor<4x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      %w = texec.param_ref "w" : tensor<4x8xf32>
+      // expected-error@+1 {{result dimension 0 must be 8, got 4}}
+      %y = texec.all_gather %w group "tp" dim 0 : tensor<4x8xf32> -> tensor<4x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      %w = texec.param_ref "w" : tensor<4x8xf32>
+      // expected-error@+1 {{dim 2 is outside the rank 2}}
+      %y = texec.all_gather %w group "tp" dim 2 : tensor<4x8xf32> -> tensor<4x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      %w = texec.param_ref "w" : tensor<4x8xf32>
+      // expected-error@+1 {{input and result must have one rank and element type}}
+      %y = texec.all_gather %w group "tp" dim 0 : tensor<4x8xf32> -> tensor<32xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.param "g" global [3, 8] init "ones" : tensor<3x8xf32>
+    texec.chunk 0 forward {
+      %w = texec.param_ref "g" : tensor<3x8xf32>
+      // expected-error@+1 {{dimension 0 (3) is not divisible by the group size 2}}
+      %y = texec.reduce_scatter %w group "tp" dim 0 : tensor<3x8xf32> -> tensor<1x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.param "g" global [3, 8] init "ones" : tensor<3x8xf32>
+    texec.chunk 0 forward {
+      %w = texec.param_ref "g" : tensor<3x8xf32>
+      // expected-error@+1 {{dimension 0 is not divisible by the group size 2}}
+      %y = texec.all_to_all %w group "tp" dim 0 : tensor<3x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      %w = texec.param_ref "w" : tensor<4x8xf32>
+      // expected-error@+1 {{dim 5 is outside the rank 2}}
+      %y = texec.all_to_all %w group "tp" dim 5 : tensor<4x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      // expected-error@+1 {{peer chunk 1 is outside 0..0}}
+      %x = texec.recv from 1 : tensor<4xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      %w = texec.param_ref "w" : tensor<4x8xf32>
+      // expected-error@+1 {{peer chunk 0 is not adjacent to chunk 0}}
+      texec.send %w to 0 : tensor<4x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    // expected-error@+1 {{kind 'gpipe' differs from the program's schedule '1f1b'}}
+    texec.schedule "gpipe" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    // expected-error@+1 {{actions must be (kind, micro-batch, chunk) triples}}
+    texec.schedule "1f1b" [0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    // expected-error@+1 {{action 1 has kind 2}}
+    texec.schedule "1f1b" [0, 0, 0, 2, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    // expected-error@+1 {{action 0 names micro-batch 1 chunk 0, outside the program's 1 x 1}}
+    texec.schedule "1f1b" [0, 1, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    // expected-error@+1 {{micro-batch 0 chunk 0 is forwarded twice}}
+    texec.schedule "1f1b" [0, 0, 0, 0, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    // expected-error@+1 {{micro-batch 0 chunk 0 is backwarded before its forward}}
+    texec.schedule "1f1b" [1, 0, 0, 0, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    // expected-error@+1 {{micro-batch 0 chunk 0 is backwarded twice}}
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    // expected-error@+1 {{must run every one of the 1 (micro-batch, chunk) pairs forward and backward}}
+    texec.schedule "1f1b" [0, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+    // expected-error@+1 {{names group 'ep'}}
+    texec.grad_all_reduce group "ep"
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+    // expected-error@+1 {{names parameter 'v', which stage 0 does not declare}}
+    texec.grad_all_reduce group "tp" params ["v"]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+    // expected-error@+1 {{unknown optimizer 'lamb'}}
+    texec.optimizer "lamb" group "dp" zero 0 {lr = 1.0e-03 : f64}
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+    // expected-error@+1 {{zero stage 1 differs from the program's 0}}
+    texec.optimizer "adam" group "dp" zero 1 {lr = 1.0e-03 : f64}
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+    // expected-error@+1 {{'lr' must be positive}}
+    texec.optimizer "adam" group "dp" zero 0 {lr = 0.0 : f64}
+  }
+}

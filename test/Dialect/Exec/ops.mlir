@@ -1,0 +1,86 @@
+// RUN: trident-opt %s | FileCheck %s
+// RUN: trident-opt %s | trident-opt | FileCheck %s
+
+// A two-stage, tp 2 program in miniature: every op of the dialect once.
+
+// CHECK-LABEL: texec.program @mini
+// CHECK: texec.group "tp" axes ["tp"]
+// CHECK: texec.group "ends" axes ["pp"] members [0, 1]
+// CHECK: texec.param "wte" global [16, 8] split 0 over "tp" init "uniform" : tensor<8x8xf32>
+// CHECK: texec.chunk 0 forward
+// CHECK: texec.input "tokens" : tensor<2x4xi32>
+// CHECK: texec.kernel "embedding"(%{{.*}}, %{{.*}}) config {vocab_axis = "tp"}
+// CHECK: texec.all_reduce %{{.*}} group "tp" : tensor<2x4x8xf32>
+// CHECK: texec.send %{{.*}} to 1 : tensor<2x4x8xf32>
+// CHECK: texec.save %{{.*}} : tensor<2x4xi32>
+// CHECK: backward
+// CHECK: texec.recv from 1 : tensor<2x4x8xf32>
+// CHECK: texec.accumulate_grad "wte", %{{.*}} : tensor<8x8xf32>
+// CHECK: texec.end
+// CHECK: texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+// CHECK: texec.grad_all_reduce group "ends" params ["wte"]
+// CHECK: texec.grad_all_reduce group "dp"
+// CHECK: texec.optimizer "adam" group "dp" zero 0
+texec.program @mini attributes {dp = 1 : i64, tp = 2 : i64, pp = 2 : i64,
+    vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64,
+    seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64,
+    schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.group "ends" axes ["pp"] members [0, 1]
+  texec.stage 0 {
+    texec.param "wte" global [16, 8] split 0 over "tp" init "uniform" : tensor<8x8xf32>
+    texec.chunk 0 forward {
+      %ids = texec.input "tokens" : tensor<2x4xi32>
+      %w = texec.param_ref "wte" : tensor<8x8xf32>
+      %e = texec.kernel "embedding"(%ids, %w) config {vocab_axis = "tp"} : (tensor<2x4xi32>, tensor<8x8xf32>) -> tensor<2x4x8xf32>
+      %s = texec.all_reduce %e group "tp" : tensor<2x4x8xf32>
+      texec.send %s to 1 : tensor<2x4x8xf32>
+      texec.save %ids : tensor<2x4xi32>
+    } backward {
+    ^bb0(%ids: tensor<2x4xi32>):
+      %dy = texec.recv from 1 : tensor<2x4x8xf32>
+      %dw = texec.kernel "embedding_bwd"(%ids, %dy) config {vocab_axis = "tp"} : (tensor<2x4xi32>, tensor<2x4x8xf32>) -> tensor<8x8xf32>
+      texec.accumulate_grad "wte", %dw : tensor<8x8xf32>
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+    texec.grad_all_reduce group "ends" params ["wte"]
+    texec.grad_all_reduce group "dp"
+    texec.optimizer "adam" group "dp" zero 0 {lr = 1.0e-03 : f64}
+  }
+  // CHECK-LABEL: texec.stage 1
+  texec.stage 1 {
+    texec.param "wte" global [16, 8] split 0 over "tp" init "uniform" : tensor<8x8xf32>
+    texec.param "g" global [8] init "ones" : tensor<8xf32>
+    texec.chunk 0 forward {
+      // CHECK: texec.recv from 0
+      %x = texec.recv from 0 : tensor<2x4x8xf32>
+      %g = texec.param_ref "g" : tensor<8xf32>
+      // CHECK: texec.kernel "rms_norm"
+      %y, %r = texec.kernel "rms_norm"(%x, %g) config {eps = 1.0e-05 : f64} : (tensor<2x4x8xf32>, tensor<8xf32>) -> (tensor<2x4x8xf32>, tensor<8xf32>)
+      // CHECK: texec.all_gather %{{.*}} group "tp" dim 1 : tensor<2x4x8xf32> -> tensor<2x8x8xf32>
+      %f = texec.all_gather %y group "tp" dim 1 : tensor<2x4x8xf32> -> tensor<2x8x8xf32>
+      // CHECK: texec.reduce_scatter %{{.*}} group "tp" dim 1 : tensor<2x8x8xf32> -> tensor<2x4x8xf32>
+      %h = texec.reduce_scatter %f group "tp" dim 1 : tensor<2x8x8xf32> -> tensor<2x4x8xf32>
+      // CHECK: texec.all_to_all %{{.*}} group "tp" dim 2 : tensor<2x4x8xf32>
+      %a = texec.all_to_all %h group "tp" dim 2 : tensor<2x4x8xf32>
+      %w = texec.param_ref "wte" : tensor<8x8xf32>
+      %logits = texec.kernel "linear"(%a, %w) : (tensor<2x4x8xf32>, tensor<8x8xf32>) -> tensor<2x4x8xf32>
+      %lab = texec.input "labels" : tensor<2x4xi32>
+      %loss, %lse = texec.kernel "cross_entropy"(%logits, %lab) config {vocab_axis = "tp"} : (tensor<2x4x8xf32>, tensor<2x4xi32>) -> (tensor<1xf32>, tensor<8xf32>)
+      // CHECK: texec.loss %{{.*}} : tensor<1xf32>
+      texec.loss %loss : tensor<1xf32>
+      texec.save %logits, %lse : tensor<2x4x8xf32>, tensor<8xf32>
+    } backward {
+    ^bb0(%logits: tensor<2x4x8xf32>, %lse: tensor<8xf32>):
+      %lab = texec.input "labels" : tensor<2x4xi32>
+      %d = texec.kernel "cross_entropy_bwd"(%logits, %lab, %lse) config {grad_scale = 3.125e-02 : f64, vocab_axis = "tp"} : (tensor<2x4x8xf32>, tensor<2x4xi32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+      texec.send %d to 0 : tensor<2x4x8xf32>
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+    texec.optimizer "sgd" group "dp" zero 0 {lr = 1.0e-03 : f64}
+  }
+}

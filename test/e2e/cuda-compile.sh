@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+#===- cuda-compile.sh - The emitted CUDA project of GPT-3-shaped layers ----===#
+#
+# Emits the training program of two GPT-3 175B-shaped layers (hidden 12288,
+# 96 heads, vocabulary 51200, sequence 2048; models/gpt3-175b-2layer.json)
+# under tp 8 x pp 2 for the CUDA backend, then configures and builds the
+# emitted project through its own CMakeLists.txt, linking the
+# TridentRuntimeCuda archive of the main build. Compiles only: no GPU needed.
+#
+# usage: cuda-compile.sh BUILD_DIR     Exit 77 (skip) without /usr/local/cuda.
+#===----------------------------------------------------------------------===#
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+build="$(cd "$1" && pwd)"
+if [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "cuda-compile: SKIP: /usr/local/cuda/bin/nvcc not found"
+  exit 77
+fi
+lib="$build/lib/libTridentRuntimeCuda.a"
+[ -f "$lib" ] || { echo "cuda-compile: $lib is not built" >&2; exit 1; }
+work="$(mktemp -d "${TMPDIR:-/tmp}/trident-cuda.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+"$build/bin/trident" emit --plan "$here/plans/gpt3-2layer-tp8-pp2.json" \
+  --model "$here/models/gpt3-175b-2layer.json" --backend cuda -o "$work/proj"
+# A sanitizer build's runtime archive needs the sanitizer at link time too.
+san=${TRIDENT_E2E_SANITIZE:-}
+cmake -S "$work/proj" -B "$work/proj/build" -DTRIDENT_RUNTIME_LIBRARY="$lib" \
+  ${san:+"-DCMAKE_CXX_FLAGS=$san" "-DCMAKE_EXE_LINKER_FLAGS=$san"} \
+  > "$work/configure.log" || { cat "$work/configure.log"; exit 1; }
+cmake --build "$work/proj/build" > "$work/build.log" 2>&1 ||
+  { cat "$work/build.log"; exit 1; }
+ls -l "$work/proj/build/train" | awk '{print "cuda-compile: built train,", $5, "bytes"}'
+grep -c 'rt::attentionForward' "$work/proj/main.cpp" |
+  awk '{print "cuda-compile: attention calls in main.cpp:", $1}'

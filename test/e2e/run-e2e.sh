@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+#===- run-e2e.sh - Emitted tiny-gpt programs against the single-rank run ---===#
+#
+# For each plan in test/e2e/plans: `trident emit` the training program of
+# tiny-gpt, compile its main.cpp against the prebuilt runtime (built once by
+# the main build), run it with mpirun for 3 Adam steps on the fixed
+# synthetic data, and check with trident-compare-params that every step's
+# loss and every final parameter equal the single-rank run (plans/single.json):
+# losses within --rtol (default 1e-5) relative; parameters within --rtol
+# relative plus --atol (default 1e-5 = lr / 100) absolute. The absolute
+# floor is needed because Adam divides each gradient by its own magnitude:
+# elements whose gradient is exactly zero (the key bias: softmax ignores a
+# constant added to a row of scores) or within rounding of zero take steps
+# set by rounding noise, which another summation order (dp, tp) changes;
+# the worst such element moves 2.6e-6 away. A real error moves parameters
+# by ~lr = 1e-3 (docs/emit.md).
+# Prints one table row per plan.
+#
+# usage: run-e2e.sh --build-dir BUILD [--backend cpu|cuda] [--work DIR]
+#                   [--rtol R] [--atol A] [PLAN ...]      (PLAN: a name in plans/)
+# Exit: 0 all match; 1 a mismatch or a failed step; 77 skipped (no MPI, or
+# no CUDA for --backend cuda).
+#===----------------------------------------------------------------------===#
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+src="$(cd "$here/../.." && pwd)"
+build="" backend=cpu work="" rtol=1e-5 atol=1e-5 plans=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build-dir) build="$2"; shift 2 ;;
+    --backend) backend="$2"; shift 2 ;;
+    --work) work="$2"; shift 2 ;;
+    --rtol) rtol="$2"; shift 2 ;;
+    --atol) atol="$2"; shift 2 ;;
+    -*) echo "run-e2e: unknown option $1" >&2; exit 2 ;;
+    *) plans+=("$1"); shift ;;
+  esac
+done
+[ -n "$build" ] || { echo "run-e2e: --build-dir is required" >&2; exit 2; }
+build="$(cd "$build" && pwd)"
+if [ ${#plans[@]} -eq 0 ]; then
+  plans=(dp2 tp2 pp2 tp2-sp pp4-vpp2 dp2-tp2-pp2 zero1 zero3 pp2-uneven-3-1
+         tp2-pp2 gpipe-pp2)
+fi
+command -v mpirun >/dev/null || { echo "run-e2e: SKIP: mpirun not found"; exit 77; }
+trident="$build/bin/trident"
+compare="$build/bin/trident-compare-params"
+for t in "$trident" "$compare"; do
+  [ -x "$t" ] || { echo "run-e2e: $t is not built" >&2; exit 1; }
+done
+
+# In a sanitizer build (TRIDENT_E2E_SANITIZE=-fsanitize=..., set by ctest)
+# the runtime archive is instrumented: the programs are built the same way.
+san=${TRIDENT_E2E_SANITIZE:-}
+case "$backend" in
+  cpu)
+    lib="$build/lib/libTridentRuntimeCpu.a"
+    compile() { mpicxx -std=c++20 -O2 $san "$1" -I"$src/include" "$lib" -o "$2"; } ;;
+  cuda)
+    [ -x /usr/local/cuda/bin/nvcc ] || { echo "run-e2e: SKIP: no /usr/local/cuda"; exit 77; }
+    lib="$build/lib/libTridentRuntimeCuda.a"
+    cu=/usr/local/cuda
+    compile() {
+      mpicxx -std=c++20 -O2 $san "$1" -I"$src/include" "$lib" -L"$cu/lib64" \
+        -Wl,-rpath,"$cu/lib64" -lcublas -lcudart -lnccl -o "$2"; } ;;
+  *) echo "run-e2e: --backend must be cpu or cuda" >&2; exit 2 ;;
+esac
+[ -f "$lib" ] || { echo "run-e2e: $lib is not built" >&2; exit 1; }
+
+[ -n "$work" ] || work="$(mktemp -d "${TMPDIR:-/tmp}/trident-e2e.XXXXXX")"
+mkdir -p "$work"
+mpi=(mpirun --oversubscribe --allow-run-as-root)
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+
+# ranks PLAN: dp*tp*pp of a plan file.
+ranks() {
+  sed -n 's/.*"\(dp\|tp\|pp\)": \([0-9]*\).*/\2/p' "$here/plans/$1.json" | head -3 |
+    awk 'BEGIN{n=1}{n*=$1}END{print n}'
+}
+
+# run PLAN: emit, compile, run; leaves $work/PLAN/{log,dump}.
+run() {
+  local p="$1" d="$work/$1" n
+  n="$(ranks "$p")"
+  mkdir -p "$d"
+  "$trident" emit --plan "$here/plans/$p.json" --model tiny-gpt \
+    --backend "$backend" --emit cpp -o "$d/main.cpp"
+  compile "$d/main.cpp" "$d/train"
+  rm -rf "$d/dump"
+  "${mpi[@]}" -np "$n" "$d/train" --steps 3 --dump "$d/dump" > "$d/log"
+  echo "$n"
+}
+
+run single > /dev/null
+printf '%-16s %5s  %-44s %s\n' plan ranks "losses (steps 1..3)" result
+printf '%-16s %5s  %-44s %s\n' single 1 \
+  "$(awk '/^step/{printf "%s ", $4}' "$work/single/log")" reference
+fail=0
+for p in "${plans[@]}"; do
+  n="$(run "$p")"
+  if "$compare" --losses "$work/single/log" "$work/$p/log" --rtol "$rtol" \
+       > "$work/$p/compare-losses" 2>&1 &&
+     "$compare" "$work/single/dump" "$work/$p/dump" --rtol "$rtol" --atol "$atol" \
+       > "$work/$p/compare-params" 2>&1; then
+    result="match: $(sed -n 's/^OK: 3 steps, worst relative difference \([^ ]*\).*/loss rel. diff \1/p' "$work/$p/compare-losses"), $(sed -n 's/.*|diff| \/ bound = \([^)]*\)).*/param diff\/bound \1/p' "$work/$p/compare-params")"
+  else
+    result="MISMATCH: $(tail -n 1 "$work/$p/compare-losses" "$work/$p/compare-params" | tr '\n' ' ')"
+    fail=1
+  fi
+  printf '%-16s %5s  %-44s %s\n' "$p" "$n" \
+    "$(awk '/^step/{printf "%s ", $4}' "$work/$p/log")" "$result"
+done
+exit $fail

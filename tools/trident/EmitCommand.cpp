@@ -1,0 +1,165 @@
+//===- EmitCommand.cpp - trident emit -------------------------------------===//
+//
+// `trident emit --plan plan.json --model M [--backend cpu|cuda] -o DIR`:
+// the training step of model M under the plan, lowered to texec
+// (lib/Conversion/TGraphToExec) and translated to a C++ project
+// (lib/Target): DIR/CMakeLists.txt and DIR/main.cpp, written atomically.
+// `--emit texec` prints the texec IR instead, `--emit cpp` only main.cpp.
+//
+// Exit codes: 0 written; 1 bad input (model, plan, or a model the lowering
+// cannot handle: the message names the op or plan field); 2 bad usage.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "dialects/Exec/IR/ExecOps.h"
+#include "dialects/Graph/IR/GraphOps.h"
+#include "trident/Conversion/TGraphToExec/TGraphToExec.h"
+#include "trident/Support/FileIO.h"
+#include "trident/Target/ExecToCpp.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/raw_ostream.h"
+
+#ifndef TRIDENT_SOURCE_DIR
+#define TRIDENT_SOURCE_DIR ""
+#endif
+
+namespace cl = llvm::cl;
+
+namespace trident::tool {
+
+cl::SubCommand emitCmd("emit", "Write the C++ training program of a plan");
+
+namespace {
+cl::opt<std::string> emitModelOpt("model",
+                                  cl::desc("zoo name, config.json or .mlir "
+                                           "file"),
+                                  cl::value_desc("M"), cl::sub(emitCmd),
+                                  cl::cat(category));
+cl::opt<std::string> emitPlanOpt("plan",
+                                 cl::desc("a trident.plan/v1 file (trident "
+                                          "plan -o, or written by hand)"),
+                                 cl::value_desc("plan.json"), cl::sub(emitCmd),
+                                 cl::cat(category));
+cl::opt<std::string> emitBackendOpt("backend", cl::desc("cpu or cuda"),
+                                    cl::init("cpu"), cl::sub(emitCmd),
+                                    cl::cat(category));
+cl::opt<std::string> emitOutputOpt("o",
+                                   cl::desc("output directory (project), or "
+                                            "file for --emit texec|cpp "
+                                            "(default stdout)"),
+                                   cl::value_desc("DIR"), cl::sub(emitCmd),
+                                   cl::cat(category));
+cl::opt<std::string> emitWhatOpt("emit",
+                                 cl::desc("project (default), texec or cpp"),
+                                 cl::init("project"), cl::sub(emitCmd),
+                                 cl::cat(category));
+cl::opt<std::string> emitOptimizerOpt("optimizer", cl::desc("adam or sgd"),
+                                      cl::init("adam"), cl::sub(emitCmd),
+                                      cl::cat(category));
+cl::opt<double> emitLrOpt("lr", cl::desc("learning rate (default 1e-3)"),
+                          cl::init(1e-3), cl::sub(emitCmd), cl::cat(category));
+cl::opt<std::string> emitSourceOpt(
+    "trident-source",
+    cl::desc("Trident source tree the project's CMakeLists.txt builds "
+             "lib/Runtime from (default: this build's source tree)"),
+    cl::init(TRIDENT_SOURCE_DIR), cl::sub(emitCmd), cl::cat(category));
+} // namespace
+
+int runEmit(mlir::MLIRContext &ctx) {
+  if (emitPlanOpt.empty())
+    return fail("--plan is required (trident plan -o plan.json, or a "
+                "hand-written trident.plan/v1 file)",
+                2);
+  if (emitModelOpt.empty())
+    return fail("--model is required", 2);
+  auto backend = target::parseBackend(emitBackendOpt);
+  if (!backend)
+    return fail("--backend must be cpu or cuda, got '" + emitBackendOpt + "'",
+                2);
+  if (emitWhatOpt != "project" && emitWhatOpt != "texec" &&
+      emitWhatOpt != "cpp")
+    return fail("--emit must be project, texec or cpp, got '" + emitWhatOpt +
+                    "'",
+                2);
+  if (emitWhatOpt == "project" && emitOutputOpt.empty())
+    return fail("-o DIR is required to write a project", 2);
+  if (!(emitLrOpt > 0) || emitLrOpt > 1e3)
+    return fail("--lr must be in (0, 1000]", 2);
+  auto text = readFile(emitPlanOpt);
+  if (!text)
+    return fail(text.message());
+  auto plan = plan::parsePlanJson(*text, emitPlanOpt);
+  if (!plan)
+    return fail(plan.message());
+
+  ctx.loadDialect<mlir::trident::exec::TExecDialect>();
+  auto model = frontend::loadModel(ctx, emitModelOpt, plan->seqLen);
+  if (!model)
+    return fail(model.message());
+  for (const std::string &w : model->warnings)
+    llvm::errs() << "trident: warning: " << w << "\n";
+
+  conversion::TrainingOptions options;
+  options.optimizer = emitOptimizerOpt;
+  options.lr = emitLrOpt;
+  mlir::OwningOpRef<mlir::ModuleOp> exec;
+  {
+    // Lowering diagnostics name the tgraph op (or the plan field).
+    mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
+      llvm::errs() << "trident: error: ";
+      if (auto flc = llvm::dyn_cast<mlir::FileLineColLoc>(d.getLocation()))
+        llvm::errs() << flc.getFilename().getValue() << ":" << flc.getLine()
+                     << ":" << flc.getColumn() << ": ";
+      else
+        llvm::errs() << emitModelOpt << " under " << emitPlanOpt << ": ";
+      llvm::errs() << d.str() << "\n";
+      return mlir::success();
+    });
+    exec = conversion::lowerToExec(model->model(), *plan, options);
+  }
+  if (!exec)
+    return 1;
+
+  std::string ir, cpp;
+  llvm::raw_string_ostream irs(ir), cpps(cpp);
+  exec->print(irs);
+  if (emitWhatOpt == "texec") {
+    if (Status s = writeFileAtomically(
+            emitOutputOpt.empty() ? "-" : std::string(emitOutputOpt), ir);
+        !s)
+      return fail(s.message());
+    return 0;
+  }
+  auto program = *exec->getBody()->getOps<mlir::trident::exec::ProgramOp>()
+                      .begin();
+  if (mlir::failed(target::emitMainCpp(program, cpps)))
+    return 1;
+  if (emitWhatOpt == "cpp") {
+    if (Status s = writeFileAtomically(
+            emitOutputOpt.empty() ? "-" : std::string(emitOutputOpt), cpp);
+        !s)
+      return fail(s.message());
+    return 0;
+  }
+  std::string cmake = target::emitCMakeLists(program.getSymName(), *backend,
+                                             emitSourceOpt);
+  if (Status s = target::writeProjectAtomically(
+          emitOutputOpt, {{"CMakeLists.txt", cmake},
+                          {"main.cpp", cpp},
+                          {"program.texec.mlir", ir}});
+      !s)
+    return fail(s.message());
+  llvm::outs() << "trident: wrote " << emitOutputOpt << " (" << plan->dp
+               << " x " << plan->tp << " x " << plan->pp << " = "
+               << plan->dp * plan->tp * plan->pp << " ranks, backend "
+               << emitBackendOpt << "): cmake -S " << emitOutputOpt << " -B "
+               << emitOutputOpt << "/build && cmake --build " << emitOutputOpt
+               << "/build && mpirun -np " << plan->dp * plan->tp * plan->pp
+               << " " << emitOutputOpt << "/build/train\n";
+  return 0;
+}
+
+} // namespace trident::tool
