@@ -367,7 +367,9 @@ void stageBusy(const CompiledSchedule &sched, const PipelineCosts &costs,
 }
 
 double bubbleFractionOf(double makespan, double maxBusy) {
-  return maxBusy > 0 ? (makespan - maxBusy) / maxBusy : 0.0;
+  // The makespan sums the same durations in another order than the busy
+  // time: without a bubble the difference is rounding, never idle time.
+  return maxBusy > 0 ? std::max(0.0, (makespan - maxBusy) / maxBusy) : 0.0;
 }
 
 } // namespace
@@ -388,7 +390,7 @@ Result<MakespanResult> simulateMakespan(const CompiledSchedule &sched,
   for (size_t s = 0; s < ws.busy.size(); ++s) {
     r.maxStageBusySeconds = std::max(r.maxStageBusySeconds, ws.busy[s]);
     if (!stageIdleSeconds.empty())
-      stageIdleSeconds[s] = r.makespanSeconds - ws.busy[s];
+      stageIdleSeconds[s] = std::max(0.0, r.makespanSeconds - ws.busy[s]);
   }
   r.bubbleFraction = bubbleFractionOf(r.makespanSeconds, r.maxStageBusySeconds);
   for (int32_t peak : sched.peakInFlight())
@@ -418,7 +420,7 @@ Status simulateInto(const CompiledSchedule &sched, const PipelineCosts &costs,
   r.idleSeconds.resize(p);
   for (int64_t s = 0; s < p; ++s) {
     maxBusy = std::max(maxBusy, r.busySeconds[s]);
-    r.idleSeconds[s] = r.makespanSeconds - r.busySeconds[s];
+    r.idleSeconds[s] = std::max(0.0, r.makespanSeconds - r.busySeconds[s]);
   }
   r.bubbleFraction = bubbleFractionOf(r.makespanSeconds, maxBusy);
   r.peakInFlight = sched.peakInFlight();
