@@ -25,9 +25,10 @@ Status err(std::string_view source, const std::string &path,
   return Status::error(std::string(source) + ": " + path + ": " + what);
 }
 
-/// A positive finite number at obj[key].
+/// A positive finite number at obj[key], times `scale` (a unit); the
+/// scaled value must be positive and finite too (1e300 GB/s is not).
 Status num(std::string_view src, const json &obj, const std::string &path,
-           const char *key, double &out, bool required) {
+           const char *key, double &out, bool required, double scale = 1) {
   auto it = obj.find(key);
   if (it == obj.end())
     return required ? err(src, path, std::string("missing required key '") +
@@ -37,10 +38,27 @@ Status num(std::string_view src, const json &obj, const std::string &path,
     return err(src, path + "." + key,
                std::string("expected a number, got ") + it->type_name());
   double v = it->get<double>();
-  if (!std::isfinite(v) || v <= 0)
+  if (!std::isfinite(v) || v <= 0 || !std::isfinite(v * scale) ||
+      v * scale <= 0)
     return err(src, path + "." + key,
                "must be a positive finite number, got " + it->dump());
-  out = v;
+  out = v * scale;
+  return Status::ok();
+}
+
+/// A GEMM dimension: an integer in [1, 2^31-1] (the model readers' limit).
+Status dim(std::string_view src, const json &obj, const std::string &path,
+           const char *key, int64_t &out) {
+  auto it = obj.find(key);
+  if (it == obj.end())
+    return err(src, path, std::string("missing required key '") + key + "'");
+  constexpr int64_t kMaxDim = 2147483647;
+  if (!it->is_number_integer() ||
+      (it->is_number_unsigned() && it->get<uint64_t>() > uint64_t(kMaxDim)) ||
+      it->get<int64_t>() < 1 || it->get<int64_t>() > kMaxDim)
+    return err(src, path + "." + key,
+               "must be an integer in [1, 2147483647], got " + it->dump());
+  out = it->get<int64_t>();
   return Status::ok();
 }
 } // namespace
@@ -74,14 +92,16 @@ Result<Calibration> parseCalibrationJson(std::string_view text,
   }
   double v = 0;
   if (doc.contains("memory_bandwidth_gb_per_s")) {
-    if (Status s = num(src, doc, "", "memory_bandwidth_gb_per_s", v, true); !s)
+    if (Status s = num(src, doc, "", "memory_bandwidth_gb_per_s", v, true,
+                       1e9);
+        !s)
       return s;
-    cal.memBandwidthBytesPerS = v * 1e9;
+    cal.memBandwidthBytesPerS = v;
   }
   if (doc.contains("kernel_launch_us")) {
-    if (Status s = num(src, doc, "", "kernel_launch_us", v, true); !s)
+    if (Status s = num(src, doc, "", "kernel_launch_us", v, true, 1e-6); !s)
       return s;
-    cal.kernelLaunchSeconds = v * 1e-6;
+    cal.kernelLaunchSeconds = v;
   }
   if (auto it = doc.find("gemm"); it != doc.end()) {
     if (!it->is_array())
@@ -92,11 +112,11 @@ Result<Calibration> parseCalibrationJson(std::string_view text,
       if (!e.is_object())
         return err(src, p, "expected an object");
       GemmCalibrationPoint pt;
-      double m = 0, n = 0, k = 0;
-      for (auto [key, dst] : {std::pair{"m", &m}, {"n", &n}, {"k", &k}})
-        if (Status s = num(src, e, p, key, *dst, true); !s)
+      // Integers: a double such as 1e300 or 0.5 used to be cast to int64
+      // (undefined for 1e300; a 0-row GEMM for 0.5).
+      for (auto [key, dst] : {std::pair{"m", &pt.m}, {"n", &pt.n}, {"k", &pt.k}})
+        if (Status s = dim(src, e, p, key, *dst); !s)
           return s;
-      pt.m = int64_t(m), pt.n = int64_t(n), pt.k = int64_t(k);
       std::string dt = "bf16";
       if (auto d = e.find("dtype"); d != e.end()) {
         if (!d->is_string())
@@ -110,7 +130,7 @@ Result<Calibration> parseCalibrationJson(std::string_view text,
       double eff = 0, tflops = 0;
       if (Status s = num(src, e, p, "efficiency", eff, false); !s)
         return s;
-      if (Status s = num(src, e, p, "tflops", tflops, false); !s)
+      if (Status s = num(src, e, p, "tflops", tflops, false, 1e12); !s)
         return s;
       if ((eff > 0) == (tflops > 0))
         return err(src, p, "give exactly one of 'efficiency' or 'tflops'");
@@ -120,7 +140,7 @@ Result<Calibration> parseCalibrationJson(std::string_view text,
       if (tflops > 0) {
         // Converted against the peak once the GPU is known (applyCalibration);
         // keep it negative to mark "TFLOP/s, not a fraction".
-        pt.efficiency = -tflops * 1e12;
+        pt.efficiency = -tflops;
       }
       cal.gemm.push_back(pt);
     }
@@ -156,10 +176,10 @@ Result<Calibration> parseCalibrationJson(std::string_view text,
       pt.scope = *sc == "intra_node" ? CommScope::IntraNode : CommScope::InterNode;
       if (Status s = num(src, e, p, "bytes", pt.bytes, true); !s)
         return s;
-      double bw = 0;
-      if (Status s = num(src, e, p, "bus_bandwidth_gb_per_s", bw, true); !s)
+      if (Status s = num(src, e, p, "bus_bandwidth_gb_per_s",
+                         pt.busBwBytesPerS, true, 1e9);
+          !s)
         return s;
-      pt.busBwBytesPerS = bw * 1e9;
       cal.collectives.push_back(pt);
     }
   }

@@ -26,6 +26,25 @@ Result<std::string> readFile(const std::string &path) {
   return data;
 }
 
+namespace {
+
+/// Writes all of `contents` to `fd`; false (errno set) on failure.
+bool writeAll(int fd, std::string_view contents) {
+  size_t off = 0;
+  while (off < contents.size()) {
+    ssize_t w = ::write(fd, contents.data() + off, contents.size() - off);
+    if (w < 0) {
+      if (errno == EINTR)
+        continue;
+      return false;
+    }
+    off += static_cast<size_t>(w);
+  }
+  return ::fsync(fd) == 0;
+}
+
+} // namespace
+
 Status writeFileAtomically(const std::string &path, std::string_view contents) {
   if (path == "-") {
     std::fwrite(contents.data(), 1, contents.size(), stdout);
@@ -33,23 +52,49 @@ Status writeFileAtomically(const std::string &path, std::string_view contents) {
     return Status::ok();
   }
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
+#ifdef O_TMPFILE
+  // First choice (Linux): an unnamed file in the target's directory. A run
+  // killed while writing it leaves nothing behind; it is named (tmp) only
+  // once complete, then renamed over `path`. Where the file system does not
+  // support O_TMPFILE, or /proc is absent, the named temporary below is used.
+  {
+    size_t slash = path.rfind('/');
+    std::string dir = slash == std::string::npos ? "."
+                      : slash == 0              ? "/"
+                                                : path.substr(0, slash);
+    int fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY, 0644);
+    if (fd >= 0) {
+      if (!writeAll(fd, contents)) {
+        std::string why = std::strerror(errno);
+        ::close(fd);
+        return Status::error(path + ": write failed: " + why);
+      }
+      std::string self = "/proc/self/fd/" + std::to_string(fd);
+      ::unlink(tmp.c_str());
+      bool named = ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, tmp.c_str(),
+                            AT_SYMLINK_FOLLOW) == 0;
+      ::close(fd);
+      if (named) {
+        if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+          std::string why = std::strerror(errno);
+          ::unlink(tmp.c_str());
+          return Status::error(path + ": cannot replace: " + why);
+        }
+        return Status::ok();
+      }
+    }
+  }
+#endif
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0)
     return Status::error(path + ": cannot write: " + std::strerror(errno));
-  size_t off = 0;
-  while (off < contents.size()) {
-    ssize_t w = ::write(fd, contents.data() + off, contents.size() - off);
-    if (w < 0) {
-      if (errno == EINTR)
-        continue;
-      std::string why = std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return Status::error(path + ": write failed: " + why);
-    }
-    off += static_cast<size_t>(w);
+  if (!writeAll(fd, contents)) {
+    std::string why = std::strerror(errno);
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return Status::error(path + ": write failed: " + why);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+  if (::close(fd) != 0) {
     std::string why = std::strerror(errno);
     ::unlink(tmp.c_str());
     return Status::error(path + ": write failed: " + why);
