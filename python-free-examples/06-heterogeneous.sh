@@ -16,14 +16,15 @@
 #
 # What it finds (this tree's cost model; docs/planner.md, "Heterogeneous
 # clusters: measured"): the mixed cluster beats both halves alone,
-# 52413 tokens/s against 38273 (H100 only) and 12850 (A100 only), with the
+# 54263 tokens/s against 39636 (H100 only) and 13440 (A100 only), with the
 # A100 group first serving 20 of the 80 layers and the H100 group the
 # other 60 (pp 2, dp 16, cp 2, ZeRO-3). That is 1.37x the H100 nodes
-# alone and 1.03x the two halves' sum (51123); per GPU the mix (819
-# tokens/s) stays below the H100 nodes alone (1196). Other batches and
+# alone and 1.02x the two halves' sum (53076); per GPU the mix (848
+# tokens/s) stays below the H100 nodes alone (1239). Other batches and
 # models (table in docs/planner.md): the mix beat both halves in every case
-# tried, but not always their sum (Llama-3-8B, batch 512: 0.95x), and only
-# the mix fits GPT-3 175B. These are predictions of the cost model, not
+# tried, but not always their sum (Llama-3-8B, batch 32: 0.95x, where the
+# GPU types share data parallelism through data shares), and only the
+# mix fits GPT-3 175B. These are predictions of the cost model, not
 # measurements.
 #
 # Expected output shape: the cluster.json; three plan tables (header

@@ -279,6 +279,9 @@ struct Evaluator::Impl {
 
 Evaluator::Evaluator() : impl_(std::make_unique<Impl>()) {}
 Evaluator::~Evaluator() = default;
+const PipelineCosts &Evaluator::lastPipelineCosts() const {
+  return impl_->costs;
+}
 Evaluator::Evaluator(Evaluator &&) noexcept = default;
 Evaluator &Evaluator::operator=(Evaluator &&) noexcept = default;
 Evaluator::Evaluator(const Evaluator &o)
@@ -289,7 +292,8 @@ Evaluator::Evaluator(const Evaluator &o)
       blockFwdFlopsPerToken_(o.blockFwdFlopsPerToken_),
       attnCoreFlopsPerToken_(o.attnCoreFlopsPerToken_),
       tiedVocabParams_(o.tiedVocabParams_), hasExperts_(o.hasExperts_),
-      minExperts_(o.minExperts_), impl_(std::make_unique<Impl>()) {
+      minExperts_(o.minExperts_), groupEvaluators_(o.groupEvaluators_),
+      impl_(std::make_unique<Impl>()) {
   for (Impl::Slot &slot : impl_->cache)
     slot.perGroup.resize(profile_.groups.size());
 }
@@ -386,6 +390,18 @@ Result<Evaluator> Evaluator::create(const LayerProfile &profile,
                               : trainFlops / s;
   for (Impl::Slot &slot : e.impl_->cache)
     slot.perGroup.resize(profile.groups.size());
+  // Heterogeneous: each node group alone, for plans with data shares.
+  if (cluster.groups.size() > 1) {
+    for (const NodeGroup &g : cluster.groups) {
+      Cluster one = cluster;
+      one.name = cluster.name + "/" + g.name;
+      one.groups = {g};
+      Result<Evaluator> sub = create(profile, one, options);
+      if (!sub)
+        return sub.status();
+      e.groupEvaluators_.push_back(std::move(*sub));
+    }
+  }
   return e;
 }
 
@@ -416,8 +432,13 @@ Status Evaluator::validate(const ParallelConfig &c) const {
   }
   if (c.etp < 0)
     return err("etp must be >= 0 (0 = tp), got " + str(c.etp));
+  if (!c.stageRecompute.empty() && int64_t(c.stageRecompute.size()) != c.pp)
+    return err("per-stage recompute lists " + str(int64_t(c.stageRecompute.size())) +
+               " stages but pp=" + str(c.pp));
   if (c.zeroStage < 0 || c.zeroStage > 3)
     return err("zero stage must be 0..3, got " + str(c.zeroStage));
+  if (!c.dataShares.empty())
+    return validateShares(c);
   int64_t total = cluster_.totalGpus();
   if (c.gpus() != total)
     return err("dp*tp*pp*cp = " + str(c.dp) + "*" + str(c.tp) + "*" +
@@ -505,9 +526,155 @@ Status Evaluator::validate(const ParallelConfig &c) const {
 // Evaluation
 //===----------------------------------------------------------------------===//
 
+ParallelConfig Evaluator::shareConfig(const ParallelConfig &c,
+                                     size_t share) const {
+  const DataShare &d = c.dataShares[share];
+  ParallelConfig sub = c;
+  sub.dataShares.clear();
+  sub.dp = d.dp;
+  sub.globalBatch = d.dp * c.microBatch * d.microBatches;
+  return sub;
+}
+
+Status Evaluator::validateShares(const ParallelConfig &c) const {
+  auto err = [](const std::string &m) { return Status::error("config: " + m); };
+  auto str = [](int64_t v) { return std::to_string(v); };
+  if (groupEvaluators_.empty())
+    return err("data shares need a cluster of several node groups; '" +
+               cluster_.name + "' has one");
+  if (c.dataShares.size() != cluster_.groups.size())
+    return err("data shares list " + str(int64_t(c.dataShares.size())) +
+               " node groups but cluster '" + cluster_.name + "' has " +
+               str(int64_t(cluster_.groups.size())));
+  std::vector<bool> seen(cluster_.groups.size(), false);
+  int64_t dpSum = 0, batch = 0;
+  for (const DataShare &d : c.dataShares) {
+    if (d.group < 0 || d.group >= int64_t(cluster_.groups.size()))
+      return err("data share group " + str(d.group) + " is not a node group "
+                 "of cluster '" + cluster_.name + "'");
+    const std::string name = cluster_.groups[size_t(d.group)].name;
+    if (seen[size_t(d.group)])
+      return err("node group '" + name + "' has two data shares");
+    seen[size_t(d.group)] = true;
+    if (d.dp < 1 || d.dp > (int64_t(1) << 24))
+      return err("data share of '" + name + "': dp must be in [1, 2^24], got " +
+                 str(d.dp));
+    if (d.microBatches < 1 ||
+        d.microBatches > c.globalBatch / (d.dp * c.microBatch))
+      return err("data share of '" + name + "': " + str(d.microBatches) +
+                 " micro-batches of " + str(c.microBatch) + " on " +
+                 str(d.dp) + " replicas do not fit in global_batch=" +
+                 str(c.globalBatch));
+    dpSum += d.dp;
+    batch += d.dp * c.microBatch * d.microBatches;
+  }
+  if (dpSum != c.dp)
+    return err("dp=" + str(c.dp) + " but the data shares add up to " +
+               str(dpSum) + " replicas");
+  if (batch != c.globalBatch)
+    return err("global_batch=" + str(c.globalBatch) +
+               " but the data shares run " + str(batch) +
+               " sequences (sum of dp * micro_batch * micro-batches)");
+  for (size_t i = 0; i < c.dataShares.size(); ++i) {
+    const DataShare &d = c.dataShares[i];
+    if (Status s = groupEvaluators_[size_t(d.group)].validate(shareConfig(c, i));
+        !s)
+      return err("data share of '" + cluster_.groups[size_t(d.group)].name +
+                 "': " + s.message());
+  }
+  return Status::ok();
+}
+
+Status Evaluator::evaluateShares(const ParallelConfig &c, Evaluation &out) {
+  const size_t n = c.dataShares.size();
+  shareEvals_.resize(n);
+  size_t slowest = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const DataShare &d = c.dataShares[i];
+    if (Status s = groupEvaluators_[size_t(d.group)].evaluate(shareConfig(c, i),
+                                                             shareEvals_[i]);
+        !s)
+      return s;
+    if (shareEvals_[i].iterationSeconds > shareEvals_[slowest].iterationSeconds)
+      slowest = i;
+  }
+  // Each group reduces its gradients internally (in its own evaluation);
+  // then the groups all-reduce across the inter-group link, every GPU its
+  // 1/(dp cp) slice in parallel, hierarchically (ring over the n groups:
+  // 2(n-1)/n of the bytes; Patarasuk & Yuan 2009, "Bandwidth optimal
+  // all-reduce algorithms"). Counted as exposed: it starts when the
+  // slowest group's own reduction ends.
+  const StateBytesPerParam state = stateBytesPerParam(c.precision, options_);
+  double sliceBytes = 0;
+  out.stages.clear();
+  out.shareSeconds.clear();
+  double hardwareFlops = 0;
+  bool fits = true;
+  int64_t maxM = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const DataShare &d = c.dataShares[i];
+    const Evaluation &e = shareEvals_[i];
+    double dpcp = double(d.dp * c.cp);
+    for (const StageBreakdown &st : e.stages) {
+      StageBreakdown b = st;
+      b.nodeGroup = d.group;
+      out.stages.push_back(b);
+      double elems = st.weightBytes / state.weight *
+                     (c.zeroStage >= 3 ? dpcp : 1.0);
+      sliceBytes = std::max(sliceBytes, elems * state.gradient / dpcp);
+    }
+    hardwareFlops += e.hardwareFlopsPerStep;
+    out.shareSeconds.push_back(e.iterationSeconds);
+    fits = fits && e.fits;
+    maxM = std::max(maxM, e.microBatches);
+  }
+  double cross = 0;
+  if (n > 1) {
+    double k = double(n);
+    cross = 2 * (k - 1) / k * sliceBytes / cluster_.interGroup.bandwidthBytesPerS +
+            2 * (k - 1) * cluster_.interGroup.latencySeconds;
+  }
+  const Evaluation &slow = shareEvals_[slowest];
+  out.iterationSeconds = slow.iterationSeconds + cross;
+  out.pipelineSeconds = slow.pipelineSeconds;
+  out.bubbleFraction = slow.bubbleFraction;
+  out.dpExposedSeconds = slow.dpExposedSeconds + cross;
+  out.optimizerSeconds = slow.optimizerSeconds;
+  out.crossGroupSyncSeconds = cross;
+  out.microBatches = maxM;
+  out.schedule = slow.schedule;
+  double tokens = double(c.globalBatch) * double(profile_.seqLen);
+  out.tokensPerSecond = tokens / out.iterationSeconds;
+  double gpus = double(cluster_.totalGpus());
+  out.tokensPerSecondPerGpu = out.tokensPerSecond / gpus;
+  out.modelFlopsPerStep = modelFlopsPerToken_ * tokens;
+  out.hardwareFlopsPerStep = hardwareFlops;
+  double peakSum = 0;
+  for (const NodeGroup &g : cluster_.groups)
+    peakSum += double(g.gpus()) * g.gpu.peakFlopsPerS(c.precision);
+  out.tflopsPerGpu = out.modelFlopsPerStep / out.iterationSeconds / gpus / 1e12;
+  out.mfu = out.modelFlopsPerStep / out.iterationSeconds / peakSum;
+  out.hfu = out.hardwareFlopsPerStep / out.iterationSeconds / peakSum;
+  out.fits = fits;
+  out.peakMemoryBytes = 0;
+  for (size_t s = 0; s < out.stages.size(); ++s) {
+    const StageBreakdown &st = out.stages[s];
+    if (st.totalBytes > out.peakMemoryBytes) {
+      out.peakMemoryBytes = st.totalBytes;
+      out.peakMemoryStage = int64_t(s);
+      out.memoryCapacityBytes = st.capacityBytes;
+    }
+  }
+  return Status::ok();
+}
+
 Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
   if (Status s = validate(c); !s)
     return s;
+  if (!c.dataShares.empty())
+    return evaluateShares(c, out);
+  out.crossGroupSyncSeconds = 0;
+  out.shareSeconds.clear();
   Impl &im = *impl_;
   const EvalOptions &o = options_;
   const int64_t p = c.pp, v = c.vpp, G = p * v;
@@ -606,6 +773,8 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
     const std::vector<LayerTimes> &tab = layerTable(ng);
     StageBreakdown &st = out.stages[size_t(s)];
     st.nodeGroup = ng;
+    const Recompute rc = c.recomputeOf(s);
+    st.recompute = rc;
     double fwd = 0, bwd = 0, exposed = 0, hidden = 0, compute = 0;
     double act = 0, maxLayerAct = 0, maxLayerParams = 0;
     auto add = [&](int32_t gi, double count) {
@@ -617,12 +786,12 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
       double cmp = t.fwd + t.bwd;
       double hid = e.hiddenFwd + e.hiddenBwd;
       double la = t.actNone;
-      if (c.recompute == Recompute::Full) {
+      if (rc == Recompute::Full) {
         b += t.fwd + e.fwd; // the forward again, with its communication
         cmp += t.fwd;
         hid += e.hiddenFwd;
         la = t.actFull;
-      } else if (c.recompute == Recompute::Selective) {
+      } else if (rc == Recompute::Selective) {
         b += t.attnFwd;
         cmp += t.attnFwd;
         la = t.actSelective;
@@ -631,7 +800,7 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
       bwd += count * b;
       compute += count * cmp;
       exposed += count * (e.fwd + e.bwd +
-                          (c.recompute == Recompute::Full ? e.fwd : 0));
+                          (rc == Recompute::Full ? e.fwd : 0));
       hidden += count * hid;
       act += count * la;
       maxLayerAct = std::max(maxLayerAct, t.actNone);
@@ -657,7 +826,7 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
     // activations exist once more (rebuilt from its checkpoint); counted
     // once per stage below, not per micro-batch in flight.
     im.chunkRecomputeWork[size_t(g)] =
-        c.recompute == Recompute::Full ? maxLayerAct : 0.0;
+        rc == Recompute::Full ? maxLayerAct : 0.0;
     pc.forwardSeconds[size_t(g)] = fwd;
     pc.backwardSeconds[size_t(g)] = bwd;
     chunkAct[size_t(g)] = act;
@@ -851,9 +1020,18 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
   double gpus = double(cluster_.totalGpus());
   out.tokensPerSecondPerGpu = out.tokensPerSecond / gpus;
   out.modelFlopsPerStep = modelFlopsPerToken_ * tokens;
-  double extra = c.recompute == Recompute::Full ? blockFwdFlopsPerToken_
-                 : c.recompute == Recompute::Selective ? attnCoreFlopsPerToken_
-                                                       : 0;
+  // Recomputed FLOPs per token: each stage's share of the blocks times
+  // what its policy recomputes.
+  double extra = 0;
+  for (int64_t s = 0; s < p; ++s) {
+    const Recompute rc = c.recomputeOf(s);
+    double perToken = rc == Recompute::Full        ? blockFwdFlopsPerToken_
+                      : rc == Recompute::Selective ? attnCoreFlopsPerToken_
+                                                   : 0;
+    if (numBlocks_ > 0)
+      extra += perToken * double(out.stages[size_t(s)].layers) /
+               double(numBlocks_);
+  }
   out.hardwareFlopsPerStep = out.modelFlopsPerStep + extra * tokens;
   double peakSum = 0;
   for (const NodeGroup &g : cluster_.groups)

@@ -38,6 +38,12 @@ Status checkCommon(const Plan &p, std::string_view source,
     return Status::error(std::string(source) +
                          ": micro_batch_size, num_micro_batches, "
                          "global_batch and seq_len must be >= 1");
+  if (!p.dataShares.empty())
+    return unsupported(
+        source, target,
+        "the plan's data-parallel replicas run different micro-batch counts "
+        "on different node groups (data_shares); it launches one homogeneous "
+        "job with one batch per replica");
   if (p.globalBatch != p.dp * p.microBatchSize * p.numMicroBatches)
     return Status::error(
         std::string(source) + ": global_batch " + str(p.globalBatch) +
@@ -70,6 +76,15 @@ Status checkCommon(const Plan &p, std::string_view source,
       p.recompute != "full")
     return Status::error(std::string(source) + ": unknown recompute '" +
                          p.recompute + "'");
+  for (const StagePlan &s : p.stages)
+    if (s.recompute != p.stages.front().recompute)
+      return unsupported(
+          source, target,
+          "stage " + str(s.index) + " recomputes '" + s.recompute +
+              "' and stage " + str(p.stages.front().index) + " '" +
+              p.stages.front().recompute +
+              "'; its activation checkpointing setting applies to every "
+              "pipeline stage alike");
   if (p.zeroStage < 0 || p.zeroStage > 3)
     return Status::error(std::string(source) + ": zero_stage " +
                          str(p.zeroStage) + " is not 0..3");

@@ -2,6 +2,8 @@
 
 #include "trident/Plan/Plan.h"
 
+#include <algorithm>
+
 namespace trident::plan {
 
 double exposedCommShare(const Evaluation &e) {
@@ -32,7 +34,12 @@ Plan makePlan(const LayerProfile &profile, const Cluster &cluster,
   p.sequenceParallel = cfg.sequenceParallel;
   p.microBatchSize = cfg.microBatch;
   p.numMicroBatches = eval.microBatches;
-  p.recompute = std::string(recomputeName(cfg.recompute));
+  // The heaviest policy of any stage (the same for every stage unless the
+  // plan recomputes per stage).
+  Recompute heaviest = Recompute::None;
+  for (int64_t s = 0; s < cfg.pp; ++s)
+    heaviest = std::max(heaviest, cfg.recomputeOf(s));
+  p.recompute = std::string(recomputeName(heaviest));
   p.zeroStage = cfg.zeroStage;
   p.schedule = std::string(scheduleKindName(eval.schedule));
 
@@ -56,9 +63,27 @@ Plan makePlan(const LayerProfile &profile, const Cluster &cluster,
     at += p.layersPerChunk[size_t(g)];
   }
 
-  const int64_t stageGpus = cfg.dp * cfg.tp * cfg.cp;
-  for (int64_t s = 0; s < cfg.pp && s < int64_t(eval.stages.size()); ++s) {
-    const StageBreakdown &b = eval.stages[size_t(s)];
+  for (const DataShare &d : cfg.dataShares) {
+    DataSharePlan dsp;
+    if (d.group >= 0 && size_t(d.group) < cluster.groups.size())
+      dsp.group = cluster.groups[size_t(d.group)].name;
+    dsp.dp = d.dp;
+    dsp.microBatches = d.microBatches;
+    p.dataShares.push_back(dsp);
+  }
+  const int64_t shares = std::max<int64_t>(1, int64_t(cfg.dataShares.size()));
+  for (int64_t k = 0; k < cfg.pp * shares && k < int64_t(eval.stages.size());
+       ++k) {
+    const int64_t s = k % cfg.pp;
+    const StageBreakdown &b = eval.stages[size_t(k)];
+    // Where the stage's GPUs start: stages follow each other inside the
+    // plan's GPUs, or inside their share's node group.
+    int64_t stageGpus = cfg.dp * cfg.tp * cfg.cp, base = 0;
+    if (!cfg.dataShares.empty()) {
+      const DataShare &d = cfg.dataShares[size_t(k / cfg.pp)];
+      stageGpus = d.dp * cfg.tp * cfg.cp;
+      base = cluster.firstGpuOfGroup(d.group);
+    }
     StagePlan st;
     st.index = s;
     st.layers = b.layers;
@@ -70,11 +95,12 @@ Plan makePlan(const LayerProfile &profile, const Cluster &cluster,
     }
     st.hasEmbedding = b.hasEmbedding;
     st.hasHead = b.hasHead;
+    st.recompute = std::string(recomputeName(cfg.recomputeOf(s)));
     if (b.nodeGroup >= 0 && size_t(b.nodeGroup) < cluster.groups.size()) {
       st.deviceGroup = cluster.groups[size_t(b.nodeGroup)].name;
       st.gpu = cluster.groups[size_t(b.nodeGroup)].gpu.name;
     }
-    st.firstGpu = s * stageGpus;
+    st.firstGpu = base + s * stageGpus;
     st.numGpus = stageGpus;
     st.weightBytes = b.weightBytes;
     st.gradientBytes = b.gradientBytes;
@@ -115,6 +141,22 @@ Result<ParallelConfig> toParallelConfig(const Plan &p) {
   if (!r)
     return Status::error("plan: recompute '" + p.recompute + "' is unknown");
   c.recompute = *r;
+  // Per-stage policies, when the stages do not all use the plan's.
+  bool differs = false;
+  std::vector<Recompute> perStage;
+  for (const StagePlan &st : p.stages) {
+    if (int64_t(perStage.size()) == p.pp)
+      break; // data shares repeat the stages per share
+    auto sr = parseRecompute(st.recompute);
+    if (!sr)
+      return Status::error("plan: stages[" + std::to_string(st.index) +
+                           "].recompute '" + st.recompute +
+                           "' is unknown (none, selective, full)");
+    perStage.push_back(*sr);
+    differs = differs || *sr != *r;
+  }
+  if (differs && int64_t(perStage.size()) == p.pp)
+    c.stageRecompute = std::move(perStage);
   c.zeroStage = int(p.zeroStage);
   auto d = parseDType(p.precision);
   if (!d)
@@ -125,6 +167,14 @@ Result<ParallelConfig> toParallelConfig(const Plan &p) {
     return Status::error("plan: schedule '" + p.schedule + "' is unknown");
   c.schedule = *k;
   c.layersPerChunk = p.layersPerChunk;
+  // Data shares are listed in the cluster's node-group order.
+  for (const DataSharePlan &d : p.dataShares) {
+    DataShare share;
+    share.group = int64_t(c.dataShares.size());
+    share.dp = d.dp;
+    share.microBatches = d.microBatches;
+    c.dataShares.push_back(share);
+  }
   return c;
 }
 

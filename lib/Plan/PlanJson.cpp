@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 namespace trident::plan {
 
 using Json = nlohmann::ordered_json;
@@ -28,6 +30,7 @@ Json stageJson(const StagePlan &s) {
   j["chunk_block_ranges"] = ranges;
   j["has_embedding"] = s.hasEmbedding;
   j["has_head"] = s.hasHead;
+  j["recompute"] = s.recompute;
   j["devices"] = {{"group", s.deviceGroup},
                   {"gpu", s.gpu},
                   {"first_gpu", s.firstGpu},
@@ -64,6 +67,13 @@ Json planJson(const Plan &p) {
   j["schedule"] = p.schedule;
   j["partition"] = p.partition;
   j["layers_per_chunk"] = p.layersPerChunk;
+  if (!p.dataShares.empty()) {
+    Json shares = Json::array();
+    for (const DataSharePlan &d : p.dataShares)
+      shares.push_back(
+          {{"group", d.group}, {"dp", d.dp}, {"micro_batches", d.microBatches}});
+    j["data_shares"] = shares;
+  }
   Json stages = Json::array();
   for (const StagePlan &s : p.stages)
     stages.push_back(stageJson(s));
@@ -168,6 +178,35 @@ struct Reader {
   }
 };
 
+/// Deepest bracket nesting of a JSON text (brackets inside strings do not
+/// count). A plan nests five levels. Deeper input is refused before
+/// parsing: nlohmann's ordered_json copies nested values recursively when an
+/// object's storage grows, so a plan nested 50 000 deep overflowed the stack
+/// (found by the plan-json fuzz target under AddressSanitizer;
+/// docs/robustness.md).
+size_t jsonNestingDepth(std::string_view text) {
+  size_t depth = 0, deepest = 0;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      ++depth;
+      deepest = depth > deepest ? depth : deepest;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+constexpr size_t kMaxPlanNesting = 64;
+
 /// Largest parallel size, micro-batch or layer count a plan may name: the
 /// limit the cluster and model readers use (2^24 GPUs), so that products of
 /// two sizes fit in 64 bits.
@@ -190,6 +229,11 @@ std::string plansToJson(const std::vector<Plan> &plans) {
 }
 
 Result<Plan> parsePlanJson(std::string_view text, std::string_view source) {
+  if (size_t depth = jsonNestingDepth(text); depth > kMaxPlanNesting)
+    return Status::error(std::string(source) + ": JSON nested " +
+                         std::to_string(depth) +
+                         " levels deep, above the supported limit of " +
+                         std::to_string(kMaxPlanNesting));
   Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   std::string src(source);
   if (j.is_discarded())
@@ -228,6 +272,28 @@ Result<Plan> parsePlanJson(std::string_view text, std::string_view source) {
   r.get(j, "schedule", "", p.schedule);
   r.get(j, "partition", "", p.partition);
   r.get(j, "layers_per_chunk", "", p.layersPerChunk);
+  // Optional: heterogeneous data parallelism.
+  if (r.error.empty() && j.contains("data_shares")) {
+    const Json &shares = j["data_shares"];
+    if (!shares.is_array() || shares.size() > 1024) {
+      r.error = src + ": 'data_shares' must be an array of at most 1024 "
+                      "entries (one per node group)";
+    } else {
+      for (size_t i = 0; i < shares.size() && r.error.empty(); ++i) {
+        std::string path = "data_shares[" + std::to_string(i) + "]";
+        DataSharePlan d;
+        r.get(shares[i], "group", path, d.group);
+        r.get(shares[i], "dp", path, d.dp);
+        r.get(shares[i], "micro_batches", path, d.microBatches);
+        if (r.error.empty() && (d.dp < 1 || d.dp > kMaxPlanSize ||
+                                d.microBatches < 1 ||
+                                d.microBatches > kMaxPlanSize))
+          r.error = src + ": '" + path +
+                    "': dp and micro_batches must be in [1, 2^24]";
+        p.dataShares.push_back(d);
+      }
+    }
+  }
   if (const Json *stages = r.field(j, "stages", "")) {
     if (!stages->is_array())
       return Status::error(src + ": 'stages' must be an array");
@@ -256,6 +322,10 @@ Result<Plan> parsePlanJson(std::string_view text, std::string_view source) {
       }
       r.get(sj, "has_embedding", path, s.hasEmbedding);
       r.get(sj, "has_head", path, s.hasHead);
+      // Optional (plans written before per-stage recompute): the plan's.
+      s.recompute.clear();
+      if (sj.is_object() && sj.contains("recompute"))
+        r.get(sj, "recompute", path, s.recompute);
       if (const Json *d = r.field(sj, "devices", path)) {
         std::string dp = path + ".devices";
         r.get(*d, "group", dp, s.deviceGroup);
@@ -297,6 +367,9 @@ Result<Plan> parsePlanJson(std::string_view text, std::string_view source) {
   }
   if (!r.error.empty())
     return Status::error(r.error);
+  for (StagePlan &st : p.stages)
+    if (st.recompute.empty())
+      st.recompute = p.recompute;
   // Consistency a runtime relies on.
   for (auto [name, v] : {std::pair{"parallel.dp", p.dp},
                          std::pair{"parallel.tp", p.tp},
@@ -323,10 +396,24 @@ Result<Plan> parsePlanJson(std::string_view text, std::string_view source) {
                          std::to_string(p.layersPerChunk.size()) +
                          " entries; expected pp*vpp = " +
                          std::to_string(p.pp * p.vpp));
-  if (int64_t(p.stages.size()) != p.pp)
-    return Status::error(src + ": 'stages' has " +
-                         std::to_string(p.stages.size()) +
-                         " entries; expected pp = " + std::to_string(p.pp));
+  const int64_t shareCount =
+      std::max<int64_t>(1, int64_t(p.dataShares.size()));
+  if (int64_t(p.stages.size()) != p.pp * shareCount)
+    return Status::error(
+        src + ": 'stages' has " + std::to_string(p.stages.size()) +
+        " entries; expected " +
+        (p.dataShares.empty()
+             ? "pp = " + std::to_string(p.pp)
+             : "pp * data shares = " + std::to_string(p.pp * shareCount)));
+  if (!p.dataShares.empty()) {
+    int64_t dpSum = 0;
+    for (const DataSharePlan &d : p.dataShares)
+      dpSum += d.dp;
+    if (dpSum != p.dp)
+      return Status::error(src + ": 'parallel.dp' is " + std::to_string(p.dp) +
+                           " but 'data_shares' add up to " +
+                           std::to_string(dpSum) + " replicas");
+  }
   return p;
 }
 

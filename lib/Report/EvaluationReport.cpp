@@ -27,8 +27,14 @@ std::string configLine(const ParallelConfig &c) {
                    c.globalBatch);
   if (c.sequenceParallel)
     s += " sp";
-  s += fmt::format(" recompute={} zero={} {}", recomputeName(c.recompute),
-                   c.zeroStage, dtypeName(c.precision));
+  std::string rc(recomputeName(c.recompute));
+  if (!c.stageRecompute.empty()) {
+    rc.clear();
+    for (size_t i = 0; i < c.stageRecompute.size(); ++i)
+      rc += (i ? "," : "") + std::string(recomputeName(c.stageRecompute[i]));
+  }
+  s += fmt::format(" recompute={} zero={} {}", rc, c.zeroStage,
+                   dtypeName(c.precision));
   return s;
 }
 
@@ -119,6 +125,7 @@ std::string renderEvaluationJson(const LayerProfile &profile,
     st["layers"] = s.layers;
     st["has_embedding"] = s.hasEmbedding;
     st["has_head"] = s.hasHead;
+    st["recompute"] = std::string(recomputeName(s.recompute));
     st["time"] = {{"compute_s", s.computeSeconds},
                   {"exposed_comm_s", s.exposedCommSeconds},
                   {"hidden_comm_s", s.hiddenCommSeconds},

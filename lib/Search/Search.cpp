@@ -342,7 +342,7 @@ void forEachMember(const Shared &sh, const Config &C, F &&f) {
 struct Worker {
   Shared &sh;
   std::vector<Evaluator> evaluators; ///< per variant
-  Evaluation eval, evalAlt;
+  Evaluation eval, evalAlt, evalLight, evalMixed;
   PartitionWorkspace pws;
   std::vector<LayerCosts> layerCosts; ///< per variant group
   std::vector<StageDevice> devices;
@@ -351,6 +351,8 @@ struct Worker {
   double missRatio = kInf;
   Config miss;
   bool haveMiss = false;
+  /// Evaluations kept for SearchResult::explored, with their lower bound.
+  std::vector<std::pair<double, ExploredPoint>> explored;
 
   explicit Worker(Shared &s) : sh(s), evaluators(s.evaluators) {}
 
@@ -502,6 +504,26 @@ struct Worker {
       sh.threshold.store(top.back().objective, std::memory_order_relaxed);
   }
 
+  /// Keeps an evaluation for SearchResult::explored (a no-op unless
+  /// asked). `bound` is the lower bound that let it be evaluated.
+  void noteExplored(const Config &C, const ParallelConfig &cfg,
+                    const Evaluation &e, double bound) {
+    if (sh.opt.maxExplored <= 0)
+      return;
+    ExploredPoint pt;
+    pt.config = cfg;
+    pt.clusterIndex = C.variant;
+    pt.objective = objectiveOf(C, e);
+    pt.iterationSeconds = e.iterationSeconds;
+    pt.peakMemoryBytes = e.peakMemoryBytes;
+    pt.memoryCapacityBytes = e.memoryCapacityBytes;
+    pt.fits = fitsWithin(e, sh.opt.maxMemoryFraction);
+    explored.emplace_back(bound, std::move(pt));
+    // Entries the threshold already prunes cannot be in the final list.
+    if (explored.size() >= 4096 && (explored.size() & (explored.size() - 1)) == 0)
+      std::erase_if(explored, [&](const auto &x) { return prunable(x.first); });
+  }
+
   void noteMiss(const Config &C, double ratio) {
     if (!haveMiss || ratio < missRatio ||
         (ratio == missRatio && (C.variant < miss.variant ||
@@ -517,6 +539,185 @@ struct Worker {
   /// difference between the probes' sums and the Evaluator's.
   bool prunable(double bound) const {
     return bound * (1 - 1e-9) > sh.threshold.load(std::memory_order_relaxed);
+  }
+
+  /// Heterogeneous clusters: plans in which every node group runs whole
+  /// data-parallel replicas of one (tp, cp, pp) shape and the faster GPU
+  /// type runs more micro-batches per step (DataShare). Single-threaded,
+  /// after the main search, in a fixed order.
+  Status processDataShares() {
+    const Cluster &cl = sh.variants[0].cluster;
+    const size_t n = cl.groups.size();
+    const Pins &pin = sh.opt.pins;
+    if (n < 2 || (pin.ep && *pin.ep != 1) || (pin.vpp && *pin.vpp != 1) ||
+        (pin.schedule && *pin.schedule == ScheduleKind::Interleaved1F1B))
+      return Status::ok();
+    Evaluator &ev = evaluators[0];
+    const LayerProfile &prof = sh.profile;
+    const int64_t B = sh.opt.globalBatch;
+    const double fraction = sh.opt.maxMemoryFraction;
+    int64_t minGpus = std::numeric_limits<int64_t>::max();
+    int64_t minNode = std::numeric_limits<int64_t>::max();
+    for (const NodeGroup &g : cl.groups) {
+      minGpus = std::min(minGpus, g.gpus());
+      minNode = std::min(minNode, g.gpusPerNode);
+    }
+    auto pinned = [](const std::optional<int64_t> &p, int64_t v) {
+      return !p || *p == v;
+    };
+    Config C;
+    C.variant = 0;
+    ParallelConfig c;
+    std::vector<double> t(n), f(n);
+    for (int64_t tp : divisorsOf(minNode)) {
+      bool tpOk = pinned(pin.tp, tp) &&
+                  (prof.numHeads <= 0 || prof.numHeads % tp == 0);
+      for (const NodeGroup &g : cl.groups)
+        tpOk = tpOk && g.gpusPerNode % tp == 0;
+      if (!tpOk)
+        continue;
+      for (int64_t cp : divisorsOf(minGpus / tp)) {
+        if (!pinned(pin.cp, cp) || prof.seqLen % cp != 0)
+          continue;
+        for (int64_t pp : divisorsOf(minGpus / (tp * cp))) {
+          if (pp > sh.numBlocks || !pinned(pin.pp, pp))
+            continue;
+          const int64_t unit = tp * cp * pp;
+          std::vector<DataShare> shares(n);
+          int64_t dpSum = 0;
+          bool ok = true;
+          for (size_t g = 0; g < n; ++g) {
+            ok = ok && cl.groups[g].gpus() % unit == 0;
+            shares[g].group = int64_t(g);
+            shares[g].dp = cl.groups[g].gpus() / unit;
+            dpSum += shares[g].dp;
+          }
+          if (!ok || !pinned(pin.dp, dpSum))
+            continue;
+          for (int sp = 0; sp <= 1; ++sp) {
+            if (sp && (tp == 1 || (prof.seqLen / cp) % tp != 0))
+              continue;
+            if (pin.sequenceParallel && *pin.sequenceParallel != bool(sp))
+              continue;
+            for (int64_t mb : divisorsOf(B)) {
+              if (!pinned(pin.microBatch, mb) || B / mb < dpSum)
+                continue;
+              for (Recompute rc : {Recompute::None, Recompute::Selective,
+                                   Recompute::Full}) {
+                if (pin.recompute ? *pin.recompute != rc
+                                  : rc == Recompute::Selective &&
+                                        sh.evalOpt.flashAttention)
+                  continue;
+                for (int zero = 0; zero <= 3; ++zero) {
+                  if (pin.zeroStage ? *pin.zeroStage != zero : zero == 1)
+                    continue;
+                  c = ParallelConfig{};
+                  c.dp = dpSum, c.tp = tp, c.pp = pp, c.cp = cp;
+                  c.microBatch = mb;
+                  c.sequenceParallel = sp;
+                  c.recompute = rc;
+                  c.zeroStage = zero;
+                  c.precision = sh.opt.precision;
+                  c.schedule = pin.schedule;
+                  if (Status s = shareShape(C, c, shares, B / mb, fraction, t,
+                                            f, ev);
+                      !s)
+                    return s;
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    return Status::ok();
+  }
+
+  /// One shape: measures each group's seconds per micro-batch, splits the
+  /// M micro-batches so that the groups finish together, and evaluates the
+  /// integer splits nearest to that.
+  Status shareShape(const Config &C, ParallelConfig &c,
+                    std::vector<DataShare> &shares, int64_t M,
+                    double fraction, std::vector<double> &t,
+                    std::vector<double> &f, Evaluator &ev) {
+    const size_t n = shares.size();
+    // Two probes, a and 2a micro-batches per replica (a >= pp keeps the
+    // pipeline full): step time = fixed + m * per-micro-batch time.
+    const int64_t a = c.pp;
+    int64_t need = 0;
+    for (const DataShare &d : shares)
+      need += 2 * a * d.dp;
+    if (need > M)
+      return Status::ok(); // too few micro-batches to fill the pipelines
+    Evaluation &e1 = evalLight, &e2 = evalMixed;
+    for (int64_t k : {a, 2 * a}) {
+      c.globalBatch = 0;
+      for (DataShare &d : shares) {
+        d.microBatches = k;
+        c.globalBatch += d.dp * c.microBatch * k;
+      }
+      c.dataShares = shares;
+      if (!ev.validate(c).isOk())
+        return Status::ok();
+      ++stats.evaluations;
+      if (Status s = ev.evaluate(c, k == a ? e1 : e2); !s)
+        return s;
+      // Memory does not depend on m once m >= pp: no fit, no plan.
+      if (!fitsWithin(k == a ? e1 : e2, fraction))
+        return Status::ok();
+    }
+    double num = double(M), den = 0;
+    for (size_t g = 0; g < n; ++g) {
+      t[g] = std::max(1e-12, (e2.shareSeconds[g] - e1.shareSeconds[g]) /
+                                 double(a));
+      f[g] = e1.shareSeconds[g] - double(a) * t[g];
+      num += double(shares[g].dp) * f[g] / t[g];
+      den += double(shares[g].dp) / t[g];
+    }
+    const double finish = num / den;
+    // Nearest integer splits: every group but the last rounded down or
+    // up; the last takes what is left (if it divides evenly).
+    c.globalBatch = M * c.microBatch;
+    ParallelConfig best;
+    bool found = false;
+    const size_t combos = size_t(1) << std::min<size_t>(n - 1, 4);
+    for (size_t mask = 0; mask < combos; ++mask) {
+      int64_t used = 0;
+      bool ok = true;
+      for (size_t g = 0; g + 1 < n; ++g) {
+        double ideal = (finish - f[g]) / t[g];
+        int64_t m = int64_t(std::floor(ideal)) + ((mask >> g) & 1);
+        m = std::max<int64_t>(m, 1);
+        shares[g].microBatches = m;
+        used += shares[g].dp * m;
+      }
+      DataShare &last = shares[n - 1];
+      int64_t rest = M - used;
+      ok = rest >= last.dp && rest % last.dp == 0;
+      if (!ok)
+        continue;
+      last.microBatches = rest / last.dp;
+      c.dataShares = shares;
+      if (!ev.validate(c).isOk())
+        continue;
+      ++stats.evaluations;
+      if (Status s = ev.evaluate(c, evalAlt); !s)
+        return s;
+      if (!fitsWithin(evalAlt, fraction))
+        continue;
+      if (!found || evalAlt.iterationSeconds < eval.iterationSeconds ||
+          (evalAlt.iterationSeconds == eval.iterationSeconds &&
+           compareConfigs(c, best) < 0)) {
+        found = true;
+        best = c;
+        std::swap(eval, evalAlt);
+      }
+    }
+    if (found) {
+      ++stats.fitting;
+      offer(C, best, eval, "balanced");
+    }
+    return Status::ok();
   }
 
   /// Every member (vpp, ZeRO stage) of a family.
@@ -550,6 +751,7 @@ struct Worker {
       ++stats.evaluations;
       if (Status s = ev.evaluate(cfg, eval); !s)
         return s;
+      noteExplored(C, cfg, eval, C.lowerBound);
       if (fitsWithin(eval, fraction)) {
         ++stats.fitting;
         offer(C, cfg, eval, "single");
@@ -633,6 +835,8 @@ struct Worker {
       ++stats.evaluations;
       if (Status s = ev.evaluate(cfg, eval); !s)
         return s;
+      noteExplored(C, cfg, eval,
+                   std::max(C.lowerBound, double(m) * part.maxStageSeconds * scale));
       if (fitsWithin(eval, fraction)) {
         found = true;
         best = cfg;
@@ -652,6 +856,7 @@ struct Worker {
       ++stats.evaluations;
       if (Status s = ev.evaluate(alt, evalAlt); !s)
         return s;
+      noteExplored(C, alt, evalAlt, std::max(C.lowerBound, loadBound(even)));
       if (fitsWithin(evalAlt, fraction)) {
         double objAlt = scale * evalAlt.iterationSeconds;
         bool better = !found || objAlt < scale * bestEval->iterationSeconds ||
@@ -664,6 +869,50 @@ struct Worker {
           best = alt;
           bestIsDp = false;
           bestEval = &evalAlt;
+        }
+      }
+    }
+    // 3. Recomputation per stage: under 1F1B the first stages hold the
+    // most micro-batches in flight, so a plan that recomputes everywhere
+    // may only need it on those. Memory of a stage depends on its own
+    // policy alone and a lighter policy never makes a stage slower, so
+    // giving each stage the lightest policy that fits (for this split) is
+    // the best per-stage assignment.
+    if (found && p > 1 && best.recompute != Recompute::None &&
+        !sh.opt.pins.recompute) {
+      std::vector<Recompute> levels{Recompute::None};
+      if (best.recompute == Recompute::Full && !sh.evalOpt.flashAttention)
+        levels.push_back(Recompute::Selective);
+      std::vector<Recompute> chosen(size_t(p), best.recompute);
+      std::vector<bool> settled(size_t(p), false);
+      for (Recompute level : levels) {
+        ParallelConfig light = best;
+        light.recompute = level;
+        light.stageRecompute.clear();
+        ++stats.evaluations;
+        if (Status s = ev.evaluate(light, evalLight); !s)
+          return s;
+        for (int64_t st = 0; st < p; ++st) {
+          const StageBreakdown &b = evalLight.stages[size_t(st)];
+          if (!settled[size_t(st)] && b.totalBytes <= fraction * b.capacityBytes) {
+            chosen[size_t(st)] = level;
+            settled[size_t(st)] = true;
+          }
+        }
+      }
+      bool mixed = false;
+      for (Recompute r : chosen)
+        mixed = mixed || r != best.recompute;
+      if (mixed) {
+        ParallelConfig alt = best;
+        alt.stageRecompute = chosen;
+        ++stats.evaluations;
+        if (Status s = ev.evaluate(alt, evalMixed); !s)
+          return s;
+        if (fitsWithin(evalMixed, fraction) &&
+            evalMixed.iterationSeconds < bestEval->iterationSeconds) {
+          best = alt;
+          bestEval = &evalMixed;
         }
       }
     }
@@ -920,6 +1169,14 @@ int compareConfigs(const ParallelConfig &a, const ParallelConfig &b) {
       (r = cmp(a.zeroStage, b.zeroStage)) ||
       (r = cmp(int(a.precision), int(b.precision))))
     return r;
+  if (a.stageRecompute < b.stageRecompute)
+    return -1;
+  if (b.stageRecompute < a.stageRecompute)
+    return 1;
+  if (a.dataShares < b.dataShares)
+    return -1;
+  if (b.dataShares < a.dataShares)
+    return 1;
   int sa = a.schedule ? int(*a.schedule) : -1;
   int sb = b.schedule ? int(*b.schedule) : -1;
   if ((r = cmp(sa, sb)))
@@ -1146,6 +1403,8 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
       AxesKey k{var.origGroup[size_t(vg)], int32_t(c.tp), int32_t(c.cp),
                 int32_t(c.ep), int32_t(c.microBatch), c.sequenceParallel,
                 c.recompute};
+      // Bounded by its own policy's work: a per-stage refinement (phase
+      // 3, step 3) of a family pruned here is not tried (docs/planner.md).
       minTotal = std::min(minTotal,
                           sh.costs[size_t(sh.keyIndex.at(k))].totalSeconds);
     }
@@ -1204,6 +1463,10 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
   for (const Status &s : errors)
     if (!s)
       return s;
+  // Data shares on heterogeneous clusters (deterministic: one thread).
+  if (opt.dataShares)
+    if (Status s = workers[0]->processDataShares(); !s)
+      return s;
   if (opt.progress)
     opt.progress(1.0);
 
@@ -1214,6 +1477,29 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
     result.stats.partitions += s.partitions;
     result.stats.evaluations += s.evaluations;
     result.stats.fitting += s.fitting;
+  }
+  if (opt.maxExplored > 0) {
+    // Keep what every thread count evaluates: an evaluation whose bound is
+    // within the final K-th best was never pruned (the threshold only
+    // falls towards it); the others depend on the timing.
+    double kth = sh.top.size() >= size_t(opt.topK) ? sh.top.back().objective
+                                                   : kInf;
+    for (auto &w : workers)
+      for (auto &[bound, pt] : w->explored)
+        if (!(bound * (1 - 1e-9) > kth))
+          result.explored.push_back(std::move(pt));
+    std::sort(result.explored.begin(), result.explored.end(),
+              [](const ExploredPoint &a, const ExploredPoint &b) {
+                if (a.objective != b.objective)
+                  return a.objective < b.objective;
+                if (a.peakMemoryBytes != b.peakMemoryBytes)
+                  return a.peakMemoryBytes < b.peakMemoryBytes;
+                if (a.clusterIndex != b.clusterIndex)
+                  return a.clusterIndex < b.clusterIndex;
+                return compareConfigs(a.config, b.config) < 0;
+              });
+    if (result.explored.size() > size_t(opt.maxExplored))
+      result.explored.resize(size_t(opt.maxExplored));
   }
   result.top = std::move(sh.top);
   for (const Variant &v : sh.variants) {

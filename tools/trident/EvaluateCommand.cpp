@@ -4,12 +4,15 @@
 
 #include "trident/Analysis/ModelAnalysis.h"
 #include "trident/Report/EvaluationReport.h"
+#include "trident/Report/Trace.h"
 #include "trident/Support/FileIO.h"
 #include "trident/Validation/Validation.h"
 
 #include "dialects/Graph/IR/GraphOps.h"
 
 #include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
 
 namespace cl = llvm::cl;
 
@@ -31,7 +34,9 @@ TRIDENT_INT_OPT(zeroOpt, "zero", "ZeRO stage 0..3 (1 = distributed optimizer)",
                 0);
 #undef TRIDENT_INT_OPT
 cl::opt<std::string> recomputeOpt("recompute",
-                                  cl::desc("none, selective or full"),
+                                  cl::desc("none, selective or full; or one "
+                                           "per pipeline stage, comma-separated "
+                                           "(full,full,none,none)"),
                                   cl::init("none"), cl::sub(evaluateCmd),
                                   cl::cat(category));
 cl::opt<bool> spOpt("sequence-parallel",
@@ -40,6 +45,11 @@ cl::opt<bool> spOpt("sequence-parallel",
 cl::opt<std::string> scheduleOpt("schedule",
                                  cl::desc("gpipe, 1f1b or interleaved-1f1b"),
                                  cl::sub(evaluateCmd), cl::cat(category));
+cl::opt<std::string> evalTraceOpt(
+    "trace",
+    cl::desc("write the simulated step as a Chrome trace (Perfetto, "
+             "chrome://tracing)"),
+    cl::value_desc("trace.json"), cl::sub(evaluateCmd), cl::cat(category));
 
 cl::opt<std::string> casesOpt("cases", cl::desc("cases.json to evaluate"),
                               cl::value_desc("file"), cl::sub(validateCmd),
@@ -65,11 +75,32 @@ int runEvaluate(mlir::MLIRContext &ctx) {
   if (zeroOpt < 0 || zeroOpt > 3)
     return fail("--zero must be 0, 1, 2 or 3, got " + std::to_string(zeroOpt));
   cfg.zeroStage = static_cast<int>(zeroOpt);
-  auto recompute = parseRecompute(recomputeOpt);
-  if (!recompute)
-    return fail("--recompute: expected none, selective or full, got '" +
-                recomputeOpt + "'");
-  cfg.recompute = *recompute;
+  {
+    // One policy, or one per pipeline stage.
+    std::vector<Recompute> perStage;
+    std::string_view rest = recomputeOpt.getValue();
+    for (;;) {
+      size_t comma = rest.find(',');
+      std::string_view item = rest.substr(0, comma);
+      auto recompute = parseRecompute(item);
+      if (!recompute)
+        return fail("--recompute: expected none, selective or full (or one "
+                    "per stage, comma-separated), got '" +
+                    std::string(item) + "'");
+      perStage.push_back(*recompute);
+      if (comma == std::string_view::npos)
+        break;
+      rest = rest.substr(comma + 1);
+    }
+    cfg.recompute = *std::max_element(perStage.begin(), perStage.end());
+    if (perStage.size() > 1) {
+      if (int64_t(perStage.size()) != cfg.pp)
+        return fail("--recompute lists " + std::to_string(perStage.size()) +
+                    " policies but --pp is " + std::to_string(cfg.pp) +
+                    " (give one policy, or one per stage)");
+      cfg.stageRecompute = std::move(perStage);
+    }
+  }
   auto precision = precisionOption();
   if (!precision)
     return 1;
@@ -90,6 +121,17 @@ int runEvaluate(mlir::MLIRContext &ctx) {
   auto eval = evaluate(profile, *cluster, cfg);
   if (!eval)
     return fail(eval.message());
+  // Written even when the configuration does not fit: the timeline is
+  // still what the cost model predicts.
+  if (!evalTraceOpt.empty()) {
+    auto step = report::simulateStep(profile, *cluster, cfg);
+    if (!step)
+      return fail(step.message());
+    if (Status s = writeFileAtomically(
+            evalTraceOpt, report::traceToChromeJson(report::buildTrace(*step)));
+        !s)
+      return fail(s.message());
+  }
   llvm::outs() << (jsonOpt ? report::renderEvaluationJson(profile, *cluster,
                                                           cfg, *eval)
                            : report::renderEvaluationText(profile, *cluster,

@@ -20,6 +20,8 @@
 #include "trident/Frontend/ModelSource.h"
 #include "trident/Plan/Export.h"
 #include "trident/Plan/Plan.h"
+#include "trident/Report/HtmlReport.h"
+#include "trident/Report/Trace.h"
 #include "trident/Search/Search.h"
 #include "trident/Support/FileIO.h"
 #include "trident/Validation/Validation.h"
@@ -50,6 +52,16 @@ cl::opt<std::string> fixOpt("fix",
 cl::opt<std::string> outputOpt("o", cl::desc("write the best plan as JSON"),
                                cl::value_desc("plan.json"), cl::sub(planCmd),
                                cl::cat(category));
+cl::opt<std::string> traceOpt(
+    "trace",
+    cl::desc("write the best plan's simulated step as a Chrome trace "
+             "(Perfetto, chrome://tracing)"),
+    cl::value_desc("trace.json"), cl::sub(planCmd), cl::cat(category));
+cl::opt<std::string> reportOpt(
+    "report",
+    cl::desc("write a self-contained HTML report: top plans, timeline, "
+             "memory per stage, explored space"),
+    cl::value_desc("report.html"), cl::sub(planCmd), cl::cat(category));
 cl::opt<std::string> exportOpt(
     "export",
     cl::desc("print the best plan as megatron, deepspeed or torchtitan "
@@ -114,12 +126,19 @@ std::string renderTable(const search::SearchResult &r,
     const search::Candidate &c = r.top[i];
     std::string mbm = std::to_string(p.microBatchSize) + " x " +
                       std::to_string(p.numMicroBatches);
+    // Per-stage recomputation shows as "mixed", spelled out after the row.
+    std::string recompute = p.recompute, stageList;
+    for (size_t k = 0; k < p.stages.size() && int64_t(k) < p.pp; ++k) {
+      stageList += (k ? "," : "") + p.stages[k].recompute;
+      if (p.stages[k].recompute != p.recompute)
+        recompute = "mixed";
+    }
     out += pad(std::to_string(i + 1), 3) + " " + pad(std::to_string(p.dp), 5) +
            pad(std::to_string(p.tp), 4) + pad(std::to_string(p.pp), 4) +
            pad(std::to_string(p.cp), 4) + pad(std::to_string(p.ep), 4) +
            pad(std::to_string(p.vpp), 4) +
            pad(p.sequenceParallel ? "on" : "-", 3) + pad(mbm, 10) +
-           pad(p.recompute, 11) + pad(std::to_string(p.zeroStage), 5) +
+           pad(recompute, 11) + pad(std::to_string(p.zeroStage), 5) +
            pad(fmtD("%.3f", p.predicted.iterationSeconds), 10) +
            pad(fmtD("%.0f", p.predicted.tokensPerSecond), 12) +
            pad(fmtD("%.1f%%", 100 * p.predicted.mfu), 7) +
@@ -130,9 +149,44 @@ std::string renderTable(const search::SearchResult &r,
       out += pad(fmtD("%.3f", p.predicted.costPerMillionTokens), 8);
     if (!r.clusterNotes[size_t(c.clusterIndex)].empty())
       out += "  (" + r.clusterNotes[size_t(c.clusterIndex)] + ")";
+    if (recompute == "mixed")
+      out += "  (recompute per stage: " + stageList + ")";
+    if (!p.dataShares.empty()) {
+      // dp is the replicas of all groups; m is per replica of each group.
+      out += "  (data shares:";
+      for (size_t k = 0; k < p.dataShares.size(); ++k)
+        out += std::string(k ? "," : "") + " " + p.dataShares[k].group + " " +
+               std::to_string(p.dataShares[k].dp) + " x " +
+               std::to_string(p.dataShares[k].microBatches) + " mb";
+      out += ")";
+    }
     out += "\n";
   }
   return out;
+}
+
+/// Points of the explored space the report plots (SearchOptions::
+/// maxExplored): enough for a dense cloud, few enough for a light page.
+constexpr int64_t kReportPoints = 3000;
+
+/// The command line the report shows, rebuilt from the options (so that
+/// it does not depend on where the output files went).
+std::string planCommandLine(const search::SearchOptions &so) {
+  std::string c = "trident plan --model " + modelOpt + " --cluster " +
+                  clusterOpt + " --global-batch " +
+                  std::to_string(globalBatchOpt) + " --seq-len " +
+                  std::to_string(seqLenOpt);
+  if (precisionOpt.getNumOccurrences())
+    c += " --precision " + precisionOpt;
+  if (topOpt.getNumOccurrences())
+    c += " --top " + std::to_string(so.topK);
+  if (!fixOpt.empty())
+    c += " --fix " + fixOpt;
+  if (memFractionOpt.getNumOccurrences())
+    c += " --max-memory-fraction " + fmtD("%g", so.maxMemoryFraction);
+  if (so.pricePerGpuHour > 0)
+    c += " --price-per-gpu-hour " + fmtD("%g", so.pricePerGpuHour);
+  return c + " --report FILE";
 }
 
 /// --validate-cases: the planner against every published configuration.
@@ -303,6 +357,8 @@ int runPlan(mlir::MLIRContext &ctx) {
   if (!work)
     return 1;
   so.globalBatch = globalBatchOpt;
+  if (!reportOpt.empty())
+    so.maxExplored = kReportPoints;
   const LayerProfile &profile = work->profile;
   const Cluster *cluster = &work->cluster;
 
@@ -333,6 +389,33 @@ int runPlan(mlir::MLIRContext &ctx) {
     if (Status s = writeFileAtomically(outputOpt, plan::planToJson(plans[0]));
         !s)
       return fail(s.message());
+  if (!traceOpt.empty() || !reportOpt.empty()) {
+    // The best plan's step, replayed through the schedule simulator with
+    // the Evaluator's own costs.
+    const search::Candidate &b = res->top[0];
+    auto step = report::simulateStep(
+        profile, res->clusters[size_t(b.clusterIndex)], b.config, evalOpt);
+    if (!step)
+      return fail("timeline of the best plan: " + step.message());
+    report::Trace trace = report::buildTrace(*step);
+    if (!traceOpt.empty())
+      if (Status s =
+              writeFileAtomically(traceOpt, report::traceToChromeJson(trace));
+          !s)
+        return fail(s.message());
+    if (!reportOpt.empty()) {
+      report::HtmlReportInput in;
+      in.command = planCommandLine(so);
+      in.plans = plans;
+      in.search = &*res;
+      in.trace = std::move(trace);
+      in.maxMemoryFraction = so.maxMemoryFraction;
+      if (Status s =
+              writeFileAtomically(reportOpt, report::renderHtmlReport(in));
+          !s)
+        return fail(s.message());
+    }
+  }
   if (!exportOpt.empty())
     return printExported(plans[0], exportOpt, "best plan", "");
   if (jsonOpt) {
@@ -359,8 +442,10 @@ int runPlan(mlir::MLIRContext &ctx) {
                << (w.vpp > 1 ? "chunk" : "stage") << " [" << split << "] ("
                << w.partition << ")\n";
   llvm::outs() << search::explainWinner(*res);
-  if (!outputOpt.empty() && outputOpt != "-")
-    llvm::outs() << "wrote " << outputOpt << "\n";
+  for (const std::string &f : {outputOpt.getValue(), traceOpt.getValue(),
+                               reportOpt.getValue()})
+    if (!f.empty() && f != "-")
+      llvm::outs() << "wrote " << f << "\n";
   return 0;
 }
 

@@ -36,6 +36,18 @@
 
 namespace trident {
 
+/// Heterogeneous clusters: the data-parallel replicas of one node group
+/// and the micro-batches each of them runs per step. With data shares
+/// every group runs whole replicas of the same (tp, cp, pp) shape, and the
+/// faster GPU type takes more micro-batches (docs/planner.md).
+struct DataShare {
+  int64_t group = 0;        ///< index into Cluster::groups
+  int64_t dp = 1;           ///< replicas on that group
+  int64_t microBatches = 1; ///< per replica per step
+  bool operator==(const DataShare &) const = default;
+  auto operator<=>(const DataShare &) const = default;
+};
+
 /// One parallel plan. Ranks are ordered tp (innermost), cp, dp, pp
 /// (Megatron-LM); expert parallelism is carved out of dp (x cp).
 struct ParallelConfig {
@@ -47,6 +59,16 @@ struct ParallelConfig {
   int64_t globalBatch = 1; ///< sequences per step
   bool sequenceParallel = false;
   Recompute recompute = Recompute::None;
+  /// Per pipeline stage recomputation (size pp), overriding `recompute`
+  /// stage by stage; empty: every stage uses `recompute`. Lets the stages
+  /// that hold the most in-flight micro-batches (the first ones under 1F1B)
+  /// recompute while the others do not.
+  std::vector<Recompute> stageRecompute;
+  /// One entry per node group (heterogeneous clusters), or empty: every
+  /// stage's dp ranks then sit in one group and run m = B/(dp mb)
+  /// micro-batches each. With shares, dp is their sum and the global batch
+  /// is sum(dp_g * microBatch * m_g).
+  std::vector<DataShare> dataShares;
   int zeroStage = 0; ///< 0..3 (distributed optimizer = 1, FSDP = 3)
   DType precision = DType::BF16;
   /// Default: interleaved 1F1B when vpp > 1, else 1F1B.
@@ -56,6 +78,11 @@ struct ParallelConfig {
   std::vector<int64_t> layersPerChunk;
 
   int64_t gpus() const { return dp * tp * pp * cp; }
+  /// The recomputation policy of pipeline stage `stage`.
+  Recompute recomputeOf(int64_t stage) const {
+    return stageRecompute.empty() ? recompute
+                                  : stageRecompute[size_t(stage)];
+  }
 };
 
 /// Modelling switches (defaults model Megatron-Core on current software).
@@ -92,6 +119,7 @@ StateBytesPerParam stateBytesPerParam(DType precision,
 struct StageBreakdown {
   int64_t nodeGroup = 0; ///< index into Cluster::groups
   int64_t layers = 0;    ///< transformer blocks (all chunks)
+  Recompute recompute = Recompute::None; ///< this stage's policy
   bool hasEmbedding = false, hasHead = false;
   // --- time, seconds per step ---
   double computeSeconds = 0;  ///< forward + backward + recompute
@@ -125,10 +153,18 @@ struct Evaluation {
   double bubbleFraction = 0;
   double dpExposedSeconds = 0;
   double optimizerSeconds = 0;
-  int64_t microBatches = 0;
+  int64_t microBatches = 0; ///< per replica (the most, with data shares)
   ScheduleKind schedule = ScheduleKind::OneFOneB;
+  /// With data shares: the gradient all-reduce between the node groups,
+  /// after each group's own reduction (counted in dpExposedSeconds).
+  double crossGroupSyncSeconds = 0;
+  /// With data shares: each share's own step time (before the cross-group
+  /// synchronisation), in the order of ParallelConfig::dataShares.
+  std::vector<double> shareSeconds;
   double modelFlopsPerStep = 0;
   double hardwareFlopsPerStep = 0;
+  /// Per pipeline stage; with data shares, the stages of each share in
+  /// turn (pp per share, StageBreakdown::nodeGroup tells the group).
   std::vector<StageBreakdown> stages;
 };
 
@@ -149,6 +185,11 @@ public:
 
   /// Validates and evaluates `cfg` into `out` (whose vectors are reused).
   Status evaluate(const ParallelConfig &cfg, Evaluation &out);
+
+  /// The per-chunk durations and stage-boundary transfer times that the
+  /// last successful evaluate() simulated, so a timeline (Report/Trace.h)
+  /// replays exactly what was predicted.
+  const PipelineCosts &lastPipelineCosts() const;
 
   const LayerProfile &profile() const { return profile_; }
   const Cluster &cluster() const { return cluster_; }
@@ -179,6 +220,13 @@ private:
   double tiedVocabParams_ = 0;
   bool hasExperts_ = false;
   int64_t minExperts_ = 0;
+  /// Heterogeneous clusters: an Evaluator per node group alone, for plans
+  /// with data shares.
+  std::vector<Evaluator> groupEvaluators_;
+  std::vector<Evaluation> shareEvals_;
+  Status validateShares(const ParallelConfig &cfg) const;
+  Status evaluateShares(const ParallelConfig &cfg, Evaluation &out);
+  ParallelConfig shareConfig(const ParallelConfig &cfg, size_t share) const;
   std::unique_ptr<Impl> impl_;
 };
 

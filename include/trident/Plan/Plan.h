@@ -36,6 +36,9 @@ struct StagePlan {
   /// First and one-past-last block of each chunk, in model numbering.
   std::vector<std::pair<int64_t, int64_t>> chunkBlockRanges;
   bool hasEmbedding = false, hasHead = false;
+  /// This stage's recomputation ("none", "selective", "full"); the plan's
+  /// top-level `recompute` is the heaviest of them.
+  std::string recompute = "none";
   // --- devices ---
   std::string deviceGroup; ///< node group name
   std::string gpu;         ///< GPU type
@@ -50,6 +53,14 @@ struct StagePlan {
   double computeSeconds = 0, exposedCommSeconds = 0, bubbleSeconds = 0;
 
   bool operator==(const StagePlan &) const = default;
+};
+
+/// Heterogeneous data parallelism: the replicas of one node group.
+struct DataSharePlan {
+  std::string group;        ///< node group name
+  int64_t dp = 1;           ///< replicas on that group
+  int64_t microBatches = 1; ///< per replica per step
+  bool operator==(const DataSharePlan &) const = default;
 };
 
 struct Predicted {
@@ -85,6 +96,11 @@ struct Plan {
   std::string schedule = "1f1b";
   /// Blocks per model chunk in model order (size pp * vpp).
   std::vector<int64_t> layersPerChunk;
+  /// Empty, or one entry per node group in the cluster's group order
+  /// (`group` names it): each group runs whole replicas
+  /// and its own micro-batch count; `stages` then lists the pp stages of
+  /// each share in turn.
+  std::vector<DataSharePlan> dataShares;
   std::vector<StagePlan> stages;
   Predicted predicted;
   /// How the search split the layers: "dp", "balanced", "single", or

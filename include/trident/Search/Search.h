@@ -58,8 +58,15 @@ struct SearchOptions {
   /// Heterogeneous clusters: also try every order of the node groups
   /// (which GPU type serves the first pipeline stages), up to 4 groups.
   bool permuteGroups = true;
+  /// Heterogeneous clusters: also try plans in which each node group runs
+  /// whole data-parallel replicas, with micro-batches per replica in
+  /// proportion to the group's speed (ParallelConfig::dataShares).
+  bool dataShares = true;
   /// Called now and then from worker threads with the fraction done.
   std::function<void(double)> progress;
+  /// Keep up to this many fully evaluated configurations in
+  /// SearchResult::explored (0: keep none), for plots of the space.
+  int64_t maxExplored = 0;
 };
 
 /// One ranked plan.
@@ -74,6 +81,17 @@ struct Candidate {
   /// How the layers were split: "dp" (dynamic programming), "balanced"
   /// (the Evaluator's even split) or "single" (one stage).
   std::string partition;
+};
+
+/// One configuration (with its layer split) the full Evaluator evaluated.
+struct ExploredPoint {
+  ParallelConfig config;
+  int64_t clusterIndex = 0; ///< into SearchResult::clusters
+  double objective = 0;     ///< as Candidate::objective
+  double iterationSeconds = 0;
+  double peakMemoryBytes = 0;
+  double memoryCapacityBytes = 0; ///< of the GPU of the peak stage
+  bool fits = false; ///< within SearchOptions::maxMemoryFraction everywhere
 };
 
 struct SearchStats {
@@ -109,6 +127,11 @@ struct SearchResult {
   std::vector<Cluster> clusters;
   std::vector<std::string> clusterNotes; ///< "", "4 of 8 nodes", ...
   SearchStats stats;
+  /// With SearchOptions::maxExplored > 0: the evaluations whose step-time
+  /// lower bound is within the final K-th best objective (those every
+  /// thread count evaluates, so the list is deterministic), best objective
+  /// first, then peak memory; at most maxExplored.
+  std::vector<ExploredPoint> explored;
 };
 
 /// Runs the search. Errors: bad options (the message names the option),

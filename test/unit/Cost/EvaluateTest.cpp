@@ -237,6 +237,45 @@ TEST_CASE("memory responds to ZeRO, SP and recompute", "[cost][evaluate]") {
   CHECK(big.peakMemoryBytes > big.memoryCapacityBytes);
 }
 
+TEST_CASE("recomputation per pipeline stage", "[cost][evaluate]") {
+  LayerProfile p = test::gpt3_175B();
+  Cluster c = *parseClusterSpec("dgx-a100-80gb:16"); // 128 GPUs
+  ParallelConfig cfg = cfgOf(2, 8, 8, 1, 64);
+  cfg.sequenceParallel = true;
+  cfg.zeroStage = 1;
+  Evaluation none = mustEvaluate(p, c, cfg);
+  cfg.recompute = Recompute::Full;
+  Evaluation full = mustEvaluate(p, c, cfg);
+  // Full recompute on the first two stages only.
+  ParallelConfig mixed = cfg;
+  mixed.stageRecompute.assign(8, Recompute::None);
+  mixed.stageRecompute[0] = mixed.stageRecompute[1] = Recompute::Full;
+  Evaluation mix = mustEvaluate(p, c, mixed);
+  for (int s = 0; s < 8; ++s) {
+    const Evaluation &same = s < 2 ? full : none;
+    INFO("stage " << s);
+    CHECK(mix.stages[size_t(s)].recompute ==
+          (s < 2 ? Recompute::Full : Recompute::None));
+    CHECK(mix.stages[size_t(s)].activationBytes ==
+          Approx(same.stages[size_t(s)].activationBytes));
+    CHECK(mix.stages[size_t(s)].computeSeconds ==
+          Approx(same.stages[size_t(s)].computeSeconds));
+  }
+  // Faster than recomputing everywhere, slower than never; HFU counts the
+  // recomputed FLOPs of two stages out of eight (equal layer counts).
+  CHECK(mix.iterationSeconds < full.iterationSeconds);
+  CHECK(mix.iterationSeconds > none.iterationSeconds);
+  double extraFull = full.hardwareFlopsPerStep - full.modelFlopsPerStep;
+  double extraMix = mix.hardwareFlopsPerStep - mix.modelFlopsPerStep;
+  CHECK(extraMix == Approx(extraFull * 2.0 / 8.0).epsilon(1e-9));
+  // A list of the wrong length is an error that says so.
+  mixed.stageRecompute.resize(3);
+  Result<Evaluation> bad = evaluate(p, c, mixed);
+  REQUIRE(!bad);
+  CHECK(bad.message().find("per-stage recompute lists 3 stages but pp=8") !=
+        std::string::npos);
+}
+
 TEST_CASE("exposed versus hidden communication", "[cost][evaluate]") {
   LayerProfile p = test::gpt3_22B();
   Cluster c = *parseClusterSpec("dgx-a100-80gb:4");
@@ -304,6 +343,78 @@ TEST_CASE("heterogeneous cluster: stages on different GPU types",
     CHECK(s.message().find("a stage would span two GPU types") !=
           std::string::npos);
   }
+}
+
+TEST_CASE("data shares: each GPU type runs its own replicas",
+          "[cost][evaluate]") {
+  const char *json = R"({
+    "groups": [{"preset": "dgx-h100", "nodes": 1},
+               {"preset": "dgx-a100-80gb", "nodes": 1}],
+    "inter_group": {"bandwidth_gb_per_s": 20, "latency_us": 20}})";
+  Result<Cluster> c = parseClusterJson(json);
+  REQUIRE(c.isOk());
+  LayerProfile p = smallGpt();
+  // tp 2 everywhere: 4 H100 replicas with 6 micro-batches of 2, 4 A100
+  // replicas with 2: 4*2*6 + 4*2*2 = 64 sequences.
+  ParallelConfig cfg = cfgOf(8, 2, 1, 2, 64);
+  cfg.dataShares = {{0, 4, 6}, {1, 4, 2}};
+  Evaluation e = mustEvaluate(p, *c, cfg);
+  REQUIRE(e.stages.size() == 2);
+  CHECK(e.stages[0].nodeGroup == 0);
+  CHECK(e.stages[1].nodeGroup == 1);
+  REQUIRE(e.shareSeconds.size() == 2);
+  // Each share is its group alone with its own batch.
+  for (int g = 0; g < 2; ++g) {
+    Cluster one = *c;
+    one.groups = {c->groups[size_t(g)]};
+    ParallelConfig sub = cfgOf(4, 2, 1, 2, g == 0 ? 48 : 16);
+    Evaluation alone = mustEvaluate(p, one, sub);
+    CHECK(e.shareSeconds[size_t(g)] == Approx(alone.iterationSeconds));
+    CHECK(e.stages[size_t(g)].totalBytes == Approx(alone.peakMemoryBytes));
+  }
+  // The step: the slower share plus the gradient all-reduce between the
+  // groups (each GPU its 1/dp slice of the fp16/bf16 gradients, ring of 2
+  // over the 20 GB/s link: 2*(2-1)/2 of the bytes, 2 latencies).
+  double slowest = std::max(e.shareSeconds[0], e.shareSeconds[1]);
+  double paramsPerGpu = e.stages[0].weightBytes / 2.0; // bf16 weights
+  double cross = (paramsPerGpu * 2.0 / 4.0) / 20e9 + 2 * 20e-6;
+  CHECK(e.crossGroupSyncSeconds == Approx(cross).epsilon(1e-6));
+  CHECK(e.iterationSeconds == Approx(slowest + cross));
+  CHECK(e.tokensPerSecond == Approx(64.0 * 2048 / e.iterationSeconds));
+  // Moving micro-batches towards the H100s pays off against an even split.
+  ParallelConfig even = cfg;
+  even.dataShares = {{0, 4, 4}, {1, 4, 4}};
+  CHECK(e.iterationSeconds < mustEvaluate(p, *c, even).iterationSeconds);
+  // Errors name the share and the problem.
+  Result<Evaluator> ev = Evaluator::create(p, *c);
+  REQUIRE(ev.isOk());
+  auto expectError = [&](ParallelConfig bad, const char *what) {
+    Status s = ev->validate(bad);
+    INFO(what);
+    REQUIRE(!s.isOk());
+    INFO(s.message());
+    CHECK(s.message().find(what) != std::string::npos);
+  };
+  ParallelConfig bad = cfg;
+  bad.dataShares = {{0, 4, 6}};
+  expectError(bad, "data shares list 1 node groups but cluster");
+  bad.dataShares = {{0, 4, 6}, {0, 4, 2}};
+  expectError(bad, "has two data shares");
+  bad.dataShares = {{0, 4, 6}, {1, 4, 3}};
+  expectError(bad, "the data shares run 72 sequences");
+  bad.dataShares = {{0, 4, 6}, {1, 3, 2}};
+  expectError(bad, "dp=8 but the data shares add up to 7");
+  bad.dp = 6;
+  bad.dataShares = {{0, 2, 6}, {1, 4, 4}};
+  bad.globalBatch = 56;
+  expectError(bad, "data share of 'dgx-h100'");
+  Cluster single = *parseClusterSpec("dgx-h100:2");
+  Result<Evaluator> ev1 = Evaluator::create(p, single);
+  REQUIRE(ev1.isOk());
+  Status s = ev1->validate(cfg);
+  REQUIRE(!s.isOk());
+  CHECK(s.message().find("need a cluster of several node groups") !=
+        std::string::npos);
 }
 
 TEST_CASE("expert parallelism and context parallelism", "[cost][evaluate]") {

@@ -88,6 +88,55 @@ TEST_CASE("a written plan reads back identical", "[plan]") {
   CHECK(e2->iterationSeconds == e->iterationSeconds);
 }
 
+TEST_CASE("per-stage recompute and data shares read back identical",
+          "[plan]") {
+  LayerProfile prof = gpt7b();
+  Result<Cluster> cl = parseClusterJson(R"({
+    "groups": [{"preset": "dgx-h100", "nodes": 1},
+               {"preset": "dgx-a100-80gb", "nodes": 1}]})");
+  REQUIRE(cl.isOk());
+  ParallelConfig c;
+  c.dp = 4, c.tp = 2, c.pp = 2, c.microBatch = 1;
+  c.globalBatch = 2 * 12 + 2 * 4;
+  c.recompute = Recompute::Full;
+  c.stageRecompute = {Recompute::Full, Recompute::None};
+  c.dataShares = {{0, 2, 12}, {1, 2, 4}};
+  auto e = evaluate(prof, *cl, c);
+  REQUIRE(e.isOk());
+  plan::Plan p = plan::makePlan(prof, *cl, c, *e);
+  REQUIRE(p.dataShares.size() == 2);
+  CHECK(p.dataShares[0].group == cl->groups[0].name);
+  CHECK(p.dataShares[1].microBatches == 4);
+  // pp stages per share, each on its own group's GPUs.
+  REQUIRE(p.stages.size() == 4);
+  CHECK(p.stages[2].index == 0);
+  CHECK(p.stages[2].firstGpu == 8);
+  CHECK(p.stages[3].firstGpu == 12);
+  CHECK(p.stages[0].recompute == "full");
+  CHECK(p.stages[1].recompute == "none");
+  CHECK(p.recompute == "full");
+  std::string text = plan::planToJson(p);
+  auto back = plan::parsePlanJson(text);
+  REQUIRE(back.isOk());
+  CHECK(*back == p);
+  CHECK(plan::planToJson(*back) == text);
+  auto cfg = plan::toParallelConfig(*back);
+  REQUIRE(cfg.isOk());
+  CHECK(cfg->stageRecompute == c.stageRecompute);
+  CHECK(cfg->dataShares == c.dataShares);
+  auto e2 = evaluate(prof, *cl, *cfg);
+  REQUIRE(e2.isOk());
+  CHECK(e2->iterationSeconds == e->iterationSeconds);
+  // Shares that do not add up to dp are refused, naming the field.
+  std::string bad = text;
+  size_t at = bad.find("\"dp\": 2,\n      \"micro_batches\": 12");
+  REQUIRE(at != std::string::npos);
+  bad.replace(at, 9, "\"dp\": 3,");
+  auto r = plan::parsePlanJson(bad, "p.json");
+  REQUIRE_FALSE(r.isOk());
+  CHECK_THAT(r.message(), Catch::Contains("'data_shares' add up to 5"));
+}
+
 TEST_CASE("plan JSON errors name the field", "[plan]") {
   LayerProfile prof = gpt7b();
   Result<Cluster> cl = parseClusterSpec("dgx-a100-80gb:1");

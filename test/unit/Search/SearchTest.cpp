@@ -438,3 +438,87 @@ TEST_CASE("bad options are errors", "[search]") {
   REQUIRE_FALSE(r.isOk());
   CHECK_THAT(r.message(), Catch::Contains("--price-per-gpu-hour"));
 }
+
+TEST_CASE("heterogeneous data shares and per-stage recompute",
+          "[search]") {
+  // H100 and A100 nodes: each GPU type runs whole replicas, and the H100
+  // replicas take more micro-batches per step than the A100 ones.
+  Result<Cluster> mixed = parseClusterJson(R"({
+    "groups": [{"preset": "dgx-h100", "nodes": 2},
+               {"preset": "dgx-a100-80gb", "nodes": 2}]})");
+  REQUIRE(mixed.isOk());
+  LayerProfile prof = gpt("gpt-1.3b", 24, 2048, 16);
+  SearchOptions so;
+  so.globalBatch = 512;
+  so.topK = 3;
+  so.threads = 2;
+  auto r = searchPlans(prof, *mixed, so);
+  REQUIRE(r.isOk());
+  REQUIRE(!r->top.empty());
+  const Candidate &best = r->top[0];
+  REQUIRE(best.config.dataShares.size() == 2);
+  const DataShare &h100 = best.config.dataShares[0];
+  const DataShare &a100 = best.config.dataShares[1];
+  CHECK(h100.microBatches > a100.microBatches);
+  CHECK(h100.dp * h100.microBatches * best.config.microBatch +
+            a100.dp * a100.microBatches * best.config.microBatch ==
+        512);
+  // Without data shares the best plan is slower (stages must then be of
+  // one GPU type each, so the two types pipeline instead).
+  SearchOptions without = so;
+  without.dataShares = false;
+  auto w = searchPlans(prof, *mixed, without);
+  REQUIRE(w.isOk());
+  REQUIRE(!w->top.empty());
+  CHECK(w->top[0].config.dataShares.empty());
+  CHECK(best.eval.iterationSeconds < w->top[0].eval.iterationSeconds);
+  // Deterministic whatever the thread count.
+  so.threads = 1;
+  auto one = searchPlans(prof, *mixed, so);
+  REQUIRE(one.isOk());
+  CHECK(compareConfigs(one->top[0].config, best.config) == 0);
+  CHECK(one->top[0].eval.iterationSeconds == best.eval.iterationSeconds);
+}
+
+TEST_CASE("recomputation is dropped on the stages that fit without it",
+          "[search]") {
+  // GPT-3 175B on 64 A100-80GB with pp and mb pinned: stage 0 holds pp
+  // micro-batches in flight under 1F1B and the last stage one. Without
+  // recomputation the stages need 56.5 GB (stage 0) down to 47.1 GB (the
+  // last); with 65 % of the 80 GB allowed, the first stages must recompute
+  // and the last ones need not.
+  LayerProfile prof = gpt("gpt3-175b", 96, 12288, 96);
+  Cluster cl = cluster("dgx-a100-80gb:8");
+  SearchOptions so;
+  so.globalBatch = 512;
+  so.topK = 1;
+  so.threads = 2;
+  so.maxMemoryFraction = 0.65;
+  auto pins = parsePins("tp=8,pp=8,mb=1,sp=1,zero=1");
+  REQUIRE(pins.isOk());
+  so.pins = *pins;
+  auto r = searchPlans(prof, cl, so);
+  REQUIRE(r.isOk());
+  REQUIRE(!r->top.empty());
+  const ParallelConfig &c = r->top[0].config;
+  REQUIRE(c.stageRecompute.size() == 8);
+  CHECK(c.stageRecompute.front() == Recompute::Full);
+  CHECK(c.stageRecompute.back() == Recompute::None);
+  // Faster than recomputing on every stage, and within memory.
+  ParallelConfig uniform = c;
+  uniform.stageRecompute.clear();
+  uniform.recompute = Recompute::Full;
+  Result<Evaluation> u = evaluate(prof, cl, uniform);
+  REQUIRE(u.isOk());
+  CHECK(r->top[0].eval.iterationSeconds < u->iterationSeconds);
+  for (const StageBreakdown &st : r->top[0].eval.stages)
+    CHECK(st.totalBytes <= 0.65 * st.capacityBytes);
+  // Pinning the policy keeps it on every stage.
+  pins = parsePins("tp=8,pp=8,mb=1,sp=1,zero=1,recompute=full");
+  REQUIRE(pins.isOk());
+  so.pins = *pins;
+  auto p = searchPlans(prof, cl, so);
+  REQUIRE(p.isOk());
+  REQUIRE(!p->top.empty());
+  CHECK(p->top[0].config.stageRecompute.empty());
+}
