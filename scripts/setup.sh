@@ -13,6 +13,7 @@ PACKAGES=(
   nlohmann-json3-dev libfmt-dev libeigen3-dev catch2
   libopenmpi-dev openmpi-bin
   chromium
+  clang-22 libclang-rt-22-dev   # libFuzzer for scripts/fuzz.sh
 )
 
 missing=()

@@ -12,16 +12,26 @@ config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.trident_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "unit", "lib", "data", "Inputs",
-                   "bad-inputs"]
+                   "bad-inputs", "e2e"]
 
 config.substitutions.append(("%shared", config.trident_shared_dir))
 config.substitutions.append(("%srcroot", config.trident_src_root))
 config.substitutions.append(("%data", os.path.join(config.trident_src_root, "test", "data")))
 config.substitutions.append(("%trident_bin", config.trident_tools_dir))
 
+# Headless Chromium renders the HTML report in test/tools/report-browser.test
+# (scripts/setup.sh installs Debian's chromium); without it that test is
+# reported UNSUPPORTED.
+if os.path.exists("/usr/bin/chromium"):
+    config.available_features.add("chromium")
+
 llvm_config.with_system_environment(["HOME", "TMPDIR"])
 llvm_config.use_default_substitutions()
 tool_dirs = [config.trident_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["trident", "trident-opt"], tool_dirs)
+llvm_config.add_tool_substitutions(["trident", "trident-opt", "trident-translate"],
+                                   tool_dirs)
+# Upstream mlir-opt (LLVM 22) checks that exported shard IR parses and
+# partitions without any Trident code (test/Transforms/trident-export-shard.mlir).
+llvm_config.add_tool_substitutions(["mlir-opt"], [config.llvm_tools_dir])
 llvm_config.with_environment("PATH", config.trident_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/Exec/IR/ExecOps.h"
 #include "dialects/Graph/IR/GraphDialect.h"
 #include "trident/Transforms/Passes.h"
 
@@ -23,7 +24,8 @@ void registerTestLayerProfilePass();
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<mlir::trident::graph::TGraphDialect, mlir::func::FuncDialect,
+  registry.insert<mlir::trident::graph::TGraphDialect,
+                  mlir::trident::exec::TExecDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::tensor::TensorDialect,
                   mlir::shard::ShardDialect>();
   mlir::trident::graph::registerShardingInterfaceModels(registry);

@@ -25,7 +25,7 @@ namespace trident::tool {
 
 extern llvm::cl::OptionCategory category;
 extern llvm::cl::SubCommand inspectCmd, importCmd, evaluateCmd, validateCmd,
-    planCmd, exportCmd;
+    planCmd, exportCmd, emitCmd, validatePlanCmd;
 
 // Shared options (Options.cpp).
 extern llvm::cl::opt<std::string> modelOpt;
@@ -66,6 +66,8 @@ int runEvaluate(mlir::MLIRContext &ctx);
 int runValidate(mlir::MLIRContext &ctx);
 int runPlan(mlir::MLIRContext &ctx);
 int runExport(mlir::MLIRContext &ctx);
+int runEmit(mlir::MLIRContext &ctx);
+int runValidatePlan(); // ValidatePlanCommand.cpp
 
 /// Exports `p` to `target` (megatron, deepspeed, torchtitan) and prints it,
 /// or writes it to `outPath` ("" or "-": stdout); notes the text cannot

@@ -28,13 +28,19 @@ int main(int argc, char **argv) {
       "                   --micro-batch N [--recompute none|selective|full]\n"
       "                   [--sequence-parallel] [--zero 0..3]\n"
       "                   [--precision bf16|fp16|fp8] [--json]\n"
+      "                   [--trace trace.json]\n"
       "  trident plan     --model M --cluster C --global-batch B --seq-len S\n"
       "                   [--precision P] [--top K] [--fix tp=8,pp=16,...]\n"
       "                   [--max-memory-fraction F] [--price-per-gpu-hour P]\n"
       "                   [--threads N] [--json] [-o plan.json]\n"
       "                   [--export megatron|deepspeed|torchtitan]\n"
+      "                   [--trace trace.json] [--report report.html]\n"
       "  trident export   --plan plan.json --to megatron|deepspeed|torchtitan\n"
       "                   [-o FILE]\n"
+      "  trident emit     --plan plan.json --model M [--backend cpu|cuda]\n"
+      "                   -o DIR [--emit project|texec|cpp] [--optimizer adam|sgd]\n"
+      "                   [--lr F]\n"
+      "  trident validate-plan --plan plan.json [--schema schema.json]\n"
       "  trident validate [--cases cases.json] [--write-doc docs/validation.md]\n"
       "\nExit codes: 0 success; 1 bad input (the message names it); 2 bad\n"
       "usage; 3 the configuration does not fit / nothing fits.\n");
@@ -54,7 +60,11 @@ int main(int argc, char **argv) {
     return runPlan(context);
   if (exportCmd)
     return runExport(context);
+  if (emitCmd)
+    return runEmit(context);
+  if (validatePlanCmd)
+    return runValidatePlan();
   llvm::errs() << "trident: error: expected a command: inspect, import, "
-                  "evaluate, plan, export, validate (see --help)\n";
+                  "evaluate, plan, export, emit, validate, validate-plan (see --help)\n";
   return 2;
 }
