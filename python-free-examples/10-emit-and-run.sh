@@ -36,6 +36,11 @@ emit_build() { # PLAN DIR
     sed "s|$tmp/||g"
   local extra=()
   [ -n "$LIB" ] && extra=(-DTRIDENT_RUNTIME_LIBRARY="$LIB")
+  # A sanitizer build's runtime archive needs the sanitizer at link time.
+  if [ -n "${TRIDENT_E2E_SANITIZE:-}" ]; then
+    extra+=("-DCMAKE_CXX_FLAGS=$TRIDENT_E2E_SANITIZE"
+            "-DCMAKE_EXE_LINKER_FLAGS=$TRIDENT_E2E_SANITIZE")
+  fi
   cmake -S "$2" -B "$2/build" "${extra[@]}" > "$2/configure.log"
   cmake --build "$2/build" -j 2 > "$2/build.log"
 }

@@ -22,7 +22,10 @@ if [[ ${TRIDENT_SANITIZER_TESTS:-1} == 0 ]]; then
 fi
 ASAN_DIR=${BUILD_DIR%/}-asan
 if [[ ! -f $ASAN_DIR/build.ninja ]]; then
+  # -O1: what the sanitizers' documentation recommends, and quicker to
+  # compile than -O3 on CI's two cores.
   cmake -S . -B "$ASAN_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG" \
     "-DTRIDENT_SANITIZE=address;undefined"
 fi
 cmake --build "$ASAN_DIR" -j "$(nproc)"

@@ -18,6 +18,14 @@ config.substitutions.append(("%shared", config.trident_shared_dir))
 config.substitutions.append(("%srcroot", config.trident_src_root))
 config.substitutions.append(("%data", os.path.join(config.trident_src_root, "test", "data")))
 config.substitutions.append(("%trident_bin", config.trident_tools_dir))
+# Environment for a script that builds a program against the runtime of
+# this build and runs it under MPI: in a sanitizer build, the link flags
+# and the MPI leak-check setting (CMakeLists.txt says why); else nothing.
+sanitize_env = ""
+if config.trident_sanitize_link_flags:
+    sanitize_env = "TRIDENT_E2E_SANITIZE=%s %s" % (
+        config.trident_sanitize_link_flags, config.trident_mpi_test_env)
+config.substitutions.append(("%sanitize_env", sanitize_env))
 
 # Headless Chromium renders the HTML report in test/tools/report-browser.test
 # (scripts/setup.sh installs Debian's chromium); without it that test is

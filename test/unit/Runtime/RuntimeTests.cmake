@@ -12,7 +12,8 @@ if(TRIDENT_MPIEXEC)
   add_test(NAME runtime-mpi-4
     COMMAND ${TRIDENT_MPIEXEC} -np 4 --oversubscribe --allow-run-as-root
             $<TARGET_FILE:trident-runtime-mpi-test>)
-  set_tests_properties(runtime-mpi-4 PROPERTIES TIMEOUT 120)
+  set_tests_properties(runtime-mpi-4 PROPERTIES TIMEOUT 120
+                       ENVIRONMENT "${TRIDENT_MPI_TEST_ENV}")
 else()
   message(STATUS "Trident: mpirun not found; runtime-mpi-4 is not run")
 endif()
@@ -23,6 +24,8 @@ if(TARGET trident-compare-params)
     COMMAND ${CMAKE_CURRENT_LIST_DIR}/compare-params-test.sh
             $<TARGET_FILE:trident-compare-params>
             $<TARGET_FILE:trident-runtime-mpi-test> ${TRIDENT_MPIEXEC})
+  set_tests_properties(runtime-compare-params PROPERTIES
+                       ENVIRONMENT "${TRIDENT_MPI_TEST_ENV}")
 endif()
 
 # CUDA: a tiny program must compile and link against TridentRuntimeCuda
