@@ -608,8 +608,7 @@ Status Evaluator::evaluateShares(const ParallelConfig &c, Evaluation &out) {
   double sliceBytes = 0;
   out.stages.clear();
   out.shareSeconds.clear();
-  double hardwareFlops = 0;
-  bool fits = true;
+  double recomputedFlops = 0;
   int64_t maxM = 0;
   for (size_t i = 0; i < n; ++i) {
     const DataShare &d = c.dataShares[i];
@@ -623,9 +622,8 @@ Status Evaluator::evaluateShares(const ParallelConfig &c, Evaluation &out) {
                      (c.zeroStage >= 3 ? dpcp : 1.0);
       sliceBytes = std::max(sliceBytes, elems * state.gradient / dpcp);
     }
-    hardwareFlops += e.hardwareFlopsPerStep;
+    recomputedFlops += e.hardwareFlopsPerStep - e.modelFlopsPerStep;
     out.shareSeconds.push_back(e.iterationSeconds);
-    fits = fits && e.fits;
     maxM = std::max(maxM, e.microBatches);
   }
   double cross = 0;
@@ -643,29 +641,36 @@ Status Evaluator::evaluateShares(const ParallelConfig &c, Evaluation &out) {
   out.crossGroupSyncSeconds = cross;
   out.microBatches = maxM;
   out.schedule = slow.schedule;
+  finishTotals(c, recomputedFlops, out);
+  return Status::ok();
+}
+
+void Evaluator::finishTotals(const ParallelConfig &c, double recomputedFlops,
+                             Evaluation &out) const {
   double tokens = double(c.globalBatch) * double(profile_.seqLen);
   out.tokensPerSecond = tokens / out.iterationSeconds;
   double gpus = double(cluster_.totalGpus());
   out.tokensPerSecondPerGpu = out.tokensPerSecond / gpus;
   out.modelFlopsPerStep = modelFlopsPerToken_ * tokens;
-  out.hardwareFlopsPerStep = hardwareFlops;
+  out.hardwareFlopsPerStep = out.modelFlopsPerStep + recomputedFlops;
   double peakSum = 0;
   for (const NodeGroup &g : cluster_.groups)
     peakSum += double(g.gpus()) * g.gpu.peakFlopsPerS(c.precision);
   out.tflopsPerGpu = out.modelFlopsPerStep / out.iterationSeconds / gpus / 1e12;
   out.mfu = out.modelFlopsPerStep / out.iterationSeconds / peakSum;
   out.hfu = out.hardwareFlopsPerStep / out.iterationSeconds / peakSum;
-  out.fits = fits;
+  out.fits = true;
   out.peakMemoryBytes = 0;
   for (size_t s = 0; s < out.stages.size(); ++s) {
     const StageBreakdown &st = out.stages[s];
+    if (st.totalBytes > st.capacityBytes)
+      out.fits = false;
     if (st.totalBytes > out.peakMemoryBytes) {
       out.peakMemoryBytes = st.totalBytes;
       out.peakMemoryStage = int64_t(s);
       out.memoryCapacityBytes = st.capacityBytes;
     }
   }
-  return Status::ok();
 }
 
 Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
@@ -1016,10 +1021,6 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
   out.microBatches = m;
   out.schedule = kind;
   double tokens = double(c.globalBatch) * double(profile_.seqLen);
-  out.tokensPerSecond = tokens / out.iterationSeconds;
-  double gpus = double(cluster_.totalGpus());
-  out.tokensPerSecondPerGpu = out.tokensPerSecond / gpus;
-  out.modelFlopsPerStep = modelFlopsPerToken_ * tokens;
   // Recomputed FLOPs per token: each stage's share of the blocks times
   // what its policy recomputes.
   double extra = 0;
@@ -1032,25 +1033,7 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
       extra += perToken * double(out.stages[size_t(s)].layers) /
                double(numBlocks_);
   }
-  out.hardwareFlopsPerStep = out.modelFlopsPerStep + extra * tokens;
-  double peakSum = 0;
-  for (const NodeGroup &g : cluster_.groups)
-    peakSum += double(g.gpus()) * g.gpu.peakFlopsPerS(c.precision);
-  out.tflopsPerGpu = out.modelFlopsPerStep / out.iterationSeconds / gpus / 1e12;
-  out.mfu = out.modelFlopsPerStep / out.iterationSeconds / peakSum;
-  out.hfu = out.hardwareFlopsPerStep / out.iterationSeconds / peakSum;
-  out.fits = true;
-  out.peakMemoryBytes = 0;
-  for (int64_t s = 0; s < p; ++s) {
-    const StageBreakdown &st = out.stages[size_t(s)];
-    if (st.totalBytes > st.capacityBytes)
-      out.fits = false;
-    if (st.totalBytes > out.peakMemoryBytes) {
-      out.peakMemoryBytes = st.totalBytes;
-      out.peakMemoryStage = s;
-      out.memoryCapacityBytes = st.capacityBytes;
-    }
-  }
+  finishTotals(c, extra * tokens, out);
   return Status::ok();
 }
 

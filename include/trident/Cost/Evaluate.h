@@ -227,6 +227,10 @@ private:
   Status validateShares(const ParallelConfig &cfg) const;
   Status evaluateShares(const ParallelConfig &cfg, Evaluation &out);
   ParallelConfig shareConfig(const ParallelConfig &cfg, size_t share) const;
+  /// From out.iterationSeconds and out.stages: throughput, FLOPs (the
+  /// model's plus `recomputedFlops`), MFU/HFU, peak memory and fit.
+  void finishTotals(const ParallelConfig &cfg, double recomputedFlops,
+                    Evaluation &out) const;
   std::unique_ptr<Impl> impl_;
 };
 
