@@ -105,7 +105,10 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
         // One fused kernel for the whole core; the efficiency is a
         // forward+backward figure against model FLOPs (bwd = 2 x fwd).
         double peak = gpu.peakFlopsPerS(act);
-        double tf = flops * g.density / (peak * gpu.attentionEfficiency);
+        double eff = o.attentionKernel == AttentionKernel::FlashAttention2
+                         ? gpu.attentionEfficiencyFa2
+                         : gpu.attentionEfficiency;
+        double tf = flops * g.density / (peak * eff);
         r.attnFwd += tf;
         r.attnBwd += 2 * tf;
       } else {
@@ -152,9 +155,12 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
 
   // Non-GEMM traffic.
   double sharded = L.fwdBytesTpSharded - (flash ? L.attnCoreBytes : 0);
+  // Under autocast the elementwise kernels move fp32 elements.
+  const double ewScale =
+      o.autocast ? std::max(1.0, 4.0 / double(dtypeBytes(act))) : 1.0;
   double ewBytes = (std::max(0.0, sharded) / tp +
                     L.fwdBytesReplicated / (ax.sp ? tp : 1)) *
-                   tokScale * actScale;
+                   tokScale * actScale * ewScale;
   double ewKernels = double(std::max<int64_t>(0, L.numKernels - numGemmKernels));
   double ewFwd = launchBound(
       gpu, memorySeconds(gpu, ewBytes + fp8CastFwdBytes), ewKernels);
@@ -248,6 +254,88 @@ std::string gb(double bytes) {
 constexpr int kCacheSlots = 64;
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Runtimes
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct RuntimeEntry {
+  Runtime runtime;
+  std::string_view name;
+};
+constexpr RuntimeEntry kRuntimes[] = {
+    {Runtime::MegatronCore, "megatron-core"},
+    {Runtime::MegatronLm, "megatron-lm"},
+    {Runtime::Fsdp, "fsdp"},
+    {Runtime::Torchtitan, "torchtitan"},
+};
+} // namespace
+
+std::string_view runtimeName(Runtime r) {
+  for (const RuntimeEntry &e : kRuntimes)
+    if (e.runtime == r)
+      return e.name;
+  return "?";
+}
+
+std::optional<Runtime> parseRuntime(std::string_view name) {
+  for (const RuntimeEntry &e : kRuntimes)
+    if (e.name == name)
+      return e.runtime;
+  return std::nullopt;
+}
+
+std::string runtimeNames() {
+  std::string s;
+  for (const RuntimeEntry &e : kRuntimes) {
+    if (!s.empty())
+      s += ", ";
+    s += e.name;
+  }
+  return s;
+}
+
+void applyRuntime(EvalOptions &o, Runtime r) {
+  o.runtime = r;
+  // Megatron-Core / NeMo: Transformer Engine's cuDNN fused attention,
+  // 16-bit elementwise kernels, --overlap-grad-reduce.
+  o.flashAttention = true;
+  o.attentionKernel = AttentionKernel::Best;
+  o.autocast = false;
+  o.selectiveForwardFraction = 0;
+  o.overlapGradReduce = true;
+  switch (r) {
+  case Runtime::MegatronCore:
+    break;
+  case Runtime::MegatronLm:
+    // Megatron-LM of Narayanan et al. 2021 and Korthikanti et al. 2022
+    // predates FlashAttention (Dao et al., May 2022): attention scores are
+    // materialised (fused scale-mask-softmax kernel, s^2 activations, the
+    // 5as/h term of Korthikanti's Eq. 1), and its local DDP all-reduces the
+    // gradients after the backward (overlap arrived with Megatron-Core's
+    // --overlap-grad-reduce).
+    o.flashAttention = false;
+    o.overlapGradReduce = false;
+    break;
+  case Runtime::Fsdp:
+    // PyTorch FSDP under torch.autocast (llm-foundry's amp_bf16, Hugging
+    // Face Trainer): FlashAttention-2, fp32 norms and residual stream.
+    o.attentionKernel = AttentionKernel::FlashAttention2;
+    o.autocast = true;
+    break;
+  case Runtime::Torchtitan:
+    // FSDP2 with bf16 parameters (MixedPrecisionPolicy) and PyTorch SDPA,
+    // whose flash backend is FlashAttention-2; no autocast. Its selective
+    // activation checkpointing (torchtitan/distributed/activation_checkpoint
+    // .py) recomputes every second transformer block (selective_ac_option
+    // "2") or every second matmul with the elementwise ops around it
+    // ("op"): about half the forward, not Korthikanti's attention core.
+    o.attentionKernel = AttentionKernel::FlashAttention2;
+    o.selectiveForwardFraction = 0.5;
+    break;
+  }
+}
 
 //===----------------------------------------------------------------------===//
 // Scratch
@@ -647,6 +735,7 @@ Status Evaluator::evaluateShares(const ParallelConfig &c, Evaluation &out) {
 
 void Evaluator::finishTotals(const ParallelConfig &c, double recomputedFlops,
                              Evaluation &out) const {
+  out.runtime = options_.runtime;
   double tokens = double(c.globalBatch) * double(profile_.seqLen);
   out.tokensPerSecond = tokens / out.iterationSeconds;
   double gpus = double(cluster_.totalGpus());
@@ -796,16 +885,28 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
         cmp += t.fwd;
         hid += e.hiddenFwd;
         la = t.actFull;
+      } else if (rc == Recompute::Selective && o.selectiveForwardFraction > 0) {
+        // The runtime's selective policy recomputes this share of the
+        // forward and saves the rest (torchtitan: every second layer, or
+        // every second matmul).
+        double fr = o.selectiveForwardFraction;
+        b += fr * (t.fwd + e.fwd);
+        cmp += fr * t.fwd;
+        hid += fr * e.hiddenFwd;
+        la = fr * t.actFull + (1 - fr) * t.actNone;
       } else if (rc == Recompute::Selective) {
         b += t.attnFwd;
         cmp += t.attnFwd;
         la = t.actSelective;
       }
+      double recomputedShare = rc == Recompute::Full ? 1.0
+                               : rc == Recompute::Selective
+                                   ? o.selectiveForwardFraction
+                                   : 0.0;
       fwd += count * f;
       bwd += count * b;
       compute += count * cmp;
-      exposed += count * (e.fwd + e.bwd +
-                          (rc == Recompute::Full ? e.fwd : 0));
+      exposed += count * (e.fwd + e.bwd + recomputedShare * e.fwd);
       hidden += count * hid;
       act += count * la;
       maxLayerAct = std::max(maxLayerAct, t.actNone);
@@ -831,7 +932,10 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
     // activations exist once more (rebuilt from its checkpoint); counted
     // once per stage below, not per micro-batch in flight.
     im.chunkRecomputeWork[size_t(g)] =
-        rc == Recompute::Full ? maxLayerAct : 0.0;
+        rc == Recompute::Full || (rc == Recompute::Selective &&
+                                  o.selectiveForwardFraction > 0)
+            ? maxLayerAct
+            : 0.0;
     pc.forwardSeconds[size_t(g)] = fwd;
     pc.backwardSeconds[size_t(g)] = bwd;
     chunkAct[size_t(g)] = act;
@@ -1026,9 +1130,13 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
   double extra = 0;
   for (int64_t s = 0; s < p; ++s) {
     const Recompute rc = c.recomputeOf(s);
-    double perToken = rc == Recompute::Full        ? blockFwdFlopsPerToken_
-                      : rc == Recompute::Selective ? attnCoreFlopsPerToken_
-                                                   : 0;
+    double perToken =
+        rc == Recompute::Full ? blockFwdFlopsPerToken_
+        : rc == Recompute::Selective
+            ? (options_.selectiveForwardFraction > 0
+                   ? options_.selectiveForwardFraction * blockFwdFlopsPerToken_
+                   : attnCoreFlopsPerToken_)
+            : 0;
     if (numBlocks_ > 0)
       extra += perToken * double(out.stages[size_t(s)].layers) /
                double(numBlocks_);

@@ -335,6 +335,7 @@ Status parseGpuOverrides(const Reader &r, const json &o, const std::string &p,
                    "peak_tf32_tflops", "peak_bf16_tflops", "peak_fp16_tflops",
                    "peak_fp8_tflops", "gemm_efficiency", "gemm_efficiency_fp8",
                    "gemm_efficiency_fp32", "attention_efficiency",
+                   "attention_efficiency_fa2",
                    "memory_bandwidth_efficiency", "sm_count",
                    "kernel_launch_us", "name"}));
   double v;
@@ -356,7 +357,15 @@ Status parseGpuOverrides(const Reader &r, const json &o, const std::string &p,
   TRY(scaled("gemm_efficiency", g.gemmEfficiency16, 1, false));
   TRY(scaled("gemm_efficiency_fp8", g.gemmEfficiency8, 1, false));
   TRY(scaled("gemm_efficiency_fp32", g.gemmEfficiency32, 1, false));
-  TRY(scaled("attention_efficiency", g.attentionEfficiency, 1, false));
+  {
+    // FA2's efficiency keeps its ratio to the best kernel's unless given.
+    double ratio = g.attentionEfficiency > 0
+                       ? g.attentionEfficiencyFa2 / g.attentionEfficiency
+                       : 1.0;
+    TRY(scaled("attention_efficiency", g.attentionEfficiency, 1, false));
+    g.attentionEfficiencyFa2 = g.attentionEfficiency * ratio;
+    TRY(scaled("attention_efficiency_fa2", g.attentionEfficiencyFa2, 1, false));
+  }
   TRY(scaled("memory_bandwidth_efficiency", g.memBandwidthEfficiency, 1, false));
   TRY(scaled("kernel_launch_us", g.kernelLaunchSeconds, 1e-6, true));
   TRY(r.integer(o, p, "sm_count", g.smCount, false));

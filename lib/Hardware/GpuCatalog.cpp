@@ -45,20 +45,29 @@ constexpr double us = 1e-6;
 // run at fixed model shapes, hot (power- and clock-limited), beside
 // communication kernels. The ratio of sustained to MAMF efficiency was
 // fitted once per GPU type to the published runs of shared/validation (the
-// `trident validate` suite, docs/validation.md): A100 0.78, H100 0.82. GPU
-// types without published runs in that set use 0.80 (assumption: between
-// the two fitted values).
-constexpr double kSustainedA100 = 0.782;
+// `trident validate` suite, docs/validation.md), each run under the runtime
+// it used (docs/cost-model.md#runtimes): A100 0.88, H100 0.82. GPU types
+// without published runs in that set use 0.80 (assumption: at the lower
+// fitted value).
+constexpr double kSustainedA100 = 0.88;
 constexpr double kSustainedH100 = 0.822;
 constexpr double kSustainedOther = 0.80;
-// Fused attention (FlashAttention-2/3, cuDNN): effective fraction of the
-// dense peak on the FLOPs the kernel executes (causal blocks skipped),
-// forward and backward together, fitted like the above (A100 0.30, H100
-// 0.25); the fit also absorbs the sequence-proportional work around the
-// kernel (rotary or ALiBi, masking). Unfitted types take the value of the
-// closest fitted generation.
-constexpr double kAttentionA100 = 0.30;
-constexpr double kAttentionHopper = 0.25;
+// Fused attention (FlashAttention-2/3, cuDNN) with the GPU's best kernel:
+// effective fraction of the dense peak on the FLOPs the kernel executes
+// (causal blocks skipped), forward and backward together, fitted like the
+// above (A100 0.26, H100 0.30); the fit also absorbs the
+// sequence-proportional work around the kernel (rotary or ALiBi, masking).
+// Unfitted types take the value of the closest fitted generation.
+constexpr double kAttentionA100 = 0.26;
+constexpr double kAttentionHopper = 0.30;
+// FlashAttention-2 on Hopper: FlashAttention-3 (Shah et al. 2024, "FA3:
+// Fast and Accurate Attention with Asynchrony and Low-precision") reports
+// that FA2 "achieves only 35% utilization on H100", against 75 % for FA3's
+// BF16 forward; FA2 lacks Hopper's wgmma/TMA paths. Runtimes that use FA2
+// there (PyTorch SDPA / flash-attn 2, --runtime fsdp or torchtitan) run the
+// attention core at 35/75 of the best kernel's rate. On Ampere, Ada and
+// AMD FA2 is the best fused kernel, so the two efficiencies are equal.
+constexpr double kFa2OnHopper = 0.35 / 0.75;
 
 std::vector<GpuSpec> buildCatalog() {
   std::vector<GpuSpec> c;
@@ -77,6 +86,7 @@ std::vector<GpuSpec> buildCatalog() {
     g.gemmEfficiency16 = 0.80 * kSustainedOther;
     g.gemmEfficiency32 = 0.80 * kSustainedOther;
     g.attentionEfficiency = 0.20; // assumption: no FlashAttention-2 on Volta
+    g.attentionEfficiencyFa2 = g.attentionEfficiency;
     // [S] ~750 GB/s copy of 900 (ginkgo-project/ginkgo#164), HW §2.2.
     g.memBandwidthEfficiency = 0.83;
     g.smCount = 80; // [S] Volta whitepaper table
@@ -112,6 +122,7 @@ std::vector<GpuSpec> buildCatalog() {
     g.gemmEfficiency16 = 0.869 * kSustainedA100;
     g.gemmEfficiency32 = 0.80 * kSustainedA100; // assumption: TF32 < BF16
     g.attentionEfficiency = kAttentionA100;
+    g.attentionEfficiencyFa2 = kAttentionA100; // FA2 is Ampere's best
     // [S] 1355 GB/s memcopy of 1555 (PTsolvers/gpu-workshop-JuliaCon23#7).
     // Derated like the GEMMs for sustained training kernels: fitted 0.80.
     g.memBandwidthEfficiency = 0.80;
@@ -146,6 +157,7 @@ std::vector<GpuSpec> buildCatalog() {
     g.gemmEfficiency8 = fp8Eff * kSustainedH100;
     g.gemmEfficiency32 = 0.75 * kSustainedH100; // assumption
     g.attentionEfficiency = kAttentionHopper;
+    g.attentionEfficiencyFa2 = kAttentionHopper * kFa2OnHopper;
     // [?] 3.02-3.09 TB/s of 3.35 (fate-oracle.com, low confidence) and the
     // NVIDIA HBM rule of thumb 0.83-0.92 (HW §2.2).
     g.memBandwidthEfficiency = 0.85; // HW §2.2 NVIDIA range 0.85-0.9; fitted
@@ -181,6 +193,8 @@ std::vector<GpuSpec> buildCatalog() {
     g.gemmEfficiency8 = 0.763 * kSustainedOther;  // [S] MAMF 3432.5 / 4500
     g.gemmEfficiency32 = 0.75 * kSustainedOther;  // assumption
     g.attentionEfficiency = kAttentionHopper;     // assumption: as Hopper
+    // assumption: FA2 has no Blackwell (tcgen05) path either; as Hopper.
+    g.attentionEfficiencyFa2 = kAttentionHopper * kFa2OnHopper;
     g.memBandwidthEfficiency = 0.85; // assumption: as H100 (HW §2.2)
     g.smCount = 148;                  // [S] a B200 SKU reports 148 SMs
     g.tileM = 128;
@@ -207,6 +221,8 @@ std::vector<GpuSpec> buildCatalog() {
     g.gemmEfficiency8 = 0.723 * kSustainedOther;  // [S] MAMF 3615.6 / 5000
     g.gemmEfficiency32 = 0.70 * kSustainedOther;  // assumption
     g.attentionEfficiency = kAttentionHopper;     // assumption: as Hopper
+    // assumption: FA2 has no Blackwell (tcgen05) path either; as Hopper.
+    g.attentionEfficiencyFa2 = kAttentionHopper * kFa2OnHopper;
     g.memBandwidthEfficiency = 0.85; // assumption: as H100 (HW §2.2)
     g.smCount = 148; // [?] not published for GB200; B200-class die (148)
     g.tileM = 128;
@@ -233,7 +249,8 @@ std::vector<GpuSpec> buildCatalog() {
     g.gemmEfficiency16 = 0.514 * kSustainedOther;
     g.gemmEfficiency8 = 0.514 * kSustainedOther;
     g.gemmEfficiency32 = 0.50 * kSustainedOther;
-    g.attentionEfficiency = 0.20; // assumption: below Hopper's fitted 0.25
+    g.attentionEfficiency = 0.20; // assumption: below Hopper's fitted 0.30
+    g.attentionEfficiencyFa2 = g.attentionEfficiency; // CK FA2 is the kernel
     // [V] 3.91 TB/s rocprofiler-compute expected value of 5.3 (ROCm PR
     // #2934); HW §2.2 range 0.74-0.79.
     g.memBandwidthEfficiency = 0.74;
@@ -265,6 +282,7 @@ std::vector<GpuSpec> buildCatalog() {
     g.gemmEfficiency8 = 0.65 * kSustainedOther;
     g.gemmEfficiency32 = 0.65 * kSustainedOther;
     g.attentionEfficiency = kAttentionA100; // assumption: as Ampere
+    g.attentionEfficiencyFa2 = kAttentionA100;
     g.memBandwidthEfficiency = 0.85; // assumption, HW §2.2 NVIDIA range
     g.smCount = 142;                 // [S]
     g.tileM = 128;
@@ -383,6 +401,7 @@ Status validateGpuSpec(const GpuSpec &g, std::string_view where) {
         fraction("gemm_efficiency_fp8", g.gemmEfficiency8),
         fraction("gemm_efficiency_fp32", g.gemmEfficiency32),
         fraction("attention_efficiency", g.attentionEfficiency),
+        fraction("attention_efficiency_fa2", g.attentionEfficiencyFa2),
         fraction("memory_bandwidth_efficiency", g.memBandwidthEfficiency),
         positive("sm_count", double(g.smCount)),
         positive("tile_m", double(g.tileM)), positive("tile_n", double(g.tileN)),

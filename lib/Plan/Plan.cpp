@@ -28,6 +28,7 @@ Plan makePlan(const LayerProfile &profile, const Cluster &cluster,
   p.cluster = cluster.name;
   p.gpus = cluster.totalGpus();
   p.precision = std::string(dtypeName(cfg.precision));
+  p.runtime = std::string(runtimeName(eval.runtime));
   p.globalBatch = cfg.globalBatch;
   p.dp = cfg.dp, p.tp = cfg.tp, p.pp = cfg.pp, p.cp = cfg.cp;
   p.ep = cfg.ep, p.etp = cfg.etp == 0 ? cfg.tp : cfg.etp, p.vpp = cfg.vpp;

@@ -56,6 +56,7 @@ Json planJson(const Plan &p) {
   j["seq_len"] = p.seqLen;
   j["cluster"] = {{"name", p.cluster}, {"gpus", p.gpus}, {"note", p.clusterNote}};
   j["precision"] = p.precision;
+  j["runtime"] = p.runtime;
   j["global_batch"] = p.globalBatch;
   j["parallel"] = {{"dp", p.dp},   {"tp", p.tp},   {"pp", p.pp},
                    {"cp", p.cp},   {"ep", p.ep},   {"etp", p.etp},
@@ -254,6 +255,12 @@ Result<Plan> parsePlanJson(std::string_view text, std::string_view source) {
     r.get(*c, "note", "cluster", p.clusterNote);
   }
   r.get(j, "precision", "", p.precision);
+  if (r.error.empty() && j.contains("runtime")) {
+    r.get(j, "runtime", "", p.runtime);
+    if (r.error.empty() && !parseRuntime(p.runtime))
+      r.error = src + ": field 'runtime': expected one of " + runtimeNames() +
+                ", got '" + p.runtime + "'";
+  }
   r.get(j, "global_batch", "", p.globalBatch);
   if (const Json *par = r.field(j, "parallel", "")) {
     r.get(*par, "dp", "parallel", p.dp);

@@ -49,6 +49,7 @@ std::string renderEvaluationText(const LayerProfile &profile,
                      humanCount(profile.totalParams), profile.seqLen);
   out += fmt::format("cluster     {} GPUs\n", cluster.totalGpus());
   out += fmt::format("plan        {}\n", configLine(cfg));
+  out += fmt::format("runtime     {}\n", runtimeName(e.runtime));
   out += fmt::format("schedule    {}, {} micro-batches, bubble {:.1f}%\n\n",
                      scheduleKindName(e.schedule), e.microBatches,
                      100 * std::max(0.0, e.bubbleFraction));
@@ -103,6 +104,7 @@ std::string renderEvaluationJson(const LayerProfile &profile,
   j["zero_stage"] = cfg.zeroStage;
   j["precision"] = std::string(dtypeName(cfg.precision));
   j["schedule"] = std::string(scheduleKindName(e.schedule));
+  j["runtime"] = std::string(runtimeName(e.runtime));
   j["iteration_time_s"] = e.iterationSeconds;
   j["tokens_per_s"] = e.tokensPerSecond;
   j["tokens_per_s_per_gpu"] = e.tokensPerSecondPerGpu;

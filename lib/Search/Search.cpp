@@ -606,7 +606,7 @@ struct Worker {
                                    Recompute::Full}) {
                 if (pin.recompute ? *pin.recompute != rc
                                   : rc == Recompute::Selective &&
-                                        sh.evalOpt.flashAttention)
+                                        sh.evalOpt.selectiveIsDominated())
                   continue;
                 for (int zero = 0; zero <= 3; ++zero) {
                   if (pin.zeroStage ? *pin.zeroStage != zero : zero == 1)
@@ -881,7 +881,8 @@ struct Worker {
     if (found && p > 1 && best.recompute != Recompute::None &&
         !sh.opt.pins.recompute) {
       std::vector<Recompute> levels{Recompute::None};
-      if (best.recompute == Recompute::Full && !sh.evalOpt.flashAttention)
+      if (best.recompute == Recompute::Full &&
+          !sh.evalOpt.selectiveIsDominated())
         levels.push_back(Recompute::Selective);
       std::vector<Recompute> chosen(size_t(p), best.recompute);
       std::vector<bool> settled(size_t(p), false);
@@ -1083,11 +1084,11 @@ void enumerate(Shared &sh, int32_t vi, const Evaluator &ev) {
                                    Recompute::Full}) {
                 if (pin.recompute && *pin.recompute != rc)
                   continue;
-                // With fused (flash) attention selective recompute keeps
-                // the same activations as none and only adds time: an
-                // exactly dominated choice.
+                // With fused (flash) attention Megatron's selective
+                // recompute keeps the same activations as none and only
+                // adds time: an exactly dominated choice.
                 if (!pin.recompute && rc == Recompute::Selective &&
-                    sh.evalOpt.flashAttention)
+                    sh.evalOpt.selectiveIsDominated())
                   continue;
                 // One family: the virtual stages and ZeRO stages share the
                 // per-layer costs and the step-time bound, and are

@@ -28,6 +28,30 @@ Result<int64_t> intField(const json &j, const char *key, int64_t fallback,
 
 } // namespace
 
+Runtime runtimeForSource(std::string_view sourceGroup) {
+  // What each source of shared/validation ran (its README's convention
+  // table and the rows' `framework` fields).
+  struct Entry {
+    std::string_view source;
+    Runtime runtime;
+  };
+  static constexpr Entry kTable[] = {
+      // Megatron-LM @6985e58 (NGC PyTorch 20.12); its ZeRO-3 rows run the
+      // same model code under DeepSpeed.
+      {"narayanan21", Runtime::MegatronLm},
+      {"korthikanti22", Runtime::MegatronLm}, // Megatron-LM (2022)
+      {"megatron_readme2020", Runtime::MegatronLm},
+      {"mpt", Runtime::Fsdp},        // Composer / llm-foundry, FSDP, amp_bf16
+      {"torchtitan", Runtime::Torchtitan},
+      {"nemo", Runtime::MegatronCore}, // NeMo 24.03 / 24.07
+      {"dgxc", Runtime::MegatronCore}, // NeMo DGX Cloud recipes
+  };
+  for (const Entry &e : kTable)
+    if (e.source == sourceGroup)
+      return e.runtime;
+  return Runtime::MegatronCore;
+}
+
 Result<std::vector<Case>> parseCases(std::string_view text,
                                      const std::string &source) {
   json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -105,6 +129,16 @@ Result<std::vector<Case>> parseCases(std::string_view text,
                            "expected a number");
     c.measuredTokensPerSecPerGpu =
         j["measured"]["tokens_per_s_per_gpu"].get<double>();
+    c.runtime = runtimeForSource(c.sourceGroup);
+    if (j.contains("runtime")) {
+      std::optional<Runtime> rt;
+      if (j["runtime"].is_string())
+        rt = parseRuntime(j["runtime"].get<std::string>());
+      if (!rt)
+        return Status::error(where + ": field 'runtime': expected one of " +
+                             runtimeNames());
+      c.runtime = *rt;
+    }
     cases.push_back(std::move(c));
   }
   return cases;
@@ -210,25 +244,41 @@ std::string renderMarkdown(const Report &report, const std::string &command) {
          "into a LayerProfile and evaluated for its exact parallel "
          "configuration on its cluster preset. The error is "
          "(predicted - measured) / measured tokens/s/GPU. Efficiency "
-         "constants are per GPU type (docs/cost-model.md), never per case.\n\n";
+         "constants are per GPU type (docs/cost-model.md), never per case. "
+         "Each case runs under the runtime its source used (the software: "
+         "attention kernel, autocast, gradient-reduction overlap; "
+         "docs/cost-model.md#runtimes), taken from the case's `runtime` "
+         "field or else from its source.\n\n";
   const ErrorStats &o = report.overall;
   out += fmt::format("Evaluated {} of {} evaluable cases. Overall |error|: "
                      "median {}, 90th percentile {}, worst {}; mean signed "
                      "error {}.\n\n",
                      report.evaluated, report.evaluable, upct(o.median),
                      upct(o.p90), upct(o.worst), pct(o.meanSigned));
-  out += "## By source\n\n| source | cases | median | p90 | worst | mean "
-         "signed |\n|---|---|---|---|---|---|\n";
-  for (const auto &[source, s] : report.bySource)
-    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", source, s.count,
-                       upct(s.median), upct(s.p90), upct(s.worst),
-                       pct(s.meanSigned));
-  out += "\n## Per case\n\n| case | measured tok/s/GPU | predicted | error | "
-         "MFU | note |\n|---|---|---|---|---|---|\n";
+  out += "## By source\n\n| source | runtime | cases | median | p90 | worst "
+         "| mean signed |\n|---|---|---|---|---|---|---|\n";
+  for (const auto &[source, s] : report.bySource) {
+    // The runtimes this source's evaluated cases ran under.
+    std::string runtimes;
+    for (const CaseResult &r : report.results) {
+      if (r.outcome != CaseResult::Outcome::Evaluated ||
+          r.c->sourceGroup != source)
+        continue;
+      std::string name(runtimeName(r.runtime));
+      if (runtimes.find(name) == std::string::npos)
+        runtimes += (runtimes.empty() ? "" : ", ") + name;
+    }
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", source,
+                       runtimes, s.count, upct(s.median), upct(s.p90),
+                       upct(s.worst), pct(s.meanSigned));
+  }
+  out += "\n## Per case\n\n| case | runtime | measured tok/s/GPU | predicted "
+         "| error | MFU | note |\n|---|---|---|---|---|---|---|\n";
   for (const CaseResult &r : report.results)
     if (r.outcome == CaseResult::Outcome::Evaluated)
-      out += fmt::format("| {} | {:.0f} | {:.0f} | {} | {:.1f}% | {} |\n",
-                         r.c->id, r.c->measuredTokensPerSecPerGpu,
+      out += fmt::format("| {} | {} | {:.0f} | {:.0f} | {} | {:.1f}% | {} |\n",
+                         r.c->id, runtimeName(r.runtime),
+                         r.c->measuredTokensPerSecPerGpu,
                          r.predictedTokensPerSecPerGpu, pct(r.error),
                          100 * r.mfu,
                          r.fits ? "" : "predicted out of memory");

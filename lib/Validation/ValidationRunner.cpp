@@ -33,7 +33,8 @@ Result<LayerProfile> caseProfile(mlir::MLIRContext &context, const Case &c) {
 }
 
 Report runValidation(const std::vector<Case> &cases,
-                     const EvalOptions &options) {
+                     const EvalOptions &options,
+                     std::optional<Runtime> forceRuntime) {
   mlir::DialectRegistry registry;
   frontend::registerFrontendDialects(registry);
   mlir::MLIRContext context(registry);
@@ -68,7 +69,10 @@ Report runValidation(const std::vector<Case> &cases,
       fail(cluster.message());
       continue;
     }
-    auto eval = evaluate(*it->second, *cluster, c.config, options);
+    EvalOptions caseOptions = options;
+    r.runtime = forceRuntime ? *forceRuntime : c.runtime;
+    applyRuntime(caseOptions, r.runtime);
+    auto eval = evaluate(*it->second, *cluster, c.config, caseOptions);
     if (!eval) {
       fail(eval.message());
       continue;

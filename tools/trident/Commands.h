@@ -35,6 +35,7 @@ extern llvm::cl::opt<std::string> clusterOpt;
 extern llvm::cl::opt<std::string> calibrationOpt;
 extern llvm::cl::opt<std::string> precisionOpt;
 extern llvm::cl::opt<int64_t> globalBatchOpt;
+extern llvm::cl::opt<std::string> runtimeOpt;
 
 /// Prints "trident: error: MESSAGE" and returns `code`.
 int fail(const std::string &message, int code = 1);
@@ -48,6 +49,9 @@ std::optional<Cluster> loadClusterOption();
 /// --precision as a training dtype (bf16, fp16, fp8); nullopt after
 /// printing an error.
 std::optional<DType> precisionOption();
+/// --runtime (default megatron-core); prints the error and returns nullopt
+/// on an unknown name.
+std::optional<Runtime> runtimeOption();
 
 /// What evaluate and plan start from: the cluster, the model and its
 /// LayerProfile at --seq-len (required, with --global-batch).

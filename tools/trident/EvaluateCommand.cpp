@@ -113,18 +113,24 @@ int runEvaluate(mlir::MLIRContext &ctx) {
     cfg.schedule = *kind;
   }
 
+  auto runtime = runtimeOption();
+  if (!runtime)
+    return 1;
+  EvalOptions options;
+  applyRuntime(options, *runtime);
+
   auto work = loadWorkload(ctx);
   if (!work)
     return 1;
   const LayerProfile &profile = work->profile;
   const Cluster *cluster = &work->cluster;
-  auto eval = evaluate(profile, *cluster, cfg);
+  auto eval = evaluate(profile, *cluster, cfg, options);
   if (!eval)
     return fail(eval.message());
   // Written even when the configuration does not fit: the timeline is
   // still what the cost model predicts.
   if (!evalTraceOpt.empty()) {
-    auto step = report::simulateStep(profile, *cluster, cfg);
+    auto step = report::simulateStep(profile, *cluster, cfg, options);
     if (!step)
       return fail(step.message());
     if (Status s = writeFileAtomically(
@@ -151,7 +157,14 @@ int runValidate(mlir::MLIRContext &) {
   auto cases = validation::loadCases(path);
   if (!cases)
     return fail(cases.message());
-  validation::Report report = validation::runValidation(*cases);
+  // Each case runs under its source's runtime unless --runtime forces one.
+  std::optional<Runtime> force;
+  if (!runtimeOpt.empty()) {
+    force = runtimeOption();
+    if (!force)
+      return 1;
+  }
+  validation::Report report = validation::runValidation(*cases, {}, force);
   llvm::outs() << validation::renderText(report);
   if (!writeDocOpt.empty()) {
     std::string doc = validation::renderMarkdown(

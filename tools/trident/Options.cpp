@@ -48,6 +48,12 @@ cl::opt<std::string> calibrationOpt(
 cl::opt<std::string> precisionOpt("precision", cl::desc("bf16, fp16 or fp8"),
                                   cl::init("bf16"), cl::sub(evaluateCmd), cl::sub(planCmd),
                                   cl::cat(category));
+cl::opt<std::string> runtimeOpt(
+    "runtime",
+    cl::desc("training software: megatron-core (default), megatron-lm, fsdp "
+             "or torchtitan (docs/cost-model.md#runtimes)"),
+    cl::value_desc("R"), cl::sub(evaluateCmd), cl::sub(planCmd),
+    cl::sub(validateCmd), cl::cat(category));
 cl::opt<int64_t> globalBatchOpt("global-batch",
                                 cl::desc("sequences per optimizer step"),
                                 cl::value_desc("B"), cl::init(0),
@@ -109,6 +115,18 @@ std::optional<DType> precisionOption() {
     return std::nullopt;
   }
   return *precision;
+}
+
+std::optional<Runtime> runtimeOption() {
+  if (runtimeOpt.empty())
+    return Runtime::MegatronCore;
+  auto r = parseRuntime(runtimeOpt);
+  if (!r) {
+    fail("--runtime: expected one of " + runtimeNames() + ", got '" +
+         runtimeOpt + "'");
+    return std::nullopt;
+  }
+  return *r;
 }
 
 std::optional<Workload> loadWorkload(mlir::MLIRContext &ctx) {

@@ -178,6 +178,8 @@ std::string planCommandLine(const search::SearchOptions &so) {
                   std::to_string(seqLenOpt);
   if (precisionOpt.getNumOccurrences())
     c += " --precision " + precisionOpt;
+  if (!runtimeOpt.empty())
+    c += " --runtime " + runtimeOpt;
   if (topOpt.getNumOccurrences())
     c += " --top " + std::to_string(so.topK);
   if (!fixOpt.empty())
@@ -230,7 +232,11 @@ int runValidateCases(mlir::MLIRContext &ctx, const search::SearchOptions &base,
       ++failed;
       continue;
     }
-    auto published = evaluate(prof, *cluster, c.config, evalOpt);
+    // The case's own runtime unless --runtime names one for all.
+    EvalOptions caseOpt = evalOpt;
+    if (runtimeOpt.empty())
+      applyRuntime(caseOpt, c.runtime);
+    auto published = evaluate(prof, *cluster, c.config, caseOpt);
     if (!published) {
       llvm::outs() << row << "skipped: published configuration: "
                    << published.message() << "\n";
@@ -241,7 +247,7 @@ int runValidateCases(mlir::MLIRContext &ctx, const search::SearchOptions &base,
     so.globalBatch = c.config.globalBatch;
     so.precision = c.config.precision;
     so.topK = 1;
-    auto res = search::searchPlans(prof, *cluster, so, evalOpt);
+    auto res = search::searchPlans(prof, *cluster, so, caseOpt);
     if (!res) {
       llvm::outs() << row << "error: " << res.message() << "\n";
       ++failed;
@@ -337,6 +343,12 @@ int runPlan(mlir::MLIRContext &ctx) {
     so.pins = *pins;
   }
   EvalOptions evalOpt;
+  if (!runtimeOpt.empty()) {
+    auto runtime = runtimeOption();
+    if (!runtime)
+      return 1;
+    applyRuntime(evalOpt, *runtime);
+  }
   evalOpt.allowTpAcrossNodes = tpAcrossNodesOpt;
   if (isatty(2))
     so.progress = [](double f) {
@@ -428,6 +440,7 @@ int runPlan(mlir::MLIRContext &ctx) {
                << dtypeName(so.precision) << ")\n"
                << "cluster     " << cluster->name << ", "
                << cluster->totalGpus() << " GPUs\n"
+               << "runtime     " << runtimeName(evalOpt.runtime) << "\n"
                << "searched    " << st.configurations << " configurations: "
                << st.evaluations << " full evaluations, " << st.partitions
                << " layer partitions, " << st.prunedByBound

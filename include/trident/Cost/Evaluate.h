@@ -85,10 +85,51 @@ struct ParallelConfig {
   }
 };
 
+/// The training software that runs a plan. The same plan runs at
+/// different speeds under different runtimes: which attention kernel they
+/// call, whether elementwise work runs in fp32, whether the gradient
+/// reduction overlaps the backward. Each runtime is a preset of the
+/// EvalOptions switches below (applyRuntime); docs/cost-model.md#runtimes
+/// gives the sources.
+enum class Runtime : uint8_t {
+  MegatronCore, ///< Megatron-Core / NeMo with Transformer Engine (default)
+  MegatronLm,   ///< Megatron-LM before Megatron-Core (2020-2022)
+  Fsdp,         ///< PyTorch FSDP with AMP autocast (llm-foundry, HF)
+  Torchtitan,   ///< PyTorch FSDP2 with bf16 parameters (torchtitan)
+};
+std::string_view runtimeName(Runtime r);
+/// Inverse of runtimeName; nullopt for an unknown name.
+std::optional<Runtime> parseRuntime(std::string_view name);
+/// Every runtime name, for help texts and error messages.
+std::string runtimeNames();
+
+/// Which fused attention kernel the runtime calls (GpuSpec has both).
+enum class AttentionKernel : uint8_t {
+  Best,            ///< the GPU's best (cuDNN / FlashAttention-3 on Hopper)
+  FlashAttention2, ///< FlashAttention-2 (PyTorch SDPA, flash-attn 2)
+};
+
 /// Modelling switches (defaults model Megatron-Core on current software).
 struct EvalOptions {
+  /// The preset that set the switches below (applyRuntime); reported in
+  /// plans. Changing it alone changes nothing.
+  Runtime runtime = Runtime::MegatronCore;
   bool allowTpAcrossNodes = false;
   bool flashAttention = true; ///< fused attention: no s^2 activations
+  AttentionKernel attentionKernel = AttentionKernel::Best;
+  /// PyTorch AMP autocast: GEMMs run in 16 bits but norms, softmax and the
+  /// residual stream stay in fp32, so non-GEMM traffic moves 4-byte
+  /// elements (Megatron and torchtitan keep them in 16 bits).
+  bool autocast = false;
+  /// What Recompute::Selective recomputes: 0 = the attention core only
+  /// (Korthikanti et al. 2022, Megatron); f > 0 = that share of each
+  /// block's forward, saving the rest (torchtitan's selective AC, 0.5).
+  double selectiveForwardFraction = 0;
+  /// Megatron's selective recompute under fused attention saves nothing
+  /// (no s^2 activations to drop) and only adds time.
+  bool selectiveIsDominated() const {
+    return flashAttention && selectiveForwardFraction <= 0;
+  }
   bool overlapTpComm = false; ///< TP collectives hidden behind GEMMs
   bool overlapGradReduce = true; ///< DP reduce overlaps the last backward
   bool overlapParamGather = false; ///< dist-opt all-gather overlaps forward
@@ -105,6 +146,10 @@ struct EvalOptions {
   /// allocator slack; counted in every stage's buffers.
   double reservedBytes = 1.0e9;
 };
+
+/// Sets the switches `runtime` decides (attention kernel, fused or unfused
+/// attention, autocast, gradient-reduction overlap) and records it.
+void applyRuntime(EvalOptions &options, Runtime runtime);
 
 /// Bytes per parameter of the model states, as the Evaluator counts them.
 struct StateBytesPerParam {
@@ -139,6 +184,7 @@ struct StageBreakdown {
 };
 
 struct Evaluation {
+  Runtime runtime = Runtime::MegatronCore; ///< EvalOptions::runtime
   double iterationSeconds = 0;
   double tokensPerSecond = 0;
   double tokensPerSecondPerGpu = 0;

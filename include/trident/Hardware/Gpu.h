@@ -53,8 +53,12 @@ struct GpuSpec {
   double gemmEfficiency16 = 0.8;
   double gemmEfficiency8 = 0.7;
   double gemmEfficiency32 = 0.7;
-  /// Fused (flash) attention throughput / 16-bit peak.
+  /// Fused (flash) attention throughput / 16-bit peak, with the best
+  /// kernel for this GPU (cuDNN / FlashAttention-3 on Hopper).
   double attentionEfficiency = 0.5;
+  /// The same with FlashAttention-2, the kernel PyTorch-native runtimes
+  /// use; equal to attentionEfficiency where FA2 is the best kernel.
+  double attentionEfficiencyFa2 = 0.5;
   /// Streaming (elementwise, copy) throughput / HBM peak.
   double memBandwidthEfficiency = 0.85;
 

@@ -85,6 +85,9 @@ struct Plan {
   int64_t gpus = 0;      ///< GPUs the plan uses
   std::string clusterNote; ///< "" or e.g. "4 of 8 nodes"
   std::string precision = "bf16";
+  /// The training software the prediction assumes (runtimeName); plans
+  /// written before it existed read as megatron-core.
+  std::string runtime = "megatron-core";
   int64_t globalBatch = 0;
   // parallel
   int64_t dp = 1, tp = 1, pp = 1, cp = 1, ep = 1, etp = 0, vpp = 1;

@@ -32,9 +32,17 @@ struct Case {
   int64_t seqLen = 0;
   ParallelConfig config; ///< parallel sizes, batch, recompute, precision
   double measuredTokensPerSecPerGpu = 0;
+  /// The software the run used: the case's optional `runtime` field, else
+  /// runtimeForSource(sourceGroup).
+  Runtime runtime = Runtime::MegatronCore;
   bool evaluable = false;
   std::string skipReason;
 };
+
+/// The runtime of a source's runs, from what the source says it used
+/// (shared/validation/README.md; docs/validation.md lists the table).
+/// Unknown sources: Megatron-Core.
+Runtime runtimeForSource(std::string_view sourceGroup);
 
 /// Parses cases.json. Errors name the file and the case.
 Result<std::vector<Case>> parseCases(std::string_view text,
@@ -46,6 +54,7 @@ struct CaseResult {
   const Case *c = nullptr;
   enum class Outcome { Evaluated, Skipped, Failed } outcome = Outcome::Skipped;
   std::string reason; ///< skip reason or failure message
+  Runtime runtime = Runtime::MegatronCore; ///< the one it ran under
   double predictedTokensPerSecPerGpu = 0;
   double error = 0; ///< (predicted - measured) / measured
   double mfu = 0;
@@ -79,8 +88,11 @@ std::string renderText(const Report &report);
 std::string renderMarkdown(const Report &report, const std::string &command);
 
 /// Evaluates every case (MLIR-side; defined in ValidationRunner.cpp).
+/// Each case runs under its own runtime (applyRuntime on a copy of
+/// `options`) unless `forceRuntime` names one for all.
 Report runValidation(const std::vector<Case> &cases,
-                     const EvalOptions &options = {});
+                     const EvalOptions &options = {},
+                     std::optional<Runtime> forceRuntime = std::nullopt);
 
 } // namespace trident::validation
 

@@ -481,3 +481,121 @@ TEST_CASE("an Evaluator gives identical results when reused",
     CHECK(fresh->iterationSeconds == first[i]);
   }
 }
+
+//===----------------------------------------------------------------------===//
+// Runtimes (docs/cost-model.md#runtimes)
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("runtime names round-trip and unknown names are refused",
+          "[cost][runtime]") {
+  for (Runtime r : {Runtime::MegatronCore, Runtime::MegatronLm, Runtime::Fsdp,
+                    Runtime::Torchtitan}) {
+    auto back = parseRuntime(runtimeName(r));
+    REQUIRE(back);
+    CHECK(*back == r);
+  }
+  CHECK_FALSE(parseRuntime("deepspeed-2019"));
+  CHECK(runtimeNames().find("torchtitan") != std::string::npos);
+}
+
+TEST_CASE("runtime presets set their switches and nothing else",
+          "[cost][runtime]") {
+  EvalOptions o;
+  o.allowTpAcrossNodes = true; // not a runtime switch: kept
+  applyRuntime(o, Runtime::Fsdp);
+  CHECK(o.runtime == Runtime::Fsdp);
+  CHECK(o.attentionKernel == AttentionKernel::FlashAttention2);
+  CHECK(o.autocast);
+  CHECK(o.allowTpAcrossNodes);
+  applyRuntime(o, Runtime::MegatronLm);
+  CHECK_FALSE(o.flashAttention);
+  CHECK_FALSE(o.overlapGradReduce);
+  CHECK_FALSE(o.autocast); // reset by the new preset
+  CHECK(o.attentionKernel == AttentionKernel::Best);
+  applyRuntime(o, Runtime::Torchtitan);
+  CHECK(o.flashAttention);
+  CHECK(o.selectiveForwardFraction == Approx(0.5));
+  CHECK_FALSE(o.selectiveIsDominated());
+  applyRuntime(o, Runtime::MegatronCore);
+  CHECK(o.selectiveIsDominated());
+  CHECK(o.overlapGradReduce);
+}
+
+TEST_CASE("FlashAttention-2 runtimes are slower on Hopper only",
+          "[cost][runtime]") {
+  // Long sequences so that the attention core matters.
+  LayerProfile p = test::gptProfile("gpt-1.3b", 24, 2048, 16, 8192);
+  ParallelConfig cfg = cfgOf(8, 1, 1, 1, 8);
+  EvalOptions best, fa2;
+  applyRuntime(best, Runtime::MegatronCore);
+  applyRuntime(fa2, Runtime::Torchtitan); // FA2, no autocast
+  Cluster h100 = *parseClusterSpec("dgx-h100:1");
+  Cluster a100 = *parseClusterSpec("dgx-a100-80gb:1");
+  Evaluation hBest = mustEvaluate(p, h100, cfg, best);
+  Evaluation hFa2 = mustEvaluate(p, h100, cfg, fa2);
+  CHECK(hFa2.iterationSeconds > 1.05 * hBest.iterationSeconds);
+  CHECK(hFa2.runtime == Runtime::Torchtitan);
+  // FA2 is Ampere's best kernel: the same prediction.
+  CHECK(mustEvaluate(p, a100, cfg, fa2).iterationSeconds ==
+        Approx(mustEvaluate(p, a100, cfg, best).iterationSeconds));
+  // The catalog's FA2 efficiency on Hopper is 35/75 of the best kernel's
+  // (FlashAttention-3 paper).
+  const GpuSpec &g = h100.groups[0].gpu;
+  CHECK(g.attentionEfficiencyFa2 == Approx(g.attentionEfficiency * 0.35 / 0.75));
+}
+
+TEST_CASE("autocast moves fp32 elementwise traffic", "[cost][runtime]") {
+  LayerProfile p = smallGpt();
+  ParallelConfig cfg = cfgOf(8, 1, 1, 4, 32);
+  Cluster a100 = *parseClusterSpec("dgx-a100-80gb:1");
+  EvalOptions plain, amp;
+  applyRuntime(plain, Runtime::Torchtitan);
+  applyRuntime(amp, Runtime::Fsdp); // same attention on A100, + autocast
+  Evaluation e0 = mustEvaluate(p, a100, cfg, plain);
+  Evaluation e1 = mustEvaluate(p, a100, cfg, amp);
+  double extra = e1.iterationSeconds - e0.iterationSeconds;
+  // More time, but less than the elementwise share could ever be (the
+  // GEMMs dominate a 1.3B model at 8k tokens per micro-batch).
+  CHECK(extra > 0.01 * e0.iterationSeconds);
+  CHECK(extra < 0.5 * e0.iterationSeconds);
+}
+
+TEST_CASE("megatron-lm: unfused attention and an exposed gradient all-reduce",
+          "[cost][runtime]") {
+  LayerProfile p = smallGpt();
+  ParallelConfig cfg = cfgOf(16, 1, 1, 4, 64);
+  Cluster c = *parseClusterSpec("dgx-a100-80gb:2");
+  EvalOptions core, legacy;
+  applyRuntime(core, Runtime::MegatronCore);
+  applyRuntime(legacy, Runtime::MegatronLm);
+  Evaluation a = mustEvaluate(p, c, cfg, core);
+  Evaluation b = mustEvaluate(p, c, cfg, legacy);
+  // The s^2 scores are kept (Korthikanti's 5as/h term) ...
+  CHECK(b.stages[0].activationBytes > 1.2 * a.stages[0].activationBytes);
+  // ... and the all-reduce no longer hides behind the last backward.
+  CHECK(b.dpExposedSeconds > a.dpExposedSeconds);
+  CHECK(b.iterationSeconds > a.iterationSeconds);
+}
+
+TEST_CASE("torchtitan's selective recompute sits between none and full",
+          "[cost][runtime]") {
+  LayerProfile p = smallGpt();
+  Cluster c = *parseClusterSpec("dgx-a100-80gb:1");
+  EvalOptions tt;
+  applyRuntime(tt, Runtime::Torchtitan);
+  auto run = [&](Recompute r) {
+    ParallelConfig cfg = cfgOf(8, 1, 1, 4, 32);
+    cfg.recompute = r;
+    return mustEvaluate(p, c, cfg, tt);
+  };
+  Evaluation none = run(Recompute::None), sel = run(Recompute::Selective),
+             full = run(Recompute::Full);
+  CHECK(sel.iterationSeconds > none.iterationSeconds);
+  CHECK(sel.iterationSeconds < full.iterationSeconds);
+  CHECK(sel.stages[0].activationBytes < none.stages[0].activationBytes);
+  CHECK(sel.stages[0].activationBytes > full.stages[0].activationBytes);
+  // Half a forward recomputed: HFU counts half the block forward FLOPs.
+  double extraSel = sel.hardwareFlopsPerStep - sel.modelFlopsPerStep;
+  double extraFull = full.hardwareFlopsPerStep - full.modelFlopsPerStep;
+  CHECK(extraSel == Approx(0.5 * extraFull).epsilon(1e-9));
+}

@@ -290,3 +290,30 @@ TEST_CASE("calibration parses and overrides the catalog", "[hardware]") {
     CHECK(r.message().find(b.expect) != std::string::npos);
   }
 }
+
+TEST_CASE("cluster.json: the FlashAttention-2 efficiency follows or is given",
+          "[hardware]") {
+  auto one = [](const std::string &overrides) {
+    return parseClusterJson(
+        R"({"groups": [{"preset": "dgx-h100", "nodes": 1, "gpu_overrides": )" +
+            overrides + "}]}",
+        "fa2.json");
+  };
+  Result<Cluster> base = one("{}");
+  REQUIRE(base.isOk());
+  const GpuSpec &g = base->groups[0].gpu;
+  REQUIRE(g.attentionEfficiencyFa2 < g.attentionEfficiency);
+  double ratio = g.attentionEfficiencyFa2 / g.attentionEfficiency;
+  // A new best-kernel efficiency keeps FA2's ratio to it ...
+  Result<Cluster> scaled = one(R"({"attention_efficiency": 0.6})");
+  REQUIRE(scaled.isOk());
+  CHECK(scaled->groups[0].gpu.attentionEfficiencyFa2 == Approx(0.6 * ratio));
+  // ... unless FA2's own is given.
+  Result<Cluster> given =
+      one(R"({"attention_efficiency": 0.6, "attention_efficiency_fa2": 0.5})");
+  REQUIRE(given.isOk());
+  CHECK(given->groups[0].gpu.attentionEfficiencyFa2 == Approx(0.5));
+  Result<Cluster> bad = one(R"({"attention_efficiency_fa2": 1.5})");
+  REQUIRE_FALSE(bad.isOk());
+  CHECK(bad.message().find("attention_efficiency_fa2") != std::string::npos);
+}
