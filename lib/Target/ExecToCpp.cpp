@@ -69,11 +69,15 @@ std::string groupExpr(StringRef name) {
 /// Emits the body of one chunk region.
 class RegionEmitter {
 public:
+  /// Which function a region becomes. Recompute: the forward region again,
+  /// before the backward of a `recompute` chunk (receives read the inputs
+  /// the forward stashed; no sends, no loss).
+  enum class Mode { Forward, Backward, Recompute };
   RegionEmitter(tx::ProgramOp program, tx::ChunkOp chunk,
                 const llvm::StringMap<int> &paramIndex, llvm::raw_ostream &os,
-                bool backward)
+                Mode mode)
       : program(program), chunk(chunk), paramIndex(paramIndex), os(os),
-        backward(backward) {}
+        backward(mode == Mode::Backward), mode(mode) {}
 
   LogicalResult emit(Block &block);
 
@@ -83,8 +87,14 @@ private:
   const llvm::StringMap<int> &paramIndex;
   llvm::raw_ostream &os;
   bool backward;
+  Mode mode;
   DenseMap<Value, std::string> names;
   int counter = 0;
+  int stashed = 0; ///< receives stashed (Forward) or read back (Recompute)
+  /// A forward of a recompute chunk: keep its inputs, not its activations.
+  bool stashing() {
+    return mode == Mode::Forward && chunk.getRecompute();
+  }
 
   std::string fresh(Value v) {
     std::string n = "v" + std::to_string(counter++);
@@ -155,6 +165,8 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
     return success();
   }
   if (auto l = dyn_cast<tx::LossOp>(op)) {
+    if (mode == Mode::Recompute)
+      return success(); // counted by the forward
     os << "    rt::axpy(c.lossSum, " << name(l.getLoss()) << ");\n";
     return success();
   }
@@ -190,6 +202,8 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
     return success();
   }
   if (auto s = dyn_cast<tx::SendOp>(op)) {
+    if (mode == Mode::Recompute)
+      return success(); // sent by the forward
     int64_t peer = s.getPeer();
     os << "    rt::sendAsync(" << name(s.getValue()) << ", "
        << peer % program.getPp() << ", " << tagExpr(peer) << ", "
@@ -197,16 +211,35 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
     return success();
   }
   if (auto r = dyn_cast<tx::RecvOp>(op)) {
+    if (mode == Mode::Recompute) {
+      // What the forward received, not received again.
+      os << "    rt::Tensor " << fresh(r.getResult()) << " = X"
+         << chunk.getIndex() << "[mb][" << stashed++ << "];\n";
+      return success();
+    }
     std::string n = declare(r.getResult());
     os << "    rt::recv(" << n << ", " << r.getPeer() % program.getPp() << ", "
        << tagExpr(self) << ", " << groupExpr("pp") << ");\n";
+    if (stashing()) {
+      // A copy: later ops of the forward may update the received tensor
+      // in place.
+      os << "    X" << chunk.getIndex() << "[mb].push_back(" << n
+         << ".clone());\n";
+      ++stashed;
+    }
     return success();
   }
   if (auto save = dyn_cast<tx::SaveOp>(op)) {
+    if (stashing()) {
+      os << "    // Recomputed before the backward: nothing kept here.\n";
+      return success();
+    }
     os << "    S" << chunk.getIndex() << "[mb] = {";
     for (auto [i, v] : llvm::enumerate(save.getValues()))
       os << (i ? ", " : "") << name(v);
     os << "};\n";
+    if (mode == Mode::Recompute)
+      os << "    X" << chunk.getIndex() << "[mb].clear();\n";
     return success();
   }
   if (isa<tx::EndOp>(op))
@@ -731,17 +764,34 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
     }
     for (int i = 0; i < numChunks; ++i)
       os << "    S" << i << ".resize(kMicroBatches);\n";
+    for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>())
+      if (chunk.getRecompute())
+        os << "    X" << chunk.getIndex() << ".resize(kMicroBatches);\n";
     os << "  }\n\n";
+    using Mode = RegionEmitter::Mode;
     for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>()) {
       int64_t c = chunk.getIndex();
       os << "  /// Forward of local chunk " << c << " (model chunk "
-         << chunk.getGlobalIndex() << ").\n  void forward" << c
-         << "(int mb) {\n";
-      RegionEmitter f(program, chunk, paramIndex, os, /*backward=*/false);
+         << chunk.getGlobalIndex() << ")"
+         << (chunk.getRecompute() ? ", recomputed before its backward" : "")
+         << ".\n  void forward" << c << "(int mb) {\n";
+      RegionEmitter f(program, chunk, paramIndex, os, Mode::Forward);
       if (failed(f.emit(chunk.getForward().front())))
         return failure();
-      os << "  }\n\n  void backward" << c << "(int mb) {\n";
-      RegionEmitter b(program, chunk, paramIndex, os, /*backward=*/true);
+      os << "  }\n\n";
+      if (chunk.getRecompute()) {
+        os << "  /// Chunk " << c << "'s forward again, from its stashed "
+           << "inputs: rebuilds S" << c << "[mb].\n  void recompute" << c
+           << "(int mb) {\n";
+        RegionEmitter r(program, chunk, paramIndex, os, Mode::Recompute);
+        if (failed(r.emit(chunk.getForward().front())))
+          return failure();
+        os << "  }\n\n";
+      }
+      os << "  void backward" << c << "(int mb) {\n";
+      if (chunk.getRecompute())
+        os << "    recompute" << c << "(mb);\n";
+      RegionEmitter b(program, chunk, paramIndex, os, Mode::Backward);
       if (failed(b.emit(chunk.getBackward().front())))
         return failure();
       os << "  }\n\n";
@@ -786,6 +836,12 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
     for (int i = 0; i < numChunks; ++i)
       os << "  /// Saved activations of chunk " << i << ", per micro-batch.\n"
          << "  std::vector<std::vector<rt::Tensor>> S" << i << ";\n";
+    for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>())
+      if (chunk.getRecompute())
+        os << "  /// What chunk " << chunk.getIndex()
+           << " received, per micro-batch (recompute).\n"
+           << "  std::vector<std::vector<rt::Tensor>> X" << chunk.getIndex()
+           << ";\n";
     os << "};\n} // namespace\n\n";
   }
 

@@ -41,7 +41,7 @@ done
 build="$(cd "$build" && pwd)"
 if [ ${#plans[@]} -eq 0 ]; then
   plans=(dp2 tp2 pp2 tp2-sp pp4-vpp2 dp2-tp2-pp2 zero1 zero3 pp2-uneven-3-1
-         tp2-pp2 gpipe-pp2)
+         tp2-pp2 gpipe-pp2 recompute-tp2-pp2 recompute-zero3)
 fi
 command -v mpirun >/dev/null || { echo "run-e2e: SKIP: mpirun not found"; exit 77; }
 trident="$build/bin/trident"

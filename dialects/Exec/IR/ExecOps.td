@@ -133,11 +133,22 @@ def TExec_ChunkOp : TExec_Op<"chunk", [HasParent<"StageOp">]> {
       texec.end
     }
     ```
+
+    With `recompute` (full activation recomputation, Chen et al. 2016,
+    "Training Deep Nets with Sublinear Memory Cost"; Megatron-LM's
+    `--recompute-granularity full`) a backend keeps only what the forward
+    received (`texec.recv` results; the data inputs are re-read) between
+    the forward and the backward, and re-runs the forward region right
+    before the backward region, without its sends, receives and loss
+    accumulation, to rebuild the `texec.save` operands. The region
+    semantics are unchanged: the forward must be deterministic (the
+    lowering refuses dropout).
   }];
-  let arguments = (ins I64Attr:$index);
+  let arguments = (ins I64Attr:$index, UnitAttr:$recompute);
   let regions = (region SizedRegion<1>:$forward, SizedRegion<1>:$backward);
   let assemblyFormat = [{
-    $index attr-dict-with-keyword `forward` $forward `backward` $backward
+    $index (`recompute` $recompute^)? attr-dict-with-keyword `forward`
+    $forward `backward` $backward
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

@@ -914,9 +914,23 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
   if (plan.ep != 1)
     return fail("plan 'parallel.ep' = " + std::to_string(plan.ep) +
                 ": expert parallelism is not lowered yet (use ep = 1)");
-  if (plan.recompute != "none")
+  // Full recomputation is lowered per stage (texec.chunk `recompute`);
+  // selective (the attention core only) is not.
+  auto stageRecompute = [&](int64_t s) -> const std::string & {
+    return size_t(s) < plan.stages.size() ? plan.stages[size_t(s)].recompute
+                                          : plan.recompute;
+  };
+  if (plan.recompute != "none" && plan.recompute != "full")
     return fail("plan 'recompute' = '" + plan.recompute +
-                "': activation recomputation is not lowered yet (use none)");
+                "': selective recomputation is not lowered yet (use none or "
+                "full)");
+  for (int64_t s = 0; s < int64_t(plan.stages.size()); ++s)
+    if (plan.stages[size_t(s)].recompute != "none" &&
+        plan.stages[size_t(s)].recompute != "full")
+      return fail("plan 'stages[" + std::to_string(s) + "].recompute' = '" +
+                  plan.stages[size_t(s)].recompute +
+                  "': selective recomputation is not lowered yet (use none "
+                  "or full)");
   if (plan.dp * plan.microBatchSize * plan.numMicroBatches != plan.globalBatch)
     return fail("plan 'global_batch' (" + std::to_string(plan.globalBatch) +
                 ") must equal dp * micro_batch_size * num_micro_batches (" +
@@ -1026,6 +1040,8 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
       int64_t g = c * plan.pp + s;
       b.setInsertionPointToEnd(&sbody);
       auto chunk = tx::ChunkOp::create(b, loc, i64(c));
+      if (stageRecompute(s) == "full")
+        chunk.setRecompute(true);
       ChunkLowering lowering(st, stage, chunk, decls, lastDecl);
       ArrayRef<BlockRef> mine(blocks.begin() + chunkBegin[g],
                               blocks.begin() + chunkBegin[g + 1]);
