@@ -16,11 +16,11 @@
 #
 # What it finds (this tree's cost model; docs/planner.md, "Heterogeneous
 # clusters: measured"): the mixed cluster beats both halves alone,
-# 54263 tokens/s against 39636 (H100 only) and 13440 (A100 only), with the
-# A100 group first serving 20 of the 80 layers and the H100 group the
-# other 60 (pp 2, dp 16, cp 2, ZeRO-3). That is 1.37x the H100 nodes
-# alone and 1.02x the two halves' sum (53076); per GPU the mix (848
-# tokens/s) stays below the H100 nodes alone (1239). Other batches and
+# 55983 tokens/s against 40189 (H100 only) and 14767 (A100 only), with the
+# A100 group first serving 21 of the 80 layers and the H100 group the
+# other 59 (pp 2, dp 16, cp 2, ZeRO-3). That is 1.39x the H100 nodes
+# alone and 1.02x the two halves' sum (54956); per GPU the mix (875
+# tokens/s) stays below the H100 nodes alone (1256). Other batches and
 # models (table in docs/planner.md): the mix beat both halves in every case
 # tried, but not always their sum (Llama-3-8B, batch 32: 0.95x, where the
 # GPU types share data parallelism through data shares), and only the
@@ -30,7 +30,7 @@
 # Expected output shape: the cluster.json; three plan tables (header
 # "model llama_3_70b (seq 4096, global batch 512, bf16)", the cluster
 # line, plan #1; the mixed one ends its row with "(groups in order
-# dgx-a100-80gb, dgx-h100)" and gives "layers per stage [20,60]"); then
+# dgx-a100-80gb, dgx-h100)" and gives "layers per stage [21,59]"); then
 # "predicted tokens/s", one line per cluster, the ratio of the mixed
 # cluster to each half and "mixed beats both: yes" (or "no").
 #

@@ -28,11 +28,12 @@ int main(int argc, char **argv) {
       "                   --micro-batch N [--recompute none|selective|full]\n"
       "                   [--sequence-parallel] [--zero 0..3]\n"
       "                   [--precision bf16|fp16|fp8] [--json]\n"
+      "                   [--runtime megatron-core|megatron-lm|fsdp|torchtitan]\n"
       "                   [--trace trace.json]\n"
       "  trident plan     --model M --cluster C --global-batch B --seq-len S\n"
       "                   [--precision P] [--top K] [--fix tp=8,pp=16,...]\n"
       "                   [--max-memory-fraction F] [--price-per-gpu-hour P]\n"
-      "                   [--threads N] [--json] [-o plan.json]\n"
+      "                   [--threads N] [--json] [-o plan.json] [--runtime R]\n"
       "                   [--export megatron|deepspeed|torchtitan]\n"
       "                   [--trace trace.json] [--report report.html]\n"
       "  trident export   --plan plan.json --to megatron|deepspeed|torchtitan\n"
@@ -42,6 +43,7 @@ int main(int argc, char **argv) {
       "                   [--lr F]\n"
       "  trident validate-plan --plan plan.json [--schema schema.json]\n"
       "  trident validate [--cases cases.json] [--write-doc docs/validation.md]\n"
+      "                   [--runtime R]\n"
       "\nExit codes: 0 success; 1 bad input (the message names it); 2 bad\n"
       "usage; 3 the configuration does not fit / nothing fits.\n");
   mlir::DialectRegistry registry;
