@@ -256,7 +256,8 @@ Value Builder::attention(Value x, int64_t layer) {
     op = AttentionOp::create(b, loc, withWidth(q, h * vHeadDim), q, k, v, kRope, sinks,
                              b.getI64IntegerAttr(h), b.getI64IntegerAttr(h),
                              b.getI64IntegerAttr(headDim), IntegerAttr(),
-                             nullptr, IntegerAttr(), IntegerAttr(), FloatAttr());
+                             nullptr, IntegerAttr(), IntegerAttr(), FloatAttr(),
+                             FloatAttr());
     op.setVHeadDimAttr(b.getI64IntegerAttr(vHeadDim));
   } else {
     q = linear(x, "attn.q_proj", h * headDim, cfg.qkvBias, TpRole::Column,
@@ -276,14 +277,18 @@ Value Builder::attention(Value x, int64_t layer) {
     op = AttentionOp::create(b, loc, withWidth(q, h * headDim), q, k, v, Value(), sinks,
                              b.getI64IntegerAttr(h), b.getI64IntegerAttr(kv),
                              b.getI64IntegerAttr(headDim), IntegerAttr(),
-                             nullptr, IntegerAttr(), IntegerAttr(), FloatAttr());
+                             nullptr, IntegerAttr(), IntegerAttr(), FloatAttr(),
+                             FloatAttr());
   }
   if (cfg.causal)
     op.setCausal(true);
   if (cfg.isSlidingLayer(layer))
     op.setWindowAttr(b.getI64IntegerAttr(cfg.slidingWindow));
-  if (rotary > 0)
+  if (rotary > 0) {
     op.setRotaryDimAttr(b.getI64IntegerAttr(rotary));
+    if (cfg.ropeTheta != 10000.0)
+      op.setRopeThetaAttr(b.getF64FloatAttr(cfg.ropeTheta));
+  }
   if (cfg.dropout > 0)
     op.setDropoutAttr(b.getF64FloatAttr(cfg.dropout));
   return linear(op.getResult(), "attn.o_proj", cfg.hidden, cfg.outBias,

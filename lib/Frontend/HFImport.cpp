@@ -719,6 +719,10 @@ void parseLlamaLike(Reader &r, ModelConfig &c, Arch arch,
 /// Keys that apply to every architecture: dtype, dropout, and the
 /// cases.json shape overrides.
 void parseCommon(Reader &r, ModelConfig &c) {
+  // RoPE base (RoFormer's 10000 unless given; GPT-NeoX spells it
+  // rotary_emb_base). rope_scaling is not modelled (docs/frontends.md).
+  if (!r.optNumber("rope_theta", c.ropeTheta, 1, 1e12, false))
+    r.optNumber("rotary_emb_base", c.ropeTheta, 1, 1e12, false);
   std::string dtype;
   if (r.optString("torch_dtype", dtype) || r.optString("dtype", dtype)) {
     std::optional<DType> t = parseDType(dtype);

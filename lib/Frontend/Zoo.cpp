@@ -80,6 +80,9 @@ ModelConfig mixtral8x7b() {
   c.moe.numExperts = 8;
   c.moe.topK = 2;
   c.moe.expertFfn = 14336;
+  // RoPE base 1e6: "rope_theta": 1000000.0 in the released config.json of
+  // mistralai/Mixtral-8x7B-v0.1.
+  c.ropeTheta = 1000000.0;
   return c;
 }
 
@@ -215,19 +218,28 @@ const std::vector<std::pair<std::string, Builder>> &zoo() {
       // model dim, FFN dim, heads, 8 kv heads; vocabulary 128,256 with the
       // special tokens (HF config); pre-trained on 8K sequences; Llama 3
       // supports 8K positions, Llama 3.1 128K.
+      // RoPE base 500,000 ("We increase the RoPE base frequency
+      // hyperparameter to 500,000", same paper, Section 3.2.1).
       {"llama-3-8b",
        [] {
-         return llama("llama-3-8b", 128256, 4096, 32, 32, 8, 14336, 8192, 8192);
+         ModelConfig c = llama("llama-3-8b", 128256, 4096, 32, 32, 8, 14336,
+                               8192, 8192);
+         c.ropeTheta = 500000.0;
+         return c;
        }},
       {"llama-3-70b",
        [] {
-         return llama("llama-3-70b", 128256, 8192, 80, 64, 8, 28672, 8192,
-                      8192);
+         ModelConfig c = llama("llama-3-70b", 128256, 8192, 80, 64, 8, 28672,
+                               8192, 8192);
+         c.ropeTheta = 500000.0;
+         return c;
        }},
       {"llama-3.1-405b",
        [] {
-         return llama("llama-3.1-405b", 128256, 16384, 126, 128, 8, 53248,
-                      131072, 8192);
+         ModelConfig c = llama("llama-3.1-405b", 128256, 16384, 126, 128, 8,
+                               53248, 131072, 8192);
+         c.ropeTheta = 500000.0;
+         return c;
        }},
       {"mixtral-8x7b", mixtral8x7b},
       {"bert-large", bertLarge},

@@ -38,6 +38,26 @@ inline void check(bool cond, const char *fn, const std::string &message) {
 }
 std::string shapeToString(const std::vector<int64_t> &shape);
 
+/// Argument checks of ropeApply, shared by the backends.
+inline void checkRope(const Tensor &y, const Tensor &x, int64_t seq,
+                      int64_t heads, int64_t headDim, int64_t rotaryDim,
+                      double theta, const char *fn) {
+  check(seq > 0 && heads > 0 && headDim > 0, fn,
+        "seq, heads and headDim must be positive");
+  check(rotaryDim > 0 && rotaryDim <= headDim && rotaryDim % 2 == 0, fn,
+        "rotaryDim " + std::to_string(rotaryDim) +
+            " must be even and within headDim " + std::to_string(headDim));
+  check(theta > 1, fn, "theta must exceed 1");
+  check(y.numel() == x.numel(), fn,
+        "sizes differ: " + y.shapeString() + " vs " + x.shapeString());
+  check(x.numel() % (heads * headDim) == 0 &&
+            (x.numel() / (heads * headDim)) % seq == 0,
+        fn,
+        "x " + x.shapeString() + " is not whole sequences of " +
+            std::to_string(seq) + " rows of " + std::to_string(heads) +
+            " heads x " + std::to_string(headDim));
+}
+
 /// The group's implementation, or an error naming `fn` for an empty Group.
 Group::Impl &groupImpl(const Group &g, const char *fn);
 /// Same, and also an error if this rank is not a member (size() == 0).

@@ -396,6 +396,13 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
        << ");\n";
     return success();
   }
+  if (k == "rope" || k == "rope_bwd") {
+    os << "    rt::ropeApply(" << out2[0] << ", " << in2(0) << ", " << seq
+       << ", " << cfgInt("heads") << ", " << cfgInt("head_dim") << ", "
+       << cfgInt("rotary_dim") << ", " << cfgFloat("theta") << ", "
+       << (k == "rope_bwd" ? "true" : "false") << ");\n";
+    return success();
+  }
   if (k == "attention" || k == "attention_bwd") {
     Value q = op.getInputs()[k == "attention" ? 0 : 1];
     auto qt = cast<RankedTensorType>(q.getType());

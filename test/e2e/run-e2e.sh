@@ -2,10 +2,12 @@
 #===- run-e2e.sh - Emitted tiny-gpt programs against the single-rank run ---===#
 #
 # For each plan in test/e2e/plans: `trident emit` the training program of
-# tiny-gpt, compile its main.cpp against the prebuilt runtime (built once by
+# its model (tiny-gpt from the zoo; tiny-llama from models/: RoPE, RMSNorm,
+# SwiGLU, GQA), compile its main.cpp against the prebuilt runtime (built once by
 # the main build), run it with mpirun for 3 Adam steps on the fixed
 # synthetic data, and check with trident-compare-params that every step's
-# loss and every final parameter equal the single-rank run (plans/single.json):
+# loss and every final parameter equal the single-rank run of the same model
+# (plans/single.json, plans/tiny-llama-single.json):
 # losses within --rtol (default 1e-5) relative; parameters within --rtol
 # relative plus --atol (default 1e-5 = lr / 100) absolute. The absolute
 # floor is needed because Adam divides each gradient by its own magnitude:
@@ -41,7 +43,8 @@ done
 build="$(cd "$build" && pwd)"
 if [ ${#plans[@]} -eq 0 ]; then
   plans=(dp2 tp2 pp2 tp2-sp pp4-vpp2 dp2-tp2-pp2 zero1 zero3 pp2-uneven-3-1
-         tp2-pp2 gpipe-pp2 recompute-tp2-pp2 recompute-zero3)
+         tp2-pp2 gpipe-pp2 recompute-tp2-pp2 recompute-zero3
+         tiny-llama-tp2-sp tiny-llama-pp2)
 fi
 command -v mpirun >/dev/null || { echo "run-e2e: SKIP: mpirun not found"; exit 77; }
 trident="$build/bin/trident"
@@ -83,12 +86,26 @@ ranks() {
     awk 'BEGIN{n=1}{n*=$1}END{print n}'
 }
 
+# model PLAN: the plan's "model"; a config in models/ when there is one
+# (tiny-llama), else the zoo name (tiny-gpt).
+model() {
+  local m
+  m="$(sed -n 's/^  "model": "\(.*\)",$/\1/p' "$here/plans/$1.json")"
+  if [ -f "$here/models/$m.json" ]; then echo "$here/models/$m.json"; else echo "$m"; fi
+}
+# reference PLAN: the single-rank plan of the same model.
+reference() {
+  local m
+  m="$(sed -n 's/^  "model": "\(.*\)",$/\1/p' "$here/plans/$1.json")"
+  if [ "$m" = tiny-gpt ]; then echo single; else echo "$m-single"; fi
+}
+
 # run PLAN: emit, compile, run; leaves $work/PLAN/{log,dump}.
 run() {
   local p="$1" d="$work/$1" n
   n="$(ranks "$p")"
   mkdir -p "$d"
-  "$trident" emit --plan "$here/plans/$p.json" --model tiny-gpt \
+  "$trident" emit --plan "$here/plans/$p.json" --model "$(model "$p")" \
     --backend "$backend" --emit cpp -o "$d/main.cpp"
   compile "$d/main.cpp" "$d/train"
   rm -rf "$d/dump"
@@ -102,10 +119,16 @@ printf '%-16s %5s  %-44s %s\n' single 1 \
   "$(awk '/^step/{printf "%s ", $4}' "$work/single/log")" reference
 fail=0
 for p in "${plans[@]}"; do
+  ref="$(reference "$p")"
+  if [ ! -f "$work/$ref/log" ]; then
+    run "$ref" > /dev/null
+    printf '%-16s %5s  %-44s %s\n' "$ref" 1 \
+      "$(awk '/^step/{printf "%s ", $4}' "$work/$ref/log")" reference
+  fi
   n="$(run "$p")"
-  if "$compare" --losses "$work/single/log" "$work/$p/log" --rtol "$rtol" \
+  if "$compare" --losses "$work/$ref/log" "$work/$p/log" --rtol "$rtol" \
        > "$work/$p/compare-losses" 2>&1 &&
-     "$compare" "$work/single/dump" "$work/$p/dump" --rtol "$rtol" --atol "$atol" \
+     "$compare" "$work/$ref/dump" "$work/$p/dump" --rtol "$rtol" --atol "$atol" \
        > "$work/$p/compare-params" 2>&1; then
     result="match: $(sed -n 's/^OK: 3 steps, worst relative difference \([^ ]*\).*/loss rel. diff \1/p' "$work/$p/compare-losses"), $(sed -n 's/.*|diff| \/ bound = \([^)]*\)).*/param diff\/bound \1/p' "$work/$p/compare-params")"
   else

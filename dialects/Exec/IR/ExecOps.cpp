@@ -54,6 +54,7 @@ const StringRef kBias[] = {"bias_axis"};
 const StringRef kHeads[] = {"heads", "kv_heads", "head_dim"};
 const StringRef kScale[] = {"grad_scale"};
 const StringRef kApprox[] = {"approximate"};
+const StringRef kRope[] = {"heads", "head_dim", "rotary_dim", "theta"};
 
 // Activations are [micro-batch, sequence, features]; the emitter flattens
 // them to the runtime's [tokens, features]. Parameter gradients a kernel
@@ -81,6 +82,8 @@ const KernelInfo kKernels[] = {
     {"swiglu_bwd", 3, 2, {}, {}},             // dy, gate, up -> dgate, dup
     {"add", 2, 1, {}, {}},
     {"mul", 2, 1, {}, {}},
+    {"rope", 1, 1, kRope, {}},                // x -> x rotated (RoPE)
+    {"rope_bwd", 1, 1, kRope, {}},            // dy -> dx (inverse rotation)
     {"attention", 3, 2, kHeads, {}},          // q, k, v -> out, probs
     {"attention_bwd", 5, 3, kHeads, {}},      // dy, q, k, v, probs -> dq, dk, dv
     {"cross_entropy", 2, 2, {}, kVocab},      // logits, labels -> loss_sum, lse
@@ -429,6 +432,26 @@ LogicalResult KernelOp::verify() {
                                << "' must name a grid axis (dp, tp, pp)";
       }
     }
+  }
+  if (getName() == "rope" || getName() == "rope_bwd") {
+    auto heads = dyn_cast<IntegerAttr>(config.get("heads"));
+    auto dim = dyn_cast<IntegerAttr>(config.get("head_dim"));
+    auto rot = dyn_cast<IntegerAttr>(config.get("rotary_dim"));
+    auto theta = dyn_cast<FloatAttr>(config.get("theta"));
+    if (!heads || !dim || !rot || !theta || heads.getInt() <= 0 ||
+        dim.getInt() <= 0 || rot.getInt() <= 0 ||
+        rot.getInt() % 2 != 0 || rot.getInt() > dim.getInt() ||
+        theta.getValueAsDouble() <= 1)
+      return emitOpError() << "kernel '" << getName()
+                           << "' needs integer heads, head_dim > 0, an even "
+                              "rotary_dim in (0, head_dim] and a float theta "
+                              "> 1";
+    auto t = cast<RankedTensorType>(getInputs()[0].getType());
+    if (t.getShape().back() != heads.getInt() * dim.getInt() ||
+        getInputs()[0].getType() != getResults()[0].getType())
+      return emitOpError() << "kernel '" << getName()
+                           << "' needs a result of the input's type whose "
+                              "last dimension is heads * head_dim";
   }
   if (getName() == "add" || getName() == "mul") {
     if (getInputs()[0].getType() != getInputs()[1].getType() ||

@@ -309,7 +309,8 @@ def TGraph_AttentionOp : TGraph_ComputeOp<"attention", [AttrSizedOperandSegments
     seq x kv_heads*v_head_dim). `num_kv_heads` < `num_heads` is GQA (1 is
     MQA). `causal` masks the future, `window` > 0 limits attention to the
     last `window` positions, `rotary_dim` > 0 rotates that many dimensions
-    of each q/k head (RoPE), `dropout` is the attention-probability dropout,
+    of each q/k head (RoPE, base `rope_theta`, the "rotate half" pairing of
+    GPT-NeoX and Llama), `dropout` is the attention-probability dropout,
     and the optional `sinks` parameter holds one learned logit per head.
     With `rope_key` (multi-head latent attention, DeepSeek-V2/V3), `k`
     holds only the non-rotary part of each key head and `rope_key` (batch x
@@ -331,7 +332,8 @@ def TGraph_AttentionOp : TGraph_ComputeOp<"attention", [AttrSizedOperandSegments
                        UnitAttr:$causal,
                        DefaultValuedAttr<I64Attr, "0">:$window,
                        DefaultValuedAttr<I64Attr, "0">:$rotary_dim,
-                       DefaultValuedAttr<F64Attr, "0.0">:$dropout);
+                       DefaultValuedAttr<F64Attr, "0.0">:$dropout,
+                       DefaultValuedAttr<F64Attr, "10000.0">:$rope_theta);
   let results = (outs TGraph_FloatTensor:$result);
   let assemblyFormat = [{
     $q `,` $k `,` $v (`rope_key` $k_rope^)? (`sinks` $sinks^)? attr-dict `:`

@@ -110,6 +110,7 @@ struct ModelConfig {
   bool finalNorm = true;
   PositionKind position = PositionKind::Learned;
   double rotaryPct = 1.0; ///< fraction of head_dim rotated (NeoX partial)
+  double ropeTheta = 10000.0; ///< RoPE base (RoFormer, Su et al. 2021)
   bool tieEmbeddings = true;
   bool causal = true;
 

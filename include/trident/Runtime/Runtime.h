@@ -339,6 +339,16 @@ void swigluForward(Tensor &y, const Tensor &gate, const Tensor &up);
 void swigluBackward(Tensor &dgate, Tensor &dup, const Tensor &dy,
                     const Tensor &gate, const Tensor &up);
 
+/// Rotary position embedding (RoFormer, Su et al. 2021) with the "rotate
+/// half" pairing of GPT-NeoX and Llama: x and y are [batch*seq,
+/// heads*headDim] (row r holds position r % seq); in every head,
+/// dimensions i and i + rotaryDim/2 (i < rotaryDim/2) turn by the angle
+/// p * theta^(-2i/rotaryDim); dimensions from rotaryDim on pass through.
+/// inverse = true turns by the opposite angle: the rotation's transpose,
+/// which is the backward (dx = ropeApply(dy, inverse)). y may alias x.
+void ropeApply(Tensor &y, const Tensor &x, int64_t seq, int64_t heads,
+               int64_t headDim, int64_t rotaryDim, double theta, bool inverse);
+
 /// Shape of a causal self-attention call on local heads.
 struct AttentionDims {
   int64_t batch = 1, seq = 1;

@@ -650,12 +650,16 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
   if (!op.getCausal())
     return op.emitError("texec lowering: only causal attention has a "
                         "runtime kernel");
-  if (op.getWindow() != 0 || op.getRotaryDim() != 0 || op.getSinks() ||
-      op.getKRope() || op.getDropout().convertToDouble() != 0.0 ||
-      op.getVHeadDim())
+  if (op.getWindow() != 0 || op.getSinks() || op.getKRope() ||
+      op.getDropout().convertToDouble() != 0.0 || op.getVHeadDim())
     return op.emitError("texec lowering: attention with a sliding window, "
-                        "rotary embedding, sinks, latent keys, dropout or a "
-                        "separate value head size has no runtime kernel");
+                        "sinks, latent keys, dropout or a separate value "
+                        "head size has no runtime kernel");
+  const int64_t rot = op.getRotaryDim();
+  if (rot != 0 && (rot < 0 || rot % 2 != 0 || rot > op.getHeadDim()))
+    return op.emitError() << "texec lowering: rotary_dim " << rot
+                          << " must be even and at most head_dim "
+                          << op.getHeadDim();
   int64_t heads = op.getNumHeads(), kv = op.getNumKvHeads();
   if (tpOn() && (heads % st.tp != 0 || kv % st.tp != 0))
     return op.emitError() << "texec lowering: " << heads << " heads and "
@@ -684,6 +688,29 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
       cfg("kv_heads", IntegerAttr::get(IntegerType::get(ctx(), 64), localKv)),
       cfg("head_dim",
           IntegerAttr::get(IntegerType::get(ctx(), 64), op.getHeadDim()))};
+  if (rot > 0) {
+    // RoPE on the local q and k heads (every position is on this rank: no
+    // context parallelism); the backward turns the gradients back.
+    auto i64a = [&](int64_t v) {
+      return IntegerAttr::get(IntegerType::get(ctx(), 64), v);
+    };
+    for (int which = 0; which < 2; ++which) {
+      SmallVector<NamedAttribute> rc = {
+          cfg("heads", i64a(which == 0 ? local : localKv)),
+          cfg("head_dim", i64a(op.getHeadDim())), cfg("rotary_dim", i64a(rot)),
+          cfg("theta", op.getRopeThetaAttr())};
+      Value in = qkv[which].v;
+      Value rotated = kernel(fb, "rope", {in}, {in.getType()}, rc)[0];
+      qkv[which].v = rotated;
+      tape.push_back([=, this]() -> LogicalResult {
+        Value dy = takeGrad(rotated);
+        if (!dy)
+          return success();
+        addGrad(in, kernel(bb, "rope_bwd", {dy}, {in.getType()}, rc)[0]);
+        return success();
+      });
+    }
+  }
   auto r = kernel(fb, "attention", {qkv[0].v, qkv[1].v, qkv[2].v},
                   {*outType, f32({st.mbs, local, st.seq, st.seq})}, config);
   env[op.getResult()] = {r[0], tpOn() ? Dist::Last : Dist::Rep};

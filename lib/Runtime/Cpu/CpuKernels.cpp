@@ -208,6 +208,39 @@ void swigluBackward(Tensor &dgate, Tensor &dup, const Tensor &dy,
 }
 
 //===----------------------------------------------------------------------===//
+// Rotary position embedding
+//===----------------------------------------------------------------------===//
+
+void ropeApply(Tensor &y, const Tensor &x, int64_t seq, int64_t heads,
+               int64_t headDim, int64_t rotaryDim, double theta,
+               bool inverse) {
+  const char *fn = "ropeApply";
+  detail::checkRope(y, x, seq, heads, headDim, rotaryDim, theta, fn);
+  if (!x.numel())
+    return;
+  const int64_t rows = x.numel() / (heads * headDim), half = rotaryDim / 2;
+  const float *in = x.f32();
+  float *out = y.f32();
+  for (int64_t r = 0; r < rows; ++r) {
+    const double pos = double(r % seq);
+    for (int64_t h = 0; h < heads; ++h) {
+      const int64_t base = (r * heads + h) * headDim;
+      for (int64_t i = 0; i < half; ++i) {
+        double angle = pos * std::pow(theta, -2.0 * double(i) / double(rotaryDim));
+        float c = float(std::cos(angle));
+        float sn = float(inverse ? -std::sin(angle) : std::sin(angle));
+        float a = in[base + i], b = in[base + i + half];
+        out[base + i] = a * c - b * sn;
+        out[base + i + half] = b * c + a * sn;
+      }
+      if (out != in)
+        for (int64_t i = rotaryDim; i < headDim; ++i)
+          out[base + i] = in[base + i];
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
 // Embedding
 //===----------------------------------------------------------------------===//
 

@@ -135,6 +135,29 @@ __global__ void kSwigluBwd(float *dg, float *du, const float *dy,
     dg[i] = dy[i] * b[i] * s * (1.0f + a[i] * (1.0f - s));
   }
 }
+// One thread per rotated pair (row, head, i < rot/2); the pass-through
+// dimensions are copied by the threads of i >= rot/2 up to headDim - rot/2.
+__global__ void kRope(float *y, const float *x, int64_t rows, int64_t seq,
+                      int64_t heads, int64_t headDim, int64_t rot,
+                      double theta, bool inverse) {
+  const int64_t half = rot / 2, perHead = headDim - half;
+  GRID_STRIDE(t, rows * heads * perHead) {
+    int64_t i = t % perHead, rh = t / perHead;
+    int64_t r = rh / heads;
+    int64_t base = rh * headDim;
+    if (i < half) {
+      double angle = double(r % seq) * pow(theta, -2.0 * double(i) / double(rot));
+      float c = float(cos(angle));
+      float sn = float(inverse ? -sin(angle) : sin(angle));
+      float a = x[base + i], b = x[base + i + half];
+      y[base + i] = a * c - b * sn;
+      y[base + i + half] = b * c + a * sn;
+    } else {
+      int64_t d = i + half; // rot .. headDim - 1
+      y[base + d] = x[base + d];
+    }
+  }
+}
 __global__ void kAdam(float *p, const float *g, float *m, float *v, int64_t n,
                       float lr, float b1, float b2, float eps, float wd,
                       float bc1, float bc2) {
@@ -512,6 +535,20 @@ void swigluBackward(Tensor &dgate, Tensor &dup, const Tensor &dy,
     return;
   kSwigluBwd<<<blocksFor(gate.numel()), kThreads, 0, stream()>>>(
       dgate.f32(), dup.f32(), dy.f32(), gate.f32(), up.f32(), gate.numel());
+  launched(fn);
+}
+
+void ropeApply(Tensor &y, const Tensor &x, int64_t seq, int64_t heads,
+               int64_t headDim, int64_t rotaryDim, double theta,
+               bool inverse) {
+  const char *fn = "ropeApply";
+  detail::checkRope(y, x, seq, heads, headDim, rotaryDim, theta, fn);
+  if (!x.numel())
+    return;
+  int64_t rows = x.numel() / (heads * headDim);
+  int64_t work = rows * heads * (headDim - rotaryDim / 2);
+  kRope<<<blocksFor(work), kThreads, 0, stream()>>>(
+      y.f32(), x.f32(), rows, seq, heads, headDim, rotaryDim, theta, inverse);
   launched(fn);
 }
 

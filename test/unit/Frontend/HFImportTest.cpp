@@ -103,6 +103,12 @@ TEST_CASE("Llama configs: RMSNorm, RoPE, SwiGLU, GQA, dtype, seqLen cap",
   CHECK(c.maxPositions == 8192);
   CHECK(c.seqLen == 4096); // capped
   CHECK(c.dropout == 0.0);
+  CHECK(c.ropeTheta == 500000.0); // rope_theta
+  // RoFormer's base 10000 without it; a base must exceed 1.
+  CHECK(parseOk(edited("llama-3-8b.json", {{"rope_theta", nullptr}}))
+            .ropeTheta == 10000.0);
+  CHECK(contains(parseError(edited("llama-3-8b.json", {{"rope_theta", 0.5}})),
+                 "rope_theta"));
 
   CHECK(loadModel("llama-2-7b.json").dtype == DType::F16);
   // Without torch_dtype the default is bf16; newer configs say "dtype".

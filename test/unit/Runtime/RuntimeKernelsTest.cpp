@@ -317,6 +317,49 @@ TEST_CASE("causal attention backward matches finite differences",
   CHECK(fdError(loss, v, dv.toHost()) < kTol);
 }
 
+TEST_CASE("RoPE: rotation by hand, pass-through, inverse and backward",
+          "[runtime]") {
+  ensureInit();
+  // 2 sequences of 3 positions, 2 heads of 6 dims, 4 of them rotated.
+  const int64_t seq = 3, heads = 2, dim = 6, rot = 4;
+  const double theta = 100.0;
+  const int64_t n = 2 * seq;
+  Tensor x = randomTensor({n, heads * dim}, "x");
+  Tensor y({n, heads * dim});
+  ropeApply(y, x, seq, heads, dim, rot, theta, false);
+  auto X = x.toHost(), Y = y.toHost();
+  // Row 4 is position 1 of the second sequence; head 1, pair i = 1 turns
+  // by 1 * 100^(-2/4) = 0.1 rad: dims 1 and 3 of the head.
+  const int64_t b = (4 * heads + 1) * dim;
+  double c = std::cos(0.1), sn = std::sin(0.1);
+  CHECK(Y[b + 1] == Approx(X[b + 1] * c - X[b + 3] * sn).epsilon(1e-5));
+  CHECK(Y[b + 3] == Approx(X[b + 3] * c + X[b + 1] * sn).epsilon(1e-5));
+  // Dimensions from rot on pass through; position 0 does not turn.
+  CHECK(Y[b + 4] == X[b + 4]);
+  CHECK(Y[b + 5] == X[b + 5]);
+  for (int64_t i = 0; i < heads * dim; ++i)
+    CHECK(Y[3 * heads * dim + i] == Approx(X[3 * heads * dim + i]));
+  // The inverse undoes it, in place too.
+  ropeApply(y, y, seq, heads, dim, rot, theta, true);
+  auto back = y.toHost();
+  for (size_t i = 0; i < X.size(); ++i)
+    REQUIRE(back[i] == Approx(X[i]).margin(1e-6));
+  // The backward (inverse rotation of dy) against finite differences.
+  Tensor r = randomTensor({n, heads * dim}, "r"), out({n, heads * dim});
+  auto loss = [&] {
+    ropeApply(out, x, seq, heads, dim, rot, theta, false);
+    return dotLoss(out, r);
+  };
+  Tensor dx({n, heads * dim});
+  ropeApply(dx, r, seq, heads, dim, rot, theta, true);
+  CHECK(fdError(loss, x, dx.toHost()) < kTol);
+  // Bad arguments are refused with the kernel named.
+  CHECK_THROWS_WITH(ropeApply(y, x, seq, heads, dim, 3, theta, false),
+                    Catch::Contains("ropeApply") && Catch::Contains("even"));
+  CHECK_THROWS_WITH(ropeApply(y, x, 4, heads, dim, rot, theta, false),
+                    Catch::Contains("whole sequences"));
+}
+
 TEST_CASE("cross-entropy value and gradient", "[runtime]") {
   ensureInit();
   int64_t n = 3, V = 7;
