@@ -135,6 +135,11 @@ Result<Exported> exportMegatron(const Plan &p, std::string_view source) {
   e.notes.push_back("Megatron-LM arguments for " + p.model + " on " +
                     p.cluster + " (trident plan, " + std::string(kPlanSchema) +
                     ")");
+  if (p.runtime != "megatron-core" && p.runtime != "megatron-lm")
+    e.notes.push_back("the plan's figures were predicted for runtime '" +
+                      p.runtime +
+                      "'; trident plan --runtime megatron-core predicts "
+                      "Megatron-LM's");
   e.notes.push_back("data-parallel size " + str(p.dp) +
                     " has no flag: Megatron-LM derives it from the world "
                     "size; launch on " +
@@ -347,6 +352,12 @@ Result<Exported> exportTorchTitan(const Plan &p, std::string_view source) {
   e.notesInText = true;
   e.notes.push_back("torchtitan settings for " + p.model + " on " + p.cluster +
                     " (trident plan, " + std::string(kPlanSchema) + ")");
+  if (p.runtime != "torchtitan")
+    e.notes.push_back("the plan's figures were predicted for runtime '" +
+                      p.runtime +
+                      "'; trident plan --runtime torchtitan predicts "
+                      "torchtitan's (FlashAttention-2, its selective "
+                      "checkpointing)");
   e.notes.push_back(
       "torchtitan reads no TOML since pytorch/torchtitan#2386: each "
       "'[section] key = value' here is config.section.key = value on "
