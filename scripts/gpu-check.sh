@@ -32,7 +32,9 @@ mpirun -np 1 --allow-run-as-root "$build/bin/trident-runtime-cuda-smoke"
 
 # ---- E2E HOOK: the CUDA end-to-end tests of the emitted programs --------
 if [ -f "$e2e" ]; then
-  echo "== CUDA end-to-end tests"
+  gpus=$(nvidia-smi -L | wc -l)
+  echo "== CUDA end-to-end tests ($gpus GPU(s); ranks sharing a GPU use" \
+       "host-staged MPI collectives instead of NCCL, docs/runtime.md)"
   bash "$e2e" --backend cuda --build-dir "$build"
 else
   echo "gpu-check: $e2e not present; end-to-end tests skipped"

@@ -18,7 +18,11 @@
 #include <nccl.h>
 
 #include <cstdlib>
+#include <cstdio>
 #include <deque>
+#include <limits>
+#include <set>
+#include <string>
 
 namespace trident::rt {
 
@@ -182,6 +186,13 @@ void backendInit() {
   cuda::check(cublasSetStream(s.cublas, s.compute), fn);
   // Deterministic cuBLAS: no split-K atomics.
   cublasSetAtomicsMode(s.cublas, CUBLAS_ATOMICS_NOT_ALLOWED);
+  // Keep freed blocks in the stream-ordered pool instead of returning them
+  // to the driver at every synchronisation (the default threshold 0).
+  cudaMemPool_t pool;
+  if (cudaDeviceGetDefaultMemPool(&pool, s.device) == cudaSuccess) {
+    uint64_t keep = UINT64_MAX;
+    cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+  }
   s.ready = true;
 }
 
@@ -198,6 +209,29 @@ void backendFinalize() {
 
 void backendGroupCreated(Group::Impl &g) {
   const char *fn = "Grid (NCCL)";
+  // NCCL refuses two ranks of one communicator on the same GPU ("Duplicate
+  // GPU detected", NVIDIA/nccl#418), which happens when a node runs more
+  // ranks than it has GPUs (the end-to-end tests on a one-GPU machine).
+  // Such a group keeps no NCCL communicator: its collectives are staged
+  // through host memory over its MPI communicator (g.backend == nullptr).
+  {
+    char name[MPI_MAX_PROCESSOR_NAME] = {};
+    int len = 0;
+    MPI_Get_processor_name(name, &len);
+    constexpr int kKey = MPI_MAX_PROCESSOR_NAME + 16;
+    std::vector<char> mine(kKey, 0), all(size_t(kKey) * size_t(g.size), 0);
+    std::snprintf(mine.data(), kKey, "%s#%d", name, cuda::state().device);
+    MPI_Allgather(mine.data(), kKey, MPI_CHAR, all.data(), kKey, MPI_CHAR,
+                  g.comm);
+    std::set<std::string> seen;
+    bool shared = false;
+    for (int r = 0; r < g.size; ++r)
+      shared |= !seen.insert(std::string(all.data() + size_t(r) * kKey)).second;
+    if (shared) {
+      g.backend = nullptr;
+      return;
+    }
+  }
   ncclUniqueId id;
   if (g.rank == 0)
     ncclCheck(ncclGetUniqueId(&id), fn, g.name);
@@ -214,11 +248,36 @@ void backendGroupCreated(Group::Impl &g) {
 // Collectives
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// Groups whose members share a GPU (backendGroupCreated) move their data
+/// through host memory with the MPI collective of the same layout as the
+/// NCCL one (rank-major blocks).
+bool hostStaged(const Group::Impl &G) { return G.backend == nullptr; }
+
+int mpiCount(int64_t n, const char *fn) {
+  check(n <= int64_t(std::numeric_limits<int>::max()), fn,
+        std::to_string(n) + " elements exceed one MPI call (host-staged "
+                            "collective of ranks sharing a GPU)");
+  return static_cast<int>(n);
+}
+
+void hostAllReduce(Tensor &t, MPI_Op op, const Group::Impl &G,
+                   const char *fn) {
+  std::vector<float> h = t.toHost();
+  if (MPI_Allreduce(MPI_IN_PLACE, h.data(), mpiCount(t.numel(), fn), MPI_FLOAT,
+                    op, G.comm) != MPI_SUCCESS)
+    detail::fail(fn, "MPI_Allreduce failed on group '" + G.name + "'");
+  t.fromHost(h);
+}
+} // namespace
+
 void allReduceSum(Tensor &t, const Group &g) {
   const char *fn = "allReduceSum";
   Group::Impl &G = detail::memberImpl(g, fn);
   if (G.size == 1 || !t.numel())
     return;
+  if (hostStaged(G))
+    return hostAllReduce(t, MPI_SUM, G, fn);
   beginComm(fn);
   ncclCheck(ncclAllReduce(t.f32(), t.f32(), t.numel(), ncclFloat, ncclSum,
                           commOf(G), cuda::state().comm),
@@ -231,6 +290,8 @@ void allReduceMax(Tensor &t, const Group &g) {
   Group::Impl &G = detail::memberImpl(g, fn);
   if (G.size == 1 || !t.numel())
     return;
+  if (hostStaged(G))
+    return hostAllReduce(t, MPI_MAX, G, fn);
   beginComm(fn);
   ncclCheck(ncclAllReduce(t.f32(), t.f32(), t.numel(), ncclFloat, ncclMax,
                           commOf(G), cuda::state().comm),
@@ -245,11 +306,20 @@ void allGather(Tensor &out, const Tensor &in, int dim, const Group &g) {
   int64_t a, d, b;
   around(in.shape(), dim, a, d, b);
   Tensor blocks({in.numel() * G.size});
-  beginComm(fn);
-  ncclCheck(ncclAllGather(in.f32(), blocks.f32(), in.numel(), ncclFloat,
-                          commOf(G), cuda::state().comm),
-            fn, G.name);
-  endComm(fn);
+  if (hostStaged(G)) {
+    std::vector<float> mine = in.toHost(), all(size_t(blocks.numel()));
+    int n = mpiCount(in.numel(), fn);
+    if (MPI_Allgather(mine.data(), n, MPI_FLOAT, all.data(), n, MPI_FLOAT,
+                      G.comm) != MPI_SUCCESS)
+      detail::fail(fn, "MPI_Allgather failed on group '" + G.name + "'");
+    blocks.fromHost(all);
+  } else {
+    beginComm(fn);
+    ncclCheck(ncclAllGather(in.f32(), blocks.f32(), in.numel(), ncclFloat,
+                            commOf(G), cuda::state().comm),
+              fn, G.name);
+    endComm(fn);
+  }
   unpackBlocks(out.f32(), blocks.f32(), G.size, a, d, b, fn);
 }
 
@@ -261,6 +331,16 @@ void reduceScatterSum(Tensor &out, const Tensor &in, int dim, const Group &g) {
   around(out.shape(), dim, a, d, b);
   Tensor blocks({in.numel()});
   packBlocks(blocks.f32(), in.f32(), G.size, a, d, b, fn);
+  if (hostStaged(G)) {
+    std::vector<float> all = blocks.toHost(), mine(size_t(out.numel()));
+    if (MPI_Reduce_scatter_block(all.data(), mine.data(),
+                                 mpiCount(out.numel(), fn), MPI_FLOAT,
+                                 MPI_SUM, G.comm) != MPI_SUCCESS)
+      detail::fail(fn, "MPI_Reduce_scatter_block failed on group '" + G.name +
+                           "'");
+    out.fromHost(mine);
+    return;
+  }
   beginComm(fn);
   ncclCheck(ncclReduceScatter(blocks.f32(), out.f32(), out.numel(), ncclFloat,
                               ncclSum, commOf(G), cuda::state().comm),
@@ -290,18 +370,27 @@ void allToAll(Tensor &out, const Tensor &in, int splitDim, int concatDim,
   Tensor send({in.numel()}), recvd({in.numel()});
   packBlocks(send.f32(), in.f32(), G.size, a, d / G.size, b, fn);
   size_t per = in.numel() / G.size;
-  beginComm(fn);
-  ncclCheck(ncclGroupStart(), fn, G.name);
-  for (int j = 0; j < G.size; ++j) {
-    ncclCheck(ncclSend(send.f32() + j * per, per, ncclFloat, j, commOf(G),
-                       cuda::state().comm),
-              fn, G.name);
-    ncclCheck(ncclRecv(recvd.f32() + j * per, per, ncclFloat, j, commOf(G),
-                       cuda::state().comm),
-              fn, G.name);
+  if (hostStaged(G)) {
+    std::vector<float> hs = send.toHost(), hr(size_t(in.numel()));
+    int n = mpiCount(int64_t(per), fn);
+    if (MPI_Alltoall(hs.data(), n, MPI_FLOAT, hr.data(), n, MPI_FLOAT,
+                     G.comm) != MPI_SUCCESS)
+      detail::fail(fn, "MPI_Alltoall failed on group '" + G.name + "'");
+    recvd.fromHost(hr);
+  } else {
+    beginComm(fn);
+    ncclCheck(ncclGroupStart(), fn, G.name);
+    for (int j = 0; j < G.size; ++j) {
+      ncclCheck(ncclSend(send.f32() + j * per, per, ncclFloat, j, commOf(G),
+                         cuda::state().comm),
+                fn, G.name);
+      ncclCheck(ncclRecv(recvd.f32() + j * per, per, ncclFloat, j, commOf(G),
+                         cuda::state().comm),
+                fn, G.name);
+    }
+    ncclCheck(ncclGroupEnd(), fn, G.name);
+    endComm(fn);
   }
-  ncclCheck(ncclGroupEnd(), fn, G.name);
-  endComm(fn);
   around(block, concatDim, a, d, b);
   unpackBlocks(out.f32(), recvd.f32(), G.size, a, d, b, fn);
 }
@@ -313,6 +402,14 @@ void broadcast(Tensor &t, int root, const Group &g) {
         "root " + std::to_string(root) + " outside group '" + G.name + "'");
   if (G.size == 1 || !t.numel())
     return;
+  if (hostStaged(G)) {
+    std::vector<float> h = t.toHost();
+    if (MPI_Bcast(h.data(), mpiCount(t.numel(), fn), MPI_FLOAT, root,
+                  G.comm) != MPI_SUCCESS)
+      detail::fail(fn, "MPI_Bcast failed on group '" + G.name + "'");
+    t.fromHost(h);
+    return;
+  }
   beginComm(fn);
   ncclCheck(ncclBroadcast(t.f32(), t.f32(), t.numel(), ncclFloat, root,
                           commOf(G), cuda::state().comm),
@@ -329,9 +426,15 @@ void barrier(const Group &g) {
 struct Pending::Impl {
   cudaEvent_t done = nullptr;
   Tensor keep; // storage stays alive until the collective finished
+  bool waited = false;
   ~Impl() {
-    if (done)
-      cudaEventDestroy(done);
+    if (!done)
+      return;
+    // Dropped without wait(): `keep` is freed stream-ordered on the compute
+    // stream, which must not run ahead of the collective still writing it.
+    if (!waited && cuda::state().ready)
+      cudaStreamWaitEvent(cuda::state().compute, done, 0);
+    cudaEventDestroy(done);
   }
 };
 
@@ -340,6 +443,7 @@ void Pending::wait() {
     return;
   cuda::check(cudaStreamWaitEvent(cuda::state().compute, impl_->done, 0),
               "Pending::wait");
+  impl_->waited = true;
   impl_.reset();
 }
 
@@ -348,6 +452,10 @@ Pending allReduceSumAsync(Tensor &t, const Group &g) {
   Group::Impl &G = detail::memberImpl(g, fn);
   if (G.size == 1 || !t.numel())
     return Pending();
+  if (hostStaged(G)) {
+    hostAllReduce(t, MPI_SUM, G, fn); // complete on return
+    return Pending();
+  }
   auto p = std::make_shared<Pending::Impl>();
   p->keep = t;
   beginComm(fn);

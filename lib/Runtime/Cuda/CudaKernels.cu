@@ -362,12 +362,15 @@ __global__ void kCeFinish(float *lossSum, float *lse, const float *mx,
                           const float *z, const float *tl, int64_t n) {
   if (threadIdx.x != 0 || blockIdx.x != 0)
     return;
-  float total = 0.0f;
+  // Double, as the CPU reference: the sum over rows must not depend on how
+  // a plan splits them beyond rounding of the final value.
+  double total = 0.0;
   for (int64_t i = 0; i < n; ++i) {
-    lse[i] = mx[i] + logf(z[i]);
-    total += lse[i] - tl[i];
+    double l = double(mx[i]) + log(double(z[i]));
+    lse[i] = float(l);
+    total += l - double(tl[i]);
   }
-  lossSum[0] += total;
+  lossSum[0] += float(total);
 }
 __global__ void kCeBwd(float *D, const float *L, const int32_t *t,
                        const float *lse, int64_t n, int64_t V,
@@ -590,7 +593,7 @@ void embeddingBackward(Tensor &dwte, Tensor &dwpe, const Tensor &dout,
       dwte.f32(), dout.f32(), tokens.i32(), n, h, dwte.dim(0), vocabOffset);
   launched(fn);
   if (dwpe.defined() && addPositions) {
-    check(dwpe.rank() == 2 && dwpe.dim(1) == h &&
+    check(dwpe.rank() == 2 && dwpe.dim(1) == h && posOffset >= 0 &&
               dwpe.dim(0) >= posOffset + seqLen,
           fn, "dwpe " + dwpe.shapeString() + " cannot hold the positions");
     kPosBwd<<<blocksFor(seqLen * h), kThreads, 0, stream()>>>(
