@@ -42,7 +42,7 @@ for t in "${targets[@]}"; do exes+=("trident-fuzz-$t"); done
 cmake --build "$BUILD_DIR" -j "${TRIDENT_FUZZ_JOBS:-$(nproc)}" --target "${exes[@]}"
 
 # Leaks are reported too (no exit-time leak is expected of a reader).
-export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:allow_user_poisoning=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 found=0
 for t in "${targets[@]}"; do
