@@ -33,6 +33,12 @@ config.substitutions.append(("%sanitize_env", sanitize_env))
 if os.path.exists("/usr/bin/chromium"):
     config.available_features.add("chromium")
 
+# The published runs of the sibling shared/ folder (TRIDENT_SHARED_DIR):
+# tests that read them need it and are UNSUPPORTED in a checkout without it.
+if os.path.isfile(os.path.join(config.trident_shared_dir, "validation",
+                               "cases.json")):
+    config.available_features.add("shared")
+
 llvm_config.with_system_environment(["HOME", "TMPDIR"])
 llvm_config.use_default_substitutions()
 tool_dirs = [config.trident_tools_dir, config.llvm_tools_dir]

@@ -12,25 +12,7 @@
 
 #include "AnalyticProfile.h"
 
-#include <stdexcept>
-
 namespace trident::test {
-
-inline LayerProfile gptProfile(const char *name, int64_t layers,
-                               int64_t hidden, int64_t heads, int64_t seq = 2048,
-                               int64_t vocab = 51200) {
-  TransformerShape s;
-  s.name = name;
-  s.layers = layers;
-  s.hidden = hidden;
-  s.heads = heads;
-  s.seqLen = seq;
-  s.vocab = vocab;
-  Result<LayerProfile> p = buildTransformerProfile(s);
-  if (!p)
-    throw std::runtime_error(p.message());
-  return *p;
-}
 
 /// Korthikanti et al. 2022, Table 3 (s = 2048, V = 51200).
 inline LayerProfile gpt3_22B() { return gptProfile("gpt-22b", 48, 6144, 64); }

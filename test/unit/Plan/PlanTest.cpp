@@ -10,18 +10,7 @@ using namespace trident;
 
 namespace {
 
-LayerProfile gpt7b() {
-  TransformerShape s;
-  s.name = "gpt-7b";
-  s.layers = 32;
-  s.hidden = 4096;
-  s.heads = 32;
-  s.seqLen = 2048;
-  s.vocab = 51200;
-  Result<LayerProfile> p = buildTransformerProfile(s);
-  REQUIRE(p.isOk());
-  return *p;
-}
+LayerProfile gpt7b() { return test::gptProfile("gpt-7b", 32, 4096, 32); }
 
 /// The JSON of the top plans of one search (what `trident plan --json`
 /// prints).

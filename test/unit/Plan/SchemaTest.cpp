@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AnalyticProfile.h"
+#include "TestClusters.h"
 #include "trident/Plan/Plan.h"
 #include "trident/Plan/SchemaValidator.h"
 #include "trident/Search/Search.h"
@@ -41,34 +42,8 @@ std::vector<std::string> violations(const std::string &text) {
   return *r;
 }
 
-LayerProfile profileOf(const TransformerShape &s) {
-  Result<LayerProfile> p = buildTransformerProfile(s);
-  REQUIRE(p.isOk());
-  return *p;
-}
-
-LayerProfile gpt13b() {
-  TransformerShape s;
-  s.name = "gpt-13b";
-  s.layers = 40;
-  s.hidden = 5120;
-  s.heads = 40;
-  s.seqLen = 2048;
-  s.vocab = 51200;
-  return profileOf(s);
-}
-
-Cluster mixedCluster() {
-  Cluster c;
-  c.name = "h100+a100";
-  Result<NodeGroup> h = presetNodeGroup("dgx-h100", 2);
-  Result<NodeGroup> a = presetNodeGroup("dgx-a100-80gb", 2);
-  REQUIRE(h.isOk());
-  REQUIRE(a.isOk());
-  c.groups = {*h, *a};
-  c.interGroup = a->nic;
-  return c;
-}
+LayerProfile gpt13b() { return test::gptProfile("gpt-13b", 40, 5120, 40); }
+Cluster mixedCluster() { return test::h100A100Cluster(); }
 
 /// The top plans of a real search.
 std::vector<plan::Plan> searchPlans(const LayerProfile &prof,
@@ -107,12 +82,12 @@ std::vector<ZooCase> zooCases() {
   cases.push_back({"gpt-13b on 32 A100", gpt13b(), *a100x4, 256});
   cases.push_back(
       {"llama-8b on 16 H100",
-       profileOf(llamaStyleShape("llama-3-8b", 32, 4096, 32, 8, 14336, 128256,
+       test::profileOf(llamaStyleShape("llama-3-8b", 32, 4096, 32, 8, 14336, 128256,
                                  8192)),
        *h100x2, 64});
   cases.push_back(
       {"mixtral-8x7b on 32 A100",
-       profileOf(llamaStyleShape("mixtral-8x7b", 32, 4096, 32, 8, 14336,
+       test::profileOf(llamaStyleShape("mixtral-8x7b", 32, 4096, 32, 8, 14336,
                                  32000, 4096, 8)),
        *a100x4, 128});
   cases.push_back({"gpt-13b on H100 + A100", gpt13b(), mixedCluster(), 128});

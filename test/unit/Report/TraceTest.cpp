@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AnalyticProfile.h"
+#include "TestClusters.h"
 #include "trident/Report/Trace.h"
 
 #include <catch2/catch.hpp>
@@ -23,30 +24,8 @@ using namespace trident;
 
 namespace {
 
-LayerProfile gpt13b() {
-  TransformerShape s;
-  s.name = "gpt-13b";
-  s.layers = 40;
-  s.hidden = 5120;
-  s.heads = 40;
-  s.seqLen = 2048;
-  s.vocab = 51200;
-  Result<LayerProfile> p = buildTransformerProfile(s);
-  REQUIRE(p.isOk());
-  return *p;
-}
-
-Cluster mixedCluster() {
-  Cluster c;
-  c.name = "h100+a100";
-  Result<NodeGroup> h = presetNodeGroup("dgx-h100", 2);
-  Result<NodeGroup> a = presetNodeGroup("dgx-a100-80gb", 2);
-  REQUIRE(h.isOk());
-  REQUIRE(a.isOk());
-  c.groups = {*h, *a};
-  c.interGroup = a->nic;
-  return c;
-}
+LayerProfile gpt13b() { return test::gptProfile("gpt-13b", 40, 5120, 40); }
+Cluster mixedCluster() { return test::h100A100Cluster(); }
 
 struct Case {
   std::string name;

@@ -17,15 +17,7 @@ namespace {
 
 search::SearchResult run(int64_t threads, int64_t maxExplored,
                          const char *cluster = "dgx-a100-80gb:4") {
-  TransformerShape s;
-  s.name = "gpt-13b";
-  s.layers = 40;
-  s.hidden = 5120;
-  s.heads = 40;
-  s.seqLen = 2048;
-  s.vocab = 51200;
-  Result<LayerProfile> prof = buildTransformerProfile(s);
-  REQUIRE(prof.isOk());
+  LayerProfile profile = test::gptProfile("gpt-13b", 40, 5120, 40);
   Result<Cluster> cl = parseClusterSpec(cluster);
   REQUIRE(cl.isOk());
   search::SearchOptions so;
@@ -33,7 +25,7 @@ search::SearchResult run(int64_t threads, int64_t maxExplored,
   so.topK = 3;
   so.threads = threads;
   so.maxExplored = maxExplored;
-  auto r = search::searchPlans(*prof, *cl, so);
+  auto r = search::searchPlans(profile, *cl, so);
   REQUIRE(r.isOk());
   return std::move(*r);
 }

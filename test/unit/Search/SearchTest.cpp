@@ -15,16 +15,7 @@ namespace {
 
 LayerProfile gpt(const char *name, int64_t layers, int64_t hidden,
                  int64_t heads, int64_t seq = 2048) {
-  TransformerShape s;
-  s.name = name;
-  s.layers = layers;
-  s.hidden = hidden;
-  s.heads = heads;
-  s.seqLen = seq;
-  s.vocab = 51200;
-  Result<LayerProfile> p = buildTransformerProfile(s);
-  REQUIRE(p.isOk());
-  return *p;
+  return test::gptProfile(name, layers, hidden, heads, seq);
 }
 
 LayerProfile mixtralLike() {

@@ -15,6 +15,7 @@
 #include "trident/Support/Status.h"
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 namespace trident {
@@ -49,6 +50,33 @@ TransformerShape llamaStyleShape(std::string name, int64_t layers,
 /// The profile; errors on non-positive or inconsistent sizes.
 Result<LayerProfile> buildTransformerProfile(const TransformerShape &shape);
 
+namespace test {
+
+/// buildTransformerProfile for shapes a test knows to be valid: throws
+/// (the test fails with the message) otherwise.
+inline LayerProfile profileOf(const TransformerShape &s) {
+  Result<LayerProfile> p = buildTransformerProfile(s);
+  if (!p)
+    throw std::runtime_error(p.message());
+  return *p;
+}
+
+/// A GPT-3-style decoder (MHA, 4h FFN, GeLU, dropout, biases, learned
+/// positions, tied embeddings, 16-bit activations).
+inline LayerProfile gptProfile(const char *name, int64_t layers,
+                               int64_t hidden, int64_t heads, int64_t seq = 2048,
+                               int64_t vocab = 51200) {
+  TransformerShape s;
+  s.name = name;
+  s.layers = layers;
+  s.hidden = hidden;
+  s.heads = heads;
+  s.seqLen = seq;
+  s.vocab = vocab;
+  return profileOf(s);
+}
+
+} // namespace test
 } // namespace trident
 
 #endif // TRIDENT_TEST_UNIT_SUPPORT_ANALYTICPROFILE_H
