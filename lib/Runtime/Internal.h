@@ -41,9 +41,10 @@ std::string shapeToString(const std::vector<int64_t> &shape);
 /// Argument checks of ropeApply, shared by the backends.
 inline void checkRope(const Tensor &y, const Tensor &x, int64_t seq,
                       int64_t heads, int64_t headDim, int64_t rotaryDim,
-                      double theta, const char *fn) {
+                      double theta, int64_t posOffset, const char *fn) {
   check(seq > 0 && heads > 0 && headDim > 0, fn,
         "seq, heads and headDim must be positive");
+  check(posOffset >= 0, fn, "posOffset must not be negative");
   check(rotaryDim > 0 && rotaryDim <= headDim && rotaryDim % 2 == 0, fn,
         "rotaryDim " + std::to_string(rotaryDim) +
             " must be even and within headDim " + std::to_string(headDim));
@@ -56,6 +57,31 @@ inline void checkRope(const Tensor &y, const Tensor &x, int64_t seq,
         "x " + x.shapeString() + " is not whole sequences of " +
             std::to_string(seq) + " rows of " + std::to_string(heads) +
             " heads x " + std::to_string(headDim));
+}
+
+/// Argument checks of attentionForward / attentionBackward, shared by the
+/// backends. `out` is the forward's output or the backward's dout.
+inline void checkAttention(const Tensor &out, const Tensor &probs,
+                           const Tensor &q, const Tensor &k, const Tensor &v,
+                           const AttentionDims &d, const char *fn) {
+  check(d.batch > 0 && d.seq > 0 && d.heads > 0 && d.kvHeads > 0 &&
+            d.headDim > 0 && d.heads % d.kvHeads == 0,
+        fn, "dims must be positive and kvHeads must divide heads");
+  const int64_t keys = d.keys();
+  check(d.kvSeq >= 0 && d.qOffset >= 0 && d.qOffset + d.seq <= keys, fn,
+        "queries at positions " + std::to_string(d.qOffset) + ".." +
+            std::to_string(d.qOffset + d.seq - 1) + " fall outside the " +
+            std::to_string(keys) + " keys");
+  const int64_t n = d.batch * d.seq, nk = d.batch * keys;
+  check(q.numel() == n * d.heads * d.headDim, fn,
+        "q " + q.shapeString() + " must be [b*s, heads*headDim]");
+  check(out.numel() == q.numel(), fn, "out must have q's shape");
+  check(k.numel() == nk * d.kvHeads * d.headDim &&
+            v.numel() == nk * d.kvHeads * d.headDim,
+        fn, "k " + k.shapeString() + " and v " + v.shapeString() +
+                " must be [b*keys, kvHeads*headDim]");
+  check(probs.numel() == d.batch * d.heads * d.seq * keys, fn,
+        "probs " + probs.shapeString() + " must be [b, heads, s, keys]");
 }
 
 /// The group's implementation, or an error naming `fn` for an empty Group.

@@ -283,8 +283,13 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
   }
   if (k == "attention")
     os << "    rt::Tensor " << out[0] << "_2 = act2(" << out[0] << ");\n";
-  int64_t seq = program.getSeqLen();
+  // Kernels see this rank's positions: seq_len / cp of them, the first at
+  // the cp coordinate times that (pos_axis / cp_axis configs).
+  int64_t seq = program.getLocalSeqLen();
   std::string vocabCoord = axisCoord("vocab_axis");
+  std::string posCoord = axisCoord("pos_axis");
+  std::string posOffset =
+      posCoord.empty() ? "0" : posCoord + " * " + std::to_string(seq);
   if (k == "embedding" || k == "embedding_pos") {
     Value wte = op.getInputs()[1];
     std::string off =
@@ -298,7 +303,8 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
     std::string addPos = vocabCoord.empty() ? "true" : vocabCoord + " == 0";
     os << "    rt::embeddingForward(" << out2[0] << ", " << ids(0) << ", "
        << in(1) << ", " << (k == "embedding_pos" ? in(2) : "rt::Tensor()")
-       << ", " << seq << ", 0, " << off << ", " << addPos << ");\n";
+       << ", " << seq << ", " << posOffset << ", " << off << ", " << addPos
+       << ");\n";
     return success();
   }
   if (k == "embedding_bwd" || k == "embedding_pos_bwd") {
@@ -314,7 +320,7 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
       os << "    rt::Tensor " << out[0] << "_none;\n";
     os << "    rt::embeddingBackward(" << out[0] << ", "
        << (pos ? out[1] : out[0] + "_none") << ", " << in2(1) << ", "
-       << ids(0) << ", " << seq << ", 0, " << off << ", "
+       << ids(0) << ", " << seq << ", " << posOffset << ", " << off << ", "
        << (pos ? "true" : "false") << ");\n";
     return success();
   }
@@ -400,15 +406,23 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
     os << "    rt::ropeApply(" << out2[0] << ", " << in2(0) << ", " << seq
        << ", " << cfgInt("heads") << ", " << cfgInt("head_dim") << ", "
        << cfgInt("rotary_dim") << ", " << cfgFloat("theta") << ", "
-       << (k == "rope_bwd" ? "true" : "false") << ");\n";
+       << (k == "rope_bwd" ? "true" : "false") << ", " << posOffset
+       << ");\n";
     return success();
   }
   if (k == "attention" || k == "attention_bwd") {
-    Value q = op.getInputs()[k == "attention" ? 0 : 1];
-    auto qt = cast<RankedTensorType>(q.getType());
+    bool fwd = k == "attention";
+    auto qt = cast<RankedTensorType>(op.getInputs()[fwd ? 0 : 1].getType());
+    auto kt = cast<RankedTensorType>(op.getInputs()[fwd ? 1 : 2].getType());
+    std::string cpCoord = axisCoord("cp_axis");
     os << "    rt::AttentionDims " << out[0] << "_dims{" << qt.getDimSize(0)
        << ", " << qt.getDimSize(1) << ", " << cfgInt("heads") << ", "
-       << cfgInt("kv_heads") << ", " << cfgInt("head_dim") << "};\n";
+       << cfgInt("kv_heads") << ", " << cfgInt("head_dim");
+    // Context parallel: the local queries against the gathered keys.
+    if (!cpCoord.empty())
+      os << ", " << kt.getDimSize(1) << ", " << cpCoord << " * "
+         << qt.getDimSize(1);
+    os << "};\n";
     if (k == "attention")
       os << "    rt::attentionForward(" << out[0] << "_2, " << out[1] << ", "
          << in2(0) << ", " << in2(1) << ", " << in2(2) << ", " << out[0]
@@ -493,27 +507,31 @@ struct Context {
       return grid.coord(rt::Axis::DP);
     if (axis == "tp")
       return grid.coord(rt::Axis::TP);
+    if (axis == "cp")
+      return grid.coord(rt::Axis::CP);
     return grid.coord(rt::Axis::PP);
   }
   /// Samples of micro-batch `mb` of this data-parallel rank (global sample
-  /// numbering, so every plan reads the same sequences).
+  /// numbering, so every plan reads the same sequences), at this
+  /// context-parallel rank's positions.
   void batch(int mb, rt::Tensor &tok, rt::Tensor &lab) const {
-    tok = rt::Tensor({kMicroBatchSize * kSeqLen}, rt::DType::I32);
-    lab = rt::Tensor({kMicroBatchSize * kSeqLen}, rt::DType::I32);
+    tok = rt::Tensor({kMicroBatchSize * kLocalSeqLen}, rt::DType::I32);
+    lab = rt::Tensor({kMicroBatchSize * kLocalSeqLen}, rt::DType::I32);
     int64_t first = int64_t(coord("dp")) * kMicroBatches * kMicroBatchSize +
                     int64_t(mb) * kMicroBatchSize;
-    rt::syntheticBatch(tok, lab, kDataSeed, step, first, kMicroBatchSize, 0,
-                       kSeqLen, kVocab);
+    rt::syntheticBatch(tok, lab, kDataSeed, step, first, kMicroBatchSize,
+                       int64_t(coord("cp")) * kLocalSeqLen, kLocalSeqLen,
+                       kVocab);
   }
   rt::Tensor tokens(int mb) const {
     rt::Tensor t, l;
     batch(mb, t, l);
-    return t.reshape({kMicroBatchSize, kSeqLen});
+    return t.reshape({kMicroBatchSize, kLocalSeqLen});
   }
   rt::Tensor labels(int mb) const {
     rt::Tensor t, l;
     batch(mb, t, l);
-    return l.reshape({kMicroBatchSize, kSeqLen});
+    return l.reshape({kMicroBatchSize, kLocalSeqLen});
   }
 };
 
@@ -527,7 +545,7 @@ public:
   /// Allocates and initialises every parameter (sharding-independent
   /// values: rt::initParam hashes the global position).
   void initParams() {
-    const rt::Group &dp = c.group("dp");
+    const rt::Group &dp = c.group(kDataGroup);
     for (Param &p : P) {
       std::vector<int64_t> offset(p.global.size(), 0);
       if (p.splitDim >= 0)
@@ -564,7 +582,7 @@ public:
       rt::Tensor full = p.value;
       if (kZeroStage == 3) {
         full = rt::Tensor(p.local);
-        rt::zero3Gather(full, p.value, c.group("dp"));
+        rt::zero3Gather(full, p.value, c.group(kDataGroup));
       }
       dump.add(p.name, p.global, offset, full.reshape(p.local));
     }
@@ -652,14 +670,16 @@ int main(int argc, char **argv) {
     }
   }
   try {
-    if (rt::worldSize() != kDp * kTp * kPp)
-      throw rt::Error("this program runs on dp*tp*pp = " +
-                      std::to_string(kDp * kTp * kPp) + " ranks, got " +
+    const int ranks = kDp * kCp * kTp * kPp;
+    if (rt::worldSize() != ranks)
+      throw rt::Error("this program runs on dp*cp*tp*pp = " +
+                      std::to_string(ranks) + " ranks, got " +
                       std::to_string(rt::worldSize()) +
-                      " (mpirun -np " + std::to_string(kDp * kTp * kPp) + ")");
+                      " (mpirun -np " + std::to_string(ranks) + ")");
     rt::GridShape shape;
     shape.pp = kPp;
     shape.dp = kDp;
+    shape.cp = kCp;
     shape.tp = kTp;
     rt::Grid grid(shape);
     Context c{grid, {}};
@@ -707,7 +727,8 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
   os << "//===- main.cpp - Generated by trident emit from texec.program @"
      << program.getSymName() << " -===//\n"
      << "//\n// One SPMD program for every rank of a dp " << program.getDp()
-     << " x tp " << program.getTp() << " x pp " << program.getPp()
+     << " x cp " << program.getCp() << " x tp " << program.getTp() << " x pp "
+     << program.getPp()
      << " grid (vpp " << program.getVpp() << ", " << program.getMicroBatches()
      << " micro-batches of " << program.getMicroBatchSize()
      << ", ZeRO " << program.getZeroStage() << ", schedule "
@@ -718,12 +739,17 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
      << "#include <map>\n#include <memory>\n#include <string>\n"
      << "#include <vector>\n\nnamespace rt = trident::rt;\n\n"
      << "namespace {\n"
-     << "constexpr int kDp = " << program.getDp() << ", kTp = "
-     << program.getTp() << ", kPp = " << program.getPp() << ";\n"
+     << "constexpr int kDp = " << program.getDp() << ", kCp = "
+     << program.getCp() << ", kTp = " << program.getTp()
+     << ", kPp = " << program.getPp() << ";\n"
      << "constexpr int kMicroBatches = " << program.getMicroBatches()
      << ";\nconstexpr int64_t kMicroBatchSize = "
      << program.getMicroBatchSize() << ", kSeqLen = " << program.getSeqLen()
+     << ", kLocalSeqLen = " << program.getLocalSeqLen()
      << ", kVocab = " << program.getVocab() << ";\n"
+     << "/// Ranks that hold the same parameters (gradient sum, ZeRO shards).\n"
+     << "constexpr const char *kDataGroup = "
+     << cppString(anyOpt.getGroup()) << ";\n"
      << "constexpr int kZeroStage = " << program.getZeroStage() << ";\n"
      << "constexpr double kGlobalTokens = " << globalTokens << ";\n"
      << "constexpr bool kOptimizerAdam = "
@@ -856,12 +882,20 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
   os << "namespace {\nvoid makeGroups(Context &c) {\n";
   for (auto g : program.getBody().front().getOps<tx::GroupOp>()) {
     ArrayAttr axes = g.getAxes();
-    if (axes.size() != 1)
-      return g.emitOpError("groups over several axes are not translated yet");
-    StringRef axis = cast<StringAttr>(axes[0]).getValue();
-    std::string ax = axis == "dp" ? "rt::Axis::DP"
-                     : axis == "tp" ? "rt::Axis::TP"
-                                    : "rt::Axis::PP";
+    std::string ax;
+    if (axes.size() == 2 && cast<StringAttr>(axes[0]).getValue() == "dp" &&
+        cast<StringAttr>(axes[1]).getValue() == "cp" && !g.getMembers()) {
+      ax = "rt::Axis::DPCP";
+    } else if (axes.size() != 1) {
+      return g.emitOpError("groups over several axes other than [\"dp\", "
+                           "\"cp\"] are not translated");
+    } else {
+      StringRef axis = cast<StringAttr>(axes[0]).getValue();
+      ax = axis == "dp"   ? "rt::Axis::DP"
+           : axis == "tp" ? "rt::Axis::TP"
+           : axis == "cp" ? "rt::Axis::CP"
+                          : "rt::Axis::PP";
+    }
     if (auto members = g.getMembers()) {
       os << "  c.groups[" << cppString(g.getSym()) << "] = c.grid.subgroup("
          << ax << ", {";

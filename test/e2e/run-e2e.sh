@@ -3,7 +3,7 @@
 #
 # For each plan in test/e2e/plans: `trident emit` the training program of
 # its model (tiny-gpt from the zoo; tiny-llama from models/: RoPE, RMSNorm,
-# SwiGLU, GQA), compile its main.cpp against the prebuilt runtime (built once by
+# SwiGLU, GQA) on its dp x cp x tp x pp grid, compile its main.cpp against the prebuilt runtime (built once by
 # the main build), run it with mpirun for 3 Adam steps on the fixed
 # synthetic data, and check with trident-compare-params that every step's
 # loss and every final parameter equal the single-rank run of the same model
@@ -44,7 +44,8 @@ build="$(cd "$build" && pwd)"
 if [ ${#plans[@]} -eq 0 ]; then
   plans=(dp2 tp2 pp2 tp2-sp pp4-vpp2 dp2-tp2-pp2 zero1 zero3 pp2-uneven-3-1
          tp2-pp2 gpipe-pp2 recompute-tp2-pp2 recompute-zero3
-         tiny-llama-tp2-sp tiny-llama-pp2)
+         recompute-selective-pp2 tiny-llama-tp2-sp tiny-llama-pp2 cp2
+         dp2-cp2-zero3 tiny-llama-cp2-tp2-sp)
 fi
 command -v mpirun >/dev/null || { echo "run-e2e: SKIP: mpirun not found"; exit 77; }
 trident="$build/bin/trident"
@@ -80,9 +81,9 @@ mkdir -p "$work"
 mpi=(mpirun --oversubscribe --allow-run-as-root)
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 
-# ranks PLAN: dp*tp*pp of a plan file.
+# ranks PLAN: dp*cp*tp*pp of a plan file.
 ranks() {
-  sed -n 's/.*"\(dp\|tp\|pp\)": \([0-9]*\).*/\2/p' "$here/plans/$1.json" | head -3 |
+  sed -n 's/.*"\(dp\|cp\|tp\|pp\)": \([0-9]*\).*/\2/p' "$here/plans/$1.json" | head -4 |
     awk 'BEGIN{n=1}{n*=$1}END{print n}'
 }
 
@@ -114,15 +115,15 @@ run() {
 }
 
 run single > /dev/null
-printf '%-16s %5s  %-44s %s\n' plan ranks "losses (steps 1..3)" result
-printf '%-16s %5s  %-44s %s\n' single 1 \
+printf '%-22s %5s  %-44s %s\n' plan ranks "losses (steps 1..3)" result
+printf '%-22s %5s  %-44s %s\n' single 1 \
   "$(awk '/^step/{printf "%s ", $4}' "$work/single/log")" reference
 fail=0
 for p in "${plans[@]}"; do
   ref="$(reference "$p")"
   if [ ! -f "$work/$ref/log" ]; then
     run "$ref" > /dev/null
-    printf '%-16s %5s  %-44s %s\n' "$ref" 1 \
+    printf '%-22s %5s  %-44s %s\n' "$ref" 1 \
       "$(awk '/^step/{printf "%s ", $4}' "$work/$ref/log")" reference
   fi
   n="$(run "$p")"
@@ -135,7 +136,7 @@ for p in "${plans[@]}"; do
     result="MISMATCH: $(tail -n 1 "$work/$p/compare-losses" "$work/$p/compare-params" | tr '\n' ' ')"
     fail=1
   fi
-  printf '%-16s %5s  %-44s %s\n' "$p" "$n" \
+  printf '%-22s %5s  %-44s %s\n' "$p" "$n" \
     "$(awk '/^step/{printf "%s ", $4}' "$work/$p/log")" "$result"
 done
 exit $fail

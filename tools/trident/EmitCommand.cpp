@@ -152,13 +152,14 @@ int runEmit(mlir::MLIRContext &ctx) {
                           {"program.texec.mlir", ir}});
       !s)
     return fail(s.message());
-  llvm::outs() << "trident: wrote " << emitOutputOpt << " (" << plan->dp
-               << " x " << plan->tp << " x " << plan->pp << " = "
-               << plan->dp * plan->tp * plan->pp << " ranks, backend "
+  const int64_t ranks = program.getNumRanks();
+  llvm::outs() << "trident: wrote " << emitOutputOpt << " (dp " << plan->dp
+               << " x cp " << plan->cp << " x tp " << plan->tp << " x pp "
+               << plan->pp << " = " << ranks << " ranks, backend "
                << emitBackendOpt << "): cmake -S " << emitOutputOpt << " -B "
                << emitOutputOpt << "/build && cmake --build " << emitOutputOpt
-               << "/build && mpirun -np " << plan->dp * plan->tp * plan->pp
-               << " " << emitOutputOpt << "/build/train\n";
+               << "/build && mpirun -np " << ranks << " " << emitOutputOpt
+               << "/build/train\n";
   return 0;
 }
 

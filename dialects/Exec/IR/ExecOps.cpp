@@ -55,15 +55,19 @@ const StringRef kHeads[] = {"heads", "kv_heads", "head_dim"};
 const StringRef kScale[] = {"grad_scale"};
 const StringRef kApprox[] = {"approximate"};
 const StringRef kRope[] = {"heads", "head_dim", "rotary_dim", "theta"};
+// The grid axis whose coordinate shifts positions (context parallelism).
+const StringRef kPos[] = {"pos_axis"};
+const StringRef kVocabPos[] = {"vocab_axis", "pos_axis"};
+const StringRef kCp[] = {"cp_axis"};
 
 // Activations are [micro-batch, sequence, features]; the emitter flattens
 // them to the runtime's [tokens, features]. Parameter gradients a kernel
 // returns are this micro-batch's contribution (accumulate_grad adds them).
 const KernelInfo kKernels[] = {
     {"embedding", 2, 1, {}, kVocab},          // ids, wte -> y
-    {"embedding_pos", 3, 1, {}, kVocab},      // ids, wte, wpe -> y
+    {"embedding_pos", 3, 1, {}, kVocabPos},      // ids, wte, wpe -> y
     {"embedding_bwd", 2, 1, {}, kVocab},      // ids, dy -> dwte
-    {"embedding_pos_bwd", 2, 2, {}, kVocab},  // ids, dy -> dwte, dwpe
+    {"embedding_pos_bwd", 2, 2, {}, kVocabPos},  // ids, dy -> dwte, dwpe
     {"layer_norm", 3, 3, kEps, {}},           // x, g, b -> y, mean, rstd
     {"layer_norm_bwd", 5, 3, {}, {}},         // dy, x, g, mean, rstd -> dx, dg, db
     {"rms_norm", 2, 2, kEps, {}},             // x, g -> y, rstd
@@ -82,10 +86,10 @@ const KernelInfo kKernels[] = {
     {"swiglu_bwd", 3, 2, {}, {}},             // dy, gate, up -> dgate, dup
     {"add", 2, 1, {}, {}},
     {"mul", 2, 1, {}, {}},
-    {"rope", 1, 1, kRope, {}},                // x -> x rotated (RoPE)
-    {"rope_bwd", 1, 1, kRope, {}},            // dy -> dx (inverse rotation)
-    {"attention", 3, 2, kHeads, {}},          // q, k, v -> out, probs
-    {"attention_bwd", 5, 3, kHeads, {}},      // dy, q, k, v, probs -> dq, dk, dv
+    {"rope", 1, 1, kRope, kPos},                // x -> x rotated (RoPE)
+    {"rope_bwd", 1, 1, kRope, kPos},            // dy -> dx (inverse rotation)
+    {"attention", 3, 2, kHeads, kCp},          // q, k, v -> out, probs
+    {"attention_bwd", 5, 3, kHeads, kCp},      // dy, q, k, v, probs -> dq, dk, dv
     {"cross_entropy", 2, 2, {}, kVocab},      // logits, labels -> loss_sum, lse
     {"cross_entropy_bwd", 3, 1, kScale, kVocab}, // logits, labels, lse -> dlogits
 };
@@ -101,7 +105,7 @@ const KernelInfo *mlir::trident::exec::lookupKernel(StringRef name) {
 }
 
 bool mlir::trident::exec::isGridAxis(StringRef axis) {
-  return axis == "dp" || axis == "tp" || axis == "pp";
+  return axis == "dp" || axis == "cp" || axis == "tp" || axis == "pp";
 }
 
 //===----------------------------------------------------------------------===//
@@ -145,6 +149,8 @@ int64_t ProgramOp::getAxisSize(StringRef axis) {
     return getTp();
   if (axis == "pp")
     return getPp();
+  if (axis == "cp")
+    return getCp();
   return 0;
 }
 
@@ -161,10 +167,13 @@ LogicalResult ProgramOp::verify() {
       {"pp", getPp()},       {"vpp", getVpp()},
       {"micro_batches", getMicroBatches()},
       {"micro_batch_size", getMicroBatchSize()},
-      {"seq_len", getSeqLen()}, {"vocab", getVocab()}};
+      {"seq_len", getSeqLen()}, {"vocab", getVocab()}, {"cp", getCp()}};
   for (auto [name, value] : sizes)
     if (value < 1)
       return emitOpError() << "'" << name << "' must be >= 1, got " << value;
+  if (getSeqLen() % getCp() != 0)
+    return emitOpError() << "'seq_len' (" << getSeqLen()
+                         << ") must be divisible by cp (" << getCp() << ")";
   if (getZeroStage() < 0 || getZeroStage() > 3)
     return emitOpError() << "'zero_stage' must be 0..3, got "
                          << getZeroStage();
@@ -354,10 +363,10 @@ LogicalResult InputOp::verify() {
   auto type = cast<RankedTensorType>(getType());
   if (type.getRank() != 2 ||
       type.getDimSize(0) != program.getMicroBatchSize() ||
-      type.getDimSize(1) != program.getSeqLen())
-    return emitOpError() << "type must be micro_batch_size x seq_len ("
+      type.getDimSize(1) != program.getLocalSeqLen())
+    return emitOpError() << "type must be micro_batch_size x seq_len / cp ("
                          << program.getMicroBatchSize() << "x"
-                         << program.getSeqLen() << "), got " << type;
+                         << program.getLocalSeqLen() << "), got " << type;
   return success();
 }
 
@@ -425,11 +434,11 @@ LogicalResult KernelOp::verify() {
           !llvm::is_contained(info->optional, key))
         return emitOpError() << "kernel '" << getName()
                              << "' has no config key '" << key << "'";
-      if (key == "vocab_axis" || key == "bias_axis") {
+      if (key.ends_with("_axis")) {
         auto axis = dyn_cast<StringAttr>(entry.getValue());
         if (!axis || !isGridAxis(axis.getValue()))
           return emitOpError() << "config '" << key
-                               << "' must name a grid axis (dp, tp, pp)";
+                               << "' must name a grid axis (dp, cp, tp, pp)";
       }
     }
   }
@@ -452,6 +461,21 @@ LogicalResult KernelOp::verify() {
       return emitOpError() << "kernel '" << getName()
                            << "' needs a result of the input's type whose "
                               "last dimension is heads * head_dim";
+  }
+  if (getName() == "attention" || getName() == "attention_bwd") {
+    // Queries are the local positions; keys and values span cp times as
+    // many when the kernel attends across a context-parallel group.
+    bool fwd = getName() == "attention";
+    auto q = dyn_cast<RankedTensorType>(getInputs()[fwd ? 0 : 1].getType());
+    auto k = dyn_cast<RankedTensorType>(getInputs()[fwd ? 1 : 2].getType());
+    int64_t parts = 1;
+    if (auto axis = config.getAs<StringAttr>("cp_axis"))
+      parts = getProgram(*this) ? getProgram(*this).getAxisSize(axis) : 1;
+    if (!q || !k || q.getRank() != 3 || k.getRank() != 3 ||
+        k.getDimSize(1) != q.getDimSize(1) * parts)
+      return emitOpError() << "kernel '" << getName()
+                           << "' needs [batch, seq, features] q, k, v with "
+                           << parts << " key position(s) per query position";
   }
   if (getName() == "add" || getName() == "mul") {
     if (getInputs()[0].getType() != getInputs()[1].getType() ||

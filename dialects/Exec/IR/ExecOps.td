@@ -16,11 +16,14 @@ def TExec_ProgramOp : TExec_Op<"program", [
     IsolatedFromAbove, Symbol, SingleBlock, NoTerminator, NoRegionArguments]> {
   let summary = "The SPMD training program every rank runs";
   let description = [{
-    Holds the grid (`dp`, `tp`, `pp`; `tp` varies fastest in the rank
-    numbering, then `dp`, then `pp`), the micro-batching (`micro_batches`
-    of `micro_batch_size` sequences of `seq_len` tokens per data-parallel
-    rank and step), the named process groups, and one `texec.stage` per
-    pipeline stage. `vocab` bounds the synthetic token ids.
+    Holds the grid (`dp`, `cp`, `tp`, `pp`; `tp` varies fastest in the
+    rank numbering, then `cp`, then `dp`, then `pp`), the micro-batching
+    (`micro_batches` of `micro_batch_size` sequences of `seq_len` tokens
+    per data-parallel rank and step), the named process groups, and one
+    `texec.stage` per pipeline stage. `vocab` bounds the synthetic token
+    ids. With context parallelism (`cp` > 1, default 1) each cp rank holds
+    the contiguous `seq_len / cp` positions starting at its cp coordinate
+    times that length, so activations and inputs are `seq_len / cp` long.
 
     Example:
     ```mlir
@@ -37,17 +40,21 @@ def TExec_ProgramOp : TExec_Op<"program", [
                        I64Attr:$pp, I64Attr:$vpp, I64Attr:$micro_batches,
                        I64Attr:$micro_batch_size, I64Attr:$seq_len,
                        I64Attr:$vocab, I64Attr:$zero_stage,
-                       StrAttr:$schedule, UnitAttr:$sequence_parallel);
+                       StrAttr:$schedule, UnitAttr:$sequence_parallel,
+                       DefaultValuedAttr<I64Attr, "1">:$cp);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// Size of grid axis `axis` ("dp", "tp", "pp"); 0 for an unknown name.
+    /// Size of grid axis `axis` ("dp", "cp", "tp", "pp"); 0 for an unknown
+    /// name.
     int64_t getAxisSize(llvm::StringRef axis);
     /// The group declaration named `name`, or null.
     GroupOp lookupGroup(llvm::StringRef name);
     /// Ranks in the grid.
-    int64_t getNumRanks() { return getDp() * getTp() * getPp(); }
+    int64_t getNumRanks() { return getDp() * getCp() * getTp() * getPp(); }
+    /// Positions each cp rank holds: seq_len / cp.
+    int64_t getLocalSeqLen() { return getSeqLen() / getCp(); }
   }];
 }
 

@@ -346,8 +346,11 @@ void swigluBackward(Tensor &dgate, Tensor &dup, const Tensor &dy,
 /// p * theta^(-2i/rotaryDim); dimensions from rotaryDim on pass through.
 /// inverse = true turns by the opposite angle: the rotation's transpose,
 /// which is the backward (dx = ropeApply(dy, inverse)). y may alias x.
+/// posOffset shifts every position (row r holds position posOffset +
+/// r % seq): the first position of a context-parallel sequence chunk.
 void ropeApply(Tensor &y, const Tensor &x, int64_t seq, int64_t heads,
-               int64_t headDim, int64_t rotaryDim, double theta, bool inverse);
+               int64_t headDim, int64_t rotaryDim, double theta, bool inverse,
+               int64_t posOffset = 0);
 
 /// Shape of a causal self-attention call on local heads.
 struct AttentionDims {
@@ -355,13 +358,19 @@ struct AttentionDims {
   int64_t heads = 1;   ///< local query heads
   int64_t kvHeads = 1; ///< local key/value heads; divides heads (GQA)
   int64_t headDim = 1;
+  /// Keys/values per sequence; 0 means seq. Larger under context
+  /// parallelism: the local queries attend to the all-gathered sequence.
+  int64_t kvSeq = 0;
+  /// Position of query 0 among the keys (0 without context parallelism).
+  int64_t qOffset = 0;
+  int64_t keys() const { return kvSeq ? kvSeq : seq; }
 };
 /// Causal self-attention, softmax scale 1/sqrt(headDim):
-///   q [batch*seq, heads*headDim], k, v [batch*seq, kvHeads*headDim]
+///   q [batch*seq, heads*headDim], k, v [batch*keys, kvHeads*headDim]
 ///   (i.e. [b, s, heads, d], the direct output of the q/k/v projections);
-///   out [batch*seq, heads*headDim]; probs [batch, heads, seq, seq] saved
-///   for the backward (masked entries are 0). Query head h reads kv head
-///   h / (heads / kvHeads).
+///   out [batch*seq, heads*headDim]; probs [batch, heads, seq, keys] saved
+///   for the backward (masked entries are 0). Query i sees keys
+///   0 .. qOffset + i. Query head h reads kv head h / (heads / kvHeads).
 void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
                       const Tensor &k, const Tensor &v,
                       const AttentionDims &dims);

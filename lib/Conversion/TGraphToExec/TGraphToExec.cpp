@@ -67,7 +67,9 @@ struct ProgramState {
   const TrainingOptions &options;
   tg::ModelOp model;
   tx::ProgramOp program;
-  int64_t tp, mbs, seq, numChunks;
+  int64_t tp, mbs;
+  int64_t seq; ///< positions on this rank: seq_len / cp
+  int64_t numChunks;
   bool sp;
   int64_t zero;
   double gradScale; ///< 1 / tokens of the global batch
@@ -75,6 +77,12 @@ struct ProgramState {
   std::map<std::string, std::set<int64_t>> paramStages;
   /// Per stage: parameters whose gradients are partial sums over tp.
   std::map<int64_t, std::set<std::string>> tpPartialParams;
+  int64_t cp = 1;      ///< context-parallel ranks
+  int64_t seqFull = 0; ///< the whole sequence (seq_len)
+  /// The group that sums parameter gradients and shards ZeRO state: "dp",
+  /// or "dpcp" (dp x cp) under context parallelism, whose ranks hold the
+  /// same parameters and see different tokens.
+  std::string dataGroup = "dp";
 };
 
 class ChunkLowering {
@@ -92,6 +100,10 @@ public:
   LogicalResult run(ArrayRef<Operation *> prologue, ArrayRef<BlockRef> blocks,
                     ArrayRef<Operation *> epilogue, Value firstInit,
                     tg::RepeatOp lastRepeat, bool first, bool last);
+  /// Selective recomputation (Korthikanti et al. 2022, "Reducing
+  /// Activation Recomputation in Large Transformer Models"): the attention
+  /// probabilities are not saved; the backward computes them again.
+  void setSelectiveRecompute(bool on) { selective = on; }
 
 private:
   ProgramState &st;
@@ -102,6 +114,7 @@ private:
   OpBuilder fb, bb;
   Block *fwdBlock, *bwdBlock;
   Location loc = UnknownLoc::get(chunk.getContext());
+  bool selective = false;
 
   /// tgraph activation -> forward value (body values are per block).
   DenseMap<Value, FVal> env;
@@ -122,6 +135,7 @@ private:
     return RankedTensorType::get(shape, Float32Type::get(ctx()));
   }
   bool tpOn() const { return st.tp > 1; }
+  bool cpOn() const { return st.cp > 1; }
 
   /// The local shape of a tgraph activation type under `dist`.
   FailureOr<RankedTensorType> localType(Operation *op, Type t, Dist dist);
@@ -142,6 +156,9 @@ private:
   /// A Rep view of `x` for a column-parallel consumer (all-gather of a
   /// sequence shard, cached).
   Value gatherSeq(FVal x);
+  /// The whole sequence of a context-parallel shard (keys and values for
+  /// attention): all-gather over cp; its backward reduce-scatters.
+  Value gatherCp(Value x);
 
   // --- backward helpers ---
   void addGrad(Value f, Value g, bool partial = false);
@@ -263,7 +280,7 @@ FailureOr<Value> ChunkLowering::param(Operation *user, Value tgParam,
     st.paramStages[name].insert(stage.getIndex());
   }
   if (st.zero == 3)
-    return tx::ParamGatherOp::create(fb, loc, localType, name, "dp")
+    return tx::ParamGatherOp::create(fb, loc, localType, name, st.dataGroup)
         .getResult();
   return tx::ParamRefOp::create(fb, loc, localType, name).getResult();
 }
@@ -320,6 +337,22 @@ Value ChunkLowering::gatherSeq(FVal x) {
                              "not a partial sum");
     addGrad(seqShard, tx::ReduceScatterOp::create(bb, loc, seqShard.getType(),
                                                   g, "tp", 1));
+    return success();
+  });
+  return full;
+}
+
+Value ChunkLowering::gatherCp(Value x) {
+  auto t = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(t.getShape());
+  shape[1] *= st.cp;
+  Value full = tx::AllGatherOp::create(fb, loc, f32(shape), x, "cp", 1);
+  // Every cp rank's queries read the gathered keys: the gradient of the
+  // whole sequence is summed over cp and each rank keeps its own part.
+  tape.push_back([this, full, x]() -> LogicalResult {
+    Value g = takeGrad(full);
+    if (g)
+      addGrad(x, tx::ReduceScatterOp::create(bb, loc, x.getType(), g, "cp", 1));
     return success();
   });
   return full;
@@ -403,11 +436,11 @@ LogicalResult ChunkLowering::lowerEmbedding(tg::EmbeddingOp op) {
   Value wpe;
   if (pos) {
     auto tableType = cast<RankedTensorType>(pos.getTable().getType());
-    if (tableType.getDimSize(0) < st.seq)
+    if (tableType.getDimSize(0) < st.seqFull)
       return pos.emitError() << "texec lowering: position table has "
                              << tableType.getDimSize(0)
-                             << " rows, fewer than the sequence (" << st.seq
-                             << ")";
+                             << " rows, fewer than the sequence ("
+                             << st.seqFull << ")";
     FailureOr<Value> w = param(pos, pos.getTable(), {-1});
     if (failed(w))
       return failure();
@@ -421,6 +454,10 @@ LogicalResult ChunkLowering::lowerEmbedding(tg::EmbeddingOp op) {
   SmallVector<NamedAttribute> config;
   if (tpOn())
     config.push_back(tpAxis("vocab_axis"));
+  // A context-parallel rank's positions start at its cp coordinate times
+  // the local length.
+  if (pos && cpOn())
+    config.push_back(cfg("pos_axis", StringAttr::get(ctx(), "cp")));
   SmallVector<Value> ins = {ids->v, *wte};
   if (wpe)
     ins.push_back(wpe);
@@ -656,7 +693,7 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
                         "sinks, latent keys, dropout or a separate value "
                         "head size has no runtime kernel");
   const int64_t rot = op.getRotaryDim();
-  if (rot != 0 && (rot < 0 || rot % 2 != 0 || rot > op.getHeadDim()))
+  if (rot != 0 && (rot < 0 || rot % 2 != 0 || rot > int64_t(op.getHeadDim())))
     return op.emitError() << "texec lowering: rotary_dim " << rot
                           << " must be even and at most head_dim "
                           << op.getHeadDim();
@@ -689,8 +726,9 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
       cfg("head_dim",
           IntegerAttr::get(IntegerType::get(ctx(), 64), op.getHeadDim()))};
   if (rot > 0) {
-    // RoPE on the local q and k heads (every position is on this rank: no
-    // context parallelism); the backward turns the gradients back.
+    // RoPE on the local q and k heads, at this rank's positions (shifted
+    // by the cp coordinate under context parallelism, before the keys are
+    // gathered); the backward turns the gradients back.
     auto i64a = [&](int64_t v) {
       return IntegerAttr::get(IntegerType::get(ctx(), 64), v);
     };
@@ -699,6 +737,8 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
           cfg("heads", i64a(which == 0 ? local : localKv)),
           cfg("head_dim", i64a(op.getHeadDim())), cfg("rotary_dim", i64a(rot)),
           cfg("theta", op.getRopeThetaAttr())};
+      if (cpOn())
+        rc.push_back(cfg("pos_axis", StringAttr::get(ctx(), "cp")));
       Value in = qkv[which].v;
       Value rotated = kernel(fb, "rope", {in}, {in.getType()}, rc)[0];
       qkv[which].v = rotated;
@@ -711,16 +751,31 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
       });
     }
   }
+  // Context parallelism (all-gather form, as in Llama 3: "The Llama 3 Herd
+  // of Models", 2024, section 3.3.2): the local queries attend to the
+  // keys and values of the whole sequence, gathered over cp; the causal
+  // mask is offset by the rank's first position.
+  if (cpOn()) {
+    qkv[1].v = gatherCp(qkv[1].v);
+    qkv[2].v = gatherCp(qkv[2].v);
+    config.push_back(cfg("cp_axis", StringAttr::get(ctx(), "cp")));
+  }
   auto r = kernel(fb, "attention", {qkv[0].v, qkv[1].v, qkv[2].v},
-                  {*outType, f32({st.mbs, local, st.seq, st.seq})}, config);
+                  {*outType, f32({st.mbs, local, st.seq, st.seqFull})},
+                  config);
   env[op.getResult()] = {r[0], tpOn() ? Dist::Last : Dist::Rep};
   Value q = qkv[0].v, k = qkv[1].v, v = qkv[2].v, o = r[0], probs = r[1];
+  bool again = selective;
   tape.push_back([=, this]() -> LogicalResult {
     Value dy = takeGrad(o);
     if (!dy)
       return success();
-    auto g = kernel(bb, "attention_bwd",
-                    {dy, saved(q), saved(k), saved(v), saved(probs)},
+    // Selective recomputation: the s^2 probabilities come from the saved
+    // q, k, v again instead of from the forward.
+    Value p = again ? kernel(bb, "attention", {saved(q), saved(k), saved(v)},
+                             {o.getType(), probs.getType()}, config)[1]
+                    : saved(probs);
+    auto g = kernel(bb, "attention_bwd", {dy, saved(q), saved(k), saved(v), p},
                     {q.getType(), k.getType(), v.getType()}, config);
     addGrad(q, g[0]);
     addGrad(k, g[1]);
@@ -935,38 +990,40 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
     model.emitError() << "texec lowering: " << msg;
     return {};
   };
-  if (plan.cp != 1)
-    return fail("plan 'parallel.cp' = " + std::to_string(plan.cp) +
-                ": context parallelism is not lowered yet (use cp = 1)");
+  if (plan.cp < 1 || plan.seqLen % plan.cp != 0)
+    return fail("plan 'seq_len' " + std::to_string(plan.seqLen) +
+                " is not divisible by 'parallel.cp' = " +
+                std::to_string(plan.cp));
   if (plan.ep != 1)
     return fail("plan 'parallel.ep' = " + std::to_string(plan.ep) +
                 ": expert parallelism is not lowered yet (use ep = 1)");
-  // Full recomputation is lowered per stage (texec.chunk `recompute`);
-  // selective (the attention core only) is not.
+  // Recomputation per stage: full (texec.chunk `recompute`: the whole
+  // forward again before the backward) or selective (the attention core
+  // again inside the backward, its probabilities never saved).
   auto stageRecompute = [&](int64_t s) -> const std::string & {
     return size_t(s) < plan.stages.size() ? plan.stages[size_t(s)].recompute
                                           : plan.recompute;
   };
-  if (plan.recompute != "none" && plan.recompute != "full")
+  auto knownRecompute = [](const std::string &r) {
+    return r == "none" || r == "selective" || r == "full";
+  };
+  if (!knownRecompute(plan.recompute))
     return fail("plan 'recompute' = '" + plan.recompute +
-                "': selective recomputation is not lowered yet (use none or "
-                "full)");
+                "': expected none, selective or full");
   for (int64_t s = 0; s < int64_t(plan.stages.size()); ++s)
-    if (plan.stages[size_t(s)].recompute != "none" &&
-        plan.stages[size_t(s)].recompute != "full")
+    if (!knownRecompute(plan.stages[size_t(s)].recompute))
       return fail("plan 'stages[" + std::to_string(s) + "].recompute' = '" +
                   plan.stages[size_t(s)].recompute +
-                  "': selective recomputation is not lowered yet (use none "
-                  "or full)");
+                  "': expected none, selective or full");
   if (plan.dp * plan.microBatchSize * plan.numMicroBatches != plan.globalBatch)
     return fail("plan 'global_batch' (" + std::to_string(plan.globalBatch) +
                 ") must equal dp * micro_batch_size * num_micro_batches (" +
                 std::to_string(plan.dp * plan.microBatchSize *
                                plan.numMicroBatches) +
                 ")");
-  if (plan.sequenceParallel && plan.seqLen % plan.tp != 0)
+  if (plan.sequenceParallel && plan.seqLen % (plan.tp * plan.cp) != 0)
     return fail("plan 'seq_len' " + std::to_string(plan.seqLen) +
-                " is not divisible by tp for sequence parallelism");
+                " is not divisible by tp * cp for sequence parallelism");
   if (options.optimizer != "adam" && options.optimizer != "sgd")
     return fail("unknown optimizer '" + options.optimizer + "'");
   auto kind = ::trident::parseScheduleKind(plan.schedule);
@@ -1001,7 +1058,7 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
       if (!firstRepeat)
         firstRepeat = r;
       lastRepeat = r;
-      for (int64_t i = 0; i < r.getCount(); ++i)
+      for (int64_t i = 0; i < int64_t(r.getCount()); ++i)
         blocks.push_back({r, i, (int64_t)blocks.size()});
       continue;
     }
@@ -1037,18 +1094,29 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
       i64(plan.pp), i64(plan.vpp), i64(plan.numMicroBatches),
       i64(plan.microBatchSize), i64(plan.seqLen), i64(vocab),
       i64(plan.zeroStage), b.getStringAttr(plan.schedule),
-      plan.sequenceParallel && plan.tp > 1 ? b.getUnitAttr() : UnitAttr());
+      plan.sequenceParallel && plan.tp > 1 ? b.getUnitAttr() : UnitAttr(),
+      i64(plan.cp));
   Block &pbody = program.getBody().emplaceBlock();
   b.setInsertionPointToEnd(&pbody);
   for (StringRef axis : {"dp", "tp", "pp"})
     tx::GroupOp::create(b, loc, b.getStringAttr(axis),
                         b.getStrArrayAttr({axis}), DenseI64ArrayAttr());
+  if (plan.cp > 1) {
+    tx::GroupOp::create(b, loc, b.getStringAttr("cp"),
+                        b.getStrArrayAttr({"cp"}), DenseI64ArrayAttr());
+    tx::GroupOp::create(b, loc, b.getStringAttr("dpcp"),
+                        b.getStrArrayAttr({"dp", "cp"}), DenseI64ArrayAttr());
+  }
 
   ProgramState st{plan, options, model, program, plan.tp,
-                  plan.microBatchSize, plan.seqLen, plan.pp * plan.vpp,
-                  plan.sequenceParallel && plan.tp > 1, plan.zeroStage, 0.0,
-                  {}, {}};
+                  plan.microBatchSize, plan.seqLen / plan.cp,
+                  plan.pp * plan.vpp, plan.sequenceParallel && plan.tp > 1,
+                  plan.zeroStage, 0.0, {}, {}};
   st.gradScale = 1.0 / double(plan.globalBatch * plan.seqLen);
+  st.cp = plan.cp;
+  st.seqFull = plan.seqLen;
+  if (plan.cp > 1)
+    st.dataGroup = "dpcp";
 
   // First block of each model chunk.
   SmallVector<int64_t> chunkBegin = {0};
@@ -1070,6 +1138,7 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
       if (stageRecompute(s) == "full")
         chunk.setRecompute(true);
       ChunkLowering lowering(st, stage, chunk, decls, lastDecl);
+      lowering.setSelectiveRecompute(stageRecompute(s) == "selective");
       ArrayRef<BlockRef> mine(blocks.begin() + chunkBegin[g],
                               blocks.begin() + chunkBegin[g + 1]);
       if (failed(lowering.run(prologue, mine, epilogue,
@@ -1124,10 +1193,11 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
         shared[sharedGroups[where]].insert(name);
     for (auto &[group, params] : shared)
       tx::GradAllReduceOp::create(b, loc, group, names(params));
-    if (plan.dp > 1 && plan.zeroStage == 0)
-      tx::GradAllReduceOp::create(b, loc, "dp", ArrayAttr());
+    if (plan.dp * plan.cp > 1 && plan.zeroStage == 0)
+      tx::GradAllReduceOp::create(b, loc, st.dataGroup, ArrayAttr());
     tx::OptimizerOp::create(
-        b, loc, b.getStringAttr(options.optimizer), b.getStringAttr("dp"),
+        b, loc, b.getStringAttr(options.optimizer),
+        b.getStringAttr(st.dataGroup),
         i64(plan.zeroStage), b.getF64FloatAttr(options.lr), b.getF64FloatAttr(options.beta1),
         b.getF64FloatAttr(options.beta2), b.getF64FloatAttr(options.eps));
   }

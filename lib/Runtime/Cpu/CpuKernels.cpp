@@ -213,16 +213,17 @@ void swigluBackward(Tensor &dgate, Tensor &dup, const Tensor &dy,
 
 void ropeApply(Tensor &y, const Tensor &x, int64_t seq, int64_t heads,
                int64_t headDim, int64_t rotaryDim, double theta,
-               bool inverse) {
+               bool inverse, int64_t posOffset) {
   const char *fn = "ropeApply";
-  detail::checkRope(y, x, seq, heads, headDim, rotaryDim, theta, fn);
+  detail::checkRope(y, x, seq, heads, headDim, rotaryDim, theta, posOffset,
+                    fn);
   if (!x.numel())
     return;
   const int64_t rows = x.numel() / (heads * headDim), half = rotaryDim / 2;
   const float *in = x.f32();
   float *out = y.f32();
   for (int64_t r = 0; r < rows; ++r) {
-    const double pos = double(r % seq);
+    const double pos = double(posOffset + r % seq);
     for (int64_t h = 0; h < heads; ++h) {
       const int64_t base = (r * heads + h) * headDim;
       for (int64_t i = 0; i < half; ++i) {
@@ -499,55 +500,38 @@ void matmul(Tensor &c, const Tensor &a, const Tensor &b, bool transB,
 // Attention
 //===----------------------------------------------------------------------===//
 
-namespace {
-void checkAttention(const Tensor &out, const Tensor &probs, const Tensor &q,
-                    const Tensor &k, const Tensor &v, const AttentionDims &d,
-                    const char *fn) {
-  check(d.batch > 0 && d.seq > 0 && d.heads > 0 && d.kvHeads > 0 &&
-            d.headDim > 0 && d.heads % d.kvHeads == 0,
-        fn, "dims must be positive and kvHeads must divide heads");
-  int64_t n = d.batch * d.seq;
-  check(q.numel() == n * d.heads * d.headDim, fn,
-        "q " + q.shapeString() + " must be [b*s, heads*headDim]");
-  check(out.numel() == q.numel(), fn, "out must have q's shape");
-  check(k.numel() == n * d.kvHeads * d.headDim &&
-            v.numel() == n * d.kvHeads * d.headDim,
-        fn, "k " + k.shapeString() + " and v " + v.shapeString() +
-                " must be [b*s, kvHeads*headDim]");
-  check(probs.numel() == d.batch * d.heads * d.seq * d.seq, fn,
-        "probs " + probs.shapeString() + " must be [b, heads, s, s]");
-}
-} // namespace
 
 void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
                       const Tensor &k, const Tensor &v,
                       const AttentionDims &d) {
-  checkAttention(out, probs, q, k, v, d, "attentionForward");
-  int64_t s = d.seq, hd = d.headDim, qs = d.heads * hd, ks = d.kvHeads * hd;
+  detail::checkAttention(out, probs, q, k, v, d, "attentionForward");
+  int64_t s = d.seq, t = d.keys(), off = d.qOffset, hd = d.headDim;
+  int64_t qs = d.heads * hd, ks = d.kvHeads * hd;
   int64_t group = d.heads / d.kvHeads;
   float sc = 1.0f / std::sqrt(static_cast<float>(hd));
   for (int64_t b = 0; b < d.batch; ++b)
     for (int64_t h = 0; h < d.heads; ++h) {
       int64_t kh = h / group;
       CStrided Q(q.f32() + b * s * qs + h * hd, s, hd, Eigen::OuterStride<>(qs));
-      CStrided K(k.f32() + b * s * ks + kh * hd, s, hd, Eigen::OuterStride<>(ks));
-      CStrided V(v.f32() + b * s * ks + kh * hd, s, hd, Eigen::OuterStride<>(ks));
+      CStrided K(k.f32() + b * t * ks + kh * hd, t, hd, Eigen::OuterStride<>(ks));
+      CStrided V(v.f32() + b * t * ks + kh * hd, t, hd, Eigen::OuterStride<>(ks));
       Strided O(out.f32() + b * s * qs + h * hd, s, hd, Eigen::OuterStride<>(qs));
-      MapM P(probs.f32() + (b * d.heads + h) * s * s, s, s);
+      MapM P(probs.f32() + (b * d.heads + h) * s * t, s, t);
       P.noalias() = (Q * K.transpose()) * sc;
       for (int64_t i = 0; i < s; ++i) {
+        const int64_t last = off + i; // causal: keys 0..last
         float mx = P(i, 0);
-        for (int64_t j = 1; j <= i; ++j)
+        for (int64_t j = 1; j <= last; ++j)
           mx = std::max(mx, P(i, j));
         double z = 0;
-        for (int64_t j = 0; j <= i; ++j) {
+        for (int64_t j = 0; j <= last; ++j) {
           P(i, j) = std::exp(P(i, j) - mx);
           z += P(i, j);
         }
         float inv = static_cast<float>(1.0 / z);
-        for (int64_t j = 0; j <= i; ++j)
+        for (int64_t j = 0; j <= last; ++j)
           P(i, j) *= inv;
-        for (int64_t j = i + 1; j < s; ++j)
+        for (int64_t j = last + 1; j < t; ++j)
           P(i, j) = 0.0f;
       }
       O.noalias() = P * V;
@@ -558,37 +542,39 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, const Tensor &dout,
                        const Tensor &q, const Tensor &k, const Tensor &v,
                        const Tensor &probs, const AttentionDims &d) {
   const char *fn = "attentionBackward";
-  checkAttention(dout, probs, q, k, v, d, fn);
+  detail::checkAttention(dout, probs, q, k, v, d, fn);
   sameNumel(dq, q, fn);
   sameNumel(dk, k, fn);
   sameNumel(dv, v, fn);
   zero(dk);
   zero(dv);
-  int64_t s = d.seq, hd = d.headDim, qs = d.heads * hd, ks = d.kvHeads * hd;
+  int64_t s = d.seq, t = d.keys(), off = d.qOffset, hd = d.headDim;
+  int64_t qs = d.heads * hd, ks = d.kvHeads * hd;
   int64_t group = d.heads / d.kvHeads;
   float sc = 1.0f / std::sqrt(static_cast<float>(hd));
-  RowMat dP(s, s);
+  RowMat dP(s, t);
   for (int64_t b = 0; b < d.batch; ++b)
     for (int64_t h = 0; h < d.heads; ++h) {
       int64_t kh = h / group;
-      auto qOff = b * s * qs + h * hd, kOff = b * s * ks + kh * hd;
+      auto qOff = b * s * qs + h * hd, kOff = b * t * ks + kh * hd;
       CStrided Q(q.f32() + qOff, s, hd, Eigen::OuterStride<>(qs));
-      CStrided K(k.f32() + kOff, s, hd, Eigen::OuterStride<>(ks));
-      CStrided V(v.f32() + kOff, s, hd, Eigen::OuterStride<>(ks));
+      CStrided K(k.f32() + kOff, t, hd, Eigen::OuterStride<>(ks));
+      CStrided V(v.f32() + kOff, t, hd, Eigen::OuterStride<>(ks));
       CStrided DO(dout.f32() + qOff, s, hd, Eigen::OuterStride<>(qs));
       Strided DQ(dq.f32() + qOff, s, hd, Eigen::OuterStride<>(qs));
-      Strided DK(dk.f32() + kOff, s, hd, Eigen::OuterStride<>(ks));
-      Strided DV(dv.f32() + kOff, s, hd, Eigen::OuterStride<>(ks));
-      CMapM P(probs.f32() + (b * d.heads + h) * s * s, s, s);
+      Strided DK(dk.f32() + kOff, t, hd, Eigen::OuterStride<>(ks));
+      Strided DV(dv.f32() + kOff, t, hd, Eigen::OuterStride<>(ks));
+      CMapM P(probs.f32() + (b * d.heads + h) * s * t, s, t);
       DV.noalias() += P.transpose() * DO;
       dP.noalias() = DO * V.transpose();
       // dS = P o (dP - rowsum(dP o P)); masked entries have P = 0.
       for (int64_t i = 0; i < s; ++i) {
+        const int64_t last = off + i;
         double dot = 0;
-        for (int64_t j = 0; j <= i; ++j)
+        for (int64_t j = 0; j <= last; ++j)
           dot += double(dP(i, j)) * P(i, j);
-        for (int64_t j = 0; j < s; ++j)
-          dP(i, j) = j <= i ? P(i, j) * (dP(i, j) - float(dot)) * sc : 0.0f;
+        for (int64_t j = 0; j < t; ++j)
+          dP(i, j) = j <= last ? P(i, j) * (dP(i, j) - float(dot)) * sc : 0.0f;
       }
       DQ.noalias() = dP * K;
       DK.noalias() += dP.transpose() * Q;

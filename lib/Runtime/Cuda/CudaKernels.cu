@@ -138,7 +138,7 @@ __global__ void kSwigluBwd(float *dg, float *du, const float *dy,
 // One thread per rotated pair (row, head, i < rot/2); the pass-through
 // dimensions are copied by the threads of i >= rot/2 up to headDim - rot/2.
 __global__ void kRope(float *y, const float *x, int64_t rows, int64_t seq,
-                      int64_t heads, int64_t headDim, int64_t rot,
+                      int64_t posOffset, int64_t heads, int64_t headDim, int64_t rot,
                       double theta, bool inverse) {
   const int64_t half = rot / 2, perHead = headDim - half;
   GRID_STRIDE(t, rows * heads * perHead) {
@@ -146,7 +146,7 @@ __global__ void kRope(float *y, const float *x, int64_t rows, int64_t seq,
     int64_t r = rh / heads;
     int64_t base = rh * headDim;
     if (i < half) {
-      double angle = double(r % seq) * pow(theta, -2.0 * double(i) / double(rot));
+      double angle = double(posOffset + r % seq) * pow(theta, -2.0 * double(i) / double(rot));
       float c = float(cos(angle));
       float sn = float(inverse ? -sin(angle) : sin(angle));
       float a = x[base + i], b = x[base + i + half];
@@ -300,32 +300,33 @@ __global__ void kAddBias(float *y, const float *b, int64_t n, int64_t cols) {
 }
 
 // --- attention ------------------------------------------------------------
-/// Row i of one (b, h) score matrix: causal mask and softmax in place.
-__global__ void kCausalSoftmax(float *p, int64_t s) {
+/// Row i of one (b, h) score matrix [s, t]: causal mask (query i sees keys
+/// 0 .. off + i) and softmax in place.
+__global__ void kCausalSoftmax(float *p, int64_t s, int64_t t, int64_t off) {
   __shared__ float sh[kThreads];
-  float *row = p + blockIdx.x * s;
-  int64_t i = blockIdx.x % s;
+  float *row = p + blockIdx.x * t;
+  int64_t last = off + int64_t(blockIdx.x) % s;
   float m = -INFINITY;
-  for (int64_t j = threadIdx.x; j <= i; j += blockDim.x)
+  for (int64_t j = threadIdx.x; j <= last; j += blockDim.x)
     m = fmaxf(m, row[j]);
   m = blockMax(m, sh);
   float z = 0.0f;
-  for (int64_t j = threadIdx.x; j <= i; j += blockDim.x)
+  for (int64_t j = threadIdx.x; j <= last; j += blockDim.x)
     z += expf(row[j] - m);
   z = blockSum(z, sh);
-  for (int64_t j = threadIdx.x; j < s; j += blockDim.x)
-    row[j] = j <= i ? expf(row[j] - m) / z : 0.0f;
+  for (int64_t j = threadIdx.x; j < t; j += blockDim.x)
+    row[j] = j <= last ? expf(row[j] - m) / z : 0.0f;
 }
-/// dS = P o (dP - rowsum(dP o P)) * scale, in place in dp.
-__global__ void kSoftmaxBwd(float *dp, const float *p, int64_t s, float sc) {
+/// dS = P o (dP - rowsum(dP o P)) * scale, in place in dp (rows of t).
+__global__ void kSoftmaxBwd(float *dp, const float *p, int64_t t, float sc) {
   __shared__ float sh[kThreads];
-  float *row = dp + blockIdx.x * s;
-  const float *prow = p + blockIdx.x * s;
+  float *row = dp + blockIdx.x * t;
+  const float *prow = p + blockIdx.x * t;
   float dot = 0.0f;
-  for (int64_t j = threadIdx.x; j < s; j += blockDim.x)
+  for (int64_t j = threadIdx.x; j < t; j += blockDim.x)
     dot += row[j] * prow[j];
   dot = blockSum(dot, sh);
-  for (int64_t j = threadIdx.x; j < s; j += blockDim.x)
+  for (int64_t j = threadIdx.x; j < t; j += blockDim.x)
     row[j] = prow[j] * (row[j] - dot) * sc;
 }
 
@@ -543,15 +544,17 @@ void swigluBackward(Tensor &dgate, Tensor &dup, const Tensor &dy,
 
 void ropeApply(Tensor &y, const Tensor &x, int64_t seq, int64_t heads,
                int64_t headDim, int64_t rotaryDim, double theta,
-               bool inverse) {
+               bool inverse, int64_t posOffset) {
   const char *fn = "ropeApply";
-  detail::checkRope(y, x, seq, heads, headDim, rotaryDim, theta, fn);
+  detail::checkRope(y, x, seq, heads, headDim, rotaryDim, theta, posOffset,
+                    fn);
   if (!x.numel())
     return;
   int64_t rows = x.numel() / (heads * headDim);
   int64_t work = rows * heads * (headDim - rotaryDim / 2);
   kRope<<<blocksFor(work), kThreads, 0, stream()>>>(
-      y.f32(), x.f32(), rows, seq, heads, headDim, rotaryDim, theta, inverse);
+      y.f32(), x.f32(), rows, seq, posOffset, heads, headDim, rotaryDim, theta,
+      inverse);
   launched(fn);
 }
 
@@ -728,29 +731,22 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
                       const Tensor &k, const Tensor &v,
                       const AttentionDims &d) {
   const char *fn = "attentionForward";
-  check(d.batch > 0 && d.seq > 0 && d.heads > 0 && d.kvHeads > 0 &&
-            d.headDim > 0 && d.heads % d.kvHeads == 0,
-        fn, "dims must be positive and kvHeads must divide heads");
-  int64_t s = d.seq, hd = d.headDim, qs = d.heads * hd, ks = d.kvHeads * hd;
-  int64_t n = d.batch * s, group = d.heads / d.kvHeads;
-  check(q.numel() == n * qs && out.numel() == n * qs, fn,
-        "q and out must be [b*s, heads*headDim]");
-  check(k.numel() == n * ks && v.numel() == n * ks, fn,
-        "k and v must be [b*s, kvHeads*headDim]");
-  check(probs.numel() == d.batch * d.heads * s * s, fn,
-        "probs must be [b, heads, s, s]");
+  detail::checkAttention(out, probs, q, k, v, d, fn);
+  int64_t s = d.seq, t = d.keys(), hd = d.headDim;
+  int64_t qs = d.heads * hd, ks = d.kvHeads * hd, group = d.heads / d.kvHeads;
   float sc = 1.0f / std::sqrt(float(hd));
   for (int64_t b = 0; b < d.batch; ++b)
     for (int64_t h = 0; h < d.heads; ++h) {
       const float *Q = q.f32() + b * s * qs + h * hd;
-      const float *K = k.f32() + b * s * ks + (h / group) * hd;
-      const float *V = v.f32() + b * s * ks + (h / group) * hd;
+      const float *K = k.f32() + b * t * ks + (h / group) * hd;
+      const float *V = v.f32() + b * t * ks + (h / group) * hd;
       float *O = out.f32() + b * s * qs + h * hd;
-      float *P = probs.f32() + (b * d.heads + h) * s * s;
-      gemmRowMajor(false, true, s, s, hd, sc, Q, qs, K, ks, 0.0f, P, s, fn);
-      kCausalSoftmax<<<unsigned(s), kThreads, 0, stream()>>>(P, s);
+      float *P = probs.f32() + (b * d.heads + h) * s * t;
+      gemmRowMajor(false, true, s, t, hd, sc, Q, qs, K, ks, 0.0f, P, t, fn);
+      kCausalSoftmax<<<unsigned(s), kThreads, 0, stream()>>>(P, s, t,
+                                                            d.qOffset);
       launched(fn);
-      gemmRowMajor(false, false, s, hd, s, 1.0f, P, s, V, ks, 0.0f, O, qs, fn);
+      gemmRowMajor(false, false, s, hd, t, 1.0f, P, t, V, ks, 0.0f, O, qs, fn);
     }
 }
 
@@ -758,35 +754,29 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, const Tensor &dout,
                        const Tensor &q, const Tensor &k, const Tensor &v,
                        const Tensor &probs, const AttentionDims &d) {
   const char *fn = "attentionBackward";
-  check(d.batch > 0 && d.seq > 0 && d.heads > 0 && d.kvHeads > 0 &&
-            d.headDim > 0 && d.heads % d.kvHeads == 0,
-        fn, "dims must be positive and kvHeads must divide heads");
-  int64_t s = d.seq, hd = d.headDim, qs = d.heads * hd, ks = d.kvHeads * hd;
-  int64_t n = d.batch * s, group = d.heads / d.kvHeads;
-  check(q.numel() == n * qs && dq.numel() == n * qs && dout.numel() == n * qs,
-        fn, "q, dq and dout must be [b*s, heads*headDim]");
-  check(k.numel() == n * ks && v.numel() == n * ks && dk.numel() == n * ks &&
-            dv.numel() == n * ks,
-        fn, "k, v, dk, dv must be [b*s, kvHeads*headDim]");
-  check(probs.numel() == d.batch * d.heads * s * s, fn,
-        "probs must be [b, heads, s, s]");
+  detail::checkAttention(dout, probs, q, k, v, d, fn);
+  sameNumel(dq, q, fn);
+  sameNumel(dk, k, fn);
+  sameNumel(dv, v, fn);
   zero(dk);
   zero(dv);
-  Tensor dP({s, s});
+  int64_t s = d.seq, t = d.keys(), hd = d.headDim;
+  int64_t qs = d.heads * hd, ks = d.kvHeads * hd, group = d.heads / d.kvHeads;
+  Tensor dP({s, t});
   float sc = 1.0f / std::sqrt(float(hd));
   for (int64_t b = 0; b < d.batch; ++b)
     for (int64_t h = 0; h < d.heads; ++h) {
-      int64_t qOff = b * s * qs + h * hd, kOff = b * s * ks + (h / group) * hd;
-      const float *P = probs.f32() + (b * d.heads + h) * s * s;
-      gemmRowMajor(true, false, s, hd, s, 1.0f, P, s, dout.f32() + qOff, qs,
+      int64_t qOff = b * s * qs + h * hd, kOff = b * t * ks + (h / group) * hd;
+      const float *P = probs.f32() + (b * d.heads + h) * s * t;
+      gemmRowMajor(true, false, t, hd, s, 1.0f, P, t, dout.f32() + qOff, qs,
                    1.0f, dv.f32() + kOff, ks, fn);
-      gemmRowMajor(false, true, s, s, hd, 1.0f, dout.f32() + qOff, qs,
-                   v.f32() + kOff, ks, 0.0f, dP.f32(), s, fn);
-      kSoftmaxBwd<<<unsigned(s), kThreads, 0, stream()>>>(dP.f32(), P, s, sc);
+      gemmRowMajor(false, true, s, t, hd, 1.0f, dout.f32() + qOff, qs,
+                   v.f32() + kOff, ks, 0.0f, dP.f32(), t, fn);
+      kSoftmaxBwd<<<unsigned(s), kThreads, 0, stream()>>>(dP.f32(), P, t, sc);
       launched(fn);
-      gemmRowMajor(false, false, s, hd, s, 1.0f, dP.f32(), s, k.f32() + kOff,
+      gemmRowMajor(false, false, s, hd, t, 1.0f, dP.f32(), t, k.f32() + kOff,
                    ks, 0.0f, dq.f32() + qOff, qs, fn);
-      gemmRowMajor(true, false, s, hd, s, 1.0f, dP.f32(), s, q.f32() + qOff,
+      gemmRowMajor(true, false, t, hd, s, 1.0f, dP.f32(), t, q.f32() + qOff,
                    qs, 1.0f, dk.f32() + kOff, ks, fn);
     }
 }

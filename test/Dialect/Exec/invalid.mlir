@@ -446,7 +446,7 @@ texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 :
   texec.stage 0 {
     texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
     texec.chunk 0 forward {
-      // expected-error@+1 {{type must be micro_batch_size x seq_len (2x4)}}
+      // expected-error@+1 {{type must be micro_batch_size x seq_len / cp (2x4)}}
       %i = texec.input "tokens" : tensor<2x5xi32>
       texec.save
     } backward {
@@ -1169,6 +1169,47 @@ texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 :
       %w = texec.param_ref "w" : tensor<2x4x8xf32>
       // expected-error@+1 {{kernel 'rope_bwd' needs a result of the input's type whose last dimension is heads * head_dim}}
       %y = texec.kernel "rope_bwd"(%w) config {heads = 4 : i64, head_dim = 4 : i64, rotary_dim = 4 : i64, theta = 1.0e+04 : f64} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+// expected-error@+1 {{'seq_len' (6) must be divisible by cp (4)}}
+texec.program @p attributes {dp = 1 : i64, cp = 4 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 6 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, cp = 2 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 8 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "cp" axes ["cp"]
+  texec.stage 0 {
+    texec.chunk 0 forward {
+      // expected-error@+1 {{type must be micro_batch_size x seq_len / cp (2x4)}}
+      %i = texec.input "tokens" : tensor<2x8xi32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, cp = 2 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 8 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "cp" axes ["cp"]
+  texec.stage 0 {
+    texec.param "q" global [2, 4, 16] init "uniform" : tensor<2x4x16xf32>
+    texec.chunk 0 forward {
+      %q = texec.param_ref "q" : tensor<2x4x16xf32>
+      // expected-error@+1 {{kernel 'attention' needs [batch, seq, features] q, k, v with 2 key position(s) per query position}}
+      %o:2 = texec.kernel "attention"(%q, %q, %q) config {cp_axis = "cp", head_dim = 16 : i64, heads = 1 : i64, kv_heads = 1 : i64} : (tensor<2x4x16xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>) -> (tensor<2x4x16xf32>, tensor<2x1x4x8xf32>)
       texec.save
     } backward {
       texec.end

@@ -84,3 +84,56 @@ texec.program @mini attributes {dp = 1 : i64, tp = 2 : i64, pp = 2 : i64,
     texec.optimizer "sgd" group "dp" zero 0 {lr = 1.0e-03 : f64}
   }
 }
+
+// Context parallelism: a dp 1 x cp 2 grid. Inputs are seq_len / cp long;
+// rope reads positions at the cp offset; keys are gathered over cp for the
+// attention, whose probabilities are [b, heads, local, whole]. A program
+// without `cp` has cp = 1 and prints none.
+
+// CHECK-LABEL: texec.program @cp
+// CHECK-SAME: cp = 2 : i64
+// CHECK: texec.group "dpcp" axes ["dp", "cp"]
+// CHECK: texec.input "tokens" : tensor<1x4xi32>
+// CHECK: texec.kernel "rope"(%{{.*}}) config {head_dim = 8 : i64, heads = 1 : i64, pos_axis = "cp", rotary_dim = 8 : i64, theta = 1.000000e+04 : f64}
+// CHECK: texec.all_gather %{{.*}} group "cp" dim 1 : tensor<1x4x8xf32> -> tensor<1x8x8xf32>
+// CHECK: texec.kernel "attention"({{.*}}) config {cp_axis = "cp", head_dim = 8 : i64, heads = 1 : i64, kv_heads = 1 : i64}
+// CHECK: texec.optimizer "sgd" group "dpcp" zero 0
+// CHECK-LABEL: texec.program @nocp
+// CHECK-NOT: cp =
+// CHECK-SAME: {
+texec.program @cp attributes {dp = 1 : i64, cp = 2 : i64, tp = 1 : i64,
+    pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64,
+    micro_batch_size = 1 : i64, seq_len = 8 : i64, vocab = 16 : i64,
+    zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "cp" axes ["cp"]
+  texec.group "dpcp" axes ["dp", "cp"]
+  texec.stage 0 {
+    texec.param "x" global [1, 4, 8] init "uniform" : tensor<1x4x8xf32>
+    texec.chunk 0 forward {
+      %ids = texec.input "tokens" : tensor<1x4xi32>
+      %x = texec.param_ref "x" : tensor<1x4x8xf32>
+      %r = texec.kernel "rope"(%x) config {heads = 1 : i64, head_dim = 8 : i64, rotary_dim = 8 : i64, theta = 1.0e4 : f64, pos_axis = "cp"} : (tensor<1x4x8xf32>) -> tensor<1x4x8xf32>
+      %k = texec.all_gather %r group "cp" dim 1 : tensor<1x4x8xf32> -> tensor<1x8x8xf32>
+      %o:2 = texec.kernel "attention"(%r, %k, %k) config {cp_axis = "cp", heads = 1 : i64, kv_heads = 1 : i64, head_dim = 8 : i64} : (tensor<1x4x8xf32>, tensor<1x8x8xf32>, tensor<1x8x8xf32>) -> (tensor<1x4x8xf32>, tensor<1x1x4x8xf32>)
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+    texec.optimizer "sgd" group "dpcp" zero 0 {lr = 1.0e-3 : f64}
+  }
+}
+texec.program @nocp attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64,
+    vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 1 : i64,
+    seq_len = 8 : i64, vocab = 16 : i64, zero_stage = 0 : i64,
+    schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.stage 0 {
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}

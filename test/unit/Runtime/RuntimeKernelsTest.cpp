@@ -317,6 +317,93 @@ TEST_CASE("causal attention backward matches finite differences",
   CHECK(fdError(loss, v, dv.toHost()) < kTol);
 }
 
+TEST_CASE("attention of a context-parallel chunk is those rows of the "
+          "whole sequence's",
+          "[runtime]") {
+  ensureInit();
+  // The whole sequences: 2 of 8 positions, GQA (2 query heads, 1 kv head).
+  AttentionDims whole;
+  whole.batch = 2, whole.seq = 8, whole.heads = 2, whole.kvHeads = 1,
+  whole.headDim = 4;
+  const int64_t n = 16, qw = 8, kw = 4, cp = 2, s = 4;
+  Tensor q = randomTensor({n, qw}, "q", 1.5f), k = randomTensor({n, kw}, "k", 1.5f),
+         v = randomTensor({n, kw}, "v"), r = randomTensor({n, qw}, "r");
+  Tensor out({n, qw}), probs({2, 2, 8, 8});
+  attentionForward(out, probs, q, k, v, whole);
+  Tensor dq({n, qw}), dk({n, kw}), dv({n, kw});
+  attentionBackward(dq, dk, dv, r, q, k, v, probs, whole);
+  // Rows of positions [c*s, c*s + s) of both sequences.
+  auto rows = [&](const Tensor &t, int64_t width, int64_t c) {
+    std::vector<float> all = t.toHost(), part;
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t p = c * s; p < c * s + s; ++p)
+        part.insert(part.end(), all.begin() + (b * 8 + p) * width,
+                    all.begin() + (b * 8 + p + 1) * width);
+    Tensor x({2 * s, width});
+    x.fromHost(part);
+    return x;
+  };
+  std::vector<float> dkSum(size_t(n * kw), 0.0f), dvSum(size_t(n * kw), 0.0f);
+  for (int64_t c = 0; c < cp; ++c) {
+    AttentionDims d = whole;
+    d.seq = s, d.kvSeq = 8, d.qOffset = c * s;
+    Tensor qc = rows(q, qw, c), rc = rows(r, qw, c);
+    Tensor oc({2 * s, qw}), pc({2, 2, s, 8});
+    attentionForward(oc, pc, qc, k, v, d);
+    auto want = rows(out, qw, c).toHost(), got = oc.toHost();
+    for (size_t i = 0; i < want.size(); ++i)
+      REQUIRE(got[i] == Approx(want[i]).margin(1e-6));
+    Tensor dqc({2 * s, qw}), dkc({n, kw}), dvc({n, kw});
+    attentionBackward(dqc, dkc, dvc, rc, qc, k, v, pc, d);
+    auto wantDq = rows(dq, qw, c).toHost(), gotDq = dqc.toHost();
+    for (size_t i = 0; i < wantDq.size(); ++i)
+      REQUIRE(gotDq[i] == Approx(wantDq[i]).margin(1e-6));
+    auto a = dkc.toHost(), b = dvc.toHost();
+    for (size_t i = 0; i < a.size(); ++i)
+      dkSum[i] += a[i], dvSum[i] += b[i];
+    // The first chunk's queries never see the second chunk's keys.
+    if (c == 0)
+      for (int64_t b2 = 0; b2 < 2; ++b2)
+        for (int64_t p = s; p < 8; ++p)
+          for (int64_t j = 0; j < kw; ++j)
+            REQUIRE(a[size_t((b2 * 8 + p) * kw + j)] == 0.0f);
+  }
+  // The key and value gradients of the chunks sum to the whole sequence's
+  // (what the reduce-scatter over cp does).
+  auto wantDk = dk.toHost(), wantDv = dv.toHost();
+  for (size_t i = 0; i < wantDk.size(); ++i) {
+    REQUIRE(dkSum[i] == Approx(wantDk[i]).margin(1e-6));
+    REQUIRE(dvSum[i] == Approx(wantDv[i]).margin(1e-6));
+  }
+  // Queries beyond the keys are refused.
+  AttentionDims bad = whole;
+  bad.seq = s, bad.kvSeq = 8, bad.qOffset = 5;
+  Tensor qb = rows(q, qw, 0), ob({2 * s, qw}), pb({2, 2, s, 8});
+  CHECK_THROWS_WITH(attentionForward(ob, pb, qb, k, v, bad),
+                    Catch::Contains("attentionForward") &&
+                        Catch::Contains("outside the 8 keys"));
+}
+
+TEST_CASE("RoPE at a position offset equals the later rows of a longer "
+          "sequence",
+          "[runtime]") {
+  ensureInit();
+  const int64_t heads = 2, dim = 4, width = heads * dim;
+  Tensor x = randomTensor({6, width}, "x"), y({6, width});
+  ropeApply(y, x, 6, heads, dim, dim, 10000.0, false);
+  // Positions 4 and 5 alone, as a cp rank holding them would rotate them.
+  std::vector<float> X = x.toHost();
+  Tensor tail({2, width}), tailY({2, width});
+  tail.fromHost(std::vector<float>(X.begin() + 4 * width, X.end()));
+  ropeApply(tailY, tail, 2, heads, dim, dim, 10000.0, false, 4);
+  auto want = y.toHost(), got = tailY.toHost();
+  for (int64_t i = 0; i < 2 * width; ++i)
+    REQUIRE(got[size_t(i)] == Approx(want[size_t(4 * width + i)]).margin(1e-6));
+  CHECK_THROWS_WITH(ropeApply(tailY, tail, 2, heads, dim, dim, 10000.0, false,
+                              -1),
+                    Catch::Contains("posOffset"));
+}
+
 TEST_CASE("RoPE: rotation by hand, pass-through, inverse and backward",
           "[runtime]") {
   ensureInit();
