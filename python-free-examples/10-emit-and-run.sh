@@ -27,35 +27,11 @@ BIN=${TRIDENT_BIN:-build/bin}
 LIB=${TRIDENT_RUNTIME_LIB:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-MPI=(mpirun --oversubscribe --allow-run-as-root)
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
+source python-free-examples/_emit-build.sh
 
-emit_build() { # PLAN DIR
-  echo "\$ trident emit --plan $1 --model tiny-gpt --backend cpu -o $(basename "$2")"
-  "$BIN/trident" emit --plan "$1" --model tiny-gpt --backend cpu -o "$2" |
-    sed "s|$tmp/||g"
-  local extra=()
-  [ -n "$LIB" ] && extra=(-DTRIDENT_RUNTIME_LIBRARY="$LIB")
-  # A sanitizer build's runtime archive needs the sanitizer at link time.
-  if [ -n "${TRIDENT_E2E_SANITIZE:-}" ]; then
-    extra+=("-DCMAKE_CXX_FLAGS=$TRIDENT_E2E_SANITIZE"
-            "-DCMAKE_EXE_LINKER_FLAGS=$TRIDENT_E2E_SANITIZE")
-  fi
-  cmake -S "$2" -B "$2/build" "${extra[@]}" > "$2/configure.log"
-  cmake --build "$2/build" -j 2 > "$2/build.log"
-}
-
-emit_build test/e2e/plans/tp2-pp2.json "$tmp/tp2-pp2"
-echo "\$ mpirun -np 4 tp2-pp2/build/train --steps 3 --dump tp2-pp2.dump"
-"${MPI[@]}" -np 4 "$tmp/tp2-pp2/build/train" --steps 3 --dump "$tmp/tp2-pp2.dump" |
-  tee "$tmp/tp2-pp2.log"
-
-emit_build test/e2e/plans/single.json "$tmp/single"
-echo "\$ mpirun -np 1 single/build/train --steps 3 --dump single.dump"
-"${MPI[@]}" -np 1 "$tmp/single/build/train" --steps 3 --dump "$tmp/single.dump" |
-  tee "$tmp/single.log"
-
-echo "\$ trident-compare-params --losses single.log tp2-pp2.log --rtol 1e-5"
-"$BIN/trident-compare-params" --losses "$tmp/single.log" "$tmp/tp2-pp2.log" --rtol 1e-5
-echo "\$ trident-compare-params single.dump tp2-pp2.dump --rtol 1e-5 --atol 1e-5"
-"$BIN/trident-compare-params" "$tmp/single.dump" "$tmp/tp2-pp2.dump" --rtol 1e-5 --atol 1e-5
+emit_build test/e2e/plans/tp2-pp2.json tiny-gpt "$tmp/tp2-pp2"
+run_ranks 4 tp2-pp2
+emit_build test/e2e/plans/single.json tiny-gpt "$tmp/single"
+run_ranks 1 single
+compare_runs single tp2-pp2

@@ -31,8 +31,8 @@ BIN=${TRIDENT_BIN:-build/bin}
 LIB=${TRIDENT_RUNTIME_LIB:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-MPI=(mpirun --oversubscribe --allow-run-as-root)
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
+source python-free-examples/_emit-build.sh
 MODEL=test/e2e/models/tiny-llama.json
 
 echo "\$ trident plan --model llama-3-8b --cluster dgx-h100:1 --global-batch 8 --seq-len 65536 --top 3"
@@ -48,37 +48,13 @@ rc=0
 grep '^memory' "$tmp/nocp.txt"
 echo "exit $rc"
 
-emit_build() { # PLAN DIR
-  echo "\$ trident emit --plan $1 --model $MODEL --backend cpu -o $(basename "$2")"
-  "$BIN/trident" emit --plan "$1" --model "$MODEL" --backend cpu -o "$2" |
-    sed "s|$tmp/||g"
-  local extra=()
-  [ -n "$LIB" ] && extra=(-DTRIDENT_RUNTIME_LIBRARY="$LIB")
-  # A sanitizer build's runtime archive needs the sanitizer at link time.
-  if [ -n "${TRIDENT_E2E_SANITIZE:-}" ]; then
-    extra+=("-DCMAKE_CXX_FLAGS=$TRIDENT_E2E_SANITIZE"
-            "-DCMAKE_EXE_LINKER_FLAGS=$TRIDENT_E2E_SANITIZE")
-  fi
-  cmake -S "$2" -B "$2/build" "${extra[@]}" > "$2/configure.log"
-  cmake --build "$2/build" -j 2 > "$2/build.log"
-}
-
 echo
 PLAN=test/e2e/plans/tiny-llama-cp2-tp2-sp.json
-emit_build "$PLAN" "$tmp/cp2-tp2"
+emit_build "$PLAN" "$MODEL" "$tmp/cp2-tp2"
 echo "# the first attention of the program (texec IR):"
 grep -m1 -B2 'texec.kernel "attention"' "$tmp/cp2-tp2/program.texec.mlir" |
   sed 's/^ *//'
-echo "\$ mpirun -np 4 cp2-tp2/build/train --steps 3 --dump cp2-tp2.dump"
-"${MPI[@]}" -np 4 "$tmp/cp2-tp2/build/train" --steps 3 --dump "$tmp/cp2-tp2.dump" |
-  tee "$tmp/cp2-tp2.log"
-
-emit_build test/e2e/plans/tiny-llama-single.json "$tmp/single"
-echo "\$ mpirun -np 1 single/build/train --steps 3 --dump single.dump"
-"${MPI[@]}" -np 1 "$tmp/single/build/train" --steps 3 --dump "$tmp/single.dump" |
-  tee "$tmp/single.log"
-
-echo "\$ trident-compare-params --losses single.log cp2-tp2.log --rtol 1e-5"
-"$BIN/trident-compare-params" --losses "$tmp/single.log" "$tmp/cp2-tp2.log" --rtol 1e-5
-echo "\$ trident-compare-params single.dump cp2-tp2.dump --rtol 1e-5 --atol 1e-5"
-"$BIN/trident-compare-params" "$tmp/single.dump" "$tmp/cp2-tp2.dump" --rtol 1e-5 --atol 1e-5
+run_ranks 4 cp2-tp2
+emit_build test/e2e/plans/tiny-llama-single.json "$MODEL" "$tmp/single"
+run_ranks 1 single
+compare_runs single cp2-tp2

@@ -433,6 +433,47 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
          << ", " << in2(3) << ", " << in(4) << ", " << out[0] << "_dims);\n";
     return success();
   }
+  if (k == "moe" || k == "moe_bwd" || k == "moe_router_bwd") {
+    StringRef act = cast<StringAttr>(config.get("activation")).getValue();
+    std::string kind = act == "gelu"        ? "Gelu"
+                       : act == "gelu_tanh" ? "GeluTanh"
+                       : act == "relu"      ? "Relu"
+                                            : "Silu";
+    // Expert parallelism: this rank holds experts from its ep coordinate
+    // times the local count on.
+    std::string offset = "0";
+    if (std::string epCoord = axisCoord("ep_axis"); !epCoord.empty()) {
+      Value wIn = op.getInputs()[k == "moe" ? 2 : 3];
+      offset = epCoord + " * " +
+               std::to_string(
+                   cast<RankedTensorType>(wIn.getType()).getDimSize(0));
+    }
+    os << "    rt::MoEDims " << out[0] << "_moe{" << cfgInt("experts") << ", "
+       << cfgInt("top_k") << ", "
+       << (config.get("gated") ? "true" : "false") << ", rt::Activation::"
+       << kind << ", " << offset << "};\n";
+    if (k == "moe") {
+      os << "    rt::moeForward(" << out2[0] << ", " << in2(0) << ", "
+         << in(1) << ", " << in(2) << ", " << in(3) << ", " << out[0]
+         << "_moe);\n";
+    } else if (k == "moe_bwd") {
+      os << "    rt::moeBackward(" << out2[0] << ", " << out[1] << ", "
+         << out[2] << ", " << out2[3] << ", " << in2(0) << ", " << in2(1)
+         << ", " << in(2) << ", " << in(3) << ", " << in(4) << ", " << out[0]
+         << "_moe);\n";
+    } else {
+      // The rank's own token rows of the gathered x (row_axis).
+      auto dxt = cast<RankedTensorType>(op.getResult(0).getType());
+      int64_t rows = dxt.getNumElements() / dxt.getShape().back();
+      std::string rowCoord = axisCoord("row_axis");
+      std::string rowOffset =
+          rowCoord.empty() ? "0" : rowCoord + " * " + std::to_string(rows);
+      os << "    rt::moeRouterBackward(" << out2[0] << ", " << out[1] << ", "
+         << in2(0) << ", " << in2(1) << ", " << in(2) << ", " << out[0]
+         << "_moe, " << rowOffset << ");\n";
+    }
+    return success();
+  }
   if (k == "cross_entropy" || k == "cross_entropy_bwd") {
     Value logits = op.getInputs()[0];
     int64_t localVocab =
@@ -509,6 +550,10 @@ struct Context {
       return grid.coord(rt::Axis::TP);
     if (axis == "cp")
       return grid.coord(rt::Axis::CP);
+    if (axis == "ep")
+      return grid.coord(rt::Axis::EP);
+    if (axis == "edp")
+      return grid.coord(rt::Axis::EDP);
     return grid.coord(rt::Axis::PP);
   }
   /// Samples of micro-batch `mb` of this data-parallel rank (global sample
@@ -681,6 +726,7 @@ int main(int argc, char **argv) {
     shape.dp = kDp;
     shape.cp = kCp;
     shape.tp = kTp;
+    shape.ep = kEp;
     rt::Grid grid(shape);
     Context c{grid, {}};
     makeGroups(c);
@@ -741,7 +787,8 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
      << "namespace {\n"
      << "constexpr int kDp = " << program.getDp() << ", kCp = "
      << program.getCp() << ", kTp = " << program.getTp()
-     << ", kPp = " << program.getPp() << ";\n"
+     << ", kPp = " << program.getPp() << ", kEp = " << program.getEp()
+     << ";\n"
      << "constexpr int kMicroBatches = " << program.getMicroBatches()
      << ";\nconstexpr int64_t kMicroBatchSize = "
      << program.getMicroBatchSize() << ", kSeqLen = " << program.getSeqLen()
@@ -891,10 +938,12 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
                            "\"cp\"] are not translated");
     } else {
       StringRef axis = cast<StringAttr>(axes[0]).getValue();
-      ax = axis == "dp"   ? "rt::Axis::DP"
-           : axis == "tp" ? "rt::Axis::TP"
-           : axis == "cp" ? "rt::Axis::CP"
-                          : "rt::Axis::PP";
+      ax = axis == "dp"    ? "rt::Axis::DP"
+           : axis == "tp"  ? "rt::Axis::TP"
+           : axis == "cp"  ? "rt::Axis::CP"
+           : axis == "ep"  ? "rt::Axis::EP"
+           : axis == "edp" ? "rt::Axis::EDP"
+                           : "rt::Axis::PP";
     }
     if (auto members = g.getMembers()) {
       os << "  c.groups[" << cppString(g.getSym()) << "] = c.grid.subgroup("

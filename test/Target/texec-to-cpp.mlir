@@ -2,7 +2,7 @@
 
 // One stage, tp 2, dp 2 with ZeRO-1: each texec op becomes runtime calls.
 
-// CHECK: constexpr int kDp = 2, kCp = 1, kTp = 2, kPp = 1;
+// CHECK: constexpr int kDp = 2, kCp = 1, kTp = 2, kPp = 1, kEp = 1;
 // CHECK: constexpr int kZeroStage = 1;
 // CHECK: constexpr double kGlobalTokens = 16;
 // CHECK: constexpr bool kOptimizerAdam = true;

@@ -59,6 +59,9 @@ const StringRef kRope[] = {"heads", "head_dim", "rotary_dim", "theta"};
 const StringRef kPos[] = {"pos_axis"};
 const StringRef kVocabPos[] = {"vocab_axis", "pos_axis"};
 const StringRef kCp[] = {"cp_axis"};
+const StringRef kMoE[] = {"experts", "top_k", "activation"};
+const StringRef kMoEOpt[] = {"gated", "ep_axis"};
+const StringRef kRouterOpt[] = {"gated", "row_axis"};
 
 // Activations are [micro-batch, sequence, features]; the emitter flattens
 // them to the runtime's [tokens, features]. Parameter gradients a kernel
@@ -90,6 +93,9 @@ const KernelInfo kKernels[] = {
     {"rope_bwd", 1, 1, kRope, kPos},            // dy -> dx (inverse rotation)
     {"attention", 3, 2, kHeads, kCp},          // q, k, v -> out, probs
     {"attention_bwd", 5, 3, kHeads, kCp},      // dy, q, k, v, probs -> dq, dk, dv
+    {"moe", 4, 1, kMoE, kMoEOpt},             // x, router, w_in, w_out -> y
+    {"moe_bwd", 5, 4, kMoE, kMoEOpt},         // dy, x, router, w_in, w_out -> dx, dw_in, dw_out, dgate
+    {"moe_router_bwd", 3, 2, kMoE, kRouterOpt}, // dgate, x, router -> dx, drouter
     {"cross_entropy", 2, 2, {}, kVocab},      // logits, labels -> loss_sum, lse
     {"cross_entropy_bwd", 3, 1, kScale, kVocab}, // logits, labels, lse -> dlogits
 };
@@ -105,7 +111,8 @@ const KernelInfo *mlir::trident::exec::lookupKernel(StringRef name) {
 }
 
 bool mlir::trident::exec::isGridAxis(StringRef axis) {
-  return axis == "dp" || axis == "cp" || axis == "tp" || axis == "pp";
+  return axis == "dp" || axis == "cp" || axis == "tp" || axis == "pp" ||
+         axis == "ep" || axis == "edp";
 }
 
 //===----------------------------------------------------------------------===//
@@ -151,6 +158,10 @@ int64_t ProgramOp::getAxisSize(StringRef axis) {
     return getPp();
   if (axis == "cp")
     return getCp();
+  if (axis == "ep")
+    return getEp();
+  if (axis == "edp")
+    return getEp() ? getDp() / getEp() : 0;
   return 0;
 }
 
@@ -167,10 +178,14 @@ LogicalResult ProgramOp::verify() {
       {"pp", getPp()},       {"vpp", getVpp()},
       {"micro_batches", getMicroBatches()},
       {"micro_batch_size", getMicroBatchSize()},
-      {"seq_len", getSeqLen()}, {"vocab", getVocab()}, {"cp", getCp()}};
+      {"seq_len", getSeqLen()}, {"vocab", getVocab()}, {"cp", getCp()},
+      {"ep", getEp()}};
   for (auto [name, value] : sizes)
     if (value < 1)
       return emitOpError() << "'" << name << "' must be >= 1, got " << value;
+  if (getDp() % getEp() != 0)
+    return emitOpError() << "'ep' (" << getEp() << ") must divide dp ("
+                         << getDp() << ")";
   if (getSeqLen() % getCp() != 0)
     return emitOpError() << "'seq_len' (" << getSeqLen()
                          << ") must be divisible by cp (" << getCp() << ")";
@@ -438,7 +453,8 @@ LogicalResult KernelOp::verify() {
         auto axis = dyn_cast<StringAttr>(entry.getValue());
         if (!axis || !isGridAxis(axis.getValue()))
           return emitOpError() << "config '" << key
-                               << "' must name a grid axis (dp, cp, tp, pp)";
+                               << "' must name a grid axis (dp, cp, tp, pp, "
+                                  "ep, edp)";
       }
     }
   }
@@ -476,6 +492,20 @@ LogicalResult KernelOp::verify() {
       return emitOpError() << "kernel '" << getName()
                            << "' needs [batch, seq, features] q, k, v with "
                            << parts << " key position(s) per query position";
+  }
+  if (getName().starts_with("moe")) {
+    auto experts = dyn_cast<IntegerAttr>(config.get("experts"));
+    auto topK = dyn_cast<IntegerAttr>(config.get("top_k"));
+    auto act = dyn_cast<StringAttr>(config.get("activation"));
+    if (!experts || !topK || experts.getInt() < 1 || topK.getInt() < 1 ||
+        topK.getInt() > experts.getInt())
+      return emitOpError() << "kernel '" << getName()
+                           << "' needs integer experts >= top_k >= 1";
+    if (!act || !llvm::is_contained(
+                    {"gelu", "gelu_tanh", "silu", "relu"}, act.getValue()))
+      return emitOpError() << "kernel '" << getName()
+                           << "' needs activation gelu, gelu_tanh, silu or "
+                              "relu";
   }
   if (getName() == "add" || getName() == "mul") {
     if (getInputs()[0].getType() != getInputs()[1].getType() ||

@@ -24,6 +24,9 @@ def TExec_ProgramOp : TExec_Op<"program", [
     ids. With context parallelism (`cp` > 1, default 1) each cp rank holds
     the contiguous `seq_len / cp` positions starting at its cp coordinate
     times that length, so activations and inputs are `seq_len / cp` long.
+    Expert parallelism (`ep` > 1, default 1) is carved out of `dp`: the
+    `ep` consecutive dp ranks of an `ep` group hold different experts, and
+    axis `edp` (dp / ep ranks) joins the ranks holding the same ones.
 
     Example:
     ```mlir
@@ -41,13 +44,14 @@ def TExec_ProgramOp : TExec_Op<"program", [
                        I64Attr:$micro_batch_size, I64Attr:$seq_len,
                        I64Attr:$vocab, I64Attr:$zero_stage,
                        StrAttr:$schedule, UnitAttr:$sequence_parallel,
-                       DefaultValuedAttr<I64Attr, "1">:$cp);
+                       DefaultValuedAttr<I64Attr, "1">:$cp,
+                       DefaultValuedAttr<I64Attr, "1">:$ep);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// Size of grid axis `axis` ("dp", "cp", "tp", "pp"); 0 for an unknown
-    /// name.
+    /// Size of grid axis `axis` ("dp", "cp", "tp", "pp", "ep", "edp"); 0 for
+    /// an unknown name.
     int64_t getAxisSize(llvm::StringRef axis);
     /// The group declaration named `name`, or null.
     GroupOp lookupGroup(llvm::StringRef name);

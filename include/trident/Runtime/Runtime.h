@@ -168,10 +168,12 @@ private:
 /// ep is carved out of dp: the ep group of a rank holds the ranks with the
 /// same pp, cp, tp and dp coordinates {e*EP .. e*EP+EP-1} where e = dp / EP,
 /// i.e. its ep coordinate is dp % EP. DPCP is the combined dp x cp group
-/// (gradient reduction when cp > 1).
-enum class Axis { PP, DP, CP, TP, EP, DPCP, World };
+/// (gradient reduction when cp > 1). EDP (expert data parallel) holds the
+/// dp / EP ranks with the same pp, cp, tp and ep coordinate, which hold the
+/// same experts (their gradient reduction); its coordinate is dp / EP.
+enum class Axis { PP, DP, CP, TP, EP, DPCP, EDP, World };
 
-/// "pp", "dp", "cp", "tp", "ep", "dpcp", "world".
+/// "pp", "dp", "cp", "tp", "ep", "dpcp", "edp", "world".
 const char *axisName(Axis axis);
 
 /// Sizes of the grid axes; their product pp*dp*cp*tp must be the world size
@@ -190,9 +192,10 @@ public:
   /// Throws if the shape does not match the world size.
   explicit Grid(GridShape shape);
   const GridShape &shape() const { return shape_; }
-  /// Size of an axis (World: world size; DPCP: dp*cp).
+  /// Size of an axis (World: world size; DPCP: dp*cp; EDP: dp/ep).
   int size(Axis axis) const;
-  /// This rank's coordinate on an axis (World: world rank; DPCP: dp*CP+cp).
+  /// This rank's coordinate on an axis (World: world rank; DPCP: dp*CP+cp;
+  /// EDP: dp/EP).
   int coord(Axis axis) const;
   /// The group of ranks that differ from this one only along `axis`.
   const Group &group(Axis axis) const;
@@ -378,6 +381,48 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
 void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, const Tensor &dout,
                        const Tensor &q, const Tensor &k, const Tensor &v,
                        const Tensor &probs, const AttentionDims &dims);
+
+/// Pointwise activation of a mixture-of-experts MLP.
+enum class Activation { Gelu, GeluTanh, Silu, Relu };
+/// Shape of a routed mixture-of-experts MLP call.
+struct MoEDims {
+  int64_t experts = 1; ///< E, all experts (the router's width)
+  int64_t topK = 1;    ///< experts per token
+  bool gated = false;  ///< act(gate) * up: wIn holds gate then up columns
+  Activation act = Activation::Silu;
+  /// First expert held here: wIn and wOut hold experts expertOffset ..
+  /// expertOffset + wIn.dim(0) - 1 (expert parallelism; 0 and all E
+  /// without it).
+  int64_t expertOffset = 0;
+};
+/// Routed mixture of experts with Mixtral's routing ("Mixtral of Experts",
+/// Jiang et al. 2024): logits = x router, p = softmax(logits); each token
+/// goes to its topK most probable experts (ties: the lower index) with
+/// weights p_e / sum of the chosen p; expert e computes
+/// act(x wIn[e]) wOut[e] (gated: act(x wIn[e][:, :f]) * x wIn[e][:, f:]).
+/// x, y [n, h]; router [h, E]; wIn [L, h, f or 2f]; wOut [L, f, h] for the
+/// L experts held here. y (overwritten) sums the contributions of those
+/// experts only: under expert parallelism the members' y add up to the
+/// whole output. Computed on the host in a fixed order on both backends
+/// (the CUDA backend stages through host memory: correct, not fast).
+void moeForward(Tensor &y, const Tensor &x, const Tensor &router,
+                const Tensor &wIn, const Tensor &wOut, const MoEDims &dims);
+/// The experts' part of the backward, for the experts held here: dx
+/// (overwritten) through the experts, dwIn and dwOut accumulated, and
+/// dgate [n, topK] (overwritten) the gradient of each chosen expert's
+/// weight (0 for experts held elsewhere: sum dgate over the expert-parallel
+/// group before moeRouterBackward). Recomputes the routing and the
+/// experts' hidden activations from x instead of saving them.
+void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
+                 const Tensor &dy, const Tensor &x, const Tensor &router,
+                 const Tensor &wIn, const Tensor &wOut, const MoEDims &dims);
+/// The router's part of the backward for rows rowOffset .. rowOffset +
+/// dx.rows - 1 of x [n, h] (this rank's own tokens when x was gathered over
+/// the expert-parallel group): dx [rows, h] (overwritten) through the
+/// router, drouter accumulated; dgate [n, topK] holds every expert's part.
+void moeRouterBackward(Tensor &dx, Tensor &drouter, const Tensor &dgate,
+                       const Tensor &x, const Tensor &router,
+                       const MoEDims &dims, int64_t rowOffset = 0);
 
 /// Softmax cross-entropy over logits [n, V] with int32 targets [n].
 /// Adds the SUM over the n rows of -log softmax(logits)[target] to

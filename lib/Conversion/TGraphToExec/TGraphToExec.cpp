@@ -59,6 +59,8 @@ struct BlockRef {
 /// How a parameter is held: split dimension over tp, or replicated.
 struct ParamLayout {
   int64_t splitDim = -1;
+  /// The axis the dimension is split over: tp, or ep for experts.
+  const char *axis = "tp";
 };
 
 /// Everything shared by all chunks of the program.
@@ -83,6 +85,10 @@ struct ProgramState {
   /// or "dpcp" (dp x cp) under context parallelism, whose ranks hold the
   /// same parameters and see different tokens.
   std::string dataGroup = "dp";
+  int64_t ep = 1; ///< expert-parallel ranks (carved out of dp)
+  /// Parameters held per expert-parallel rank (their gradients are summed
+  /// over the expert data-parallel group, not dp).
+  std::set<std::string> expertParams;
 };
 
 class ChunkLowering {
@@ -180,6 +186,7 @@ private:
   LogicalResult lowerAttention(tg::AttentionOp op);
   LogicalResult lowerCrossEntropy(tg::CrossEntropyOp op);
   LogicalResult lowerElementwise(Operation *op);
+  LogicalResult lowerMoE(tg::MoEOp op);
 };
 
 //===----------------------------------------------------------------------===//
@@ -234,13 +241,16 @@ FailureOr<Value> ChunkLowering::param(Operation *user, Value tgParam,
                          << "' is " << type.getElementType()
                          << "; the backends train in f32 (use an f32 model)";
   SmallVector<int64_t> local(type.getShape());
-  if (layout.splitDim >= 0 && tpOn()) {
-    if (local[layout.splitDim] % st.tp != 0)
+  const bool overEp = StringRef(layout.axis) == "ep";
+  const int64_t parts = overEp ? st.ep : st.tp;
+  if (layout.splitDim >= 0 && parts > 1) {
+    if (local[layout.splitDim] % parts != 0)
       return p.emitError() << "texec lowering: parameter '" << name
                            << "' dimension " << layout.splitDim << " ("
                            << local[layout.splitDim]
-                           << ") is not divisible by tp = " << st.tp;
-    local[layout.splitDim] /= st.tp;
+                           << ") is not divisible by " << layout.axis
+                           << " = " << parts;
+    local[layout.splitDim] /= parts;
   } else {
     layout.splitDim = -1;
   }
@@ -269,7 +279,7 @@ FailureOr<Value> ChunkLowering::param(Operation *user, Value tgParam,
     StringAttr splitAxis;
     if (layout.splitDim >= 0) {
       splitDim = db.getI64IntegerAttr(layout.splitDim);
-      splitAxis = db.getStringAttr("tp");
+      splitAxis = db.getStringAttr(layout.axis);
     }
     auto decl = tx::ParamOp::create(
         db, p.getLoc(), db.getStringAttr(name),
@@ -879,6 +889,116 @@ LogicalResult ChunkLowering::lowerElementwise(Operation *op) {
   return success();
 }
 
+LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
+  if (op.getRouterBias() || op.getBIn() || op.getBOut())
+    return op.emitError("texec lowering: a mixture of experts with router "
+                        "or expert biases has no runtime kernel");
+  StringRef kind = tg::stringifyActKind(op.getActivation());
+  if (!llvm::is_contained({"gelu", "gelu_tanh", "silu", "relu"}, kind))
+    return op.emitError() << "texec lowering: mixture-of-experts activation '"
+                          << kind << "' has no runtime kernel";
+  auto x = act(op, op.getX());
+  if (failed(x))
+    return failure();
+  if (x->dist == Dist::Last)
+    return op.emitError("texec lowering: a mixture of experts needs whole "
+                        "token rows, got a feature-sharded input");
+  // The router is replicated; the experts are split over ep (dimension 0)
+  // and replicated over tp. Each tp rank routes the tokens it holds; on
+  // sequence shards the gradients are partial over tp, as for the norms.
+  const bool epOn = st.ep > 1;
+  SmallVector<Value> params;
+  for (auto [p, layout] :
+       {std::pair{op.getRouter(), ParamLayout{-1}},
+        std::pair{op.getWIn(), ParamLayout{0, "ep"}},
+        std::pair{op.getWOut(), ParamLayout{0, "ep"}}}) {
+    FailureOr<Value> v = param(op, p, layout);
+    if (failed(v))
+      return failure();
+    params.push_back(*v);
+  }
+  auto i64a = [&](int64_t v) {
+    return IntegerAttr::get(IntegerType::get(ctx(), 64), v);
+  };
+  SmallVector<NamedAttribute> config = {
+      cfg("experts", i64a(op.getNumExperts())),
+      cfg("top_k", i64a(op.getTopK())),
+      cfg("activation", StringAttr::get(ctx(), kind))};
+  if (op.getGated())
+    config.push_back(cfg("gated", UnitAttr::get(ctx())));
+  SmallVector<NamedAttribute> routerConfig = config;
+  if (epOn) {
+    config.push_back(cfg("ep_axis", StringAttr::get(ctx(), "ep")));
+    routerConfig.push_back(cfg("row_axis", StringAttr::get(ctx(), "ep")));
+  }
+  // Expert parallelism with an all-gather dispatcher (Megatron-Core's
+  // "allgather" token dispatcher): the ep group's tokens are gathered
+  // (dimension 0, the micro-batch), every rank applies its experts to the
+  // tokens routed to them, and a reduce-scatter sums the experts' parts
+  // and returns each rank its own tokens.
+  auto gatherType = [&](Value v) {
+    auto t = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape(t.getShape());
+    shape[0] *= st.ep;
+    return f32(shape);
+  };
+  Value xv = x->v;
+  const int64_t topK = op.getTopK();
+  Value xAll = epOn ? tx::AllGatherOp::create(fb, loc, gatherType(xv), xv,
+                                              "ep", 0)
+                          .getResult()
+                    : xv;
+  Value yAll = kernel(fb, "moe", {xAll, params[0], params[1], params[2]},
+                      {xAll.getType()}, config)[0];
+  Value y = epOn ? tx::ReduceScatterOp::create(fb, loc, xv.getType(), yAll,
+                                               "ep", 0)
+                       .getResult()
+                 : yAll;
+  env[op.getResult()] = {y, x->dist};
+  SmallVector<std::string> names;
+  for (Value p : params)
+    names.push_back(p.getDefiningOp()->getAttrOfType<StringAttr>("sym").str());
+  if (epOn)
+    st.expertParams.insert({names[1], names[2]});
+  if (x->dist == Dist::Seq)
+    for (const std::string &n : names)
+      st.tpPartialParams[stage.getIndex()].insert(n);
+  tape.push_back([=, this]() -> LogicalResult {
+    Value dy = takeGrad(y);
+    if (!dy)
+      return success();
+    Value dyAll = epOn ? tx::AllGatherOp::create(bb, loc, xAll.getType(), dy,
+                                                 "ep", 0)
+                             .getResult()
+                       : dy;
+    auto xt = cast<RankedTensorType>(xAll.getType());
+    Type gateType = f32({xt.getDimSize(0), xt.getDimSize(1), topK});
+    Value xs = saved(xAll), router = saved(params[0]);
+    auto g = kernel(bb, "moe_bwd",
+                    {dyAll, xs, router, saved(params[1]), saved(params[2])},
+                    {xAll.getType(), params[1].getType(), params[2].getType(),
+                     gateType},
+                    config);
+    // Each rank knows the gate gradients of its own experts: the router
+    // backward needs them all.
+    Value gate = epOn ? tx::AllReduceOp::create(bb, loc, gateType, g[3], "ep")
+                            .getResult()
+                      : g[3];
+    auto r = kernel(bb, "moe_router_bwd", {gate, xs, router},
+                    {xv.getType(), params[0].getType()}, routerConfig);
+    Value dxExperts = epOn ? tx::ReduceScatterOp::create(bb, loc, xv.getType(),
+                                                         g[0], "ep", 0)
+                                 .getResult()
+                           : g[0];
+    addGrad(xv, kernel(bb, "add", {dxExperts, r[0]}, {xv.getType()})[0]);
+    accumulate(names[0], r[1]);
+    accumulate(names[1], g[1]);
+    accumulate(names[2], g[2]);
+    return success();
+  });
+  return success();
+}
+
 LogicalResult ChunkLowering::lowerOp(Operation *op) {
   if (fused.count(op))
     return success();
@@ -894,6 +1014,8 @@ LogicalResult ChunkLowering::lowerOp(Operation *op) {
     return lowerAttention(a);
   if (auto c = dyn_cast<tg::CrossEntropyOp>(op))
     return lowerCrossEntropy(c);
+  if (auto m = dyn_cast<tg::MoEOp>(op))
+    return lowerMoE(m);
   if (isa<tg::AddOp, tg::MulOp, tg::GeluOp, tg::SiluOp, tg::ReluOp,
           tg::SwiGLUOp, tg::DropoutOp>(op))
     return lowerElementwise(op);
@@ -994,9 +1116,19 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
     return fail("plan 'seq_len' " + std::to_string(plan.seqLen) +
                 " is not divisible by 'parallel.cp' = " +
                 std::to_string(plan.cp));
-  if (plan.ep != 1)
+  if (plan.ep < 1 || plan.dp % plan.ep != 0)
     return fail("plan 'parallel.ep' = " + std::to_string(plan.ep) +
-                ": expert parallelism is not lowered yet (use ep = 1)");
+                " must divide 'parallel.dp' = " + std::to_string(plan.dp));
+  if (plan.ep > 1 && plan.cp > 1)
+    return fail("plan 'parallel.ep' = " + std::to_string(plan.ep) +
+                " with 'parallel.cp' = " + std::to_string(plan.cp) +
+                ": expert parallelism is lowered without context "
+                "parallelism only");
+  if (plan.ep > 1 && plan.zeroStage != 0)
+    return fail("plan 'zero_stage' = " + std::to_string(plan.zeroStage) +
+                " with 'parallel.ep' = " + std::to_string(plan.ep) +
+                ": expert parallelism is lowered with ZeRO 0 only (the "
+                "experts' optimizer state would shard over their own group)");
   // Recomputation per stage: full (texec.chunk `recompute`: the whole
   // forward again before the backward) or selective (the attention core
   // again inside the backward, its probabilities never saved).
@@ -1095,12 +1227,16 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
       i64(plan.microBatchSize), i64(plan.seqLen), i64(vocab),
       i64(plan.zeroStage), b.getStringAttr(plan.schedule),
       plan.sequenceParallel && plan.tp > 1 ? b.getUnitAttr() : UnitAttr(),
-      i64(plan.cp));
+      i64(plan.cp), i64(plan.ep));
   Block &pbody = program.getBody().emplaceBlock();
   b.setInsertionPointToEnd(&pbody);
   for (StringRef axis : {"dp", "tp", "pp"})
     tx::GroupOp::create(b, loc, b.getStringAttr(axis),
                         b.getStrArrayAttr({axis}), DenseI64ArrayAttr());
+  if (plan.ep > 1)
+    for (StringRef axis : {"ep", "edp"})
+      tx::GroupOp::create(b, loc, b.getStringAttr(axis),
+                          b.getStrArrayAttr({axis}), DenseI64ArrayAttr());
   if (plan.cp > 1) {
     tx::GroupOp::create(b, loc, b.getStringAttr("cp"),
                         b.getStrArrayAttr({"cp"}), DenseI64ArrayAttr());
@@ -1117,6 +1253,7 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
   st.seqFull = plan.seqLen;
   if (plan.cp > 1)
     st.dataGroup = "dpcp";
+  st.ep = plan.ep;
 
   // First block of each model chunk.
   SmallVector<int64_t> chunkBegin = {0};
@@ -1193,8 +1330,22 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
         shared[sharedGroups[where]].insert(name);
     for (auto &[group, params] : shared)
       tx::GradAllReduceOp::create(b, loc, group, names(params));
-    if (plan.dp * plan.cp > 1 && plan.zeroStage == 0)
-      tx::GradAllReduceOp::create(b, loc, st.dataGroup, ArrayAttr());
+    if (plan.dp * plan.cp > 1 && plan.zeroStage == 0) {
+      if (st.expertParams.empty()) {
+        tx::GradAllReduceOp::create(b, loc, st.dataGroup, ArrayAttr());
+      } else {
+        // Experts: summed over the ranks holding the same ones (edp);
+        // everything else over dp.
+        std::set<std::string> dense, experts;
+        for (auto decl : stage.getBody().front().getOps<tx::ParamOp>())
+          (st.expertParams.count(decl.getSym().str()) ? experts : dense)
+              .insert(decl.getSym().str());
+        if (!dense.empty())
+          tx::GradAllReduceOp::create(b, loc, st.dataGroup, names(dense));
+        if (!experts.empty() && plan.dp / plan.ep > 1)
+          tx::GradAllReduceOp::create(b, loc, "edp", names(experts));
+      }
+    }
     tx::OptimizerOp::create(
         b, loc, b.getStringAttr(options.optimizer),
         b.getStringAttr(st.dataGroup),

@@ -130,6 +130,7 @@ const char *axisName(Axis axis) {
   case Axis::TP: return "tp";
   case Axis::EP: return "ep";
   case Axis::DPCP: return "dpcp";
+  case Axis::EDP: return "edp";
   case Axis::World: return "world";
   }
   return "?";
@@ -185,7 +186,7 @@ Grid::Grid(GridShape shape) : shape_(shape) {
 
   // The colour of a group is the rank with the group's own coordinates
   // zeroed; members are ordered by their coordinate along the group's axes.
-  groups_.resize(7);
+  groups_.resize(8);
   groups_[int(Axis::PP)] = makeGroup("pp", worldRankOf(0, dp, cp, tp), pp);
   groups_[int(Axis::DP)] = makeGroup("dp", worldRankOf(pp, 0, cp, tp), dp);
   groups_[int(Axis::CP)] = makeGroup("cp", worldRankOf(pp, dp, 0, tp), cp);
@@ -195,6 +196,10 @@ Grid::Grid(GridShape shape) : shape_(shape) {
       makeGroup("ep", worldRankOf(pp, epBase, cp, tp), dp % shape.ep);
   groups_[int(Axis::DPCP)] =
       makeGroup("dpcp", worldRankOf(pp, 0, 0, tp), dp * shape.cp + cp);
+  // Expert data parallel: the dp ranks holding the same experts (same
+  // dp % EP), ordered by dp / EP.
+  groups_[int(Axis::EDP)] = makeGroup(
+      "edp", worldRankOf(pp, dp % shape.ep, cp, tp), dp / shape.ep);
   groups_[int(Axis::World)] = makeGroup("world", 0, me);
 }
 
@@ -206,6 +211,7 @@ int Grid::size(Axis axis) const {
   case Axis::TP: return shape_.tp;
   case Axis::EP: return shape_.ep;
   case Axis::DPCP: return shape_.dp * shape_.cp;
+  case Axis::EDP: return shape_.dp / shape_.ep;
   case Axis::World: return shape_.pp * shape_.dp * shape_.cp * shape_.tp;
   }
   return 0;
@@ -219,6 +225,7 @@ int Grid::coord(Axis axis) const {
   case Axis::TP: return coords_[3];
   case Axis::EP: return coords_[1] % shape_.ep;
   case Axis::DPCP: return coords_[1] * shape_.cp + coords_[2];
+  case Axis::EDP: return coords_[1] / shape_.ep;
   case Axis::World:
     return worldRankOf(coords_[0], coords_[1], coords_[2], coords_[3]);
   }

@@ -93,15 +93,36 @@ void around(const std::vector<int64_t> &shape, int dim, int64_t &a,
   d = shape[dim];
 }
 
+/// `height` rows of `row` bytes from src (rows `spitch` apart) to dst (rows
+/// `dpitch` apart), on the compute stream. cudaMemcpy2D refuses pitches
+/// above cudaDevAttrMaxPitch (2^31 - 1 bytes on current GPUs), which a
+/// flat ZeRO buffer of over 512 M floats exceeds: one row, or pitches that
+/// large, go as plain copies instead.
+void copyRows(float *dst, size_t dpitch, const float *src, size_t spitch,
+              size_t row, int64_t height, const char *fn) {
+  constexpr size_t kMaxPitch = (size_t(1) << 31) - 1;
+  cudaStream_t s = cuda::state().compute;
+  if (height > 1 && dpitch <= kMaxPitch && spitch <= kMaxPitch) {
+    cuda::check(cudaMemcpy2DAsync(dst, dpitch, src, spitch, row, height,
+                                  cudaMemcpyDeviceToDevice, s),
+                fn);
+    return;
+  }
+  for (int64_t i = 0; i < height; ++i)
+    cuda::check(cudaMemcpyAsync(reinterpret_cast<char *>(dst) + i * dpitch,
+                                reinterpret_cast<const char *>(src) +
+                                    i * spitch,
+                                row, cudaMemcpyDeviceToDevice, s),
+                fn);
+}
+
 /// out [A, g*D, B] <- blocks [g][A, D, B] (on the compute stream).
 void unpackBlocks(float *out, const float *blocks, int g, int64_t a,
                   int64_t d, int64_t b, const char *fn) {
   size_t row = sizeof(float) * d * b;
   for (int r = 0; r < g; ++r)
-    cuda::check(cudaMemcpy2DAsync(out + r * d * b, row * g, blocks + r * a * d * b,
-                                  row, row, a, cudaMemcpyDeviceToDevice,
-                                  cuda::state().compute),
-                fn);
+    copyRows(out + r * d * b, row * g, blocks + r * a * d * b, row, row, a,
+             fn);
 }
 
 /// blocks [g][A, D, B] <- in [A, g*D, B].
@@ -109,10 +130,8 @@ void packBlocks(float *blocks, const float *in, int g, int64_t a, int64_t d,
                 int64_t b, const char *fn) {
   size_t row = sizeof(float) * d * b;
   for (int r = 0; r < g; ++r)
-    cuda::check(cudaMemcpy2DAsync(blocks + r * a * d * b, row, in + r * d * b,
-                                  row * g, row, a, cudaMemcpyDeviceToDevice,
-                                  cuda::state().compute),
-                fn);
+    copyRows(blocks + r * a * d * b, row, in + r * d * b, row * g, row, a,
+             fn);
 }
 
 void checkScaled(const Tensor &out, const Tensor &in, int dim, int64_t num,

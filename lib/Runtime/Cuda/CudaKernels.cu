@@ -8,8 +8,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaState.h"
+#include "../Common/TokenGroups.h"
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 namespace trident::rt {
 
@@ -184,16 +187,19 @@ __global__ void kEmbed(float *out, const int32_t *tok, const float *wte,
 }
 /// One thread per (table row, column): scans the tokens in order, so the
 /// accumulation order is fixed (no atomics).
-__global__ void kEmbedBwd(float *dwte, const float *dout, const int32_t *tok,
-                          int64_t n, int64_t h, int64_t rows,
-                          int64_t vocabOff) {
-  GRID_STRIDE(e, rows * h) {
-    int64_t r = e / h, j = e % h;
+/// dwte[rows[k], j] += sum of dout[order[p], j] for p in
+/// [start[k], start[k+1]): one thread per (distinct table row, feature),
+/// adding that row's tokens in ascending position order (deterministic,
+/// O(tokens x hidden) work).
+__global__ void kEmbedBwd(float *dwte, const float *dout, const int32_t *rows,
+                          const int32_t *start, const int32_t *order,
+                          int64_t distinct, int64_t h) {
+  GRID_STRIDE(e, distinct * h) {
+    int64_t k = e / h, j = e % h;
     float acc = 0.0f;
-    for (int64_t i = 0; i < n; ++i)
-      if (tok[i] - vocabOff == r)
-        acc += dout[i * h + j];
-    dwte[e] += acc;
+    for (int32_t p = start[k]; p < start[k + 1]; ++p)
+      acc += dout[int64_t(order[p]) * h + j];
+    dwte[int64_t(rows[k]) * h + j] += acc;
   }
 }
 __global__ void kPosBwd(float *dwpe, const float *dout, int64_t n, int64_t h,
@@ -590,11 +596,27 @@ void embeddingBackward(Tensor &dwte, Tensor &dwpe, const Tensor &dout,
   check(tokens.dtype() == DType::I32 && dout.numel() == n * h, fn,
         "dout " + dout.shapeString() + " does not match the tokens");
   check(seqLen > 0 && n % seqLen == 0, fn, "tokens are not whole sequences");
+  check(n < (int64_t(1) << 31), fn, "more than 2^31 tokens");
   if (!n)
     return;
-  kEmbedBwd<<<blocksFor(dwte.numel()), kThreads, 0, stream()>>>(
-      dwte.f32(), dout.f32(), tokens.i32(), n, h, dwte.dim(0), vocabOffset);
-  launched(fn);
+  // Group the token positions by table row on the host (a stable counting
+  // sort of n ids), then one thread per (row, feature) sums its tokens'
+  // gradients in position order.
+  const detail::TokenGroups g =
+      detail::groupTokensByRow(tokens.toHostI32(), vocabOffset, dwte.dim(0));
+  if (!g.rows.empty()) { // else no token falls in this shard
+    const int64_t distinct = int64_t(g.rows.size());
+    Tensor rows({distinct}, DType::I32),
+        start({int64_t(g.start.size())}, DType::I32),
+        order({int64_t(g.order.size())}, DType::I32);
+    rows.fromHostI32(g.rows);
+    start.fromHostI32(g.start);
+    order.fromHostI32(g.order);
+    kEmbedBwd<<<blocksFor(distinct * h), kThreads, 0, stream()>>>(
+        dwte.f32(), dout.f32(), rows.i32(), start.i32(), order.i32(),
+        distinct, h);
+    launched(fn);
+  }
   if (dwpe.defined() && addPositions) {
     check(dwpe.rank() == 2 && dwpe.dim(1) == h && posOffset >= 0 &&
               dwpe.dim(0) >= posOffset + seqLen,
@@ -803,6 +825,12 @@ void crossEntropyForward(Tensor &lossSum, Tensor &lse, const Tensor &logits,
   ceChecks(lossSum, lse, logits, targets, fn, n, V);
   if (!n)
     return;
+  // As on the CPU: a target outside the vocabulary is an error, not a
+  // silently smaller loss.
+  for (int32_t t : targets.toHostI32())
+    check(t >= 0 && t < V, fn,
+          "target " + std::to_string(t) + " outside [0, " +
+              std::to_string(V) + ")");
   Tensor mx({n}), z({n}), tl({n});
   kRowMax<<<unsigned(n), kThreads, 0, stream()>>>(mx.f32(), logits.f32(), V);
   kSumExp<<<unsigned(n), kThreads, 0, stream()>>>(

@@ -66,8 +66,8 @@ texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 :
   texec.group "dp" axes ["dp"]
   texec.group "tp" axes ["tp"]
   texec.group "pp" axes ["pp"]
-  // expected-error@+1 {{unknown axis 'ep'}}
-  texec.group "e" axes ["ep"]
+  // expected-error@+1 {{unknown axis 'xp'}}
+  texec.group "e" axes ["xp"]
   texec.stage 0 {
     texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
     texec.chunk 0 forward {
@@ -351,8 +351,8 @@ texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 :
   texec.group "pp" axes ["pp"]
   texec.stage 0 {
     texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
-    // expected-error@+1 {{unknown axis 'ep'}}
-    texec.param "a" global [8] split 0 over "ep" init "ones" : tensor<8xf32>
+    // expected-error@+1 {{unknown axis 'xp'}}
+    texec.param "a" global [8] split 0 over "xp" init "ones" : tensor<8xf32>
     texec.chunk 0 forward {
       texec.save
     } backward {
@@ -686,7 +686,7 @@ texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 :
     texec.chunk 0 forward {
       %w = texec.param_ref "w" : tensor<4x8xf32>
       // expected-error@+1 {{config 'bias_axis' must name a grid axis}}
-      %y = texec.kernel "linear_bias"(%w, %w, %w) config {bias_axis = "ep"} : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+      %y = texec.kernel "linear_bias"(%w, %w, %w) config {bias_axis = "xp"} : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
       texec.save
     } backward {
       texec.end
@@ -1210,6 +1210,54 @@ texec.program @p attributes {dp = 1 : i64, cp = 2 : i64, tp = 1 : i64, pp = 1 : 
       %q = texec.param_ref "q" : tensor<2x4x16xf32>
       // expected-error@+1 {{kernel 'attention' needs [batch, seq, features] q, k, v with 2 key position(s) per query position}}
       %o:2 = texec.kernel "attention"(%q, %q, %q) config {cp_axis = "cp", head_dim = 16 : i64, heads = 1 : i64, kv_heads = 1 : i64} : (tensor<2x4x16xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>) -> (tensor<2x4x16xf32>, tensor<2x1x4x8xf32>)
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.stage 0 {
+    texec.param "x" global [2, 4, 8] init "uniform" : tensor<2x4x8xf32>
+    texec.param "r" global [8, 2] init "uniform" : tensor<8x2xf32>
+    texec.param "wi" global [2, 8, 16] init "uniform" : tensor<2x8x16xf32>
+    texec.param "wo" global [2, 16, 8] init "uniform" : tensor<2x16x8xf32>
+    texec.chunk 0 forward {
+      %x = texec.param_ref "x" : tensor<2x4x8xf32>
+      %r = texec.param_ref "r" : tensor<8x2xf32>
+      %wi = texec.param_ref "wi" : tensor<2x8x16xf32>
+      %wo = texec.param_ref "wo" : tensor<2x16x8xf32>
+      // expected-error@+1 {{kernel 'moe' needs integer experts >= top_k >= 1}}
+      %y = texec.kernel "moe"(%x, %r, %wi, %wo) config {activation = "silu", experts = 2 : i64, top_k = 3 : i64} : (tensor<2x4x8xf32>, tensor<8x2xf32>, tensor<2x8x16xf32>, tensor<2x16x8xf32>) -> tensor<2x4x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.stage 0 {
+    texec.param "x" global [2, 4, 8] init "uniform" : tensor<2x4x8xf32>
+    texec.param "r" global [8, 2] init "uniform" : tensor<8x2xf32>
+    texec.param "wi" global [2, 8, 16] init "uniform" : tensor<2x8x16xf32>
+    texec.param "wo" global [2, 16, 8] init "uniform" : tensor<2x16x8xf32>
+    texec.chunk 0 forward {
+      %x = texec.param_ref "x" : tensor<2x4x8xf32>
+      %r = texec.param_ref "r" : tensor<8x2xf32>
+      %wi = texec.param_ref "wi" : tensor<2x8x16xf32>
+      %wo = texec.param_ref "wo" : tensor<2x16x8xf32>
+      // expected-error@+1 {{kernel 'moe' needs activation gelu, gelu_tanh, silu or relu}}
+      %y = texec.kernel "moe"(%x, %r, %wi, %wo) config {activation = "tanh", experts = 2 : i64, top_k = 1 : i64} : (tensor<2x4x8xf32>, tensor<8x2xf32>, tensor<2x8x16xf32>, tensor<2x16x8xf32>) -> tensor<2x4x8xf32>
       texec.save
     } backward {
       texec.end

@@ -9,6 +9,9 @@
 #include "trident/Runtime/ParamCompare.h"
 #include "trident/Runtime/Runtime.h"
 
+// Header-only host helper of the CUDA embedding backward.
+#include "../../../lib/Runtime/Common/TokenGroups.h"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -290,6 +293,21 @@ TEST_CASE("embedding forward and backward", "[runtime]") {
   REQUIRE(os[1 * h] == e[9 * h]);       // token 9 is
 }
 
+TEST_CASE("token positions grouped by table row (CUDA embedding backward)",
+          "[runtime]") {
+  // Shard rows [2, 10): ids 5 -> row 3, 2 -> row 0, 9 -> row 7; 12 and 1
+  // belong to other shards.
+  auto g = detail::groupTokensByRow({5, 2, 5, 9, 2, 5, 12, 1}, 2, 8);
+  CHECK(g.rows == std::vector<int32_t>{0, 3, 7});
+  CHECK(g.start == std::vector<int32_t>{0, 2, 5, 6});
+  // Each row's positions ascending (the CPU's summation order).
+  CHECK(g.order == std::vector<int32_t>{1, 4, 0, 2, 5, 3});
+  auto none = detail::groupTokensByRow({0, 1, 12}, 2, 8);
+  CHECK(none.rows.empty());
+  CHECK(none.start == std::vector<int32_t>{0});
+  CHECK(none.order.empty());
+}
+
 TEST_CASE("causal attention backward matches finite differences",
           "[runtime]") {
   ensureInit();
@@ -402,6 +420,115 @@ TEST_CASE("RoPE at a position offset equals the later rows of a longer "
   CHECK_THROWS_WITH(ropeApply(tailY, tail, 2, heads, dim, dim, 10000.0, false,
                               -1),
                     Catch::Contains("posOffset"));
+}
+
+TEST_CASE("mixture of experts: routing by hand, backward against finite "
+          "differences",
+          "[runtime]") {
+  ensureInit();
+  // By hand: 2 experts of ffn 1, top-1, relu. Token 0's router logits
+  // (1, 0) choose expert 0 with weight 1: y = relu(x . wIn[0]) wOut[0].
+  {
+    MoEDims d;
+    d.experts = 2, d.topK = 1, d.act = Activation::Relu;
+    Tensor x({1, 2}), r({2, 2}), wi({2, 2, 1}), wo({2, 1, 2}), y({1, 2});
+    x.fromHost({1.0f, 2.0f});
+    r.fromHost({1.0f, 0.0f, 0.0f, 0.0f}); // logits (1, 0)
+    wi.fromHost({0.5f, 0.25f, -1.0f, -1.0f});
+    wo.fromHost({3.0f, -2.0f, 7.0f, 7.0f});
+    moeForward(y, x, r, wi, wo, d);
+    auto Y = y.toHost(); // relu(0.5 + 0.5) = 1
+    CHECK(Y[0] == Approx(3.0f));
+    CHECK(Y[1] == Approx(-2.0f));
+  }
+  // 6 tokens, hidden 4, 4 experts of ffn 3, top 2, gated SiLU (Mixtral's
+  // shape) and a plain GELU expert MLP.
+  for (bool gated : {true, false}) {
+    MoEDims d;
+    d.experts = 4, d.topK = 2, d.gated = gated;
+    d.act = gated ? Activation::Silu : Activation::Gelu;
+    const int64_t n = 6, h = 4, f = 3, fin = gated ? 2 * f : f;
+    Tensor x = randomTensor({n, h}, "x", 2.0f),
+           r = randomTensor({h, 4}, "router", 2.0f),
+           wi = randomTensor({4, h, fin}, "wi", 1.5f),
+           wo = randomTensor({4, f, h}, "wo", 1.5f),
+           g = randomTensor({n, h}, "g"), y({n, h});
+    auto loss = [&] {
+      moeForward(y, x, r, wi, wo, d);
+      return dotLoss(y, g);
+    };
+    loss();
+    Tensor dxe({n, h}), dxr({n, h}), dx({n, h}), dr({h, 4}),
+        dwi({4, h, fin}), dwo({4, f, h}), dgate({n, 2});
+    moeBackward(dxe, dwi, dwo, dgate, g, x, r, wi, wo, d);
+    moeRouterBackward(dxr, dr, dgate, x, r, d);
+    add(dx, dxe, dxr);
+    // Small steps: a larger one could change which experts a token picks.
+    CHECK(fdError(loss, x, dx.toHost(), 1e-3f) < 5e-3);
+    CHECK(fdError(loss, r, dr.toHost(), 1e-3f) < 5e-3);
+    CHECK(fdError(loss, wi, dwi.toHost(), 1e-3f) < 5e-3);
+    CHECK(fdError(loss, wo, dwo.toHost(), 1e-3f) < 5e-3);
+  }
+  // Expert parallelism: two ranks holding experts 0-1 and 2-3 give outputs,
+  // expert gradients and gate gradients that add up to one rank's; the
+  // router backward of each half of the rows gives those rows.
+  {
+    MoEDims d;
+    d.experts = 4, d.topK = 2, d.gated = true;
+    const int64_t n = 6, h = 4, f = 3;
+    Tensor x = randomTensor({n, h}, "x", 2.0f),
+           r = randomTensor({h, 4}, "router", 2.0f),
+           wi = randomTensor({4, h, 2 * f}, "wi", 1.5f),
+           wo = randomTensor({4, f, h}, "wo", 1.5f),
+           g = randomTensor({n, h}, "g"), y({n, h});
+    moeForward(y, x, r, wi, wo, d);
+    Tensor dx({n, h}), dwi({4, h, 2 * f}), dwo({4, f, h}), dgate({n, 2});
+    moeBackward(dx, dwi, dwo, dgate, g, x, r, wi, wo, d);
+    std::vector<float> ySum(size_t(n * h), 0.0f), dxSum(ySum), gSum(size_t(n * 2), 0.0f);
+    auto Wi = wi.toHost(), Wo = wo.toHost();
+    for (int64_t half = 0; half < 2; ++half) {
+      MoEDims dh = d;
+      dh.expertOffset = 2 * half;
+      Tensor wih({2, h, 2 * f}), woh({2, f, h});
+      wih.fromHost(std::vector<float>(Wi.begin() + half * 2 * h * 2 * f,
+                                      Wi.begin() + (half + 1) * 2 * h * 2 * f));
+      woh.fromHost(std::vector<float>(Wo.begin() + half * 2 * f * h,
+                                      Wo.begin() + (half + 1) * 2 * f * h));
+      Tensor yh({n, h}), dxh({n, h}), dwih({2, h, 2 * f}), dwoh({2, f, h}),
+          gh({n, 2});
+      moeForward(yh, x, r, wih, woh, dh);
+      moeBackward(dxh, dwih, dwoh, gh, g, x, r, wih, woh, dh);
+      auto a = yh.toHost(), b = dxh.toHost(), c = gh.toHost();
+      for (size_t i = 0; i < a.size(); ++i)
+        ySum[i] += a[i], dxSum[i] += b[i];
+      for (size_t i = 0; i < c.size(); ++i)
+        gSum[i] += c[i];
+      auto full = dwi.toHost(), part = dwih.toHost();
+      for (size_t i = 0; i < part.size(); ++i)
+        REQUIRE(part[i] == full[size_t(half * 2 * h * 2 * f) + i]);
+    }
+    auto Y = y.toHost(), DX = dx.toHost(), G = dgate.toHost();
+    for (size_t i = 0; i < Y.size(); ++i) {
+      REQUIRE(ySum[i] == Approx(Y[i]).margin(1e-6));
+      REQUIRE(dxSum[i] == Approx(DX[i]).margin(1e-6));
+    }
+    for (size_t i = 0; i < G.size(); ++i)
+      REQUIRE(gSum[i] == Approx(G[i]).margin(1e-6));
+    Tensor dxr({n, h}), dr({h, 4}), dxr2({n / 2, h}), dr2({h, 4});
+    moeRouterBackward(dxr, dr, dgate, x, r, d);
+    moeRouterBackward(dxr2, dr2, dgate, x, r, d, n / 2);
+    auto all = dxr.toHost(), tail = dxr2.toHost();
+    for (size_t i = 0; i < tail.size(); ++i)
+      REQUIRE(tail[i] == all[size_t(n / 2 * h) + i]);
+  }
+  Tensor x({2, 4}), r({4, 3}), wi({3, 4, 2}), wo({3, 2, 4}), y({2, 4});
+  MoEDims bad;
+  bad.experts = 3, bad.topK = 4;
+  CHECK_THROWS_WITH(moeForward(y, x, r, wi, wo, bad),
+                    Catch::Contains("moeForward") && Catch::Contains("topK"));
+  bad.topK = 2, bad.experts = 2;
+  CHECK_THROWS_WITH(moeForward(y, x, r, wi, wo, bad),
+                    Catch::Contains("router"));
 }
 
 TEST_CASE("RoPE: rotation by hand, pass-through, inverse and backward",

@@ -99,6 +99,18 @@ void testGrid() {
              std::vector<int>({me % 2, me % 2 + 2}),
          "ep group");
   EXPECT(h.group(Axis::EP).rank() == h.coord(Axis::EP), "ep rank");
+  // dp=4 with ep=2 (pp=1, cp=1, tp=1): ep groups {0,1} {2,3}; the expert
+  // data-parallel groups hold the ranks with the same experts, {0,2} {1,3}.
+  Grid e({1, 4, 1, 1, 2});
+  EXPECT(e.group(Axis::EP).worldRanks() ==
+             std::vector<int>({me - me % 2, me - me % 2 + 1}),
+         "ep group of dp 4");
+  EXPECT(e.group(Axis::EDP).worldRanks() ==
+             std::vector<int>({me % 2, me % 2 + 2}),
+         "edp group");
+  EXPECT(e.coord(Axis::EDP) == me / 2 && e.group(Axis::EDP).rank() == me / 2 &&
+             e.size(Axis::EDP) == 2,
+         "edp coord %d", e.coord(Axis::EDP));
   // Sub-group of the dp axis {1, 0} (e.g. tied embedding of two stages):
   // only dp coordinates 0 and 1 are members, ordered as listed.
   Group sub = h.subgroup(Axis::DP, {1, 0}, "emb");

@@ -1,0 +1,326 @@
+//===- MoE.cpp - Routed mixture of experts, on the host -------------------===//
+//
+// One implementation for both backends: tensors are read to host memory,
+// every token's routing and experts are computed in a fixed order, and the
+// results written back. On the CPU backend the copies are plain memcpys;
+// on CUDA they stage through the host (correct, not fast; docs/runtime.md).
+//
+// Routing (Mixtral, Jiang et al. 2024, "Mixtral of Experts"): softmax over
+// the router logits, the top-k experts, weights renormalised over them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../Internal.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace trident::rt {
+namespace {
+
+using detail::check;
+
+constexpr float kInvSqrt2 = 0.70710678118654752f;
+constexpr float kInvSqrt2Pi = 0.39894228040143268f;
+constexpr float kGeluC = 0.7978845608028654f; // sqrt(2/pi)
+
+float activate(Activation a, float v) {
+  switch (a) {
+  case Activation::Silu:
+    return v / (1.0f + std::exp(-v));
+  case Activation::Relu:
+    return v > 0.0f ? v : 0.0f;
+  case Activation::Gelu:
+    return 0.5f * v * (1.0f + std::erf(v * kInvSqrt2));
+  case Activation::GeluTanh:
+    return 0.5f * v *
+           (1.0f + std::tanh(kGeluC * (v + 0.044715f * v * v * v)));
+  }
+  return v;
+}
+
+float activateGrad(Activation a, float v) {
+  switch (a) {
+  case Activation::Silu: {
+    float s = 1.0f / (1.0f + std::exp(-v));
+    return s * (1.0f + v * (1.0f - s));
+  }
+  case Activation::Relu:
+    return v > 0.0f ? 1.0f : 0.0f;
+  case Activation::Gelu:
+    return 0.5f * (1.0f + std::erf(v * kInvSqrt2)) +
+           v * kInvSqrt2Pi * std::exp(-0.5f * v * v);
+  case Activation::GeluTanh: {
+    float t = std::tanh(kGeluC * (v + 0.044715f * v * v * v));
+    return 0.5f * (1.0f + t) + 0.5f * v * (1.0f - t * t) * kGeluC *
+                                   (1.0f + 3.0f * 0.044715f * v * v);
+  }
+  }
+  return 1.0f;
+}
+
+struct Shape {
+  int64_t n, h, E, f, fin, k;
+  int64_t first, local; ///< experts held here: first .. first + local - 1
+};
+
+Shape checkMoE(const Tensor &x, const Tensor &router, const Tensor &wIn,
+               const Tensor &wOut, const MoEDims &d, const char *fn) {
+  check(d.experts > 0 && d.topK > 0 && d.topK <= d.experts, fn,
+        "need 0 < topK <= experts, got topK " + std::to_string(d.topK) +
+            " of " + std::to_string(d.experts));
+  check(router.rank() == 2 && router.dim(1) == d.experts, fn,
+        "router " + router.shapeString() + " must be [hidden, experts]");
+  Shape s{};
+  s.h = router.dim(0);
+  s.E = d.experts;
+  s.k = d.topK;
+  check(x.numel() % std::max<int64_t>(s.h, 1) == 0, fn,
+        "x " + x.shapeString() + " is not rows of the router's hidden size");
+  s.n = x.numel() / s.h;
+  check(wIn.rank() == 3 && wIn.dim(1) == s.h && wIn.dim(0) >= 1, fn,
+        "wIn " + wIn.shapeString() + " must be [experts, hidden, ffn]");
+  s.first = d.expertOffset;
+  s.local = wIn.dim(0);
+  check(s.first >= 0 && s.first + s.local <= s.E, fn,
+        "experts " + std::to_string(s.first) + ".." +
+            std::to_string(s.first + s.local - 1) + " held here fall outside "
+            "the router's " + std::to_string(s.E));
+  s.fin = wIn.dim(2);
+  check(!d.gated || s.fin % 2 == 0, fn, "gated wIn needs 2 * ffn columns");
+  s.f = d.gated ? s.fin / 2 : s.fin;
+  check(wOut.rank() == 3 && wOut.dim(0) == s.local && wOut.dim(1) == s.f &&
+            wOut.dim(2) == s.h,
+        fn, "wOut " + wOut.shapeString() + " must be [experts, ffn, hidden]");
+  return s;
+}
+
+/// Per token: the chosen experts, their weights and all probabilities.
+struct Routing {
+  std::vector<int32_t> expert; // [n, k]
+  std::vector<float> weight;   // [n, k]
+  std::vector<float> prob;     // [n, E]
+};
+
+Routing route(const std::vector<float> &X, const std::vector<float> &R,
+              const Shape &s) {
+  Routing r;
+  r.expert.resize(size_t(s.n * s.k));
+  r.weight.resize(size_t(s.n * s.k));
+  r.prob.resize(size_t(s.n * s.E));
+  std::vector<double> logit(size_t(s.E));
+  std::vector<int32_t> idx(size_t(s.E));
+  // Every row is routed (each is cheap next to its experts).
+  for (int64_t t = 0; t < s.n; ++t) {
+    for (int64_t e = 0; e < s.E; ++e) {
+      double acc = 0;
+      for (int64_t i = 0; i < s.h; ++i)
+        acc += double(X[size_t(t * s.h + i)]) * R[size_t(i * s.E + e)];
+      logit[size_t(e)] = acc;
+    }
+    double mx = *std::max_element(logit.begin(), logit.end()), z = 0;
+    for (double &l : logit)
+      z += (l = std::exp(l - mx));
+    float *p = &r.prob[size_t(t * s.E)];
+    for (int64_t e = 0; e < s.E; ++e)
+      p[e] = float(logit[size_t(e)] / z);
+    std::iota(idx.begin(), idx.end(), 0);
+    std::stable_sort(idx.begin(), idx.end(),
+                     [&](int32_t a, int32_t b) { return p[a] > p[b]; });
+    double chosen = 0;
+    for (int64_t j = 0; j < s.k; ++j)
+      chosen += p[idx[size_t(j)]];
+    for (int64_t j = 0; j < s.k; ++j) {
+      r.expert[size_t(t * s.k + j)] = idx[size_t(j)];
+      r.weight[size_t(t * s.k + j)] = float(p[idx[size_t(j)]] / chosen);
+    }
+  }
+  return r;
+}
+
+/// Local expert e's hidden pre-activations a = x wIn[e] (fin values).
+void expertIn(std::vector<float> &a, const float *x, const std::vector<float> &W,
+              int64_t e, const Shape &s) {
+  std::fill(a.begin(), a.end(), 0.0f);
+  const float *w = &W[size_t(e * s.h * s.fin)];
+  for (int64_t i = 0; i < s.h; ++i) {
+    float xi = x[i];
+    const float *row = w + i * s.fin;
+    for (int64_t j = 0; j < s.fin; ++j)
+      a[size_t(j)] += xi * row[j];
+  }
+}
+
+/// u = act(a) (or act(gate) * up).
+void expertHidden(std::vector<float> &u, const std::vector<float> &a,
+                  const Shape &s, const MoEDims &d) {
+  for (int64_t j = 0; j < s.f; ++j)
+    u[size_t(j)] = d.gated ? activate(d.act, a[size_t(j)]) * a[size_t(s.f + j)]
+                           : activate(d.act, a[size_t(j)]);
+}
+
+} // namespace
+
+void moeForward(Tensor &y, const Tensor &x, const Tensor &router,
+                const Tensor &wIn, const Tensor &wOut, const MoEDims &d) {
+  const char *fn = "moeForward";
+  Shape s = checkMoE(x, router, wIn, wOut, d, fn);
+  check(y.numel() == x.numel(), fn, "y must have x's shape");
+  std::vector<float> X = x.toHost(), R = router.toHost(), Wi = wIn.toHost(),
+                     Wo = wOut.toHost(), Y(size_t(s.n * s.h), 0.0f);
+  Routing r = route(X, R, s);
+  std::vector<float> a(size_t(s.fin)), u(size_t(s.f));
+  for (int64_t t = 0; t < s.n; ++t)
+    for (int64_t j = 0; j < s.k; ++j) {
+      int64_t e = r.expert[size_t(t * s.k + j)] - s.first;
+      if (e < 0 || e >= s.local)
+        continue; // held by another rank
+      float g = r.weight[size_t(t * s.k + j)];
+      expertIn(a, &X[size_t(t * s.h)], Wi, e, s);
+      expertHidden(u, a, s, d);
+      const float *w = &Wo[size_t(e * s.f * s.h)];
+      float *out = &Y[size_t(t * s.h)];
+      for (int64_t m = 0; m < s.f; ++m) {
+        float um = g * u[size_t(m)];
+        for (int64_t i = 0; i < s.h; ++i)
+          out[i] += um * w[m * s.h + i];
+      }
+    }
+  y.fromHost(Y);
+}
+
+void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
+                 const Tensor &dy, const Tensor &x, const Tensor &router,
+                 const Tensor &wIn, const Tensor &wOut, const MoEDims &d) {
+  const char *fn = "moeBackward";
+  Shape s = checkMoE(x, router, wIn, wOut, d, fn);
+  check(dy.numel() == x.numel() && dx.numel() == x.numel(), fn,
+        "dy and dx must have x's shape");
+  check(dwIn.numel() == wIn.numel() && dwOut.numel() == wOut.numel(), fn,
+        "expert gradients must have their parameters' shapes");
+  check(dgate.numel() == s.n * s.k, fn,
+        "dgate " + dgate.shapeString() + " must be [n, topK]");
+  std::vector<float> X = x.toHost(), R = router.toHost(), Wi = wIn.toHost(),
+                     Wo = wOut.toHost(), DY = dy.toHost(),
+                     DX(size_t(s.n * s.h), 0.0f), DWi = dwIn.toHost(),
+                     DWo = dwOut.toHost(), DG(size_t(s.n * s.k), 0.0f);
+  Routing r = route(X, R, s);
+  std::vector<float> a(size_t(s.fin)), u(size_t(s.f)), du(size_t(s.f)),
+      da(size_t(s.fin));
+  for (int64_t t = 0; t < s.n; ++t) {
+    const float *xt = &X[size_t(t * s.h)], *dyt = &DY[size_t(t * s.h)];
+    float *dxt = &DX[size_t(t * s.h)];
+    for (int64_t j = 0; j < s.k; ++j) {
+      int64_t e = r.expert[size_t(t * s.k + j)] - s.first;
+      if (e < 0 || e >= s.local)
+        continue;
+      float g = r.weight[size_t(t * s.k + j)];
+      expertIn(a, xt, Wi, e, s);
+      expertHidden(u, a, s, d);
+      const float *wo = &Wo[size_t(e * s.f * s.h)];
+      float *dwo = &DWo[size_t(e * s.f * s.h)];
+      // o = u wOut[e]; y += g o. With back_m = wOut[e][m, :] . dy:
+      // dg = sum_m u_m back_m, du = g back, dwOut[e] += g u^T dy.
+      double dg = 0;
+      for (int64_t m = 0; m < s.f; ++m) {
+        double back = 0;
+        for (int64_t i = 0; i < s.h; ++i) {
+          back += double(wo[m * s.h + i]) * dyt[i];
+          dwo[m * s.h + i] += g * u[size_t(m)] * dyt[i];
+        }
+        dg += double(u[size_t(m)]) * back;
+        du[size_t(m)] = float(g * back);
+      }
+      DG[size_t(t * s.k + j)] = float(dg);
+      for (int64_t m = 0; m < s.f; ++m) {
+        float gv = a[size_t(m)];
+        if (d.gated) {
+          float up = a[size_t(s.f + m)];
+          da[size_t(m)] = du[size_t(m)] * up * activateGrad(d.act, gv);
+          da[size_t(s.f + m)] = du[size_t(m)] * activate(d.act, gv);
+        } else {
+          da[size_t(m)] = du[size_t(m)] * activateGrad(d.act, gv);
+        }
+      }
+      // a = x wIn[e]: dwIn[e] += x^T da, dx += wIn[e] da.
+      const float *wi = &Wi[size_t(e * s.h * s.fin)];
+      float *dwi = &DWi[size_t(e * s.h * s.fin)];
+      for (int64_t i = 0; i < s.h; ++i) {
+        double acc = 0;
+        for (int64_t c = 0; c < s.fin; ++c) {
+          dwi[i * s.fin + c] += xt[i] * da[size_t(c)];
+          acc += double(wi[i * s.fin + c]) * da[size_t(c)];
+        }
+        dxt[i] += float(acc);
+      }
+    }
+  }
+  dx.fromHost(DX);
+  dwIn.fromHost(DWi);
+  dwOut.fromHost(DWo);
+  dgate.fromHost(DG);
+}
+
+void moeRouterBackward(Tensor &dx, Tensor &drouter, const Tensor &dgate,
+                       const Tensor &x, const Tensor &router,
+                       const MoEDims &d, int64_t rowOffset) {
+  const char *fn = "moeRouterBackward";
+  check(d.experts > 0 && d.topK > 0 && d.topK <= d.experts, fn,
+        "need 0 < topK <= experts");
+  check(router.rank() == 2 && router.dim(1) == d.experts, fn,
+        "router " + router.shapeString() + " must be [hidden, experts]");
+  Shape s{};
+  s.h = router.dim(0), s.E = d.experts, s.k = d.topK;
+  s.n = x.numel() / s.h;
+  check(x.numel() == s.n * s.h && dgate.numel() == s.n * s.k, fn,
+        "x " + x.shapeString() + " and dgate " + dgate.shapeString() +
+            " must be [n, hidden] and [n, topK]");
+  check(drouter.numel() == router.numel(), fn,
+        "drouter must have the router's shape");
+  const int64_t rows = dx.numel() / s.h;
+  check(dx.numel() == rows * s.h && rowOffset >= 0 &&
+            rowOffset + rows <= s.n,
+        fn, "rows " + std::to_string(rowOffset) + ".." +
+                std::to_string(rowOffset + rows - 1) + " fall outside x's " +
+                std::to_string(s.n));
+  std::vector<float> X = x.toHost(), R = router.toHost(), G = dgate.toHost(),
+                     DR = drouter.toHost(), DX(size_t(rows * s.h), 0.0f);
+  Routing r = route(X, R, s);
+  std::vector<float> dp(size_t(s.E)), dlogit(size_t(s.E));
+  for (int64_t t = rowOffset; t < rowOffset + rows; ++t) {
+    const float *xt = &X[size_t(t * s.h)];
+    float *dxt = &DX[size_t((t - rowOffset) * s.h)];
+    // Weights w_j = p_j / S over the chosen experts:
+    // dp_j = (dw_j - sum_l dw_l w_l) / S; unchosen experts get 0.
+    const float *p = &r.prob[size_t(t * s.E)];
+    double chosen = 0, mix = 0;
+    for (int64_t j = 0; j < s.k; ++j) {
+      chosen += p[r.expert[size_t(t * s.k + j)]];
+      mix += double(G[size_t(t * s.k + j)]) * r.weight[size_t(t * s.k + j)];
+    }
+    std::fill(dp.begin(), dp.end(), 0.0f);
+    for (int64_t j = 0; j < s.k; ++j)
+      dp[size_t(r.expert[size_t(t * s.k + j)])] =
+          float((G[size_t(t * s.k + j)] - mix) / chosen);
+    // Softmax: dlogit_e = p_e (dp_e - sum_l p_l dp_l).
+    double pdp = 0;
+    for (int64_t e = 0; e < s.E; ++e)
+      pdp += double(p[e]) * dp[size_t(e)];
+    for (int64_t e = 0; e < s.E; ++e)
+      dlogit[size_t(e)] = float(p[e] * (dp[size_t(e)] - pdp));
+    // logits = x router: drouter += x^T dlogit, dx = router dlogit.
+    for (int64_t i = 0; i < s.h; ++i) {
+      double acc = 0;
+      for (int64_t e = 0; e < s.E; ++e) {
+        DR[size_t(i * s.E + e)] += xt[i] * dlogit[size_t(e)];
+        acc += double(R[size_t(i * s.E + e)]) * dlogit[size_t(e)];
+      }
+      dxt[i] = float(acc);
+    }
+  }
+  dx.fromHost(DX);
+  drouter.fromHost(DR);
+}
+
+} // namespace trident::rt
