@@ -23,11 +23,7 @@
 #===----------------------------------------------------------------------===#
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=${TRIDENT_BIN:-build/bin}
-LIB=${TRIDENT_RUNTIME_LIB:-}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
+# BIN, LIB, tmp and the emit/run/compare steps:
 source python-free-examples/_emit-build.sh
 
 emit_build test/e2e/plans/tp2-pp2.json tiny-gpt "$tmp/tp2-pp2"

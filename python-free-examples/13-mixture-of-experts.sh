@@ -24,11 +24,7 @@
 #===----------------------------------------------------------------------===#
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=${TRIDENT_BIN:-build/bin}
-LIB=${TRIDENT_RUNTIME_LIB:-}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
+# BIN, LIB, tmp and the emit/run/compare steps:
 source python-free-examples/_emit-build.sh
 MODEL=test/e2e/models/tiny-mixtral.json
 

@@ -1,12 +1,21 @@
 #===- _emit-build.sh - shared by the examples that emit and run -----------===#
 #
 # Not an example: sourced by 10-emit-and-run.sh, 12-context-parallel.sh and
-# 13-mixture-of-experts.sh. Needs BIN, LIB and tmp set by the caller.
+# 13-mixture-of-experts.sh from the repository root. Sets BIN (TRIDENT_BIN,
+# default build/bin), LIB (TRIDENT_RUNTIME_LIB: a prebuilt runtime archive
+# to link, default none: the project builds lib/Runtime itself) and tmp (a
+# scratch directory removed on exit).
 #
 # emit_build PLAN MODEL DIR: `trident emit` the project of MODEL under PLAN
 # into DIR (paths under $tmp printed relative), then configure and build it
 # through its own CMakeLists.txt, linking the runtime archive LIB when set.
 #===----------------------------------------------------------------------===#
+BIN=${TRIDENT_BIN:-build/bin}
+LIB=${TRIDENT_RUNTIME_LIB:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+
 emit_build() {
   echo "\$ trident emit --plan $1 --model $2 --backend cpu -o $(basename "$3")"
   "$BIN/trident" emit --plan "$1" --model "$2" --backend cpu -o "$3" |
