@@ -523,12 +523,13 @@ int tagOf(int mb, int chunk, int chunks, int backward) {
 }
 
 /// One parameter shard: value (a ZeRO-3 slice under ZeRO-3), gradient,
-/// optimizer state.
+/// optimizer state, and the group of ranks holding the same shard (its
+/// ZeRO slices and gradient sums).
 struct Param {
   std::string name;
   std::vector<int64_t> global, local;
   int splitDim = -1;
-  std::string splitAxis, init;
+  std::string splitAxis, init, group;
   rt::Tensor value, grad, m, v;
 };
 
@@ -590,8 +591,8 @@ public:
   /// Allocates and initialises every parameter (sharding-independent
   /// values: rt::initParam hashes the global position).
   void initParams() {
-    const rt::Group &dp = c.group(kDataGroup);
     for (Param &p : P) {
+      const rt::Group &dp = c.group(p.group);
       std::vector<int64_t> offset(p.global.size(), 0);
       if (p.splitDim >= 0)
         offset[p.splitDim] = int64_t(c.coord(p.splitAxis)) * p.local[p.splitDim];
@@ -627,7 +628,7 @@ public:
       rt::Tensor full = p.value;
       if (kZeroStage == 3) {
         full = rt::Tensor(p.local);
-        rt::zero3Gather(full, p.value, c.group(kDataGroup));
+        rt::zero3Gather(full, p.value, c.group(p.group));
       }
       dump.add(p.name, p.global, offset, full.reshape(p.local));
     }
@@ -645,13 +646,15 @@ protected:
     for (int i : which)
       rt::allReduceSum(P[i].grad, g);
   }
-  void optimizerStep(const rt::Group &dp, int zeroStage) {
+  /// ZeRO 1-3 shard each parameter's state over its own group.
+  void optimizerStep(int zeroStage) {
     rt::AdamConfig cfg;
     cfg.lr = kLr;
     cfg.beta1 = kBeta1;
     cfg.beta2 = kBeta2;
     cfg.eps = kEps;
     for (Param &p : P) {
+      const rt::Group &dp = c.group(p.group);
       rt::Tensor g = p.grad.reshape({p.grad.numel()});
       if (zeroStage == 0) {
         rt::Tensor w = p.value.reshape({p.value.numel()});
@@ -831,7 +834,9 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
          << shapeList(p.getGlobalShape()) << ", " << shapeList(t.getShape())
          << ", " << splitDim << ", "
          << cppString(p.getSplitAxis() ? *p.getSplitAxis() : "") << ", "
-         << cppString(p.getInit()) << ", {}, {}, {}, {}});\n";
+         << cppString(p.getInit()) << ", "
+         << (p.getDataGroup() ? cppString(*p.getDataGroup()) : "kDataGroup")
+         << ", {}, {}, {}, {}});\n";
     }
     os << "namespace {\n/// Pipeline stage " << s << ".\n"
        << "class Stage" << s << " final : public Stage {\npublic:\n"
@@ -908,8 +913,7 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
         if (opt.getKind() != anyOpt.getKind() || opt.getLr() != anyOpt.getLr())
           return opt.emitOpError("stages with different optimizers are not "
                                  "translated");
-        os << "    optimizerStep(" << groupExpr(opt.getGroup()) << ", "
-           << opt.getZeroStage() << ");\n";
+        os << "    optimizerStep(" << opt.getZeroStage() << ");\n";
       }
     }
     os << "  }\n\nprivate:\n";

@@ -335,6 +335,9 @@ LogicalResult ParamOp::verify() {
       return emitOpError() << "shard dimension " << d << " is "
                            << type.getDimSize(d) << ", expected " << want;
   }
+  if (std::optional<StringRef> group = getDataGroup())
+    if (failed(checkGroup(*this, *group)))
+      return failure();
   StringRef init = getInit();
   if (init != "uniform" && init != "ones" && init != "zeros")
     return emitOpError() << "unknown init '" << init

@@ -109,6 +109,10 @@ def TExec_ParamOp : TExec_Op<"param", [HasParent<"StageOp">]> {
     (uniform in [-0.02, 0.02)), `ones` or `zeros`; initial values depend only on the
     name and the global position, so every sharding starts from the same
     model. Each parameter has a gradient buffer of the same type.
+    `data "GROUP"` names the group of ranks that hold the same shard and
+    see different data (default: the group of the stage's
+    `texec.optimizer`): its ZeRO slices and gradient sums go over that
+    group, e.g. the expert data-parallel group `edp` of expert weights.
 
     Example:
     `texec.param "layers.0.mlp.fc1.weight" global [256, 64] split 0 over "tp" init "uniform" : tensor<128x64xf32>`
@@ -116,10 +120,11 @@ def TExec_ParamOp : TExec_Op<"param", [HasParent<"StageOp">]> {
   let arguments = (ins StrAttr:$sym, DenseI64ArrayAttr:$global_shape,
                        OptionalAttr<I64Attr>:$split_dim,
                        OptionalAttr<StrAttr>:$split_axis, StrAttr:$init,
-                       TypeAttrOf<TExec_FloatTensor>:$type);
+                       TypeAttrOf<TExec_FloatTensor>:$type,
+                       OptionalAttr<StrAttr>:$data_group);
   let assemblyFormat = [{
     $sym `global` $global_shape (`split` $split_dim^ `over` $split_axis)?
-    `init` $init attr-dict `:` $type
+    `init` $init (`data` $data_group^)? attr-dict `:` $type
   }];
   let hasVerifier = 1;
 }

@@ -281,17 +281,25 @@ FailureOr<Value> ChunkLowering::param(Operation *user, Value tgParam,
       splitDim = db.getI64IntegerAttr(layout.splitDim);
       splitAxis = db.getStringAttr(layout.axis);
     }
+    // Expert shards are held by the ranks of one edp group, not all of dp.
+    StringAttr dataGroup;
+    if (overEp && st.ep > 1)
+      dataGroup = db.getStringAttr("edp");
     auto decl = tx::ParamOp::create(
         db, p.getLoc(), db.getStringAttr(name),
         db.getDenseI64ArrayAttr(type.getShape()), splitDim, splitAxis,
-        db.getStringAttr(init), TypeAttr::get(localType));
+        db.getStringAttr(init), TypeAttr::get(localType), dataGroup);
     lastDecl = decl;
     decls[name] = decl;
     st.paramStages[name].insert(stage.getIndex());
   }
-  if (st.zero == 3)
-    return tx::ParamGatherOp::create(fb, loc, localType, name, st.dataGroup)
+  if (st.zero == 3) {
+    auto decl = decls.find(name)->second;
+    StringRef group = decl.getDataGroup() ? *decl.getDataGroup()
+                                          : StringRef(st.dataGroup);
+    return tx::ParamGatherOp::create(fb, loc, localType, name, group)
         .getResult();
+  }
   return tx::ParamRefOp::create(fb, loc, localType, name).getResult();
 }
 
@@ -1124,11 +1132,7 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
                 " with 'parallel.cp' = " + std::to_string(plan.cp) +
                 ": expert parallelism is lowered without context "
                 "parallelism only");
-  if (plan.ep > 1 && plan.zeroStage != 0)
-    return fail("plan 'zero_stage' = " + std::to_string(plan.zeroStage) +
-                " with 'parallel.ep' = " + std::to_string(plan.ep) +
-                ": expert parallelism is lowered with ZeRO 0 only (the "
-                "experts' optimizer state would shard over their own group)");
+
   // Recomputation per stage: full (texec.chunk `recompute`: the whole
   // forward again before the backward) or selective (the attention core
   // again inside the backward, its probabilities never saved).

@@ -93,6 +93,7 @@ texec.program @mini attributes {dp = 1 : i64, tp = 2 : i64, pp = 2 : i64,
 // CHECK-LABEL: texec.program @cp
 // CHECK-SAME: cp = 2 : i64
 // CHECK: texec.group "dpcp" axes ["dp", "cp"]
+// CHECK: texec.param "x" global [1, 4, 8] init "uniform" data "dpcp" : tensor<1x4x8xf32>
 // CHECK: texec.input "tokens" : tensor<1x4xi32>
 // CHECK: texec.kernel "rope"(%{{.*}}) config {head_dim = 8 : i64, heads = 1 : i64, pos_axis = "cp", rotary_dim = 8 : i64, theta = 1.000000e+04 : f64}
 // CHECK: texec.all_gather %{{.*}} group "cp" dim 1 : tensor<1x4x8xf32> -> tensor<1x8x8xf32>
@@ -108,7 +109,7 @@ texec.program @cp attributes {dp = 1 : i64, cp = 2 : i64, tp = 1 : i64,
   texec.group "cp" axes ["cp"]
   texec.group "dpcp" axes ["dp", "cp"]
   texec.stage 0 {
-    texec.param "x" global [1, 4, 8] init "uniform" : tensor<1x4x8xf32>
+    texec.param "x" global [1, 4, 8] init "uniform" data "dpcp" : tensor<1x4x8xf32>
     texec.chunk 0 forward {
       %ids = texec.input "tokens" : tensor<1x4xi32>
       %x = texec.param_ref "x" : tensor<1x4x8xf32>
