@@ -26,6 +26,10 @@ if config.trident_sanitize_link_flags:
     sanitize_env = "TRIDENT_E2E_SANITIZE=%s %s" % (
         config.trident_sanitize_link_flags, config.trident_mpi_test_env)
 config.substitutions.append(("%sanitize_env", sanitize_env))
+# Feature 'sanitizer': tests that only repeat, more slowly, runtime paths
+# the sanitizer build's e2e-cpu plans already drive can opt out of it.
+if config.trident_sanitize_link_flags:
+    config.available_features.add("sanitizer")
 
 # Headless Chromium renders the HTML report in test/tools/report-browser.test
 # (scripts/setup.sh installs Debian's chromium); without it that test is
