@@ -934,12 +934,18 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
   for (auto g : program.getBody().front().getOps<tx::GroupOp>()) {
     ArrayAttr axes = g.getAxes();
     std::string ax;
-    if (axes.size() == 2 && cast<StringAttr>(axes[0]).getValue() == "dp" &&
-        cast<StringAttr>(axes[1]).getValue() == "cp" && !g.getMembers()) {
+    auto pair = [&](StringRef a, StringRef b) {
+      return axes.size() == 2 && cast<StringAttr>(axes[0]).getValue() == a &&
+             cast<StringAttr>(axes[1]).getValue() == b && !g.getMembers();
+    };
+    if (pair("dp", "cp")) {
       ax = "rt::Axis::DPCP";
+    } else if (pair("edp", "cp")) {
+      ax = "rt::Axis::EDPCP";
     } else if (axes.size() != 1) {
       return g.emitOpError("groups over several axes other than [\"dp\", "
-                           "\"cp\"] are not translated");
+                           "\"cp\"] and [\"edp\", \"cp\"] are not "
+                           "translated");
     } else {
       StringRef axis = cast<StringAttr>(axes[0]).getValue();
       ax = axis == "dp"    ? "rt::Axis::DP"

@@ -47,7 +47,7 @@ if [ ${#plans[@]} -eq 0 ]; then
          recompute-selective-pp2 tiny-llama-tp2-sp tiny-llama-pp2 cp2
          dp2-cp2-zero3 tiny-llama-cp2-tp2-sp tiny-mixtral-tp2-sp
          tiny-mixtral-dp2-pp2 tiny-mixtral-dp4-ep2-zero3
-         tiny-mixtral-dp2-ep2-tp2-sp)
+         tiny-mixtral-dp2-ep2-tp2-sp tiny-mixtral-dp2-ep2-cp2)
 fi
 command -v mpirun >/dev/null || { echo "run-e2e: SKIP: mpirun not found"; exit 77; }
 trident="$build/bin/trident"

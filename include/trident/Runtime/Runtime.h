@@ -171,9 +171,11 @@ private:
 /// (gradient reduction when cp > 1). EDP (expert data parallel) holds the
 /// dp / EP ranks with the same pp, cp, tp and ep coordinate, which hold the
 /// same experts (their gradient reduction); its coordinate is dp / EP.
-enum class Axis { PP, DP, CP, TP, EP, DPCP, EDP, World };
+/// EDPCP is edp x cp (the same experts when cp > 1), coordinate
+/// (dp / EP) * CP + cp.
+enum class Axis { PP, DP, CP, TP, EP, DPCP, EDP, EDPCP, World };
 
-/// "pp", "dp", "cp", "tp", "ep", "dpcp", "edp", "world".
+/// "pp", "dp", "cp", "tp", "ep", "dpcp", "edp", "edpcp", "world".
 const char *axisName(Axis axis);
 
 /// Sizes of the grid axes; their product pp*dp*cp*tp must be the world size

@@ -86,6 +86,9 @@ struct ProgramState {
   /// same parameters and see different tokens.
   std::string dataGroup = "dp";
   int64_t ep = 1; ///< expert-parallel ranks (carved out of dp)
+  /// The ranks holding the same experts: "edp" (dp / ep of them), or
+  /// "edpcp" (edp x cp) under context parallelism.
+  std::string expertGroup = "edp";
   /// Parameters held per expert-parallel rank (their gradients are summed
   /// over the expert data-parallel group, not dp).
   std::set<std::string> expertParams;
@@ -284,7 +287,7 @@ FailureOr<Value> ChunkLowering::param(Operation *user, Value tgParam,
     // Expert shards are held by the ranks of one edp group, not all of dp.
     StringAttr dataGroup;
     if (overEp && st.ep > 1)
-      dataGroup = db.getStringAttr("edp");
+      dataGroup = db.getStringAttr(st.expertGroup);
     auto decl = tx::ParamOp::create(
         db, p.getLoc(), db.getStringAttr(name),
         db.getDenseI64ArrayAttr(type.getShape()), splitDim, splitAxis,
@@ -1127,11 +1130,6 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
   if (plan.ep < 1 || plan.dp % plan.ep != 0)
     return fail("plan 'parallel.ep' = " + std::to_string(plan.ep) +
                 " must divide 'parallel.dp' = " + std::to_string(plan.dp));
-  if (plan.ep > 1 && plan.cp > 1)
-    return fail("plan 'parallel.ep' = " + std::to_string(plan.ep) +
-                " with 'parallel.cp' = " + std::to_string(plan.cp) +
-                ": expert parallelism is lowered without context "
-                "parallelism only");
 
   // Recomputation per stage: full (texec.chunk `recompute`: the whole
   // forward again before the backward) or selective (the attention core
@@ -1241,6 +1239,9 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
     for (StringRef axis : {"ep", "edp"})
       tx::GroupOp::create(b, loc, b.getStringAttr(axis),
                           b.getStrArrayAttr({axis}), DenseI64ArrayAttr());
+  if (plan.ep > 1 && plan.cp > 1)
+    tx::GroupOp::create(b, loc, b.getStringAttr("edpcp"),
+                        b.getStrArrayAttr({"edp", "cp"}), DenseI64ArrayAttr());
   if (plan.cp > 1) {
     tx::GroupOp::create(b, loc, b.getStringAttr("cp"),
                         b.getStrArrayAttr({"cp"}), DenseI64ArrayAttr());
@@ -1258,6 +1259,8 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
   if (plan.cp > 1)
     st.dataGroup = "dpcp";
   st.ep = plan.ep;
+  if (plan.cp > 1)
+    st.expertGroup = "edpcp";
 
   // First block of each model chunk.
   SmallVector<int64_t> chunkBegin = {0};
@@ -1346,8 +1349,9 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
               .insert(decl.getSym().str());
         if (!dense.empty())
           tx::GradAllReduceOp::create(b, loc, st.dataGroup, names(dense));
-        if (!experts.empty() && plan.dp / plan.ep > 1)
-          tx::GradAllReduceOp::create(b, loc, "edp", names(experts));
+        if (!experts.empty() && plan.dp / plan.ep * plan.cp > 1)
+          tx::GradAllReduceOp::create(b, loc, st.expertGroup,
+                                      names(experts));
       }
     }
     tx::OptimizerOp::create(

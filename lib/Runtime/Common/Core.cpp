@@ -131,6 +131,7 @@ const char *axisName(Axis axis) {
   case Axis::EP: return "ep";
   case Axis::DPCP: return "dpcp";
   case Axis::EDP: return "edp";
+  case Axis::EDPCP: return "edpcp";
   case Axis::World: return "world";
   }
   return "?";
@@ -186,7 +187,7 @@ Grid::Grid(GridShape shape) : shape_(shape) {
 
   // The colour of a group is the rank with the group's own coordinates
   // zeroed; members are ordered by their coordinate along the group's axes.
-  groups_.resize(8);
+  groups_.resize(9);
   groups_[int(Axis::PP)] = makeGroup("pp", worldRankOf(0, dp, cp, tp), pp);
   groups_[int(Axis::DP)] = makeGroup("dp", worldRankOf(pp, 0, cp, tp), dp);
   groups_[int(Axis::CP)] = makeGroup("cp", worldRankOf(pp, dp, 0, tp), cp);
@@ -200,6 +201,10 @@ Grid::Grid(GridShape shape) : shape_(shape) {
   // dp % EP), ordered by dp / EP.
   groups_[int(Axis::EDP)] = makeGroup(
       "edp", worldRankOf(pp, dp % shape.ep, cp, tp), dp / shape.ep);
+  // The same experts under context parallelism: edp x cp.
+  groups_[int(Axis::EDPCP)] =
+      makeGroup("edpcp", worldRankOf(pp, dp % shape.ep, 0, tp),
+                (dp / shape.ep) * shape.cp + cp);
   groups_[int(Axis::World)] = makeGroup("world", 0, me);
 }
 
@@ -212,6 +217,7 @@ int Grid::size(Axis axis) const {
   case Axis::EP: return shape_.ep;
   case Axis::DPCP: return shape_.dp * shape_.cp;
   case Axis::EDP: return shape_.dp / shape_.ep;
+  case Axis::EDPCP: return shape_.dp / shape_.ep * shape_.cp;
   case Axis::World: return shape_.pp * shape_.dp * shape_.cp * shape_.tp;
   }
   return 0;
@@ -226,6 +232,7 @@ int Grid::coord(Axis axis) const {
   case Axis::EP: return coords_[1] % shape_.ep;
   case Axis::DPCP: return coords_[1] * shape_.cp + coords_[2];
   case Axis::EDP: return coords_[1] / shape_.ep;
+  case Axis::EDPCP: return (coords_[1] / shape_.ep) * shape_.cp + coords_[2];
   case Axis::World:
     return worldRankOf(coords_[0], coords_[1], coords_[2], coords_[3]);
   }

@@ -111,6 +111,15 @@ void testGrid() {
   EXPECT(e.coord(Axis::EDP) == me / 2 && e.group(Axis::EDP).rank() == me / 2 &&
              e.size(Axis::EDP) == 2,
          "edp coord %d", e.coord(Axis::EDP));
+  // dp=2 x cp=2 with ep=2: each ep group is {dp 0, dp 1} at one cp; the
+  // ranks with the same experts are the cp pair at the same dp % 2:
+  // world = cp + 2 * dp, so edpcp = {2 * (dp % 2), 2 * (dp % 2) + 1}.
+  EXPECT(h.group(Axis::EDPCP).worldRanks() ==
+             std::vector<int>({2 * (me / 2 % 2), 2 * (me / 2 % 2) + 1}),
+         "edpcp group");
+  EXPECT(h.size(Axis::EDPCP) == 2 && h.coord(Axis::EDPCP) == me % 2 &&
+             h.group(Axis::EDPCP).rank() == me % 2,
+         "edpcp coord %d", h.coord(Axis::EDPCP));
   // Sub-group of the dp axis {1, 0} (e.g. tied embedding of two stages):
   // only dp coordinates 0 and 1 are members, ordered as listed.
   Group sub = h.subgroup(Axis::DP, {1, 0}, "emb");
