@@ -334,7 +334,8 @@ Value Builder::moe(Value x) {
                           wOut, bIn, bOut, b.getI64IntegerAttr(e),
                           b.getI64IntegerAttr(m.topK),
                           ActKindAttr::get(&ctx, a),
-                          cfg.gatedMlp ? b.getUnitAttr() : nullptr);
+                          cfg.gatedMlp ? b.getUnitAttr() : nullptr,
+                          m.renormalize ? nullptr : b.getUnitAttr());
   Value y = op.getResult();
   if (m.numSharedExperts > 0) {
     Value shared = mlp(x, "moe.shared_experts", m.sharedFfn * m.numSharedExperts,

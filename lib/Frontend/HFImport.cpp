@@ -587,6 +587,10 @@ void parseLlamaLike(Reader &r, ModelConfig &c, Arch arch,
     c.outBias = c.qkvBias;
     readQwenSliding(r, c);
     if (arch == Arch::Qwen3Moe) {
+      // Qwen3MoeConfig's default is false: the weights are the softmax
+      // probabilities of the chosen experts, not renormalised.
+      c.moe.renormalize = false;
+      r.optBool("norm_topk_prob", c.moe.renormalize);
       r.reqInt("num_experts", c.moe.numExperts);
       readTopK(r, c, "num_experts");
       r.reqInt("moe_intermediate_size", c.moe.expertFfn);

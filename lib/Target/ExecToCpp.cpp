@@ -910,7 +910,13 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
         }
         os << "}, " << groupExpr(gar.getGroup()) << ");\n";
       } else if (auto opt = dyn_cast<tx::OptimizerOp>(op)) {
-        if (opt.getKind() != anyOpt.getKind() || opt.getLr() != anyOpt.getLr())
+        if (opt.getKind() != anyOpt.getKind() ||
+            opt.getLr() != anyOpt.getLr() ||
+            opt.getGroup() != anyOpt.getGroup() ||
+            opt.getZeroStage() != anyOpt.getZeroStage() ||
+            opt.getBeta1() != anyOpt.getBeta1() ||
+            opt.getBeta2() != anyOpt.getBeta2() ||
+            opt.getEps() != anyOpt.getEps())
           return opt.emitOpError("stages with different optimizers are not "
                                  "translated");
         os << "    optimizerStep(" << opt.getZeroStage() << ");\n";

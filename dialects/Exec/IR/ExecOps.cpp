@@ -244,6 +244,10 @@ LogicalResult GroupOp::verify() {
   if (auto members = getMembers()) {
     if (getAxes().size() != 1)
       return emitOpError("'members' needs exactly one axis");
+    StringRef along = cast<StringAttr>(getAxes()[0]).getValue();
+    if (along == "ep" || along == "edp")
+      return emitOpError() << "'members' along '" << along
+                           << "' is not supported (pp, dp, cp or tp)";
     int64_t size =
         program.getAxisSize(cast<StringAttr>(getAxes()[0]).getValue());
     int64_t prev = -1;
@@ -257,6 +261,18 @@ LogicalResult GroupOp::verify() {
         return emitOpError("'members' must be strictly increasing");
       prev = m;
     }
+  }
+  // Groups over several axes: the data-parallel groups under context
+  // parallelism only (the grid has no other combined group).
+  if (getAxes().size() > 1) {
+    SmallVector<StringRef> names;
+    for (Attribute a : getAxes())
+      names.push_back(cast<StringAttr>(a).getValue());
+    bool known = names.size() == 2 && names[1] == "cp" &&
+                 (names[0] == "dp" || names[0] == "edp");
+    if (!known)
+      return emitOpError("several axes must be [\"dp\", \"cp\"] or "
+                         "[\"edp\", \"cp\"]");
   }
   return success();
 }

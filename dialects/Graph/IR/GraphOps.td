@@ -477,6 +477,9 @@ def TGraph_MoEOp : TGraph_ComputeOp<"moe", [AttrSizedOperandSegments]> {
     output weights `w_out` (experts x ffn x hidden), with optional biases.
     FLOPs count the router and the top-k experts of each token (balanced
     routing); under expert parallelism tokens are exchanged by all-to-all.
+    The top-k weights are the chosen probabilities renormalised to sum to
+    one (Mixtral), unless `unnormalized_topk` (Qwen-MoE's
+    `norm_topk_prob: false`: the softmax probabilities themselves).
 
     Example:
     `%y = tgraph.moe %x router %r experts(%wi, %wo) {num_experts = 8 : i64, top_k = 2 : i64, activation = #tgraph.act<silu>, gated} : (tensor<?x?x64xbf16>, tensor<64x8xbf16>, tensor<8x64x512xbf16>, tensor<8x256x64xbf16>) -> tensor<?x?x64xbf16>`
@@ -487,7 +490,8 @@ def TGraph_MoEOp : TGraph_ComputeOp<"moe", [AttrSizedOperandSegments]> {
                        Optional<TGraph_FloatTensor>:$b_in,
                        Optional<TGraph_FloatTensor>:$b_out,
                        I64Attr:$num_experts, I64Attr:$top_k,
-                       TGraph_ActKindAttr:$activation, UnitAttr:$gated);
+                       TGraph_ActKindAttr:$activation, UnitAttr:$gated,
+                       UnitAttr:$unnormalized_topk);
   let results = (outs TGraph_FloatTensor:$result);
   let assemblyFormat = [{
     $x `router` $router (`bias` $router_bias^)?

@@ -71,6 +71,9 @@ struct MoEConfig {
   /// added to the scores only to pick the top-k (not to weight them).
   bool routerScoreCorrection = false;
   bool expertBias = false;      ///< expert linears have biases (gpt-oss)
+  /// The top-k weights are renormalised to sum to one (Mixtral; HF
+  /// `norm_topk_prob`, whose Qwen-MoE default is false).
+  bool renormalize = true;
   int64_t firstDenseLayers = 0; ///< leading layers with a dense MLP
   int64_t layerFreq = 1;        ///< every n-th layer (after the dense ones)
   /// Explicit per-layer flag (Qwen3-MoE `mlp_only_layers` /

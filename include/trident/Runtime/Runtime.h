@@ -172,7 +172,8 @@ private:
 /// dp / EP ranks with the same pp, cp, tp and ep coordinate, which hold the
 /// same experts (their gradient reduction); its coordinate is dp / EP.
 /// EDPCP is edp x cp (the same experts when cp > 1), coordinate
-/// (dp / EP) * CP + cp.
+/// (dp / EP) * CP + cp. With ep = 1 these two are the DP and DPCP groups
+/// themselves (no extra communicators).
 enum class Axis { PP, DP, CP, TP, EP, DPCP, EDP, EDPCP, World };
 
 /// "pp", "dp", "cp", "tp", "ep", "dpcp", "edp", "edpcp", "world".

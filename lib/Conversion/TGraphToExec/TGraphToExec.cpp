@@ -904,10 +904,24 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
   if (op.getRouterBias() || op.getBIn() || op.getBOut())
     return op.emitError("texec lowering: a mixture of experts with router "
                         "or expert biases has no runtime kernel");
+  if (op.getUnnormalizedTopk())
+    return op.emitError("texec lowering: a mixture of experts whose top-k "
+                        "weights are not renormalised (norm_topk_prob = "
+                        "false) has no runtime kernel (Mixtral routing "
+                        "only)");
   StringRef kind = tg::stringifyActKind(op.getActivation());
   if (!llvm::is_contained({"gelu", "gelu_tanh", "silu", "relu"}, kind))
     return op.emitError() << "texec lowering: mixture-of-experts activation '"
                           << kind << "' has no runtime kernel";
+  // Expert tensor parallelism (Megatron's etp; 0 means tp) is not lowered:
+  // the experts are replicated over tp.
+  const int64_t etp = st.plan.etp == 0 ? st.plan.tp : st.plan.etp;
+  if (st.tp > 1 && etp != 1)
+    return op.emitError() << "texec lowering: plan 'parallel.etp' = "
+                          << st.plan.etp << " (0 means tp = " << st.plan.tp
+                          << "): experts are replicated over tp in emitted "
+                             "programs, expert tensor parallelism is not "
+                             "lowered (set etp = 1)";
   auto x = act(op, op.getX());
   if (failed(x))
     return failure();

@@ -198,13 +198,19 @@ Grid::Grid(GridShape shape) : shape_(shape) {
   groups_[int(Axis::DPCP)] =
       makeGroup("dpcp", worldRankOf(pp, 0, 0, tp), dp * shape.cp + cp);
   // Expert data parallel: the dp ranks holding the same experts (same
-  // dp % EP), ordered by dp / EP.
-  groups_[int(Axis::EDP)] = makeGroup(
-      "edp", worldRankOf(pp, dp % shape.ep, cp, tp), dp / shape.ep);
-  // The same experts under context parallelism: edp x cp.
-  groups_[int(Axis::EDPCP)] =
-      makeGroup("edpcp", worldRankOf(pp, dp % shape.ep, 0, tp),
-                (dp / shape.ep) * shape.cp + cp);
+  // dp % EP), ordered by dp / EP; and edp x cp under context parallelism.
+  // Without expert parallelism they are the dp and dpcp groups (no second
+  // communicator).
+  if (shape.ep == 1) {
+    groups_[int(Axis::EDP)] = groups_[int(Axis::DP)];
+    groups_[int(Axis::EDPCP)] = groups_[int(Axis::DPCP)];
+  } else {
+    groups_[int(Axis::EDP)] = makeGroup(
+        "edp", worldRankOf(pp, dp % shape.ep, cp, tp), dp / shape.ep);
+    groups_[int(Axis::EDPCP)] =
+        makeGroup("edpcp", worldRankOf(pp, dp % shape.ep, 0, tp),
+                  (dp / shape.ep) * shape.cp + cp);
+  }
   groups_[int(Axis::World)] = makeGroup("world", 0, me);
 }
 

@@ -76,8 +76,9 @@ Shape checkMoE(const Tensor &x, const Tensor &router, const Tensor &wIn,
   s.h = router.dim(0);
   s.E = d.experts;
   s.k = d.topK;
-  check(x.numel() % std::max<int64_t>(s.h, 1) == 0, fn,
-        "x " + x.shapeString() + " is not rows of the router's hidden size");
+  check(s.h > 0 && x.rank() >= 1 && x.dim(-1) == s.h, fn,
+        "x " + x.shapeString() + " must be rows of the router's hidden size " +
+            std::to_string(s.h));
   s.n = x.numel() / s.h;
   check(wIn.rank() == 3 && wIn.dim(1) == s.h && wIn.dim(0) >= 1, fn,
         "wIn " + wIn.shapeString() + " must be [experts, hidden, ffn]");
@@ -119,6 +120,10 @@ Routing route(const std::vector<float> &X, const std::vector<float> &R,
         acc += double(X[size_t(t * s.h + i)]) * R[size_t(i * s.E + e)];
       logit[size_t(e)] = acc;
     }
+    for (double l : logit)
+      check(std::isfinite(l), "moe", "router logit " + std::to_string(l) +
+                                         " of token " + std::to_string(t) +
+                                         " is not finite");
     double mx = *std::max_element(logit.begin(), logit.end()), z = 0;
     for (double &l : logit)
       z += (l = std::exp(l - mx));
@@ -272,6 +277,9 @@ void moeRouterBackward(Tensor &dx, Tensor &drouter, const Tensor &dgate,
         "router " + router.shapeString() + " must be [hidden, experts]");
   Shape s{};
   s.h = router.dim(0), s.E = d.experts, s.k = d.topK;
+  check(s.h > 0 && x.rank() >= 1 && x.dim(-1) == s.h, fn,
+        "x " + x.shapeString() + " must be rows of the router's hidden size " +
+            std::to_string(s.h));
   s.n = x.numel() / s.h;
   check(x.numel() == s.n * s.h && dgate.numel() == s.n * s.k, fn,
         "x " + x.shapeString() + " and dgate " + dgate.shapeString() +

@@ -642,6 +642,13 @@ void vocabParallelCrossEntropyForward(Tensor &lossSum, Tensor &lse,
   checkCE(lossSum, lse, logits, targets, fn, n, V);
   const float *L = logits.f32();
   const int32_t *t = targets.i32();
+  // A target outside the whole vocabulary would match no shard and
+  // silently lower the loss.
+  const int64_t vocab = V * std::max(1, detail::groupImpl(tp, fn).size);
+  for (int64_t i = 0; i < n; ++i)
+    check(t[i] >= 0 && t[i] < vocab, fn,
+          "target " + std::to_string(t[i]) + " outside [0, " +
+              std::to_string(vocab) + ")");
   Tensor mx({n}), z({n}), tl({n});
   for (int64_t i = 0; i < n; ++i) {
     const float *row = L + i * V;

@@ -856,6 +856,13 @@ void vocabParallelCrossEntropyForward(Tensor &lossSum, Tensor &lse,
   ceChecks(lossSum, lse, logits, targets, fn, n, V);
   if (!n)
     return;
+  // A target outside the whole vocabulary would match no shard and
+  // silently lower the loss.
+  const int64_t vocab = V * std::max(1, detail::groupImpl(tp, fn).size);
+  for (int32_t t : targets.toHostI32())
+    check(t >= 0 && t < vocab, fn,
+          "target " + std::to_string(t) + " outside [0, " +
+              std::to_string(vocab) + ")");
   Tensor mx({n}), z({n}), tl({n});
   kRowMax<<<unsigned(n), kThreads, 0, stream()>>>(mx.f32(), logits.f32(), V);
   launched(fn);

@@ -1288,3 +1288,33 @@ texec.program @p attributes {dp = 2 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 :
 texec.program @p attributes {dp = 4 : i64, ep = 3 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
   texec.group "dp" axes ["dp"]
 }
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  // expected-error@+1 {{several axes must be ["dp", "cp"] or ["edp", "cp"]}}
+  texec.group "dptp" axes ["dp", "tp"]
+  texec.stage 0 {
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, ep = 2 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  // expected-error@+1 {{'members' along 'ep' is not supported (pp, dp, cp or tp)}}
+  texec.group "e0" axes ["ep"] members [0]
+  texec.stage 0 {
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}

@@ -602,6 +602,12 @@ TEST_CASE("cross-entropy value and gradient", "[runtime]") {
   tgt.fromHostI32({0, 7, 3});
   REQUIRE_THROWS_WITH(crossEntropyForward(lossSum, lse, logits, tgt),
                       Catch::Contains("target 7 outside [0, 7)"));
+  // Vocab-parallel too: the whole vocabulary is V times the group size.
+  REQUIRE_THROWS_WITH(
+      vocabParallelCrossEntropyForward(ls2, lse2, logits, tgt, 0,
+                                       grid.group(Axis::TP)),
+      Catch::Contains("vocabParallelCrossEntropyForward") &&
+          Catch::Contains("target 7 outside [0, 7)"));
 }
 
 TEST_CASE("single-rank grid, collectives and step lines", "[runtime]") {
@@ -610,11 +616,15 @@ TEST_CASE("single-rank grid, collectives and step lines", "[runtime]") {
   REQUIRE(std::string(backendName()) == "cpu");
   Grid grid({});
   for (Axis a : {Axis::PP, Axis::DP, Axis::CP, Axis::TP, Axis::EP, Axis::DPCP,
-                 Axis::World}) {
+                 Axis::EDP, Axis::EDPCP, Axis::World}) {
     REQUIRE(grid.size(a) == 1);
     REQUIRE(grid.coord(a) == 0);
     REQUIRE(grid.group(a).size() == 1);
-    REQUIRE(grid.group(a).name() == axisName(a));
+    // Without expert parallelism the expert groups are dp's and dpcp's.
+    const char *name = a == Axis::EDP     ? "dp"
+                       : a == Axis::EDPCP ? "dpcp"
+                                          : axisName(a);
+    REQUIRE(grid.group(a).name() == name);
   }
   GridShape two;
   two.tp = 2;
