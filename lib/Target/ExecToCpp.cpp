@@ -47,10 +47,6 @@ std::string shapeList(ArrayRef<int64_t> shape) {
   return s + "}";
 }
 
-std::string shapeOf(Value v) {
-  return shapeList(cast<RankedTensorType>(v.getType()).getShape());
-}
-
 std::string cppString(StringRef s) {
   std::string out = "\"";
   for (char c : s) {

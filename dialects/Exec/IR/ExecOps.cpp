@@ -189,7 +189,7 @@ LogicalResult ProgramOp::verify() {
   if (getSeqLen() % getCp() != 0)
     return emitOpError() << "'seq_len' (" << getSeqLen()
                          << ") must be divisible by cp (" << getCp() << ")";
-  if (getZeroStage() < 0 || getZeroStage() > 3)
+  if (getZeroStage() > 3)
     return emitOpError() << "'zero_stage' must be 0..3, got "
                          << getZeroStage();
   StringRef kind = getSchedule();
@@ -212,7 +212,7 @@ LogicalResult ProgramOp::verify() {
                             "(expected texec.group or texec.stage)");
     }
   }
-  if ((int64_t)stages.size() != getPp())
+  if (uint64_t(stages.size()) != getPp())
     return emitOpError() << "has " << stages.size() << " stages but pp = "
                          << getPp();
   return success();
@@ -279,7 +279,7 @@ LogicalResult GroupOp::verify() {
 
 LogicalResult StageOp::verify() {
   ProgramOp program = getProgram(*this);
-  if (getIndex() < 0 || getIndex() >= program.getPp())
+  if (getIndex() >= program.getPp())
     return emitOpError() << "index " << getIndex() << " is outside 0.."
                          << program.getPp() - 1;
   llvm::StringSet<> params;
@@ -291,7 +291,7 @@ LogicalResult StageOp::verify() {
         return p.emitOpError() << "parameter '" << p.getSym()
                                << "' is declared twice";
     } else if (auto c = dyn_cast<ChunkOp>(op)) {
-      if (c.getIndex() < 0 || c.getIndex() >= program.getVpp())
+      if (c.getIndex() >= program.getVpp())
         return c.emitOpError() << "index " << c.getIndex()
                                << " is outside 0.." << program.getVpp() - 1;
       if (!chunks.insert(c.getIndex()).second)
@@ -305,7 +305,7 @@ LogicalResult StageOp::verify() {
       return op.emitOpError("is not allowed directly in a texec.stage");
     }
   }
-  if ((int64_t)chunks.size() != program.getVpp())
+  if (uint64_t(chunks.size()) != program.getVpp())
     return emitOpError() << "has " << chunks.size() << " chunks but vpp = "
                          << program.getVpp();
   if (schedules != 1)
@@ -396,8 +396,8 @@ LogicalResult InputOp::verify() {
   ProgramOp program = getProgram(*this);
   auto type = cast<RankedTensorType>(getType());
   if (type.getRank() != 2 ||
-      type.getDimSize(0) != program.getMicroBatchSize() ||
-      type.getDimSize(1) != program.getLocalSeqLen())
+      type.getDimSize(0) != int64_t(program.getMicroBatchSize()) ||
+      type.getDimSize(1) != int64_t(program.getLocalSeqLen()))
     return emitOpError() << "type must be micro_batch_size x seq_len / cp ("
                          << program.getMicroBatchSize() << "x"
                          << program.getLocalSeqLen() << "), got " << type;
@@ -594,7 +594,7 @@ LogicalResult AllToAllOp::verify() {
   if (getInput().getType() != getResult().getType())
     return emitOpError("result type must equal the input type");
   auto type = cast<RankedTensorType>(getInput().getType());
-  if (getDim() < 0 || getDim() >= type.getRank())
+  if (getDim() >= uint64_t(type.getRank()))
     return emitOpError() << "dim " << getDim() << " is outside the rank "
                          << type.getRank();
   int64_t n = getProgram(*this).lookupGroup(getGroup()).getGroupSize();

@@ -140,6 +140,13 @@ private:
   std::set<Operation *> fused;
 
   MLIRContext *ctx() { return chunk.getContext(); }
+  /// The type of `v` with dimension `dim` multiplied by `factor`: the
+  /// result of gathering `factor` shards along `dim`.
+  RankedTensorType grownType(Value v, unsigned dim, int64_t factor) {
+    SmallVector<int64_t> shape(cast<RankedTensorType>(v.getType()).getShape());
+    shape[dim] *= factor;
+    return f32(shape);
+  }
   RankedTensorType f32(ArrayRef<int64_t> shape) {
     return RankedTensorType::get(shape, Float32Type::get(ctx()));
   }
@@ -339,10 +346,8 @@ Value ChunkLowering::gatherSeq(FVal x) {
   auto it = gatheredSeq.find(x.v);
   if (it != gatheredSeq.end())
     return it->second;
-  auto t = cast<RankedTensorType>(x.v.getType());
-  SmallVector<int64_t> shape(t.getShape());
-  shape[1] *= st.tp;
-  Value full = tx::AllGatherOp::create(fb, loc, f32(shape), x.v, "tp", 1);
+  Value full =
+      tx::AllGatherOp::create(fb, loc, grownType(x.v, 1, st.tp), x.v, "tp", 1);
   gatheredSeq[x.v] = full;
   Value seqShard = x.v;
   // Backward of the all-gather: the consumers' partial input gradients are
@@ -364,10 +369,8 @@ Value ChunkLowering::gatherSeq(FVal x) {
 }
 
 Value ChunkLowering::gatherCp(Value x) {
-  auto t = cast<RankedTensorType>(x.getType());
-  SmallVector<int64_t> shape(t.getShape());
-  shape[1] *= st.cp;
-  Value full = tx::AllGatherOp::create(fb, loc, f32(shape), x, "cp", 1);
+  Value full =
+      tx::AllGatherOp::create(fb, loc, grownType(x, 1, st.cp), x, "cp", 1);
   // Every cp rank's queries read the gathered keys: the gradient of the
   // whole sequence is summed over cp and each rank keeps its own part.
   tape.push_back([this, full, x]() -> LogicalResult {
@@ -961,15 +964,9 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
   // (dimension 0, the micro-batch), every rank applies its experts to the
   // tokens routed to them, and a reduce-scatter sums the experts' parts
   // and returns each rank its own tokens.
-  auto gatherType = [&](Value v) {
-    auto t = cast<RankedTensorType>(v.getType());
-    SmallVector<int64_t> shape(t.getShape());
-    shape[0] *= st.ep;
-    return f32(shape);
-  };
   Value xv = x->v;
   const int64_t topK = op.getTopK();
-  Value xAll = epOn ? tx::AllGatherOp::create(fb, loc, gatherType(xv), xv,
+  Value xAll = epOn ? tx::AllGatherOp::create(fb, loc, grownType(xv, 0, st.ep), xv,
                                               "ep", 0)
                           .getResult()
                     : xv;

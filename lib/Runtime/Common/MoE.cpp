@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../Internal.h"
+#include "Activations.h"
 
 #include <algorithm>
 #include <cmath>
@@ -21,41 +22,30 @@ namespace {
 
 using detail::check;
 
-constexpr float kInvSqrt2 = 0.70710678118654752f;
-constexpr float kInvSqrt2Pi = 0.39894228040143268f;
-constexpr float kGeluC = 0.7978845608028654f; // sqrt(2/pi)
-
 float activate(Activation a, float v) {
   switch (a) {
   case Activation::Silu:
-    return v / (1.0f + std::exp(-v));
+    return act::silu(v);
   case Activation::Relu:
-    return v > 0.0f ? v : 0.0f;
+    return act::relu(v);
   case Activation::Gelu:
-    return 0.5f * v * (1.0f + std::erf(v * kInvSqrt2));
+    return act::geluErf(v);
   case Activation::GeluTanh:
-    return 0.5f * v *
-           (1.0f + std::tanh(kGeluC * (v + 0.044715f * v * v * v)));
+    return act::geluTanh(v);
   }
   return v;
 }
 
 float activateGrad(Activation a, float v) {
   switch (a) {
-  case Activation::Silu: {
-    float s = 1.0f / (1.0f + std::exp(-v));
-    return s * (1.0f + v * (1.0f - s));
-  }
+  case Activation::Silu:
+    return act::siluGrad(v);
   case Activation::Relu:
-    return v > 0.0f ? 1.0f : 0.0f;
+    return act::reluGrad(v);
   case Activation::Gelu:
-    return 0.5f * (1.0f + std::erf(v * kInvSqrt2)) +
-           v * kInvSqrt2Pi * std::exp(-0.5f * v * v);
-  case Activation::GeluTanh: {
-    float t = std::tanh(kGeluC * (v + 0.044715f * v * v * v));
-    return 0.5f * (1.0f + t) + 0.5f * v * (1.0f - t * t) * kGeluC *
-                                   (1.0f + 3.0f * 0.044715f * v * v);
-  }
+    return act::geluErfGrad(v);
+  case Activation::GeluTanh:
+    return act::geluTanhGrad(v);
   }
   return 1.0f;
 }

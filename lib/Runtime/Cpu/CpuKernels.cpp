@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../Internal.h"
+#include "../Common/Activations.h"
 
 #include <Eigen/Core>
 
@@ -38,9 +39,6 @@ int64_t rowsOf(const Tensor &t, int64_t cols, const char *fn,
   return t.numel() / cols;
 }
 
-constexpr float kGeluC = 0.7978845608028654f;      // sqrt(2/pi)
-constexpr float kInvSqrt2 = 0.7071067811865476f;   // 1/sqrt(2)
-constexpr float kInvSqrt2Pi = 0.3989422804014327f; // 1/sqrt(2 pi)
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -108,15 +106,8 @@ void geluForward(Tensor &y, const Tensor &x, bool approximate) {
   sameNumel(y, x, "geluForward");
   float *o = y.numel() ? y.f32() : nullptr;
   const float *in = x.numel() ? x.f32() : nullptr;
-  for (int64_t i = 0; i < y.numel(); ++i) {
-    float v = in[i];
-    if (approximate) {
-      float t = std::tanh(kGeluC * (v + 0.044715f * v * v * v));
-      o[i] = 0.5f * v * (1.0f + t);
-    } else {
-      o[i] = 0.5f * v * (1.0f + std::erf(v * kInvSqrt2));
-    }
-  }
+  for (int64_t i = 0; i < y.numel(); ++i)
+    o[i] = approximate ? act::geluTanh(in[i]) : act::geluErf(in[i]);
 }
 
 void geluBackward(Tensor &dx, const Tensor &dy, const Tensor &x,
@@ -126,18 +117,9 @@ void geluBackward(Tensor &dx, const Tensor &dy, const Tensor &x,
   float *o = dx.numel() ? dx.f32() : nullptr;
   const float *g = dy.numel() ? dy.f32() : nullptr;
   const float *in = x.numel() ? x.f32() : nullptr;
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    float v = in[i];
-    if (approximate) {
-      float t = std::tanh(kGeluC * (v + 0.044715f * v * v * v));
-      float dt = (1.0f - t * t) * kGeluC * (1.0f + 3.0f * 0.044715f * v * v);
-      o[i] = g[i] * (0.5f * (1.0f + t) + 0.5f * v * dt);
-    } else {
-      float cdf = 0.5f * (1.0f + std::erf(v * kInvSqrt2));
-      float pdf = kInvSqrt2Pi * std::exp(-0.5f * v * v);
-      o[i] = g[i] * (cdf + v * pdf);
-    }
-  }
+  for (int64_t i = 0; i < x.numel(); ++i)
+    o[i] = g[i] * (approximate ? act::geluTanhGrad(in[i])
+                               : act::geluErfGrad(in[i]));
 }
 
 void siluForward(Tensor &y, const Tensor &x) {
@@ -145,7 +127,7 @@ void siluForward(Tensor &y, const Tensor &x) {
   float *o = y.numel() ? y.f32() : nullptr;
   const float *in = x.numel() ? x.f32() : nullptr;
   for (int64_t i = 0; i < y.numel(); ++i)
-    o[i] = in[i] / (1.0f + std::exp(-in[i]));
+    o[i] = act::silu(in[i]);
 }
 
 void siluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
@@ -154,10 +136,8 @@ void siluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
   float *o = dx.numel() ? dx.f32() : nullptr;
   const float *g = dy.numel() ? dy.f32() : nullptr;
   const float *in = x.numel() ? x.f32() : nullptr;
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    float s = 1.0f / (1.0f + std::exp(-in[i]));
-    o[i] = g[i] * s * (1.0f + in[i] * (1.0f - s));
-  }
+  for (int64_t i = 0; i < x.numel(); ++i)
+    o[i] = g[i] * act::siluGrad(in[i]);
 }
 
 void reluForward(Tensor &y, const Tensor &x) {
@@ -165,7 +145,7 @@ void reluForward(Tensor &y, const Tensor &x) {
   float *o = y.numel() ? y.f32() : nullptr;
   const float *in = x.numel() ? x.f32() : nullptr;
   for (int64_t i = 0; i < y.numel(); ++i)
-    o[i] = in[i] > 0.0f ? in[i] : 0.0f;
+    o[i] = act::relu(in[i]);
 }
 
 void reluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
@@ -185,7 +165,7 @@ void swigluForward(Tensor &y, const Tensor &gate, const Tensor &up) {
   const float *a = gate.numel() ? gate.f32() : nullptr;
   const float *b = up.numel() ? up.f32() : nullptr;
   for (int64_t i = 0; i < y.numel(); ++i)
-    o[i] = a[i] / (1.0f + std::exp(-a[i])) * b[i];
+    o[i] = act::silu(a[i]) * b[i];
 }
 
 void swigluBackward(Tensor &dgate, Tensor &dup, const Tensor &dy,
@@ -200,10 +180,8 @@ void swigluBackward(Tensor &dgate, Tensor &dup, const Tensor &dy,
   float *dg = dgate.f32(), *du = dup.f32();
   const float *g = dy.f32(), *a = gate.f32(), *b = up.f32();
   for (int64_t i = 0; i < gate.numel(); ++i) {
-    float s = 1.0f / (1.0f + std::exp(-a[i]));
-    float act = a[i] * s;
-    du[i] = g[i] * act;
-    dg[i] = g[i] * b[i] * s * (1.0f + a[i] * (1.0f - s));
+    du[i] = g[i] * act::silu(a[i]);
+    dg[i] = g[i] * b[i] * act::siluGrad(a[i]);
   }
 }
 

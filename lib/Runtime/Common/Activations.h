@@ -1,0 +1,53 @@
+//===- Activations.h - Scalar activation functions and derivatives --------===//
+//
+// One definition of each pointwise activation and its derivative, used by
+// the CPU kernels (tensor loops in Cpu/CpuKernels.cpp) and by the routed
+// experts (Common/MoE.cpp). GeLU: Hendrycks & Gimpel 2016, "Gaussian Error
+// Linear Units", exact (erf) form and its tanh approximation; SiLU:
+// Elfwing et al. 2018 (x * sigmoid(x)).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRIDENT_RUNTIME_COMMON_ACTIVATIONS_H
+#define TRIDENT_RUNTIME_COMMON_ACTIVATIONS_H
+
+#include <cmath>
+
+namespace trident::rt::act {
+
+constexpr float kGeluC = 0.7978845608028654f;      // sqrt(2/pi)
+constexpr float kGeluCubic = 0.044715f;            // tanh form (Hendrycks)
+constexpr float kInvSqrt2 = 0.7071067811865476f;   // 1/sqrt(2)
+constexpr float kInvSqrt2Pi = 0.3989422804014327f; // 1/sqrt(2 pi)
+
+inline float sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
+
+inline float silu(float v) { return v / (1.0f + std::exp(-v)); }
+inline float siluGrad(float v) {
+  float s = sigmoid(v);
+  return s * (1.0f + v * (1.0f - s));
+}
+
+inline float relu(float v) { return v > 0.0f ? v : 0.0f; }
+inline float reluGrad(float v) { return v > 0.0f ? 1.0f : 0.0f; }
+
+inline float geluErf(float v) {
+  return 0.5f * v * (1.0f + std::erf(v * kInvSqrt2));
+}
+inline float geluErfGrad(float v) {
+  float cdf = 0.5f * (1.0f + std::erf(v * kInvSqrt2));
+  return cdf + v * kInvSqrt2Pi * std::exp(-0.5f * v * v);
+}
+
+inline float geluTanh(float v) {
+  return 0.5f * v * (1.0f + std::tanh(kGeluC * (v + kGeluCubic * v * v * v)));
+}
+inline float geluTanhGrad(float v) {
+  float t = std::tanh(kGeluC * (v + kGeluCubic * v * v * v));
+  float dt = (1.0f - t * t) * kGeluC * (1.0f + 3.0f * kGeluCubic * v * v);
+  return 0.5f * (1.0f + t) + 0.5f * v * dt;
+}
+
+} // namespace trident::rt::act
+
+#endif // TRIDENT_RUNTIME_COMMON_ACTIVATIONS_H
