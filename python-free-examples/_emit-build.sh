@@ -1,14 +1,17 @@
 #===- _emit-build.sh - shared by the examples that emit and run -----------===#
 #
-# Not an example: sourced by 10-emit-and-run.sh, 12-context-parallel.sh and
-# 13-mixture-of-experts.sh from the repository root. Sets BIN (TRIDENT_BIN,
-# default build/bin), LIB (TRIDENT_RUNTIME_LIB: a prebuilt runtime archive
-# to link, default none: the project builds lib/Runtime itself) and tmp (a
-# scratch directory removed on exit).
+# Not an example: sourced by 10-emit-and-run.sh, 12-context-parallel.sh,
+# 13-mixture-of-experts.sh and 14-dropout-and-windows.sh from the
+# repository root. Sets BIN (TRIDENT_BIN, default build/bin), LIB
+# (TRIDENT_RUNTIME_LIB: a prebuilt runtime archive to link, default none:
+# the project builds lib/Runtime itself) and tmp (a scratch directory
+# removed on exit).
 #
-# emit_build PLAN MODEL DIR: `trident emit` the project of MODEL under PLAN
-# into DIR (paths under $tmp printed relative), then configure and build it
-# through its own CMakeLists.txt, linking the runtime archive LIB when set.
+# emit_build PLAN MODEL DIR [EMIT OPTION ...]: `trident emit` the project of
+# MODEL under PLAN into DIR (paths under $tmp printed relative; further
+# arguments go to trident emit, e.g. --optimizer sgd), then configure and
+# build it through its own CMakeLists.txt, linking the runtime archive LIB
+# when set.
 #===----------------------------------------------------------------------===#
 BIN=${TRIDENT_BIN:-build/bin}
 LIB=${TRIDENT_RUNTIME_LIB:-}
@@ -17,9 +20,11 @@ trap 'rm -rf "$tmp"' EXIT
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 
 emit_build() {
-  echo "\$ trident emit --plan $1 --model $2 --backend cpu -o $(basename "$3")"
-  "$BIN/trident" emit --plan "$1" --model "$2" --backend cpu -o "$3" |
-    sed "s|$tmp/||g"
+  local plan="$1" model="$2" dir="$3"
+  shift 3
+  echo "\$ trident emit --plan $plan --model $model --backend cpu${*:+ $*} -o $(basename "$dir")"
+  "$BIN/trident" emit --plan "$plan" --model "$model" --backend cpu "$@" \
+    -o "$dir" | sed "s|$tmp/||g"
   local extra=()
   [ -n "$LIB" ] && extra=(-DTRIDENT_RUNTIME_LIBRARY="$LIB")
   # A sanitizer build's runtime archive needs the sanitizer at link time.
@@ -27,11 +32,11 @@ emit_build() {
     extra+=("-DCMAKE_CXX_FLAGS=$TRIDENT_E2E_SANITIZE"
             "-DCMAKE_EXE_LINKER_FLAGS=$TRIDENT_E2E_SANITIZE")
   fi
-  cmake -S "$3" -B "$3/build" "${extra[@]}" > "$3/configure.log"
-  cmake --build "$3/build" -j 2 > "$3/build.log"
+  cmake -S "$dir" -B "$dir/build" "${extra[@]}" > "$dir/configure.log"
+  cmake --build "$dir/build" -j 2 > "$dir/build.log"
 }
 
-# run_ranks N NAME: 3 Adam steps of $tmp/NAME on N ranks, dumping the
+# run_ranks N NAME: 3 training steps of $tmp/NAME on N ranks, dumping the
 # parameters to $tmp/NAME.dump and the step lines to $tmp/NAME.log.
 run_ranks() {
   echo "\$ mpirun -np $1 $2/build/train --steps 3 --dump $2.dump"

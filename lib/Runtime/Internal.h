@@ -61,6 +61,17 @@ inline void checkRope(const Tensor &y, const Tensor &x, int64_t seq,
 
 /// Argument checks of attentionForward / attentionBackward, shared by the
 /// backends. `out` is the forward's output or the backward's dout.
+/// Checks a DropoutSite: rate in [0, 1), positive global sizes, offsets
+/// inside them.
+inline void checkDropout(const DropoutSite &d, const char *fn) {
+  check(d.rate >= 0.0f && d.rate < 1.0f, fn,
+        "dropout rate " + std::to_string(d.rate) + " must be in [0, 1)");
+  check(d.seqLen > 0 && d.features > 0 && d.firstSample >= 0 &&
+            d.firstPos >= 0 && d.firstPos < d.seqLen && d.firstFeature >= 0 &&
+            d.firstFeature < d.features,
+        fn, "dropout site offsets must lie inside its global sizes");
+}
+
 inline void checkAttention(const Tensor &out, const Tensor &probs,
                            const Tensor &q, const Tensor &k, const Tensor &v,
                            const AttentionDims &d, const char *fn) {
@@ -82,6 +93,15 @@ inline void checkAttention(const Tensor &out, const Tensor &probs,
                 " must be [b*keys, kvHeads*headDim]");
   check(probs.numel() == d.batch * d.heads * d.seq * keys, fn,
         "probs " + probs.shapeString() + " must be [b, heads, s, keys]");
+  check(d.window >= 0, fn, "window must be >= 0");
+  if (d.dropout.rate > 0.0f) {
+    checkDropout(d.dropout, fn);
+    check(d.dropout.firstFeature + d.heads <= d.dropout.features &&
+              d.dropout.firstPos + d.seq <= d.dropout.seqLen &&
+              keys == d.dropout.seqLen,
+          fn, "attention dropout needs the whole sequence's keys and the "
+              "local heads and queries inside the global ones");
+  }
 }
 
 /// The group's implementation, or an error naming `fn` for an empty Group.

@@ -393,6 +393,27 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
        << in2(0) << ", " << in2(1) << ", " << in2(2) << ");\n";
     return success();
   }
+  if (k == "dropout" || k == "dropout_bwd") {
+    // The same mask forwards and backwards: drawn again from the global
+    // coordinates of the local block (context-parallel chunk, sequence
+    // shard, feature shard).
+    auto t = cast<RankedTensorType>(op.getInputs()[0].getType());
+    int64_t localSeq = t.getDimSize(1), localF = t.getDimSize(2);
+    std::string firstPos = posOffset;
+    std::string seqCoord = axisCoord("seq_axis");
+    if (!seqCoord.empty())
+      firstPos += " + " + seqCoord + " * " + std::to_string(localSeq);
+    std::string featCoord = axisCoord("feature_axis");
+    std::string firstFeature =
+        featCoord.empty() ? "0"
+                          : featCoord + " * " + std::to_string(localF);
+    os << "    rt::dropoutApply(" << out[0] << ", " << in(0) << ", "
+       << t.getDimSize(0) << ", " << localSeq << ", c.dropout(mb, "
+       << cfgFloat("rate") << "f, " << cfgInt("site") << ", "
+       << cfgInt("seq_len") << ", " << firstPos << ", "
+       << cfgInt("features") << ", " << firstFeature << "));\n";
+    return success();
+  }
   if (k == "add" || k == "mul") {
     os << "    rt::" << k << "(" << out[0] << ", " << in(0) << ", " << in(1)
        << ");\n";
@@ -415,10 +436,28 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
        << ", " << qt.getDimSize(1) << ", " << cfgInt("heads") << ", "
        << cfgInt("kv_heads") << ", " << cfgInt("head_dim");
     // Context parallel: the local queries against the gathered keys.
+    std::string qOffset =
+        cpCoord.empty() ? "0"
+                        : cpCoord + " * " + std::to_string(qt.getDimSize(1));
     if (!cpCoord.empty())
-      os << ", " << kt.getDimSize(1) << ", " << cpCoord << " * "
-         << qt.getDimSize(1);
+      os << ", " << kt.getDimSize(1) << ", " << qOffset;
     os << "};\n";
+    if (config.get("window"))
+      os << "    " << out[0] << "_dims.window = " << cfgInt("window")
+         << ";\n";
+    if (config.get("dropout")) {
+      // The mask of (sample, head, query, key), this rank's heads starting
+      // at its head_axis coordinate.
+      std::string headCoord = axisCoord("head_axis");
+      std::string firstHead =
+          headCoord.empty()
+              ? "0"
+              : headCoord + " * " + std::to_string(cfgInt("heads"));
+      os << "    " << out[0] << "_dims.dropout = c.dropout(mb, "
+         << cfgFloat("dropout") << "f, " << cfgInt("site") << ", "
+         << kt.getDimSize(1) << ", " << qOffset << ", "
+         << cfgInt("heads_total") << ", " << firstHead << ");\n";
+    }
     if (k == "attention")
       os << "    rt::attentionForward(" << out[0] << "_2, " << out[1] << ", "
          << in2(0) << ", " << in2(1) << ", " << in2(2) << ", " << out[0]
@@ -556,14 +595,34 @@ struct Context {
   /// Samples of micro-batch `mb` of this data-parallel rank (global sample
   /// numbering, so every plan reads the same sequences), at this
   /// context-parallel rank's positions.
+  int64_t firstSample(int mb) const {
+    return int64_t(coord("dp")) * kMicroBatches * kMicroBatchSize +
+           int64_t(mb) * kMicroBatchSize;
+  }
   void batch(int mb, rt::Tensor &tok, rt::Tensor &lab) const {
     tok = rt::Tensor({kMicroBatchSize * kLocalSeqLen}, rt::DType::I32);
     lab = rt::Tensor({kMicroBatchSize * kLocalSeqLen}, rt::DType::I32);
-    int64_t first = int64_t(coord("dp")) * kMicroBatches * kMicroBatchSize +
-                    int64_t(mb) * kMicroBatchSize;
-    rt::syntheticBatch(tok, lab, kDataSeed, step, first, kMicroBatchSize,
+    rt::syntheticBatch(tok, lab, kDataSeed, step, firstSample(mb),
+                       kMicroBatchSize,
                        int64_t(coord("cp")) * kLocalSeqLen, kLocalSeqLen,
                        kVocab);
+  }
+  /// Dropout `site` of micro-batch `mb`: the mask is drawn from the global
+  /// (sample, position, feature) of every element (rt::DropoutSite).
+  rt::DropoutSite dropout(int mb, float rate, int64_t site, int64_t seqLen,
+                          int64_t firstPos, int64_t features,
+                          int64_t firstFeature) const {
+    rt::DropoutSite d;
+    d.rate = rate;
+    d.seed = kDataSeed;
+    d.step = step;
+    d.site = site;
+    d.firstSample = firstSample(mb);
+    d.seqLen = seqLen;
+    d.firstPos = firstPos;
+    d.features = features;
+    d.firstFeature = firstFeature;
+    return d;
   }
   rt::Tensor tokens(int mb) const {
     rt::Tensor t, l;

@@ -58,7 +58,16 @@ const StringRef kRope[] = {"heads", "head_dim", "rotary_dim", "theta"};
 // The grid axis whose coordinate shifts positions (context parallelism).
 const StringRef kPos[] = {"pos_axis"};
 const StringRef kVocabPos[] = {"vocab_axis", "pos_axis"};
-const StringRef kCp[] = {"cp_axis"};
+// Attention: keys gathered over cp_axis; a sliding window; dropout on the
+// probabilities (rate "dropout", numbered "site", the global head count
+// "heads_total", this rank's heads starting at head_axis's coordinate).
+const StringRef kAttnOpt[] = {"cp_axis", "window", "dropout", "site",
+                              "heads_total", "head_axis"};
+// Dropout: global sequence length and features; the local block starts at
+// pos_axis (cp chunks), seq_axis (sequence-parallel shards inside a chunk)
+// and feature_axis (tp feature shards) coordinates.
+const StringRef kDropout[] = {"rate", "site", "seq_len", "features"};
+const StringRef kDropoutAxes[] = {"pos_axis", "seq_axis", "feature_axis"};
 const StringRef kMoE[] = {"experts", "top_k", "activation"};
 const StringRef kMoEOpt[] = {"gated", "ep_axis"};
 const StringRef kRouterOpt[] = {"gated", "row_axis"};
@@ -91,8 +100,10 @@ const KernelInfo kKernels[] = {
     {"mul", 2, 1, {}, {}},
     {"rope", 1, 1, kRope, kPos},                // x -> x rotated (RoPE)
     {"rope_bwd", 1, 1, kRope, kPos},            // dy -> dx (inverse rotation)
-    {"attention", 3, 2, kHeads, kCp},          // q, k, v -> out, probs
-    {"attention_bwd", 5, 3, kHeads, kCp},      // dy, q, k, v, probs -> dq, dk, dv
+    {"attention", 3, 2, kHeads, kAttnOpt},     // q, k, v -> out, probs
+    {"attention_bwd", 5, 3, kHeads, kAttnOpt}, // dy, q, k, v, probs -> dq, dk, dv
+    {"dropout", 1, 1, kDropout, kDropoutAxes},     // x -> y
+    {"dropout_bwd", 1, 1, kDropout, kDropoutAxes}, // dy -> dx (same mask)
     {"moe", 4, 1, kMoE, kMoEOpt},             // x, router, w_in, w_out -> y
     {"moe_bwd", 5, 4, kMoE, kMoEOpt},         // dy, x, router, w_in, w_out -> dx, dw_in, dw_out, dgate
     {"moe_router_bwd", 3, 2, kMoE, kRouterOpt}, // dgate, x, router -> dx, drouter
@@ -511,6 +522,40 @@ LogicalResult KernelOp::verify() {
       return emitOpError() << "kernel '" << getName()
                            << "' needs [batch, seq, features] q, k, v with "
                            << parts << " key position(s) per query position";
+  }
+  if (getName() == "attention" || getName() == "attention_bwd") {
+    auto window = config.getAs<IntegerAttr>("window");
+    if (config.get("window") && (!window || window.getInt() < 0))
+      return emitOpError() << "kernel '" << getName()
+                           << "' needs an integer window >= 0";
+    auto rate = config.getAs<FloatAttr>("dropout");
+    auto site = config.getAs<IntegerAttr>("site");
+    auto total = config.getAs<IntegerAttr>("heads_total");
+    if (config.get("dropout") &&
+        (!rate || rate.getValueAsDouble() <= 0.0 ||
+         rate.getValueAsDouble() >= 1.0 || !site || site.getInt() < 0 ||
+         !total || total.getInt() < 1))
+      return emitOpError() << "kernel '" << getName()
+                           << "' with dropout needs a float rate in (0, 1), "
+                              "an integer site >= 0 and heads_total >= 1";
+  }
+  if (getName() == "dropout" || getName() == "dropout_bwd") {
+    auto rate = config.getAs<FloatAttr>("rate");
+    auto site = config.getAs<IntegerAttr>("site");
+    auto seq = config.getAs<IntegerAttr>("seq_len");
+    auto features = config.getAs<IntegerAttr>("features");
+    auto t = cast<RankedTensorType>(getInputs()[0].getType());
+    if (!rate || rate.getValueAsDouble() <= 0.0 ||
+        rate.getValueAsDouble() >= 1.0 || !site || site.getInt() < 0 ||
+        !seq || !features || t.getRank() != 3 ||
+        seq.getInt() < t.getDimSize(1) ||
+        features.getInt() < t.getDimSize(2) ||
+        getInputs()[0].getType() != getResults()[0].getType())
+      return emitOpError() << "kernel '" << getName()
+                           << "' needs a float rate in (0, 1), an integer "
+                              "site >= 0, a [batch, seq, features] input "
+                              "of the result's type and global seq_len and "
+                              "features at least the local ones";
   }
   if (getName().starts_with("moe")) {
     auto experts = dyn_cast<IntegerAttr>(config.get("experts"));

@@ -260,6 +260,30 @@ void syntheticBatch(Tensor &tokens, Tensor &targets, uint64_t seed,
                     int64_t step, int64_t firstSample, int64_t numSamples,
                     int64_t firstPos, int64_t seqLen, int64_t vocab);
 
+/// Where one dropout call's elements sit in the single-rank model, so that
+/// every plan draws the same mask for the same element. The mask bit of an
+/// element is a counter-based hash of (seed, step, site, its global flat
+/// index); nothing is stored, and the backward draws the same bits again.
+/// An element is dropped when the top 24 bits of its hash, read as an
+/// integer, fall below round(rate * 2^24); kept elements are scaled by
+/// 1 / (1 - rate) ("inverted" dropout, Srivastava et al. 2014, "Dropout: A
+/// Simple Way to Prevent Neural Networks from Overfitting").
+struct DropoutSite {
+  float rate = 0.0f;        ///< drop probability in [0, 1); 0 = no dropout
+  uint64_t seed = 0;        ///< the program's seed
+  int64_t step = 0;         ///< training step: a fresh mask every step
+  int64_t site = 0;         ///< which dropout of the model
+  int64_t firstSample = 0;  ///< global sample of the local batch's first
+  int64_t seqLen = 1;       ///< global sequence length
+  int64_t firstPos = 0;     ///< global position of the local first position
+  int64_t features = 1;     ///< global features per position (heads in attention)
+  int64_t firstFeature = 0; ///< global index of the local first feature
+};
+
+/// The keep bit dropout draws for global element `index` of `site` (for
+/// tests and tools); every backend gives the same bit.
+bool dropoutKeeps(const DropoutSite &site, uint64_t index);
+
 //===----------------------------------------------------------------------===//
 // Kernels (local shards). n = number of token rows.
 //===----------------------------------------------------------------------===//
@@ -295,6 +319,15 @@ void embeddingForward(Tensor &out, const Tensor &tokens, const Tensor &wte,
 void embeddingBackward(Tensor &dwte, Tensor &dwpe, const Tensor &dout,
                        const Tensor &tokens, int64_t seqLen, int64_t posOffset,
                        int64_t vocabOffset, bool addPositions = true);
+
+/// Dropout of x seen as [batch, seq, f] (local shard, f = numel / (batch *
+/// seq)): y = x * keep / (1 - rate), the keep bit of local element (i, j,
+/// c) being that of global element ((site.firstSample + i) * site.seqLen +
+/// site.firstPos + j) * site.features + site.firstFeature + c. Its
+/// backward is the same call on dy (the mask is drawn again, not stored).
+/// y may alias x.
+void dropoutApply(Tensor &y, const Tensor &x, int64_t batch, int64_t seq,
+                  const DropoutSite &site);
 
 /// LayerNorm over the last dim of x [n, h]: y = (x - mean) * rstd * gamma
 /// + beta (beta may be undefined). Saves mean and rstd ([n]) for backward.
@@ -369,14 +402,26 @@ struct AttentionDims {
   int64_t kvSeq = 0;
   /// Position of query 0 among the keys (0 without context parallelism).
   int64_t qOffset = 0;
+  /// Sliding window: > 0 limits the query at position p to keys p - window
+  /// + 1 .. p (Mistral, Jiang et al. 2023, "Mistral 7B"); 0 = all earlier
+  /// keys.
+  int64_t window = 0;
+  /// Dropout on the attention probabilities (rate 0: none). Element (b, h,
+  /// i, j) has global index ((firstSample + b) * features + firstFeature +
+  /// h) * seqLen + firstPos + i) * keys + j: features counts the model's
+  /// heads, firstFeature is this rank's first head, firstPos the position
+  /// of query 0 (qOffset when the keys are the whole sequence).
+  DropoutSite dropout;
   int64_t keys() const { return kvSeq ? kvSeq : seq; }
 };
 /// Causal self-attention, softmax scale 1/sqrt(headDim):
 ///   q [batch*seq, heads*headDim], k, v [batch*keys, kvHeads*headDim]
 ///   (i.e. [b, s, heads, d], the direct output of the q/k/v projections);
 ///   out [batch*seq, heads*headDim]; probs [batch, heads, seq, keys] saved
-///   for the backward (masked entries are 0). Query i sees keys
-///   0 .. qOffset + i. Query head h reads kv head h / (heads / kvHeads).
+///   for the backward (masked entries are 0; undropped: the backward
+///   draws the dropout mask again). Query i sees keys 0 .. qOffset + i
+///   (the last `window` of them with a window). Query head h reads kv head
+///   h / (heads / kvHeads).
 void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
                       const Tensor &k, const Tensor &v,
                       const AttentionDims &dims);

@@ -129,6 +129,16 @@ private:
   DenseMap<Value, FVal> env;
   /// Layer prefix of the block being lowered ("layers.3." or "").
   std::string prefix;
+  /// Dropout sites: every dropout (and attention with dropout) gets a
+  /// number that is the same under every plan: 256 per section (prologue
+  /// 0, block i i + 1, epilogue kEpilogueSection) plus its order there.
+  static constexpr int64_t kEpilogueSection = int64_t(1) << 24;
+  int64_t siteSection = 0, siteOrdinal = 0;
+  void beginSites(int64_t section) {
+    siteSection = section;
+    siteOrdinal = 0;
+  }
+  int64_t nextSite() { return siteSection * 256 + siteOrdinal++; }
   std::vector<std::function<LogicalResult()>> tape;
   /// Gradient contributions per forward value: (backward value, partial
   /// sum over tp).
@@ -196,6 +206,7 @@ private:
   LogicalResult lowerAttention(tg::AttentionOp op);
   LogicalResult lowerCrossEntropy(tg::CrossEntropyOp op);
   LogicalResult lowerElementwise(Operation *op);
+  LogicalResult lowerDropout(tg::DropoutOp op, FVal x);
   LogicalResult lowerMoE(tg::MoEOp op);
 };
 
@@ -711,11 +722,14 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
   if (!op.getCausal())
     return op.emitError("texec lowering: only causal attention has a "
                         "runtime kernel");
-  if (op.getWindow() != 0 || op.getSinks() || op.getKRope() ||
-      op.getDropout().convertToDouble() != 0.0 || op.getVHeadDim())
-    return op.emitError("texec lowering: attention with a sliding window, "
-                        "sinks, latent keys, dropout or a separate value "
-                        "head size has no runtime kernel");
+  if (op.getSinks() || op.getKRope() || op.getVHeadDim())
+    return op.emitError("texec lowering: attention with sinks, latent keys "
+                        "or a separate value head size has no runtime "
+                        "kernel");
+  const double attnDropout = op.getDropout().convertToDouble();
+  if (attnDropout < 0.0 || attnDropout >= 1.0)
+    return op.emitError() << "texec lowering: attention dropout "
+                          << attnDropout << " must be in [0, 1)";
   const int64_t rot = op.getRotaryDim();
   if (rot != 0 && (rot < 0 || rot % 2 != 0 || rot > int64_t(op.getHeadDim())))
     return op.emitError() << "texec lowering: rotary_dim " << rot
@@ -784,6 +798,21 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
     qkv[2].v = gatherCp(qkv[2].v);
     config.push_back(cfg("cp_axis", StringAttr::get(ctx(), "cp")));
   }
+  // A window of at least the sequence masks nothing more than causality.
+  const int64_t window = int64_t(op.getWindow());
+  if (window > 0 && window < st.seqFull)
+    config.push_back(cfg("window", op.getWindowAttr()));
+  if (attnDropout > 0.0) {
+    // The mask of every (sample, head, query, key) is drawn from its
+    // global coordinates; this rank's heads start at its tp coordinate.
+    config.push_back(cfg("dropout", op.getDropoutAttr()));
+    config.push_back(cfg(
+        "site", IntegerAttr::get(IntegerType::get(ctx(), 64), nextSite())));
+    config.push_back(
+        cfg("heads_total", IntegerAttr::get(IntegerType::get(ctx(), 64), heads)));
+    if (tpOn())
+      config.push_back(tpAxis("head_axis"));
+  }
   auto r = kernel(fb, "attention", {qkv[0].v, qkv[1].v, qkv[2].v},
                   {*outType, f32({st.mbs, local, st.seq, st.seqFull})},
                   config);
@@ -842,6 +871,49 @@ LogicalResult ChunkLowering::lowerCrossEntropy(tg::CrossEntropyOp op) {
   return success();
 }
 
+/// Dropout whose mask is a hash of each element's global coordinates
+/// (rt::DropoutSite), so that every plan drops the same elements as the
+/// single-rank run; the backward draws the mask again instead of saving it.
+LogicalResult ChunkLowering::lowerDropout(tg::DropoutOp op, FVal x) {
+  const double rate = op.getRate().convertToDouble();
+  if (rate < 0.0 || rate >= 1.0)
+    return op.emitError() << "texec lowering: dropout rate " << rate
+                          << " must be in [0, 1)";
+  const int64_t site = nextSite();
+  if (rate == 0.0) {
+    env[op.getResult()] = x;
+    return success();
+  }
+  auto global = dyn_cast<RankedTensorType>(op.getType());
+  if (!global || global.getRank() != 3 ||
+      ShapedType::isDynamic(global.getShape().back()))
+    return op.emitError("texec lowering: dropout expects a batch x "
+                        "sequence x features activation with a static "
+                        "feature size");
+  auto i64a = [&](int64_t v) {
+    return IntegerAttr::get(IntegerType::get(ctx(), 64), v);
+  };
+  SmallVector<NamedAttribute> config = {
+      cfg("rate", op.getRateAttr()), cfg("site", i64a(site)),
+      cfg("seq_len", i64a(st.seqFull)),
+      cfg("features", i64a(global.getShape().back()))};
+  if (cpOn())
+    config.push_back(cfg("pos_axis", StringAttr::get(ctx(), "cp")));
+  if (x.dist == Dist::Seq)
+    config.push_back(tpAxis("seq_axis"));
+  if (x.dist == Dist::Last)
+    config.push_back(tpAxis("feature_axis"));
+  Value y = kernel(fb, "dropout", {x.v}, {x.v.getType()}, config)[0];
+  env[op.getResult()] = {y, x.dist};
+  tape.push_back([=, this]() -> LogicalResult {
+    Value dy = takeGrad(y);
+    if (dy)
+      addGrad(x.v, kernel(bb, "dropout_bwd", {dy}, {dy.getType()}, config)[0]);
+    return success();
+  });
+  return success();
+}
+
 LogicalResult ChunkLowering::lowerElementwise(Operation *op) {
   SmallVector<FVal> ins;
   for (Value v : op->getOperands()) {
@@ -855,13 +927,8 @@ LogicalResult ChunkLowering::lowerElementwise(Operation *op) {
       return op->emitError("texec lowering: operands have different "
                            "tensor-parallel layouts");
   Type t = ins[0].v.getType();
-  if (auto d = dyn_cast<tg::DropoutOp>(op)) {
-    if (d.getRate().convertToDouble() != 0.0)
-      return op->emitError("texec lowering: dropout with a non-zero rate "
-                           "has no deterministic kernel (set the rate to 0)");
-    env[op->getResult(0)] = ins[0];
-    return success();
-  }
+  if (auto d = dyn_cast<tg::DropoutOp>(op))
+    return lowerDropout(d, ins[0]);
   StringRef name = llvm::TypeSwitch<Operation *, StringRef>(op)
                        .Case<tg::AddOp>([](auto) { return "add"; })
                        .Case<tg::MulOp>([](auto) { return "mul"; })
@@ -1055,6 +1122,7 @@ LogicalResult ChunkLowering::run(ArrayRef<Operation *> prologue,
   FVal cur;
   Value received;
   if (first) {
+    beginSites(0);
     for (Operation *op : prologue)
       if (failed(lowerOp(op)))
         return failure();
@@ -1073,6 +1141,7 @@ LogicalResult ChunkLowering::run(ArrayRef<Operation *> prologue,
   }
   for (BlockRef b : blocks) {
     prefix = "layers." + std::to_string(b.index) + ".";
+    beginSites(b.index + 1);
     Block &body = b.repeat.getBody().front();
     env[body.getArgument(0)] = cur;
     for (Operation &op : body.without_terminator())
@@ -1091,6 +1160,7 @@ LogicalResult ChunkLowering::run(ArrayRef<Operation *> prologue,
   prefix.clear();
   if (last) {
     env[lastRepeat.getResult(0)] = cur;
+    beginSites(kEpilogueSection);
     for (Operation *op : epilogue)
       if (failed(lowerOp(op)))
         return failure();

@@ -6,20 +6,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "../Internal.h"
+#include "Hash.h"
 
 namespace trident::rt {
 
 using detail::check;
 
 namespace {
-/// SplitMix64 finaliser (Steele, Lea, Flood, "Fast splittable pseudorandom
-/// number generators", OOPSLA 2014): a bijective 64-bit mixer.
-uint64_t mix64(uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+using hash::mix64;
 
 /// FNV-1a over the name (Fowler-Noll-Vo), then mixed.
 uint64_t hashName(const std::string &name) {
@@ -116,6 +110,11 @@ void syntheticBatch(Tensor &tokens, Tensor &targets, uint64_t seed,
     }
   tokens.fromHostI32(tok);
   targets.fromHostI32(tgt);
+}
+
+bool dropoutKeeps(const DropoutSite &site, uint64_t index) {
+  return hash::dropoutKeep(hash::dropoutKey(site.seed, site.step, site.site),
+                           index, hash::dropoutThreshold(site.rate));
 }
 
 } // namespace trident::rt

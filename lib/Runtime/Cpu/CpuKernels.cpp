@@ -8,6 +8,7 @@
 
 #include "../Internal.h"
 #include "../Common/Activations.h"
+#include "../Common/Hash.h"
 
 #include <Eigen/Core>
 
@@ -183,6 +184,41 @@ void swigluBackward(Tensor &dgate, Tensor &dup, const Tensor &dy,
     du[i] = g[i] * act::silu(a[i]);
     dg[i] = g[i] * b[i] * act::siluGrad(a[i]);
   }
+}
+
+void dropoutApply(Tensor &y, const Tensor &x, int64_t batch, int64_t seq,
+                  const DropoutSite &site) {
+  const char *fn = "dropoutApply";
+  sameNumel(y, x, fn);
+  detail::checkDropout(site, fn);
+  check(batch > 0 && seq > 0 && x.numel() % (batch * seq) == 0, fn,
+        x.shapeString() + " is not [" + std::to_string(batch) + ", " +
+            std::to_string(seq) + ", features]");
+  const int64_t f = x.numel() / (batch * seq);
+  check(site.firstPos + seq <= site.seqLen &&
+            site.firstFeature + f <= site.features,
+        fn, "the local [" + std::to_string(batch) + ", " + std::to_string(seq) +
+                ", " + std::to_string(f) +
+                "] block does not fit the site's global sequence and features");
+  if (!x.numel())
+    return;
+  const uint64_t key = hash::dropoutKey(site.seed, site.step, site.site);
+  const uint32_t threshold = hash::dropoutThreshold(site.rate);
+  const float keepScale = static_cast<float>(1.0 / (1.0 - double(site.rate)));
+  float *o = y.f32();
+  const float *in = x.f32();
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t j = 0; j < seq; ++j) {
+      const int64_t row = b * seq + j;
+      const uint64_t base =
+          uint64_t(((site.firstSample + b) * site.seqLen + site.firstPos + j) *
+                       site.features +
+                   site.firstFeature);
+      for (int64_t c = 0; c < f; ++c)
+        o[row * f + c] = hash::dropoutKeep(key, base + uint64_t(c), threshold)
+                             ? in[row * f + c] * keepScale
+                             : 0.0f;
+    }
 }
 
 //===----------------------------------------------------------------------===//
@@ -479,6 +515,35 @@ void matmul(Tensor &c, const Tensor &a, const Tensor &b, bool transB,
 //===----------------------------------------------------------------------===//
 
 
+namespace {
+/// Keys 0 .. last of query row i, from `first` on with a sliding window.
+int64_t firstKey(const AttentionDims &d, int64_t last) {
+  return d.window > 0 ? std::max<int64_t>(0, last - d.window + 1) : 0;
+}
+
+/// dst = src with the attention dropout mask of (batch b, local head h)
+/// applied (dst may alias src); a copy without dropout.
+void probDropout(float *dst, const float *src, int64_t b, int64_t h,
+                 const AttentionDims &d) {
+  const int64_t s = d.seq, t = d.keys();
+  const DropoutSite &site = d.dropout;
+  const uint64_t key = hash::dropoutKey(site.seed, site.step, site.site);
+  const uint32_t threshold = hash::dropoutThreshold(site.rate);
+  const float keepScale = static_cast<float>(1.0 / (1.0 - double(site.rate)));
+  for (int64_t i = 0; i < s; ++i) {
+    const uint64_t base = uint64_t(
+        (((site.firstSample + b) * site.features + site.firstFeature + h) *
+             site.seqLen +
+         site.firstPos + i) *
+        t);
+    for (int64_t j = 0; j < t; ++j)
+      dst[i * t + j] = hash::dropoutKeep(key, base + uint64_t(j), threshold)
+                           ? src[i * t + j] * keepScale
+                           : 0.0f;
+  }
+}
+} // namespace
+
 void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
                       const Tensor &k, const Tensor &v,
                       const AttentionDims &d) {
@@ -487,6 +552,8 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
   int64_t qs = d.heads * hd, ks = d.kvHeads * hd;
   int64_t group = d.heads / d.kvHeads;
   float sc = 1.0f / std::sqrt(static_cast<float>(hd));
+  const bool drop = d.dropout.rate > 0.0f;
+  RowMat dropped(drop ? s : 0, drop ? t : 0);
   for (int64_t b = 0; b < d.batch; ++b)
     for (int64_t h = 0; h < d.heads; ++h) {
       int64_t kh = h / group;
@@ -497,22 +564,26 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
       MapM P(probs.f32() + (b * d.heads + h) * s * t, s, t);
       P.noalias() = (Q * K.transpose()) * sc;
       for (int64_t i = 0; i < s; ++i) {
-        const int64_t last = off + i; // causal: keys 0..last
-        float mx = P(i, 0);
-        for (int64_t j = 1; j <= last; ++j)
+        // Causal: keys first..last (a window also drops the oldest).
+        const int64_t last = off + i, first = firstKey(d, last);
+        float mx = P(i, first);
+        for (int64_t j = first + 1; j <= last; ++j)
           mx = std::max(mx, P(i, j));
         double z = 0;
-        for (int64_t j = 0; j <= last; ++j) {
+        for (int64_t j = first; j <= last; ++j) {
           P(i, j) = std::exp(P(i, j) - mx);
           z += P(i, j);
         }
         float inv = static_cast<float>(1.0 / z);
-        for (int64_t j = 0; j <= last; ++j)
-          P(i, j) *= inv;
-        for (int64_t j = last + 1; j < t; ++j)
-          P(i, j) = 0.0f;
+        for (int64_t j = 0; j < t; ++j)
+          P(i, j) = (j >= first && j <= last) ? P(i, j) * inv : 0.0f;
       }
-      O.noalias() = P * V;
+      if (drop) {
+        probDropout(dropped.data(), P.data(), b, h, d);
+        O.noalias() = dropped * V;
+      } else {
+        O.noalias() = P * V;
+      }
     }
 }
 
@@ -530,7 +601,8 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, const Tensor &dout,
   int64_t qs = d.heads * hd, ks = d.kvHeads * hd;
   int64_t group = d.heads / d.kvHeads;
   float sc = 1.0f / std::sqrt(static_cast<float>(hd));
-  RowMat dP(s, t);
+  const bool drop = d.dropout.rate > 0.0f;
+  RowMat dP(s, t), dropped(drop ? s : 0, drop ? t : 0);
   for (int64_t b = 0; b < d.batch; ++b)
     for (int64_t h = 0; h < d.heads; ++h) {
       int64_t kh = h / group;
@@ -543,16 +615,26 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, const Tensor &dout,
       Strided DK(dk.f32() + kOff, t, hd, Eigen::OuterStride<>(ks));
       Strided DV(dv.f32() + kOff, t, hd, Eigen::OuterStride<>(ks));
       CMapM P(probs.f32() + (b * d.heads + h) * s * t, s, t);
-      DV.noalias() += P.transpose() * DO;
       dP.noalias() = DO * V.transpose();
+      if (drop) {
+        // out = D(P) V with D the dropout mask: dV = D(P)^T dO, and the
+        // probabilities' gradient is D(dO V^T).
+        probDropout(dropped.data(), P.data(), b, h, d);
+        DV.noalias() += dropped.transpose() * DO;
+        probDropout(dP.data(), dP.data(), b, h, d);
+      } else {
+        DV.noalias() += P.transpose() * DO;
+      }
       // dS = P o (dP - rowsum(dP o P)); masked entries have P = 0.
       for (int64_t i = 0; i < s; ++i) {
-        const int64_t last = off + i;
+        const int64_t last = off + i, first = firstKey(d, last);
         double dot = 0;
-        for (int64_t j = 0; j <= last; ++j)
+        for (int64_t j = first; j <= last; ++j)
           dot += double(dP(i, j)) * P(i, j);
         for (int64_t j = 0; j < t; ++j)
-          dP(i, j) = j <= last ? P(i, j) * (dP(i, j) - float(dot)) * sc : 0.0f;
+          dP(i, j) = (j >= first && j <= last)
+                         ? P(i, j) * (dP(i, j) - float(dot)) * sc
+                         : 0.0f;
       }
       DQ.noalias() = dP * K;
       DK.noalias() += dP.transpose() * Q;

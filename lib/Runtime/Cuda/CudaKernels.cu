@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaState.h"
+#include "../Common/Hash.h"
 #include "../Common/TokenGroups.h"
 
 #include <cmath>
@@ -307,21 +308,56 @@ __global__ void kAddBias(float *y, const float *b, int64_t n, int64_t cols) {
 
 // --- attention ------------------------------------------------------------
 /// Row i of one (b, h) score matrix [s, t]: causal mask (query i sees keys
-/// 0 .. off + i) and softmax in place.
-__global__ void kCausalSoftmax(float *p, int64_t s, int64_t t, int64_t off) {
+/// 0 .. off + i, the last `window` of them when window > 0) and softmax in
+/// place.
+__global__ void kCausalSoftmax(float *p, int64_t s, int64_t t, int64_t off,
+                               int64_t window) {
   __shared__ float sh[kThreads];
   float *row = p + blockIdx.x * t;
   int64_t last = off + int64_t(blockIdx.x) % s;
+  int64_t first = window > 0 && last - window + 1 > 0 ? last - window + 1 : 0;
   float m = -INFINITY;
-  for (int64_t j = threadIdx.x; j <= last; j += blockDim.x)
+  for (int64_t j = first + threadIdx.x; j <= last; j += blockDim.x)
     m = fmaxf(m, row[j]);
   m = blockMax(m, sh);
   float z = 0.0f;
-  for (int64_t j = threadIdx.x; j <= last; j += blockDim.x)
+  for (int64_t j = first + threadIdx.x; j <= last; j += blockDim.x)
     z += expf(row[j] - m);
   z = blockSum(z, sh);
   for (int64_t j = threadIdx.x; j < t; j += blockDim.x)
-    row[j] = j <= last ? expf(row[j] - m) / z : 0.0f;
+    row[j] = (j >= first && j <= last) ? expf(row[j] - m) / z : 0.0f;
+}
+
+// --- dropout --------------------------------------------------------------
+/// y = x * keep / (1 - rate) for x seen as [rows, seq, f]: element (r, j,
+/// c) has global index ((first + r) * S + pos + j) * F + feat + c (the
+/// formula of Runtime.h's DropoutSite). y may alias x.
+__global__ void kDropout(float *y, const float *x, int64_t n, int64_t seq,
+                         int64_t f, uint64_t key, uint32_t threshold,
+                         float keepScale, int64_t first, int64_t S,
+                         int64_t pos, int64_t F, int64_t feat) {
+  GRID_STRIDE(e, n) {
+    int64_t c = e % f, row = e / f, j = row % seq, r = row / seq;
+    uint64_t index = uint64_t(((first + r) * S + pos + j) * F + feat + c);
+    y[e] = hash::dropoutKeep(key, index, threshold) ? x[e] * keepScale : 0.0f;
+  }
+}
+
+/// The attention dropout mask of (batch b, local head h) on an [s, t]
+/// probability matrix: kDropout with the sample index replaced by the
+/// (sample, head) row of DropoutSite's attention formula.
+void probDropout(float *dst, const float *src, int64_t b, int64_t h,
+                 const AttentionDims &d, const char *fn) {
+  const DropoutSite &site = d.dropout;
+  const int64_t s = d.seq, t = d.keys();
+  kDropout<<<blocksFor(s * t), kThreads, 0, stream()>>>(
+      dst, src, s * t, s, t,
+      hash::dropoutKey(site.seed, site.step, site.site),
+      hash::dropoutThreshold(site.rate),
+      float(1.0 / (1.0 - double(site.rate))),
+      (site.firstSample + b) * site.features + site.firstFeature + h,
+      site.seqLen, site.firstPos, t, 0);
+  launched(fn);
 }
 /// dS = P o (dP - rowsum(dP o P)) * scale, in place in dp (rows of t).
 __global__ void kSoftmaxBwd(float *dp, const float *p, int64_t t, float sc) {
@@ -484,6 +520,30 @@ void geluBackward(Tensor &dx, const Tensor &dy, const Tensor &x,
   kGeluBwd<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(
       dx.f32(), dy.f32(), x.f32(), x.numel(), approximate);
   launched("geluBackward");
+}
+
+void dropoutApply(Tensor &y, const Tensor &x, int64_t batch, int64_t seq,
+                  const DropoutSite &site) {
+  const char *fn = "dropoutApply";
+  sameNumel(y, x, fn);
+  detail::checkDropout(site, fn);
+  check(batch > 0 && seq > 0 && x.numel() % (batch * seq) == 0, fn,
+        x.shapeString() + " is not [" + std::to_string(batch) + ", " +
+            std::to_string(seq) + ", features]");
+  const int64_t f = x.numel() / (batch * seq);
+  check(site.firstPos + seq <= site.seqLen &&
+            site.firstFeature + f <= site.features,
+        fn, "the local block does not fit the site's global sequence and "
+            "features");
+  if (!x.numel())
+    return;
+  kDropout<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(
+      y.f32(), x.f32(), x.numel(), seq, f,
+      hash::dropoutKey(site.seed, site.step, site.site),
+      hash::dropoutThreshold(site.rate),
+      float(1.0 / (1.0 - double(site.rate))), site.firstSample, site.seqLen,
+      site.firstPos, site.features, site.firstFeature);
+  launched(fn);
 }
 
 void siluForward(Tensor &y, const Tensor &x) {
@@ -757,6 +817,8 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
   int64_t s = d.seq, t = d.keys(), hd = d.headDim;
   int64_t qs = d.heads * hd, ks = d.kvHeads * hd, group = d.heads / d.kvHeads;
   float sc = 1.0f / std::sqrt(float(hd));
+  const bool drop = d.dropout.rate > 0.0f;
+  Tensor dropped(std::vector<int64_t>{drop ? s : 0, drop ? t : 0});
   for (int64_t b = 0; b < d.batch; ++b)
     for (int64_t h = 0; h < d.heads; ++h) {
       const float *Q = q.f32() + b * s * qs + h * hd;
@@ -765,10 +827,16 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
       float *O = out.f32() + b * s * qs + h * hd;
       float *P = probs.f32() + (b * d.heads + h) * s * t;
       gemmRowMajor(false, true, s, t, hd, sc, Q, qs, K, ks, 0.0f, P, t, fn);
-      kCausalSoftmax<<<unsigned(s), kThreads, 0, stream()>>>(P, s, t,
-                                                            d.qOffset);
+      kCausalSoftmax<<<unsigned(s), kThreads, 0, stream()>>>(
+          P, s, t, d.qOffset, d.window);
       launched(fn);
-      gemmRowMajor(false, false, s, hd, t, 1.0f, P, t, V, ks, 0.0f, O, qs, fn);
+      const float *PV = P;
+      if (drop) {
+        probDropout(dropped.f32(), P, b, h, d, fn);
+        PV = dropped.f32();
+      }
+      gemmRowMajor(false, false, s, hd, t, 1.0f, PV, t, V, ks, 0.0f, O, qs,
+                   fn);
     }
 }
 
@@ -785,15 +853,26 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, const Tensor &dout,
   int64_t s = d.seq, t = d.keys(), hd = d.headDim;
   int64_t qs = d.heads * hd, ks = d.kvHeads * hd, group = d.heads / d.kvHeads;
   Tensor dP({s, t});
+  const bool drop = d.dropout.rate > 0.0f;
+  Tensor dropped(std::vector<int64_t>{drop ? s : 0, drop ? t : 0});
   float sc = 1.0f / std::sqrt(float(hd));
   for (int64_t b = 0; b < d.batch; ++b)
     for (int64_t h = 0; h < d.heads; ++h) {
       int64_t qOff = b * s * qs + h * hd, kOff = b * t * ks + (h / group) * hd;
       const float *P = probs.f32() + (b * d.heads + h) * s * t;
-      gemmRowMajor(true, false, t, hd, s, 1.0f, P, t, dout.f32() + qOff, qs,
+      // out = D(P) V with D the dropout mask: dV = D(P)^T dO, and the
+      // probabilities' gradient is D(dO V^T).
+      const float *PV = P;
+      if (drop) {
+        probDropout(dropped.f32(), P, b, h, d, fn);
+        PV = dropped.f32();
+      }
+      gemmRowMajor(true, false, t, hd, s, 1.0f, PV, t, dout.f32() + qOff, qs,
                    1.0f, dv.f32() + kOff, ks, fn);
       gemmRowMajor(false, true, s, t, hd, 1.0f, dout.f32() + qOff, qs,
                    v.f32() + kOff, ks, 0.0f, dP.f32(), t, fn);
+      if (drop)
+        probDropout(dP.f32(), dP.f32(), b, h, d, fn);
       kSoftmaxBwd<<<unsigned(s), kThreads, 0, stream()>>>(dP.f32(), P, t, sc);
       launched(fn);
       gemmRowMajor(false, false, s, hd, t, 1.0f, dP.f32(), t, k.f32() + kOff,

@@ -1318,3 +1318,57 @@ texec.program @p attributes {dp = 2 : i64, ep = 2 : i64, tp = 1 : i64, pp = 1 : 
     texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
   }
 }
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.stage 0 {
+    texec.param "x" global [2, 4, 8] init "uniform" : tensor<2x4x8xf32>
+    texec.chunk 0 forward {
+      %x = texec.param_ref "x" : tensor<2x4x8xf32>
+      // expected-error@+1 {{kernel 'dropout' needs a float rate in (0, 1), an integer site >= 0, a [batch, seq, features] input of the result's type and global seq_len and features at least the local ones}}
+      %y = texec.kernel "dropout"(%x) config {rate = 1.0 : f64, site = 0 : i64, seq_len = 4 : i64, features = 8 : i64} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.stage 0 {
+    texec.param "x" global [2, 4, 8] init "uniform" : tensor<2x4x8xf32>
+    texec.chunk 0 forward {
+      %x = texec.param_ref "x" : tensor<2x4x8xf32>
+      // expected-error@+1 {{kernel 'dropout' needs a float rate in (0, 1), an integer site >= 0, a [batch, seq, features] input of the result's type and global seq_len and features at least the local ones}}
+      %y = texec.kernel "dropout"(%x) config {rate = 0.1 : f64, site = 0 : i64, seq_len = 4 : i64, features = 4 : i64} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.stage 0 {
+    texec.param "x" global [2, 4, 8] init "uniform" : tensor<2x4x8xf32>
+    texec.chunk 0 forward {
+      %x = texec.param_ref "x" : tensor<2x4x8xf32>
+      // expected-error@+1 {{kernel 'attention' with dropout needs a float rate in (0, 1), an integer site >= 0 and heads_total >= 1}}
+      %y:2 = texec.kernel "attention"(%x, %x, %x) config {heads = 2 : i64, kv_heads = 2 : i64, head_dim = 4 : i64, dropout = 0.1 : f64} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> (tensor<2x4x8xf32>, tensor<2x2x4x4xf32>)
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}

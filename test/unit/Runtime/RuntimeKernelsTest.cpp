@@ -335,6 +335,164 @@ TEST_CASE("causal attention backward matches finite differences",
   CHECK(fdError(loss, v, dv.toHost()) < kTol);
 }
 
+TEST_CASE("attention with a sliding window and dropout matches finite "
+          "differences",
+          "[runtime]") {
+  ensureInit();
+  AttentionDims d;
+  d.batch = 2, d.seq = 6, d.heads = 2, d.kvHeads = 1, d.headDim = 3;
+  d.window = 2;
+  d.dropout.rate = 0.25f, d.dropout.seed = 3, d.dropout.step = 1;
+  d.dropout.seqLen = 6, d.dropout.features = 2;
+  const int64_t n = d.batch * d.seq;
+  Tensor q = randomTensor({n, 6}, "q", 1.5f), k = randomTensor({n, 3}, "k", 1.5f),
+         v = randomTensor({n, 3}, "v"), r = randomTensor({n, 6}, "r");
+  Tensor out({n, 6}), probs({2, 2, 6, 6});
+  auto loss = [&] {
+    attentionForward(out, probs, q, k, v, d);
+    return dotLoss(out, r);
+  };
+  loss();
+  // Window 2: query 5 sees keys 4 and 5 only; the saved probabilities are
+  // not dropped (each row still sums to 1).
+  auto P = probs.toHost();
+  for (int64_t i = 0; i < 6; ++i) {
+    double row = 0;
+    for (int64_t j = 0; j < 6; ++j) {
+      float p = P[size_t(i * 6 + j)];
+      if (j > i || j < i - 1)
+        REQUIRE(p == 0.0f);
+      row += p;
+    }
+    REQUIRE(row == Approx(1.0).margin(1e-6));
+  }
+  // Dropout reaches the output: with every element of head 0 of sample 0
+  // kept, its outputs would be a convex combination of v rows.
+  int64_t dropped = 0;
+  for (int64_t i = 0; i < 2 * 2 * 6 * 6; ++i)
+    dropped += dropoutKeeps(d.dropout, uint64_t(i)) ? 0 : 1;
+  REQUIRE(dropped > 0);
+  Tensor dq({n, 6}), dk({n, 3}), dv({n, 3});
+  attentionBackward(dq, dk, dv, r, q, k, v, probs, d);
+  CHECK(fdError(loss, q, dq.toHost()) < kTol);
+  CHECK(fdError(loss, k, dk.toHost()) < kTol);
+  CHECK(fdError(loss, v, dv.toHost()) < kTol);
+  // Output element (sample 0, position 0, head 0): the only visible key is
+  // 0, so it is v[0] / (1 - rate) when kept, 0 when dropped.
+  auto o = out.toHost(), vv = v.toHost();
+  float want = dropoutKeeps(d.dropout, 0) ? vv[0] / 0.75f : 0.0f;
+  REQUIRE(o[0] == Approx(want).margin(1e-6));
+}
+
+TEST_CASE("attention dropout of a head shard is those heads of the whole",
+          "[runtime]") {
+  ensureInit();
+  // Tensor parallelism: rank 1 of 2 holds heads 2..3 (kv head 1).
+  AttentionDims whole;
+  whole.batch = 2, whole.seq = 5, whole.heads = 4, whole.kvHeads = 2,
+  whole.headDim = 2;
+  whole.dropout.rate = 0.4f, whole.dropout.seed = 9, whole.dropout.site = 1;
+  whole.dropout.seqLen = 5, whole.dropout.features = 4;
+  const int64_t n = 10;
+  Tensor q = randomTensor({n, 8}, "q", 1.5f), k = randomTensor({n, 4}, "k", 1.5f),
+         v = randomTensor({n, 4}, "v");
+  Tensor out({n, 8}), probs({2, 4, 5, 5});
+  attentionForward(out, probs, q, k, v, whole);
+  auto cols = [&](const Tensor &t, int64_t width, int64_t from, int64_t w) {
+    std::vector<float> all = t.toHost(), part;
+    for (int64_t r = 0; r < n; ++r)
+      part.insert(part.end(), all.begin() + r * width + from,
+                  all.begin() + r * width + from + w);
+    Tensor x({n, w});
+    x.fromHost(part);
+    return x;
+  };
+  AttentionDims d = whole;
+  d.heads = 2, d.kvHeads = 1, d.dropout.firstFeature = 2;
+  Tensor oh({n, 4}), ph({2, 2, 5, 5});
+  attentionForward(oh, ph, cols(q, 8, 4, 4), cols(k, 4, 2, 2),
+                   cols(v, 4, 2, 2), d);
+  auto want = cols(out, 8, 4, 4).toHost(), got = oh.toHost();
+  for (size_t i = 0; i < want.size(); ++i)
+    REQUIRE(got[i] == Approx(want[i]).margin(1e-6));
+  // Without the head offset the shard would draw head 0's bits.
+  d.dropout.firstFeature = 0;
+  attentionForward(oh, ph, cols(q, 8, 4, 4), cols(k, 4, 2, 2),
+                   cols(v, 4, 2, 2), d);
+  got = oh.toHost();
+  bool differs = false;
+  for (size_t i = 0; i < want.size(); ++i)
+    differs |= std::abs(got[i] - want[i]) > 1e-4f;
+  REQUIRE(differs);
+}
+
+TEST_CASE("dropout: rate, scaling, shards, steps and sites", "[runtime]") {
+  ensureInit();
+  DropoutSite site;
+  site.rate = 0.25f, site.seed = 42, site.step = 3, site.site = 7;
+  site.seqLen = 32, site.features = 64;
+  const int64_t b = 4, s = 32, f = 64, n = b * s * f;
+  Tensor x = randomTensor({b * s, f}, "x"), y({b * s, f});
+  dropoutApply(y, x, b, s, site);
+  auto xv = x.toHost(), yv = y.toHost();
+  int64_t zeros = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    bool keep = dropoutKeeps(site, uint64_t(i));
+    REQUIRE(yv[size_t(i)] == (keep ? xv[size_t(i)] * (1.0f / 0.75f) : 0.0f));
+    zeros += keep ? 0 : 1;
+  }
+  // 8192 draws at p = 0.25: the standard deviation of the fraction is 0.005.
+  CHECK(double(zeros) / double(n) == Approx(0.25).margin(0.025));
+
+  // A shard (samples 2..3, positions 8..23, features 16..47) draws the bits
+  // of those elements of the whole.
+  DropoutSite part = site;
+  part.firstSample = 2, part.firstPos = 8, part.firstFeature = 16;
+  std::vector<float> xs;
+  for (int64_t i = 2; i < 4; ++i)
+    for (int64_t p = 8; p < 24; ++p)
+      for (int64_t c = 16; c < 48; ++c)
+        xs.push_back(xv[size_t((i * s + p) * f + c)]);
+  Tensor xp({2 * 16, 32}), yp({2 * 16, 32});
+  xp.fromHost(xs);
+  dropoutApply(yp, xp, 2, 16, part);
+  auto ypv = yp.toHost();
+  size_t e = 0;
+  for (int64_t i = 2; i < 4; ++i)
+    for (int64_t p = 8; p < 24; ++p)
+      for (int64_t c = 16; c < 48; ++c)
+        REQUIRE(ypv[e++] == yv[size_t((i * s + p) * f + c)]);
+
+  // Another step or another site draws another mask; rate 0 is a copy.
+  int64_t sameStep = 0, sameSite = 0;
+  DropoutSite next = site, other = site;
+  next.step = 4, other.site = 8;
+  for (int64_t i = 0; i < n; ++i) {
+    sameStep += dropoutKeeps(next, uint64_t(i)) == dropoutKeeps(site, uint64_t(i));
+    sameSite += dropoutKeeps(other, uint64_t(i)) == dropoutKeeps(site, uint64_t(i));
+  }
+  CHECK(sameStep < n * 7 / 10); // independent masks agree on ~62.5%
+  CHECK(sameSite < n * 7 / 10);
+  DropoutSite none = site;
+  none.rate = 0.0f;
+  dropoutApply(y, x, b, s, none);
+  REQUIRE(y.toHost() == xv);
+
+  // In place, and bad sites.
+  Tensor z = randomTensor({b * s, f}, "x");
+  dropoutApply(z, z, b, s, site);
+  REQUIRE(z.toHost() == yv);
+  DropoutSite bad = site;
+  bad.rate = 1.0f;
+  CHECK_THROWS_WITH(dropoutApply(y, x, b, s, bad),
+                    Catch::Contains("dropoutApply") &&
+                        Catch::Contains("must be in [0, 1)"));
+  bad = site;
+  bad.firstPos = 8;
+  CHECK_THROWS_WITH(dropoutApply(y, x, b, s, bad),
+                    Catch::Contains("does not fit"));
+}
+
 TEST_CASE("attention of a context-parallel chunk is those rows of the "
           "whole sequence's",
           "[runtime]") {
@@ -343,6 +501,19 @@ TEST_CASE("attention of a context-parallel chunk is those rows of the "
   AttentionDims whole;
   whole.batch = 2, whole.seq = 8, whole.heads = 2, whole.kvHeads = 1,
   whole.headDim = 4;
+  // Plain, with a sliding window, with attention dropout, and both: the
+  // chunks must see the same window and draw the same dropout bits.
+  struct Variant {
+    int64_t window;
+    float rate;
+  };
+  const Variant variant =
+      GENERATE(Variant{0, 0.0f}, Variant{3, 0.0f}, Variant{0, 0.3f},
+               Variant{3, 0.3f});
+  whole.window = variant.window;
+  whole.dropout.rate = variant.rate;
+  whole.dropout.seed = 11, whole.dropout.step = 2, whole.dropout.site = 5;
+  whole.dropout.seqLen = 8, whole.dropout.features = 2;
   const int64_t n = 16, qw = 8, kw = 4, cp = 2, s = 4;
   Tensor q = randomTensor({n, qw}, "q", 1.5f), k = randomTensor({n, kw}, "k", 1.5f),
          v = randomTensor({n, kw}, "v"), r = randomTensor({n, qw}, "r");
@@ -365,6 +536,7 @@ TEST_CASE("attention of a context-parallel chunk is those rows of the "
   for (int64_t c = 0; c < cp; ++c) {
     AttentionDims d = whole;
     d.seq = s, d.kvSeq = 8, d.qOffset = c * s;
+    d.dropout.firstPos = c * s;
     Tensor qc = rows(q, qw, c), rc = rows(r, qw, c);
     Tensor oc({2 * s, qw}), pc({2, 2, s, 8});
     attentionForward(oc, pc, qc, k, v, d);
@@ -380,7 +552,7 @@ TEST_CASE("attention of a context-parallel chunk is those rows of the "
     for (size_t i = 0; i < a.size(); ++i)
       dkSum[i] += a[i], dvSum[i] += b[i];
     // The first chunk's queries never see the second chunk's keys.
-    if (c == 0)
+    if (c == 0 && variant.window == 0)
       for (int64_t b2 = 0; b2 < 2; ++b2)
         for (int64_t p = s; p < 8; ++p)
           for (int64_t j = 0; j < kw; ++j)
