@@ -3,7 +3,9 @@
 #
 # For each plan in test/e2e/plans: `trident emit` the training program of
 # its model (tiny-gpt from the zoo; from models/: tiny-llama with RoPE,
-# RMSNorm, SwiGLU, GQA, and tiny-mixtral with 4 experts, top 2) on its dp x cp x tp x pp grid, compile its main.cpp against the prebuilt runtime (built once by
+# RMSNorm, SwiGLU, GQA, tiny-mixtral with 4 experts, top 2, tiny-mistral
+# with a sliding window, tiny-gpt2-dropout with dropout 0.1) on its dp x cp
+# x tp x pp grid, compile its main.cpp against the prebuilt runtime (built once by
 # the main build), run it with mpirun for 3 Adam steps on the fixed
 # synthetic data, and check with trident-compare-params that every step's
 # loss and every final parameter equal the single-rank run of the same model
