@@ -85,6 +85,9 @@ private:
   bool backward;
   Mode mode;
   DenseMap<Value, std::string> names;
+  /// Further variables sharing a value's storage ([tokens, features]
+  /// views), released with it.
+  DenseMap<Value, SmallVector<std::string, 1>> views;
   int counter = 0;
   int stashed = 0; ///< receives stashed (Forward) or read back (Recompute)
   /// A forward of a recompute chunk: keep its inputs, not its activations.
@@ -112,17 +115,59 @@ private:
   std::string param(StringRef sym) {
     return "P[" + std::to_string(paramIndex.lookup(sym)) + "]";
   }
+  /// ZeRO-2/3: the op after which each parameter's gradient is complete for
+  /// this backward.
+  llvm::StringMap<Operation *> lastAccumulate;
   LogicalResult emitKernel(tx::KernelOp op);
   LogicalResult emitOp(Operation &op);
 };
 
 LogicalResult RegionEmitter::emit(Block &block) {
+  // ZeRO-2 and 3: a parameter's full gradient is reduce-scattered into its
+  // slice right after its last contribution in this backward, then
+  // released.
+  if (backward && program.getZeroStage() >= 2)
+    for (Operation &op : block)
+      if (auto g = dyn_cast<tx::AccumulateGradOp>(op))
+        lastAccumulate[g.getSym()] = &op;
   for (auto [i, arg] : llvm::enumerate(block.getArguments()))
     os << "    rt::Tensor " << fresh(arg) << " = S" << chunk.getIndex()
        << "[mb][" << i << "];\n";
+  // Every tensor is released after its last use in the region (a saved
+  // activation lives on in S, a parameter in P), so a chunk holds only
+  // what is still to be read: gathered ZeRO-3 parameters, temporaries and
+  // the saved activations the backward has consumed go as soon as they
+  // can.
+  DenseMap<Value, Operation *> lastUse;
   for (Operation &op : block)
+    for (Value v : op.getOperands())
+      lastUse[v] = &op;
+  auto release = [&](Value v) {
+    auto it = names.find(v);
+    if (it == names.end())
+      return;
+    os << "    " << it->second << " = rt::Tensor();\n";
+    for (const std::string &view : views.lookup(v))
+      os << "    " << view << " = rt::Tensor();\n";
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      os << "    S" << chunk.getIndex() << "[mb][" << arg.getArgNumber()
+         << "] = rt::Tensor();\n";
+    names.erase(it);
+  };
+  for (BlockArgument arg : block.getArguments())
+    if (arg.use_empty())
+      release(arg);
+  for (Operation &op : block) {
     if (failed(emitOp(op)))
       return failure();
+    llvm::SmallPtrSet<Value, 8> done;
+    for (Value v : op.getOperands())
+      if (lastUse.lookup(v) == &op && done.insert(v).second)
+        release(v);
+    for (Value r : op.getResults())
+      if (r.use_empty())
+        release(r);
+  }
   if (backward && block.getNumArguments())
     os << "    S" << chunk.getIndex() << "[mb].clear();\n";
   return success();
@@ -156,8 +201,16 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
     return success();
   }
   if (auto g = dyn_cast<tx::AccumulateGradOp>(op)) {
-    os << "    rt::axpy(" << param(g.getSym()) << ".grad, " << name(g.getGrad())
+    if (program.getZeroStage() < 2) {
+      os << "    rt::axpy(" << param(g.getSym()) << ".grad, "
+         << name(g.getGrad()) << ");\n";
+      return success();
+    }
+    int idx = paramIndex.lookup(g.getSym());
+    os << "    rt::axpy(fullGrad(" << idx << "), " << name(g.getGrad())
        << ");\n";
+    if (lastAccumulate.lookup(g.getSym()) == &op)
+      os << "    shardGrad(" << idx << ");\n";
     return success();
   }
   if (auto l = dyn_cast<tx::LossOp>(op)) {
@@ -273,12 +326,15 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
         k != "attention") {
       os << "    rt::Tensor " << n << "_2 = act2(" << n << ");\n";
       out2.push_back(n + "_2");
+      views[r].push_back(n + "_2");
     } else {
       out2.push_back(n);
     }
   }
-  if (k == "attention")
+  if (k == "attention") {
     os << "    rt::Tensor " << out[0] << "_2 = act2(" << out[0] << ");\n";
+    views[op.getResult(0)].push_back(out[0] + "_2");
+  }
   // Kernels see this rank's positions: seq_len / cp of them, the first at
   // the cp coordinate times that (pos_axis / cp_axis configs).
   int64_t seq = program.getLocalSeqLen();
@@ -566,6 +622,8 @@ struct Param {
   int splitDim = -1;
   std::string splitAxis, init, group;
   rt::Tensor value, grad, m, v;
+  /// ZeRO-2/3: this rank's slice of the reduced gradient.
+  rt::Tensor gradSlice;
 };
 
 /// What every stage shares: the grid, the groups, the step's loss sum and
@@ -657,9 +715,14 @@ public:
                       kInitScale);
       else
         rt::fillConstant(full, p.init == "ones" ? 1.0f : 0.0f);
-      p.grad = rt::Tensor(p.local);
       int64_t numel = full.numel();
       rt::ZeroRange range = rt::zeroRange(numel, dp.size(), dp.rank());
+      // ZeRO-2/3 keep a slice of the gradient; the full one exists only
+      // inside a backward (fullGrad / shardGrad).
+      if (kZeroStage >= 2)
+        p.gradSlice = rt::Tensor({range.chunk});
+      else
+        p.grad = rt::Tensor(p.local);
       if (kZeroStage == 3) {
         p.value = rt::Tensor({range.chunk});
         rt::zero3TakeSlice(p.value, full, dp);
@@ -694,14 +757,37 @@ protected:
   std::vector<Param> P;
 
   void zeroGrads() {
-    for (Param &p : P)
-      rt::zero(p.grad);
+    for (Param &p : P) {
+      if (kZeroStage >= 2) {
+        rt::zero(p.gradSlice);
+        p.grad = rt::Tensor();
+      } else {
+        rt::zero(p.grad);
+      }
+    }
   }
+  /// ZeRO-2/3: parameter i's full gradient, allocated (zero) on first use
+  /// in a backward.
+  rt::Tensor &fullGrad(int i) {
+    if (!P[i].grad.defined())
+      P[i].grad = rt::Tensor(P[i].local);
+    return P[i].grad;
+  }
+  /// ZeRO-2/3: sums parameter i's full gradient over its group into this
+  /// rank's slice and releases it.
+  void shardGrad(int i) {
+    Param &p = P[i];
+    rt::zero2AccumulateGrad(p.gradSlice, p.grad, c.group(p.group));
+    p.grad = rt::Tensor();
+  }
+  /// Sums gradients over `g` (under ZeRO-2/3 the slices: every member of
+  /// `g` holds the same slice of the same parameter).
   void gradAllReduce(const std::vector<int> &which, const rt::Group &g) {
     for (int i : which)
-      rt::allReduceSum(P[i].grad, g);
+      rt::allReduceSum(kZeroStage >= 2 ? P[i].gradSlice : P[i].grad, g);
   }
-  /// ZeRO 1-3 shard each parameter's state over its own group.
+  /// ZeRO 1-3 shard each parameter's state over its own group (ZeRO-2:
+  /// its gradient slice is already reduced).
   void optimizerStep(int zeroStage) {
     rt::AdamConfig cfg;
     cfg.lr = kLr;
@@ -710,22 +796,28 @@ protected:
     cfg.eps = kEps;
     for (Param &p : P) {
       const rt::Group &dp = c.group(p.group);
+      rt::Tensor w = p.value.reshape({p.value.numel()});
+      if (zeroStage == 2) {
+        if (kOptimizerAdam)
+          rt::zero2AdamStep(w, p.gradSlice, p.m, p.v, cfg, c.step, dp);
+        else
+          rt::zero2SgdStep(w, p.gradSlice, kLr, dp);
+        continue;
+      }
+      if (zeroStage == 3) { // the parameter is its slice too
+        if (kOptimizerAdam)
+          rt::adamUpdate(p.value, p.gradSlice, p.m, p.v, cfg, c.step);
+        else
+          rt::sgdUpdate(p.value, p.gradSlice, kLr);
+        continue;
+      }
       rt::Tensor g = p.grad.reshape({p.grad.numel()});
       if (zeroStage == 0) {
-        rt::Tensor w = p.value.reshape({p.value.numel()});
         if (kOptimizerAdam)
           rt::adamUpdate(w, g, p.m, p.v, cfg, c.step);
         else
           rt::sgdUpdate(w, g, kLr);
-      } else if (zeroStage == 3) {
-        rt::Tensor sg({p.value.numel()});
-        rt::zero3ReduceGrad(sg, g, dp);
-        if (kOptimizerAdam)
-          rt::adamUpdate(p.value, sg, p.m, p.v, cfg, c.step);
-        else
-          rt::sgdUpdate(p.value, sg, kLr);
       } else {
-        rt::Tensor w = p.value.reshape({p.value.numel()});
         if (kOptimizerAdam)
           rt::zero1AdamStep(w, g, p.m, p.v, cfg, c.step, dp);
         else
@@ -801,6 +893,7 @@ int main(int argc, char **argv) {
       double loss = rt::globalMeanLoss(c.lossSum, kGlobalTokens, grid);
       rt::reportStep(step, loss, seconds, grid);
     }
+    rt::reportMemory(grid);
     if (!dumpDir.empty()) {
       rt::ParamDump dump;
       stage->dumpParams(dump);

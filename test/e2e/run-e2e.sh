@@ -60,7 +60,7 @@ if [ ${#plans[@]} -eq 0 ]; then
          dp2-cp2-zero3 tiny-llama-cp2-tp2-sp tiny-mixtral-tp2-sp
          tiny-mixtral-dp2-pp2 tiny-mixtral-dp4-ep2-zero3
          tiny-mixtral-dp2-ep2-tp2-sp tiny-mixtral-dp2-ep2-cp2
-         tiny-mistral-cp2-tp2-sp)
+         tiny-mistral-cp2-tp2-sp zero2 zero2-dp2-tp2-pp2-sp)
 fi
 command -v mpirun >/dev/null || { echo "run-e2e: SKIP: mpirun not found"; exit 77; }
 trident="$build/bin/trident"

@@ -594,6 +594,24 @@ void zero1AdamStep(Tensor &param, Tensor &grad, Tensor &m, Tensor &v,
 /// ZeRO-1 with SGD (no state).
 void zero1SgdStep(Tensor &param, Tensor &grad, float lr, const Group &dp);
 
+/// ZeRO-2 (gradients sharded too): reduce-scatters the SUM of the members'
+/// full gradients `fullGrad` (this micro-batch's contributions to one
+/// parameter) and adds this rank's part to `sliceGrad` ([zeroRange(...)
+/// .chunk] elements, padding excluded). The caller then releases fullGrad,
+/// so a full gradient lives only until its parameter's last contribution in
+/// one backward (DeepSpeed's stage 2 with gradient accumulation).
+void zero2AccumulateGrad(Tensor &sliceGrad, const Tensor &fullGrad,
+                         const Group &dp);
+/// ZeRO-2 step: Adam on this rank's slice of `param` with the reduced slice
+/// gradient `sliceGrad` and sharded states, then all-gathers the updated
+/// slices so `param` is complete on every member.
+void zero2AdamStep(Tensor &param, const Tensor &sliceGrad, Tensor &m,
+                   Tensor &v, const AdamConfig &cfg, int64_t step,
+                   const Group &dp);
+/// ZeRO-2 with SGD.
+void zero2SgdStep(Tensor &param, const Tensor &sliceGrad, float lr,
+                  const Group &dp);
+
 /// ZeRO-3: parameters live as slices of `chunk` elements. Gathers the full
 /// parameter (numel = full.numel()) from the members' slices.
 void zero3Gather(Tensor &full, const Tensor &slice, const Group &dp);
@@ -620,6 +638,17 @@ double globalMeanLoss(const Tensor &lossSum, double globalTokens,
 /// with L printed as %.9g and T (seconds, the maximum over all ranks of
 /// `seconds`) as %.6f, then flushes. Collective over the world.
 void reportStep(int64_t step, double loss, double seconds, const Grid &grid);
+
+/// Bytes of tensor storage this rank holds now, and the most it held at
+/// once since start-up or the last resetPeakTensorBytes() (every Tensor
+/// allocation counts once; views share their storage).
+int64_t liveTensorBytes();
+int64_t peakTensorBytes();
+void resetPeakTensorBytes();
+/// On world rank 0:
+///   "memory: peak tensor bytes <max> (max over ranks), <min> (min)\n"
+/// Collective over the world.
+void reportMemory(const Grid &grid);
 
 /// Parses a line written by reportStep; false if it is not one.
 bool parseStepLine(const std::string &line, int64_t &step, double &loss,

@@ -309,6 +309,19 @@ void reportStep(int64_t step, double loss, double seconds, const Grid &grid) {
   }
 }
 
+void reportMemory(const Grid &grid) {
+  (void)grid;
+  long long mine = static_cast<long long>(peakTensorBytes()), hi = 0, lo = 0;
+  MPI_Reduce(&mine, &hi, 1, MPI_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Reduce(&mine, &lo, 1, MPI_LONG_LONG, MPI_MIN, 0, MPI_COMM_WORLD);
+  if (worldRank() == 0) {
+    std::printf("memory: peak tensor bytes %lld (max over ranks), %lld "
+                "(min)\n",
+                hi, lo);
+    std::fflush(stdout);
+  }
+}
+
 bool parseStepLine(const std::string &line, int64_t &step, double &loss,
                    double &seconds) {
   long long s = 0;

@@ -2,6 +2,7 @@
 
 #include "../Internal.h"
 
+#include <atomic>
 #include <sstream>
 
 namespace trident::rt {
@@ -33,9 +34,34 @@ int64_t numelOf(const std::vector<int64_t> &shape) {
   return n;
 }
 
+namespace {
+std::atomic<int64_t> liveBytes{0}, peakBytes{0};
+
+void noteAllocated(int64_t bytes) {
+  int64_t now = liveBytes.fetch_add(bytes) + bytes;
+  int64_t peak = peakBytes.load();
+  while (now > peak && !peakBytes.compare_exchange_weak(peak, now)) {
+  }
+}
+} // namespace
+
+int64_t liveTensorBytes() { return liveBytes.load(); }
+int64_t peakTensorBytes() { return peakBytes.load(); }
+void resetPeakTensorBytes() { peakBytes.store(liveBytes.load()); }
+
 Tensor::Tensor(std::vector<int64_t> shape, DType dtype)
     : shape_(std::move(shape)), numel_(numelOf(shape_)), dtype_(dtype) {
-  storage_ = detail::allocate(static_cast<size_t>(numel_ ? numel_ : 1) * 4);
+  const size_t bytes = static_cast<size_t>(numel_ ? numel_ : 1) * 4;
+  std::shared_ptr<void> raw = detail::allocate(bytes);
+  noteAllocated(int64_t(bytes));
+  // The storage keeps the backend's buffer alive and uncounts it when the
+  // last tensor sharing it goes.
+  void *data = raw.get();
+  storage_ = std::shared_ptr<void>(
+      data, [raw = std::move(raw), bytes](void *) mutable {
+        liveBytes.fetch_sub(int64_t(bytes));
+        raw.reset();
+      });
 }
 
 int64_t Tensor::dim(int i) const {

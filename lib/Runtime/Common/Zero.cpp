@@ -3,8 +3,8 @@
 // Backend-neutral: built only from the public collectives and update
 // kernels, so both backends share one definition of the slice layout
 // (Rajbhandari et al., "ZeRO: Memory Optimizations Toward Training Trillion
-// Parameter Models", SC'20: stage 1 shards optimizer states, stage 3 also
-// the parameters).
+// Parameter Models", SC'20: stage 1 shards optimizer states, stage 2 also
+// the gradients, stage 3 also the parameters).
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +57,35 @@ void allGatherFlat(Tensor &full, const Tensor &slice, int64_t chunk,
 }
 } // namespace
 
+namespace {
+/// This rank's slice of `param`, padded to `chunk` (padding 0).
+Tensor ownSlice(const Tensor &param, const ZeroRange &r) {
+  Tensor pslice({r.chunk});
+  int64_t own = r.end - r.begin;
+  if (own > 0) {
+    Tensor dst = pslice.view(0, {own});
+    copy(dst, param.reshape({param.numel()}).view(r.begin, {own}));
+  }
+  return pslice;
+}
+
+void checkStates(const Tensor &m, const Tensor &v, const ZeroRange &r,
+                 const char *fn) {
+  check(m.numel() == r.chunk && v.numel() == r.chunk, fn,
+        "optimizer states must have " + std::to_string(r.chunk) +
+            " elements (zeroRange chunk), got " + std::to_string(m.numel()) +
+            " and " + std::to_string(v.numel()));
+}
+
+void checkSliceGrad(const Tensor &param, const Tensor &sliceGrad,
+                    const ZeroRange &r, const char *fn) {
+  check(sliceGrad.numel() == r.chunk, fn,
+        "slice gradient must have " + std::to_string(r.chunk) +
+            " elements for a " + param.shapeString() + " parameter, got " +
+            std::to_string(sliceGrad.numel()));
+}
+} // namespace
+
 void zero1AdamStep(Tensor &param, Tensor &grad, Tensor &m, Tensor &v,
                    const AdamConfig &cfg, int64_t step, const Group &dp) {
   const char *fn = "zero1AdamStep";
@@ -64,21 +93,9 @@ void zero1AdamStep(Tensor &param, Tensor &grad, Tensor &m, Tensor &v,
         "param " + param.shapeString() + " and grad " + grad.shapeString() +
             " differ in size");
   ZeroRange r = zeroRange(param.numel(), dp.size(), dp.rank());
-  check(m.numel() == r.chunk && v.numel() == r.chunk, fn,
-        "optimizer states must have " + std::to_string(r.chunk) +
-            " elements (zeroRange chunk), got " + std::to_string(m.numel()) +
-            " and " + std::to_string(v.numel()));
-  Tensor gslice = reduceScatterFlat(grad, r.chunk, dp);
-  // Update the padded copy of the own slice (padding stays 0: zero grad,
-  // zero state, zero param).
-  Tensor pslice({r.chunk});
-  int64_t own = r.end - r.begin;
-  if (own > 0) {
-    Tensor dst = pslice.view(0, {own});
-    copy(dst, param.reshape({param.numel()}).view(r.begin, {own}));
-  }
-  adamUpdate(pslice, gslice, m, v, cfg, step);
-  allGatherFlat(param, pslice, r.chunk, dp);
+  checkStates(m, v, r, fn);
+  zero2AdamStep(param, reduceScatterFlat(grad, r.chunk, dp), m, v, cfg, step,
+                dp);
 }
 
 void zero1SgdStep(Tensor &param, Tensor &grad, float lr, const Group &dp) {
@@ -86,14 +103,38 @@ void zero1SgdStep(Tensor &param, Tensor &grad, float lr, const Group &dp) {
         "param " + param.shapeString() + " and grad " + grad.shapeString() +
             " differ in size");
   ZeroRange r = zeroRange(param.numel(), dp.size(), dp.rank());
-  Tensor gslice = reduceScatterFlat(grad, r.chunk, dp);
-  Tensor pslice({r.chunk});
-  int64_t own = r.end - r.begin;
-  if (own > 0) {
-    Tensor dst = pslice.view(0, {own});
-    copy(dst, param.reshape({param.numel()}).view(r.begin, {own}));
-  }
-  sgdUpdate(pslice, gslice, lr);
+  zero2SgdStep(param, reduceScatterFlat(grad, r.chunk, dp), lr, dp);
+}
+
+void zero2AccumulateGrad(Tensor &sliceGrad, const Tensor &fullGrad,
+                         const Group &dp) {
+  ZeroRange r = zeroRange(fullGrad.numel(), dp.size(), dp.rank());
+  checkSliceGrad(fullGrad, sliceGrad, r, "zero2AccumulateGrad");
+  Tensor part = reduceScatterFlat(fullGrad, r.chunk, dp);
+  Tensor acc = sliceGrad.reshape({r.chunk});
+  axpy(acc, part);
+}
+
+void zero2AdamStep(Tensor &param, const Tensor &sliceGrad, Tensor &m,
+                   Tensor &v, const AdamConfig &cfg, int64_t step,
+                   const Group &dp) {
+  const char *fn = "zero2AdamStep";
+  ZeroRange r = zeroRange(param.numel(), dp.size(), dp.rank());
+  checkStates(m, v, r, fn);
+  checkSliceGrad(param, sliceGrad, r, fn);
+  // Update the padded copy of the own slice (padding stays 0: zero grad,
+  // zero state, zero param).
+  Tensor pslice = ownSlice(param, r);
+  adamUpdate(pslice, sliceGrad.reshape({r.chunk}), m, v, cfg, step);
+  allGatherFlat(param, pslice, r.chunk, dp);
+}
+
+void zero2SgdStep(Tensor &param, const Tensor &sliceGrad, float lr,
+                  const Group &dp) {
+  ZeroRange r = zeroRange(param.numel(), dp.size(), dp.rank());
+  checkSliceGrad(param, sliceGrad, r, "zero2SgdStep");
+  Tensor pslice = ownSlice(param, r);
+  sgdUpdate(pslice, sliceGrad.reshape({r.chunk}), lr);
   allGatherFlat(param, pslice, r.chunk, dp);
 }
 

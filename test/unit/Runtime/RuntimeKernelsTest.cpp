@@ -426,6 +426,27 @@ TEST_CASE("attention dropout of a head shard is those heads of the whole",
   REQUIRE(differs);
 }
 
+TEST_CASE("live and peak tensor bytes count storage once", "[runtime]") {
+  ensureInit();
+  const int64_t base = liveTensorBytes();
+  resetPeakTensorBytes();
+  REQUIRE(peakTensorBytes() == base);
+  {
+    Tensor a({100}); // 400 bytes
+    REQUIRE(liveTensorBytes() == base + 400);
+    Tensor view = a.view(10, {20}), shared = a;
+    REQUIRE(liveTensorBytes() == base + 400); // views share the storage
+    a = Tensor();
+    REQUIRE(liveTensorBytes() == base + 400); // still referenced
+    Tensor b({50});
+    REQUIRE(liveTensorBytes() == base + 600);
+  }
+  REQUIRE(liveTensorBytes() == base);
+  REQUIRE(peakTensorBytes() == base + 600);
+  resetPeakTensorBytes();
+  REQUIRE(peakTensorBytes() == base);
+}
+
 TEST_CASE("dropout: rate, scaling, shards, steps and sites", "[runtime]") {
   ensureInit();
   DropoutSite site;

@@ -1,7 +1,7 @@
 //===- RuntimeMpiTest.cpp - Runtime collectives on several ranks ----------===//
 //
 // Run with `mpirun -np 4`. Checks every collective and point-to-point call,
-// the grid's rank mapping, ZeRO-1/ZeRO-3 against the unsharded optimizer,
+// the grid's rank mapping, ZeRO-1/2/3 against the unsharded optimizer,
 // vocab-parallel cross-entropy against the plain one, and a
 // tensor-parallel MLP (column- then row-parallel + all-reduce) against the
 // single-rank MLP forward and backward. Every rank checks; the exit code is
@@ -262,6 +262,10 @@ void testZero(const Grid &grid) {
   Tensor m1({zr.chunk}), v1({zr.chunk}), m3({zr.chunk}), v3({zr.chunk});
   Tensor p3slice({zr.chunk}), g3slice({zr.chunk});
   zero3TakeSlice(p3slice, full("zw", g), dp);
+  // ZeRO-2: each step's gradient arrives in two micro-batch halves, each
+  // reduce-scattered into the slice as it completes.
+  Tensor p2 = full("zw", g), m2({zr.chunk}), v2({zr.chunk});
+  Tensor g2slice({zr.chunk});
   for (int step = 1; step <= 3; ++step) {
     Tensor sumg(g);
     for (int q = 0; q < dp.size(); ++q)
@@ -270,6 +274,15 @@ void testZero(const Grid &grid) {
     Tensor mine = full("grad" + std::to_string(dp.rank() * 10 + step), g, 0.1f);
     Tensor mine1 = mine.clone();
     zero1AdamStep(p1, mine1, m1, v1, cfg, step, dp);
+    zero(g2slice);
+    // Two parts that are not proportional to the sum (Adam would not see
+    // a lost part that only rescaled the gradient).
+    Tensor part = full("part" + std::to_string(dp.rank() * 10 + step), g, 0.1f);
+    Tensor rest = mine.clone();
+    axpy(rest, part, -1.0f);
+    zero2AccumulateGrad(g2slice, part, dp);
+    zero2AccumulateGrad(g2slice, rest, dp);
+    zero2AdamStep(p2, g2slice, m2, v2, cfg, step, dp);
     zero3Gather(p3full, p3slice, dp);
     EXPECT(relDiff(p3full.toHost(), step == 1 ? full("zw", g).toHost()
                                               : p3full.toHost()) == 0,
@@ -280,7 +293,12 @@ void testZero(const Grid &grid) {
   zero3Gather(p3full, p3slice, dp);
   double d1 = relDiff(p1.toHost(), ref.toHost());
   double d3 = relDiff(p3full.toHost(), ref.toHost());
+  double d2 = relDiff(p2.toHost(), ref.toHost());
   EXPECT(d1 <= kTol, "ZeRO-1 vs unsharded Adam: %.3g", d1);
+  EXPECT(d2 <= kTol, "ZeRO-2 vs unsharded Adam: %.3g", d2);
+  Tensor copy2 = p2.clone();
+  broadcast(copy2, 0, dp);
+  EXPECT(copy2.toHost() == p2.toHost(), "ZeRO-2 replicas differ");
   EXPECT(d3 <= kTol, "ZeRO-3 vs unsharded Adam: %.3g", d3);
   // Replicas agree bit for bit after ZeRO-1.
   Tensor copy = p1.clone();
@@ -293,6 +311,19 @@ void testZero(const Grid &grid) {
     sgdUpdate(ref2, full("grad" + std::to_string(q), g), 0.1f);
   zero1SgdStep(ps, gs, 0.1f, dp);
   EXPECT(relDiff(ps.toHost(), ref2.toHost()) <= kTol, "ZeRO-1 SGD");
+  Tensor ps2 = full("zw", g), gslice({zr.chunk});
+  zero2AccumulateGrad(gslice, gs, dp);
+  zero2SgdStep(ps2, gslice, 0.1f, dp);
+  EXPECT(relDiff(ps2.toHost(), ref2.toHost()) <= kTol, "ZeRO-2 SGD");
+  // A slice of the wrong size is refused.
+  Tensor bad({zr.chunk + 1});
+  bool threw = false;
+  try {
+    zero2AccumulateGrad(bad, gs, dp);
+  } catch (const Error &e) {
+    threw = std::string(e.what()).find("zero2AccumulateGrad") == 0;
+  }
+  EXPECT(threw, "zero2AccumulateGrad accepted a wrong slice size");
 }
 
 void testVocabParallelCE(const Grid &grid) {
