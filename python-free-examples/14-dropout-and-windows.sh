@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 #===- 14-dropout-and-windows.sh - dropout and sliding windows, run -------===#
 #
-# Shows two model features that the emitted programs now run:
+# Shows model features that the emitted programs now run:
 #  1. dropout (GPT-2's default 0.1 on the embeddings, the attention
 #     probabilities and both residual branches): a tiny GPT-2 config
 #     (test/e2e/models/tiny-gpt2-dropout.json: 4 blocks, hidden 64, 4
@@ -13,11 +13,15 @@
 #  2. a sliding window (tiny Mistral, test/e2e/models/tiny-mistral.json:
 #     window 8 of 32 positions): the texec attention under cp 2 x tp 2
 #     carries the window, and the queries of the second cp chunk see the
-#     last 8 keys of the gathered sequence.
+#     last 8 keys of the gathered sequence;
+#  3. Nemotron's zero-centred LayerNorm1p and squared-ReLU MLP (tiny
+#     Nemotron, test/e2e/models/tiny-nemotron.json): the texec layer norm
+#     scales by gamma + 1 (gamma_shift) from weights that start at 0.
 #
 # Expected output shape: the emit lines, the texec lines of the first
 # dropouts and attention, "step N loss L time T" lines for 4 ranks and for
-# 1, the compare tool's two "OK: ..." lines, then the windowed attention.
+# 1, the compare tool's two "OK: ..." lines, then the windowed attention
+# and Nemotron's norm and activation.
 #
 # Usage: bash python-free-examples/14-dropout-and-windows.sh
 #        (needs mpirun; TRIDENT_BIN and TRIDENT_RUNTIME_LIB as in example 10)
@@ -45,3 +49,13 @@ echo "\$ trident emit --plan test/e2e/plans/tiny-mistral-cp2-tp2-sp.json --model
 "$BIN/trident" emit --plan test/e2e/plans/tiny-mistral-cp2-tp2-sp.json \
   --model test/e2e/models/tiny-mistral.json --emit texec -o "$tmp/mistral.mlir"
 grep -m1 'texec.kernel "attention"' "$tmp/mistral.mlir" | sed 's/^ *//'
+
+echo
+echo "\$ trident emit --plan test/e2e/plans/tiny-nemotron-tp2-sp.json --model test/e2e/models/tiny-nemotron.json --emit texec"
+"$BIN/trident" emit --plan test/e2e/plans/tiny-nemotron-tp2-sp.json \
+  --model test/e2e/models/tiny-nemotron.json --emit texec -o "$tmp/nemotron.mlir"
+grep -m1 'texec.param "layers.0.input_layernorm.weight"' "$tmp/nemotron.mlir" |
+  sed 's/^ *//'
+for k in layer_norm squared_relu; do
+  grep -m1 "texec.kernel \"$k\"" "$tmp/nemotron.mlir" | sed 's/^ *//'
+done

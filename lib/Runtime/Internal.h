@@ -59,8 +59,6 @@ inline void checkRope(const Tensor &y, const Tensor &x, int64_t seq,
             " heads x " + std::to_string(headDim));
 }
 
-/// Argument checks of attentionForward / attentionBackward, shared by the
-/// backends. `out` is the forward's output or the backward's dout.
 /// Checks a DropoutSite: rate in [0, 1), positive global sizes, offsets
 /// inside them.
 inline void checkDropout(const DropoutSite &d, const char *fn) {
@@ -72,6 +70,28 @@ inline void checkDropout(const DropoutSite &d, const char *fn) {
         fn, "dropout site offsets must lie inside its global sizes");
 }
 
+/// Checks a dropoutApply call (x seen as [batch, seq, f], the block inside
+/// the site's global sizes) and returns f, the local features.
+inline int64_t checkDropoutApply(const Tensor &y, const Tensor &x,
+                                 int64_t batch, int64_t seq,
+                                 const DropoutSite &site, const char *fn) {
+  check(y.numel() == x.numel(), fn,
+        "sizes differ: " + y.shapeString() + " vs " + x.shapeString());
+  checkDropout(site, fn);
+  check(batch > 0 && seq > 0 && x.numel() % (batch * seq) == 0, fn,
+        x.shapeString() + " is not [" + std::to_string(batch) + ", " +
+            std::to_string(seq) + ", features]");
+  const int64_t f = x.numel() / (batch * seq);
+  check(site.firstPos + seq <= site.seqLen &&
+            site.firstFeature + f <= site.features,
+        fn, "the local [" + std::to_string(batch) + ", " + std::to_string(seq) +
+                ", " + std::to_string(f) +
+                "] block does not fit the site's global sequence and features");
+  return f;
+}
+
+/// Argument checks of attentionForward / attentionBackward, shared by the
+/// backends. `out` is the forward's output or the backward's dout.
 inline void checkAttention(const Tensor &out, const Tensor &probs,
                            const Tensor &q, const Tensor &k, const Tensor &v,
                            const AttentionDims &d, const char *fn) {

@@ -379,13 +379,20 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
   if (k == "layer_norm") {
     os << "    rt::layerNormForward(" << out2[0] << ", " << out[1] << ", "
        << out[2] << ", " << in2(0) << ", " << in(1) << ", " << in(2) << ", "
-       << cfgFloat("eps") << "f);\n";
+       << cfgFloat("eps") << "f"
+       << (config.get("gamma_shift") ? ", " + cfgFloat("gamma_shift") + "f"
+                                     : "")
+       << ");\n";
     return success();
   }
   if (k == "layer_norm_bwd") {
     os << "    rt::layerNormBackward(" << out2[0] << ", " << out[1] << ", "
        << out[2] << ", " << in2(0) << ", " << in2(1) << ", " << in(2) << ", "
-       << in(3) << ", " << in(4) << ");\n";
+       << in(3) << ", " << in(4)
+       << (config && config.get("gamma_shift")
+               ? ", " + cfgFloat("gamma_shift") + "f"
+               : "")
+       << ");\n";
     return success();
   }
   if (k == "rms_norm") {
@@ -426,15 +433,18 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
   // tgraph's gelu is the erf form unless `approximate` (tanh form).
   std::string geluForm =
       config && config.get("approximate") ? ", true" : ", false";
-  for (StringRef act : {"gelu", "silu", "relu"}) {
+  for (auto [act, fn] : {std::pair<StringRef, StringRef>{"gelu", "gelu"},
+                         {"silu", "silu"},
+                         {"relu", "relu"},
+                         {"squared_relu", "squaredRelu"}}) {
     std::string extra = act == "gelu" ? geluForm : "";
     if (k == act) {
-      os << "    rt::" << act << "Forward(" << out2[0] << ", " << in2(0)
+      os << "    rt::" << fn << "Forward(" << out2[0] << ", " << in2(0)
          << extra << ");\n";
       return success();
     }
     if (k == (act + "_bwd").str()) {
-      os << "    rt::" << act << "Backward(" << out2[0] << ", " << in2(0)
+      os << "    rt::" << fn << "Backward(" << out2[0] << ", " << in2(0)
          << ", " << in2(1) << extra << ");\n";
       return success();
     }

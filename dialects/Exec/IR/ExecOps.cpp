@@ -54,6 +54,8 @@ const StringRef kBias[] = {"bias_axis"};
 const StringRef kHeads[] = {"heads", "kv_heads", "head_dim"};
 const StringRef kScale[] = {"grad_scale"};
 const StringRef kApprox[] = {"approximate"};
+// Added to gamma (1: Megatron's zero-centred LayerNorm1p).
+const StringRef kGammaShift[] = {"gamma_shift"};
 const StringRef kRope[] = {"heads", "head_dim", "rotary_dim", "theta"};
 // The grid axis whose coordinate shifts positions (context parallelism).
 const StringRef kPos[] = {"pos_axis"};
@@ -80,8 +82,8 @@ const KernelInfo kKernels[] = {
     {"embedding_pos", 3, 1, {}, kVocabPos},      // ids, wte, wpe -> y
     {"embedding_bwd", 2, 1, {}, kVocab},      // ids, dy -> dwte
     {"embedding_pos_bwd", 2, 2, {}, kVocabPos},  // ids, dy -> dwte, dwpe
-    {"layer_norm", 3, 3, kEps, {}},           // x, g, b -> y, mean, rstd
-    {"layer_norm_bwd", 5, 3, {}, {}},         // dy, x, g, mean, rstd -> dx, dg, db
+    {"layer_norm", 3, 3, kEps, kGammaShift},  // x, g, b -> y, mean, rstd
+    {"layer_norm_bwd", 5, 3, {}, kGammaShift}, // dy, x, g, mean, rstd -> dx, dg, db
     {"rms_norm", 2, 2, kEps, {}},             // x, g -> y, rstd
     {"rms_norm_bwd", 4, 2, {}, {}},           // dy, x, g, rstd -> dx, dg
     {"linear", 2, 1, {}, {}},                 // x, w -> y
@@ -94,6 +96,8 @@ const KernelInfo kKernels[] = {
     {"silu_bwd", 2, 1, {}, {}},
     {"relu", 1, 1, {}, {}},
     {"relu_bwd", 2, 1, {}, {}},
+    {"squared_relu", 1, 1, {}, {}},
+    {"squared_relu_bwd", 2, 1, {}, {}},
     {"swiglu", 2, 1, {}, {}},                 // gate, up -> y
     {"swiglu_bwd", 3, 2, {}, {}},             // dy, gate, up -> dgate, dup
     {"add", 2, 1, {}, {}},
@@ -441,6 +445,11 @@ LogicalResult ParamGatherOp::verify() {
 }
 
 LogicalResult AccumulateGradOp::verify() {
+  // Gradients exist only in backward regions (the C++ emitter shards them
+  // under ZeRO-2/3 after their last contribution there).
+  auto chunk = (*this)->getParentOfType<ChunkOp>();
+  if (chunk && (*this)->getParentRegion() != &chunk.getBackward())
+    return emitOpError("must be in a chunk's backward region");
   return checkParamType(*this, getSym(), getGrad().getType());
 }
 
@@ -538,6 +547,26 @@ LogicalResult KernelOp::verify() {
       return emitOpError() << "kernel '" << getName()
                            << "' with dropout needs a float rate in (0, 1), "
                               "an integer site >= 0 and heads_total >= 1";
+    if (!config.get("dropout") &&
+        (config.get("site") || config.get("heads_total") ||
+         config.get("head_axis")))
+      return emitOpError() << "kernel '" << getName()
+                           << "' has site, heads_total or head_axis but no "
+                              "dropout";
+    if (config.get("dropout")) {
+      // The local heads must be one head_axis shard of the model's.
+      auto headAxis = config.getAs<StringAttr>("head_axis");
+      int64_t parts = 1;
+      if (headAxis && getProgram(*this))
+        parts = getProgram(*this).getAxisSize(headAxis.getValue());
+      auto heads = config.getAs<IntegerAttr>("heads");
+      if (!heads || heads.getInt() * parts != total.getInt())
+        return emitOpError() << "kernel '" << getName()
+                             << "' needs heads_total = heads x the size of "
+                                "head_axis ("
+                             << (heads ? heads.getInt() : 0) << " x " << parts
+                             << "), got " << total.getInt();
+    }
   }
   if (getName() == "dropout" || getName() == "dropout_bwd") {
     auto rate = config.getAs<FloatAttr>("rate");
@@ -556,6 +585,27 @@ LogicalResult KernelOp::verify() {
                               "site >= 0, a [batch, seq, features] input "
                               "of the result's type and global seq_len and "
                               "features at least the local ones";
+    // The global sizes must be what the axes split: positions over
+    // pos_axis (cp chunks: the emitter offsets by the program's local
+    // sequence length) and seq_axis, features over feature_axis.
+    ProgramOp program = getProgram(*this);
+    auto axisParts = [&](StringRef key) -> int64_t {
+      auto axis = config.getAs<StringAttr>(key);
+      return axis && program ? program.getAxisSize(axis.getValue()) : 1;
+    };
+    auto pos = config.getAs<StringAttr>("pos_axis");
+    if (pos && pos.getValue() != "cp")
+      return emitOpError() << "kernel '" << getName()
+                           << "' config 'pos_axis' must be \"cp\"";
+    int64_t wantSeq =
+        t.getDimSize(1) * axisParts("pos_axis") * axisParts("seq_axis");
+    int64_t wantF = t.getDimSize(2) * axisParts("feature_axis");
+    if (seq.getInt() != wantSeq || features.getInt() != wantF)
+      return emitOpError() << "kernel '" << getName()
+                           << "' has global seq_len " << seq.getInt()
+                           << " and features " << features.getInt()
+                           << ", but its block and axes make " << wantSeq
+                           << " and " << wantF;
   }
   if (getName().starts_with("moe")) {
     auto experts = dyn_cast<IntegerAttr>(config.get("experts"));

@@ -329,14 +329,18 @@ void embeddingBackward(Tensor &dwte, Tensor &dwpe, const Tensor &dout,
 void dropoutApply(Tensor &y, const Tensor &x, int64_t batch, int64_t seq,
                   const DropoutSite &site);
 
-/// LayerNorm over the last dim of x [n, h]: y = (x - mean) * rstd * gamma
-/// + beta (beta may be undefined). Saves mean and rstd ([n]) for backward.
+/// LayerNorm over the last dim of x [n, h]: y = (x - mean) * rstd *
+/// (gamma + gammaShift) + beta (beta may be undefined). gammaShift 1 is
+/// Megatron's zero-centred LayerNorm1p (`apply_layernorm_1p`, Nemotron),
+/// whose weights start at 0. Saves mean and rstd ([n]) for backward.
 void layerNormForward(Tensor &y, Tensor &mean, Tensor &rstd, const Tensor &x,
-                      const Tensor &gamma, const Tensor &beta, float eps);
+                      const Tensor &gamma, const Tensor &beta, float eps,
+                      float gammaShift = 0.0f);
 /// dx = overwritten; dgamma, dbeta accumulated (dbeta may be undefined).
 void layerNormBackward(Tensor &dx, Tensor &dgamma, Tensor &dbeta,
                        const Tensor &dy, const Tensor &x, const Tensor &gamma,
-                       const Tensor &mean, const Tensor &rstd);
+                       const Tensor &mean, const Tensor &rstd,
+                       float gammaShift = 0.0f);
 
 /// RMSNorm over the last dim: y = x * rstd * gamma, rstd = 1/sqrt(mean(x^2)
 /// + eps). gamma may be shorter than the row (per-head norm): the row is
@@ -372,6 +376,10 @@ void siluBackward(Tensor &dx, const Tensor &dy, const Tensor &x);
 /// ReLU: max(x, 0).
 void reluForward(Tensor &y, const Tensor &x);
 void reluBackward(Tensor &dx, const Tensor &dy, const Tensor &x);
+/// Squared ReLU (So et al. 2021, "Primer"; Nemotron-4's MLP): y =
+/// max(x, 0)^2; backward dx = 2 max(x, 0) dy.
+void squaredReluForward(Tensor &y, const Tensor &x);
+void squaredReluBackward(Tensor &dx, const Tensor &dy, const Tensor &x);
 /// SwiGLU: y = silu(gate) * up (gate and up separate tensors, same shape).
 void swigluForward(Tensor &y, const Tensor &gate, const Tensor &up);
 /// dgate, dup overwritten.
@@ -403,8 +411,8 @@ struct AttentionDims {
   /// Position of query 0 among the keys (0 without context parallelism).
   int64_t qOffset = 0;
   /// Sliding window: > 0 limits the query at position p to keys p - window
-  /// + 1 .. p (Mistral, Jiang et al. 2023, "Mistral 7B"); 0 = all earlier
-  /// keys.
+  /// + 1 .. p (Mistral, Jiang et al. 2023, "Mistral 7B", with Hugging
+  /// Face's count: window keys including p); 0 = all earlier keys.
   int64_t window = 0;
   /// Dropout on the attention probabilities (rate 0: none). Element (b, h,
   /// i, j) has global index ((firstSample + b) * features + firstFeature +

@@ -131,14 +131,22 @@ private:
   std::string prefix;
   /// Dropout sites: every dropout (and attention with dropout) gets a
   /// number that is the same under every plan: 256 per section (prologue
-  /// 0, block i i + 1, epilogue kEpilogueSection) plus its order there.
+  /// 0, block i i + 1, epilogue kEpilogueSection = 2^24, so its sites
+  /// start at 2^32) plus its order there.
   static constexpr int64_t kEpilogueSection = int64_t(1) << 24;
   int64_t siteSection = 0, siteOrdinal = 0;
   void beginSites(int64_t section) {
     siteSection = section;
     siteOrdinal = 0;
   }
-  int64_t nextSite() { return siteSection * 256 + siteOrdinal++; }
+  /// The next site number; an error at `op` past 256 in one section
+  /// (they would share the next section's masks).
+  FailureOr<int64_t> nextSite(Operation *op) {
+    if (siteOrdinal >= 256)
+      return op->emitError("texec lowering: more than 256 dropouts in one "
+                           "layer");
+    return siteSection * 256 + siteOrdinal++;
+  }
   std::vector<std::function<LogicalResult()>> tape;
   /// Gradient contributions per forward value: (backward value, partial
   /// sum over tp).
@@ -287,8 +295,11 @@ FailureOr<Value> ChunkLowering::param(Operation *user, Value tgParam,
   } else {
     StringRef init = "uniform";
     StringRef base = p.getName();
+    auto ln = dyn_cast<tg::LayerNormOp>(user);
     if (base.ends_with("bias"))
       init = "zeros";
+    else if (ln && ln.getZeroCentered() && ln.getGamma() == tgParam)
+      init = "zeros"; // LayerNorm1p: the kernel scales by gamma + 1
     else if (p.getKind() == tg::ParamKind::Norm)
       init = "ones";
     OpBuilder db(ctx());
@@ -536,10 +547,11 @@ LogicalResult ChunkLowering::lowerNorm(Operation *op) {
   bool layer = isa<tg::LayerNormOp>(op);
   double eps;
   Value tgGamma, tgBeta;
+  // Zero-centred LayerNorm1p (Megatron apply_layernorm_1p, Nemotron): the
+  // kernels use gamma + 1.
+  bool oneP = false;
   if (auto ln = dyn_cast<tg::LayerNormOp>(op)) {
-    if (ln.getZeroCentered())
-      return op->emitError("texec lowering: zero-centered layer_norm "
-                           "(LayerNorm1p) has no runtime kernel");
+    oneP = ln.getZeroCentered();
     if (!ln.getBeta())
       return op->emitError("texec lowering: layer_norm without beta has no "
                            "runtime kernel");
@@ -575,10 +587,16 @@ LogicalResult ChunkLowering::lowerNorm(Operation *op) {
   if (!layer)
     groups = yType.getShape().back() / gType.getNumElements();
   auto cfgEps = cfg("eps", FloatAttr::get(Float64Type::get(ctx()), eps));
+  SmallVector<NamedAttribute> shift;
+  if (oneP)
+    shift.push_back(
+        cfg("gamma_shift", FloatAttr::get(Float64Type::get(ctx()), 1.0)));
+  SmallVector<NamedAttribute> fwdConfig = {cfgEps};
+  fwdConfig.append(shift.begin(), shift.end());
   SmallVector<Value> res;
   if (layer)
     res = kernel(fb, "layer_norm", {x->v, *gamma, beta},
-                 {yType, f32({rows}), f32({rows})}, {cfgEps});
+                 {yType, f32({rows}), f32({rows})}, fwdConfig);
   else
     res = kernel(fb, "rms_norm", {x->v, *gamma}, {yType, f32({rows * groups})},
                  {cfgEps});
@@ -605,7 +623,7 @@ LogicalResult ChunkLowering::lowerNorm(Operation *op) {
       ins.push_back(saved(s));
     if (layer) {
       auto g = kernel(bb, "layer_norm_bwd", ins,
-                      {xv.getType(), gv.getType(), gv.getType()});
+                      {xv.getType(), gv.getType(), gv.getType()}, shift);
       addGrad(xv, g[0]);
       accumulate(gName, g[1]);
       accumulate(bName, g[2]);
@@ -806,8 +824,11 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
     // The mask of every (sample, head, query, key) is drawn from its
     // global coordinates; this rank's heads start at its tp coordinate.
     config.push_back(cfg("dropout", op.getDropoutAttr()));
+    auto site = nextSite(op);
+    if (failed(site))
+      return failure();
     config.push_back(cfg(
-        "site", IntegerAttr::get(IntegerType::get(ctx(), 64), nextSite())));
+        "site", IntegerAttr::get(IntegerType::get(ctx(), 64), *site)));
     config.push_back(
         cfg("heads_total", IntegerAttr::get(IntegerType::get(ctx(), 64), heads)));
     if (tpOn())
@@ -879,7 +900,10 @@ LogicalResult ChunkLowering::lowerDropout(tg::DropoutOp op, FVal x) {
   if (rate < 0.0 || rate >= 1.0)
     return op.emitError() << "texec lowering: dropout rate " << rate
                           << " must be in [0, 1)";
-  const int64_t site = nextSite();
+  auto siteOr = nextSite(op);
+  if (failed(siteOr))
+    return failure();
+  const int64_t site = *siteOr;
   if (rate == 0.0) {
     env[op.getResult()] = x;
     return success();
@@ -935,6 +959,8 @@ LogicalResult ChunkLowering::lowerElementwise(Operation *op) {
                        .Case<tg::GeluOp>([](auto) { return "gelu"; })
                        .Case<tg::SiluOp>([](auto) { return "silu"; })
                        .Case<tg::ReluOp>([](auto) { return "relu"; })
+                       .Case<tg::SquaredReluOp>(
+                           [](auto) { return "squared_relu"; })
                        .Case<tg::SwiGLUOp>([](auto) { return "swiglu"; })
                        .Default([](auto) { return ""; });
   SmallVector<NamedAttribute> config;
@@ -1106,7 +1132,7 @@ LogicalResult ChunkLowering::lowerOp(Operation *op) {
   if (auto m = dyn_cast<tg::MoEOp>(op))
     return lowerMoE(m);
   if (isa<tg::AddOp, tg::MulOp, tg::GeluOp, tg::SiluOp, tg::ReluOp,
-          tg::SwiGLUOp, tg::DropoutOp>(op))
+          tg::SquaredReluOp, tg::SwiGLUOp, tg::DropoutOp>(op))
     return lowerElementwise(op);
   return op->emitError() << "texec lowering: no gradient rule for '"
                          << op->getName() << "'";

@@ -31,6 +31,11 @@ inline float siluGrad(float v) {
 inline float relu(float v) { return v > 0.0f ? v : 0.0f; }
 inline float reluGrad(float v) { return v > 0.0f ? 1.0f : 0.0f; }
 
+// Squared ReLU (So et al. 2021, "Primer: Searching for Efficient
+// Transformers for Language Modeling").
+inline float squaredRelu(float v) { return v > 0.0f ? v * v : 0.0f; }
+inline float squaredReluGrad(float v) { return v > 0.0f ? 2.0f * v : 0.0f; }
+
 inline float geluErf(float v) {
   return 0.5f * v * (1.0f + std::erf(v * kInvSqrt2));
 }

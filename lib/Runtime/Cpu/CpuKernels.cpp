@@ -159,6 +159,24 @@ void reluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
     o[i] = in[i] > 0.0f ? g[i] : 0.0f;
 }
 
+void squaredReluForward(Tensor &y, const Tensor &x) {
+  sameNumel(y, x, "squaredReluForward");
+  float *o = y.numel() ? y.f32() : nullptr;
+  const float *in = x.numel() ? x.f32() : nullptr;
+  for (int64_t i = 0; i < y.numel(); ++i)
+    o[i] = act::squaredRelu(in[i]);
+}
+
+void squaredReluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
+  sameNumel(dx, x, "squaredReluBackward");
+  sameNumel(dy, x, "squaredReluBackward");
+  float *o = dx.numel() ? dx.f32() : nullptr;
+  const float *g = dy.numel() ? dy.f32() : nullptr;
+  const float *in = x.numel() ? x.f32() : nullptr;
+  for (int64_t i = 0; i < x.numel(); ++i)
+    o[i] = g[i] * act::squaredReluGrad(in[i]);
+}
+
 void swigluForward(Tensor &y, const Tensor &gate, const Tensor &up) {
   sameNumel(y, gate, "swigluForward");
   sameNumel(y, up, "swigluForward");
@@ -188,18 +206,8 @@ void swigluBackward(Tensor &dgate, Tensor &dup, const Tensor &dy,
 
 void dropoutApply(Tensor &y, const Tensor &x, int64_t batch, int64_t seq,
                   const DropoutSite &site) {
-  const char *fn = "dropoutApply";
-  sameNumel(y, x, fn);
-  detail::checkDropout(site, fn);
-  check(batch > 0 && seq > 0 && x.numel() % (batch * seq) == 0, fn,
-        x.shapeString() + " is not [" + std::to_string(batch) + ", " +
-            std::to_string(seq) + ", features]");
-  const int64_t f = x.numel() / (batch * seq);
-  check(site.firstPos + seq <= site.seqLen &&
-            site.firstFeature + f <= site.features,
-        fn, "the local [" + std::to_string(batch) + ", " + std::to_string(seq) +
-                ", " + std::to_string(f) +
-                "] block does not fit the site's global sequence and features");
+  const int64_t f =
+      detail::checkDropoutApply(y, x, batch, seq, site, "dropoutApply");
   if (!x.numel())
     return;
   const uint64_t key = hash::dropoutKey(site.seed, site.step, site.site);
@@ -334,7 +342,8 @@ void embeddingBackward(Tensor &dwte, Tensor &dwpe, const Tensor &dout,
 //===----------------------------------------------------------------------===//
 
 void layerNormForward(Tensor &y, Tensor &mean, Tensor &rstd, const Tensor &x,
-                      const Tensor &gamma, const Tensor &beta, float eps) {
+                      const Tensor &gamma, const Tensor &beta, float eps,
+                      float gammaShift) {
   const char *fn = "layerNormForward";
   int64_t h = gamma.numel();
   int64_t n = rowsOf(x, h, fn, "x");
@@ -358,13 +367,15 @@ void layerNormForward(Tensor &y, Tensor &mean, Tensor &rstd, const Tensor &x,
     pm[i] = static_cast<float>(m);
     pr[i] = r;
     for (int64_t j = 0; j < h; ++j)
-      py[i * h + j] = (row[j] - pm[i]) * r * g[j] + (b ? b[j] : 0.0f);
+      py[i * h + j] =
+          (row[j] - pm[i]) * r * (g[j] + gammaShift) + (b ? b[j] : 0.0f);
   }
 }
 
 void layerNormBackward(Tensor &dx, Tensor &dgamma, Tensor &dbeta,
                        const Tensor &dy, const Tensor &x, const Tensor &gamma,
-                       const Tensor &mean, const Tensor &rstd) {
+                       const Tensor &mean, const Tensor &rstd,
+                       float gammaShift) {
   const char *fn = "layerNormBackward";
   int64_t h = gamma.numel();
   int64_t n = rowsOf(x, h, fn, "x");
@@ -381,7 +392,7 @@ void layerNormBackward(Tensor &dx, Tensor &dgamma, Tensor &dbeta,
     double a = 0, c = 0; // mean(dy*g), mean(dy*g*xhat)
     for (int64_t j = 0; j < h; ++j) {
       float xhat = (row[j] - pm[i]) * pr[i];
-      float dyg = grow[j] * g[j];
+      float dyg = grow[j] * (g[j] + gammaShift);
       a += dyg;
       c += dyg * xhat;
       dg[j] += grow[j] * xhat;
@@ -393,7 +404,7 @@ void layerNormBackward(Tensor &dx, Tensor &dgamma, Tensor &dbeta,
     for (int64_t j = 0; j < h; ++j) {
       float xhat = (row[j] - pm[i]) * pr[i];
       pdx[i * h + j] = static_cast<float>(
-          pr[i] * (grow[j] * g[j] - a - xhat * c));
+          pr[i] * (grow[j] * (g[j] + gammaShift) - a - xhat * c));
     }
   }
 }

@@ -128,6 +128,13 @@ __global__ void kRelu(float *y, const float *x, int64_t n) {
 __global__ void kReluBwd(float *dx, const float *dy, const float *x, int64_t n) {
   GRID_STRIDE(i, n) dx[i] = x[i] > 0.0f ? dy[i] : 0.0f;
 }
+__global__ void kSquaredRelu(float *y, const float *x, int64_t n) {
+  GRID_STRIDE(i, n) y[i] = x[i] > 0.0f ? x[i] * x[i] : 0.0f;
+}
+__global__ void kSquaredReluBwd(float *dx, const float *dy, const float *x,
+                                int64_t n) {
+  GRID_STRIDE(i, n) dx[i] = x[i] > 0.0f ? 2.0f * x[i] * dy[i] : 0.0f;
+}
 __global__ void kSwiglu(float *y, const float *a, const float *b, int64_t n) {
   GRID_STRIDE(i, n) y[i] = a[i] * sigmoidf(a[i]) * b[i];
 }
@@ -217,7 +224,7 @@ __global__ void kPosBwd(float *dwpe, const float *dout, int64_t n, int64_t h,
 // --- norms ----------------------------------------------------------------
 __global__ void kLayerNorm(float *y, float *mean, float *rstd, const float *x,
                            const float *g, const float *b, int64_t h,
-                           float eps) {
+                           float eps, float shift) {
   __shared__ float sh[kThreads];
   const float *row = x + blockIdx.x * h;
   float s = 0.0f;
@@ -231,25 +238,25 @@ __global__ void kLayerNorm(float *y, float *mean, float *rstd, const float *x,
   if (threadIdx.x == 0)
     mean[blockIdx.x] = m, rstd[blockIdx.x] = r;
   for (int64_t j = threadIdx.x; j < h; j += blockDim.x)
-    y[blockIdx.x * h + j] = (row[j] - m) * r * g[j] + (b ? b[j] : 0.0f);
+    y[blockIdx.x * h + j] = (row[j] - m) * r * (g[j] + shift) + (b ? b[j] : 0.0f);
 }
 __global__ void kLayerNormBwdX(float *dx, const float *dy, const float *x,
                                const float *g, const float *mean,
-                               const float *rstd, int64_t h) {
+                               const float *rstd, int64_t h, float shift) {
   __shared__ float sh[kThreads];
   int64_t i = blockIdx.x;
   const float *row = x + i * h, *grow = dy + i * h;
   float a = 0.0f, c = 0.0f;
   for (int64_t j = threadIdx.x; j < h; j += blockDim.x) {
     float xhat = (row[j] - mean[i]) * rstd[i];
-    a += grow[j] * g[j];
-    c += grow[j] * g[j] * xhat;
+    a += grow[j] * (g[j] + shift);
+    c += grow[j] * (g[j] + shift) * xhat;
   }
   a = blockSum(a, sh) / h;
   c = blockSum(c, sh) / h;
   for (int64_t j = threadIdx.x; j < h; j += blockDim.x) {
     float xhat = (row[j] - mean[i]) * rstd[i];
-    dx[i * h + j] = rstd[i] * (grow[j] * g[j] - a - xhat * c);
+    dx[i * h + j] = rstd[i] * (grow[j] * (g[j] + shift) - a - xhat * c);
   }
 }
 /// dgamma[j] += sum_i dy[i,j] * xhat[i,j]; dbeta[j] += sum_i dy[i,j].
@@ -525,16 +532,7 @@ void geluBackward(Tensor &dx, const Tensor &dy, const Tensor &x,
 void dropoutApply(Tensor &y, const Tensor &x, int64_t batch, int64_t seq,
                   const DropoutSite &site) {
   const char *fn = "dropoutApply";
-  sameNumel(y, x, fn);
-  detail::checkDropout(site, fn);
-  check(batch > 0 && seq > 0 && x.numel() % (batch * seq) == 0, fn,
-        x.shapeString() + " is not [" + std::to_string(batch) + ", " +
-            std::to_string(seq) + ", features]");
-  const int64_t f = x.numel() / (batch * seq);
-  check(site.firstPos + seq <= site.seqLen &&
-            site.firstFeature + f <= site.features,
-        fn, "the local block does not fit the site's global sequence and "
-            "features");
+  const int64_t f = detail::checkDropoutApply(y, x, batch, seq, site, fn);
   if (!x.numel())
     return;
   kDropout<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(
@@ -582,6 +580,25 @@ void reluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
   kReluBwd<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(
       dx.f32(), dy.f32(), x.f32(), x.numel());
   launched("reluBackward");
+}
+
+void squaredReluForward(Tensor &y, const Tensor &x) {
+  sameNumel(y, x, "squaredReluForward");
+  if (!x.numel())
+    return;
+  kSquaredRelu<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(
+      y.f32(), x.f32(), x.numel());
+  launched("squaredReluForward");
+}
+
+void squaredReluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
+  sameNumel(dx, x, "squaredReluBackward");
+  sameNumel(dy, x, "squaredReluBackward");
+  if (!x.numel())
+    return;
+  kSquaredReluBwd<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(
+      dx.f32(), dy.f32(), x.f32(), x.numel());
+  launched("squaredReluBackward");
 }
 
 void swigluForward(Tensor &y, const Tensor &gate, const Tensor &up) {
@@ -688,7 +705,8 @@ void embeddingBackward(Tensor &dwte, Tensor &dwpe, const Tensor &dout,
 }
 
 void layerNormForward(Tensor &y, Tensor &mean, Tensor &rstd, const Tensor &x,
-                      const Tensor &gamma, const Tensor &beta, float eps) {
+                      const Tensor &gamma, const Tensor &beta, float eps,
+                      float gammaShift) {
   const char *fn = "layerNormForward";
   int64_t h = gamma.numel(), n = rowsOf(x, h, fn, "x");
   sameNumel(y, x, fn);
@@ -699,13 +717,14 @@ void layerNormForward(Tensor &y, Tensor &mean, Tensor &rstd, const Tensor &x,
     return;
   kLayerNorm<<<unsigned(n), kThreads, 0, stream()>>>(
       y.f32(), mean.f32(), rstd.f32(), x.f32(), gamma.f32(),
-      beta.defined() ? beta.f32() : nullptr, h, eps);
+      beta.defined() ? beta.f32() : nullptr, h, eps, gammaShift);
   launched(fn);
 }
 
 void layerNormBackward(Tensor &dx, Tensor &dgamma, Tensor &dbeta,
                        const Tensor &dy, const Tensor &x, const Tensor &gamma,
-                       const Tensor &mean, const Tensor &rstd) {
+                       const Tensor &mean, const Tensor &rstd,
+                       float gammaShift) {
   const char *fn = "layerNormBackward";
   int64_t h = gamma.numel(), n = rowsOf(x, h, fn, "x");
   sameNumel(dx, x, fn);
@@ -715,7 +734,8 @@ void layerNormBackward(Tensor &dx, Tensor &dgamma, Tensor &dbeta,
   if (!n)
     return;
   kLayerNormBwdX<<<unsigned(n), kThreads, 0, stream()>>>(
-      dx.f32(), dy.f32(), x.f32(), gamma.f32(), mean.f32(), rstd.f32(), h);
+      dx.f32(), dy.f32(), x.f32(), gamma.f32(), mean.f32(), rstd.f32(), h,
+      gammaShift);
   kNormBwdParams<<<blocksFor(h), kThreads, 0, stream()>>>(
       dgamma.f32(), dbeta.defined() ? dbeta.f32() : nullptr, dy.f32(), x.f32(),
       mean.f32(), rstd.f32(), n, h);
@@ -818,7 +838,7 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
   int64_t qs = d.heads * hd, ks = d.kvHeads * hd, group = d.heads / d.kvHeads;
   float sc = 1.0f / std::sqrt(float(hd));
   const bool drop = d.dropout.rate > 0.0f;
-  Tensor dropped(std::vector<int64_t>{drop ? s : 0, drop ? t : 0});
+  Tensor dropped = drop ? Tensor({s, t}) : Tensor();
   for (int64_t b = 0; b < d.batch; ++b)
     for (int64_t h = 0; h < d.heads; ++h) {
       const float *Q = q.f32() + b * s * qs + h * hd;
@@ -854,7 +874,7 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, const Tensor &dout,
   int64_t qs = d.heads * hd, ks = d.kvHeads * hd, group = d.heads / d.kvHeads;
   Tensor dP({s, t});
   const bool drop = d.dropout.rate > 0.0f;
-  Tensor dropped(std::vector<int64_t>{drop ? s : 0, drop ? t : 0});
+  Tensor dropped = drop ? Tensor({s, t}) : Tensor();
   float sc = 1.0f / std::sqrt(float(hd));
   for (int64_t b = 0; b < d.batch; ++b)
     for (int64_t h = 0; h < d.heads; ++h) {

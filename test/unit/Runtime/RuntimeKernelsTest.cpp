@@ -205,6 +205,34 @@ TEST_CASE("norm backwards match finite differences", "[runtime]") {
   REQUIRE(std::fabs(s / h) < 1e-5);
   REQUIRE(s2 / h == Approx(1.0).epsilon(1e-3));
 
+  // Zero-centred LayerNorm1p: gamma shifted by 1 equals gamma + 1 unshifted
+  // (forward and every gradient), and its gradients match finite
+  // differences.
+  auto ln1p = [&] {
+    layerNormForward(y, mean, rstd, x, g, b, 1e-5f, 1.0f);
+    return dotLoss(y, r);
+  };
+  ln1p();
+  Tensor dx1({n, h}), dg1({h}), db1({h});
+  layerNormBackward(dx1, dg1, db1, r, x, g, mean, rstd, 1.0f);
+  Tensor g1 = g.clone(), y1({n, h}), dx2({n, h}), dg2({h}), db2({h});
+  std::vector<float> gv = g1.toHost();
+  for (float &e : gv)
+    e += 1.0f;
+  g1.fromHost(gv);
+  layerNormForward(y1, mean, rstd, x, g1, b, 1e-5f);
+  layerNormBackward(dx2, dg2, db2, r, x, g1, mean, rstd);
+  ln1p();
+  auto close = [](const std::vector<float> &a, const std::vector<float> &c) {
+    for (size_t i = 0; i < a.size(); ++i)
+      REQUIRE(a[i] == Approx(c[i]).margin(1e-6));
+  };
+  close(y.toHost(), y1.toHost());
+  close(dx1.toHost(), dx2.toHost());
+  close(dg1.toHost(), dg2.toHost());
+  CHECK(fdError(ln1p, x, dx1.toHost()) < kTol);
+  CHECK(fdError(ln1p, g, dg1.toHost()) < kTol);
+
   // RMSNorm, whole rows and per head (gamma of 4 on rows of 8).
   for (int64_t gh : {h, h / 2}) {
     Tensor gg = randomTensor({gh}, "gg");
@@ -232,7 +260,8 @@ TEST_CASE("activation backwards match finite differences", "[runtime]") {
       {[](Tensor &o, const Tensor &i) { geluForward(o, i); },
        [](Tensor &d, const Tensor &g, const Tensor &i) { geluBackward(d, g, i); }},
       {siluForward, siluBackward},
-      {reluForward, reluBackward}};
+      {reluForward, reluBackward},
+      {squaredReluForward, squaredReluBackward}};
   for (auto [f, bwd] : fns) {
     auto loss = [&] {
       f(y, x);
@@ -246,6 +275,11 @@ TEST_CASE("activation backwards match finite differences", "[runtime]") {
   fillConstant(one, 1.0f);
   geluForward(o, one);
   REQUIRE(o.toHost()[0] == Approx(0.8411920).epsilon(1e-6));
+  // Squared ReLU: 3 -> 9, -2 -> 0.
+  Tensor pair({2}), sq({2});
+  pair.fromHost({3.0f, -2.0f});
+  squaredReluForward(sq, pair);
+  REQUIRE(sq.toHost() == std::vector<float>{9.0f, 0.0f});
   // Exact GELU at 1: Phi(1) = 0.8413447 (standard normal CDF).
   geluForward(o, one, /*approximate=*/false);
   REQUIRE(o.toHost()[0] == Approx(0.8413447).epsilon(1e-6));
