@@ -553,6 +553,8 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
        << cfgInt("top_k") << ", "
        << (config.get("gated") ? "true" : "false") << ", rt::Activation::"
        << kind << ", " << offset << "};\n";
+    if (config.get("unnormalized"))
+      os << "    " << out[0] << "_moe.renormalize = false;\n";
     if (k == "moe") {
       os << "    rt::moeForward(" << out2[0] << ", " << in2(0) << ", "
          << in(1) << ", " << in(2) << ", " << in(3) << ", " << out[0]

@@ -71,8 +71,8 @@ const StringRef kAttnOpt[] = {"cp_axis", "window", "dropout", "site",
 const StringRef kDropout[] = {"rate", "site", "seq_len", "features"};
 const StringRef kDropoutAxes[] = {"pos_axis", "seq_axis", "feature_axis"};
 const StringRef kMoE[] = {"experts", "top_k", "activation"};
-const StringRef kMoEOpt[] = {"gated", "ep_axis"};
-const StringRef kRouterOpt[] = {"gated", "row_axis"};
+const StringRef kMoEOpt[] = {"gated", "ep_axis", "unnormalized"};
+const StringRef kRouterOpt[] = {"gated", "row_axis", "unnormalized"};
 
 // Activations are [micro-batch, sequence, features]; the emitter flattens
 // them to the runtime's [tokens, features]. Parameter gradients a kernel

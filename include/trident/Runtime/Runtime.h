@@ -450,11 +450,15 @@ struct MoEDims {
   /// expertOffset + wIn.dim(0) - 1 (expert parallelism; 0 and all E
   /// without it).
   int64_t expertOffset = 0;
+  /// Weights renormalised over the chosen experts (Mixtral; HF
+  /// norm_topk_prob true). false: each weight is the softmax probability
+  /// itself (Qwen-MoE with norm_topk_prob false).
+  bool renormalize = true;
 };
 /// Routed mixture of experts with Mixtral's routing ("Mixtral of Experts",
 /// Jiang et al. 2024): logits = x router, p = softmax(logits); each token
 /// goes to its topK most probable experts (ties: the lower index) with
-/// weights p_e / sum of the chosen p; expert e computes
+/// weights p_e / sum of the chosen p (p_e itself without renormalize); expert e computes
 /// act(x wIn[e]) wOut[e] (gated: act(x wIn[e][:, :f]) * x wIn[e][:, f:]).
 /// x, y [n, h]; router [h, E]; wIn [L, h, f or 2f]; wOut [L, f, h] for the
 /// L experts held here. y (overwritten) sums the contributions of those

@@ -1000,11 +1000,6 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
   if (op.getRouterBias() || op.getBIn() || op.getBOut())
     return op.emitError("texec lowering: a mixture of experts with router "
                         "or expert biases has no runtime kernel");
-  if (op.getUnnormalizedTopk())
-    return op.emitError("texec lowering: a mixture of experts whose top-k "
-                        "weights are not renormalised (norm_topk_prob = "
-                        "false) has no runtime kernel (Mixtral routing "
-                        "only)");
   StringRef kind = tg::stringifyActKind(op.getActivation());
   if (!llvm::is_contained({"gelu", "gelu_tanh", "silu", "relu"}, kind))
     return op.emitError() << "texec lowering: mixture-of-experts activation '"
@@ -1047,6 +1042,9 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
       cfg("activation", StringAttr::get(ctx(), kind))};
   if (op.getGated())
     config.push_back(cfg("gated", UnitAttr::get(ctx())));
+  // Qwen-MoE's norm_topk_prob false: the chosen probabilities themselves.
+  if (op.getUnnormalizedTopk())
+    config.push_back(cfg("unnormalized", UnitAttr::get(ctx())));
   SmallVector<NamedAttribute> routerConfig = config;
   if (epOn) {
     config.push_back(cfg("ep_axis", StringAttr::get(ctx(), "ep")));

@@ -6,7 +6,8 @@
 // on CUDA they stage through the host (correct, not fast; docs/runtime.md).
 //
 // Routing (Mixtral, Jiang et al. 2024, "Mixtral of Experts"): softmax over
-// the router logits, the top-k experts, weights renormalised over them.
+// the router logits, the top-k experts, weights renormalised over them
+// (or, MoEDims::renormalize false, the probabilities themselves: Qwen-MoE).
 //
 //===----------------------------------------------------------------------===//
 
@@ -95,7 +96,7 @@ struct Routing {
 };
 
 Routing route(const std::vector<float> &X, const std::vector<float> &R,
-              const Shape &s) {
+              const Shape &s, bool renormalize) {
   Routing r;
   r.expert.resize(size_t(s.n * s.k));
   r.weight.resize(size_t(s.n * s.k));
@@ -126,6 +127,8 @@ Routing route(const std::vector<float> &X, const std::vector<float> &R,
     double chosen = 0;
     for (int64_t j = 0; j < s.k; ++j)
       chosen += p[idx[size_t(j)]];
+    if (!renormalize)
+      chosen = 1.0;
     for (int64_t j = 0; j < s.k; ++j) {
       r.expert[size_t(t * s.k + j)] = idx[size_t(j)];
       r.weight[size_t(t * s.k + j)] = float(p[idx[size_t(j)]] / chosen);
@@ -164,7 +167,7 @@ void moeForward(Tensor &y, const Tensor &x, const Tensor &router,
   check(y.numel() == x.numel(), fn, "y must have x's shape");
   std::vector<float> X = x.toHost(), R = router.toHost(), Wi = wIn.toHost(),
                      Wo = wOut.toHost(), Y(size_t(s.n * s.h), 0.0f);
-  Routing r = route(X, R, s);
+  Routing r = route(X, R, s, d.renormalize);
   std::vector<float> a(size_t(s.fin)), u(size_t(s.f));
   for (int64_t t = 0; t < s.n; ++t)
     for (int64_t j = 0; j < s.k; ++j) {
@@ -200,7 +203,7 @@ void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
                      Wo = wOut.toHost(), DY = dy.toHost(),
                      DX(size_t(s.n * s.h), 0.0f), DWi = dwIn.toHost(),
                      DWo = dwOut.toHost(), DG(size_t(s.n * s.k), 0.0f);
-  Routing r = route(X, R, s);
+  Routing r = route(X, R, s, d.renormalize);
   std::vector<float> a(size_t(s.fin)), u(size_t(s.f)), du(size_t(s.f)),
       da(size_t(s.fin));
   for (int64_t t = 0; t < s.n; ++t) {
@@ -284,19 +287,22 @@ void moeRouterBackward(Tensor &dx, Tensor &drouter, const Tensor &dgate,
                 std::to_string(s.n));
   std::vector<float> X = x.toHost(), R = router.toHost(), G = dgate.toHost(),
                      DR = drouter.toHost(), DX(size_t(rows * s.h), 0.0f);
-  Routing r = route(X, R, s);
+  Routing r = route(X, R, s, d.renormalize);
   std::vector<float> dp(size_t(s.E)), dlogit(size_t(s.E));
   for (int64_t t = rowOffset; t < rowOffset + rows; ++t) {
     const float *xt = &X[size_t(t * s.h)];
     float *dxt = &DX[size_t((t - rowOffset) * s.h)];
     // Weights w_j = p_j / S over the chosen experts:
-    // dp_j = (dw_j - sum_l dw_l w_l) / S; unchosen experts get 0.
+    // dp_j = (dw_j - sum_l dw_l w_l) / S; unchosen experts get 0. Without
+    // renormalisation w_j = p_j: dp_j = dw_j.
     const float *p = &r.prob[size_t(t * s.E)];
     double chosen = 0, mix = 0;
     for (int64_t j = 0; j < s.k; ++j) {
       chosen += p[r.expert[size_t(t * s.k + j)]];
       mix += double(G[size_t(t * s.k + j)]) * r.weight[size_t(t * s.k + j)];
     }
+    if (!d.renormalize)
+      chosen = 1.0, mix = 0.0;
     std::fill(dp.begin(), dp.end(), 0.0f);
     for (int64_t j = 0; j < s.k; ++j)
       dp[size_t(r.expert[size_t(t * s.k + j)])] =

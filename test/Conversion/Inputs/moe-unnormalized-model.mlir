@@ -1,5 +1,5 @@
 // A two-layer model whose mixture of experts does not renormalise its top-k
-// weights (Qwen-MoE's norm_topk_prob = false): refused (Mixtral routing only).
+// weights (Qwen-MoE's norm_topk_prob = false): lowered with unnormalized.
 module {
   tgraph.model @moe_unnormalized attributes {seq_len = 8 : i64} {
     %ids = tgraph.input "tokens" : tensor<?x?xi32>

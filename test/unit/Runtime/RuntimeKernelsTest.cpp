@@ -668,11 +668,30 @@ TEST_CASE("mixture of experts: routing by hand, backward against finite "
     CHECK(Y[0] == Approx(3.0f));
     CHECK(Y[1] == Approx(-2.0f));
   }
+  // Without renormalisation (Qwen-MoE's norm_topk_prob false) a top-1
+  // token's weight is its softmax probability: logits (1, 0) give
+  // e / (e + 1) = 0.7310586.
+  {
+    MoEDims d;
+    d.experts = 2, d.topK = 1, d.act = Activation::Relu;
+    d.renormalize = false;
+    Tensor x({1, 2}), r({2, 2}), wi({2, 2, 1}), wo({2, 1, 2}), y({1, 2});
+    x.fromHost({1.0f, 2.0f});
+    r.fromHost({1.0f, 0.0f, 0.0f, 0.0f});
+    wi.fromHost({0.5f, 0.25f, -1.0f, -1.0f});
+    wo.fromHost({3.0f, -2.0f, 7.0f, 7.0f});
+    moeForward(y, x, r, wi, wo, d);
+    auto Y = y.toHost();
+    CHECK(Y[0] == Approx(3.0f * 0.7310586f));
+    CHECK(Y[1] == Approx(-2.0f * 0.7310586f));
+  }
   // 6 tokens, hidden 4, 4 experts of ffn 3, top 2, gated SiLU (Mixtral's
-  // shape) and a plain GELU expert MLP.
-  for (bool gated : {true, false}) {
+  // shape) and a plain GELU expert MLP; renormalised and not.
+  for (int variant = 0; variant < 3; ++variant) {
+    const bool gated = variant != 1;
     MoEDims d;
     d.experts = 4, d.topK = 2, d.gated = gated;
+    d.renormalize = variant != 2;
     d.act = gated ? Activation::Silu : Activation::Gelu;
     const int64_t n = 6, h = 4, f = 3, fin = gated ? 2 * f : f;
     Tensor x = randomTensor({n, h}, "x", 2.0f),
