@@ -8,7 +8,10 @@
 #  2. `trident evaluate` of the same GPUs without it (dp 4 x tp 2) does not
 #     fit: the activations of whole 64K sequences need 198 GB per GPU
 #     (exit code 3, printed here);
-#  3. the layout runs: `trident emit` of tiny-llama (4 layers, hidden 64,
+#  3. the chosen plan of the real model emits: `trident emit --train-in-f32
+#     --emit texec` writes Llama-3-8B's per-rank program (its bf16
+#     parameters trained in f32);
+#  4. the layout runs: `trident emit` of tiny-llama (4 layers, hidden 64,
 #     GQA 4/2 heads, RoPE, RMSNorm, SwiGLU; test/e2e/models/tiny-llama.json)
 #     under cp 2 x tp 2 with sequence parallelism, built through the
 #     emitted CMakeLists.txt, 3 Adam steps on 4 MPI ranks, compared with the
@@ -17,7 +20,9 @@
 #     absolute; docs/emit.md).
 #
 # Expected output shape: the plan table with cp 8 in row 1; "does not fit"
-# and "exit 3"; the texec lines of one attention (two all_gathers over
+# and "exit 3"; the best plan emitted as Llama-3-8B's texec program (in
+# f32: the note says so), its program line and 32 attention kernels; the
+# texec lines of one attention (two all_gathers over
 # "cp" and the kernel with cp_axis); three "step N loss L time T" lines for
 # 4 ranks and for 1; the compare tool's two "OK: ..." lines.
 #
@@ -43,6 +48,15 @@ rc=0
   --micro-batch 1 --recompute selective --zero 1 > "$tmp/nocp.txt" 2>&1 || rc=$?
 grep '^memory' "$tmp/nocp.txt"
 echo "exit $rc"
+
+echo
+echo "\$ trident plan ... -o plan.json; trident emit --plan plan.json --model llama-3-8b --train-in-f32 --emit texec"
+"$BIN/trident" plan --model llama-3-8b --cluster dgx-h100:1 --global-batch 8 \
+  --seq-len 65536 -o "$tmp/plan.json" > /dev/null
+"$BIN/trident" emit --plan "$tmp/plan.json" --model llama-3-8b --train-in-f32 \
+  --emit texec -o "$tmp/llama-3-8b.mlir" 2>&1
+grep -m1 'texec.program' "$tmp/llama-3-8b.mlir" | sed 's/^ *//'
+echo "attention kernels in the forward: $(grep -c 'texec.kernel "attention"' "$tmp/llama-3-8b.mlir")"
 
 echo
 PLAN=test/e2e/plans/tiny-llama-cp2-tp2-sp.json

@@ -61,6 +61,10 @@ cl::opt<std::string> emitOptimizerOpt("optimizer", cl::desc("adam or sgd"),
                                       cl::cat(category));
 cl::opt<double> emitLrOpt("lr", cl::desc("learning rate (default 1e-3)"),
                           cl::init(1e-3), cl::sub(emitCmd), cl::cat(category));
+cl::opt<bool> emitTrainF32Opt(
+    "train-in-f32",
+    cl::desc("train a bf16 or f16 model in f32 (the backends are f32-only)"),
+    cl::sub(emitCmd), cl::cat(category));
 cl::opt<std::string> emitSourceOpt(
     "trident-source",
     cl::desc("Trident source tree the project's CMakeLists.txt builds "
@@ -105,6 +109,25 @@ int runEmit(mlir::MLIRContext &ctx) {
   conversion::TrainingOptions options;
   options.optimizer = emitOptimizerOpt;
   options.lr = emitLrOpt;
+  options.trainInF32 = emitTrainF32Opt;
+  if (emitTrainF32Opt) {
+    // Say so when it changes anything: the plan's memory and time figures
+    // assumed the model's own precision.
+    std::string narrow;
+    model->model().walk([&](mlir::trident::graph::ParamOp p) {
+      mlir::Type e =
+          llvm::cast<mlir::RankedTensorType>(p.getType()).getElementType();
+      if (narrow.empty() && !e.isF32()) {
+        llvm::raw_string_ostream os(narrow);
+        os << e;
+      }
+    });
+    if (!narrow.empty())
+      llvm::errs() << "trident: note: the model's parameters are " << narrow
+                   << "; the emitted program trains them in f32 (the "
+                      "runtime backends are f32-only), so its memory is not "
+                      "the plan's\n";
+  }
   mlir::OwningOpRef<mlir::ModuleOp> exec;
   {
     // Lowering diagnostics name the tgraph op (or the plan field).

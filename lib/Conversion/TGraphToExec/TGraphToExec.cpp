@@ -244,7 +244,12 @@ FailureOr<RankedTensorType> ChunkLowering::localType(Operation *op, Type t,
   for (int64_t d : shape)
     if (ShapedType::isDynamic(d))
       return op->emitError("texec lowering: dynamic feature dimension");
-  return RankedTensorType::get(shape, ranked.getElementType());
+  // Programs compute in f32 (parameters are checked, or upcast under
+  // trainInF32); token ids stay integers.
+  Type element = ranked.getElementType();
+  if (isa<FloatType>(element))
+    element = Float32Type::get(ctx());
+  return RankedTensorType::get(shape, element);
 }
 
 SmallVector<Value> ChunkLowering::kernel(OpBuilder &b, StringRef name,
@@ -265,10 +270,12 @@ FailureOr<Value> ChunkLowering::param(Operation *user, Value tgParam,
   std::string name = (isa<tg::RepeatOp>(p->getParentOp()) ? prefix : "") +
                      p.getName().str();
   auto type = cast<RankedTensorType>(p.getType());
-  if (!type.getElementType().isF32())
+  if (!type.getElementType().isF32() &&
+      !(st.options.trainInF32 && isa<FloatType>(type.getElementType())))
     return p.emitError() << "texec lowering: parameter '" << name
                          << "' is " << type.getElementType()
-                         << "; the backends train in f32 (use an f32 model)";
+                         << "; the backends train in f32 (use an f32 model, "
+                            "or --train-in-f32 to train this one in f32)";
   SmallVector<int64_t> local(type.getShape());
   const bool overEp = StringRef(layout.axis) == "ep";
   const int64_t parts = overEp ? st.ep : st.tp;

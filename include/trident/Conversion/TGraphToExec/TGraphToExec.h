@@ -29,6 +29,9 @@ struct TrainingOptions {
   std::string optimizer = "adam"; ///< "adam" or "sgd"
   double lr = 1e-3;
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  /// Train a model whose parameters are bf16 or f16 in f32 (the runtime
+  /// backends are f32-only). Off: such a model is refused.
+  bool trainInF32 = false;
 };
 
 /// Lowers `model` under `plan`. On failure emits diagnostics (at the tgraph
