@@ -204,29 +204,38 @@ void swigluBackward(Tensor &dgate, Tensor &dup, const Tensor &dy,
   }
 }
 
+namespace {
+/// dst = src * keep / (1 - rate) over a block seen as [rows, seq, f] whose
+/// element (r, j, c) has global index ((site.firstSample + r) * site.seqLen
+/// + site.firstPos + j) * site.features + site.firstFeature + c (the
+/// DropoutSite formula; CUDA's kDropout). dst may alias src.
+void dropBlock(float *dst, const float *src, int64_t rows, int64_t seq,
+               int64_t f, const DropoutSite &site) {
+  const uint64_t key = hash::dropoutKey(site.seed, site.step, site.site);
+  const uint32_t threshold = hash::dropoutThreshold(site.rate);
+  const float keepScale = static_cast<float>(1.0 / (1.0 - double(site.rate)));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < seq; ++j) {
+      const int64_t row = r * seq + j;
+      const uint64_t base =
+          uint64_t(((site.firstSample + r) * site.seqLen + site.firstPos + j) *
+                       site.features +
+                   site.firstFeature);
+      for (int64_t c = 0; c < f; ++c)
+        dst[row * f + c] =
+            hash::dropoutKeep(key, base + uint64_t(c), threshold)
+                ? src[row * f + c] * keepScale
+                : 0.0f;
+    }
+}
+} // namespace
+
 void dropoutApply(Tensor &y, const Tensor &x, int64_t batch, int64_t seq,
                   const DropoutSite &site) {
   const int64_t f =
       detail::checkDropoutApply(y, x, batch, seq, site, "dropoutApply");
-  if (!x.numel())
-    return;
-  const uint64_t key = hash::dropoutKey(site.seed, site.step, site.site);
-  const uint32_t threshold = hash::dropoutThreshold(site.rate);
-  const float keepScale = static_cast<float>(1.0 / (1.0 - double(site.rate)));
-  float *o = y.f32();
-  const float *in = x.f32();
-  for (int64_t b = 0; b < batch; ++b)
-    for (int64_t j = 0; j < seq; ++j) {
-      const int64_t row = b * seq + j;
-      const uint64_t base =
-          uint64_t(((site.firstSample + b) * site.seqLen + site.firstPos + j) *
-                       site.features +
-                   site.firstFeature);
-      for (int64_t c = 0; c < f; ++c)
-        o[row * f + c] = hash::dropoutKeep(key, base + uint64_t(c), threshold)
-                             ? in[row * f + c] * keepScale
-                             : 0.0f;
-    }
+  if (x.numel())
+    dropBlock(y.f32(), x.f32(), batch, seq, f, site);
 }
 
 //===----------------------------------------------------------------------===//
@@ -536,22 +545,14 @@ int64_t firstKey(const AttentionDims &d, int64_t last) {
 /// applied (dst may alias src); a copy without dropout.
 void probDropout(float *dst, const float *src, int64_t b, int64_t h,
                  const AttentionDims &d) {
-  const int64_t s = d.seq, t = d.keys();
-  const DropoutSite &site = d.dropout;
-  const uint64_t key = hash::dropoutKey(site.seed, site.step, site.site);
-  const uint32_t threshold = hash::dropoutThreshold(site.rate);
-  const float keepScale = static_cast<float>(1.0 / (1.0 - double(site.rate)));
-  for (int64_t i = 0; i < s; ++i) {
-    const uint64_t base = uint64_t(
-        (((site.firstSample + b) * site.features + site.firstFeature + h) *
-             site.seqLen +
-         site.firstPos + i) *
-        t);
-    for (int64_t j = 0; j < t; ++j)
-      dst[i * t + j] = hash::dropoutKeep(key, base + uint64_t(j), threshold)
-                           ? src[i * t + j] * keepScale
-                           : 0.0f;
-  }
+  // One [seq, keys] block whose "sample" is the (sample, head) row of the
+  // attention formula.
+  DropoutSite block = d.dropout;
+  block.firstSample = (block.firstSample + b) * block.features +
+                      block.firstFeature + h;
+  block.features = d.keys();
+  block.firstFeature = 0;
+  dropBlock(dst, src, 1, d.seq, d.keys(), block);
 }
 } // namespace
 
