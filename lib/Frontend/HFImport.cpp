@@ -343,7 +343,9 @@ enum class Arch {
   Qwen3Moe,
   DeepseekV3,
   Nemotron,
-  GptOss
+  GptOss,
+  BertMaskedLM,
+  BertPreTraining
 };
 
 struct ArchInfo {
@@ -364,6 +366,9 @@ constexpr ArchInfo kArchs[] = {
     {"DeepseekV3ForCausalLM", "deepseek_v3", Arch::DeepseekV3},
     {"NemotronForCausalLM", "nemotron", Arch::Nemotron},
     {"GptOssForCausalLM", "gpt_oss", Arch::GptOss},
+    // model_type "bert" alone reads as BertForPreTraining (the later row).
+    {"BertForMaskedLM", "bert", Arch::BertMaskedLM},
+    {"BertForPreTraining", "bert", Arch::BertPreTraining},
 };
 
 std::string supportedArchList() {
@@ -509,6 +514,49 @@ void parseGpt2(Reader &r, ModelConfig &c) {
   c.qkvBias = c.outBias = c.mlpBias = true;
   // GPT2Config defaults resid/embd/attn_pdrop to 0.1.
   c.dropout = 0.1;
+}
+
+/// BERT (Devlin et al. 2019) with HF BertConfig's keys and defaults: a
+/// post-LN bidirectional encoder, learned positions, token types, the
+/// masked-LM head tied to the word embeddings; BertForPreTraining adds the
+/// pooler and the 2-way next-sentence head.
+void parseBert(Reader &r, ModelConfig &c, bool preTraining) {
+  c.family = ModelFamily::EncoderLM;
+  c.causal = false;
+  r.reqInt("hidden_size", c.hidden);
+  r.reqInt("num_hidden_layers", c.numLayers);
+  r.reqInt("num_attention_heads", c.numHeads);
+  r.reqInt("vocab_size", c.vocabSize);
+  r.reqInt("intermediate_size", c.ffn);
+  c.maxPositions = 512; // BertConfig defaults
+  r.optInt("max_position_embeddings", c.maxPositions);
+  c.typeVocabSize = 2;
+  r.optInt("type_vocab_size", c.typeVocabSize);
+  if (c.typeVocabSize < 0)
+    r.fail("type_vocab_size", "must be >= 0");
+  readHeadDim(r, c, "hidden_size", "num_attention_heads", false);
+  c.numKvHeads = c.numHeads;
+  std::string posType;
+  if (r.optString("position_embedding_type", posType) &&
+      posType != "absolute")
+    r.fail("position_embedding_type",
+           "unsupported '" + posType + "' (supported: absolute)");
+  c.act = Activation::Gelu;
+  readActivation(r, "hidden_act", c);
+  c.position = PositionKind::Learned;
+  c.norm = NormKind::LayerNorm;
+  c.normBias = true;
+  c.qkvBias = c.outBias = c.mlpBias = true;
+  c.finalNorm = false;
+  c.tieEmbeddings = true;
+  r.optBool("tie_word_embeddings", c.tieEmbeddings);
+  if (!c.tieEmbeddings)
+    r.fail("tie_word_embeddings",
+           "an untied BERT decoder is not modelled (the masked-LM head "
+           "reads the word embeddings)");
+  c.pooler = preTraining;
+  c.numClasses = preTraining ? 2 : 0;
+  c.dropout = 0.1; // hidden_dropout_prob, attention_probs_dropout_prob
 }
 
 void parseGptNeoX(Reader &r, ModelConfig &c) {
@@ -713,6 +761,8 @@ void parseLlamaLike(Reader &r, ModelConfig &c, Arch arch,
   }
   case Arch::Gpt2:
   case Arch::GptNeoX:
+  case Arch::BertMaskedLM:
+  case Arch::BertPreTraining:
     break;
   }
   readLayerTypes(r, c);
@@ -848,6 +898,10 @@ Result<ModelConfig> parseObject(const json &root, std::string_view source,
     break;
   case Arch::GptNeoX:
     parseGptNeoX(r, c);
+    break;
+  case Arch::BertMaskedLM:
+  case Arch::BertPreTraining:
+    parseBert(r, c, info->arch == Arch::BertPreTraining);
     break;
   default:
     parseLlamaLike(r, c, info->arch, notes);

@@ -92,6 +92,21 @@ inline int64_t checkDropoutApply(const Tensor &y, const Tensor &x,
 
 /// Argument checks of attentionForward / attentionBackward, shared by the
 /// backends. `out` is the forward's output or the backward's dout.
+/// Shapes of selectToken{Forward,Backward}: rows [batch, h], x [batch*seq,
+/// h] (any shape with those element counts and h as the last dimension).
+/// Returns batch.
+inline int64_t checkSelectToken(const Tensor &rows, const Tensor &x,
+                                int64_t seq, const char *fn) {
+  check(rows.rank() == 2 && seq > 0, fn,
+        "rows must be [batch, h] and seq positive, got " +
+            rows.shapeString());
+  const int64_t batch = rows.dim(0), h = rows.dim(1);
+  check(x.numel() == batch * seq * h && x.rank() >= 2 && x.dim(-1) == h, fn,
+        "x " + x.shapeString() + " must hold [batch*seq, h] = [" +
+            std::to_string(batch * seq) + ", " + std::to_string(h) + "]");
+  return batch;
+}
+
 inline void checkAttention(const Tensor &out, const Tensor &probs,
                            const Tensor &q, const Tensor &k, const Tensor &v,
                            const AttentionDims &d, const char *fn) {
@@ -114,6 +129,8 @@ inline void checkAttention(const Tensor &out, const Tensor &probs,
   check(probs.numel() == d.batch * d.heads * d.seq * keys, fn,
         "probs " + probs.shapeString() + " must be [b, heads, s, keys]");
   check(d.window >= 0, fn, "window must be >= 0");
+  check(d.causal || d.window == 0, fn,
+        "a sliding window needs causal attention");
   if (d.dropout.rate > 0.0f) {
     checkDropout(d.dropout, fn);
     check(d.dropout.firstFeature + d.heads <= d.dropout.features &&

@@ -185,8 +185,15 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
   if (auto k = dyn_cast<tx::KernelOp>(op))
     return emitKernel(k);
   if (auto in = dyn_cast<tx::InputOp>(op)) {
-    os << "    rt::Tensor " << fresh(in.getResult()) << " = c."
-       << (in.getName() == "tokens" ? "tokens" : "labels") << "(mb);\n";
+    os << "    rt::Tensor " << fresh(in.getResult()) << " = c.";
+    if (in.getRange())
+      os << "ids(mb, " << cppString(in.getName()) << ", " << *in.getRange()
+         << ", "
+         << (cast<RankedTensorType>(in.getType()).getRank() == 2 ? "true"
+                                                                 : "false")
+         << ");\n";
+    else
+      os << (in.getName() == "tokens" ? "tokens" : "labels") << "(mb);\n";
     return success();
   }
   if (auto p = dyn_cast<tx::ParamRefOp>(op)) {
@@ -216,7 +223,11 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
   if (auto l = dyn_cast<tx::LossOp>(op)) {
     if (mode == Mode::Recompute)
       return success(); // counted by the forward
-    os << "    rt::axpy(c.lossSum, " << name(l.getLoss()) << ");\n";
+    os << "    rt::axpy(c.lossSum, " << name(l.getLoss());
+    if (l.getScale())
+      os << ", " << llvm::formatv("{0:e}", l.getScale()->convertToDouble())
+         << "f";
+    os << ");\n";
     return success();
   }
   if (auto ar = dyn_cast<tx::AllReduceOp>(op)) {
@@ -436,7 +447,8 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
   for (auto [act, fn] : {std::pair<StringRef, StringRef>{"gelu", "gelu"},
                          {"silu", "silu"},
                          {"relu", "relu"},
-                         {"squared_relu", "squaredRelu"}}) {
+                         {"squared_relu", "squaredRelu"},
+                         {"tanh", "tanh"}}) {
     std::string extra = act == "gelu" ? geluForm : "";
     if (k == act) {
       os << "    rt::" << fn << "Forward(" << out2[0] << ", " << in2(0)
@@ -480,6 +492,26 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
        << cfgInt("features") << ", " << firstFeature << "));\n";
     return success();
   }
+  if (k == "select_token" || k == "select_token_bwd") {
+    // The index among this rank's positions: the global one less the
+    // block's first position (cp chunk, then sequence shard); out of
+    // range on the ranks that do not hold it.
+    bool fwd = k == "select_token";
+    auto xt = cast<RankedTensorType>(
+        (fwd ? op.getInputs()[0] : op.getResults()[0]).getType());
+    int64_t localSeq = xt.getDimSize(1);
+    std::string first = posOffset;
+    if (std::string seqCoord = axisCoord("seq_axis"); !seqCoord.empty())
+      first += " + " + seqCoord + " * " + std::to_string(localSeq);
+    std::string index = std::to_string(cfgInt("index")) + " - (" + first + ")";
+    if (fwd)
+      os << "    rt::selectTokenForward(" << out[0] << ", " << in2(0) << ", "
+         << localSeq << ", " << index << ");\n";
+    else
+      os << "    rt::selectTokenBackward(" << out2[0] << ", " << in(0)
+         << ", " << localSeq << ", " << index << ");\n";
+    return success();
+  }
   if (k == "add" || k == "mul") {
     os << "    rt::" << k << "(" << out[0] << ", " << in(0) << ", " << in(1)
        << ");\n";
@@ -511,6 +543,8 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
     if (config.get("window"))
       os << "    " << out[0] << "_dims.window = " << cfgInt("window")
          << ";\n";
+    if (config.get("bidirectional"))
+      os << "    " << out[0] << "_dims.causal = false;\n";
     if (config.get("dropout")) {
       // The mask of (sample, head, query, key), this rank's heads starting
       // at its head_axis coordinate.
@@ -693,6 +727,18 @@ struct Context {
     d.features = features;
     d.firstFeature = firstFeature;
     return d;
+  }
+  /// Synthetic ids of another input (`name`, in [0, range)): one per
+  /// position of this rank's chunk, or one per sample.
+  rt::Tensor ids(int mb, const char *name, int64_t range,
+                 bool perPosition) const {
+    const int64_t per = perPosition ? kLocalSeqLen : 0;
+    rt::Tensor t({kMicroBatchSize * (per ? per : 1)}, rt::DType::I32);
+    rt::syntheticIds(t, kDataSeed, name, step, firstSample(mb),
+                     kMicroBatchSize, int64_t(coord("cp")) * kLocalSeqLen,
+                     per, range);
+    return perPosition ? t.reshape({kMicroBatchSize, kLocalSeqLen})
+                       : t.reshape({kMicroBatchSize});
   }
   rt::Tensor tokens(int mb) const {
     rt::Tensor t, l;

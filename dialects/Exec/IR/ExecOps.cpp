@@ -63,8 +63,15 @@ const StringRef kVocabPos[] = {"vocab_axis", "pos_axis"};
 // Attention: keys gathered over cp_axis; a sliding window; dropout on the
 // probabilities (rate "dropout", numbered "site", the global head count
 // "heads_total", this rank's heads starting at head_axis's coordinate).
-const StringRef kAttnOpt[] = {"cp_axis", "window", "dropout", "site",
-                              "heads_total", "head_axis"};
+// "bidirectional": no causal mask (encoders).
+const StringRef kAttnOpt[] = {"cp_axis",     "window",    "dropout",
+                              "site",        "heads_total", "head_axis",
+                              "bidirectional"};
+// select_token: the position (of the whole sequence) picked from each
+// sample; the local block starts at pos_axis (cp) and seq_axis (sequence
+// shards) coordinates.
+const StringRef kSelect[] = {"index"};
+const StringRef kSelectAxes[] = {"pos_axis", "seq_axis"};
 // Dropout: global sequence length and features; the local block starts at
 // pos_axis (cp chunks), seq_axis (sequence-parallel shards inside a chunk)
 // and feature_axis (tp feature shards) coordinates.
@@ -98,6 +105,8 @@ const KernelInfo kKernels[] = {
     {"relu_bwd", 2, 1, {}, {}},
     {"squared_relu", 1, 1, {}, {}},
     {"squared_relu_bwd", 2, 1, {}, {}},
+    {"tanh", 1, 1, {}, {}},
+    {"tanh_bwd", 2, 1, {}, {}},
     {"swiglu", 2, 1, {}, {}},                 // gate, up -> y
     {"swiglu_bwd", 3, 2, {}, {}},             // dy, gate, up -> dgate, dup
     {"add", 2, 1, {}, {}},
@@ -111,6 +120,8 @@ const KernelInfo kKernels[] = {
     {"moe", 4, 1, kMoE, kMoEOpt},             // x, router, w_in, w_out -> y
     {"moe_bwd", 5, 4, kMoE, kMoEOpt},         // dy, x, router, w_in, w_out -> dx, dw_in, dw_out, dgate
     {"moe_router_bwd", 3, 2, kMoE, kRouterOpt}, // dgate, x, router -> dx, drouter
+    {"select_token", 1, 1, kSelect, kSelectAxes},     // x [b,s,h] -> [b,h]
+    {"select_token_bwd", 1, 1, kSelect, kSelectAxes}, // dy [b,h] -> dx [b,s,h]
     {"cross_entropy", 2, 2, {}, kVocab},      // logits, labels -> loss_sum, lse
     {"cross_entropy_bwd", 3, 1, kScale, kVocab}, // logits, labels, lse -> dlogits
 };
@@ -403,19 +414,29 @@ LogicalResult ChunkOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult InputOp::verify() {
-  if (getName() != "tokens" && getName() != "labels")
-    return emitOpError() << "unknown input '" << getName()
-                         << "' (expected tokens or labels)";
+  const bool corpus = getName() == "tokens" || getName() == "labels";
+  if (corpus && getRange())
+    return emitOpError() << "'" << getName()
+                         << "' comes from the corpus and takes no range";
+  if (!corpus && (!getRange() || *getRange() <= 0))
+    return emitOpError() << "input '" << getName()
+                         << "' needs a positive range (only tokens and "
+                            "labels come from the corpus)";
   if (!(*this)->getParentOfType<ChunkOp>())
     return emitOpError("must be inside a texec.chunk");
   ProgramOp program = getProgram(*this);
   auto type = cast<RankedTensorType>(getType());
-  if (type.getRank() != 2 ||
-      type.getDimSize(0) != int64_t(program.getMicroBatchSize()) ||
-      type.getDimSize(1) != int64_t(program.getLocalSeqLen()))
+  const int64_t mbs = int64_t(program.getMicroBatchSize());
+  const bool perSample = !corpus && type.getRank() == 1 &&
+                         type.getDimSize(0) == mbs;
+  if (!perSample &&
+      (type.getRank() != 2 || type.getDimSize(0) != mbs ||
+       type.getDimSize(1) != int64_t(program.getLocalSeqLen())))
     return emitOpError() << "type must be micro_batch_size x seq_len / cp ("
-                         << program.getMicroBatchSize() << "x"
-                         << program.getLocalSeqLen() << "), got " << type;
+                         << mbs << "x" << program.getLocalSeqLen()
+                         << (corpus ? "" : ", or " + std::to_string(mbs) +
+                                               " ids, one per sample")
+                         << "), got " << type;
   return success();
 }
 
@@ -457,6 +478,9 @@ LogicalResult LossOp::verify() {
   auto type = cast<RankedTensorType>(getLoss().getType());
   if (type.getRank() != 1 || type.getDimSize(0) != 1)
     return emitOpError() << "loss must be tensor<1xf32>, got " << type;
+  if (getScale() && !(getScale()->convertToDouble() > 0.0))
+    return emitOpError() << "scale must be positive, got "
+                         << getScale()->convertToDouble();
   return success();
 }
 
@@ -537,6 +561,11 @@ LogicalResult KernelOp::verify() {
     if (config.get("window") && (!window || window.getInt() < 0))
       return emitOpError() << "kernel '" << getName()
                            << "' needs an integer window >= 0";
+    if (config.get("bidirectional") &&
+        (!isa<UnitAttr>(config.get("bidirectional")) || config.get("window")))
+      return emitOpError() << "kernel '" << getName()
+                           << "': bidirectional is a unit attribute and "
+                              "takes no window";
     auto rate = config.getAs<FloatAttr>("dropout");
     auto site = config.getAs<IntegerAttr>("site");
     auto total = config.getAs<IntegerAttr>("heads_total");
@@ -567,6 +596,30 @@ LogicalResult KernelOp::verify() {
                              << (heads ? heads.getInt() : 0) << " x " << parts
                              << "), got " << total.getInt();
     }
+  }
+  if (getName() == "select_token" || getName() == "select_token_bwd") {
+    // One position of the whole sequence, picked from [batch, seq, h]
+    // (the local block, after pos_axis and seq_axis split it) into
+    // [batch, h].
+    bool fwd = getName() == "select_token";
+    auto x = dyn_cast<RankedTensorType>(
+        fwd ? getInputs()[0].getType() : getResults()[0].getType());
+    auto rows = dyn_cast<RankedTensorType>(
+        fwd ? getResults()[0].getType() : getInputs()[0].getType());
+    auto index = config.getAs<IntegerAttr>("index");
+    ProgramOp program = getProgram(*this);
+    int64_t parts = 1;
+    for (StringRef key : {"pos_axis", "seq_axis"})
+      if (auto axis = config.getAs<StringAttr>(key); axis && program)
+        parts *= program.getAxisSize(axis.getValue());
+    if (!x || !rows || x.getRank() != 3 || rows.getRank() != 2 ||
+        x.getDimSize(0) != rows.getDimSize(0) ||
+        x.getDimSize(2) != rows.getDimSize(1) || !index ||
+        index.getInt() < 0 || index.getInt() >= x.getDimSize(1) * parts)
+      return emitOpError() << "kernel '" << getName()
+                           << "' needs [batch, seq, h] and [batch, h] "
+                              "tensors and an integer index inside the "
+                              "whole sequence";
   }
   if (getName() == "dropout" || getName() == "dropout_bwd") {
     auto rate = config.getAs<FloatAttr>("rate");

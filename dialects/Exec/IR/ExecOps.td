@@ -193,18 +193,22 @@ def TExec_EndOp : TExec_Op<"end", [Terminator, HasParent<"ChunkOp">]> {
 //===----------------------------------------------------------------------===//
 
 def TExec_InputOp : TExec_Op<"input"> {
-  let summary = "The current micro-batch's token ids or labels";
+  let summary = "The current micro-batch's token ids, labels or other ids";
   let description = [{
     `tokens` or `labels` (the next-token targets) of the micro-batch the
     enclosing chunk is running, for this rank's data-parallel share:
     `micro_batch_size x seq_len` ids from the deterministic synthetic
-    corpus (the same sequences whatever the plan).
+    corpus (the same sequences whatever the plan). Any other name (BERT's
+    `token_types`, `nsp_labels`) is an independent synthetic stream of ids
+    in [0, `range`): `micro_batch_size x seq_len / cp` of them, or one per
+    sample (`micro_batch_size`).
 
-    Example: `%ids = texec.input "tokens" : tensor<2x8xi32>`
+    Example: `%ids = texec.input "tokens" : tensor<2x8xi32>`,
+    `%t = texec.input "token_types" range 2 : tensor<2x8xi32>`
   }];
-  let arguments = (ins StrAttr:$name);
+  let arguments = (ins StrAttr:$name, OptionalAttr<I64Attr>:$range);
   let results = (outs TExec_IdTensor:$result);
-  let assemblyFormat = "$name attr-dict `:` type($result)";
+  let assemblyFormat = "$name (`range` $range^)? attr-dict `:` type($result)";
   let hasVerifier = 1;
 }
 
@@ -252,12 +256,16 @@ def TExec_LossOp : TExec_Op<"loss"> {
   let description = [{
     `loss` (a one-element tensor) is the sum of the token losses of the
     micro-batch; the reported step loss is the sum over micro-batches and
-    data-parallel ranks divided by the tokens of the global batch.
+    data-parallel ranks divided by the tokens of the global batch. A loss
+    with another normaliser is added times `scale` (a per-sample loss,
+    BERT's next-sentence loss, has scale seq_len: its sum over samples,
+    times seq_len, divided by the tokens is its mean over samples).
 
-    Example: `texec.loss %l : tensor<1xf32>`
+    Example: `texec.loss %l : tensor<1xf32>`,
+    `texec.loss %nsp scale 8.0 : tensor<1xf32>`
   }];
-  let arguments = (ins TExec_FloatTensor:$loss);
-  let assemblyFormat = "$loss attr-dict `:` type($loss)";
+  let arguments = (ins TExec_FloatTensor:$loss, OptionalAttr<F64Attr>:$scale);
+  let assemblyFormat = "$loss (`scale` $scale^)? attr-dict `:` type($loss)";
   let hasVerifier = 1;
 }
 

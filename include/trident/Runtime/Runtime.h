@@ -260,6 +260,16 @@ void syntheticBatch(Tensor &tokens, Tensor &targets, uint64_t seed,
                     int64_t step, int64_t firstSample, int64_t numSamples,
                     int64_t firstPos, int64_t seqLen, int64_t vocab);
 
+/// Another synthetic integer input (BERT's token types and next-sentence
+/// labels), an independent stream told apart by `stream` (its input
+/// name): ids (int32) in [0, range) for global samples firstSample ..
+/// firstSample+numSamples-1 at positions firstPos .. firstPos+seqLen-1
+/// ([numSamples * seqLen] values, sample outermost), or one per sample
+/// when seqLen is 0 ([numSamples] values).
+void syntheticIds(Tensor &ids, uint64_t seed, const std::string &stream,
+                  int64_t step, int64_t firstSample, int64_t numSamples,
+                  int64_t firstPos, int64_t seqLen, int64_t range);
+
 /// Where one dropout call's elements sit in the single-rank model, so that
 /// every plan draws the same mask for the same element. The mask bit of an
 /// element is a counter-based hash of (seed, step, site, its global flat
@@ -380,6 +390,19 @@ void reluBackward(Tensor &dx, const Tensor &dy, const Tensor &x);
 /// max(x, 0)^2; backward dx = 2 max(x, 0) dy.
 void squaredReluForward(Tensor &y, const Tensor &x);
 void squaredReluBackward(Tensor &dx, const Tensor &dy, const Tensor &x);
+/// tanh (BERT's pooler); backward dx = (1 - tanh(x)^2) dy.
+void tanhForward(Tensor &y, const Tensor &x);
+void tanhBackward(Tensor &dx, const Tensor &dy, const Tensor &x);
+/// One token of every sequence (BERT's [CLS] pooling): x [batch*seq, h]
+/// holds `seq` positions per sample; out [batch, h] (overwritten) gets row
+/// `index` of each sample, or zeros when index is outside [0, seq) (the
+/// token lives on another sequence shard: sum the shards' outputs).
+void selectTokenForward(Tensor &out, const Tensor &x, int64_t seq,
+                        int64_t index);
+/// dx [batch*seq, h] (overwritten): dy's row b at row index of sample b,
+/// zeros elsewhere (all zeros when index is outside [0, seq)).
+void selectTokenBackward(Tensor &dx, const Tensor &dy, int64_t seq,
+                         int64_t index);
 /// SwiGLU: y = silu(gate) * up (gate and up separate tensors, same shape).
 void swigluForward(Tensor &y, const Tensor &gate, const Tensor &up);
 /// dgate, dup overwritten.
@@ -399,7 +422,7 @@ void ropeApply(Tensor &y, const Tensor &x, int64_t seq, int64_t heads,
                int64_t headDim, int64_t rotaryDim, double theta, bool inverse,
                int64_t posOffset = 0);
 
-/// Shape of a causal self-attention call on local heads.
+/// Shape of a self-attention call on local heads.
 struct AttentionDims {
   int64_t batch = 1, seq = 1;
   int64_t heads = 1;   ///< local query heads
@@ -420,15 +443,20 @@ struct AttentionDims {
   /// heads, firstFeature is this rank's first head, firstPos the position
   /// of query 0 (qOffset when the keys are the whole sequence).
   DropoutSite dropout;
+  /// false: every query sees every key (encoders: BERT, ViT); qOffset
+  /// then only places the queries for dropout, and window must be 0.
+  bool causal = true;
   int64_t keys() const { return kvSeq ? kvSeq : seq; }
 };
-/// Causal self-attention, softmax scale 1/sqrt(headDim):
+/// Self-attention (causal unless dims.causal is false), softmax scale
+/// 1/sqrt(headDim):
 ///   q [batch*seq, heads*headDim], k, v [batch*keys, kvHeads*headDim]
 ///   (i.e. [b, s, heads, d], the direct output of the q/k/v projections);
 ///   out [batch*seq, heads*headDim]; probs [batch, heads, seq, keys] saved
 ///   for the backward (masked entries are 0; undropped: the backward
 ///   draws the dropout mask again). Query i sees keys 0 .. qOffset + i
-///   (the last `window` of them with a window). Query head h reads kv head
+///   (the last `window` of them with a window), or all keys when not
+///   causal. Query head h reads kv head
 ///   h / (heads / kvHeads).
 void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
                       const Tensor &k, const Tensor &v,

@@ -24,6 +24,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
@@ -75,6 +76,7 @@ struct ProgramState {
   bool sp;
   int64_t zero;
   double gradScale; ///< 1 / tokens of the global batch
+  int64_t globalBatch = 0; ///< samples of the global batch
   /// Parameter name -> stages that declare it (tied parameters).
   std::map<std::string, std::set<int64_t>> paramStages;
   /// Per stage: parameters whose gradients are partial sums over tp.
@@ -156,6 +158,10 @@ private:
   DenseMap<Value, Value> gatheredSeq; ///< Seq value -> its all-gathered Rep
   llvm::StringMap<Value> inputs;
   std::set<Operation *> fused;
+  /// tgraph loss values (cross_entropy results and sums of them): recorded
+  /// by texec.loss, seeded by their cross_entropy_bwd; nothing else reads
+  /// them.
+  llvm::DenseSet<Value> losses;
 
   MLIRContext *ctx() { return chunk.getContext(); }
   /// The type of `v` with dimension `dim` multiplied by `factor`: the
@@ -216,6 +222,7 @@ private:
   LogicalResult lowerElementwise(Operation *op);
   LogicalResult lowerDropout(tg::DropoutOp op, FVal x);
   LogicalResult lowerMoE(tg::MoEOp op);
+  LogicalResult lowerSelectToken(tg::SelectTokenOp op);
 };
 
 //===----------------------------------------------------------------------===//
@@ -231,7 +238,13 @@ FailureOr<RankedTensorType> ChunkLowering::localType(Operation *op, Type t,
                            << t;
   SmallVector<int64_t> shape(ranked.getShape());
   shape[0] = st.mbs;
-  shape[1] = st.seq;
+  // Rank 2: one row per sample ([batch, features], after select_token),
+  // never split over sequence shards.
+  if (ranked.getRank() == 2 && dist == Dist::Seq)
+    return op->emitError("texec lowering: internal: a per-sample "
+                         "activation has no sequence shards");
+  if (ranked.getRank() > 2)
+    shape[1] = st.seq;
   if (dist == Dist::Seq)
     shape[1] /= st.tp;
   if (dist == Dist::Last) {
@@ -345,16 +358,37 @@ FailureOr<Value> ChunkLowering::param(Operation *user, Value tgParam,
 FailureOr<FVal> ChunkLowering::input(Operation *user, Value tgInput) {
   auto in = tgInput.getDefiningOp<tg::InputOp>();
   StringRef name = in.getName();
-  if (name != "tokens" && name != "labels")
-    return in.emitError() << "texec lowering: input '" << name
-                          << "' has no data source (expected tokens or "
-                             "labels)";
   auto it = inputs.find(name);
   if (it != inputs.end())
     return FVal{it->second, Dist::Rep};
-  auto type = RankedTensorType::get({st.mbs, st.seq},
-                                    IntegerType::get(ctx(), 32));
-  Value v = tx::InputOp::create(fb, loc, type, name).getResult();
+  auto itype = dyn_cast<RankedTensorType>(in.getType());
+  const bool corpus = name == "tokens" || name == "labels";
+  // Other integer inputs (BERT's token types and next-sentence labels)
+  // are synthetic ids in the range their consumer reads: the rows of an
+  // embedding table, the classes of a cross-entropy.
+  int64_t range = 0;
+  if (!corpus && itype && itype.getElementType().isInteger(32)) {
+    if (auto e = dyn_cast<tg::EmbeddingOp>(user); e && e.getIds() == tgInput)
+      range = cast<RankedTensorType>(e.getTable().getType()).getDimSize(0);
+    if (auto c = dyn_cast<tg::CrossEntropyOp>(user);
+        c && c.getLabels() == tgInput)
+      range = cast<RankedTensorType>(c.getLogits().getType()).getShape().back();
+  }
+  if (!corpus && (range <= 0 || ShapedType::isDynamic(range) || !itype ||
+                  itype.getRank() < 1 || itype.getRank() > 2))
+    return in.emitError() << "texec lowering: input '" << name
+                          << "' has no data source (expected tokens, "
+                             "labels, or integer ids [batch] or [batch, "
+                             "sequence] read by an embedding or as "
+                             "cross-entropy labels)";
+  SmallVector<int64_t> shape = {st.mbs};
+  if (corpus || itype.getRank() == 2)
+    shape.push_back(st.seq);
+  auto type = RankedTensorType::get(shape, IntegerType::get(ctx(), 32));
+  IntegerAttr rangeAttr;
+  if (!corpus)
+    rangeAttr = IntegerAttr::get(IntegerType::get(ctx(), 64), range);
+  Value v = tx::InputOp::create(fb, loc, type, name, rangeAttr).getResult();
   inputs[name] = v;
   return FVal{v, Dist::Rep};
 }
@@ -744,9 +778,10 @@ LogicalResult ChunkLowering::lowerLinear(tg::LinearOp op) {
 }
 
 LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
-  if (!op.getCausal())
-    return op.emitError("texec lowering: only causal attention has a "
-                        "runtime kernel");
+  const bool causal = op.getCausal();
+  if (!causal && op.getWindow() > 0)
+    return op.emitError("texec lowering: a sliding window needs causal "
+                        "attention");
   if (op.getSinks() || op.getKRope() || op.getVHeadDim())
     return op.emitError("texec lowering: attention with sinks, latent keys "
                         "or a separate value head size has no runtime "
@@ -827,6 +862,9 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
   const int64_t window = int64_t(op.getWindow());
   if (window > 0 && window < st.seqFull)
     config.push_back(cfg("window", op.getWindowAttr()));
+  // Encoders (BERT, ViT): every query sees every key.
+  if (!causal)
+    config.push_back(cfg("bidirectional", UnitAttr::get(ctx())));
   if (attnDropout > 0.0) {
     // The mask of every (sample, head, query, key) is drawn from its
     // global coordinates; this rank's heads start at its tp coordinate.
@@ -875,25 +913,96 @@ LogicalResult ChunkLowering::lowerCrossEntropy(tg::CrossEntropyOp op) {
     return op.emitError("texec lowering: cross_entropy over sequence "
                         "shards is not supported");
   auto lt = cast<RankedTensorType>(logits->v.getType());
-  if (lt.getRank() != 3)
+  auto labelType = cast<RankedTensorType>(labels->v.getType());
+  // Per token ([batch, seq, vocab] logits) or per sample ([batch, classes]
+  // after select_token: BERT's next-sentence loss).
+  const bool perSample = lt.getRank() == 2;
+  if ((lt.getRank() != 3 && !perSample) ||
+      labelType.getRank() != lt.getRank() - 1)
     return op.emitError("texec lowering: cross_entropy expects logits of "
-                        "shape batch x sequence x vocabulary");
+                        "shape batch x sequence x vocabulary with batch x "
+                        "sequence labels, or batch x classes with batch "
+                        "labels");
   SmallVector<NamedAttribute> config;
   if (logits->dist == Dist::Last)
     config.push_back(tpAxis("vocab_axis"));
-  int64_t rows = st.mbs * st.seq;
+  int64_t rows = perSample ? st.mbs : st.mbs * st.seq;
   auto r = kernel(fb, "cross_entropy", {logits->v, labels->v},
                   {f32({1}), f32({rows})}, config);
-  tx::LossOp::create(fb, loc, r[0]);
+  // The step's loss is the sum of the model's losses, each a mean: over
+  // the tokens of the global batch, or over its samples. A per-sample loss
+  // is computed by every context-parallel rank alike (select_token sums
+  // its chunk over cp), so each copy counts 1 / cp of it.
+  double gradScale = st.gradScale;
+  FloatAttr lossScale;
+  if (perSample) {
+    gradScale = 1.0 / double(st.globalBatch * st.cp);
+    lossScale = FloatAttr::get(Float64Type::get(ctx()),
+                               double(st.seqFull) / double(st.cp));
+  }
+  tx::LossOp::create(fb, loc, r[0], lossScale);
+  losses.insert(op.getResult());
   Value lv = logits->v, lab = labels->v, lse = r[1];
   auto bwdConfig = config;
   bwdConfig.push_back(
-      cfg("grad_scale", FloatAttr::get(Float64Type::get(ctx()), st.gradScale)));
+      cfg("grad_scale", FloatAttr::get(Float64Type::get(ctx()), gradScale)));
   tape.push_back([=, this]() -> LogicalResult {
     auto g = kernel(bb, "cross_entropy_bwd",
                     {saved(lv), saved(lab), saved(lse)}, {lv.getType()},
                     bwdConfig);
     addGrad(lv, g[0]);
+    return success();
+  });
+  return success();
+}
+
+/// One position of every sequence ([CLS] pooling, Devlin et al. 2019,
+/// "BERT"). The rank whose block holds the position copies it and the
+/// others give zeros; a sum over the axes that split the sequence (tp
+/// sequence shards, cp chunks) leaves every rank with the rows.
+LogicalResult ChunkLowering::lowerSelectToken(tg::SelectTokenOp op) {
+  auto x = act(op, op.getX());
+  if (failed(x))
+    return failure();
+  auto xt = cast<RankedTensorType>(x->v.getType());
+  if (x->dist == Dist::Last || xt.getRank() != 3)
+    return op.emitError("texec lowering: select_token needs a batch x "
+                        "sequence x features activation with whole "
+                        "feature rows");
+  const int64_t index = op.getIndex();
+  if (index < 0 || index >= st.seqFull)
+    return op.emitError() << "texec lowering: select_token index " << index
+                          << " is outside the sequence (" << st.seqFull
+                          << " positions)";
+  auto yType = localType(op, op.getType(), Dist::Rep);
+  if (failed(yType))
+    return failure();
+  SmallVector<NamedAttribute> config = {
+      cfg("index", IntegerAttr::get(IntegerType::get(ctx(), 64), index))};
+  if (cpOn())
+    config.push_back(cfg("pos_axis", StringAttr::get(ctx(), "cp")));
+  const bool seqShard = x->dist == Dist::Seq;
+  if (seqShard)
+    config.push_back(tpAxis("seq_axis"));
+  Value y = kernel(fb, "select_token", {x->v}, {*yType}, config)[0];
+  if (seqShard)
+    y = tx::AllReduceOp::create(fb, loc, y.getType(), y, "tp");
+  if (cpOn())
+    y = tx::AllReduceOp::create(fb, loc, y.getType(), y, "cp");
+  env[op.getResult()] = {y, Dist::Rep};
+  Value xv = x->v;
+  const bool cp = cpOn();
+  tape.push_back([=, this]() -> LogicalResult {
+    Value dy = takeGrad(y);
+    if (!dy)
+      return success();
+    // Every cp rank computed the rows' consumers with 1 / cp of the loss
+    // (lowerCrossEntropy): their gradients sum to the whole. Over tp the
+    // consumers are replicated and each rank already holds all of it.
+    if (cp)
+      dy = tx::AllReduceOp::create(bb, loc, dy.getType(), dy, "cp");
+    addGrad(xv, kernel(bb, "select_token_bwd", {dy}, {xv.getType()},
+                       config)[0]);
     return success();
   });
   return success();
@@ -969,6 +1078,7 @@ LogicalResult ChunkLowering::lowerElementwise(Operation *op) {
                        .Case<tg::SquaredReluOp>(
                            [](auto) { return "squared_relu"; })
                        .Case<tg::SwiGLUOp>([](auto) { return "swiglu"; })
+                       .Case<tg::TanhOp>([](auto) { return "tanh"; })
                        .Default([](auto) { return ""; });
   SmallVector<NamedAttribute> config;
   if (auto g = dyn_cast<tg::GeluOp>(op); g && g.getApproximate())
@@ -1136,8 +1246,20 @@ LogicalResult ChunkLowering::lowerOp(Operation *op) {
     return lowerCrossEntropy(c);
   if (auto m = dyn_cast<tg::MoEOp>(op))
     return lowerMoE(m);
+  if (auto s = dyn_cast<tg::SelectTokenOp>(op))
+    return lowerSelectToken(s);
+  // The sum of two losses (BERT: masked-LM + next-sentence): each is
+  // already recorded and seeds its own backward.
+  if (auto add = dyn_cast<tg::AddOp>(op);
+      add && (losses.contains(add.getLhs()) || losses.contains(add.getRhs()))) {
+    if (!losses.contains(add.getLhs()) || !losses.contains(add.getRhs()))
+      return op->emitError("texec lowering: a loss can only be added to "
+                           "another loss");
+    losses.insert(add.getResult());
+    return success();
+  }
   if (isa<tg::AddOp, tg::MulOp, tg::GeluOp, tg::SiluOp, tg::ReluOp,
-          tg::SquaredReluOp, tg::SwiGLUOp, tg::DropoutOp>(op))
+          tg::SquaredReluOp, tg::SwiGLUOp, tg::TanhOp, tg::DropoutOp>(op))
     return lowerElementwise(op);
   return op->emitError() << "texec lowering: no gradient rule for '"
                          << op->getName() << "'";
@@ -1366,6 +1488,7 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
                   plan.pp * plan.vpp, plan.sequenceParallel && plan.tp > 1,
                   plan.zeroStage, 0.0, {}, {}};
   st.gradScale = 1.0 / double(plan.globalBatch * plan.seqLen);
+  st.globalBatch = plan.globalBatch;
   st.cp = plan.cp;
   st.seqFull = plan.seqLen;
   if (plan.cp > 1)

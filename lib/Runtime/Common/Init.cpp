@@ -112,6 +112,28 @@ void syntheticBatch(Tensor &tokens, Tensor &targets, uint64_t seed,
   targets.fromHostI32(tgt);
 }
 
+void syntheticIds(Tensor &ids, uint64_t seed, const std::string &stream,
+                  int64_t step, int64_t firstSample, int64_t numSamples,
+                  int64_t firstPos, int64_t seqLen, int64_t range) {
+  const char *fn = "syntheticIds";
+  check(range > 0, fn, "range must be positive");
+  check(seqLen >= 0 && numSamples >= 0, fn, "negative count");
+  const int64_t per = seqLen ? seqLen : 1;
+  const int64_t n = numSamples * per;
+  check(ids.numel() == n, fn,
+        "ids " + ids.shapeString() + " must hold " + std::to_string(n) +
+            " values");
+  // Its own stream: the seed mixed with the input's name, so token types
+  // are not the tokens reduced modulo 2.
+  const uint64_t streamSeed = mix64(seed ^ hashName(stream));
+  std::vector<int32_t> host(n);
+  for (int64_t s = 0; s < numSamples; ++s)
+    for (int64_t p = 0; p < per; ++p)
+      host[s * per + p] = syntheticToken(streamSeed, step, firstSample + s,
+                                         seqLen ? firstPos + p : 0, range);
+  ids.fromHostI32(host);
+}
+
 bool dropoutKeeps(const DropoutSite &site, uint64_t index) {
   return hash::dropoutKeep(hash::dropoutKey(site.seed, site.step, site.site),
                            index, hash::dropoutThreshold(site.rate));

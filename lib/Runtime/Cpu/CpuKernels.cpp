@@ -177,6 +177,49 @@ void squaredReluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
     o[i] = g[i] * act::squaredReluGrad(in[i]);
 }
 
+void tanhForward(Tensor &y, const Tensor &x) {
+  sameNumel(y, x, "tanhForward");
+  float *o = y.numel() ? y.f32() : nullptr;
+  const float *in = x.numel() ? x.f32() : nullptr;
+  for (int64_t i = 0; i < y.numel(); ++i)
+    o[i] = std::tanh(in[i]);
+}
+
+void tanhBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
+  sameNumel(dx, x, "tanhBackward");
+  sameNumel(dy, x, "tanhBackward");
+  float *o = dx.numel() ? dx.f32() : nullptr;
+  const float *g = dy.numel() ? dy.f32() : nullptr;
+  const float *in = x.numel() ? x.f32() : nullptr;
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    float t = std::tanh(in[i]);
+    o[i] = g[i] * (1.0f - t * t);
+  }
+}
+
+void selectTokenForward(Tensor &out, const Tensor &x, int64_t seq,
+                        int64_t index) {
+  const int64_t batch = detail::checkSelectToken(out, x, seq, "selectTokenForward");
+  const int64_t h = out.dim(1);
+  zero(out);
+  if (index < 0 || index >= seq)
+    return;
+  for (int64_t b = 0; b < batch; ++b)
+    std::copy_n(x.f32() + (b * seq + index) * h, h, out.f32() + b * h);
+}
+
+void selectTokenBackward(Tensor &dx, const Tensor &dy, int64_t seq,
+                         int64_t index) {
+  const int64_t batch =
+      detail::checkSelectToken(dy, dx, seq, "selectTokenBackward");
+  const int64_t h = dy.dim(1);
+  zero(dx);
+  if (index < 0 || index >= seq)
+    return;
+  for (int64_t b = 0; b < batch; ++b)
+    std::copy_n(dy.f32() + b * h, h, dx.f32() + (b * seq + index) * h);
+}
+
 void swigluForward(Tensor &y, const Tensor &gate, const Tensor &up) {
   sameNumel(y, gate, "swigluForward");
   sameNumel(y, up, "swigluForward");
@@ -536,6 +579,10 @@ void matmul(Tensor &c, const Tensor &a, const Tensor &b, bool transB,
 
 
 namespace {
+/// The last key query row i sees: off + i when causal, else every key.
+int64_t lastKey(const AttentionDims &d, int64_t i) {
+  return d.causal ? d.qOffset + i : d.keys() - 1;
+}
 /// Keys 0 .. last of query row i, from `first` on with a sliding window.
 int64_t firstKey(const AttentionDims &d, int64_t last) {
   return d.window > 0 ? std::max<int64_t>(0, last - d.window + 1) : 0;
@@ -560,7 +607,7 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
                       const Tensor &k, const Tensor &v,
                       const AttentionDims &d) {
   detail::checkAttention(out, probs, q, k, v, d, "attentionForward");
-  int64_t s = d.seq, t = d.keys(), off = d.qOffset, hd = d.headDim;
+  int64_t s = d.seq, t = d.keys(), hd = d.headDim;
   int64_t qs = d.heads * hd, ks = d.kvHeads * hd;
   int64_t group = d.heads / d.kvHeads;
   float sc = 1.0f / std::sqrt(static_cast<float>(hd));
@@ -576,8 +623,9 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
       MapM P(probs.f32() + (b * d.heads + h) * s * t, s, t);
       P.noalias() = (Q * K.transpose()) * sc;
       for (int64_t i = 0; i < s; ++i) {
-        // Causal: keys first..last (a window also drops the oldest).
-        const int64_t last = off + i, first = firstKey(d, last);
+        // Keys first..last (causal: up to the query's own position; a
+        // window also drops the oldest).
+        const int64_t last = lastKey(d, i), first = firstKey(d, last);
         float mx = P(i, first);
         for (int64_t j = first + 1; j <= last; ++j)
           mx = std::max(mx, P(i, j));
@@ -609,7 +657,7 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, const Tensor &dout,
   sameNumel(dv, v, fn);
   zero(dk);
   zero(dv);
-  int64_t s = d.seq, t = d.keys(), off = d.qOffset, hd = d.headDim;
+  int64_t s = d.seq, t = d.keys(), hd = d.headDim;
   int64_t qs = d.heads * hd, ks = d.kvHeads * hd;
   int64_t group = d.heads / d.kvHeads;
   float sc = 1.0f / std::sqrt(static_cast<float>(hd));
@@ -639,7 +687,7 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, const Tensor &dout,
       }
       // dS = P o (dP - rowsum(dP o P)); masked entries have P = 0.
       for (int64_t i = 0; i < s; ++i) {
-        const int64_t last = off + i, first = firstKey(d, last);
+        const int64_t last = lastKey(d, i), first = firstKey(d, last);
         double dot = 0;
         for (int64_t j = first; j <= last; ++j)
           dot += double(dP(i, j)) * P(i, j);

@@ -135,6 +135,29 @@ __global__ void kSquaredReluBwd(float *dx, const float *dy, const float *x,
                                 int64_t n) {
   GRID_STRIDE(i, n) dx[i] = x[i] > 0.0f ? 2.0f * x[i] * dy[i] : 0.0f;
 }
+__global__ void kTanh(float *y, const float *x, int64_t n) {
+  GRID_STRIDE(i, n) y[i] = tanhf(x[i]);
+}
+__global__ void kTanhBwd(float *dx, const float *dy, const float *x,
+                         int64_t n) {
+  GRID_STRIDE(i, n) {
+    float t = tanhf(x[i]);
+    dx[i] = dy[i] * (1.0f - t * t);
+  }
+}
+/// Row `index` of each of `batch` samples of x [batch*seq, h] -> out
+/// [batch, h], or back (toX: out's rows into x's).
+__global__ void kSelectRows(float *x, float *out, int64_t batch, int64_t seq,
+                            int64_t h, int64_t index, bool toX) {
+  GRID_STRIDE(e, batch * h) {
+    int64_t b = e / h, c = e % h;
+    float *xe = x + (b * seq + index) * h + c;
+    if (toX)
+      *xe = out[e];
+    else
+      out[e] = *xe;
+  }
+}
 __global__ void kSwiglu(float *y, const float *a, const float *b, int64_t n) {
   GRID_STRIDE(i, n) y[i] = a[i] * sigmoidf(a[i]) * b[i];
 }
@@ -315,13 +338,13 @@ __global__ void kAddBias(float *y, const float *b, int64_t n, int64_t cols) {
 
 // --- attention ------------------------------------------------------------
 /// Row i of one (b, h) score matrix [s, t]: causal mask (query i sees keys
-/// 0 .. off + i, the last `window` of them when window > 0) and softmax in
-/// place.
-__global__ void kCausalSoftmax(float *p, int64_t s, int64_t t, int64_t off,
-                               int64_t window) {
+/// 0 .. off + i, the last `window` of them when window > 0; every key when
+/// not causal) and softmax in place.
+__global__ void kMaskedSoftmax(float *p, int64_t s, int64_t t, int64_t off,
+                               int64_t window, bool causal) {
   __shared__ float sh[kThreads];
   float *row = p + blockIdx.x * t;
-  int64_t last = off + int64_t(blockIdx.x) % s;
+  int64_t last = causal ? off + int64_t(blockIdx.x) % s : t - 1;
   int64_t first = window > 0 && last - window + 1 > 0 ? last - window + 1 : 0;
   float m = -INFINITY;
   for (int64_t j = first + threadIdx.x; j <= last; j += blockDim.x)
@@ -601,6 +624,51 @@ void squaredReluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
   launched("squaredReluBackward");
 }
 
+void tanhForward(Tensor &y, const Tensor &x) {
+  sameNumel(y, x, "tanhForward");
+  if (!x.numel())
+    return;
+  kTanh<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(y.f32(), x.f32(),
+                                                          x.numel());
+  launched("tanhForward");
+}
+
+void tanhBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
+  sameNumel(dx, x, "tanhBackward");
+  sameNumel(dy, x, "tanhBackward");
+  if (!x.numel())
+    return;
+  kTanhBwd<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(
+      dx.f32(), dy.f32(), x.f32(), x.numel());
+  launched("tanhBackward");
+}
+
+void selectTokenForward(Tensor &out, const Tensor &x, int64_t seq,
+                        int64_t index) {
+  const char *fn = "selectTokenForward";
+  const int64_t batch = detail::checkSelectToken(out, x, seq, fn);
+  zero(out);
+  if (index < 0 || index >= seq || !out.numel())
+    return;
+  const int64_t h = out.dim(1);
+  kSelectRows<<<blocksFor(batch * h), kThreads, 0, stream()>>>(
+      x.f32(), out.f32(), batch, seq, h, index, false);
+  launched(fn);
+}
+
+void selectTokenBackward(Tensor &dx, const Tensor &dy, int64_t seq,
+                         int64_t index) {
+  const char *fn = "selectTokenBackward";
+  const int64_t batch = detail::checkSelectToken(dy, dx, seq, fn);
+  zero(dx);
+  if (index < 0 || index >= seq || !dy.numel())
+    return;
+  const int64_t h = dy.dim(1);
+  kSelectRows<<<blocksFor(batch * h), kThreads, 0, stream()>>>(
+      dx.f32(), dy.f32(), batch, seq, h, index, true);
+  launched(fn);
+}
+
 void swigluForward(Tensor &y, const Tensor &gate, const Tensor &up) {
   sameNumel(y, gate, "swigluForward");
   sameNumel(y, up, "swigluForward");
@@ -847,8 +915,8 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
       float *O = out.f32() + b * s * qs + h * hd;
       float *P = probs.f32() + (b * d.heads + h) * s * t;
       gemmRowMajor(false, true, s, t, hd, sc, Q, qs, K, ks, 0.0f, P, t, fn);
-      kCausalSoftmax<<<unsigned(s), kThreads, 0, stream()>>>(
-          P, s, t, d.qOffset, d.window);
+      kMaskedSoftmax<<<unsigned(s), kThreads, 0, stream()>>>(
+          P, s, t, d.qOffset, d.window, d.causal);
       launched(fn);
       const float *PV = P;
       if (drop) {

@@ -427,7 +427,7 @@ texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 :
   texec.stage 0 {
     texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
     texec.chunk 0 forward {
-      // expected-error@+1 {{unknown input 'images'}}
+      // expected-error@+1 {{input 'images' needs a positive range (only tokens and labels come from the corpus)}}
       %i = texec.input "images" : tensor<2x4xi32>
       texec.save
     } backward {
@@ -1441,6 +1441,96 @@ texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 :
       %w = texec.param_ref "w" : tensor<3x8xf32>
       // expected-error@+1 {{must be in a chunk's backward region}}
       texec.accumulate_grad "w", %w : tensor<3x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.stage 0 {
+    texec.param "x" global [2, 4, 8] init "uniform" : tensor<2x4x8xf32>
+    texec.chunk 0 forward {
+      // expected-error@+1 {{'tokens' comes from the corpus and takes no range}}
+      %i = texec.input "tokens" range 2 : tensor<2x4xi32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.stage 0 {
+    texec.param "x" global [2, 4, 8] init "uniform" : tensor<2x4x8xf32>
+    texec.chunk 0 forward {
+      // expected-error@+1 {{type must be micro_batch_size x seq_len / cp (2x4, or 2 ids, one per sample)}}
+      %i = texec.input "token_types" range 2 : tensor<3xi32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.stage 0 {
+    texec.param "x" global [2, 4, 8] init "uniform" : tensor<2x4x8xf32>
+    texec.chunk 0 forward {
+      %x = texec.param_ref "x" : tensor<2x4x8xf32>
+      %lab = texec.input "labels" : tensor<2x4xi32>
+      %l:2 = texec.kernel "cross_entropy"(%x, %lab) : (tensor<2x4x8xf32>, tensor<2x4xi32>) -> (tensor<1xf32>, tensor<8xf32>)
+      // expected-error@+1 {{scale must be positive, got -2}}
+      texec.loss %l#0 scale -2.0 : tensor<1xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.stage 0 {
+    texec.param "x" global [2, 4, 8] init "uniform" : tensor<2x4x8xf32>
+    texec.chunk 0 forward {
+      %x = texec.param_ref "x" : tensor<2x4x8xf32>
+      // expected-error@+1 {{kernel 'select_token' needs [batch, seq, h] and [batch, h] tensors and an integer index inside the whole sequence}}
+      %y = texec.kernel "select_token"(%x) config {index = 4 : i64} : (tensor<2x4x8xf32>) -> tensor<2x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.stage 0 {
+    texec.param "x" global [2, 4, 8] init "uniform" : tensor<2x4x8xf32>
+    texec.chunk 0 forward {
+      %x = texec.param_ref "x" : tensor<2x4x8xf32>
+      // expected-error@+1 {{kernel 'attention': bidirectional is a unit attribute and takes no window}}
+      %y:2 = texec.kernel "attention"(%x, %x, %x) config {heads = 2 : i64, kv_heads = 2 : i64, head_dim = 4 : i64, bidirectional, window = 2 : i64} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> (tensor<2x4x8xf32>, tensor<2x2x4x4xf32>)
       texec.save
     } backward {
       texec.end

@@ -72,6 +72,18 @@ texec.program @mini attributes {dp = 1 : i64, tp = 2 : i64, pp = 2 : i64,
       %loss, %lse = texec.kernel "cross_entropy"(%logits, %lab) config {vocab_axis = "tp"} : (tensor<2x4x8xf32>, tensor<2x4xi32>) -> (tensor<1xf32>, tensor<8xf32>)
       // CHECK: texec.loss %{{.*}} : tensor<1xf32>
       texec.loss %loss : tensor<1xf32>
+      // A per-sample loss: [CLS] rows of the sequence shards, one label per
+      // sample, counted seq_len times.
+      // CHECK: texec.kernel "select_token"(%{{.*}}) config {index = 5 : i64, seq_axis = "tp"} : (tensor<2x4x8xf32>) -> tensor<2x8xf32>
+      %cls = texec.kernel "select_token"(%a) config {index = 5 : i64, seq_axis = "tp"} : (tensor<2x4x8xf32>) -> tensor<2x8xf32>
+      %pooled = texec.kernel "tanh"(%cls) : (tensor<2x8xf32>) -> tensor<2x8xf32>
+      // CHECK: texec.input "nsp_labels" range 8 : tensor<2xi32>
+      %nsp = texec.input "nsp_labels" range 8 : tensor<2xi32>
+      // CHECK: texec.input "token_types" range 2 : tensor<2x4xi32>
+      %types = texec.input "token_types" range 2 : tensor<2x4xi32>
+      %nl, %nlse = texec.kernel "cross_entropy"(%pooled, %nsp) : (tensor<2x8xf32>, tensor<2xi32>) -> (tensor<1xf32>, tensor<2xf32>)
+      // CHECK: texec.loss %{{.*}} scale 4.000000e+00 : tensor<1xf32>
+      texec.loss %nl scale 4.0 : tensor<1xf32>
       texec.save %logits, %lse : tensor<2x4x8xf32>, tensor<8xf32>
     } backward {
     ^bb0(%logits: tensor<2x4x8xf32>, %lse: tensor<8xf32>):

@@ -358,6 +358,57 @@ TEST_CASE("Nemotron: squared ReLU without gate, LayerNorm1p, partial RoPE",
   CHECK(contains(warnings[0], "field 'kv_channels'"));
 }
 
+TEST_CASE("BERT: bidirectional post-LN encoder, token types, MLM and NSP "
+          "heads",
+          "[frontend][hf]") {
+  std::vector<std::string> warnings;
+  ModelConfig c = loadModel("bert-base-uncased.json", &warnings);
+  CHECK(c.architecture == "BertForMaskedLM");
+  CHECK(c.family == ModelFamily::EncoderLM);
+  CHECK_FALSE(c.causal);
+  CHECK(c.hidden == 768);
+  CHECK(c.numLayers == 12);
+  CHECK(c.numHeads == 12);
+  CHECK(c.headDim == 64);
+  CHECK(c.ffn == 3072);
+  CHECK(c.vocabSize == 30522);
+  CHECK(c.maxPositions == 512);
+  CHECK(c.typeVocabSize == 2);
+  CHECK(c.act == Activation::Gelu);
+  CHECK(c.position == PositionKind::Learned);
+  CHECK(c.norm == NormKind::LayerNorm);
+  CHECK_FALSE(c.finalNorm);
+  CHECK(c.tieEmbeddings);
+  CHECK_FALSE(c.pooler); // BertForMaskedLM has no pooling layer
+  CHECK(c.numClasses == 0);
+  CHECK(c.dropout == Approx(0.1));
+  // HF's num_parameters() of bert-base-uncased: 109,514,298 for
+  // BertForMaskedLM, 110,106,428 for BertForPreTraining (the pooler and
+  // the 2-way next-sentence head on top).
+  CHECK(countParams(c).total() == 109'514'298);
+  ModelConfig pt = parseOk(edited(
+      "bert-base-uncased.json", {{"architectures", {"BertForPreTraining"}}}));
+  CHECK(pt.pooler);
+  CHECK(pt.numClasses == 2);
+  CHECK(countParams(pt).total() == 110'106'428);
+  // model_type alone reads as BertForPreTraining.
+  ModelConfig byType =
+      parseOk(edited("bert-base-uncased.json", {{"architectures", nullptr}}));
+  CHECK(byType.architecture == "BertForPreTraining");
+
+  CHECK(contains(parseError(edited("bert-base-uncased.json",
+                                   {{"position_embedding_type",
+                                     "relative_key"}})),
+                 "t.json: field 'position_embedding_type': unsupported "
+                 "'relative_key' (supported: absolute)"));
+  CHECK(contains(parseError(edited("bert-base-uncased.json",
+                                   {{"tie_word_embeddings", false}})),
+                 "field 'tie_word_embeddings': an untied BERT decoder"));
+  CHECK(contains(parseError(edited("bert-base-uncased.json",
+                                   {{"intermediate_size", nullptr}})),
+                 "field 'intermediate_size': missing"));
+}
+
 TEST_CASE("GPT-NeoX: parallel residual, partial rotary, biases, untied",
           "[frontend][hf]") {
   std::vector<std::string> warnings;

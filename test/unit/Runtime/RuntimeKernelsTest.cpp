@@ -119,6 +119,42 @@ TEST_CASE("synthetic data: targets are the next tokens", "[runtime]") {
           syntheticToken(1, 4, 10, 1, 50) != syntheticToken(1, 3, 10, 1, 50)));
 }
 
+TEST_CASE("synthetic ids: range, chunks, per-sample and own stream",
+          "[runtime]") {
+  ensureInit();
+  // 2 samples x 6 positions of token types in [0, 2).
+  Tensor all({12}, DType::I32);
+  syntheticIds(all, 5, "token_types", 3, 4, 2, 0, 6, 2);
+  auto a = all.toHostI32();
+  int ones = 0;
+  for (int32_t v : a) {
+    REQUIRE((v == 0 || v == 1));
+    ones += v;
+  }
+  CHECK(ones > 0);
+  CHECK(ones < 12);
+  // A chunk of positions 3..5 is those ids of the whole.
+  Tensor part({6}, DType::I32);
+  syntheticIds(part, 5, "token_types", 3, 4, 2, 3, 3, 2);
+  auto pv = part.toHostI32();
+  for (int64_t smp = 0; smp < 2; ++smp)
+    for (int64_t p = 0; p < 3; ++p)
+      REQUIRE(pv[size_t(smp * 3 + p)] == a[size_t(smp * 6 + 3 + p)]);
+  // One id per sample; sample 5 alone is the second of samples 4..5.
+  Tensor perSample({2}, DType::I32), one({1}, DType::I32);
+  syntheticIds(perSample, 5, "nsp_labels", 3, 4, 2, 0, 0, 2);
+  syntheticIds(one, 5, "nsp_labels", 3, 5, 1, 0, 0, 2);
+  REQUIRE(one.toHostI32()[0] == perSample.toHostI32()[1]);
+  // Another name is another stream: over 64 ids in a range of 1000 the
+  // streams cannot agree by chance.
+  Tensor x({64}, DType::I32), y({64}, DType::I32);
+  syntheticIds(x, 5, "a", 1, 0, 1, 0, 64, 1000);
+  syntheticIds(y, 5, "b", 1, 0, 1, 0, 64, 1000);
+  CHECK(x.toHostI32() != y.toHostI32());
+  CHECK_THROWS_WITH(syntheticIds(x, 5, "a", 1, 0, 1, 0, 64, 0),
+                    Catch::Contains("range must be positive"));
+}
+
 TEST_CASE("Adam and SGD match a hand computation", "[runtime]") {
   ensureInit();
   Tensor p({2}), g({2}), m({2}), v({2});
@@ -261,7 +297,8 @@ TEST_CASE("activation backwards match finite differences", "[runtime]") {
        [](Tensor &d, const Tensor &g, const Tensor &i) { geluBackward(d, g, i); }},
       {siluForward, siluBackward},
       {reluForward, reluBackward},
-      {squaredReluForward, squaredReluBackward}};
+      {squaredReluForward, squaredReluBackward},
+      {tanhForward, tanhBackward}};
   for (auto [f, bwd] : fns) {
     auto loss = [&] {
       f(y, x);
@@ -280,6 +317,9 @@ TEST_CASE("activation backwards match finite differences", "[runtime]") {
   pair.fromHost({3.0f, -2.0f});
   squaredReluForward(sq, pair);
   REQUIRE(sq.toHost() == std::vector<float>{9.0f, 0.0f});
+  // tanh(1) = 0.7615942.
+  tanhForward(o, one);
+  REQUIRE(o.toHost()[0] == Approx(0.7615942).epsilon(1e-6));
   // Exact GELU at 1: Phi(1) = 0.8413447 (standard normal CDF).
   geluForward(o, one, /*approximate=*/false);
   REQUIRE(o.toHost()[0] == Approx(0.8413447).epsilon(1e-6));
@@ -367,6 +407,87 @@ TEST_CASE("causal attention backward matches finite differences",
   CHECK(fdError(loss, q, dq.toHost()) < kTol);
   CHECK(fdError(loss, k, dk.toHost()) < kTol);
   CHECK(fdError(loss, v, dv.toHost()) < kTol);
+}
+
+TEST_CASE("bidirectional attention backward matches finite differences",
+          "[runtime]") {
+  ensureInit();
+  AttentionDims d;
+  d.batch = 2, d.seq = 4, d.heads = 4, d.kvHeads = 2, d.headDim = 3;
+  d.causal = false;
+  int64_t n = d.batch * d.seq;
+  Tensor q = randomTensor({n, 12}, "q", 1.5f), k = randomTensor({n, 6}, "k", 1.5f),
+         v = randomTensor({n, 6}, "v"), r = randomTensor({n, 12}, "r");
+  Tensor out({n, 12}), probs({2, 4, 4, 4});
+  auto loss = [&] {
+    attentionForward(out, probs, q, k, v, d);
+    return dotLoss(out, r);
+  };
+  loss();
+  // The first query sees every key: no probability is zero and each row
+  // sums to 1.
+  auto P = probs.toHost();
+  for (int64_t row = 0; row < 2 * 4 * 4; ++row) {
+    double z = 0;
+    for (int64_t j = 0; j < 4; ++j) {
+      REQUIRE(P[size_t(row * 4 + j)] > 0.0f);
+      z += P[size_t(row * 4 + j)];
+    }
+    REQUIRE(z == Approx(1.0).epsilon(1e-6));
+  }
+  Tensor dq({n, 12}), dk({n, 6}), dv({n, 6});
+  attentionBackward(dq, dk, dv, r, q, k, v, probs, d);
+  CHECK(fdError(loss, q, dq.toHost()) < kTol);
+  CHECK(fdError(loss, k, dk.toHost()) < kTol);
+  CHECK(fdError(loss, v, dv.toHost()) < kTol);
+  // A sliding window is for causal attention only.
+  d.window = 2;
+  CHECK_THROWS_WITH(attentionForward(out, probs, q, k, v, d),
+                    Catch::Contains("sliding window needs causal"));
+}
+
+TEST_CASE("select token: rows, shards and backward", "[runtime]") {
+  ensureInit();
+  // 3 samples of 4 positions, 2 features.
+  const int64_t b = 3, s = 4, h = 2;
+  Tensor x = randomTensor({b * s, h}, "x");
+  Tensor out({b, h});
+  selectTokenForward(out, x, s, 2);
+  auto xv = x.toHost(), ov = out.toHost();
+  for (int64_t i = 0; i < b; ++i)
+    for (int64_t c = 0; c < h; ++c)
+      REQUIRE(ov[size_t(i * h + c)] == xv[size_t((i * s + 2) * h + c)]);
+  // Two sequence shards of 2 positions: the shard holding position 2
+  // (local index 0 of shard 1) gives the rows, the other zeros.
+  auto shard = [&](int64_t first) {
+    std::vector<float> part;
+    for (int64_t i = 0; i < b; ++i)
+      part.insert(part.end(), xv.begin() + (i * s + first) * h,
+                  xv.begin() + (i * s + first + 2) * h);
+    Tensor t({b * 2, h});
+    t.fromHost(part);
+    return t;
+  };
+  Tensor o0({b, h}), o1({b, h});
+  selectTokenForward(o0, shard(0), 2, 2 - 0);
+  selectTokenForward(o1, shard(2), 2, 2 - 2);
+  REQUIRE(o0.toHost() == std::vector<float>(size_t(b * h), 0.0f));
+  REQUIRE(o1.toHost() == ov);
+  // Backward: dy lands on position 2 of each sample, zeros elsewhere.
+  Tensor dy = randomTensor({b, h}, "dy"), dx({b * s, h});
+  selectTokenBackward(dx, dy, s, 2);
+  auto dxv = dx.toHost(), dyv = dy.toHost();
+  for (int64_t i = 0; i < b; ++i)
+    for (int64_t p = 0; p < s; ++p)
+      for (int64_t c = 0; c < h; ++c)
+        REQUIRE(dxv[size_t((i * s + p) * h + c)] ==
+                (p == 2 ? dyv[size_t(i * h + c)] : 0.0f));
+  Tensor dxOther({b * 2, h});
+  selectTokenBackward(dxOther, dy, 2, -2);
+  REQUIRE(dxOther.toHost() == std::vector<float>(size_t(b * 2 * h), 0.0f));
+  Tensor wrong({b, h + 1});
+  CHECK_THROWS_WITH(selectTokenForward(wrong, x, s, 0),
+                    Catch::Contains("selectTokenForward"));
 }
 
 TEST_CASE("attention with a sliding window and dropout matches finite "
@@ -558,14 +679,18 @@ TEST_CASE("attention of a context-parallel chunk is those rows of the "
   whole.headDim = 4;
   // Plain, with a sliding window, with attention dropout, and both: the
   // chunks must see the same window and draw the same dropout bits.
+  // Bidirectional (encoder) attention: every chunk's queries see all keys.
   struct Variant {
     int64_t window;
     float rate;
+    bool causal = true;
   };
   const Variant variant =
       GENERATE(Variant{0, 0.0f}, Variant{3, 0.0f}, Variant{0, 0.3f},
-               Variant{3, 0.3f});
+               Variant{3, 0.3f}, Variant{0, 0.0f, false},
+               Variant{0, 0.3f, false});
   whole.window = variant.window;
+  whole.causal = variant.causal;
   whole.dropout.rate = variant.rate;
   whole.dropout.seed = 11, whole.dropout.step = 2, whole.dropout.site = 5;
   whole.dropout.seqLen = 8, whole.dropout.features = 2;
@@ -607,7 +732,7 @@ TEST_CASE("attention of a context-parallel chunk is those rows of the "
     for (size_t i = 0; i < a.size(); ++i)
       dkSum[i] += a[i], dvSum[i] += b[i];
     // The first chunk's queries never see the second chunk's keys.
-    if (c == 0 && variant.window == 0)
+    if (c == 0 && variant.window == 0 && variant.causal)
       for (int64_t b2 = 0; b2 < 2; ++b2)
         for (int64_t p = s; p < 8; ++p)
           for (int64_t j = 0; j < kw; ++j)
