@@ -40,7 +40,7 @@ int main(int argc, char **argv) {
       "                   [-o FILE]\n"
       "  trident emit     --plan plan.json --model M [--backend cpu|cuda]\n"
       "                   -o DIR [--emit project|texec|cpp] [--optimizer adam|sgd]\n"
-      "                   [--lr F]\n"
+      "                   [--lr F] [--train-in-f32]\n"
       "  trident validate-plan --plan plan.json [--schema schema.json]\n"
       "  trident validate [--cases cases.json] [--write-doc docs/validation.md]\n"
       "                   [--runtime R]\n"
