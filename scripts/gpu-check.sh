@@ -43,10 +43,11 @@ if [ -f "$e2e" ]; then
     dp2 tp2 pp2 tp2-sp pp4-vpp2 dp2-tp2-pp2 zero1 zero3 pp2-uneven-3-1 \
     zero2 cp2 tiny-llama-cp2-tp2-sp tiny-mixtral-dp4-ep2-zero3 \
     tiny-mistral-cp2-tp2-sp tiny-nemotron-tp2-sp tiny-bert-cp2-tp2-sp
-  # Dropout under SGD (lr 1), which compares the gradients themselves.
+  # Dropout and ViT under SGD (lr 1), which compares the gradients
+  # themselves.
   bash "$e2e" --backend cuda --build-dir "$build" \
     --work "$build/e2e-cuda-sgd" --optimizer sgd --lr 1 \
-    tiny-gpt2-dropout-dp2-tp2-sp
+    tiny-gpt2-dropout-dp2-tp2-sp tiny-vit-tp2-pp2
 else
   echo "gpu-check: $e2e not present; end-to-end tests skipped"
 fi

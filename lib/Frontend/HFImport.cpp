@@ -58,6 +58,8 @@ const std::set<std::string, std::less<>> &ignoredKeys() {
       "rope_interleave",
       "initializer_range",
       "initializer_factor",
+      "encoder_stride",         // ViT's masked-image-modeling decoder
+      "gradient_checkpointing", // a training switch, not a shape
       "use_cache",
       "pretraining_tp",
       "router_aux_loss_coef",
@@ -345,7 +347,8 @@ enum class Arch {
   Nemotron,
   GptOss,
   BertMaskedLM,
-  BertPreTraining
+  BertPreTraining,
+  ViT
 };
 
 struct ArchInfo {
@@ -369,6 +372,7 @@ constexpr ArchInfo kArchs[] = {
     // model_type "bert" alone reads as BertForPreTraining (the later row).
     {"BertForMaskedLM", "bert", Arch::BertMaskedLM},
     {"BertForPreTraining", "bert", Arch::BertPreTraining},
+    {"ViTForImageClassification", "vit", Arch::ViT},
 };
 
 std::string supportedArchList() {
@@ -557,6 +561,58 @@ void parseBert(Reader &r, ModelConfig &c, bool preTraining) {
   c.pooler = preTraining;
   c.numClasses = preTraining ? 2 : 0;
   c.dropout = 0.1; // hidden_dropout_prob, attention_probs_dropout_prob
+}
+
+/// ViT (Dosovitskiy et al. 2021) with HF ViTConfig's keys and defaults: a
+/// pre-LN bidirectional encoder over image patches plus the class token,
+/// learned positions, a final LayerNorm and the linear classifier on the
+/// class token (ViTForImageClassification: no pooler).
+void parseVit(Reader &r, ModelConfig &c) {
+  c.family = ModelFamily::Vision;
+  c.causal = false;
+  r.reqInt("hidden_size", c.hidden);
+  r.reqInt("num_hidden_layers", c.numLayers);
+  r.reqInt("num_attention_heads", c.numHeads);
+  r.reqInt("intermediate_size", c.ffn);
+  c.imageSize = 224; // ViTConfig defaults
+  r.optInt("image_size", c.imageSize);
+  c.patchSize = 16;
+  r.optInt("patch_size", c.patchSize);
+  c.channels = 3;
+  r.optInt("num_channels", c.channels);
+  if (!r.failed() && c.imageSize % c.patchSize != 0)
+    r.fail("patch_size", std::to_string(c.patchSize) +
+                             " does not divide image_size " +
+                             std::to_string(c.imageSize));
+  // The classes: num_labels, else the entries of id2label, else HF's 2.
+  c.numClasses = 2;
+  if (!r.optInt("num_labels", c.numClasses)) {
+    if (const json *ids = r.get("id2label")) {
+      if (!ids->is_object() || ids->empty())
+        r.fail("id2label", "expected a non-empty object of class names, "
+                           "got " + describe(*ids));
+      else
+        c.numClasses = int64_t(ids->size());
+    }
+  }
+  r.get("label2id");
+  readHeadDim(r, c, "hidden_size", "num_attention_heads", false);
+  c.numKvHeads = c.numHeads;
+  c.act = Activation::Gelu;
+  readActivation(r, "hidden_act", c);
+  bool qkvBias = true;
+  r.optBool("qkv_bias", qkvBias);
+  c.qkvBias = qkvBias;
+  c.outBias = c.mlpBias = true;
+  c.position = PositionKind::Learned;
+  c.norm = NormKind::LayerNorm;
+  c.normBias = true;
+  c.tieEmbeddings = false;
+  if (!r.failed()) {
+    const int64_t side = c.imageSize / c.patchSize;
+    c.seqLen = c.maxPositions = side * side + 1;
+  }
+  c.dropout = 0.0; // hidden_dropout_prob, attention_probs_dropout_prob
 }
 
 void parseGptNeoX(Reader &r, ModelConfig &c) {
@@ -763,6 +819,7 @@ void parseLlamaLike(Reader &r, ModelConfig &c, Arch arch,
   case Arch::GptNeoX:
   case Arch::BertMaskedLM:
   case Arch::BertPreTraining:
+  case Arch::ViT:
     break;
   }
   readLayerTypes(r, c);
@@ -902,6 +959,9 @@ Result<ModelConfig> parseObject(const json &root, std::string_view source,
   case Arch::BertMaskedLM:
   case Arch::BertPreTraining:
     parseBert(r, c, info->arch == Arch::BertPreTraining);
+    break;
+  case Arch::ViT:
+    parseVit(r, c);
     break;
   default:
     parseLlamaLike(r, c, info->arch, notes);

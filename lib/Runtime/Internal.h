@@ -92,6 +92,68 @@ inline int64_t checkDropoutApply(const Tensor &y, const Tensor &x,
 
 /// Argument checks of attentionForward / attentionBackward, shared by the
 /// backends. `out` is the forward's output or the backward's dout.
+/// Shapes of patchEmbed{Forward,Backward}: images [b, C, side, side],
+/// rows [b * T, h], w [C * patch^2, h], bias [h] or undefined. Returns b.
+inline int64_t checkPatchEmbed(const Tensor &rows, const Tensor &images,
+                               const Tensor &w, const Tensor &bias,
+                               int64_t channels, int64_t side, int64_t patch,
+                               const char *fn) {
+  check(channels > 0 && patch > 0 && side > 0 && side % patch == 0, fn,
+        "channels and patch must be positive and patch must divide side");
+  const int64_t cols = channels * patch * patch, grid = side / patch;
+  check(w.rank() == 2 && w.dim(0) == cols, fn,
+        "w " + w.shapeString() + " must be [channels*patch*patch = " +
+            std::to_string(cols) + ", h]");
+  const int64_t h = w.dim(1);
+  const int64_t perImage = channels * side * side;
+  check(images.numel() % perImage == 0, fn,
+        "images " + images.shapeString() + " must be [b, " +
+            std::to_string(channels) + ", " + std::to_string(side) + ", " +
+            std::to_string(side) + "]");
+  const int64_t b = images.numel() / perImage;
+  check(rows.numel() == b * grid * grid * h, fn,
+        "rows " + rows.shapeString() + " must be [b*T, h] = [" +
+            std::to_string(b * grid * grid) + ", " + std::to_string(h) + "]");
+  check(!bias.defined() || bias.numel() == h, fn,
+        "bias must have h = " + std::to_string(h) + " elements");
+  return b;
+}
+
+/// Shapes of prependToken{Forward,Backward}: x [b*T, h], out [b*(T+1), h],
+/// token [1, h]. Returns b.
+inline int64_t checkPrependToken(const Tensor &withToken, const Tensor &x,
+                                 const Tensor &token, int64_t tokens,
+                                 const char *fn) {
+  check(tokens > 0 && token.numel() > 0, fn, "tokens and h must be positive");
+  const int64_t h = token.numel();
+  check(x.numel() % (tokens * h) == 0, fn,
+        "x " + x.shapeString() + " must be [b*" + std::to_string(tokens) +
+            ", " + std::to_string(h) + "]");
+  const int64_t b = x.numel() / (tokens * h);
+  check(withToken.numel() == b * (tokens + 1) * h, fn,
+        withToken.shapeString() + " must be [b*(T+1), h] = [" +
+            std::to_string(b * (tokens + 1)) + ", " + std::to_string(h) + "]");
+  return b;
+}
+
+/// Shapes of positionAdd{Forward,Backward}: rows [n, h] with n a multiple
+/// of seq, wpe [P, h] holding positions posOffset .. posOffset + seq - 1.
+/// Returns n.
+inline int64_t checkPositionAdd(const Tensor &rows, const Tensor &wpe,
+                                int64_t seq, int64_t posOffset,
+                                const char *fn) {
+  check(wpe.rank() == 2 && seq > 0 && posOffset >= 0 &&
+            posOffset + seq <= wpe.dim(0),
+        fn, "wpe " + wpe.shapeString() + " must hold positions " +
+                std::to_string(posOffset) + ".." +
+                std::to_string(posOffset + seq - 1));
+  const int64_t h = wpe.dim(1);
+  check(rows.numel() % (seq * h) == 0, fn,
+        rows.shapeString() + " must be [b*seq, h] with seq " +
+            std::to_string(seq) + " and h " + std::to_string(h));
+  return rows.numel() / h;
+}
+
 /// Shapes of selectToken{Forward,Backward}: rows [batch, h], x [batch*seq,
 /// h] (any shape with those element counts and h as the last dimension).
 /// Returns batch.

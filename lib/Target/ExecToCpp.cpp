@@ -186,6 +186,14 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
     return emitKernel(k);
   if (auto in = dyn_cast<tx::InputOp>(op)) {
     os << "    rt::Tensor " << fresh(in.getResult()) << " = c.";
+    auto it = cast<RankedTensorType>(in.getType());
+    if (isa<FloatType>(it.getElementType())) {
+      // Synthetic values of this shape per sample (ViT's images).
+      os << "floats(mb, " << cppString(in.getName()) << ", {";
+      llvm::interleaveComma(it.getShape().drop_front(), os);
+      os << "});\n";
+      return success();
+    }
     if (in.getRange())
       os << "ids(mb, " << cppString(in.getName()) << ", " << *in.getRange()
          << ", "
@@ -492,6 +500,44 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
        << cfgInt("features") << ", " << firstFeature << "));\n";
     return success();
   }
+  if (k == "patch_embed" || k == "patch_embed_bwd") {
+    bool fwd = k == "patch_embed";
+    auto img = cast<RankedTensorType>(op.getInputs()[fwd ? 0 : 1].getType());
+    std::string dims = std::to_string(img.getDimSize(1)) + ", " +
+                       std::to_string(img.getDimSize(2)) + ", " +
+                       std::to_string(cfgInt("patch"));
+    if (fwd)
+      os << "    rt::patchEmbedForward(" << out2[0] << ", " << in(0) << ", "
+         << in(1) << ", " << in(2) << ", " << dims << ");\n";
+    else
+      os << "    rt::patchEmbedBackward(" << out[0] << ", " << out[1] << ", "
+         << in2(0) << ", " << in(1) << ", " << dims << ");\n";
+    return success();
+  }
+  if (k == "prepend_token" || k == "prepend_token_bwd") {
+    bool fwd = k == "prepend_token";
+    auto x = cast<RankedTensorType>(
+        (fwd ? op.getInputs()[0] : op.getResults()[0]).getType());
+    std::string tokens = std::to_string(x.getDimSize(1));
+    if (fwd)
+      os << "    rt::prependTokenForward(" << out2[0] << ", " << in2(0)
+         << ", " << in(1) << ", " << tokens << ");\n";
+    else
+      os << "    rt::prependTokenBackward(" << out2[0] << ", " << out[1]
+         << ", " << in2(0) << ", " << tokens << ");\n";
+    return success();
+  }
+  if (k == "position_add" || k == "position_add_bwd") {
+    std::string localSeq = std::to_string(
+        cast<RankedTensorType>(op.getInputs()[0].getType()).getDimSize(1));
+    if (k == "position_add")
+      os << "    rt::positionAddForward(" << out2[0] << ", " << in2(0) << ", "
+         << in(1) << ", " << localSeq << ", " << posOffset << ");\n";
+    else
+      os << "    rt::positionAddBackward(" << out[0] << ", " << in2(0) << ", "
+         << localSeq << ", " << posOffset << ");\n";
+    return success();
+  }
   if (k == "select_token" || k == "select_token_bwd") {
     // The index among this rank's positions: the global one less the
     // block's first position (cp chunk, then sequence shard); out of
@@ -727,6 +773,18 @@ struct Context {
     d.features = features;
     d.firstFeature = firstFeature;
     return d;
+  }
+  /// Synthetic floats of a float input (`name`): `shape` per sample.
+  rt::Tensor floats(int mb, const char *name,
+                    std::vector<int64_t> shape) const {
+    int64_t per = 1;
+    for (int64_t d : shape)
+      per *= d;
+    shape.insert(shape.begin(), kMicroBatchSize);
+    rt::Tensor t(shape);
+    rt::syntheticFloats(t, kDataSeed, name, step, firstSample(mb),
+                        kMicroBatchSize, per);
+    return t;
   }
   /// Synthetic ids of another input (`name`, in [0, range)): one per
   /// position of this rank's chunk, or one per sample.

@@ -71,6 +71,8 @@ const StringRef kAttnOpt[] = {"cp_axis",     "window",    "dropout",
 // sample; the local block starts at pos_axis (cp) and seq_axis (sequence
 // shards) coordinates.
 const StringRef kSelect[] = {"index"};
+// patch_embed: the square patch side (images are [b, C, side, side]).
+const StringRef kPatch[] = {"patch"};
 const StringRef kSelectAxes[] = {"pos_axis", "seq_axis"};
 // Dropout: global sequence length and features; the local block starts at
 // pos_axis (cp chunks), seq_axis (sequence-parallel shards inside a chunk)
@@ -120,6 +122,12 @@ const KernelInfo kKernels[] = {
     {"moe", 4, 1, kMoE, kMoEOpt},             // x, router, w_in, w_out -> y
     {"moe_bwd", 5, 4, kMoE, kMoEOpt},         // dy, x, router, w_in, w_out -> dx, dw_in, dw_out, dgate
     {"moe_router_bwd", 3, 2, kMoE, kRouterOpt}, // dgate, x, router -> dx, drouter
+    {"patch_embed", 3, 1, kPatch, {}},         // images, w, b -> tokens
+    {"patch_embed_bwd", 2, 2, kPatch, {}},     // dy, images -> dw, db
+    {"prepend_token", 2, 1, {}, {}},           // x, token -> [token; x]
+    {"prepend_token_bwd", 1, 2, {}, {}},       // dy -> dx, dtoken
+    {"position_add", 2, 1, {}, kPos},          // x, wpe -> x + wpe[pos]
+    {"position_add_bwd", 1, 1, {}, kPos},      // dy -> dwpe
     {"select_token", 1, 1, kSelect, kSelectAxes},     // x [b,s,h] -> [b,h]
     {"select_token_bwd", 1, 1, kSelect, kSelectAxes}, // dy [b,h] -> dx [b,s,h]
     {"cross_entropy", 2, 2, {}, kVocab},      // logits, labels -> loss_sum, lse
@@ -414,18 +422,29 @@ LogicalResult ChunkOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult InputOp::verify() {
-  const bool corpus = getName() == "tokens" || getName() == "labels";
-  if (corpus && getRange())
-    return emitOpError() << "'" << getName()
-                         << "' comes from the corpus and takes no range";
+  auto type = cast<RankedTensorType>(getType());
+  if (!(*this)->getParentOfType<ChunkOp>())
+    return emitOpError("must be inside a texec.chunk");
+  ProgramOp program = getProgram(*this);
+  if (isa<FloatType>(type.getElementType())) {
+    // Synthetic values per sample, any static shape.
+    if (getRange() || type.getRank() < 2 || !type.hasStaticShape() ||
+        type.getDimSize(0) != int64_t(program.getMicroBatchSize()))
+      return emitOpError() << "a float input takes no range and must be "
+                              "micro_batch_size ("
+                           << program.getMicroBatchSize()
+                           << ") x static sizes, got " << type;
+    return success();
+  }
+  const bool corpus =
+      (getName() == "tokens" || getName() == "labels") && !getRange();
+  if (getName() == "tokens" && getRange())
+    return emitOpError() << "'tokens' comes from the corpus and takes no "
+                            "range";
   if (!corpus && (!getRange() || *getRange() <= 0))
     return emitOpError() << "input '" << getName()
                          << "' needs a positive range (only tokens and "
                             "labels come from the corpus)";
-  if (!(*this)->getParentOfType<ChunkOp>())
-    return emitOpError("must be inside a texec.chunk");
-  ProgramOp program = getProgram(*this);
-  auto type = cast<RankedTensorType>(getType());
   const int64_t mbs = int64_t(program.getMicroBatchSize());
   const bool perSample = !corpus && type.getRank() == 1 &&
                          type.getDimSize(0) == mbs;
@@ -596,6 +615,73 @@ LogicalResult KernelOp::verify() {
                              << (heads ? heads.getInt() : 0) << " x " << parts
                              << "), got " << total.getInt();
     }
+  }
+  if (getName() == "patch_embed" || getName() == "patch_embed_bwd") {
+    // images [b, C, side, side] -> tokens [b, (side / patch)^2, h] with w
+    // [C * patch^2, h] and b [h].
+    bool fwd = getName() == "patch_embed";
+    auto img = dyn_cast<RankedTensorType>(getInputs()[fwd ? 0 : 1].getType());
+    auto tok = dyn_cast<RankedTensorType>(
+        fwd ? getResults()[0].getType() : getInputs()[0].getType());
+    auto w = dyn_cast<RankedTensorType>(
+        fwd ? getInputs()[1].getType() : getResults()[0].getType());
+    auto b = dyn_cast<RankedTensorType>(
+        fwd ? getInputs()[2].getType() : getResults()[1].getType());
+    auto patch = config.getAs<IntegerAttr>("patch");
+    bool ok = img && tok && w && b && patch && patch.getInt() > 0 &&
+              img.getRank() == 4 && tok.getRank() == 3 && w.getRank() == 2 &&
+              b.getRank() == 1 && img.getDimSize(2) == img.getDimSize(3) &&
+              img.getDimSize(2) % patch.getInt() == 0;
+    if (ok) {
+      int64_t p = patch.getInt(), grid = img.getDimSize(2) / p;
+      ok = w.getDimSize(0) == img.getDimSize(1) * p * p &&
+           tok.getDimSize(0) == img.getDimSize(0) &&
+           tok.getDimSize(1) == grid * grid &&
+           tok.getDimSize(2) == w.getDimSize(1) &&
+           b.getDimSize(0) == w.getDimSize(1);
+    }
+    if (!ok)
+      return emitOpError() << "kernel '" << getName()
+                           << "' needs images [b, C, side, side] with an "
+                              "integer patch dividing side, w [C*patch^2, "
+                              "h], b [h] and tokens [b, (side/patch)^2, h]";
+  }
+  if (getName() == "prepend_token" || getName() == "prepend_token_bwd") {
+    bool fwd = getName() == "prepend_token";
+    auto x = dyn_cast<RankedTensorType>(
+        fwd ? getInputs()[0].getType() : getResults()[0].getType());
+    auto tok = dyn_cast<RankedTensorType>(
+        fwd ? getInputs()[1].getType() : getResults()[1].getType());
+    auto y = dyn_cast<RankedTensorType>(
+        fwd ? getResults()[0].getType() : getInputs()[0].getType());
+    if (!x || !tok || !y || x.getRank() != 3 || y.getRank() != 3 ||
+        tok.getRank() != 2 || tok.getDimSize(0) != 1 ||
+        y.getDimSize(0) != x.getDimSize(0) ||
+        y.getDimSize(1) != x.getDimSize(1) + 1 ||
+        y.getDimSize(2) != x.getDimSize(2) ||
+        tok.getDimSize(1) != x.getDimSize(2))
+      return emitOpError() << "kernel '" << getName()
+                           << "' needs x [b, T, h], token [1, h] and [b, T "
+                              "+ 1, h]";
+  }
+  if (getName() == "position_add" || getName() == "position_add_bwd") {
+    bool fwd = getName() == "position_add";
+    auto x = dyn_cast<RankedTensorType>(getInputs()[0].getType());
+    auto wpe = dyn_cast<RankedTensorType>(
+        fwd ? getInputs()[1].getType() : getResults()[0].getType());
+    int64_t parts = 1;
+    if (auto axis = config ? config.getAs<StringAttr>("pos_axis")
+                           : StringAttr();
+        axis && getProgram(*this))
+      parts = getProgram(*this).getAxisSize(axis.getValue());
+    if (!x || !wpe || x.getRank() != 3 || wpe.getRank() != 2 ||
+        wpe.getDimSize(1) != x.getDimSize(2) ||
+        wpe.getDimSize(0) < x.getDimSize(1) * parts ||
+        (fwd && getResults()[0].getType() != x))
+      return emitOpError() << "kernel '" << getName()
+                           << "' needs x [b, s, h] and a position table [P, "
+                              "h] with a row for each of the s x "
+                           << parts << " positions";
   }
   if (getName() == "select_token" || getName() == "select_token_bwd") {
     // One position of the whole sequence, picked from [batch, seq, h]

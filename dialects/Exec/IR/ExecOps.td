@@ -201,13 +201,15 @@ def TExec_InputOp : TExec_Op<"input"> {
     corpus (the same sequences whatever the plan). Any other name (BERT's
     `token_types`, `nsp_labels`) is an independent synthetic stream of ids
     in [0, `range`): `micro_batch_size x seq_len / cp` of them, or one per
-    sample (`micro_batch_size`).
+    sample (`micro_batch_size`). A float input (ViT's `images`) takes no
+    range: `micro_batch_size x ...` values uniform in [-1, 1).
 
     Example: `%ids = texec.input "tokens" : tensor<2x8xi32>`,
-    `%t = texec.input "token_types" range 2 : tensor<2x8xi32>`
+    `%t = texec.input "token_types" range 2 : tensor<2x8xi32>`,
+    `%img = texec.input "images" : tensor<2x3x8x8xf32>`
   }];
   let arguments = (ins StrAttr:$name, OptionalAttr<I64Attr>:$range);
-  let results = (outs TExec_IdTensor:$result);
+  let results = (outs TExec_AnyTensor:$result);
   let assemblyFormat = "$name (`range` $range^)? attr-dict `:` type($result)";
   let hasVerifier = 1;
 }

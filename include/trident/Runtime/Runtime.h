@@ -270,6 +270,14 @@ void syntheticIds(Tensor &ids, uint64_t seed, const std::string &stream,
                   int64_t step, int64_t firstSample, int64_t numSamples,
                   int64_t firstPos, int64_t seqLen, int64_t range);
 
+/// A synthetic float input (ViT's images): t holds numSamples * perSample
+/// values (sample outermost); value e of global sample s is uniform in
+/// [-1, 1), a hash of (seed, stream, step, s, e), so a sample is the same
+/// on every rank and plan.
+void syntheticFloats(Tensor &t, uint64_t seed, const std::string &stream,
+                     int64_t step, int64_t firstSample, int64_t numSamples,
+                     int64_t perSample);
+
 /// Where one dropout call's elements sit in the single-rank model, so that
 /// every plan draws the same mask for the same element. The mask bit of an
 /// element is a counter-based hash of (seed, step, site, its global flat
@@ -393,6 +401,38 @@ void squaredReluBackward(Tensor &dx, const Tensor &dy, const Tensor &x);
 /// tanh (BERT's pooler); backward dx = (1 - tanh(x)^2) dy.
 void tanhForward(Tensor &y, const Tensor &x);
 void tanhBackward(Tensor &dx, const Tensor &dy, const Tensor &x);
+/// ViT patch embedding (Dosovitskiy et al. 2021, "An Image is Worth 16x16
+/// Words"): images [b, channels, side, side] are cut into patch x patch
+/// squares; patch (py, px) becomes token py * (side / patch) + px, whose
+/// feature (c, i, j) is pixel (c, py*patch + i, px*patch + j) at index
+/// (c * patch + i) * patch + j. out [b * T, h] (T = (side / patch)^2,
+/// overwritten) = those [b * T, channels * patch^2] rows x w [channels *
+/// patch^2, h] + bias (undefined: none): the stride-patch convolution.
+void patchEmbedForward(Tensor &out, const Tensor &images, const Tensor &w,
+                       const Tensor &bias, int64_t channels, int64_t side,
+                       int64_t patch);
+/// dw (w's shape) and db ([h]; undefined: none) overwritten with this
+/// call's contribution; the images get no gradient.
+void patchEmbedBackward(Tensor &dw, Tensor &db, const Tensor &dy,
+                        const Tensor &images, int64_t channels, int64_t side,
+                        int64_t patch);
+/// ViT's class token: out [b * (T + 1), h] (overwritten) holds, per sample,
+/// token [1, h] then the sample's T rows of x [b * T, h].
+void prependTokenForward(Tensor &out, const Tensor &x, const Tensor &token,
+                         int64_t tokens);
+/// dx [b * T, h]: dy without each sample's first row; dtoken [1, h]: the
+/// sum of those first rows in sample order (both overwritten).
+void prependTokenBackward(Tensor &dx, Tensor &dtoken, const Tensor &dy,
+                          int64_t tokens);
+/// Learned positions added to an activation (ViT, after the class token):
+/// y [n, h] = x + wpe[posOffset + r % seq] for row r (y may alias x).
+void positionAddForward(Tensor &y, const Tensor &x, const Tensor &wpe,
+                        int64_t seq, int64_t posOffset);
+/// dwpe (wpe's shape, overwritten): per position, the sum over samples (in
+/// order) of dy's rows at it; rows of other positions stay zero.
+void positionAddBackward(Tensor &dwpe, const Tensor &dy, int64_t seq,
+                         int64_t posOffset);
+
 /// One token of every sequence (BERT's [CLS] pooling): x [batch*seq, h]
 /// holds `seq` positions per sample; out [batch, h] (overwritten) gets row
 /// `index` of each sample, or zeros when index is outside [0, seq) (the

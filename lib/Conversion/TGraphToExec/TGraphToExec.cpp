@@ -223,6 +223,9 @@ private:
   LogicalResult lowerDropout(tg::DropoutOp op, FVal x);
   LogicalResult lowerMoE(tg::MoEOp op);
   LogicalResult lowerSelectToken(tg::SelectTokenOp op);
+  LogicalResult lowerPatchEmbed(tg::PatchEmbedOp op);
+  LogicalResult lowerPrependToken(tg::PrependTokenOp op);
+  LogicalResult lowerPositionEmbedding(tg::PositionEmbeddingOp op);
 };
 
 //===----------------------------------------------------------------------===//
@@ -362,7 +365,25 @@ FailureOr<FVal> ChunkLowering::input(Operation *user, Value tgInput) {
   if (it != inputs.end())
     return FVal{it->second, Dist::Rep};
   auto itype = dyn_cast<RankedTensorType>(in.getType());
-  const bool corpus = name == "tokens" || name == "labels";
+  // Tokens and next-token labels come from the corpus ([batch, sequence]);
+  // a per-sample "labels" (ViT's classes) is a stream of ids like BERT's
+  // next-sentence labels.
+  const bool corpus = name == "tokens" ||
+                      (name == "labels" && itype && itype.getRank() == 2);
+  // A float input (ViT's images): synthetic values of its per-sample shape.
+  if (!corpus && itype && isa<FloatType>(itype.getElementType())) {
+    SmallVector<int64_t> shape(itype.getShape());
+    if (shape.size() < 2 ||
+        llvm::any_of(ArrayRef<int64_t>(shape).drop_front(),
+                     ShapedType::isDynamic))
+      return in.emitError() << "texec lowering: float input '" << name
+                            << "' needs static sizes after the batch";
+    shape[0] = st.mbs;
+    Value v = tx::InputOp::create(fb, loc, f32(shape), name, IntegerAttr())
+                  .getResult();
+    inputs[name] = v;
+    return FVal{v, Dist::Rep};
+  }
   // Other integer inputs (BERT's token types and next-sentence labels)
   // are synthetic ids in the range their consumer reads: the rows of an
   // embedding table, the classes of a cross-entropy.
@@ -378,9 +399,10 @@ FailureOr<FVal> ChunkLowering::input(Operation *user, Value tgInput) {
                   itype.getRank() < 1 || itype.getRank() > 2))
     return in.emitError() << "texec lowering: input '" << name
                           << "' has no data source (expected tokens, "
-                             "labels, or integer ids [batch] or [batch, "
+                             "labels, integer ids [batch] or [batch, "
                              "sequence] read by an embedding or as "
-                             "cross-entropy labels)";
+                             "cross-entropy labels, or floats [batch, ...] "
+                             "of static sizes)";
   SmallVector<int64_t> shape = {st.mbs};
   if (corpus || itype.getRank() == 2)
     shape.push_back(st.seq);
@@ -956,6 +978,122 @@ LogicalResult ChunkLowering::lowerCrossEntropy(tg::CrossEntropyOp op) {
   return success();
 }
 
+/// ViT's patch embedding (Dosovitskiy et al. 2021): every rank computes the
+/// whole micro-batch's tokens from its images. Under sequence or context
+/// parallelism the tokens (and the class token before them) would have to
+/// be cut into shards, which is not lowered.
+LogicalResult ChunkLowering::lowerPatchEmbed(tg::PatchEmbedOp op) {
+  if (cpOn() || (st.sp && tpOn()))
+    return op.emitError("texec lowering: a patch embedding under sequence "
+                        "or context parallelism is not lowered (plan "
+                        "'parallel.sequence_parallel' and 'parallel.cp' "
+                        "must be off)");
+  if (!op.getBias())
+    return op.emitError("texec lowering: a patch embedding without bias has "
+                        "no runtime kernel");
+  auto img = act(op, op.getImage());
+  if (failed(img))
+    return failure();
+  auto it = cast<RankedTensorType>(img->v.getType());
+  const int64_t patch = op.getPatch();
+  if (it.getRank() != 4 || it.getDimSize(2) != it.getDimSize(3) ||
+      patch <= 0 || it.getDimSize(2) % patch != 0)
+    return op.emitError("texec lowering: patch_embed needs square images "
+                        "[batch, channels, side, side] whose side the patch "
+                        "divides");
+  FailureOr<Value> w = param(op, op.getWeight(), {-1});
+  FailureOr<Value> b = param(op, op.getBias(), {-1});
+  if (failed(w) || failed(b))
+    return failure();
+  const int64_t grid = it.getDimSize(2) / patch;
+  auto yType = f32({st.mbs, grid * grid,
+                    cast<RankedTensorType>(w->getType()).getDimSize(1)});
+  SmallVector<NamedAttribute> config = {
+      cfg("patch", IntegerAttr::get(IntegerType::get(ctx(), 64), patch))};
+  Value images = img->v, wv = *w, bv = *b;
+  Value y = kernel(fb, "patch_embed", {images, wv, bv}, {yType}, config)[0];
+  env[op.getResult()] = {y, Dist::Rep};
+  tape.push_back([=, this]() -> LogicalResult {
+    Value dy = takeGrad(y);
+    if (!dy)
+      return success();
+    auto g = kernel(bb, "patch_embed_bwd", {dy, saved(images)},
+                    {wv.getType(), bv.getType()}, config);
+    accumulate(wv.getDefiningOp()->getAttrOfType<StringAttr>("sym"), g[0]);
+    accumulate(bv.getDefiningOp()->getAttrOfType<StringAttr>("sym"), g[1]);
+    return success();
+  });
+  return success();
+}
+
+/// ViT's class token before the patch tokens.
+LogicalResult ChunkLowering::lowerPrependToken(tg::PrependTokenOp op) {
+  auto x = act(op, op.getX());
+  if (failed(x))
+    return failure();
+  if (x->dist != Dist::Rep)
+    return op.emitError("texec lowering: prepend_token needs the whole "
+                        "sequence and feature rows on every rank");
+  FailureOr<Value> tok = param(op, op.getToken(), {-1});
+  if (failed(tok))
+    return failure();
+  auto xt = cast<RankedTensorType>(x->v.getType());
+  auto yType =
+      f32({xt.getDimSize(0), xt.getDimSize(1) + 1, xt.getDimSize(2)});
+  Value xv = x->v, tv = *tok;
+  Value y = kernel(fb, "prepend_token", {xv, tv}, {yType})[0];
+  env[op.getResult()] = {y, Dist::Rep};
+  tape.push_back([=, this]() -> LogicalResult {
+    Value dy = takeGrad(y);
+    if (!dy)
+      return success();
+    auto g = kernel(bb, "prepend_token_bwd", {dy},
+                    {xv.getType(), tv.getType()});
+    addGrad(xv, g[0]);
+    accumulate(tv.getDefiningOp()->getAttrOfType<StringAttr>("sym"), g[1]);
+    return success();
+  });
+  return success();
+}
+
+/// Learned positions added to an activation that is not a token embedding
+/// (ViT: after the class token; a following embedding fuses them instead).
+LogicalResult ChunkLowering::lowerPositionEmbedding(
+    tg::PositionEmbeddingOp op) {
+  auto x = act(op, op.getX());
+  if (failed(x))
+    return failure();
+  if (x->dist != Dist::Rep)
+    return op.emitError("texec lowering: position_embedding needs the "
+                        "whole feature rows of every position it holds");
+  auto tableType = cast<RankedTensorType>(op.getTable().getType());
+  if (tableType.getDimSize(0) < st.seqFull)
+    return op.emitError() << "texec lowering: position table has "
+                          << tableType.getDimSize(0)
+                          << " rows, fewer than the sequence ("
+                          << st.seqFull << ")";
+  FailureOr<Value> wpe = param(op, op.getTable(), {-1});
+  if (failed(wpe))
+    return failure();
+  SmallVector<NamedAttribute> config;
+  if (cpOn())
+    config.push_back(cfg("pos_axis", StringAttr::get(ctx(), "cp")));
+  Value xv = x->v, wv = *wpe;
+  Value y = kernel(fb, "position_add", {xv, wv}, {xv.getType()}, config)[0];
+  env[op.getResult()] = {y, Dist::Rep};
+  tape.push_back([=, this]() -> LogicalResult {
+    Value dy = takeGrad(y);
+    if (!dy)
+      return success();
+    addGrad(xv, dy);
+    accumulate(wv.getDefiningOp()->getAttrOfType<StringAttr>("sym"),
+               kernel(bb, "position_add_bwd", {dy}, {wv.getType()},
+                      config)[0]);
+    return success();
+  });
+  return success();
+}
+
 /// One position of every sequence ([CLS] pooling, Devlin et al. 2019,
 /// "BERT"). The rank whose block holds the position copies it and the
 /// others give zeros; a sum over the axes that split the sequence (tp
@@ -1248,6 +1386,12 @@ LogicalResult ChunkLowering::lowerOp(Operation *op) {
     return lowerMoE(m);
   if (auto s = dyn_cast<tg::SelectTokenOp>(op))
     return lowerSelectToken(s);
+  if (auto p = dyn_cast<tg::PatchEmbedOp>(op))
+    return lowerPatchEmbed(p);
+  if (auto p = dyn_cast<tg::PrependTokenOp>(op))
+    return lowerPrependToken(p);
+  if (auto p = dyn_cast<tg::PositionEmbeddingOp>(op))
+    return lowerPositionEmbedding(p);
   // The sum of two losses (BERT: masked-LM + next-sentence): each is
   // already recorded and seeds its own backward.
   if (auto add = dyn_cast<tg::AddOp>(op);
@@ -1446,9 +1590,16 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
     if (!vocab)
       vocab = cast<RankedTensorType>(e.getTable().getType()).getDimSize(0);
   });
-  if (!vocab)
-    return fail("the model has no tgraph.embedding (token ids need a "
-                "vocabulary)");
+  if (!vocab) {
+    // A model without token ids (ViT reads images) leaves the corpus
+    // unused: its vocabulary is 1.
+    bool tokens = false;
+    model.walk([&](tg::InputOp in) { tokens |= in.getName() == "tokens"; });
+    if (tokens)
+      return fail("the model reads 'tokens' but has no tgraph.embedding "
+                  "(token ids need a vocabulary)");
+    vocab = 1;
+  }
 
   MLIRContext *ctx = model.getContext();
   ctx->getOrLoadDialect<tx::TExecDialect>();

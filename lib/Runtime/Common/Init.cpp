@@ -134,6 +134,28 @@ void syntheticIds(Tensor &ids, uint64_t seed, const std::string &stream,
   ids.fromHostI32(host);
 }
 
+void syntheticFloats(Tensor &t, uint64_t seed, const std::string &stream,
+                     int64_t step, int64_t firstSample, int64_t numSamples,
+                     int64_t perSample) {
+  const char *fn = "syntheticFloats";
+  check(numSamples >= 0 && perSample > 0, fn,
+        "numSamples must be >= 0 and perSample positive");
+  check(t.numel() == numSamples * perSample, fn,
+        t.shapeString() + " must hold " +
+            std::to_string(numSamples * perSample) + " values");
+  const uint64_t key = mix64(mix64(seed ^ hashName(stream)) +
+                             static_cast<uint64_t>(step));
+  std::vector<float> host(size_t(numSamples * perSample));
+  for (int64_t s = 0; s < numSamples; ++s) {
+    const uint64_t sampleKey =
+        mix64(key + static_cast<uint64_t>(firstSample + s));
+    for (int64_t e = 0; e < perSample; ++e)
+      host[size_t(s * perSample + e)] =
+          unitFromBits(mix64(sampleKey + mix64(static_cast<uint64_t>(e))));
+  }
+  t.fromHost(host);
+}
+
 bool dropoutKeeps(const DropoutSite &site, uint64_t index) {
   return hash::dropoutKeep(hash::dropoutKey(site.seed, site.step, site.site),
                            index, hash::dropoutThreshold(site.rate));

@@ -197,6 +197,109 @@ void tanhBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
   }
 }
 
+namespace {
+/// The [b * T, channels * patch^2] patch rows of images (patchEmbedForward's
+/// order).
+RowMat patchRows(const Tensor &images, int64_t b, int64_t channels,
+                 int64_t side, int64_t patch) {
+  const int64_t grid = side / patch, cols = channels * patch * patch;
+  RowMat m(b * grid * grid, cols);
+  const float *img = images.f32();
+  for (int64_t n = 0; n < b; ++n)
+    for (int64_t py = 0; py < grid; ++py)
+      for (int64_t px = 0; px < grid; ++px) {
+        float *row = m.data() + ((n * grid + py) * grid + px) * cols;
+        for (int64_t c = 0; c < channels; ++c)
+          for (int64_t i = 0; i < patch; ++i)
+            std::copy_n(img + ((n * channels + c) * side + py * patch + i) *
+                                  side +
+                            px * patch,
+                        patch, row + (c * patch + i) * patch);
+      }
+  return m;
+}
+} // namespace
+
+void patchEmbedForward(Tensor &out, const Tensor &images, const Tensor &w,
+                       const Tensor &bias, int64_t channels, int64_t side,
+                       int64_t patch) {
+  const char *fn = "patchEmbedForward";
+  const int64_t b = detail::checkPatchEmbed(out, images, w, bias, channels,
+                                            side, patch, fn);
+  RowMat cols = patchRows(images, b, channels, side, patch);
+  const int64_t h = w.dim(1);
+  MapM O(out.f32(), cols.rows(), h);
+  O.noalias() = cols * CMapM(w.f32(), w.dim(0), h);
+  if (bias.defined())
+    O.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias.f32(), h);
+}
+
+void patchEmbedBackward(Tensor &dw, Tensor &db, const Tensor &dy,
+                        const Tensor &images, int64_t channels, int64_t side,
+                        int64_t patch) {
+  const char *fn = "patchEmbedBackward";
+  const int64_t b = detail::checkPatchEmbed(dy, images, dw, db, channels,
+                                            side, patch, fn);
+  RowMat cols = patchRows(images, b, channels, side, patch);
+  const int64_t h = dw.dim(1);
+  CMapM DY(dy.f32(), cols.rows(), h);
+  MapM(dw.f32(), dw.dim(0), h).noalias() = cols.transpose() * DY;
+  if (db.defined())
+    Eigen::Map<Eigen::RowVectorXf>(db.f32(), h) = DY.colwise().sum();
+}
+
+void prependTokenForward(Tensor &out, const Tensor &x, const Tensor &token,
+                         int64_t tokens) {
+  const int64_t b = detail::checkPrependToken(out, x, token, tokens,
+                                              "prependTokenForward");
+  const int64_t h = token.numel();
+  for (int64_t n = 0; n < b; ++n) {
+    float *o = out.f32() + n * (tokens + 1) * h;
+    std::copy_n(token.f32(), h, o);
+    std::copy_n(x.f32() + n * tokens * h, tokens * h, o + h);
+  }
+}
+
+void prependTokenBackward(Tensor &dx, Tensor &dtoken, const Tensor &dy,
+                          int64_t tokens) {
+  const int64_t b = detail::checkPrependToken(dy, dx, dtoken, tokens,
+                                              "prependTokenBackward");
+  const int64_t h = dtoken.numel();
+  zero(dtoken);
+  for (int64_t n = 0; n < b; ++n) {
+    const float *g = dy.f32() + n * (tokens + 1) * h;
+    for (int64_t j = 0; j < h; ++j)
+      dtoken.f32()[j] += g[j];
+    std::copy_n(g + h, tokens * h, dx.f32() + n * tokens * h);
+  }
+}
+
+void positionAddForward(Tensor &y, const Tensor &x, const Tensor &wpe,
+                        int64_t seq, int64_t posOffset) {
+  const char *fn = "positionAddForward";
+  const int64_t n = detail::checkPositionAdd(x, wpe, seq, posOffset, fn);
+  sameNumel(y, x, fn);
+  const int64_t h = wpe.dim(1);
+  for (int64_t r = 0; r < n; ++r) {
+    const float *p = wpe.f32() + (posOffset + r % seq) * h;
+    for (int64_t j = 0; j < h; ++j)
+      y.f32()[r * h + j] = x.f32()[r * h + j] + p[j];
+  }
+}
+
+void positionAddBackward(Tensor &dwpe, const Tensor &dy, int64_t seq,
+                         int64_t posOffset) {
+  const int64_t n = detail::checkPositionAdd(dy, dwpe, seq, posOffset,
+                                             "positionAddBackward");
+  const int64_t h = dwpe.dim(1);
+  zero(dwpe);
+  for (int64_t r = 0; r < n; ++r) {
+    float *p = dwpe.f32() + (posOffset + r % seq) * h;
+    for (int64_t j = 0; j < h; ++j)
+      p[j] += dy.f32()[r * h + j];
+  }
+}
+
 void selectTokenForward(Tensor &out, const Tensor &x, int64_t seq,
                         int64_t index) {
   const int64_t batch = detail::checkSelectToken(out, x, seq, "selectTokenForward");

@@ -145,6 +145,63 @@ __global__ void kTanhBwd(float *dx, const float *dy, const float *x,
     dx[i] = dy[i] * (1.0f - t * t);
   }
 }
+/// The [b * T, C * p * p] patch rows of images [b, C, side, side]
+/// (patchEmbedForward's order), one thread per element.
+__global__ void kPatchRows(float *rows, const float *img, int64_t b,
+                           int64_t channels, int64_t side, int64_t p) {
+  const int64_t grid = side / p, cols = channels * p * p;
+  GRID_STRIDE(e, b * grid * grid * cols) {
+    int64_t col = e % cols, t = e / cols;
+    int64_t n = t / (grid * grid), py = (t / grid) % grid, px = t % grid;
+    int64_t c = col / (p * p), i = (col / p) % p, j = col % p;
+    rows[e] = img[((n * channels + c) * side + py * p + i) * side + px * p + j];
+  }
+}
+/// out [b*(T+1), h]: per sample the token row, then x's T rows.
+__global__ void kPrependToken(float *out, const float *x, const float *token,
+                              int64_t b, int64_t T, int64_t h) {
+  GRID_STRIDE(e, b * (T + 1) * h) {
+    int64_t j = e % h, r = (e / h) % (T + 1), n = e / (h * (T + 1));
+    out[e] = r == 0 ? token[j] : x[(n * T + r - 1) * h + j];
+  }
+}
+/// dx [b*T, h] = dy without the first row of each sample.
+__global__ void kDropFirstRow(float *dx, const float *dy, int64_t b, int64_t T,
+                              int64_t h) {
+  GRID_STRIDE(e, b * T * h) {
+    int64_t j = e % h, r = (e / h) % T, n = e / (h * T);
+    dx[e] = dy[(n * (T + 1) + r + 1) * h + j];
+  }
+}
+/// dtoken[j] = sum over samples, in order, of dy's first row (one thread
+/// per feature: the CPU's order).
+__global__ void kFirstRowSum(float *dtoken, const float *dy, int64_t b,
+                             int64_t T, int64_t h) {
+  GRID_STRIDE(j, h) {
+    float s = 0.0f;
+    for (int64_t n = 0; n < b; ++n)
+      s += dy[n * (T + 1) * h + j];
+    dtoken[j] = s;
+  }
+}
+__global__ void kPositionAdd(float *y, const float *x, const float *wpe,
+                             int64_t n, int64_t h, int64_t seq, int64_t off) {
+  GRID_STRIDE(e, n * h) {
+    y[e] = x[e] + wpe[(off + (e / h) % seq) * h + e % h];
+  }
+}
+/// dwpe rows off .. off+seq-1: per (position, feature) the sum over samples
+/// in order (one thread each).
+__global__ void kPositionSum(float *dwpe, const float *dy, int64_t n,
+                             int64_t h, int64_t seq, int64_t off) {
+  GRID_STRIDE(e, seq * h) {
+    int64_t pos = e / h, j = e % h;
+    float s = 0.0f;
+    for (int64_t r = pos; r < n; r += seq)
+      s += dy[r * h + j];
+    dwpe[(off + pos) * h + j] = s;
+  }
+}
 /// Row `index` of each of `batch` samples of x [batch*seq, h] -> out
 /// [batch, h], or back (toX: out's rows into x's).
 __global__ void kSelectRows(float *x, float *out, int64_t batch, int64_t seq,
@@ -641,6 +698,107 @@ void tanhBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
   kTanhBwd<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(
       dx.f32(), dy.f32(), x.f32(), x.numel());
   launched("tanhBackward");
+}
+
+void patchEmbedForward(Tensor &out, const Tensor &images, const Tensor &w,
+                       const Tensor &bias, int64_t channels, int64_t side,
+                       int64_t patch) {
+  const char *fn = "patchEmbedForward";
+  const int64_t b = detail::checkPatchEmbed(out, images, w, bias, channels,
+                                            side, patch, fn);
+  const int64_t grid = side / patch, rows = b * grid * grid;
+  const int64_t cols = w.dim(0), h = w.dim(1);
+  if (!rows)
+    return;
+  Tensor patches({rows, cols});
+  kPatchRows<<<blocksFor(rows * cols), kThreads, 0, stream()>>>(
+      patches.f32(), images.f32(), b, channels, side, patch);
+  launched(fn);
+  gemmRowMajor(false, false, rows, h, cols, 1.0f, patches.f32(), cols,
+               w.f32(), h, 0.0f, out.f32(), h, fn);
+  if (bias.defined()) {
+    kAddBias<<<blocksFor(rows * h), kThreads, 0, stream()>>>(
+        out.f32(), bias.f32(), rows, h);
+    launched(fn);
+  }
+}
+
+void patchEmbedBackward(Tensor &dw, Tensor &db, const Tensor &dy,
+                        const Tensor &images, int64_t channels, int64_t side,
+                        int64_t patch) {
+  const char *fn = "patchEmbedBackward";
+  const int64_t b = detail::checkPatchEmbed(dy, images, dw, db, channels,
+                                            side, patch, fn);
+  const int64_t grid = side / patch, rows = b * grid * grid;
+  const int64_t cols = dw.dim(0), h = dw.dim(1);
+  zero(dw);
+  if (db.defined())
+    zero(db);
+  if (!rows)
+    return;
+  Tensor patches({rows, cols});
+  kPatchRows<<<blocksFor(rows * cols), kThreads, 0, stream()>>>(
+      patches.f32(), images.f32(), b, channels, side, patch);
+  launched(fn);
+  gemmRowMajor(true, false, cols, h, rows, 1.0f, patches.f32(), cols,
+               dy.f32(), h, 0.0f, dw.f32(), h, fn);
+  if (db.defined()) {
+    kColSum<<<blocksFor(h), kThreads, 0, stream()>>>(db.f32(), dy.f32(), rows,
+                                                      h);
+    launched(fn);
+  }
+}
+
+void prependTokenForward(Tensor &out, const Tensor &x, const Tensor &token,
+                         int64_t tokens) {
+  const char *fn = "prependTokenForward";
+  const int64_t b = detail::checkPrependToken(out, x, token, tokens, fn);
+  const int64_t h = token.numel();
+  if (!b)
+    return;
+  kPrependToken<<<blocksFor(b * (tokens + 1) * h), kThreads, 0, stream()>>>(
+      out.f32(), x.f32(), token.f32(), b, tokens, h);
+  launched(fn);
+}
+
+void prependTokenBackward(Tensor &dx, Tensor &dtoken, const Tensor &dy,
+                          int64_t tokens) {
+  const char *fn = "prependTokenBackward";
+  const int64_t b = detail::checkPrependToken(dy, dx, dtoken, tokens, fn);
+  const int64_t h = dtoken.numel();
+  kFirstRowSum<<<blocksFor(h), kThreads, 0, stream()>>>(dtoken.f32(),
+                                                         dy.f32(), b, tokens,
+                                                         h);
+  launched(fn);
+  if (!b)
+    return;
+  kDropFirstRow<<<blocksFor(b * tokens * h), kThreads, 0, stream()>>>(
+      dx.f32(), dy.f32(), b, tokens, h);
+  launched(fn);
+}
+
+void positionAddForward(Tensor &y, const Tensor &x, const Tensor &wpe,
+                        int64_t seq, int64_t posOffset) {
+  const char *fn = "positionAddForward";
+  const int64_t n = detail::checkPositionAdd(x, wpe, seq, posOffset, fn);
+  sameNumel(y, x, fn);
+  if (!n)
+    return;
+  const int64_t h = wpe.dim(1);
+  kPositionAdd<<<blocksFor(n * h), kThreads, 0, stream()>>>(
+      y.f32(), x.f32(), wpe.f32(), n, h, seq, posOffset);
+  launched(fn);
+}
+
+void positionAddBackward(Tensor &dwpe, const Tensor &dy, int64_t seq,
+                         int64_t posOffset) {
+  const char *fn = "positionAddBackward";
+  const int64_t n = detail::checkPositionAdd(dy, dwpe, seq, posOffset, fn);
+  const int64_t h = dwpe.dim(1);
+  zero(dwpe);
+  kPositionSum<<<blocksFor(seq * h), kThreads, 0, stream()>>>(
+      dwpe.f32(), dy.f32(), n, h, seq, posOffset);
+  launched(fn);
 }
 
 void selectTokenForward(Tensor &out, const Tensor &x, int64_t seq,

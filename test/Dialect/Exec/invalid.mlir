@@ -1538,3 +1538,65 @@ texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 :
     texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
   }
 }
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.stage 0 {
+    texec.param "x" global [2, 4, 8] init "uniform" : tensor<2x4x8xf32>
+    texec.param "w" global [12, 8] init "uniform" : tensor<12x8xf32>
+    texec.param "b" global [8] init "zeros" : tensor<8xf32>
+    texec.chunk 0 forward {
+      // expected-error@+1 {{a float input takes no range and must be micro_batch_size (2) x static sizes, got 'tensor<3x3x4x4xf32>'}}
+      %i = texec.input "images" : tensor<3x3x4x4xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.stage 0 {
+    texec.param "x" global [2, 4, 8] init "uniform" : tensor<2x4x8xf32>
+    texec.param "w" global [12, 8] init "uniform" : tensor<12x8xf32>
+    texec.param "b" global [8] init "zeros" : tensor<8xf32>
+    texec.chunk 0 forward {
+      %img = texec.input "images" : tensor<2x3x4x4xf32>
+      %w = texec.param_ref "w" : tensor<12x8xf32>
+      %b = texec.param_ref "b" : tensor<8xf32>
+      // expected-error@+1 {{kernel 'patch_embed' needs images [b, C, side, side] with an integer patch dividing side, w [C*patch^2, h], b [h] and tokens [b, (side/patch)^2, h]}}
+      %t = texec.kernel "patch_embed"(%img, %w, %b) config {patch = 2 : i64} : (tensor<2x3x4x4xf32>, tensor<12x8xf32>, tensor<8xf32>) -> tensor<2x5x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.stage 0 {
+    texec.param "x" global [2, 4, 8] init "uniform" : tensor<2x4x8xf32>
+    texec.param "w" global [12, 8] init "uniform" : tensor<12x8xf32>
+    texec.param "b" global [8] init "zeros" : tensor<8xf32>
+    texec.chunk 0 forward {
+      %x = texec.param_ref "x" : tensor<2x4x8xf32>
+      %w = texec.param_ref "w" : tensor<12x8xf32>
+      // expected-error@+1 {{kernel 'position_add' needs x [b, s, h] and a position table [P, h] with a row for each of the s x 1 positions}}
+      %y = texec.kernel "position_add"(%x, %w) : (tensor<2x4x8xf32>, tensor<12x8xf32>) -> tensor<2x4x9xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}

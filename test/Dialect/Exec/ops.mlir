@@ -150,3 +150,40 @@ texec.program @nocp attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64,
     texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
   }
 }
+
+// ViT's stem: float images, patch embedding, class token, learned
+// positions (and their backwards).
+// CHECK-LABEL: texec.program @vit
+texec.program @vit attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64,
+    vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64,
+    seq_len = 5 : i64, vocab = 1 : i64, zero_stage = 0 : i64,
+    schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.stage 0 {
+    texec.param "w" global [12, 8] init "uniform" : tensor<12x8xf32>
+    texec.param "b" global [8] init "zeros" : tensor<8xf32>
+    texec.param "cls" global [1, 8] init "uniform" : tensor<1x8xf32>
+    texec.param "pos" global [5, 8] init "uniform" : tensor<5x8xf32>
+    texec.chunk 0 forward {
+      // CHECK: texec.input "images" : tensor<2x3x4x4xf32>
+      %img = texec.input "images" : tensor<2x3x4x4xf32>
+      %w = texec.param_ref "w" : tensor<12x8xf32>
+      %b = texec.param_ref "b" : tensor<8xf32>
+      %cls = texec.param_ref "cls" : tensor<1x8xf32>
+      %pos = texec.param_ref "pos" : tensor<5x8xf32>
+      // CHECK: texec.kernel "patch_embed"
+      %t = texec.kernel "patch_embed"(%img, %w, %b) config {patch = 2 : i64} : (tensor<2x3x4x4xf32>, tensor<12x8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+      // CHECK: texec.kernel "prepend_token"
+      %c = texec.kernel "prepend_token"(%t, %cls) : (tensor<2x4x8xf32>, tensor<1x8xf32>) -> tensor<2x5x8xf32>
+      // CHECK: texec.kernel "position_add"
+      %y = texec.kernel "position_add"(%c, %pos) : (tensor<2x5x8xf32>, tensor<5x8xf32>) -> tensor<2x5x8xf32>
+      %dpos = texec.kernel "position_add_bwd"(%y) : (tensor<2x5x8xf32>) -> tensor<5x8xf32>
+      %dt:2 = texec.kernel "prepend_token_bwd"(%y) : (tensor<2x5x8xf32>) -> (tensor<2x4x8xf32>, tensor<1x8xf32>)
+      %dw:2 = texec.kernel "patch_embed_bwd"(%dt#0, %img) config {patch = 2 : i64} : (tensor<2x4x8xf32>, tensor<2x3x4x4xf32>) -> (tensor<12x8xf32>, tensor<8xf32>)
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}

@@ -409,6 +409,43 @@ TEST_CASE("BERT: bidirectional post-LN encoder, token types, MLM and NSP "
                  "field 'intermediate_size': missing"));
 }
 
+TEST_CASE("ViT: patches, class token, classes from id2label", "[frontend][hf]") {
+  std::vector<std::string> warnings;
+  ModelConfig c = loadModel("vit-base-patch16-224.json", &warnings);
+  CHECK(warnings.empty()); // encoder_stride and label2id are understood
+  CHECK(c.architecture == "ViTForImageClassification");
+  CHECK(c.family == ModelFamily::Vision);
+  CHECK_FALSE(c.causal);
+  CHECK(c.hidden == 768);
+  CHECK(c.numLayers == 12);
+  CHECK(c.headDim == 64);
+  CHECK(c.imageSize == 224);
+  CHECK(c.patchSize == 16);
+  CHECK(c.channels == 3);
+  CHECK(c.numClasses == 1000); // the entries of id2label
+  CHECK(c.seqLen == 14 * 14 + 1);
+  CHECK(c.act == Activation::Gelu);
+  CHECK(c.dropout == 0.0);
+  // HF's num_parameters() of google/vit-base-patch16-224: 86,567,656.
+  CHECK(countParams(c).total() == 86'567'656);
+  ModelConfig tenWay = parseOk(edited("vit-base-patch16-224.json",
+                                      {{"num_labels", 10},
+                                       {"id2label", nullptr},
+                                       {"label2id", nullptr}}));
+  CHECK(tenWay.numClasses == 10);
+  ModelConfig noLabels = parseOk(edited(
+      "vit-base-patch16-224.json", {{"id2label", nullptr}, {"label2id", nullptr}}));
+  CHECK(noLabels.numClasses == 2); // ViTConfig's default
+  CHECK(contains(parseError(edited("vit-base-patch16-224.json",
+                                   {{"patch_size", 15}})),
+                 "t.json: field 'patch_size': 15 does not divide image_size "
+                 "224"));
+  CHECK(contains(parseError(edited("vit-base-patch16-224.json",
+                                   {{"id2label", json::array()},
+                                    {"label2id", nullptr}})),
+                 "field 'id2label': expected a non-empty object"));
+}
+
 TEST_CASE("GPT-NeoX: parallel residual, partial rotary, biases, untied",
           "[frontend][hf]") {
   std::vector<std::string> warnings;

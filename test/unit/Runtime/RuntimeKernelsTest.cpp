@@ -446,6 +446,95 @@ TEST_CASE("bidirectional attention backward matches finite differences",
                     Catch::Contains("sliding window needs causal"));
 }
 
+TEST_CASE("ViT patch embedding, class token and positions against finite "
+          "differences",
+          "[runtime]") {
+  ensureInit();
+  // 2 images of 2 channels, 4x4 pixels, 2x2 patches: 4 tokens of 8 values.
+  const int64_t b = 2, C = 2, side = 4, p = 2, T = 4, h = 3;
+  Tensor img = randomTensor({b, C, side, side}, "img");
+  Tensor w = randomTensor({C * p * p, h}, "w"), bias = randomTensor({h}, "b");
+  Tensor out({b * T, h}), r = randomTensor({b * T, h}, "r");
+  auto loss = [&] {
+    patchEmbedForward(out, img, w, bias, C, side, p);
+    return dotLoss(out, r);
+  };
+  loss();
+  // Token 2 of image 1 is patch (py 1, px 0); its feature (c 1, i 0, j 1)
+  // is pixel (1, 2, 1), at row (1 * 2 + 0) * 2 + 1 = 5 of w.
+  {
+    auto iv = img.toHost(), wv = w.toHost(), bv = bias.toHost();
+    double want = bv[0];
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t i = 0; i < p; ++i)
+        for (int64_t j = 0; j < p; ++j)
+          want += double(iv[size_t(((1 * C + c) * side + 2 + i) * side + j)]) *
+                  wv[size_t(((c * p + i) * p + j) * h + 0)];
+    REQUIRE(out.toHost()[size_t((1 * T + 2) * h)] == Approx(want).margin(1e-6));
+  }
+  Tensor dw({C * p * p, h}), db({h});
+  patchEmbedBackward(dw, db, r, img, C, side, p);
+  CHECK(fdError(loss, w, dw.toHost()) < kTol);
+  CHECK(fdError(loss, bias, db.toHost()) < kTol);
+  CHECK_THROWS_WITH(patchEmbedForward(out, img, w, bias, C, side, 3),
+                    Catch::Contains("patch must divide side"));
+
+  // The class token before each image's tokens.
+  Tensor tok = randomTensor({1, h}, "cls");
+  Tensor x = randomTensor({b * T, h}, "x");
+  Tensor withTok({b * (T + 1), h}), r2 = randomTensor({b * (T + 1), h}, "r2");
+  auto loss2 = [&] {
+    prependTokenForward(withTok, x, tok, T);
+    return dotLoss(withTok, r2);
+  };
+  loss2();
+  auto wt = withTok.toHost(), xv = x.toHost(), tv = tok.toHost();
+  REQUIRE(wt[size_t((T + 1) * h)] == tv[0]);          // sample 1, row 0
+  REQUIRE(wt[size_t((T + 1 + 1) * h)] == xv[size_t(T * h)]); // its first patch
+  Tensor dx({b * T, h}), dtok({1, h});
+  prependTokenBackward(dx, dtok, r2, T);
+  CHECK(fdError(loss2, x, dx.toHost()) < kTol);
+  CHECK(fdError(loss2, tok, dtok.toHost()) < kTol);
+
+  // Learned positions: a chunk at an offset adds those rows of the table.
+  Tensor wpe = randomTensor({T + 1, h}, "wpe");
+  Tensor y({b * (T + 1), h});
+  auto loss3 = [&] {
+    positionAddForward(y, withTok, wpe, T + 1, 0);
+    return dotLoss(y, r2);
+  };
+  loss3();
+  Tensor dwpe({T + 1, h});
+  positionAddBackward(dwpe, r2, T + 1, 0);
+  CHECK(fdError(loss3, wpe, dwpe.toHost()) < kTol);
+  Tensor part = randomTensor({b * 2, h}, "part"), yp({b * 2, h});
+  positionAddForward(yp, part, wpe, 2, 3);
+  auto pv = part.toHost(), ypv = yp.toHost(), wv2 = wpe.toHost();
+  REQUIRE(ypv[size_t(1 * h + 2)] == pv[size_t(1 * h + 2)] + wv2[size_t(4 * h + 2)]);
+  CHECK_THROWS_WITH(positionAddForward(yp, part, wpe, 2, 4),
+                    Catch::Contains("must hold positions 4..5"));
+}
+
+TEST_CASE("synthetic floats: range, samples and streams", "[runtime]") {
+  ensureInit();
+  Tensor all({3, 50}), one({1, 50}), other({3, 50});
+  syntheticFloats(all, 9, "images", 2, 10, 3, 50);
+  syntheticFloats(one, 9, "images", 2, 12, 1, 50);
+  syntheticFloats(other, 9, "pixels", 2, 10, 3, 50);
+  auto a = all.toHost(), o = one.toHost(), q = other.toHost();
+  for (float v : a) {
+    REQUIRE(v >= -1.0f);
+    REQUIRE(v < 1.0f);
+  }
+  // Sample 12 alone is the third of samples 10..12.
+  for (int64_t e = 0; e < 50; ++e)
+    REQUIRE(o[size_t(e)] == a[size_t(2 * 50 + e)]);
+  CHECK(a != q);
+  Tensor nextStep({3, 50});
+  syntheticFloats(nextStep, 9, "images", 3, 10, 3, 50);
+  CHECK(nextStep.toHost() != a);
+}
+
 TEST_CASE("select token: rows, shards and backward", "[runtime]") {
   ensureInit();
   // 3 samples of 4 positions, 2 features.
