@@ -624,80 +624,62 @@ void dropoutApply(Tensor &y, const Tensor &x, int64_t batch, int64_t seq,
   launched(fn);
 }
 
-void siluForward(Tensor &y, const Tensor &x) {
-  sameNumel(y, x, "siluForward");
+namespace {
+/// y = f(x) elementwise with kernel `k` (the activations below).
+void launchPointwise(void (*k)(float *, const float *, int64_t), Tensor &y,
+                     const Tensor &x, const char *fn) {
+  sameNumel(y, x, fn);
   if (!x.numel())
     return;
-  kSilu<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(y.f32(), x.f32(),
-                                                          x.numel());
-  launched("siluForward");
+  k<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(y.f32(), x.f32(),
+                                                      x.numel());
+  launched(fn);
+}
+/// dx = dy * f'(x) elementwise with kernel `k`.
+void launchPointwiseBwd(void (*k)(float *, const float *, const float *,
+                                  int64_t),
+                        Tensor &dx, const Tensor &dy, const Tensor &x,
+                        const char *fn) {
+  sameNumel(dx, x, fn);
+  sameNumel(dy, x, fn);
+  if (!x.numel())
+    return;
+  k<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(dx.f32(), dy.f32(),
+                                                      x.f32(), x.numel());
+  launched(fn);
+}
+} // namespace
+
+void siluForward(Tensor &y, const Tensor &x) {
+  launchPointwise(kSilu, y, x, "siluForward");
 }
 
 void siluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
-  sameNumel(dx, x, "siluBackward");
-  sameNumel(dy, x, "siluBackward");
-  if (!x.numel())
-    return;
-  kSiluBwd<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(
-      dx.f32(), dy.f32(), x.f32(), x.numel());
-  launched("siluBackward");
+  launchPointwiseBwd(kSiluBwd, dx, dy, x, "siluBackward");
 }
 
 void reluForward(Tensor &y, const Tensor &x) {
-  sameNumel(y, x, "reluForward");
-  if (!x.numel())
-    return;
-  kRelu<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(y.f32(), x.f32(),
-                                                          x.numel());
-  launched("reluForward");
+  launchPointwise(kRelu, y, x, "reluForward");
 }
 
 void reluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
-  sameNumel(dx, x, "reluBackward");
-  sameNumel(dy, x, "reluBackward");
-  if (!x.numel())
-    return;
-  kReluBwd<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(
-      dx.f32(), dy.f32(), x.f32(), x.numel());
-  launched("reluBackward");
+  launchPointwiseBwd(kReluBwd, dx, dy, x, "reluBackward");
 }
 
 void squaredReluForward(Tensor &y, const Tensor &x) {
-  sameNumel(y, x, "squaredReluForward");
-  if (!x.numel())
-    return;
-  kSquaredRelu<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(
-      y.f32(), x.f32(), x.numel());
-  launched("squaredReluForward");
+  launchPointwise(kSquaredRelu, y, x, "squaredReluForward");
 }
 
 void squaredReluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
-  sameNumel(dx, x, "squaredReluBackward");
-  sameNumel(dy, x, "squaredReluBackward");
-  if (!x.numel())
-    return;
-  kSquaredReluBwd<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(
-      dx.f32(), dy.f32(), x.f32(), x.numel());
-  launched("squaredReluBackward");
+  launchPointwiseBwd(kSquaredReluBwd, dx, dy, x, "squaredReluBackward");
 }
 
 void tanhForward(Tensor &y, const Tensor &x) {
-  sameNumel(y, x, "tanhForward");
-  if (!x.numel())
-    return;
-  kTanh<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(y.f32(), x.f32(),
-                                                          x.numel());
-  launched("tanhForward");
+  launchPointwise(kTanh, y, x, "tanhForward");
 }
 
 void tanhBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
-  sameNumel(dx, x, "tanhBackward");
-  sameNumel(dy, x, "tanhBackward");
-  if (!x.numel())
-    return;
-  kTanhBwd<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(
-      dx.f32(), dy.f32(), x.f32(), x.numel());
-  launched("tanhBackward");
+  launchPointwiseBwd(kTanhBwd, dx, dy, x, "tanhBackward");
 }
 
 void patchEmbedForward(Tensor &out, const Tensor &images, const Tensor &w,
