@@ -187,6 +187,10 @@ private:
   NamedAttribute cfg(StringRef key, Attribute value) {
     return NamedAttribute(StringAttr::get(ctx(), key), value);
   }
+  /// An i64 attribute (kernel configs, input ranges).
+  IntegerAttr i64a(int64_t v) {
+    return IntegerAttr::get(IntegerType::get(ctx(), 64), v);
+  }
   NamedAttribute tpAxis(StringRef key) {
     return cfg(key, StringAttr::get(ctx(), "tp"));
   }
@@ -409,7 +413,7 @@ FailureOr<FVal> ChunkLowering::input(Operation *user, Value tgInput) {
   auto type = RankedTensorType::get(shape, IntegerType::get(ctx(), 32));
   IntegerAttr rangeAttr;
   if (!corpus)
-    rangeAttr = IntegerAttr::get(IntegerType::get(ctx(), 64), range);
+    rangeAttr = i64a(range);
   Value v = tx::InputOp::create(fb, loc, type, name, rangeAttr).getResult();
   inputs[name] = v;
   return FVal{v, Dist::Rep};
@@ -841,17 +845,14 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
   if (failed(outType))
     return failure();
   SmallVector<NamedAttribute> config = {
-      cfg("heads", IntegerAttr::get(IntegerType::get(ctx(), 64), local)),
-      cfg("kv_heads", IntegerAttr::get(IntegerType::get(ctx(), 64), localKv)),
+      cfg("heads", i64a(local)),
+      cfg("kv_heads", i64a(localKv)),
       cfg("head_dim",
-          IntegerAttr::get(IntegerType::get(ctx(), 64), op.getHeadDim()))};
+          i64a(op.getHeadDim()))};
   if (rot > 0) {
     // RoPE on the local q and k heads, at this rank's positions (shifted
     // by the cp coordinate under context parallelism, before the keys are
     // gathered); the backward turns the gradients back.
-    auto i64a = [&](int64_t v) {
-      return IntegerAttr::get(IntegerType::get(ctx(), 64), v);
-    };
     for (int which = 0; which < 2; ++which) {
       SmallVector<NamedAttribute> rc = {
           cfg("heads", i64a(which == 0 ? local : localKv)),
@@ -895,9 +896,9 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
     if (failed(site))
       return failure();
     config.push_back(cfg(
-        "site", IntegerAttr::get(IntegerType::get(ctx(), 64), *site)));
+        "site", i64a(*site)));
     config.push_back(
-        cfg("heads_total", IntegerAttr::get(IntegerType::get(ctx(), 64), heads)));
+        cfg("heads_total", i64a(heads)));
     if (tpOn())
       config.push_back(tpAxis("head_axis"));
   }
@@ -1009,7 +1010,7 @@ LogicalResult ChunkLowering::lowerPatchEmbed(tg::PatchEmbedOp op) {
   auto yType = f32({st.mbs, grid * grid,
                     cast<RankedTensorType>(w->getType()).getDimSize(1)});
   SmallVector<NamedAttribute> config = {
-      cfg("patch", IntegerAttr::get(IntegerType::get(ctx(), 64), patch))};
+      cfg("patch", i64a(patch))};
   Value images = img->v, wv = *w, bv = *b;
   Value y = kernel(fb, "patch_embed", {images, wv, bv}, {yType}, config)[0];
   env[op.getResult()] = {y, Dist::Rep};
@@ -1116,7 +1117,7 @@ LogicalResult ChunkLowering::lowerSelectToken(tg::SelectTokenOp op) {
   if (failed(yType))
     return failure();
   SmallVector<NamedAttribute> config = {
-      cfg("index", IntegerAttr::get(IntegerType::get(ctx(), 64), index))};
+      cfg("index", i64a(index))};
   if (cpOn())
     config.push_back(cfg("pos_axis", StringAttr::get(ctx(), "cp")));
   const bool seqShard = x->dist == Dist::Seq;
@@ -1168,9 +1169,6 @@ LogicalResult ChunkLowering::lowerDropout(tg::DropoutOp op, FVal x) {
     return op.emitError("texec lowering: dropout expects a batch x "
                         "sequence x features activation with a static "
                         "feature size");
-  auto i64a = [&](int64_t v) {
-    return IntegerAttr::get(IntegerType::get(ctx(), 64), v);
-  };
   SmallVector<NamedAttribute> config = {
       cfg("rate", op.getRateAttr()), cfg("site", i64a(site)),
       cfg("seq_len", i64a(st.seqFull)),
@@ -1288,9 +1286,6 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
       return failure();
     params.push_back(*v);
   }
-  auto i64a = [&](int64_t v) {
-    return IntegerAttr::get(IntegerType::get(ctx(), 64), v);
-  };
   SmallVector<NamedAttribute> config = {
       cfg("experts", i64a(op.getNumExperts())),
       cfg("top_k", i64a(op.getTopK())),
