@@ -154,6 +154,28 @@ inline int64_t checkPositionAdd(const Tensor &rows, const Tensor &wpe,
   return rows.numel() / h;
 }
 
+/// Shapes of sliceRows: x [b*seq, h], y [b*count, h], the positions inside
+/// the sequence. Returns b.
+inline int64_t checkSliceRows(const Tensor &y, const Tensor &x, int64_t seq,
+                              int64_t first, int64_t count, const char *fn) {
+  check(seq > 0 && count > 0 && first >= 0 && first + count <= seq, fn,
+        "positions " + std::to_string(first) + ".." +
+            std::to_string(first + count - 1) + " must lie in [0, " +
+            std::to_string(seq) + ")");
+  check(x.rank() >= 2 && y.rank() >= 2 && x.dim(-1) == y.dim(-1), fn,
+        "x " + x.shapeString() + " and y " + y.shapeString() +
+            " must have the same rows' width");
+  const int64_t h = x.dim(-1);
+  check(h > 0 && x.numel() % (seq * h) == 0, fn,
+        "x " + x.shapeString() + " must be [b*" + std::to_string(seq) +
+            ", h]");
+  const int64_t b = x.numel() / (seq * h);
+  check(y.numel() == b * count * h, fn,
+        "y " + y.shapeString() + " must be [" + std::to_string(b * count) +
+            ", " + std::to_string(h) + "]");
+  return b;
+}
+
 /// Shapes of selectToken{Forward,Backward}: rows [batch, h], x [batch*seq,
 /// h] (any shape with those element counts and h as the last dimension).
 /// Returns batch.

@@ -514,6 +514,15 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
          << in2(0) << ", " << in(1) << ", " << dims << ");\n";
     return success();
   }
+  if (k == "seq_slice") {
+    auto xt = cast<RankedTensorType>(op.getInputs()[0].getType());
+    auto yt = cast<RankedTensorType>(op.getResults()[0].getType());
+    std::string count = std::to_string(yt.getDimSize(1));
+    os << "    rt::sliceRows(" << out2[0] << ", " << in2(0) << ", "
+       << xt.getDimSize(1) << ", " << axisCoord("seq_axis") << " * " << count
+       << ", " << count << ");\n";
+    return success();
+  }
   if (k == "prepend_token" || k == "prepend_token_bwd") {
     bool fwd = k == "prepend_token";
     auto x = cast<RankedTensorType>(

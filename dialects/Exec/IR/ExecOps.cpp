@@ -71,6 +71,8 @@ const StringRef kAttnOpt[] = {"cp_axis",     "window",    "dropout",
 // sample; the local block starts at pos_axis (cp) and seq_axis (sequence
 // shards) coordinates.
 const StringRef kSelect[] = {"index"};
+// seq_slice: the axis whose coordinate picks the rank's positions.
+const StringRef kSeqAxis[] = {"seq_axis"};
 // patch_embed: the square patch side (images are [b, C, side, side]).
 const StringRef kPatch[] = {"patch"};
 const StringRef kSelectAxes[] = {"pos_axis", "seq_axis"};
@@ -124,6 +126,7 @@ const KernelInfo kKernels[] = {
     {"moe_router_bwd", 3, 2, kMoE, kRouterOpt}, // dgate, x, router -> dx, drouter
     {"patch_embed", 3, 1, kPatch, {}},         // images, w, b -> tokens
     {"patch_embed_bwd", 2, 2, kPatch, {}},     // dy, images -> dw, db
+    {"seq_slice", 1, 1, kSeqAxis, {}},         // x [b,s,h] -> [b,s/n,h]
     {"prepend_token", 2, 1, {}, {}},           // x, token -> [token; x]
     {"prepend_token_bwd", 1, 2, {}, {}},       // dy -> dx, dtoken
     {"position_add", 2, 1, {}, kPos},          // x, wpe -> x + wpe[pos]
@@ -645,6 +648,21 @@ LogicalResult KernelOp::verify() {
                            << "' needs images [b, C, side, side] with an "
                               "integer patch dividing side, w [C*patch^2, "
                               "h], b [h] and tokens [b, (side/patch)^2, h]";
+  }
+  if (getName() == "seq_slice") {
+    // This rank's share of the positions of a replicated activation.
+    auto x = dyn_cast<RankedTensorType>(getInputs()[0].getType());
+    auto y = dyn_cast<RankedTensorType>(getResults()[0].getType());
+    int64_t parts = 1;
+    if (auto axis = config.getAs<StringAttr>("seq_axis"); axis && getProgram(*this))
+      parts = getProgram(*this).getAxisSize(axis.getValue());
+    if (!x || !y || x.getRank() != 3 || y.getRank() != 3 ||
+        x.getDimSize(0) != y.getDimSize(0) ||
+        x.getDimSize(2) != y.getDimSize(2) ||
+        x.getDimSize(1) != y.getDimSize(1) * parts)
+      return emitOpError() << "kernel 'seq_slice' needs x [b, s, h] and [b, "
+                              "s / "
+                           << parts << ", h]";
   }
   if (getName() == "prepend_token" || getName() == "prepend_token_bwd") {
     bool fwd = getName() == "prepend_token";

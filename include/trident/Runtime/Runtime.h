@@ -433,6 +433,12 @@ void positionAddForward(Tensor &y, const Tensor &x, const Tensor &wpe,
 void positionAddBackward(Tensor &dwpe, const Tensor &dy, int64_t seq,
                          int64_t posOffset);
 
+/// Positions first .. first+count-1 of every sample: x [b*seq, h] ->
+/// y [b*count, h] (overwritten). A sequence shard of a replicated
+/// activation (ViT's tokens entering sequence parallelism).
+void sliceRows(Tensor &y, const Tensor &x, int64_t seq, int64_t first,
+               int64_t count);
+
 /// One token of every sequence (BERT's [CLS] pooling): x [batch*seq, h]
 /// holds `seq` positions per sample; out [batch, h] (overwritten) gets row
 /// `index` of each sample, or zeros when index is outside [0, seq) (the

@@ -980,15 +980,15 @@ LogicalResult ChunkLowering::lowerCrossEntropy(tg::CrossEntropyOp op) {
 }
 
 /// ViT's patch embedding (Dosovitskiy et al. 2021): every rank computes the
-/// whole micro-batch's tokens from its images. Under sequence or context
-/// parallelism the tokens (and the class token before them) would have to
-/// be cut into shards, which is not lowered.
+/// whole micro-batch's tokens from its images (under sequence parallelism
+/// they are sliced after the positions, in run()). Under context
+/// parallelism the parameters' gradients are summed over cp, so a
+/// replicated stem would count cp times; that is not lowered.
 LogicalResult ChunkLowering::lowerPatchEmbed(tg::PatchEmbedOp op) {
-  if (cpOn() || (st.sp && tpOn()))
-    return op.emitError("texec lowering: a patch embedding under sequence "
-                        "or context parallelism is not lowered (plan "
-                        "'parallel.sequence_parallel' and 'parallel.cp' "
-                        "must be off)");
+  if (cpOn())
+    return op.emitError("texec lowering: a patch embedding under context "
+                        "parallelism is not lowered (plan 'parallel.cp' must "
+                        "be 1)");
   if (!op.getBias())
     return op.emitError("texec lowering: a patch embedding without bias has "
                         "no runtime kernel");
@@ -1424,6 +1424,26 @@ LogicalResult ChunkLowering::run(ArrayRef<Operation *> prologue,
     if (failed(f))
       return failure();
     cur = *f;
+    // A replicated prologue output (ViT's tokens: patches, class token,
+    // positions) enters sequence parallelism as this rank's share of the
+    // positions; the gradients of the shares are gathered back.
+    if (cur.dist == Dist::Rep && actDist == Dist::Seq) {
+      Value full = cur.v;
+      auto t = localType(st.model, firstInit.getType(), Dist::Seq);
+      if (failed(t))
+        return failure();
+      Value part = kernel(fb, "seq_slice", {full}, {*t},
+                          {tpAxis("seq_axis")})[0];
+      cur = {part, Dist::Seq};
+      tape.push_back([this, full, part]() -> LogicalResult {
+        // Every tp rank continues from the whole replicated tensor: its
+        // gradient is the shares' gradients side by side.
+        if (Value g = takeGrad(part))
+          addGrad(full, tx::AllGatherOp::create(bb, loc, full.getType(), g,
+                                                "tp", 1));
+        return success();
+      });
+    }
   } else {
     auto t = localType(st.model, firstInit.getType(), actDist);
     if (failed(t))

@@ -300,6 +300,16 @@ void positionAddBackward(Tensor &dwpe, const Tensor &dy, int64_t seq,
   }
 }
 
+void sliceRows(Tensor &y, const Tensor &x, int64_t seq, int64_t first,
+               int64_t count) {
+  const int64_t b =
+      detail::checkSliceRows(y, x, seq, first, count, "sliceRows");
+  const int64_t h = x.dim(-1);
+  for (int64_t n = 0; n < b; ++n)
+    std::copy_n(x.f32() + (n * seq + first) * h, count * h,
+                y.f32() + n * count * h);
+}
+
 void selectTokenForward(Tensor &out, const Tensor &x, int64_t seq,
                         int64_t index) {
   const int64_t batch = detail::checkSelectToken(out, x, seq, "selectTokenForward");

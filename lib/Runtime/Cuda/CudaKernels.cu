@@ -783,6 +783,21 @@ void positionAddBackward(Tensor &dwpe, const Tensor &dy, int64_t seq,
   launched(fn);
 }
 
+void sliceRows(Tensor &y, const Tensor &x, int64_t seq, int64_t first,
+               int64_t count) {
+  const char *fn = "sliceRows";
+  const int64_t b = detail::checkSliceRows(y, x, seq, first, count, fn);
+  const int64_t h = x.dim(-1);
+  if (!b)
+    return;
+  // One strided copy: b blocks of count*h floats, seq*h apart in x.
+  cuda::check(cudaMemcpy2DAsync(y.f32(), sizeof(float) * count * h,
+                                x.f32() + first * h, sizeof(float) * seq * h,
+                                sizeof(float) * count * h, size_t(b),
+                                cudaMemcpyDeviceToDevice, stream()),
+              fn);
+}
+
 void selectTokenForward(Tensor &out, const Tensor &x, int64_t seq,
                         int64_t index) {
   const char *fn = "selectTokenForward";

@@ -513,6 +513,17 @@ TEST_CASE("ViT patch embedding, class token and positions against finite "
   REQUIRE(ypv[size_t(1 * h + 2)] == pv[size_t(1 * h + 2)] + wv2[size_t(4 * h + 2)]);
   CHECK_THROWS_WITH(positionAddForward(yp, part, wpe, 2, 4),
                     Catch::Contains("must hold positions 4..5"));
+
+  // Sequence shards of the replicated tokens: positions 2..3 of each
+  // sample's 5.
+  Tensor shard({b * 2, h});
+  sliceRows(shard, y, T + 1, 2, 2);
+  auto sv = shard.toHost(), yv = y.toHost();
+  for (int64_t n = 0; n < b; ++n)
+    for (int64_t e = 0; e < 2 * h; ++e)
+      REQUIRE(sv[size_t(n * 2 * h + e)] == yv[size_t((n * (T + 1) + 2) * h + e)]);
+  CHECK_THROWS_WITH(sliceRows(shard, y, T + 1, 4, 2),
+                    Catch::Contains("positions 4..5 must lie in [0, 5)"));
 }
 
 TEST_CASE("synthetic floats: range, samples and streams", "[runtime]") {
