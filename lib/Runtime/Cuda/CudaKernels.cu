@@ -798,30 +798,33 @@ void sliceRows(Tensor &y, const Tensor &x, int64_t seq, int64_t first,
               fn);
 }
 
+namespace {
+/// selectToken{Forward,Backward}: rows [batch, h] <- row `index` of each
+/// sample of x [batch*seq, h] (toX false), or back into x, zeroed first.
+void selectRows(Tensor &x, Tensor &rows, int64_t seq, int64_t index,
+                bool toX, const char *fn) {
+  const int64_t batch = detail::checkSelectToken(rows, x, seq, fn);
+  zero(toX ? x : rows);
+  if (index < 0 || index >= seq || !rows.numel())
+    return;
+  const int64_t h = rows.dim(1);
+  kSelectRows<<<blocksFor(batch * h), kThreads, 0, stream()>>>(
+      x.f32(), rows.f32(), batch, seq, h, index, toX);
+  launched(fn);
+}
+} // namespace
+
 void selectTokenForward(Tensor &out, const Tensor &x, int64_t seq,
                         int64_t index) {
-  const char *fn = "selectTokenForward";
-  const int64_t batch = detail::checkSelectToken(out, x, seq, fn);
-  zero(out);
-  if (index < 0 || index >= seq || !out.numel())
-    return;
-  const int64_t h = out.dim(1);
-  kSelectRows<<<blocksFor(batch * h), kThreads, 0, stream()>>>(
-      x.f32(), out.f32(), batch, seq, h, index, false);
-  launched(fn);
+  // x is only read (toX false); Tensor shares its storage.
+  Tensor src = x;
+  selectRows(src, out, seq, index, false, "selectTokenForward");
 }
 
 void selectTokenBackward(Tensor &dx, const Tensor &dy, int64_t seq,
                          int64_t index) {
-  const char *fn = "selectTokenBackward";
-  const int64_t batch = detail::checkSelectToken(dy, dx, seq, fn);
-  zero(dx);
-  if (index < 0 || index >= seq || !dy.numel())
-    return;
-  const int64_t h = dy.dim(1);
-  kSelectRows<<<blocksFor(batch * h), kThreads, 0, stream()>>>(
-      dx.f32(), dy.f32(), batch, seq, h, index, true);
-  launched(fn);
+  Tensor rows = dy; // only read (toX true writes dx)
+  selectRows(dx, rows, seq, index, true, "selectTokenBackward");
 }
 
 void swigluForward(Tensor &y, const Tensor &gate, const Tensor &up) {
