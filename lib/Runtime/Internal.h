@@ -230,7 +230,30 @@ Group::Impl &groupImpl(const Group &g, const char *fn);
 /// Same, and also an error if this rank is not a member (size() == 0).
 Group::Impl &memberImpl(const Group &g, const char *fn);
 
+/// A send that sendAsync queued: a copy of the tensor, issued with the
+/// rank's next communication call (Common/P2p.cpp).
+struct QueuedSend {
+  Tensor copy;
+  int peer = 0, tag = 0;
+  Group::Impl *group = nullptr;
+};
+/// Issues the queued sends as one group of their own. Every collective and
+/// report calls it first, so sends go out in program order.
+void flushSends(const char *fn);
+/// flushSends(fn), then memberImpl(g, fn): the entry of every collective.
+Group::Impl &collectiveImpl(const Group &g, const char *fn);
+/// The queued `sends` and the receive into `recvInto` (null: none) from
+/// `peer` of `G` as one group over MPI with NCCL's blocking rule: the call
+/// returns once every send met its receive and the data arrived. Rejects a
+/// message whose tag or size differs from the receive's.
+void mpiExchange(std::vector<QueuedSend> &sends, Tensor *recvInto, int peer,
+                 int tag, Group::Impl *G, const char *fn);
+
 // Implemented by each backend.
+/// One group of point-to-point transfers (see mpiExchange); the CUDA
+/// backend orders it on its communication stream instead of blocking.
+void backendExchange(std::vector<QueuedSend> &sends, Tensor *recvInto,
+                     int peer, int tag, Group::Impl *G, const char *fn);
 /// Zero-filled storage of `bytes` bytes in the backend's memory.
 std::shared_ptr<void> allocate(size_t bytes);
 void copyToHost(void *dst, const void *src, size_t bytes);

@@ -629,17 +629,19 @@ private:
 /// Asynchronous in-place sum; `t` must not be touched until wait().
 Pending allReduceSumAsync(Tensor &t, const Group &g);
 
-/// Point-to-point between pipeline stages. sendAsync copies `t` into a
-/// staging buffer and starts the transfer without blocking; recv blocks
-/// until the data has arrived (on CUDA: until it is ordered before later
-/// kernels). Messages between one pair of ranks with one tag arrive in
-/// issue order; a schedule whose receives each have a matching send issued
-/// by a rank that is not waiting on this one cannot deadlock, because no
-/// send ever waits for its receiver. Call waitAllSends() once at the end of
-/// each step. `peer` is a group rank of `g` (normally the pp group).
+/// Point-to-point between pipeline stages, with NCCL's rules on both
+/// backends (docs/runtime.md, "Pipeline point-to-point"). sendAsync queues
+/// a copy of `t` and returns; the rank's next recv issues the queued sends
+/// and the receive as one group, and every collective first issues the
+/// queued sends as a group of their own. A group ends only when each send
+/// met its receive and the receive has its data (the host never blocks on
+/// CUDA). A rank pair's messages must be received in the order they were
+/// sent: the tag only checks that (a mismatch is an error), it never
+/// reorders. Call waitAllSends() once at the end of each step. `peer` is a
+/// group rank of `g` (normally the pp group).
 void sendAsync(const Tensor &t, int peer, int tag, const Group &g);
 void recv(Tensor &t, int peer, int tag, const Group &g);
-/// Completes every sendAsync of this rank.
+/// Issues the queued sends (their group may still run on CUDA).
 void waitAllSends();
 
 //===----------------------------------------------------------------------===//

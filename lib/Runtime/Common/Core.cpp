@@ -294,6 +294,7 @@ double globalMeanLoss(const Tensor &lossSum, double globalTokens,
   // Reduce to rank 0 then broadcast: one fixed summation order, the same
   // value on every rank.
   double total = 0.0;
+  detail::flushSends(fn);
   MPI_Reduce(&mine, &total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Bcast(&total, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   return total / globalTokens;
@@ -301,6 +302,7 @@ double globalMeanLoss(const Tensor &lossSum, double globalTokens,
 
 void reportStep(int64_t step, double loss, double seconds, const Grid &grid) {
   (void)grid;
+  detail::flushSends("reportStep");
   double worst = 0.0;
   MPI_Reduce(&seconds, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (worldRank() == 0) {
@@ -311,6 +313,7 @@ void reportStep(int64_t step, double loss, double seconds, const Grid &grid) {
 
 void reportMemory(const Grid &grid) {
   (void)grid;
+  detail::flushSends("reportMemory");
   long long mine = static_cast<long long>(peakTensorBytes()), hi = 0, lo = 0;
   MPI_Reduce(&mine, &hi, 1, MPI_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
   MPI_Reduce(&mine, &lo, 1, MPI_LONG_LONG, MPI_MIN, 0, MPI_COMM_WORLD);

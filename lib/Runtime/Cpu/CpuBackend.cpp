@@ -11,7 +11,6 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 
 namespace trident::rt {
 
@@ -104,7 +103,7 @@ void checkScaled(const Tensor &out, const Tensor &in, int dim, int64_t num,
 
 void allReduceSum(Tensor &t, const Group &g) {
   const char *fn = "allReduceSum";
-  Group::Impl &G = detail::memberImpl(g, fn);
+  Group::Impl &G = detail::collectiveImpl(g, fn);
   if (G.size == 1 || t.numel() == 0)
     return;
   int n = static_cast<int>(t.numel());
@@ -116,7 +115,7 @@ void allReduceSum(Tensor &t, const Group &g) {
 
 void allReduceMax(Tensor &t, const Group &g) {
   const char *fn = "allReduceMax";
-  Group::Impl &G = detail::memberImpl(g, fn);
+  Group::Impl &G = detail::collectiveImpl(g, fn);
   if (G.size == 1 || t.numel() == 0)
     return;
   mpiCheck(MPI_Allreduce(MPI_IN_PLACE, t.f32(), static_cast<int>(t.numel()),
@@ -126,7 +125,7 @@ void allReduceMax(Tensor &t, const Group &g) {
 
 void allGather(Tensor &out, const Tensor &in, int dim, const Group &g) {
   const char *fn = "allGather";
-  Group::Impl &G = detail::memberImpl(g, fn);
+  Group::Impl &G = detail::collectiveImpl(g, fn);
   checkScaled(out, in, dim, G.size, 1, fn);
   int64_t a, d, b;
   around(in, dim, fn, a, d, b);
@@ -140,7 +139,7 @@ void allGather(Tensor &out, const Tensor &in, int dim, const Group &g) {
 
 void reduceScatterSum(Tensor &out, const Tensor &in, int dim, const Group &g) {
   const char *fn = "reduceScatterSum";
-  Group::Impl &G = detail::memberImpl(g, fn);
+  Group::Impl &G = detail::collectiveImpl(g, fn);
   checkScaled(out, in, dim, 1, G.size, fn);
   int64_t a, d, b;
   around(out, dim, fn, a, d, b);
@@ -155,7 +154,7 @@ void reduceScatterSum(Tensor &out, const Tensor &in, int dim, const Group &g) {
 void allToAll(Tensor &out, const Tensor &in, int splitDim, int concatDim,
               const Group &g) {
   const char *fn = "allToAll";
-  Group::Impl &G = detail::memberImpl(g, fn);
+  Group::Impl &G = detail::collectiveImpl(g, fn);
   check(splitDim >= 0 && splitDim < in.rank() && concatDim >= 0 &&
             concatDim < in.rank() && out.rank() == in.rank(),
         fn, "dimensions out of range for " + in.shapeString());
@@ -184,7 +183,7 @@ void allToAll(Tensor &out, const Tensor &in, int splitDim, int concatDim,
 
 void broadcast(Tensor &t, int root, const Group &g) {
   const char *fn = "broadcast";
-  Group::Impl &G = detail::memberImpl(g, fn);
+  Group::Impl &G = detail::collectiveImpl(g, fn);
   check(root >= 0 && root < G.size, fn,
         "root " + std::to_string(root) + " outside group '" + G.name + "'");
   if (G.size == 1 || t.numel() == 0)
@@ -195,7 +194,7 @@ void broadcast(Tensor &t, int root, const Group &g) {
 }
 
 void barrier(const Group &g) {
-  Group::Impl &G = detail::memberImpl(g, "barrier");
+  Group::Impl &G = detail::collectiveImpl(g, "barrier");
   mpiCheck(MPI_Barrier(G.comm), "barrier", G);
 }
 
@@ -209,57 +208,11 @@ Pending allReduceSumAsync(Tensor &t, const Group &g) {
   return Pending();
 }
 
-//===----------------------------------------------------------------------===//
-// Point-to-point
-//===----------------------------------------------------------------------===//
-
-namespace {
-struct PendingSend {
-  std::vector<float> buffer;
-  MPI_Request request = MPI_REQUEST_NULL;
-};
-std::deque<PendingSend> pendingSends;
-
-void checkPeer(const Group::Impl &G, int peer, int tag, const char *fn) {
-  check(peer >= 0 && peer < G.size && peer != G.rank, fn,
-        "peer " + std::to_string(peer) + " is not another member of group '" +
-            G.name + "' (size " + std::to_string(G.size) + ")");
-  check(tag >= 0 && tag <= 32767, fn,
-        "tag " + std::to_string(tag) + " outside [0, 32767]");
+namespace detail {
+void backendExchange(std::vector<QueuedSend> &sends, Tensor *recvInto,
+                     int peer, int tag, Group::Impl *G, const char *fn) {
+  mpiExchange(sends, recvInto, peer, tag, G, fn);
 }
-} // namespace
-
-void sendAsync(const Tensor &t, int peer, int tag, const Group &g) {
-  const char *fn = "sendAsync";
-  Group::Impl &G = detail::memberImpl(g, fn);
-  checkPeer(G, peer, tag, fn);
-  pendingSends.emplace_back();
-  PendingSend &s = pendingSends.back();
-  s.buffer = t.toHost();
-  mpiCheck(MPI_Isend(s.buffer.data(), static_cast<int>(s.buffer.size()),
-                     MPI_FLOAT, peer, tag, G.comm, &s.request),
-           fn, G);
-}
-
-void recv(Tensor &t, int peer, int tag, const Group &g) {
-  const char *fn = "recv";
-  Group::Impl &G = detail::memberImpl(g, fn);
-  checkPeer(G, peer, tag, fn);
-  MPI_Status st;
-  mpiCheck(MPI_Recv(t.f32(), static_cast<int>(t.numel()), MPI_FLOAT, peer,
-                    tag, G.comm, &st),
-           fn, G);
-  int count = 0;
-  MPI_Get_count(&st, MPI_FLOAT, &count);
-  check(count == t.numel(), fn,
-        "received " + std::to_string(count) + " values from peer " +
-            std::to_string(peer) + " for a tensor " + t.shapeString());
-}
-
-void waitAllSends() {
-  for (PendingSend &s : pendingSends)
-    MPI_Wait(&s.request, MPI_STATUS_IGNORE);
-  pendingSends.clear();
-}
+} // namespace detail
 
 } // namespace trident::rt

@@ -6,10 +6,11 @@
 // the compute stream wait for an event after it: the host never blocks, and
 // allReduceSumAsync lets compute continue until Pending::wait().
 //
-// Point-to-point transfers are staged through host memory over MPI (see
-// docs/runtime.md): ncclSend blocks its stream until the peer posts the
-// matching receive, so with one communication stream the crossing
-// forward/backward transfers of a 1F1B schedule could deadlock.
+// Point-to-point transfers are NCCL groups of sends and one receive on the
+// same communication stream, formed by Common/P2p.cpp (see docs/runtime.md,
+// "Pipeline point-to-point"); the CPU twin runs the same groups over MPI
+// with the same blocking rule, so the end-to-end tests check that the
+// emitted schedules cannot deadlock on NCCL.
 //
 //===----------------------------------------------------------------------===//
 
@@ -152,6 +153,10 @@ void synchronize() {
   cuda::check(cudaDeviceSynchronize(), "synchronize");
 }
 
+namespace {
+void releaseFinishedSends(bool all);
+} // namespace
+
 namespace detail {
 std::shared_ptr<void> allocate(size_t bytes) {
   cuda::State &s = cuda::ready("Tensor");
@@ -220,6 +225,7 @@ void backendFinalize() {
   if (!s.ready)
     return;
   cudaDeviceSynchronize();
+  releaseFinishedSends(true);
   cublasDestroy(s.cublas);
   cudaStreamDestroy(s.comm);
   cudaStreamDestroy(s.compute);
@@ -292,7 +298,7 @@ void hostAllReduce(Tensor &t, MPI_Op op, const Group::Impl &G,
 
 void allReduceSum(Tensor &t, const Group &g) {
   const char *fn = "allReduceSum";
-  Group::Impl &G = detail::memberImpl(g, fn);
+  Group::Impl &G = detail::collectiveImpl(g, fn);
   if (G.size == 1 || !t.numel())
     return;
   if (hostStaged(G))
@@ -306,7 +312,7 @@ void allReduceSum(Tensor &t, const Group &g) {
 
 void allReduceMax(Tensor &t, const Group &g) {
   const char *fn = "allReduceMax";
-  Group::Impl &G = detail::memberImpl(g, fn);
+  Group::Impl &G = detail::collectiveImpl(g, fn);
   if (G.size == 1 || !t.numel())
     return;
   if (hostStaged(G))
@@ -320,7 +326,7 @@ void allReduceMax(Tensor &t, const Group &g) {
 
 void allGather(Tensor &out, const Tensor &in, int dim, const Group &g) {
   const char *fn = "allGather";
-  Group::Impl &G = detail::memberImpl(g, fn);
+  Group::Impl &G = detail::collectiveImpl(g, fn);
   checkScaled(out, in, dim, G.size, 1, fn);
   int64_t a, d, b;
   around(in.shape(), dim, a, d, b);
@@ -344,7 +350,7 @@ void allGather(Tensor &out, const Tensor &in, int dim, const Group &g) {
 
 void reduceScatterSum(Tensor &out, const Tensor &in, int dim, const Group &g) {
   const char *fn = "reduceScatterSum";
-  Group::Impl &G = detail::memberImpl(g, fn);
+  Group::Impl &G = detail::collectiveImpl(g, fn);
   checkScaled(out, in, dim, 1, G.size, fn);
   int64_t a, d, b;
   around(out.shape(), dim, a, d, b);
@@ -370,7 +376,7 @@ void reduceScatterSum(Tensor &out, const Tensor &in, int dim, const Group &g) {
 void allToAll(Tensor &out, const Tensor &in, int splitDim, int concatDim,
               const Group &g) {
   const char *fn = "allToAll";
-  Group::Impl &G = detail::memberImpl(g, fn);
+  Group::Impl &G = detail::collectiveImpl(g, fn);
   check(splitDim >= 0 && splitDim < in.rank() && concatDim >= 0 &&
             concatDim < in.rank() && out.rank() == in.rank(),
         fn, "dimensions out of range for " + in.shapeString());
@@ -416,7 +422,7 @@ void allToAll(Tensor &out, const Tensor &in, int splitDim, int concatDim,
 
 void broadcast(Tensor &t, int root, const Group &g) {
   const char *fn = "broadcast";
-  Group::Impl &G = detail::memberImpl(g, fn);
+  Group::Impl &G = detail::collectiveImpl(g, fn);
   check(root >= 0 && root < G.size, fn,
         "root " + std::to_string(root) + " outside group '" + G.name + "'");
   if (G.size == 1 || !t.numel())
@@ -437,7 +443,7 @@ void broadcast(Tensor &t, int root, const Group &g) {
 }
 
 void barrier(const Group &g) {
-  Group::Impl &G = detail::memberImpl(g, "barrier");
+  Group::Impl &G = detail::collectiveImpl(g, "barrier");
   synchronize();
   MPI_Barrier(G.comm);
 }
@@ -468,7 +474,7 @@ void Pending::wait() {
 
 Pending allReduceSumAsync(Tensor &t, const Group &g) {
   const char *fn = "allReduceSumAsync";
-  Group::Impl &G = detail::memberImpl(g, fn);
+  Group::Impl &G = detail::collectiveImpl(g, fn);
   if (G.size == 1 || !t.numel())
     return Pending();
   if (hostStaged(G)) {
@@ -487,59 +493,61 @@ Pending allReduceSumAsync(Tensor &t, const Group &g) {
 }
 
 //===----------------------------------------------------------------------===//
-// Point-to-point (host-staged MPI)
+// Point-to-point (NCCL groups; Common/P2p.cpp decides when a group goes)
 //===----------------------------------------------------------------------===//
 
 namespace {
-struct PendingSend {
-  std::vector<float> buffer;
-  MPI_Request request = MPI_REQUEST_NULL;
+/// Send copies whose group is queued on the communication stream, freed
+/// once its event has passed.
+struct InFlight {
+  std::vector<Tensor> copies;
+  cudaEvent_t done = nullptr;
 };
-std::deque<PendingSend> pendingSends;
+std::deque<InFlight> inFlight;
 
-void checkPeer(const Group::Impl &G, int peer, int tag, const char *fn) {
-  check(peer >= 0 && peer < G.size && peer != G.rank, fn,
-        "peer " + std::to_string(peer) + " is not another member of group '" +
-            G.name + "' (size " + std::to_string(G.size) + ")");
-  check(tag >= 0 && tag <= 32767, fn,
-        "tag " + std::to_string(tag) + " outside [0, 32767]");
+void releaseFinishedSends(bool all) {
+  while (!inFlight.empty()) {
+    InFlight &f = inFlight.front();
+    if (!all && cudaEventQuery(f.done) == cudaErrorNotReady)
+      return;
+    cudaEventDestroy(f.done);
+    inFlight.pop_front();
+  }
 }
 } // namespace
 
-void sendAsync(const Tensor &t, int peer, int tag, const Group &g) {
-  const char *fn = "sendAsync";
-  Group::Impl &G = detail::memberImpl(g, fn);
-  checkPeer(G, peer, tag, fn);
-  pendingSends.emplace_back();
-  PendingSend &s = pendingSends.back();
-  s.buffer = t.toHost();
-  if (MPI_Isend(s.buffer.data(), static_cast<int>(s.buffer.size()), MPI_FLOAT,
-                peer, tag, G.comm, &s.request) != MPI_SUCCESS)
-    detail::fail(fn, "MPI_Isend failed on group '" + G.name + "'");
+namespace detail {
+void backendExchange(std::vector<QueuedSend> &sends, Tensor *recvInto,
+                     int peer, int tag, Group::Impl *G, const char *fn) {
+  bool nccl = !recvInto || !hostStaged(*G);
+  for (const QueuedSend &s : sends)
+    nccl = nccl && !hostStaged(*s.group);
+  if (!nccl) // a group of ranks sharing a GPU: the same group over MPI
+    return mpiExchange(sends, recvInto, peer, tag, G, fn);
+  (void)tag; // NCCL matches in issue order; the CPU twin checks the tags
+  beginComm(fn);
+  cudaStream_t comm = cuda::state().comm;
+  ncclCheck(ncclGroupStart(), fn, recvInto ? G->name : "(sends)");
+  for (const QueuedSend &s : sends)
+    ncclCheck(ncclSend(s.copy.f32(), size_t(s.copy.numel()), ncclFloat,
+                       s.peer, commOf(*s.group), comm),
+              fn, s.group->name);
+  if (recvInto)
+    ncclCheck(ncclRecv(recvInto->f32(), size_t(recvInto->numel()), ncclFloat,
+                       peer, commOf(*G), comm),
+              fn, G->name);
+  ncclCheck(ncclGroupEnd(), fn, recvInto ? G->name : "(sends)");
+  endComm(fn);
+  if (sends.empty())
+    return;
+  InFlight f;
+  for (QueuedSend &s : sends)
+    f.copies.push_back(std::move(s.copy));
+  cuda::check(cudaEventCreateWithFlags(&f.done, cudaEventDisableTiming), fn);
+  cuda::check(cudaEventRecord(f.done, comm), fn);
+  inFlight.push_back(std::move(f));
+  releaseFinishedSends(false);
 }
-
-void recv(Tensor &t, int peer, int tag, const Group &g) {
-  const char *fn = "recv";
-  Group::Impl &G = detail::memberImpl(g, fn);
-  checkPeer(G, peer, tag, fn);
-  std::vector<float> host(t.numel());
-  MPI_Status st;
-  if (MPI_Recv(host.data(), static_cast<int>(host.size()), MPI_FLOAT, peer,
-               tag, G.comm, &st) != MPI_SUCCESS)
-    detail::fail(fn, "MPI_Recv failed on group '" + G.name +
-                         "' (message larger than " + t.shapeString() + "?)");
-  int count = 0;
-  MPI_Get_count(&st, MPI_FLOAT, &count);
-  check(count == t.numel(), fn,
-        "received " + std::to_string(count) + " values from peer " +
-            std::to_string(peer) + " for a tensor " + t.shapeString());
-  t.fromHost(host);
-}
-
-void waitAllSends() {
-  for (PendingSend &s : pendingSends)
-    MPI_Wait(&s.request, MPI_STATUS_IGNORE);
-  pendingSends.clear();
-}
+} // namespace detail
 
 } // namespace trident::rt

@@ -226,8 +226,10 @@ void testCollectives(const Grid &grid) {
 }
 
 void testSendRecv(const Grid &grid) {
-  // A ring in both directions at once: every rank sends before it receives,
-  // which deadlocks with blocking sends but not with sendAsync.
+  // Sends wait in a queue and go out with the rank's next receive as one
+  // group that finishes only when every send met its receive (NCCL's rule,
+  // docs/runtime.md). A ring shift in each direction: every rank's group
+  // {send right, receive from left} meets its neighbours' groups.
   const Group &w = grid.group(Axis::World);
   int r = w.rank(), n = w.size();
   for (int round = 0; round < 3; ++round) {
@@ -235,13 +237,81 @@ void testSendRecv(const Grid &grid) {
     fillConstant(s1, float(100 * round + r));
     fillConstant(s2, float(-r));
     sendAsync(s1, (r + 1) % n, 1, w);
-    sendAsync(s2, (r + n - 1) % n, 2, w);
-    fillConstant(s1, -1.0f); // the staging copy keeps the sent values
+    fillConstant(s1, -1.0f); // the queued copy keeps the sent values
     Tensor r1({4}), r2({2});
     recv(r1, (r + n - 1) % n, 1, w);
+    sendAsync(s2, (r + n - 1) % n, 2, w);
     recv(r2, (r + 1) % n, 2, w);
     EXPECT(r1.toHost()[3] == float(100 * round + (r + n - 1) % n), "ring fwd");
     EXPECT(r2.toHost()[1] == float(-((r + 1) % n)), "ring bwd");
+  }
+  // Crossing transfers of a 1F1B pipeline: ranks 0 and 1 (and 2 and 3)
+  // each send first and then receive from the other.
+  {
+    int other = r ^ 1;
+    Tensor act({3}), grad({3});
+    fillConstant(act, float(10 + r));
+    sendAsync(act, other, 7, w);
+    recv(grad, other, 7, w);
+    EXPECT(grad.toHost()[2] == float(10 + other), "crossing pair");
+  }
+  // A collective issues the queued sends first, in program order: the
+  // odd ranks receive before the all-reduce (a send held back past it
+  // would leave them waiting there for good).
+  {
+    Tensor x({2}), y({2}), s({1});
+    fillConstant(x, float(r));
+    if (r % 2 == 0)
+      sendAsync(x, r + 1, 3, w);
+    else
+      recv(y, r - 1, 3, w);
+    fillConstant(s, 1.0f);
+    allReduceSum(s, w);
+    if (r % 2 == 1)
+      EXPECT(y.toHost()[0] == float(r - 1), "send before a collective");
+    EXPECT(s.toHost()[0] == float(n), "collective after a send");
+  }
+  // Receiving out of send order is refused by tag (NCCL, which has no
+  // tags, would hand over the other tensor).
+  {
+    Tensor a({2}), b({2});
+    fillConstant(a, 1.0f);
+    fillConstant(b, 2.0f);
+    if (r == 0) {
+      sendAsync(a, 1, 5, w);
+      sendAsync(b, 1, 6, w);
+      waitAllSends();
+    } else if (r == 1) {
+      Tensor got({2});
+      std::string what;
+      try {
+        recv(got, 0, 6, w);
+      } catch (const Error &e) {
+        what = e.what();
+      }
+      EXPECT(what.find("has tag 5, not the awaited 6") != std::string::npos,
+             "out-of-order receive: '%s'", what.c_str());
+      recv(got, 0, 6, w); // the second message, so rank 0's group ends
+      EXPECT(got.toHost()[0] == 2.0f, "second message");
+    }
+  }
+  // A message of another size is refused by the receiver.
+  {
+    Tensor a({3});
+    if (r == 2) {
+      sendAsync(a, 3, 9, w);
+      waitAllSends();
+    } else if (r == 3) {
+      Tensor got({4});
+      std::string what;
+      try {
+        recv(got, 2, 9, w);
+      } catch (const Error &e) {
+        what = e.what();
+      }
+      EXPECT(what.find("received 3 values from peer 2") != std::string::npos,
+             "size mismatch: '%s'", what.c_str());
+    }
   }
   waitAllSends();
 }
