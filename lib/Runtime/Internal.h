@@ -12,6 +12,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -223,6 +224,20 @@ inline void checkAttention(const Tensor &out, const Tensor &probs,
           fn, "attention dropout needs the whole sequence's keys and the "
               "local heads and queries inside the global ones");
   }
+}
+
+/// The real vocabulary of a vocab-parallel cross-entropy whose shards
+/// together hold `padded` columns: `vocab` when it is set (0 < vocab <=
+/// padded, checked), else `padded`.
+inline int64_t realVocab(int64_t vocab, int64_t padded, const char *fn) {
+  check(vocab >= 0 && vocab <= padded, fn,
+        "vocab " + std::to_string(vocab) + " outside [0, " +
+            std::to_string(padded) + "] (the shards' columns)");
+  return vocab > 0 ? vocab : padded;
+}
+/// Real columns of a shard of `local` columns starting at `offset`.
+inline int64_t validColumns(int64_t vocab, int64_t offset, int64_t local) {
+  return std::max<int64_t>(0, std::min<int64_t>(local, vocab - offset));
 }
 
 /// The group's implementation, or an error naming `fn` for an empty Group.

@@ -673,6 +673,10 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
     std::string off = vocabCoord.empty()
                           ? ""
                           : vocabCoord + " * " + std::to_string(localVocab);
+    // A vocabulary padded to a multiple of tp: its real size.
+    std::string vocab =
+        config && config.get("vocab") ? ", " + std::to_string(cfgInt("vocab"))
+                                      : "";
     if (k == "cross_entropy") {
       if (off.empty())
         os << "    rt::crossEntropyForward(" << out[0] << ", " << out[1]
@@ -680,7 +684,7 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
       else
         os << "    rt::vocabParallelCrossEntropyForward(" << out[0] << ", "
            << out[1] << ", " << in2(0) << ", " << ids(1) << ", " << off
-           << ", " << groupExpr("tp") << ");\n";
+           << ", " << groupExpr("tp") << vocab << ");\n";
     } else {
       if (off.empty())
         os << "    rt::crossEntropyBackward(" << out2[0] << ", " << in2(0)
@@ -689,7 +693,7 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
       else
         os << "    rt::vocabParallelCrossEntropyBackward(" << out2[0] << ", "
            << in2(0) << ", " << ids(1) << ", " << in(2) << ", " << off
-           << ", " << cfgFloat("grad_scale") << "f);\n";
+           << ", " << cfgFloat("grad_scale") << "f" << vocab << ");\n";
     }
     return success();
   }
@@ -831,15 +835,18 @@ public:
   void initParams() {
     for (Param &p : P) {
       const rt::Group &dp = c.group(p.group);
-      std::vector<int64_t> offset(p.global.size(), 0);
-      if (p.splitDim >= 0)
-        offset[p.splitDim] = int64_t(c.coord(p.splitAxis)) * p.local[p.splitDim];
+      std::vector<int64_t> offset = shardOffset(p);
       rt::Tensor full(p.local);
-      if (p.init == "uniform")
-        rt::initParam(full, p.name, p.global, offset, p.local, kInitSeed,
+      // Vocabulary padding rows (past the global shape) stay zero.
+      std::vector<int64_t> held = heldShape(p, offset);
+      rt::Tensor real = full.view(0, held);
+      if (real.numel() == 0)
+        ; // padding only (a table smaller than tp)
+      else if (p.init == "uniform")
+        rt::initParam(real, p.name, p.global, offset, held, kInitSeed,
                       kInitScale);
       else
-        rt::fillConstant(full, p.init == "ones" ? 1.0f : 0.0f);
+        rt::fillConstant(real, p.init == "ones" ? 1.0f : 0.0f);
       int64_t numel = full.numel();
       rt::ZeroRange range = rt::zeroRange(numel, dp.size(), dp.rank());
       // ZeRO-2/3 keep a slice of the gradient; the full one exists only
@@ -865,16 +872,35 @@ public:
   /// Adds every parameter shard (whole, ZeRO-3 slices gathered) to `dump`.
   void dumpParams(rt::ParamDump &dump) {
     for (Param &p : P) {
-      std::vector<int64_t> offset(p.global.size(), 0);
-      if (p.splitDim >= 0)
-        offset[p.splitDim] = int64_t(c.coord(p.splitAxis)) * p.local[p.splitDim];
+      std::vector<int64_t> offset = shardOffset(p);
       rt::Tensor full = p.value;
       if (kZeroStage == 3) {
         full = rt::Tensor(p.local);
         rt::zero3Gather(full, p.value, c.group(p.group));
       }
-      dump.add(p.name, p.global, offset, full.reshape(p.local));
+      std::vector<int64_t> held = heldShape(p, offset);
+      if (held.empty() || held[0] > 0) // a shard of padding only adds nothing
+        dump.add(p.name, p.global, offset, full.view(0, held));
     }
+  }
+
+  /// Where this rank's shard starts in the global parameter.
+  std::vector<int64_t> shardOffset(const Param &p) const {
+    std::vector<int64_t> offset(p.global.size(), 0);
+    if (p.splitDim >= 0)
+      offset[p.splitDim] = int64_t(c.coord(p.splitAxis)) * p.local[p.splitDim];
+    return offset;
+  }
+  /// The shard without its vocabulary padding: a padded table (dimension
+  /// 0 rounded up to a multiple of tp) ends in rows past the global shape.
+  static std::vector<int64_t> heldShape(const Param &p,
+                                        const std::vector<int64_t> &offset) {
+    std::vector<int64_t> held = p.local;
+    if (held.empty())
+      return held;
+    held[0] = std::max<int64_t>(
+        0, std::min<int64_t>(held[0], p.global[0] - offset[0]));
+    return held;
   }
 
 protected:

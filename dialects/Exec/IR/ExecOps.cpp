@@ -53,6 +53,9 @@ const StringRef kVocab[] = {"vocab_axis"};
 const StringRef kBias[] = {"bias_axis"};
 const StringRef kHeads[] = {"heads", "kv_heads", "head_dim"};
 const StringRef kScale[] = {"grad_scale"};
+// cross_entropy over vocabulary shards; "vocab": the real vocabulary when
+// the table is padded to a multiple of the axis size.
+const StringRef kCrossEntropy[] = {"vocab_axis", "vocab"};
 const StringRef kApprox[] = {"approximate"};
 // Added to gamma (1: Megatron's zero-centred LayerNorm1p).
 const StringRef kGammaShift[] = {"gamma_shift"};
@@ -133,8 +136,8 @@ const KernelInfo kKernels[] = {
     {"position_add_bwd", 1, 1, {}, kPos},      // dy -> dwpe
     {"select_token", 1, 1, kSelect, kSelectAxes},     // x [b,s,h] -> [b,h]
     {"select_token_bwd", 1, 1, kSelect, kSelectAxes}, // dy [b,h] -> dx [b,s,h]
-    {"cross_entropy", 2, 2, {}, kVocab},      // logits, labels -> loss_sum, lse
-    {"cross_entropy_bwd", 3, 1, kScale, kVocab}, // logits, labels, lse -> dlogits
+    {"cross_entropy", 2, 2, {}, kCrossEntropy}, // logits, labels -> loss_sum, lse
+    {"cross_entropy_bwd", 3, 1, kScale, kCrossEntropy}, // logits, labels, lse -> dlogits
 };
 } // namespace
 
@@ -375,9 +378,16 @@ LogicalResult ParamOp::verify() {
                            << " is outside the rank " << type.getRank();
     parts = getProgram(*this).getAxisSize(*getSplitAxis());
   }
+  if (getPadded() && (splitDim != 0 || global[0] % parts == 0))
+    return emitOpError() << "'padded' rounds a split dimension 0 up to a "
+                            "multiple of the axis size; this parameter "
+                         << (splitDim != 0 ? "is not split along dimension 0"
+                                           : "needs no padding");
   for (int64_t d = 0; d < type.getRank(); ++d) {
     int64_t want = global[d];
-    if (d == splitDim) {
+    if (d == splitDim && getPadded()) {
+      want = (global[d] + parts - 1) / parts;
+    } else if (d == splitDim) {
       if (global[d] % parts != 0)
         return emitOpError() << "global dimension " << d << " (" << global[d]
                              << ") is not divisible by the " << parts
@@ -542,6 +552,27 @@ LogicalResult KernelOp::verify() {
                                   "ep, edp)";
       }
     }
+  }
+  if (config && config.get("vocab")) { // cross_entropy(_bwd), padded
+    auto vocab = dyn_cast<IntegerAttr>(config.get("vocab"));
+    auto axis = config.getAs<StringAttr>("vocab_axis");
+    ProgramOp program = getProgram(*this);
+    int64_t parts = axis && program ? program.getAxisSize(axis.getValue()) : 0;
+    int64_t local =
+        cast<RankedTensorType>(getInputs()[0].getType()).getShape().back();
+    if (!vocab || parts < 1)
+      return emitOpError("config 'vocab' (the real size of a padded "
+                         "vocabulary) must be an integer, with a "
+                         "'vocab_axis' inside a texec.program");
+    int64_t v = vocab.getInt();
+    if (v < 1 || v % parts == 0 || (v + parts - 1) / parts != local)
+      return emitOpError() << "config 'vocab' (" << v
+                           << ") must be a size that the " << parts
+                           << " ranks of axis '" << axis.getValue()
+                           << "' hold as " << local
+                           << " columns each with padding (not a multiple "
+                              "of "
+                           << parts << ")";
   }
   if (getName() == "rope" || getName() == "rope_bwd") {
     auto heads = dyn_cast<IntegerAttr>(config.get("heads"));

@@ -109,6 +109,10 @@ def TExec_ParamOp : TExec_Op<"param", [HasParent<"StageOp">]> {
     (uniform in [-0.02, 0.02)), `ones` or `zeros`; initial values depend only on the
     name and the global position, so every sharding starts from the same
     model. Each parameter has a gradient buffer of the same type.
+    `padded` (only with `split 0`): dimension 0 is rounded up to a multiple
+    of the axis size, as Megatron-LM pads a vocabulary that tp does not
+    divide; the rows past `global_shape` are zero, get zero gradients and
+    are left out of parameter dumps.
     `data "GROUP"` names the group of ranks that hold the same shard and
     see different data (default: the group of the stage's
     `texec.optimizer`): its ZeRO slices and gradient sums go over that
@@ -121,10 +125,12 @@ def TExec_ParamOp : TExec_Op<"param", [HasParent<"StageOp">]> {
                        OptionalAttr<I64Attr>:$split_dim,
                        OptionalAttr<StrAttr>:$split_axis, StrAttr:$init,
                        TypeAttrOf<TExec_FloatTensor>:$type,
-                       OptionalAttr<StrAttr>:$data_group);
+                       OptionalAttr<StrAttr>:$data_group,
+                       UnitAttr:$padded);
   let assemblyFormat = [{
     $sym `global` $global_shape (`split` $split_dim^ `over` $split_axis)?
-    `init` $init (`data` $data_group^)? attr-dict `:` $type
+    (`padded` $padded^)? `init` $init (`data` $data_group^)? attr-dict `:`
+    $type
   }];
   let hasVerifier = 1;
 }

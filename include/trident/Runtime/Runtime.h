@@ -573,15 +573,20 @@ void crossEntropyBackward(Tensor &dlogits, const Tensor &logits,
 /// columns [vocabOffset, vocabOffset + V/tp) of the full logits; max,
 /// sum-exp and the target logit are all-reduced over `tp`, so every tp rank
 /// adds the same full-vocab loss sum to lossSum and gets the same lse.
+/// `vocab` > 0 is the real vocabulary of a table padded to a multiple of
+/// tp: columns at global index >= vocab are padding, left out of the
+/// softmax (and targets must be below it); 0 means every column is real.
 void vocabParallelCrossEntropyForward(Tensor &lossSum, Tensor &lse,
                                       const Tensor &logits,
                                       const Tensor &targets,
-                                      int64_t vocabOffset, const Group &tp);
-/// dlogits for the local columns (no communication needed).
+                                      int64_t vocabOffset, const Group &tp,
+                                      int64_t vocab = 0);
+/// dlogits for the local columns (no communication needed); padding
+/// columns (global index >= `vocab` > 0) get 0.
 void vocabParallelCrossEntropyBackward(Tensor &dlogits, const Tensor &logits,
                                        const Tensor &targets,
                                        const Tensor &lse, int64_t vocabOffset,
-                                       float gradScale);
+                                       float gradScale, int64_t vocab = 0);
 
 //===----------------------------------------------------------------------===//
 // Communication

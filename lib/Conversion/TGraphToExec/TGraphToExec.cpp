@@ -62,6 +62,10 @@ struct ParamLayout {
   int64_t splitDim = -1;
   /// The axis the dimension is split over: tp, or ep for experts.
   const char *axis = "tp";
+  /// A vocabulary dimension (0): rounded up to a multiple of the axis size
+  /// when the axis does not divide it (Megatron-LM pads the vocabulary the
+  /// same way, to a multiple of 128 x tp by default).
+  bool padVocab = false;
 };
 
 /// Everything shared by all chunks of the program.
@@ -178,7 +182,10 @@ private:
   bool cpOn() const { return st.cp > 1; }
 
   /// The local shape of a tgraph activation type under `dist`.
-  FailureOr<RankedTensorType> localType(Operation *op, Type t, Dist dist);
+  /// `padLast`: a vocabulary feature dimension, rounded up to a multiple
+  /// of tp (ParamLayout::padVocab) instead of refused.
+  FailureOr<RankedTensorType> localType(Operation *op, Type t, Dist dist,
+                                        bool padLast = false);
 
   // --- forward helpers ---
   SmallVector<Value> kernel(OpBuilder &b, StringRef name, ValueRange ins,
@@ -237,7 +244,7 @@ private:
 //===----------------------------------------------------------------------===//
 
 FailureOr<RankedTensorType> ChunkLowering::localType(Operation *op, Type t,
-                                                     Dist dist) {
+                                                     Dist dist, bool padLast) {
   auto ranked = dyn_cast<RankedTensorType>(t);
   if (!ranked || ranked.getRank() < 2)
     return op->emitError() << "texec lowering: expected an activation of "
@@ -254,7 +261,9 @@ FailureOr<RankedTensorType> ChunkLowering::localType(Operation *op, Type t,
     shape[1] = st.seq;
   if (dist == Dist::Seq)
     shape[1] /= st.tp;
-  if (dist == Dist::Last) {
+  if (dist == Dist::Last && padLast) {
+    shape.back() = (shape.back() + st.tp - 1) / st.tp;
+  } else if (dist == Dist::Last) {
     if (shape.back() % st.tp != 0)
       return op->emitError() << "texec lowering: feature size "
                              << shape.back() << " is not divisible by tp = "
@@ -299,7 +308,12 @@ FailureOr<Value> ChunkLowering::param(Operation *user, Value tgParam,
   SmallVector<int64_t> local(type.getShape());
   const bool overEp = StringRef(layout.axis) == "ep";
   const int64_t parts = overEp ? st.ep : st.tp;
-  if (layout.splitDim >= 0 && parts > 1) {
+  bool padded = false;
+  if (layout.splitDim == 0 && layout.padVocab && parts > 1 &&
+      local[0] % parts != 0) {
+    local[0] = (local[0] + parts - 1) / parts;
+    padded = true;
+  } else if (layout.splitDim >= 0 && parts > 1) {
     if (local[layout.splitDim] % parts != 0)
       return p.emitError() << "texec lowering: parameter '" << name
                            << "' dimension " << layout.splitDim << " ("
@@ -319,6 +333,11 @@ FailureOr<Value> ChunkLowering::param(Operation *user, Value tgParam,
              << "texec lowering: parameter '" << name
              << "' is used with two tensor-parallel layouts (split "
              << have << " and " << layout.splitDim << ")";
+    if (it->second.getPadded() != padded)
+      return user->emitError()
+             << "texec lowering: parameter '" << name
+             << "' is used both as a padded vocabulary table and as a "
+                "plain tensor-parallel weight";
   } else {
     StringRef init = "uniform";
     StringRef base = p.getName();
@@ -347,7 +366,8 @@ FailureOr<Value> ChunkLowering::param(Operation *user, Value tgParam,
     auto decl = tx::ParamOp::create(
         db, p.getLoc(), db.getStringAttr(name),
         db.getDenseI64ArrayAttr(type.getShape()), splitDim, splitAxis,
-        db.getStringAttr(init), TypeAttr::get(localType), dataGroup);
+        db.getStringAttr(init), TypeAttr::get(localType), dataGroup,
+        padded ? db.getUnitAttr() : UnitAttr());
     lastDecl = decl;
     decls[name] = decl;
     st.paramStages[name].insert(stage.getIndex());
@@ -536,7 +556,7 @@ LogicalResult ChunkLowering::lowerEmbedding(tg::EmbeddingOp op) {
   auto ids = act(op, op.getIds());
   if (failed(ids))
     return failure();
-  FailureOr<Value> wte = param(op, op.getTable(), {0});
+  FailureOr<Value> wte = param(op, op.getTable(), {0, "tp", true});
   if (failed(wte))
     return failure();
   // Fuse a following position embedding (the runtime adds both in one
@@ -723,6 +743,8 @@ LogicalResult ChunkLowering::lowerLinear(tg::LinearOp op) {
     in = gatherSeq(*x);
     wLayout.splitDim = 0;
     bLayout.splitDim = 0;
+    // The LM head's rows are the vocabulary: padded like the embedding.
+    wLayout.padVocab = bLayout.padVocab = role == tg::TpRole::Vocab;
     outDist = Dist::Last;
     inputPartialGrad = true;
     break;
@@ -755,7 +777,8 @@ LogicalResult ChunkLowering::lowerLinear(tg::LinearOp op) {
   // Row-parallel: full output features, partial sums; column / vocab:
   // feature-sharded; no role: the input's layout.
   Dist computeDist = role == tg::TpRole::Row ? Dist::Rep : outDist;
-  auto yType = localType(op, op.getType(), computeDist);
+  auto yType = localType(op, op.getType(), computeDist,
+                         role == tg::TpRole::Vocab);
   if (failed(yType))
     return failure();
   SmallVector<NamedAttribute> config;
@@ -947,8 +970,14 @@ LogicalResult ChunkLowering::lowerCrossEntropy(tg::CrossEntropyOp op) {
                         "sequence labels, or batch x classes with batch "
                         "labels");
   SmallVector<NamedAttribute> config;
-  if (logits->dist == Dist::Last)
+  if (logits->dist == Dist::Last) {
     config.push_back(tpAxis("vocab_axis"));
+    // Logits of a vocabulary padded to a multiple of tp: the real size.
+    int64_t vocab =
+        cast<RankedTensorType>(op.getLogits().getType()).getShape().back();
+    if (vocab % st.tp != 0)
+      config.push_back(cfg("vocab", i64a(vocab)));
+  }
   int64_t rows = perSample ? st.mbs : st.mbs * st.seq;
   auto r = kernel(fb, "cross_entropy", {logits->v, labels->v},
                   {f32({1}), f32({rows})}, config);

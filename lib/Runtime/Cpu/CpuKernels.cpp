@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace trident::rt {
 
@@ -869,24 +870,27 @@ void crossEntropyBackward(Tensor &dlogits, const Tensor &logits,
 void vocabParallelCrossEntropyForward(Tensor &lossSum, Tensor &lse,
                                       const Tensor &logits,
                                       const Tensor &targets,
-                                      int64_t vocabOffset, const Group &tp) {
+                                      int64_t vocabOffset, const Group &tp,
+                                      int64_t vocab) {
   const char *fn = "vocabParallelCrossEntropyForward";
   int64_t n, V;
   checkCE(lossSum, lse, logits, targets, fn, n, V);
   const float *L = logits.f32();
   const int32_t *t = targets.i32();
+  const int64_t padded = V * std::max(1, detail::groupImpl(tp, fn).size);
+  const int64_t real = detail::realVocab(vocab, padded, fn);
+  const int64_t valid = detail::validColumns(real, vocabOffset, V);
   // A target outside the whole vocabulary would match no shard and
   // silently lower the loss.
-  const int64_t vocab = V * std::max(1, detail::groupImpl(tp, fn).size);
   for (int64_t i = 0; i < n; ++i)
-    check(t[i] >= 0 && t[i] < vocab, fn,
+    check(t[i] >= 0 && t[i] < real, fn,
           "target " + std::to_string(t[i]) + " outside [0, " +
-              std::to_string(vocab) + ")");
+              std::to_string(real) + ")");
   Tensor mx({n}), z({n}), tl({n});
   for (int64_t i = 0; i < n; ++i) {
     const float *row = L + i * V;
-    float m = row[0];
-    for (int64_t j = 1; j < V; ++j)
+    float m = -std::numeric_limits<float>::infinity();
+    for (int64_t j = 0; j < valid; ++j)
       m = std::max(m, row[j]);
     mx.f32()[i] = m;
   }
@@ -894,11 +898,11 @@ void vocabParallelCrossEntropyForward(Tensor &lossSum, Tensor &lse,
   for (int64_t i = 0; i < n; ++i) {
     const float *row = L + i * V;
     double s = 0;
-    for (int64_t j = 0; j < V; ++j)
+    for (int64_t j = 0; j < valid; ++j)
       s += std::exp(double(row[j]) - mx.f32()[i]);
     z.f32()[i] = static_cast<float>(s);
     int64_t c = t[i] - vocabOffset;
-    tl.f32()[i] = c >= 0 && c < V ? row[c] : 0.0f;
+    tl.f32()[i] = c >= 0 && c < valid ? row[c] : 0.0f;
   }
   allReduceSum(z, tp);
   allReduceSum(tl, tp);
@@ -914,19 +918,21 @@ void vocabParallelCrossEntropyForward(Tensor &lossSum, Tensor &lse,
 void vocabParallelCrossEntropyBackward(Tensor &dlogits, const Tensor &logits,
                                        const Tensor &targets,
                                        const Tensor &lse, int64_t vocabOffset,
-                                       float gradScale) {
+                                       float gradScale, int64_t vocab) {
   const char *fn = "crossEntropyBackward";
   int64_t n, V;
   Tensor none;
   checkCE(none, lse, logits, targets, fn, n, V);
   sameNumel(dlogits, logits, fn);
+  const int64_t valid =
+      vocab > 0 ? detail::validColumns(vocab, vocabOffset, V) : V;
   const float *L = logits.f32(), *pl = lse.f32();
   const int32_t *t = targets.i32();
   float *D = dlogits.f32();
   for (int64_t i = 0; i < n; ++i) {
     int64_t c = t[i] - vocabOffset;
     for (int64_t j = 0; j < V; ++j) {
-      float p = std::exp(L[i * V + j] - pl[i]);
+      float p = j < valid ? std::exp(L[i * V + j] - pl[i]) : 0.0f;
       D[i * V + j] = gradScale * (p - (j == c ? 1.0f : 0.0f));
     }
   }

@@ -460,30 +460,34 @@ __global__ void kSoftmaxBwd(float *dp, const float *p, int64_t t, float sc) {
 }
 
 // --- cross-entropy --------------------------------------------------------
-__global__ void kRowMax(float *mx, const float *L, int64_t V) {
+/// Row maxima over the first `valid` of V columns (the rest: vocabulary
+/// padding).
+__global__ void kRowMax(float *mx, const float *L, int64_t V, int64_t valid) {
   __shared__ float sh[kThreads];
   const float *row = L + blockIdx.x * V;
   float m = -INFINITY;
-  for (int64_t j = threadIdx.x; j < V; j += blockDim.x)
+  for (int64_t j = threadIdx.x; j < valid; j += blockDim.x)
     m = fmaxf(m, row[j]);
   m = blockMax(m, sh);
   if (threadIdx.x == 0)
     mx[blockIdx.x] = m;
 }
-/// z[i] = sum exp(L - mx), tl[i] = logit of the target if in this shard.
+/// z[i] = sum exp(L - mx), tl[i] = logit of the target if in this shard
+/// (first `valid` columns only).
 __global__ void kSumExp(float *z, float *tl, const float *L, const float *mx,
-                        const int32_t *t, int64_t V, int64_t vocabOff) {
+                        const int32_t *t, int64_t V, int64_t valid,
+                        int64_t vocabOff) {
   __shared__ float sh[kThreads];
   int64_t i = blockIdx.x;
   const float *row = L + i * V;
   float s = 0.0f;
-  for (int64_t j = threadIdx.x; j < V; j += blockDim.x)
+  for (int64_t j = threadIdx.x; j < valid; j += blockDim.x)
     s += expf(row[j] - mx[i]);
   s = blockSum(s, sh);
   if (threadIdx.x == 0) {
     z[i] = s;
     int64_t c = t[i] - vocabOff;
-    tl[i] = (c >= 0 && c < V) ? row[c] : 0.0f;
+    tl[i] = (c >= 0 && c < valid) ? row[c] : 0.0f;
   }
 }
 /// lse = mx + log z; loss += sum_i (lse - tl), summed by one thread in
@@ -503,11 +507,11 @@ __global__ void kCeFinish(float *lossSum, float *lse, const float *mx,
   lossSum[0] += float(total);
 }
 __global__ void kCeBwd(float *D, const float *L, const int32_t *t,
-                       const float *lse, int64_t n, int64_t V,
+                       const float *lse, int64_t n, int64_t V, int64_t valid,
                        int64_t vocabOff, float scale) {
   GRID_STRIDE(e, n * V) {
     int64_t i = e / V, j = e % V;
-    float p = expf(L[e] - lse[i]);
+    float p = j < valid ? expf(L[e] - lse[i]) : 0.0f;
     D[e] = scale * (p - (j == t[i] - vocabOff ? 1.0f : 0.0f));
   }
 }
@@ -1157,9 +1161,10 @@ void crossEntropyForward(Tensor &lossSum, Tensor &lse, const Tensor &logits,
           "target " + std::to_string(t) + " outside [0, " +
               std::to_string(V) + ")");
   Tensor mx({n}), z({n}), tl({n});
-  kRowMax<<<unsigned(n), kThreads, 0, stream()>>>(mx.f32(), logits.f32(), V);
+  kRowMax<<<unsigned(n), kThreads, 0, stream()>>>(mx.f32(), logits.f32(), V,
+                                                  V);
   kSumExp<<<unsigned(n), kThreads, 0, stream()>>>(
-      z.f32(), tl.f32(), logits.f32(), mx.f32(), targets.i32(), V, 0);
+      z.f32(), tl.f32(), logits.f32(), mx.f32(), targets.i32(), V, V, 0);
   kCeFinish<<<1, 1, 0, stream()>>>(lossSum.f32(), lse.f32(), mx.f32(), z.f32(),
                                    tl.f32(), n);
   launched(fn);
@@ -1175,25 +1180,29 @@ void crossEntropyBackward(Tensor &dlogits, const Tensor &logits,
 void vocabParallelCrossEntropyForward(Tensor &lossSum, Tensor &lse,
                                       const Tensor &logits,
                                       const Tensor &targets,
-                                      int64_t vocabOffset, const Group &tp) {
+                                      int64_t vocabOffset, const Group &tp,
+                                      int64_t vocab) {
   const char *fn = "vocabParallelCrossEntropyForward";
   int64_t n, V;
   ceChecks(lossSum, lse, logits, targets, fn, n, V);
   if (!n)
     return;
+  const int64_t padded = V * std::max(1, detail::groupImpl(tp, fn).size);
+  const int64_t real = detail::realVocab(vocab, padded, fn);
+  const int64_t valid = detail::validColumns(real, vocabOffset, V);
   // A target outside the whole vocabulary would match no shard and
   // silently lower the loss.
-  const int64_t vocab = V * std::max(1, detail::groupImpl(tp, fn).size);
   for (int32_t t : targets.toHostI32())
-    check(t >= 0 && t < vocab, fn,
+    check(t >= 0 && t < real, fn,
           "target " + std::to_string(t) + " outside [0, " +
-              std::to_string(vocab) + ")");
+              std::to_string(real) + ")");
   Tensor mx({n}), z({n}), tl({n});
-  kRowMax<<<unsigned(n), kThreads, 0, stream()>>>(mx.f32(), logits.f32(), V);
+  kRowMax<<<unsigned(n), kThreads, 0, stream()>>>(mx.f32(), logits.f32(), V,
+                                                  valid);
   launched(fn);
   allReduceMax(mx, tp);
   kSumExp<<<unsigned(n), kThreads, 0, stream()>>>(
-      z.f32(), tl.f32(), logits.f32(), mx.f32(), targets.i32(), V,
+      z.f32(), tl.f32(), logits.f32(), mx.f32(), targets.i32(), V, valid,
       vocabOffset);
   launched(fn);
   allReduceSum(z, tp);
@@ -1206,7 +1215,7 @@ void vocabParallelCrossEntropyForward(Tensor &lossSum, Tensor &lse,
 void vocabParallelCrossEntropyBackward(Tensor &dlogits, const Tensor &logits,
                                        const Tensor &targets,
                                        const Tensor &lse, int64_t vocabOffset,
-                                       float gradScale) {
+                                       float gradScale, int64_t vocab) {
   const char *fn = "crossEntropyBackward";
   int64_t n, V;
   Tensor none;
@@ -1214,9 +1223,11 @@ void vocabParallelCrossEntropyBackward(Tensor &dlogits, const Tensor &logits,
   sameNumel(dlogits, logits, fn);
   if (!n)
     return;
+  const int64_t valid =
+      vocab > 0 ? detail::validColumns(vocab, vocabOffset, V) : V;
   kCeBwd<<<blocksFor(n * V), kThreads, 0, stream()>>>(
-      dlogits.f32(), logits.f32(), targets.i32(), lse.f32(), n, V, vocabOffset,
-      gradScale);
+      dlogits.f32(), logits.f32(), targets.i32(), lse.f32(), n, V, valid,
+      vocabOffset, gradScale);
   launched(fn);
 }
 

@@ -1600,3 +1600,97 @@ texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 :
     texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
   }
 }
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    // expected-error@+1 {{'padded' rounds a split dimension 0 up to a multiple of the axis size; this parameter needs no padding}}
+    texec.param "w" global [8, 8] split 0 over "tp" padded init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    // expected-error@+1 {{this parameter is not split along dimension 0}}
+    texec.param "w" global [8, 7] split 1 over "tp" padded init "uniform" : tensor<8x4xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    // expected-error@+1 {{shard dimension 0 is 7, expected 8}}
+    texec.param "w" global [15, 8] split 0 over "tp" padded init "uniform" : tensor<7x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.chunk 0 forward {
+      %logits = texec.input "x" : tensor<2x4x8xf32>
+      %lab = texec.input "labels" : tensor<2x4xi32>
+      // expected-error@+1 {{config 'vocab' (16) must be a size that the 2 ranks of axis 'tp' hold as 8 columns each with padding (not a multiple of 2)}}
+      %loss, %lse = texec.kernel "cross_entropy"(%logits, %lab) config {vocab = 16 : i64, vocab_axis = "tp"} : (tensor<2x4x8xf32>, tensor<2x4xi32>) -> (tensor<1xf32>, tensor<8xf32>)
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.chunk 0 forward {
+      %logits = texec.input "x" : tensor<2x4x8xf32>
+      %lab = texec.input "labels" : tensor<2x4xi32>
+      // expected-error@+1 {{config 'vocab' (the real size of a padded vocabulary) must be an integer, with a 'vocab_axis' inside a texec.program}}
+      %loss, %lse = texec.kernel "cross_entropy"(%logits, %lab) config {vocab = 15 : i64} : (tensor<2x4x8xf32>, tensor<2x4xi32>) -> (tensor<1xf32>, tensor<8xf32>)
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}

@@ -7,6 +7,7 @@
 // CHECK: texec.group "tp" axes ["tp"]
 // CHECK: texec.group "ends" axes ["pp"] members [0, 1]
 // CHECK: texec.param "wte" global [16, 8] split 0 over "tp" init "uniform" : tensor<8x8xf32>
+// CHECK: texec.param "wte15" global [15, 8] split 0 over "tp" padded init "uniform" : tensor<8x8xf32>
 // CHECK: texec.chunk 0 forward
 // CHECK: texec.input "tokens" : tensor<2x4xi32>
 // CHECK: texec.kernel "embedding"(%{{.*}}, %{{.*}}) config {vocab_axis = "tp"}
@@ -31,6 +32,7 @@ texec.program @mini attributes {dp = 1 : i64, tp = 2 : i64, pp = 2 : i64,
   texec.group "ends" axes ["pp"] members [0, 1]
   texec.stage 0 {
     texec.param "wte" global [16, 8] split 0 over "tp" init "uniform" : tensor<8x8xf32>
+    texec.param "wte15" global [15, 8] split 0 over "tp" padded init "uniform" : tensor<8x8xf32>
     texec.chunk 0 forward {
       %ids = texec.input "tokens" : tensor<2x4xi32>
       %w = texec.param_ref "wte" : tensor<8x8xf32>
@@ -70,6 +72,9 @@ texec.program @mini attributes {dp = 1 : i64, tp = 2 : i64, pp = 2 : i64,
       %logits = texec.kernel "linear"(%a, %w) : (tensor<2x4x8xf32>, tensor<8x8xf32>) -> tensor<2x4x8xf32>
       %lab = texec.input "labels" : tensor<2x4xi32>
       %loss, %lse = texec.kernel "cross_entropy"(%logits, %lab) config {vocab_axis = "tp"} : (tensor<2x4x8xf32>, tensor<2x4xi32>) -> (tensor<1xf32>, tensor<8xf32>)
+      // A vocabulary of 15 padded to 16 over tp 2: 8 columns per rank.
+      // CHECK: texec.kernel "cross_entropy"(%{{.*}}, %{{.*}}) config {vocab = 15 : i64, vocab_axis = "tp"}
+      %loss15, %lse15 = texec.kernel "cross_entropy"(%logits, %lab) config {vocab = 15 : i64, vocab_axis = "tp"} : (tensor<2x4x8xf32>, tensor<2x4xi32>) -> (tensor<1xf32>, tensor<8xf32>)
       // CHECK: texec.loss %{{.*}} : tensor<1xf32>
       texec.loss %loss : tensor<1xf32>
       // A per-sample loss: [CLS] rows of the sequence shards, one label per

@@ -414,6 +414,49 @@ void testVocabParallelCE(const Grid &grid) {
   double dGrad = relDiff(dlP.toHost(), cols(dl.toHost(), V, off, Vl), 1e-3);
   EXPECT(dLoss <= kTol, "vocab-parallel loss %.3g", dLoss);
   EXPECT(dGrad <= kTol, "vocab-parallel dlogits %.3g", dGrad);
+
+  // A vocabulary of 10 padded to 12: rank 3 holds column 9 and two padding
+  // columns, filled with 100 here so that counting them would show.
+  const int64_t R = 10, valid = std::max<int64_t>(0, std::min(Vl, R - off));
+  Tensor real = full("logits10", {n, R}, 4.0f);
+  Tensor tgt10({n}, DType::I32);
+  tgt10.fromHostI32({0, 9, 5, 3, 7});
+  Tensor loss10({1}), lse10({n}), dl10({n, R});
+  crossEntropyForward(loss10, lse10, real, tgt10);
+  crossEntropyBackward(dl10, real, tgt10, lse10, 1.0f / n);
+  std::vector<float> mine(size_t(n * Vl), 100.0f);
+  std::vector<float> have = cols(real.toHost(), R, std::min(off, R), valid);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < valid; ++j)
+      mine[i * Vl + j] = have[i * valid + j];
+  Tensor padded({n, Vl});
+  padded.fromHost(mine);
+  Tensor lossQ({1}), lseQ({n}), dlQ({n, Vl});
+  vocabParallelCrossEntropyForward(lossQ, lseQ, padded, tgt10, off, tp, R);
+  vocabParallelCrossEntropyBackward(dlQ, padded, tgt10, lseQ, off, 1.0f / n,
+                                    R);
+  std::vector<float> dq = dlQ.toHost(), dReal, dPad;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < Vl; ++j)
+      (j < valid ? dReal : dPad).push_back(dq[i * Vl + j]);
+  double dLossQ = relDiff(lossQ.toHost(), loss10.toHost());
+  double dGradQ =
+      relDiff(dReal, cols(dl10.toHost(), R, std::min(off, R), valid), 1e-3);
+  EXPECT(dLossQ <= kTol, "padded vocab-parallel loss %.3g", dLossQ);
+  EXPECT(dGradQ <= kTol, "padded vocab-parallel dlogits %.3g", dGradQ);
+  EXPECT(std::all_of(dPad.begin(), dPad.end(), [](float g) { return g == 0; }),
+         "padding columns get zero gradient");
+  // Targets must lie in the real vocabulary.
+  std::string what;
+  try {
+    Tensor bad({n}, DType::I32), l({1}), e({n});
+    bad.fromHostI32({0, 10, 5, 3, 7});
+    vocabParallelCrossEntropyForward(l, e, padded, bad, off, tp, R);
+  } catch (const Error &err) {
+    what = err.what();
+  }
+  EXPECT(what.find("target 10 outside [0, 10)") != std::string::npos,
+         "padded target check: '%s'", what.c_str());
 }
 
 void testTensorParallelMlp(const Grid &grid) {
