@@ -137,11 +137,12 @@ private:
     Value g = param((name + ".weight").str(), ParamKind::Norm, {width});
     return RMSNormOp::create(b, loc, x.getType(), x, g, eps()).getResult();
   }
-  Value dropout(Value x) {
-    if (cfg.dropout <= 0)
+  /// Dropout at `rate` (the sublayer rate unless given).
+  Value dropout(Value x, std::optional<double> rate = std::nullopt) {
+    double p = rate.value_or(cfg.dropout);
+    if (p <= 0)
       return x;
-    return DropoutOp::create(b, loc, x.getType(), x,
-                             b.getF64FloatAttr(cfg.dropout))
+    return DropoutOp::create(b, loc, x.getType(), x, b.getF64FloatAttr(p))
         .getResult();
   }
   Value add(Value x, Value y) {
@@ -289,8 +290,8 @@ Value Builder::attention(Value x, int64_t layer) {
     if (cfg.ropeTheta != 10000.0)
       op.setRopeThetaAttr(b.getF64FloatAttr(cfg.ropeTheta));
   }
-  if (cfg.dropout > 0)
-    op.setDropoutAttr(b.getF64FloatAttr(cfg.dropout));
+  if (cfg.attentionDropoutRate() > 0)
+    op.setDropoutAttr(b.getF64FloatAttr(cfg.attentionDropoutRate()));
   return linear(op.getResult(), "attn.o_proj", cfg.hidden, cfg.outBias,
                 TpRole::Row, ParamKind::Attention);
 }
@@ -445,7 +446,7 @@ void Builder::buildDecoder(Value &loss) {
                       {cfg.maxPositions, cfg.hidden});
     x = PositionEmbeddingOp::create(b, loc, x.getType(), x, wpe).getResult();
   }
-  x = dropout(x);
+  x = dropout(x, cfg.embeddingDropoutRate());
   auto signature = [&](int64_t i) -> int64_t {
     return (cfg.isMoeLayer(i) ? 1 : 0) | (cfg.isSlidingLayer(i) ? 2 : 0);
   };
@@ -485,7 +486,7 @@ void Builder::buildEncoder(Value &loss) {
     x = add(x, EmbeddingOp::create(b, loc, act(cfg.hidden), types, wtt)
                    .getResult());
   }
-  x = dropout(norm(x, "embeddings.LayerNorm"));
+  x = dropout(norm(x, "embeddings.LayerNorm"), cfg.embeddingDropoutRate());
   emitRepeats(
       x, 0, cfg.numLayers, [](int64_t) { return 0; },
       [&](Value y, int64_t) { return encoderLayer(y, /*preNorm=*/false); });
@@ -539,7 +540,7 @@ void Builder::buildVision(Value &loss) {
   Value wpe = param("embeddings.position_embeddings", ParamKind::Embedding,
                     {tokens + 1, cfg.hidden});
   x = PositionEmbeddingOp::create(b, loc, x.getType(), x, wpe).getResult();
-  x = dropout(x);
+  x = dropout(x, cfg.embeddingDropoutRate());
   emitRepeats(
       x, 0, cfg.numLayers, [](int64_t) { return 0; },
       [&](Value y, int64_t) { return encoderLayer(y, /*preNorm=*/true); });

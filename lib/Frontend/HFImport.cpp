@@ -518,6 +518,8 @@ void parseGpt2(Reader &r, ModelConfig &c) {
   c.qkvBias = c.outBias = c.mlpBias = true;
   // GPT2Config defaults resid/embd/attn_pdrop to 0.1.
   c.dropout = 0.1;
+  c.attentionDropout = 0.1;
+  c.embeddingDropout = 0.1;
 }
 
 /// BERT (Devlin et al. 2019) with HF BertConfig's keys and defaults: a
@@ -560,7 +562,8 @@ void parseBert(Reader &r, ModelConfig &c, bool preTraining) {
            "reads the word embeddings)");
   c.pooler = preTraining;
   c.numClasses = preTraining ? 2 : 0;
-  c.dropout = 0.1; // hidden_dropout_prob, attention_probs_dropout_prob
+  c.dropout = 0.1;          // hidden_dropout_prob
+  c.attentionDropout = 0.1; // attention_probs_dropout_prob
 }
 
 /// ViT (Dosovitskiy et al. 2021) with HF ViTConfig's keys and defaults: a
@@ -612,7 +615,8 @@ void parseVit(Reader &r, ModelConfig &c) {
     const int64_t side = c.imageSize / c.patchSize;
     c.seqLen = c.maxPositions = side * side + 1;
   }
-  c.dropout = 0.0; // hidden_dropout_prob, attention_probs_dropout_prob
+  c.dropout = 0.0;          // hidden_dropout_prob
+  c.attentionDropout = 0.0; // attention_probs_dropout_prob
 }
 
 void parseGptNeoX(Reader &r, ModelConfig &c) {
@@ -846,30 +850,43 @@ void parseCommon(Reader &r, ModelConfig &c) {
   }
   r.get("dtype");
 
-  // One dropout probability for hidden states and attention: the largest
-  // one the config names (GPT-2 and BERT spellings included).
-  static const char *dropoutKeys[] = {"resid_pdrop",
-                                      "embd_pdrop",
-                                      "attn_pdrop",
-                                      "hidden_dropout",
-                                      "attention_dropout",
-                                      "hidden_dropout_prob",
-                                      "attention_probs_dropout_prob"};
-  bool anyDropout = false;
-  double maxDropout = 0;
-  for (const char *key : dropoutKeys) {
+  // Dropout, each rate where the config's architecture applies it:
+  //  - sublayer outputs before the residual add: resid_pdrop (GPT-2),
+  //    hidden_dropout_prob (BERT, ViT), hidden_dropout;
+  //  - attention probabilities: attn_pdrop, attention_probs_dropout_prob,
+  //    attention_dropout;
+  //  - the embedding output: embd_pdrop (GPT-2); BERT and ViT apply their
+  //    hidden rate there, which `embeddingDropout` unset means.
+  auto rate = [&](const char *key, double &out) {
     double d = 0;
-    if (r.optNumber(key, d, 0, 1, false)) {
-      if (d >= 1) {
-        r.fail(key, "a dropout probability must be below 1");
-        return;
-      }
-      anyDropout = true;
-      maxDropout = std::max(maxDropout, d);
+    if (!r.optNumber(key, d, 0, 1, false))
+      return true; // absent: keep the architecture's default
+    if (d >= 1) {
+      r.fail(key, "a dropout probability must be below 1");
+      return false;
     }
+    out = d;
+    return true;
+  };
+  for (const char *key : {"resid_pdrop", "hidden_dropout_prob",
+                          "hidden_dropout"})
+    if (!rate(key, c.dropout))
+      return;
+  for (const char *key : {"attn_pdrop", "attention_probs_dropout_prob",
+                          "attention_dropout"}) {
+    double d = c.attentionDropoutRate();
+    if (!rate(key, d))
+      return;
+    if (r.has(key))
+      c.attentionDropout = d;
   }
-  if (anyDropout)
-    c.dropout = maxDropout;
+  {
+    double d = c.embeddingDropoutRate();
+    if (!rate("embd_pdrop", d))
+      return;
+    if (r.has("embd_pdrop"))
+      c.embeddingDropout = d;
+  }
 
   // cases.json: shapes that depart from the named architecture.
   r.optBool("mlp_gated", c.gatedMlp);

@@ -117,8 +117,12 @@ void checkTransformer(const ModelConfig &c, Checker &k) {
   k.require(std::isfinite(c.rotaryPct) && c.rotaryPct > 0 && c.rotaryPct <= 1,
             "'rotaryPct' must be in (0, 1], got " +
                 std::to_string(c.rotaryPct));
-  k.require(std::isfinite(c.dropout) && c.dropout >= 0 && c.dropout < 1,
-            "'dropout' must be in [0, 1), got " + std::to_string(c.dropout));
+  for (auto [name, p] : {std::pair<const char *, double>{"dropout", c.dropout},
+                         {"attentionDropout", c.attentionDropoutRate()},
+                         {"embeddingDropout", c.embeddingDropoutRate()}})
+    k.require(std::isfinite(p) && p >= 0 && p < 1,
+              std::string("'") + name + "' must be in [0, 1), got " +
+                  std::to_string(p));
 
   k.nonNegative("slidingWindow", c.slidingWindow);
   if (!c.slidingLayers.empty()) {

@@ -13,6 +13,7 @@
 #include "trident/Support/DType.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -126,7 +127,21 @@ struct ModelConfig {
   bool attentionSinks = false; ///< learned per-head sink logits (gpt-oss)
 
   MoEConfig moe;
-  double dropout = 0.0; ///< hidden/attention dropout (GPT-3 / BERT style)
+  /// Dropout on the sublayer outputs before each residual add (GPT-2's
+  /// resid_pdrop, BERT's hidden_dropout_prob).
+  double dropout = 0.0;
+  /// Dropout on the attention probabilities (attn_pdrop,
+  /// attention_probs_dropout_prob, attention_dropout); unset: `dropout`.
+  std::optional<double> attentionDropout;
+  /// Dropout on the embedding output (embd_pdrop; BERT and ViT use their
+  /// hidden rate there); unset: `dropout`.
+  std::optional<double> embeddingDropout;
+  double attentionDropoutRate() const {
+    return attentionDropout.value_or(dropout);
+  }
+  double embeddingDropoutRate() const {
+    return embeddingDropout.value_or(dropout);
+  }
 
   // Encoder extras (BERT).
   int64_t typeVocabSize = 0; ///< token-type embeddings; 0: none

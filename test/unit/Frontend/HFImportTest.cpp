@@ -66,7 +66,38 @@ TEST_CASE("GPT-2 config maps onto learned positions, biases, tied head",
   CHECK(c.tieEmbeddings);
   CHECK(c.dtype == DType::F32);
   CHECK(c.dropout == Approx(0.1)); // GPT2Config's resid_pdrop default
+  CHECK(c.attentionDropoutRate() == Approx(0.1)); // attn_pdrop default
+  CHECK(c.embeddingDropoutRate() == Approx(0.1)); // embd_pdrop default
   CHECK(c.causal);
+}
+
+TEST_CASE("Dropout keys set their own rates", "[frontend][hf]") {
+  // GPT-2: each of the three keys alone.
+  ModelConfig g = parseOk(edited(
+      "gpt2.json", {{"resid_pdrop", 0.2}, {"attn_pdrop", 0.0}, {"embd_pdrop", 0.05}}));
+  CHECK(g.dropout == Approx(0.2));
+  CHECK(g.attentionDropoutRate() == 0.0);
+  CHECK(g.embeddingDropoutRate() == Approx(0.05));
+  g = parseOk(edited("gpt2.json", {{"attn_pdrop", 0.3}}));
+  CHECK(g.dropout == Approx(0.1)); // the other two keep GPT2Config's 0.1
+  CHECK(g.attentionDropoutRate() == Approx(0.3));
+  CHECK(g.embeddingDropoutRate() == Approx(0.1));
+  // Llama: attention_dropout drops the probabilities only.
+  ModelConfig l = parseOk(edited("llama-3-8b.json", {{"attention_dropout", 0.1}}));
+  CHECK(l.dropout == 0.0);
+  CHECK(l.attentionDropoutRate() == Approx(0.1));
+  CHECK(l.embeddingDropoutRate() == 0.0);
+  // BERT: the embeddings use the hidden rate.
+  ModelConfig b = parseOk(edited(
+      "bert-base-uncased.json",
+      {{"hidden_dropout_prob", 0.2}, {"attention_probs_dropout_prob", 0.05}}));
+  CHECK(b.dropout == Approx(0.2));
+  CHECK(b.attentionDropoutRate() == Approx(0.05));
+  CHECK(b.embeddingDropoutRate() == Approx(0.2));
+  // A rate of 1 names its key.
+  std::string err = parseError(edited("gpt2.json", {{"embd_pdrop", 1.0}}));
+  CHECK(contains(err, "embd_pdrop"));
+  CHECK(contains(err, "below 1"));
 }
 
 TEST_CASE("GPT-2 n_inner and activation_function are honoured",
