@@ -76,6 +76,16 @@ std::vector<float> cols(const std::vector<float> &v, int64_t ncols, int64_t c0,
   return out;
 }
 
+/// The message of the rt::Error that `f` throws, or "" if none.
+template <typename F> std::string errorOf(F &&f) {
+  try {
+    f();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
 constexpr double kTol = 1e-5; // fp32 reductions in another order
 
 void testGrid() {
@@ -283,12 +293,7 @@ void testSendRecv(const Grid &grid) {
       waitAllSends();
     } else if (r == 1) {
       Tensor got({2});
-      std::string what;
-      try {
-        recv(got, 0, 6, w);
-      } catch (const Error &e) {
-        what = e.what();
-      }
+      std::string what = errorOf([&] { recv(got, 0, 6, w); });
       EXPECT(what.find("has tag 5, not the awaited 6") != std::string::npos,
              "out-of-order receive: '%s'", what.c_str());
       recv(got, 0, 6, w); // the second message, so rank 0's group ends
@@ -303,12 +308,7 @@ void testSendRecv(const Grid &grid) {
       waitAllSends();
     } else if (r == 3) {
       Tensor got({4});
-      std::string what;
-      try {
-        recv(got, 2, 9, w);
-      } catch (const Error &e) {
-        what = e.what();
-      }
+      std::string what = errorOf([&] { recv(got, 2, 9, w); });
       EXPECT(what.find("received 3 values from peer 2") != std::string::npos,
              "size mismatch: '%s'", what.c_str());
     }
@@ -447,14 +447,11 @@ void testVocabParallelCE(const Grid &grid) {
   EXPECT(std::all_of(dPad.begin(), dPad.end(), [](float g) { return g == 0; }),
          "padding columns get zero gradient");
   // Targets must lie in the real vocabulary.
-  std::string what;
-  try {
-    Tensor bad({n}, DType::I32), l({1}), e({n});
-    bad.fromHostI32({0, 10, 5, 3, 7});
+  Tensor bad({n}, DType::I32), l({1}), e({n});
+  bad.fromHostI32({0, 10, 5, 3, 7});
+  std::string what = errorOf([&] {
     vocabParallelCrossEntropyForward(l, e, padded, bad, off, tp, R);
-  } catch (const Error &err) {
-    what = err.what();
-  }
+  });
   EXPECT(what.find("target 10 outside [0, 10)") != std::string::npos,
          "padded target check: '%s'", what.c_str());
 }
