@@ -66,6 +66,9 @@ struct ParamLayout {
   /// when the axis does not divide it (Megatron-LM pads the vocabulary the
   /// same way, to a multiple of 128 x tp by default).
   bool padVocab = false;
+  /// The group whose ranks see different data for this parameter, when it
+  /// is not the program's (a ViT stem replicated over cp: "dp").
+  const char *dataGroup = nullptr;
 };
 
 /// Everything shared by all chunks of the program.
@@ -98,6 +101,9 @@ struct ProgramState {
   /// Parameters held per expert-parallel rank (their gradients are summed
   /// over the expert data-parallel group, not dp).
   std::set<std::string> expertParams;
+  /// Parameters computed alike by every cp rank (a ViT stem under cp):
+  /// their gradients are summed over dp only.
+  std::set<std::string> cpReplicatedParams;
 };
 
 class ChunkLowering {
@@ -180,6 +186,20 @@ private:
   }
   bool tpOn() const { return st.tp > 1; }
   bool cpOn() const { return st.cp > 1; }
+  /// Under cp: an activation of the whole sequence (a ViT stem's, before
+  /// run() slices the rank's chunk), not a chunk.
+  bool wholeSequence(Value v) const {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    return cpOn() && t && t.getRank() == 3 && t.getDimSize(1) == st.seqFull;
+  }
+  /// The layout of an unsplit parameter of the ViT stem: under cp every cp
+  /// rank computes the stem alike, so its gradients are summed over dp.
+  ParamLayout stemLayout() const {
+    ParamLayout l{-1};
+    if (cpOn())
+      l.dataGroup = "dp";
+    return l;
+  }
 
   /// The local shape of a tgraph activation type under `dist`.
   /// `padLast`: a vocabulary feature dimension, rounded up to a multiple
@@ -363,6 +383,10 @@ FailureOr<Value> ChunkLowering::param(Operation *user, Value tgParam,
     StringAttr dataGroup;
     if (overEp && st.ep > 1)
       dataGroup = db.getStringAttr(st.expertGroup);
+    if (layout.dataGroup) {
+      dataGroup = db.getStringAttr(layout.dataGroup);
+      st.cpReplicatedParams.insert(name);
+    }
     auto decl = tx::ParamOp::create(
         db, p.getLoc(), db.getStringAttr(name),
         db.getDenseI64ArrayAttr(type.getShape()), splitDim, splitAxis,
@@ -1009,15 +1033,11 @@ LogicalResult ChunkLowering::lowerCrossEntropy(tg::CrossEntropyOp op) {
 }
 
 /// ViT's patch embedding (Dosovitskiy et al. 2021): every rank computes the
-/// whole micro-batch's tokens from its images (under sequence parallelism
-/// they are sliced after the positions, in run()). Under context
-/// parallelism the parameters' gradients are summed over cp, so a
-/// replicated stem would count cp times; that is not lowered.
+/// whole micro-batch's tokens from its images (under context and sequence
+/// parallelism they are sliced after the positions, in run()). Under cp the
+/// stem's parameters are summed over dp only (stemLayout): every cp rank
+/// computes the same stem from the whole gathered gradient.
 LogicalResult ChunkLowering::lowerPatchEmbed(tg::PatchEmbedOp op) {
-  if (cpOn())
-    return op.emitError("texec lowering: a patch embedding under context "
-                        "parallelism is not lowered (plan 'parallel.cp' must "
-                        "be 1)");
   if (!op.getBias())
     return op.emitError("texec lowering: a patch embedding without bias has "
                         "no runtime kernel");
@@ -1031,8 +1051,8 @@ LogicalResult ChunkLowering::lowerPatchEmbed(tg::PatchEmbedOp op) {
     return op.emitError("texec lowering: patch_embed needs square images "
                         "[batch, channels, side, side] whose side the patch "
                         "divides");
-  FailureOr<Value> w = param(op, op.getWeight(), {-1});
-  FailureOr<Value> b = param(op, op.getBias(), {-1});
+  FailureOr<Value> w = param(op, op.getWeight(), stemLayout());
+  FailureOr<Value> b = param(op, op.getBias(), stemLayout());
   if (failed(w) || failed(b))
     return failure();
   const int64_t grid = it.getDimSize(2) / patch;
@@ -1064,7 +1084,7 @@ LogicalResult ChunkLowering::lowerPrependToken(tg::PrependTokenOp op) {
   if (x->dist != Dist::Rep)
     return op.emitError("texec lowering: prepend_token needs the whole "
                         "sequence and feature rows on every rank");
-  FailureOr<Value> tok = param(op, op.getToken(), {-1});
+  FailureOr<Value> tok = param(op, op.getToken(), stemLayout());
   if (failed(tok))
     return failure();
   auto xt = cast<RankedTensorType>(x->v.getType());
@@ -1102,11 +1122,15 @@ LogicalResult ChunkLowering::lowerPositionEmbedding(
                           << tableType.getDimSize(0)
                           << " rows, fewer than the sequence ("
                           << st.seqFull << ")";
-  FailureOr<Value> wpe = param(op, op.getTable(), {-1});
+  // The whole sequence (a stem under cp) starts at position 0; a cp chunk
+  // at its coordinate's offset.
+  const bool whole = wholeSequence(x->v);
+  FailureOr<Value> wpe =
+      param(op, op.getTable(), whole ? stemLayout() : ParamLayout{-1});
   if (failed(wpe))
     return failure();
   SmallVector<NamedAttribute> config;
-  if (cpOn())
+  if (cpOn() && !whole)
     config.push_back(cfg("pos_axis", StringAttr::get(ctx(), "cp")));
   Value xv = x->v, wv = *wpe;
   Value y = kernel(fb, "position_add", {xv, wv}, {xv.getType()}, config)[0];
@@ -1202,7 +1226,7 @@ LogicalResult ChunkLowering::lowerDropout(tg::DropoutOp op, FVal x) {
       cfg("rate", op.getRateAttr()), cfg("site", i64a(site)),
       cfg("seq_len", i64a(st.seqFull)),
       cfg("features", i64a(global.getShape().back()))};
-  if (cpOn())
+  if (cpOn() && !wholeSequence(x.v))
     config.push_back(cfg("pos_axis", StringAttr::get(ctx(), "cp")));
   if (x.dist == Dist::Seq)
     config.push_back(tpAxis("seq_axis"));
@@ -1453,9 +1477,28 @@ LogicalResult ChunkLowering::run(ArrayRef<Operation *> prologue,
     if (failed(f))
       return failure();
     cur = *f;
-    // A replicated prologue output (ViT's tokens: patches, class token,
-    // positions) enters sequence parallelism as this rank's share of the
-    // positions; the gradients of the shares are gathered back.
+    // A prologue output of the whole sequence (ViT's tokens: patches, class
+    // token, positions) enters context parallelism as this rank's chunk;
+    // the chunks' gradients are gathered back, so every cp rank continues
+    // the stem's backward from the whole gradient.
+    if (cur.dist == Dist::Rep && wholeSequence(cur.v)) {
+      Value full = cur.v;
+      auto t = localType(st.model, firstInit.getType(), Dist::Rep);
+      if (failed(t))
+        return failure();
+      Value part = kernel(fb, "seq_slice", {full}, {*t},
+                          {cfg("seq_axis", StringAttr::get(ctx(), "cp"))})[0];
+      cur = {part, Dist::Rep};
+      tape.push_back([this, full, part]() -> LogicalResult {
+        if (Value g = takeGrad(part))
+          addGrad(full, tx::AllGatherOp::create(bb, loc, full.getType(), g,
+                                                "cp", 1));
+        return success();
+      });
+    }
+    // A replicated prologue output enters sequence parallelism as this
+    // rank's share of the positions; the gradients of the shares are
+    // gathered back.
     if (cur.dist == Dist::Rep && actDist == Dist::Seq) {
       Value full = cur.v;
       auto t = localType(st.model, firstInit.getType(), Dist::Seq);
@@ -1768,20 +1811,26 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
     for (auto &[group, params] : shared)
       tx::GradAllReduceOp::create(b, loc, group, names(params));
     if (plan.dp * plan.cp > 1 && plan.zeroStage == 0) {
-      if (st.expertParams.empty()) {
+      if (st.expertParams.empty() && st.cpReplicatedParams.empty()) {
         tx::GradAllReduceOp::create(b, loc, st.dataGroup, ArrayAttr());
       } else {
-        // Experts: summed over the ranks holding the same ones (edp);
-        // everything else over dp.
-        std::set<std::string> dense, experts;
-        for (auto decl : stage.getBody().front().getOps<tx::ParamOp>())
-          (st.expertParams.count(decl.getSym().str()) ? experts : dense)
-              .insert(decl.getSym().str());
+        // Experts: summed over the ranks holding the same ones (edp); a
+        // stem replicated over cp: over dp; everything else over dp (x cp).
+        std::set<std::string> dense, experts, stem;
+        for (auto decl : stage.getBody().front().getOps<tx::ParamOp>()) {
+          std::string n = decl.getSym().str();
+          (st.expertParams.count(n)           ? experts
+           : st.cpReplicatedParams.count(n) ? stem
+                                              : dense)
+              .insert(n);
+        }
         if (!dense.empty())
           tx::GradAllReduceOp::create(b, loc, st.dataGroup, names(dense));
         if (!experts.empty() && plan.dp / plan.ep * plan.cp > 1)
           tx::GradAllReduceOp::create(b, loc, st.expertGroup,
                                       names(experts));
+        if (!stem.empty() && plan.dp > 1)
+          tx::GradAllReduceOp::create(b, loc, "dp", names(stem));
       }
     }
     tx::OptimizerOp::create(
