@@ -661,6 +661,7 @@ void parseLlamaLike(Reader &r, ModelConfig &c, Arch arch,
   c.position = PositionKind::Rotary;
   c.norm = NormKind::RMSNorm;
   c.normBias = false;
+  c.embeddingDropout = 0.0; // HF's Llama-style models drop no embeddings
   c.gatedMlp = true;
   c.act = Activation::Silu;
   c.tieEmbeddings = false;

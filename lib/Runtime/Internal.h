@@ -250,7 +250,8 @@ Group::Impl &memberImpl(const Group &g, const char *fn);
 struct QueuedSend {
   Tensor copy;
   int peer = 0, tag = 0;
-  Group::Impl *group = nullptr;
+  Group group; ///< keeps the communicators alive while queued
+  Group::Impl &impl() const { return *group.impl(); }
 };
 /// Issues the queued sends as one group of their own. Every collective and
 /// report calls it first, so sends go out in program order.

@@ -353,6 +353,10 @@ FailureOr<Value> ChunkLowering::param(Operation *user, Value tgParam,
              << "texec lowering: parameter '" << name
              << "' is used with two tensor-parallel layouts (split "
              << have << " and " << layout.splitDim << ")";
+    if (bool(layout.dataGroup) != bool(st.cpReplicatedParams.count(name)))
+      return user->emitError()
+             << "texec lowering: parameter '" << name
+             << "' is used both by a stem replicated over cp and elsewhere";
     if (it->second.getPadded() != padded)
       return user->emitError()
              << "texec lowering: parameter '" << name

@@ -46,6 +46,16 @@ int mpiCount(int64_t n, const char *fn) {
   return static_cast<int>(n);
 }
 
+/// Cancels and completes the requests still active, so that an error can
+/// unwind (freeing their buffers) without MPI still using them.
+void abandon(std::vector<MPI_Request> &requests) {
+  for (MPI_Request &r : requests)
+    if (r != MPI_REQUEST_NULL) {
+      MPI_Cancel(&r);
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
+}
+
 std::string mpiText(int rc) {
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
@@ -67,7 +77,7 @@ void sendAsync(const Tensor &t, int peer, int tag, const Group &g) {
   Group::Impl &G = detail::memberImpl(g, fn);
   checkPeer(G, peer, tag, fn);
   // The copy lets the caller overwrite `t` at once.
-  queued.push_back({t.clone(), peer, tag, &G});
+  queued.push_back({t.clone(), peer, tag, g});
 }
 
 void recv(Tensor &t, int peer, int tag, const Group &g) {
@@ -93,33 +103,42 @@ Group::Impl &collectiveImpl(const Group &g, const char *fn) {
 
 void mpiExchange(std::vector<QueuedSend> &sends, Tensor *recvInto, int peer,
                  int tag, Group::Impl *G, const char *fn) {
+  // Sizes first: nothing is posted when one cannot be.
+  for (const QueuedSend &s : sends)
+    mpiCount(s.copy.numel(), fn);
+  if (recvInto)
+    mpiCount(recvInto->numel(), fn);
   std::vector<std::vector<float>> data(sends.size());
   std::vector<MPI_Request> requests(sends.size() + (recvInto ? 1 : 0),
                                     MPI_REQUEST_NULL);
   for (size_t i = 0; i < sends.size(); ++i) {
     QueuedSend &s = sends[i];
     data[i] = s.copy.toHost();
-    int rc = MPI_Issend(data[i].data(), mpiCount(s.copy.numel(), fn),
-                        MPI_FLOAT, s.peer, s.tag, s.group->comm, &requests[i]);
-    if (rc != MPI_SUCCESS)
+    int rc = MPI_Issend(data[i].data(), static_cast<int>(s.copy.numel()),
+                        MPI_FLOAT, s.peer, s.tag, s.impl().comm, &requests[i]);
+    if (rc != MPI_SUCCESS) {
+      abandon(requests);
       fail(fn, "MPI_Issend to peer " + std::to_string(s.peer) +
-                   " failed on group '" + s.group->name + "': " + mpiText(rc));
+                   " failed on group '" + s.impl().name + "': " + mpiText(rc));
+    }
   }
   std::vector<float> got;
   if (recvInto) {
     got.resize(size_t(recvInto->numel()));
-    int rc = MPI_Irecv(got.data(), mpiCount(recvInto->numel(), fn), MPI_FLOAT,
+    int rc = MPI_Irecv(got.data(), static_cast<int>(recvInto->numel()), MPI_FLOAT,
                        peer, MPI_ANY_TAG, G->comm, &requests.back());
-    if (rc != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS) {
+      abandon(requests);
       fail(fn, "MPI_Irecv from peer " + std::to_string(peer) +
                    " failed on group '" + G->name + "': " + mpiText(rc));
+    }
   }
   std::vector<MPI_Status> status(requests.size());
   int rc = MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
                        status.data());
   if (rc != MPI_SUCCESS) {
     std::string what = "MPI_Waitall failed: " + mpiText(rc);
-    for (size_t i = 0; i < status.size(); ++i) {
+    for (size_t i = 0; rc == MPI_ERR_IN_STATUS && i < status.size(); ++i) {
       int e = status[i].MPI_ERROR;
       if (e == MPI_SUCCESS || e == MPI_ERR_PENDING)
         continue;
@@ -128,10 +147,11 @@ void mpiExchange(std::vector<QueuedSend> &sends, Tensor *recvInto, int peer,
                           " from peer " + std::to_string(peer) +
                           " of group '" + G->name + "'"
                     : "sending to peer " + std::to_string(sends[i].peer) +
-                          " of group '" + sends[i].group->name + "'";
+                          " of group '" + sends[i].impl().name + "'";
       what += ": " + mpiText(e);
       break;
     }
+    abandon(requests); // those still pending, before their buffers go
     fail(fn, what);
   }
   if (!recvInto)

@@ -508,7 +508,8 @@ std::deque<InFlight> inFlight;
 void releaseFinishedSends(bool all) {
   while (!inFlight.empty()) {
     InFlight &f = inFlight.front();
-    if (!all && cudaEventQuery(f.done) == cudaErrorNotReady)
+    // Only a passed event frees the copies (an error keeps them).
+    if (!all && cudaEventQuery(f.done) != cudaSuccess)
       return;
     cudaEventDestroy(f.done);
     inFlight.pop_front();
@@ -519,10 +520,17 @@ void releaseFinishedSends(bool all) {
 namespace detail {
 void backendExchange(std::vector<QueuedSend> &sends, Tensor *recvInto,
                      int peer, int tag, Group::Impl *G, const char *fn) {
-  bool nccl = !recvInto || !hostStaged(*G);
+  // Every group of one exchange must go the same way on both sides: over
+  // NCCL, or (ranks sharing a GPU) over MPI through host memory.
+  std::set<bool> staged;
+  if (recvInto)
+    staged.insert(hostStaged(*G));
   for (const QueuedSend &s : sends)
-    nccl = nccl && !hostStaged(*s.group);
-  if (!nccl) // a group of ranks sharing a GPU: the same group over MPI
+    staged.insert(hostStaged(s.impl()));
+  check(staged.size() == 1, fn,
+        "one point-to-point exchange mixes groups with and without an NCCL "
+        "communicator (ranks sharing a GPU); send over one group");
+  if (*staged.begin())
     return mpiExchange(sends, recvInto, peer, tag, G, fn);
   (void)tag; // NCCL matches in issue order; the CPU twin checks the tags
   beginComm(fn);
@@ -530,8 +538,8 @@ void backendExchange(std::vector<QueuedSend> &sends, Tensor *recvInto,
   ncclCheck(ncclGroupStart(), fn, recvInto ? G->name : "(sends)");
   for (const QueuedSend &s : sends)
     ncclCheck(ncclSend(s.copy.f32(), size_t(s.copy.numel()), ncclFloat,
-                       s.peer, commOf(*s.group), comm),
-              fn, s.group->name);
+                       s.peer, commOf(s.impl()), comm),
+              fn, s.impl().name);
   if (recvInto)
     ncclCheck(ncclRecv(recvInto->f32(), size_t(recvInto->numel()), ncclFloat,
                        peer, commOf(*G), comm),
