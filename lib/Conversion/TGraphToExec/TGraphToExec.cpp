@@ -1481,45 +1481,34 @@ LogicalResult ChunkLowering::run(ArrayRef<Operation *> prologue,
     if (failed(f))
       return failure();
     cur = *f;
-    // A prologue output of the whole sequence (ViT's tokens: patches, class
-    // token, positions) enters context parallelism as this rank's chunk;
-    // the chunks' gradients are gathered back, so every cp rank continues
-    // the stem's backward from the whole gradient.
-    if (cur.dist == Dist::Rep && wholeSequence(cur.v)) {
+    // A replicated prologue output (ViT's tokens: patches, class token,
+    // positions) continues as this rank's positions: its chunk under
+    // context parallelism, then its share under sequence parallelism. The
+    // backward gathers the parts' gradients back over the same axis, so
+    // every rank continues the stem's backward from the whole gradient.
+    auto slice = [&](StringRef axis, Dist to) -> LogicalResult {
       Value full = cur.v;
-      auto t = localType(st.model, firstInit.getType(), Dist::Rep);
+      auto t = localType(st.model, firstInit.getType(), to);
       if (failed(t))
         return failure();
       Value part = kernel(fb, "seq_slice", {full}, {*t},
-                          {cfg("seq_axis", StringAttr::get(ctx(), "cp"))})[0];
-      cur = {part, Dist::Rep};
-      tape.push_back([this, full, part]() -> LogicalResult {
+                          {cfg("seq_axis", StringAttr::get(ctx(), axis))})[0];
+      cur = {part, to};
+      std::string group = axis.str();
+      tape.push_back([this, full, part, group]() -> LogicalResult {
         if (Value g = takeGrad(part))
           addGrad(full, tx::AllGatherOp::create(bb, loc, full.getType(), g,
-                                                "cp", 1));
+                                                group, 1));
         return success();
       });
-    }
-    // A replicated prologue output enters sequence parallelism as this
-    // rank's share of the positions; the gradients of the shares are
-    // gathered back.
-    if (cur.dist == Dist::Rep && actDist == Dist::Seq) {
-      Value full = cur.v;
-      auto t = localType(st.model, firstInit.getType(), Dist::Seq);
-      if (failed(t))
-        return failure();
-      Value part = kernel(fb, "seq_slice", {full}, {*t},
-                          {tpAxis("seq_axis")})[0];
-      cur = {part, Dist::Seq};
-      tape.push_back([this, full, part]() -> LogicalResult {
-        // Every tp rank continues from the whole replicated tensor: its
-        // gradient is the shares' gradients side by side.
-        if (Value g = takeGrad(part))
-          addGrad(full, tx::AllGatherOp::create(bb, loc, full.getType(), g,
-                                                "tp", 1));
-        return success();
-      });
-    }
+      return success();
+    };
+    if (cur.dist == Dist::Rep && wholeSequence(cur.v) &&
+        failed(slice("cp", Dist::Rep)))
+      return failure();
+    if (cur.dist == Dist::Rep && actDist == Dist::Seq &&
+        failed(slice("tp", Dist::Seq)))
+      return failure();
   } else {
     auto t = localType(st.model, firstInit.getType(), actDist);
     if (failed(t))
