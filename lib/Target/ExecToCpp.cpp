@@ -840,13 +840,13 @@ public:
       // Vocabulary padding rows (past the global shape) stay zero.
       std::vector<int64_t> held = heldShape(p, offset);
       rt::Tensor real = full.view(0, held);
-      if (real.numel() == 0)
-        ; // padding only (a table smaller than tp)
-      else if (p.init == "uniform")
-        rt::initParam(real, p.name, p.global, offset, held, kInitSeed,
-                      kInitScale);
-      else
-        rt::fillConstant(real, p.init == "ones" ? 1.0f : 0.0f);
+      if (real.numel() > 0) { // none: padding only (a table smaller than tp)
+        if (p.init == "uniform")
+          rt::initParam(real, p.name, p.global, offset, held, kInitSeed,
+                        kInitScale);
+        else
+          rt::fillConstant(real, p.init == "ones" ? 1.0f : 0.0f);
+      }
       int64_t numel = full.numel();
       rt::ZeroRange range = rt::zeroRange(numel, dp.size(), dp.rank());
       // ZeRO-2/3 keep a slice of the gradient; the full one exists only

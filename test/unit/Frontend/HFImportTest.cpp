@@ -87,6 +87,9 @@ TEST_CASE("Dropout keys set their own rates", "[frontend][hf]") {
   CHECK(l.dropout == 0.0);
   CHECK(l.attentionDropoutRate() == Approx(0.1));
   CHECK(l.embeddingDropoutRate() == 0.0);
+  l = parseOk(edited("llama-3-8b.json", {{"hidden_dropout", 0.1}}));
+  CHECK(l.dropout == Approx(0.1)); // before the residual adds
+  CHECK(l.embeddingDropoutRate() == 0.0); // HF's Llama drops no embeddings
   // BERT: the embeddings use the hidden rate.
   ModelConfig b = parseOk(edited(
       "bert-base-uncased.json",
