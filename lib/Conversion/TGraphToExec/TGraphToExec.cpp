@@ -98,12 +98,6 @@ struct ProgramState {
   /// The ranks holding the same experts: "edp" (dp / ep of them), or
   /// "edpcp" (edp x cp) under context parallelism.
   std::string expertGroup = "edp";
-  /// Parameters held per expert-parallel rank (their gradients are summed
-  /// over the expert data-parallel group, not dp).
-  std::set<std::string> expertParams;
-  /// Parameters computed alike by every cp rank (a ViT stem under cp):
-  /// their gradients are summed over dp only.
-  std::set<std::string> cpReplicatedParams;
 };
 
 class ChunkLowering {
@@ -345,6 +339,11 @@ FailureOr<Value> ChunkLowering::param(Operation *user, Value tgParam,
     layout.splitDim = -1;
   }
   RankedTensorType localType = f32(local);
+  // Its gradients' group when it is not the program's (texec.param `data`):
+  // the ranks holding the same experts, or dp for a stem replicated over cp.
+  std::string dataGroup = layout.dataGroup ? std::string(layout.dataGroup)
+                          : overEp && st.ep > 1 ? st.expertGroup
+                                                : std::string();
   auto it = decls.find(name);
   if (it != decls.end()) {
     int64_t have = it->second.getSplitDim() ? *it->second.getSplitDim() : -1;
@@ -353,10 +352,12 @@ FailureOr<Value> ChunkLowering::param(Operation *user, Value tgParam,
              << "texec lowering: parameter '" << name
              << "' is used with two tensor-parallel layouts (split "
              << have << " and " << layout.splitDim << ")";
-    if (bool(layout.dataGroup) != bool(st.cpReplicatedParams.count(name)))
+    if (it->second.getDataGroup().value_or("") != dataGroup)
       return user->emitError()
              << "texec lowering: parameter '" << name
-             << "' is used both by a stem replicated over cp and elsewhere";
+             << "' is used with two data groups ('"
+             << it->second.getDataGroup().value_or("") << "' and '"
+             << dataGroup << "', empty: the program's)";
     if (it->second.getPadded() != padded)
       return user->emitError()
              << "texec lowering: parameter '" << name
@@ -384,17 +385,11 @@ FailureOr<Value> ChunkLowering::param(Operation *user, Value tgParam,
       splitAxis = db.getStringAttr(layout.axis);
     }
     // Expert shards are held by the ranks of one edp group, not all of dp.
-    StringAttr dataGroup;
-    if (overEp && st.ep > 1)
-      dataGroup = db.getStringAttr(st.expertGroup);
-    if (layout.dataGroup) {
-      dataGroup = db.getStringAttr(layout.dataGroup);
-      st.cpReplicatedParams.insert(name);
-    }
     auto decl = tx::ParamOp::create(
         db, p.getLoc(), db.getStringAttr(name),
         db.getDenseI64ArrayAttr(type.getShape()), splitDim, splitAxis,
-        db.getStringAttr(init), TypeAttr::get(localType), dataGroup,
+        db.getStringAttr(init), TypeAttr::get(localType),
+        dataGroup.empty() ? StringAttr() : db.getStringAttr(dataGroup),
         padded ? db.getUnitAttr() : UnitAttr());
     lastDecl = decl;
     decls[name] = decl;
@@ -1378,8 +1373,6 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
   SmallVector<std::string> names;
   for (Value p : params)
     names.push_back(p.getDefiningOp()->getAttrOfType<StringAttr>("sym").str());
-  if (epOn)
-    st.expertParams.insert({names[1], names[2]});
   if (x->dist == Dist::Seq)
     for (const std::string &n : names)
       st.tpPartialParams[stage.getIndex()].insert(n);
@@ -1804,26 +1797,30 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
     for (auto &[group, params] : shared)
       tx::GradAllReduceOp::create(b, loc, group, names(params));
     if (plan.dp * plan.cp > 1 && plan.zeroStage == 0) {
-      if (st.expertParams.empty() && st.cpReplicatedParams.empty()) {
+      // Each gradient is summed over its parameter's data group (texec.param
+      // `data`, else the program's): experts over the ranks holding the
+      // same ones, a stem replicated over cp over dp, the rest over dp (x
+      // cp). The program's group goes first; one of one rank is skipped.
+      std::map<std::string, std::set<std::string>> byGroup;
+      for (auto decl : stage.getBody().front().getOps<tx::ParamOp>())
+        byGroup[decl.getDataGroup() ? decl.getDataGroup()->str()
+                                    : st.dataGroup]
+            .insert(decl.getSym().str());
+      auto groupSize = [&](StringRef g) {
+        int64_t n = 1;
+        for (Attribute axis : program.lookupGroup(g).getAxes())
+          n *= program.getAxisSize(cast<StringAttr>(axis).getValue());
+        return n;
+      };
+      if (byGroup.size() == 1 && byGroup.count(st.dataGroup)) {
         tx::GradAllReduceOp::create(b, loc, st.dataGroup, ArrayAttr());
       } else {
-        // Experts: summed over the ranks holding the same ones (edp); a
-        // stem replicated over cp: over dp; everything else over dp (x cp).
-        std::set<std::string> dense, experts, stem;
-        for (auto decl : stage.getBody().front().getOps<tx::ParamOp>()) {
-          std::string n = decl.getSym().str();
-          (st.expertParams.count(n)           ? experts
-           : st.cpReplicatedParams.count(n) ? stem
-                                              : dense)
-              .insert(n);
-        }
-        if (!dense.empty())
-          tx::GradAllReduceOp::create(b, loc, st.dataGroup, names(dense));
-        if (!experts.empty() && plan.dp / plan.ep * plan.cp > 1)
-          tx::GradAllReduceOp::create(b, loc, st.expertGroup,
-                                      names(experts));
-        if (!stem.empty() && plan.dp > 1)
-          tx::GradAllReduceOp::create(b, loc, "dp", names(stem));
+        if (byGroup.count(st.dataGroup))
+          tx::GradAllReduceOp::create(b, loc, st.dataGroup,
+                                      names(byGroup[st.dataGroup]));
+        for (auto &[group, params] : byGroup)
+          if (group != st.dataGroup && groupSize(group) > 1)
+            tx::GradAllReduceOp::create(b, loc, group, names(params));
       }
     }
     tx::OptimizerOp::create(
