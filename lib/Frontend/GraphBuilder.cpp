@@ -810,6 +810,17 @@ Result<LoadedModel> loadModel(MLIRContext &context, const std::string &spec,
                   " exceeds the model's " + std::to_string(t.getDimSize(0)) +
                   " learned positions";
     });
+    // A model whose blocks see a static sequence (a ViT: the image fixes
+    // the patches) cannot be planned at another length.
+    model.walk([&](RepeatOp r) {
+      auto t = dyn_cast<ShapedType>(r->getOperand(0).getType());
+      if (tooLong.empty() && t && t.hasRank() && t.getRank() >= 2 &&
+          !t.isDynamicDim(1) && seqLen != t.getDimSize(1))
+        tooLong = spec + ": --seq-len " + std::to_string(seqLen) +
+                  " does not match the model's fixed sequence of " +
+                  std::to_string(t.getDimSize(1)) + " (the input of '" +
+                  r.getName().str() + "')";
+    });
     if (!tooLong.empty())
       return Status::error(tooLong);
     model.setSeqLenAttr(

@@ -194,6 +194,13 @@ Status validateModelConfig(const ModelConfig &c, std::string_view source) {
         k.require(c.maxPositions == tokens,
                   "'maxPositions' " + str(c.maxPositions) + " should be " +
                       str(tokens) + " (patches + CLS token)");
+      // The image fixes a ViT's sequence: a --seq-len of another length
+      // would plan (and emit) a model that does not exist.
+      k.require(c.seqLen == tokens,
+                "'seqLen' " + str(c.seqLen) + " should be " + str(tokens) +
+                    ": a ViT's sequence is its " + str(side) + "x" +
+                    str(side) + " patches plus the CLS token (set by " +
+                    "'imageSize' and 'patchSize')");
     }
     checkTransformer(c, k);
     break;
