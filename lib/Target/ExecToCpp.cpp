@@ -729,6 +729,15 @@ struct Param {
   rt::Tensor value, grad, m, v;
   /// ZeRO-2/3: this rank's slice of the reduced gradient.
   rt::Tensor gradSlice;
+  /// A second split (experts over ep, then their columns over tp).
+  int split2Dim = -1;
+  std::string split2Axis;
+  /// The last split's dimension holds its piece of `blocks` blocks.
+  int64_t blocks = 1;
+  rt::ShardBlocks shardBlocks() const {
+    return {blocks > 1 ? (split2Dim >= 0 ? split2Dim : splitDim) : -1,
+            blocks};
+  }
 };
 
 /// What every stage shares: the grid, the groups, the step's loss sum and
@@ -843,7 +852,7 @@ public:
       if (real.numel() > 0) { // none: padding only (a table smaller than tp)
         if (p.init == "uniform")
           rt::initParam(real, p.name, p.global, offset, held, kInitSeed,
-                        kInitScale);
+                        kInitScale, p.shardBlocks());
         else
           rt::fillConstant(real, p.init == "ones" ? 1.0f : 0.0f);
       }
@@ -880,15 +889,21 @@ public:
       }
       std::vector<int64_t> held = heldShape(p, offset);
       if (held.empty() || held[0] > 0) // a shard of padding only adds nothing
-        dump.add(p.name, p.global, offset, full.view(0, held));
+        dump.add(p.name, p.global, offset, full.view(0, held),
+                 p.shardBlocks());
     }
   }
 
-  /// Where this rank's shard starts in the global parameter.
+  /// Where this rank's shard starts in the global parameter (inside each
+  /// block along a blocked dimension).
   std::vector<int64_t> shardOffset(const Param &p) const {
     std::vector<int64_t> offset(p.global.size(), 0);
-    if (p.splitDim >= 0)
-      offset[p.splitDim] = int64_t(c.coord(p.splitAxis)) * p.local[p.splitDim];
+    const rt::ShardBlocks b = p.shardBlocks();
+    for (auto [dim, axis] : {std::pair{p.splitDim, &p.splitAxis},
+                             std::pair{p.split2Dim, &p.split2Axis}})
+      if (dim >= 0)
+        offset[dim] = int64_t(c.coord(*axis)) *
+                      (p.local[dim] / (dim == b.dim ? b.count : 1));
     return offset;
   }
   /// The shard without its vocabulary padding: a padded table (dimension
@@ -1136,6 +1151,12 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
          << cppString(p.getInit()) << ", "
          << (p.getDataGroup() ? cppString(*p.getDataGroup()) : "kDataGroup")
          << ", {}, {}, {}, {}});\n";
+      if (std::optional<uint64_t> d = p.getSplit2Dim())
+        cs << "    P.back().split2Dim = " << *d << ";\n"
+           << "    P.back().split2Axis = " << cppString(*p.getSplit2Axis())
+           << ";\n";
+      if (std::optional<uint64_t> b = p.getBlocks())
+        cs << "    P.back().blocks = " << *b << ";\n";
     }
     os << "namespace {\n/// Pipeline stage " << s << ".\n"
        << "class Stage" << s << " final : public Stage {\npublic:\n"

@@ -366,33 +366,66 @@ LogicalResult ParamOp::verify() {
   if ((int64_t)global.size() != type.getRank())
     return emitOpError() << "global shape has rank " << global.size()
                          << " but the shard type has rank " << type.getRank();
-  if (getSplitDim().has_value() != getSplitAxis().has_value())
+  if (getSplitDim().has_value() != getSplitAxis().has_value() ||
+      getSplit2Dim().has_value() != getSplit2Axis().has_value())
     return emitOpError("'split' needs both a dimension and an axis");
-  int64_t splitDim = getSplitDim() ? *getSplitDim() : -1;
-  int64_t parts = 1;
-  if (getSplitAxis()) {
-    if (!isGridAxis(*getSplitAxis()))
-      return emitOpError() << "unknown axis '" << *getSplitAxis() << "'";
-    if (splitDim < 0 || splitDim >= type.getRank())
-      return emitOpError() << "split dimension " << splitDim
+  if (getSplit2Dim() && !getSplitDim())
+    return emitOpError("a second 'split' needs a first");
+  // (dimension, axis, ranks) of each split.
+  struct Split {
+    int64_t dim;
+    StringRef axis;
+    int64_t parts;
+  };
+  SmallVector<Split, 2> splits;
+  for (auto [dim, axis] : {std::pair{getSplitDim(), getSplitAxis()},
+                           std::pair{getSplit2Dim(), getSplit2Axis()}}) {
+    if (!axis)
+      continue;
+    if (!isGridAxis(*axis))
+      return emitOpError() << "unknown axis '" << *axis << "'";
+    int64_t d = static_cast<int64_t>(*dim);
+    if (d < 0 || d >= type.getRank())
+      return emitOpError() << "split dimension " << d
                            << " is outside the rank " << type.getRank();
-    parts = getProgram(*this).getAxisSize(*getSplitAxis());
+    if (!splits.empty() && (splits[0].dim == d || splits[0].axis == *axis))
+      return emitOpError() << "the two splits need two dimensions and two "
+                              "axes, got dimension "
+                           << d << " over '" << *axis << "' twice";
+    splits.push_back({d, *axis, getProgram(*this).getAxisSize(*axis)});
   }
-  if (getPadded() && (splitDim != 0 || global[0] % parts == 0))
+  const int64_t blocks = getBlocks() ? static_cast<int64_t>(*getBlocks()) : 1;
+  if (blocks < 1 || (blocks > 1 && splits.empty()))
+    return emitOpError() << "'blocks' " << blocks
+                         << " needs a split and must be at least 1";
+  if (getPadded() && (splits.size() != 1 || splits[0].dim != 0 ||
+                      blocks != 1 || global[0] % splits[0].parts == 0))
     return emitOpError() << "'padded' rounds a split dimension 0 up to a "
                             "multiple of the axis size; this parameter "
-                         << (splitDim != 0 ? "is not split along dimension 0"
-                                           : "needs no padding");
+                         << (splits.size() != 1 || splits[0].dim != 0 ||
+                                     blocks != 1
+                                 ? "is not split along dimension 0 (once, "
+                                   "without blocks)"
+                                 : "needs no padding");
   for (int64_t d = 0; d < type.getRank(); ++d) {
     int64_t want = global[d];
-    if (d == splitDim && getPadded()) {
-      want = (global[d] + parts - 1) / parts;
-    } else if (d == splitDim) {
-      if (global[d] % parts != 0)
+    for (size_t i = 0; i < splits.size(); ++i) {
+      const Split &sp = splits[i];
+      if (sp.dim != d)
+        continue;
+      const int64_t b = i + 1 == splits.size() ? blocks : 1;
+      if (getPadded()) {
+        want = (global[d] + sp.parts - 1) / sp.parts;
+      } else if (global[d] % (sp.parts * b) != 0) {
         return emitOpError() << "global dimension " << d << " (" << global[d]
-                             << ") is not divisible by the " << parts
-                             << " ranks of axis '" << *getSplitAxis() << "'";
-      want = global[d] / parts;
+                             << ") is not divisible by the " << sp.parts
+                             << " ranks of axis '" << sp.axis << "'"
+                             << (b > 1 ? " times its " + std::to_string(b) +
+                                             " blocks"
+                                       : std::string());
+      } else {
+        want = global[d] / sp.parts;
+      }
     }
     if (type.getDimSize(d) != want)
       return emitOpError() << "shard dimension " << d << " is "

@@ -113,6 +113,11 @@ def TExec_ParamOp : TExec_Op<"param", [HasParent<"StageOp">]> {
     of the axis size, as Megatron-LM pads a vocabulary that tp does not
     divide; the rows past `global_shape` are zero, get zero gradients and
     are left out of parameter dumps.
+    A second `split D2 over "AXIS2"` cuts another dimension over another
+    axis (expert weights: experts over "ep", their feature dimension over
+    "tp" under expert tensor parallelism). `blocks B` says the last split
+    dimension is made of B equal blocks (a gated expert's gate and up
+    columns) and the rank keeps its piece of each block, in block order.
     `data "GROUP"` names the group of ranks that hold the same shard and
     see different data (default: the group of the stage's
     `texec.optimizer`): its ZeRO slices and gradient sums go over that
@@ -120,15 +125,20 @@ def TExec_ParamOp : TExec_Op<"param", [HasParent<"StageOp">]> {
 
     Example:
     `texec.param "layers.0.mlp.fc1.weight" global [256, 64] split 0 over "tp" init "uniform" : tensor<128x64xf32>`
+    `texec.param "layers.0.moe.w_in" global [4, 64, 512] split 0 over "ep" split 2 over "tp" blocks 2 init "uniform" data "edp" : tensor<2x64x256xf32>`
   }];
   let arguments = (ins StrAttr:$sym, DenseI64ArrayAttr:$global_shape,
                        OptionalAttr<I64Attr>:$split_dim,
                        OptionalAttr<StrAttr>:$split_axis, StrAttr:$init,
                        TypeAttrOf<TExec_FloatTensor>:$type,
                        OptionalAttr<StrAttr>:$data_group,
-                       UnitAttr:$padded);
+                       UnitAttr:$padded,
+                       OptionalAttr<I64Attr>:$split2_dim,
+                       OptionalAttr<StrAttr>:$split2_axis,
+                       OptionalAttr<I64Attr>:$blocks);
   let assemblyFormat = [{
     $sym `global` $global_shape (`split` $split_dim^ `over` $split_axis)?
+    (`split` $split2_dim^ `over` $split2_axis)? (`blocks` $blocks^)?
     (`padded` $padded^)? `init` $init (`data` $data_group^)? attr-dict `:`
     $type
   }];

@@ -232,11 +232,20 @@ private:
 /// hash (SplitMix64 finaliser). Hence any shard of any plan equals the
 /// slice of the single-rank parameter bit for bit. `shard` must have
 /// numel(shardShape) elements.
+/// A shard dimension made of `count` equal blocks, each the rank's piece
+/// of one of the `count` equal blocks of the global dimension (a gated
+/// expert's gate and up columns under tensor parallelism). Along `dim` the
+/// shard offset is the piece's offset inside its block. `dim` -1: none.
+struct ShardBlocks {
+  int dim = -1;
+  int64_t count = 1;
+};
+
 void initParam(Tensor &shard, const std::string &name,
                const std::vector<int64_t> &globalShape,
                const std::vector<int64_t> &shardOffset,
                const std::vector<int64_t> &shardShape, uint64_t seed,
-               float scale);
+               float scale, ShardBlocks blocks = {});
 /// Fills with a constant (e.g. 1 for norm weights, 0 for biases).
 void fillConstant(Tensor &t, float value);
 
@@ -757,8 +766,10 @@ bool parseStepLine(const std::string &line, int64_t &step, double &loss,
 class ParamDump {
 public:
   /// Records a copy of `shard` (synchronises on CUDA).
+  /// With `blocks`, each block's piece is recorded as a shard of its own.
   void add(const std::string &name, const std::vector<int64_t> &globalShape,
-           const std::vector<int64_t> &shardOffset, const Tensor &shard);
+           const std::vector<int64_t> &shardOffset, const Tensor &shard,
+           ShardBlocks blocks = {});
   /// Creates `dir` if needed and writes this rank's file.
   void write(const std::string &dir) const;
 

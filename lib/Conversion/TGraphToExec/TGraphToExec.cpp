@@ -69,6 +69,11 @@ struct ParamLayout {
   /// The group whose ranks see different data for this parameter, when it
   /// is not the program's (a ViT stem replicated over cp: "dp").
   const char *dataGroup = nullptr;
+  /// A second split, over tp (an expert's feature dimension under expert
+  /// tensor parallelism), whose dimension holds `blocks` blocks (gated:
+  /// the gate and the up columns, each split over tp).
+  int64_t split2Dim = -1;
+  int64_t blocks = 1;
 };
 
 /// Everything shared by all chunks of the program.
@@ -338,6 +343,27 @@ FailureOr<Value> ChunkLowering::param(Operation *user, Value tgParam,
   } else {
     layout.splitDim = -1;
   }
+  if (layout.split2Dim >= 0 && st.tp > 1) {
+    if (local[layout.split2Dim] % (st.tp * layout.blocks) != 0)
+      return p.emitError() << "texec lowering: parameter '" << name
+                           << "' dimension " << layout.split2Dim << " ("
+                           << local[layout.split2Dim]
+                           << ") is not divisible by tp = " << st.tp
+                           << (layout.blocks > 1
+                                   ? " times its " +
+                                         std::to_string(layout.blocks) +
+                                         " blocks"
+                                   : std::string());
+    local[layout.split2Dim] /= st.tp;
+    if (layout.splitDim < 0) { // the only split: the first
+      layout.splitDim = layout.split2Dim;
+      layout.axis = "tp";
+      layout.split2Dim = -1;
+    }
+  } else {
+    layout.split2Dim = -1;
+    layout.blocks = 1;
+  }
   RankedTensorType localType = f32(local);
   // Its gradients' group when it is not the program's (texec.param `data`):
   // the ranks holding the same experts, or dp for a stem replicated over cp.
@@ -347,7 +373,10 @@ FailureOr<Value> ChunkLowering::param(Operation *user, Value tgParam,
   auto it = decls.find(name);
   if (it != decls.end()) {
     int64_t have = it->second.getSplitDim() ? *it->second.getSplitDim() : -1;
-    if (have != layout.splitDim)
+    int64_t have2 =
+        it->second.getSplit2Dim() ? *it->second.getSplit2Dim() : -1;
+    if (have != layout.splitDim || have2 != layout.split2Dim ||
+        it->second.getBlocks().value_or(1) != uint64_t(layout.blocks))
       return user->emitError()
              << "texec lowering: parameter '" << name
              << "' is used with two tensor-parallel layouts (split "
@@ -390,7 +419,12 @@ FailureOr<Value> ChunkLowering::param(Operation *user, Value tgParam,
         db.getDenseI64ArrayAttr(type.getShape()), splitDim, splitAxis,
         db.getStringAttr(init), TypeAttr::get(localType),
         dataGroup.empty() ? StringAttr() : db.getStringAttr(dataGroup),
-        padded ? db.getUnitAttr() : UnitAttr());
+        padded ? db.getUnitAttr() : UnitAttr(),
+        layout.split2Dim >= 0 ? db.getI64IntegerAttr(layout.split2Dim)
+                              : IntegerAttr(),
+        layout.split2Dim >= 0 ? db.getStringAttr("tp") : StringAttr(),
+        layout.blocks > 1 ? db.getI64IntegerAttr(layout.blocks)
+                          : IntegerAttr());
     lastDecl = decl;
     decls[name] = decl;
     st.paramStages[name].insert(stage.getIndex());
@@ -676,13 +710,23 @@ LogicalResult ChunkLowering::lowerNorm(Operation *op) {
   auto x = act(op, op->getOperand(0));
   if (failed(x))
     return failure();
-  if (x->dist == Dist::Last)
-    return op->emitError("texec lowering: a norm over a feature-sharded "
-                         "(tensor-parallel) activation needs its whole "
-                         "feature row");
   FailureOr<Value> gamma = param(op, tgGamma, {-1});
   if (failed(gamma))
     return failure();
+  // A per-head RMSNorm (Qwen3's q_norm / k_norm: gamma of one head's size)
+  // normalises each head alone, so the heads a tp rank holds need nothing
+  // from the others; its gamma's gradient is partial over tp.
+  const int64_t localFeatures =
+      cast<RankedTensorType>(x->v.getType()).getShape().back();
+  const int64_t gammaSize =
+      cast<RankedTensorType>(gamma->getType()).getNumElements();
+  const bool perHeadShards = x->dist == Dist::Last && !layer &&
+                             gammaSize > 0 && localFeatures % gammaSize == 0;
+  if (x->dist == Dist::Last && !perHeadShards)
+    return op->emitError("texec lowering: a norm over a feature-sharded "
+                         "(tensor-parallel) activation needs its whole "
+                         "feature row (or, for RMSNorm, a gamma that "
+                         "divides the rank's features)");
   Value beta;
   if (tgBeta) {
     FailureOr<Value> b = param(op, tgBeta, {-1});
@@ -717,7 +761,7 @@ LogicalResult ChunkLowering::lowerNorm(Operation *op) {
       beta ? beta.getDefiningOp()->getAttrOfType<StringAttr>("sym").str() : "";
   // Gradients of replicated parameters seen through sequence shards are
   // partial over tp (summed after the schedule).
-  if (x->dist == Dist::Seq) {
+  if (x->dist == Dist::Seq || perHeadShards) {
     st.tpPartialParams[stage.getIndex()].insert(gName);
     if (beta)
       st.tpPartialParams[stage.getIndex()].insert(bName);
@@ -1309,30 +1353,43 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
   if (!llvm::is_contained({"gelu", "gelu_tanh", "silu", "relu"}, kind))
     return op.emitError() << "texec lowering: mixture-of-experts activation '"
                           << kind << "' has no runtime kernel";
-  // Expert tensor parallelism (Megatron's etp; 0 means tp) is not lowered:
-  // the experts are replicated over tp.
+  // Expert tensor parallelism (Megatron's etp; 0 means tp): each expert's
+  // feature dimension is split over tp like a dense MLP's (gate and up
+  // columns each, then the down rows). etp 1 replicates the experts over
+  // tp instead; other sizes are not lowered.
   const int64_t etp = st.plan.etp == 0 ? st.plan.tp : st.plan.etp;
-  if (st.tp > 1 && etp != 1)
+  if (st.tp > 1 && etp != 1 && etp != st.tp)
     return op.emitError() << "texec lowering: plan 'parallel.etp' = "
-                          << st.plan.etp << " (0 means tp = " << st.plan.tp
-                          << "): experts are replicated over tp in emitted "
-                             "programs, expert tensor parallelism is not "
-                             "lowered (set etp = 1)";
+                          << st.plan.etp << " with tp = " << st.plan.tp
+                          << ": experts are either split like the dense "
+                             "layers (etp = tp, or 0) or replicated over tp "
+                             "(etp = 1)";
+  const bool expertTp = st.tp > 1 && etp == st.tp;
   auto x = act(op, op.getX());
   if (failed(x))
     return failure();
   if (x->dist == Dist::Last)
     return op.emitError("texec lowering: a mixture of experts needs whole "
                         "token rows, got a feature-sharded input");
-  // The router is replicated; the experts are split over ep (dimension 0)
-  // and replicated over tp. Each tp rank routes the tokens it holds; on
-  // sequence shards the gradients are partial over tp, as for the norms.
+  // The router is replicated; the experts are split over ep (dimension 0).
+  // With etp 1 they are replicated over tp: each tp rank routes the tokens
+  // it holds, and on sequence shards the gradients are partial over tp, as
+  // for the norms. With etp = tp every tp rank routes the same tokens (the
+  // sequence shards gathered) through its share of every expert's features:
+  // the outputs are partial sums over tp, reduced like a row-parallel
+  // linear's.
   const bool epOn = st.ep > 1;
+  const int64_t gatedBlocks = op.getGated() ? 2 : 1;
+  ParamLayout inLayout{0, "ep"}, outLayout{0, "ep"};
+  if (expertTp) {
+    inLayout.split2Dim = 2; // [experts, hidden, (2 x) ffn]
+    inLayout.blocks = gatedBlocks;
+    outLayout.split2Dim = 1; // [experts, ffn, hidden]
+  }
   SmallVector<Value> params;
-  for (auto [p, layout] :
-       {std::pair{op.getRouter(), ParamLayout{-1}},
-        std::pair{op.getWIn(), ParamLayout{0, "ep"}},
-        std::pair{op.getWOut(), ParamLayout{0, "ep"}}}) {
+  for (auto [p, layout] : {std::pair{op.getRouter(), ParamLayout{-1}},
+                           std::pair{op.getWIn(), inLayout},
+                           std::pair{op.getWOut(), outLayout}}) {
     FailureOr<Value> v = param(op, p, layout);
     if (failed(v))
       return failure();
@@ -1357,29 +1414,40 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
   // (dimension 0, the micro-batch), every rank applies its experts to the
   // tokens routed to them, and a reduce-scatter sums the experts' parts
   // and returns each rank its own tokens.
+  const bool seqShards = x->dist == Dist::Seq;
   Value xv = x->v;
+  Value xg = expertTp ? gatherSeq(*x) : xv; // the tokens this rank routes
   const int64_t topK = op.getTopK();
-  Value xAll = epOn ? tx::AllGatherOp::create(fb, loc, grownType(xv, 0, st.ep), xv,
-                                              "ep", 0)
+  Value xAll = epOn ? tx::AllGatherOp::create(fb, loc, grownType(xg, 0, st.ep),
+                                              xg, "ep", 0)
                           .getResult()
-                    : xv;
+                    : xg;
   Value yAll = kernel(fb, "moe", {xAll, params[0], params[1], params[2]},
                       {xAll.getType()}, config)[0];
-  Value y = epOn ? tx::ReduceScatterOp::create(fb, loc, xv.getType(), yAll,
-                                               "ep", 0)
-                       .getResult()
-                 : yAll;
+  Value yg = epOn ? tx::ReduceScatterOp::create(fb, loc, xg.getType(), yAll,
+                                                "ep", 0)
+                        .getResult()
+                  : yAll;
+  Value y = yg;
+  if (expertTp)
+    y = seqShards ? tx::ReduceScatterOp::create(fb, loc, xv.getType(), yg,
+                                                "tp", 1)
+                        .getResult()
+                  : tx::AllReduceOp::create(fb, loc, yg.getType(), yg, "tp")
+                        .getResult();
   env[op.getResult()] = {y, x->dist};
   SmallVector<std::string> names;
   for (Value p : params)
     names.push_back(p.getDefiningOp()->getAttrOfType<StringAttr>("sym").str());
-  if (x->dist == Dist::Seq)
+  if (seqShards && !expertTp)
     for (const std::string &n : names)
       st.tpPartialParams[stage.getIndex()].insert(n);
   tape.push_back([=, this]() -> LogicalResult {
     Value dy = takeGrad(y);
     if (!dy)
       return success();
+    if (expertTp && seqShards)
+      dy = tx::AllGatherOp::create(bb, loc, xg.getType(), dy, "tp", 1);
     Value dyAll = epOn ? tx::AllGatherOp::create(bb, loc, xAll.getType(), dy,
                                                  "ep", 0)
                              .getResult()
@@ -1392,18 +1460,33 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
                     {xAll.getType(), params[1].getType(), params[2].getType(),
                      gateType},
                     config);
-    // Each rank knows the gate gradients of its own experts: the router
-    // backward needs them all.
-    Value gate = epOn ? tx::AllReduceOp::create(bb, loc, gateType, g[3], "ep")
-                            .getResult()
-                      : g[3];
+    // Each rank knows the gate gradients of its own experts (and, with
+    // etp, of its share of their features): the router backward needs
+    // them all.
+    Value gate = g[3];
+    if (epOn)
+      gate = tx::AllReduceOp::create(bb, loc, gateType, gate, "ep");
+    if (expertTp)
+      gate = tx::AllReduceOp::create(bb, loc, gateType, gate, "tp");
     auto r = kernel(bb, "moe_router_bwd", {gate, xs, router},
-                    {xv.getType(), params[0].getType()}, routerConfig);
-    Value dxExperts = epOn ? tx::ReduceScatterOp::create(bb, loc, xv.getType(),
+                    {xg.getType(), params[0].getType()}, routerConfig);
+    Value dxExperts = epOn ? tx::ReduceScatterOp::create(bb, loc, xg.getType(),
                                                          g[0], "ep", 0)
                                  .getResult()
                            : g[0];
-    addGrad(xv, kernel(bb, "add", {dxExperts, r[0]}, {xv.getType()})[0]);
+    if (!expertTp) {
+      addGrad(xv, kernel(bb, "add", {dxExperts, r[0]}, {xv.getType()})[0]);
+    } else {
+      // The experts' part is partial over tp (the gathered sequence's
+      // backward reduce-scatters it); the router's is whole, and each rank
+      // keeps its own positions of it.
+      addGrad(xg, dxExperts, /*partial=*/true);
+      Value routerDx = r[0];
+      if (seqShards)
+        routerDx = kernel(bb, "seq_slice", {routerDx}, {xv.getType()},
+                          {cfg("seq_axis", StringAttr::get(ctx(), "tp"))})[0];
+      addGrad(xv, routerDx);
+    }
     accumulate(names[0], r[1]);
     accumulate(names[1], g[1]);
     accumulate(names[2], g[2]);

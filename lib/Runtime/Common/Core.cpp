@@ -347,11 +347,11 @@ bool parseStepLine(const std::string &line, int64_t &step, double &loss,
 void ParamDump::add(const std::string &name,
                     const std::vector<int64_t> &globalShape,
                     const std::vector<int64_t> &shardOffset,
-                    const Tensor &shard) {
+                    const Tensor &shard, ShardBlocks blocks) {
   const char *fn = "ParamDump::add";
   check(!name.empty() && name.find_first_of(" \t\n") == std::string::npos, fn,
         "parameter name '" + name + "' must be non-empty without spaces");
-  size_t r = globalShape.size();
+  const size_t r = globalShape.size();
   check(shardOffset.size() == r, fn,
         name + ": offset rank differs from the global shape's");
   // The shard's shape: its own shape when the ranks agree, else flattened
@@ -359,14 +359,45 @@ void ParamDump::add(const std::string &name,
   check(static_cast<size_t>(shard.rank()) == r, fn,
         name + ": shard " + shard.shapeString() + " must have the rank of " +
             detail::shapeToString(globalShape));
-  for (size_t i = 0; i < r; ++i)
-    check(shardOffset[i] >= 0 &&
-              shardOffset[i] + shard.shape()[i] <= globalShape[i],
-          fn, name + ": shard " + shard.shapeString() + " at " +
-                  detail::shapeToString(shardOffset) + " exceeds " +
-                  detail::shapeToString(globalShape));
-  entries_.push_back({name, globalShape, shardOffset, shard.shape(),
-                      shard.toHost()});
+  const int d = blocks.count > 1 ? blocks.dim : -1;
+  check(d < int(r) && (d < 0 || (globalShape[d] % blocks.count == 0 &&
+                                 shard.shape()[d] % blocks.count == 0)),
+        fn, name + ": dimension " + std::to_string(blocks.dim) +
+                " cannot hold " + std::to_string(blocks.count) + " blocks");
+  // Each block's piece is a box of its own; its offset moves by one global
+  // block per block.
+  const int64_t count = d < 0 ? 1 : blocks.count;
+  std::vector<int64_t> shape = shard.shape();
+  const int64_t local = d < 0 ? 1 : shape[d], piece = local / count;
+  int64_t outer = 1, inner = 1;
+  for (int i = 0; i < d; ++i)
+    outer *= shape[i];
+  for (size_t i = d + 1; d >= 0 && i < r; ++i)
+    inner *= shape[i];
+  if (d >= 0)
+    shape[d] = piece;
+  std::vector<float> all = shard.toHost();
+  for (int64_t k = 0; k < count; ++k) {
+    std::vector<int64_t> offset = shardOffset;
+    if (d >= 0)
+      offset[d] += k * (globalShape[d] / count);
+    for (size_t i = 0; i < r; ++i)
+      check(offset[i] >= 0 && offset[i] + shape[i] <= globalShape[i], fn,
+            name + ": shard " + detail::shapeToString(shape) + " at " +
+                detail::shapeToString(offset) + " exceeds " +
+                detail::shapeToString(globalShape));
+    std::vector<float> part;
+    if (d < 0) {
+      part = std::move(all);
+    } else {
+      part.reserve(size_t(outer * piece * inner));
+      for (int64_t o = 0; o < outer; ++o) {
+        auto from = all.begin() + (o * local + k * piece) * inner;
+        part.insert(part.end(), from, from + piece * inner);
+      }
+    }
+    entries_.push_back({name, globalShape, offset, shape, std::move(part)});
+  }
 }
 
 static std::string joinDims(const std::vector<int64_t> &v) {

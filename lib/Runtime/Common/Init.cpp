@@ -42,16 +42,27 @@ void initParam(Tensor &shard, const std::string &name,
                const std::vector<int64_t> &globalShape,
                const std::vector<int64_t> &shardOffset,
                const std::vector<int64_t> &shardShape, uint64_t seed,
-               float scale) {
+               float scale, ShardBlocks blocks) {
   const char *fn = "initParam";
   size_t r = globalShape.size();
   check(shardOffset.size() == r && shardShape.size() == r, fn,
         name + ": offset " + detail::shapeToString(shardOffset) + " and shape " +
             detail::shapeToString(shardShape) + " must have the rank of " +
             detail::shapeToString(globalShape));
+  const int bd = blocks.dim;
+  check(bd < int(r) && blocks.count >= 1 &&
+            (bd < 0 || (globalShape[bd] % blocks.count == 0 &&
+                        shardShape[bd] % blocks.count == 0)),
+        fn, name + ": dimension " + std::to_string(bd) + " cannot hold " +
+                std::to_string(blocks.count) + " blocks");
+  // Along the blocked dimension: one block's extent, global and local.
+  auto extent = [&](const std::vector<int64_t> &shape, size_t d) {
+    return int(d) == bd ? shape[d] / blocks.count : shape[d];
+  };
   for (size_t i = 0; i < r; ++i)
     check(shardOffset[i] >= 0 && shardShape[i] >= 0 &&
-              shardOffset[i] + shardShape[i] <= globalShape[i],
+              shardOffset[i] + extent(shardShape, i) <=
+                  extent(globalShape, i),
           fn, name + ": shard at " + detail::shapeToString(shardOffset) +
                   " of shape " + detail::shapeToString(shardShape) +
                   " exceeds " + detail::shapeToString(globalShape));
@@ -64,8 +75,15 @@ void initParam(Tensor &shard, const std::string &name,
   uint64_t key = mix64(seed ^ hashName(name));
   for (int64_t e = 0; e < n; ++e) {
     uint64_t flat = 0;
-    for (size_t d = 0; d < r; ++d)
-      flat = flat * globalShape[d] + shardOffset[d] + idx[d];
+    for (size_t d = 0; d < r; ++d) {
+      int64_t g = shardOffset[d] + idx[d];
+      if (int(d) == bd) { // piece idx / local block of block number ...
+        const int64_t piece = shardShape[d] / blocks.count;
+        g = (idx[d] / piece) * (globalShape[d] / blocks.count) +
+            shardOffset[d] + idx[d] % piece;
+      }
+      flat = flat * globalShape[d] + g;
+    }
     host[e] = scale * unitFromBits(mix64(key + mix64(flat)));
     for (size_t d = r; d-- > 0;) {
       if (++idx[d] < shardShape[d])

@@ -192,3 +192,28 @@ texec.program @vit attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64,
     texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
   }
 }
+
+// Expert weights under expert and expert-tensor parallelism: experts split
+// over ep, the gated feature columns over tp in two blocks (gate, up).
+// CHECK-LABEL: texec.program @experts
+// CHECK: texec.param "w_in" global [4, 8, 32] split 0 over "ep" split 2 over "tp" blocks 2 init "uniform" data "edp" : tensor<2x8x16xf32>
+// CHECK: texec.param "w_out" global [4, 16, 8] split 0 over "ep" split 1 over "tp" init "uniform" data "edp" : tensor<2x8x8xf32>
+// CHECK: texec.param "w_tp" global [8, 32] split 1 over "tp" blocks 2 init "uniform" : tensor<8x16xf32>
+texec.program @experts attributes {dp = 2 : i64, ep = 2 : i64, tp = 2 : i64,
+    pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64,
+    micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64,
+    zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "edp" axes ["edp"]
+  texec.stage 0 {
+    texec.param "w_in" global [4, 8, 32] split 0 over "ep" split 2 over "tp" blocks 2 init "uniform" data "edp" : tensor<2x8x16xf32>
+    texec.param "w_out" global [4, 16, 8] split 0 over "ep" split 1 over "tp" init "uniform" data "edp" : tensor<2x8x8xf32>
+    texec.param "w_tp" global [8, 32] split 1 over "tp" blocks 2 init "uniform" : tensor<8x16xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}

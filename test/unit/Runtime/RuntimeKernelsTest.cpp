@@ -99,6 +99,53 @@ TEST_CASE("initParam shards equal the slice of the full parameter",
                       Catch::Contains("exceeds [6, 10]"));
 }
 
+TEST_CASE("initParam and ParamDump: a blocked dimension holds a piece of "
+          "each block",
+          "[runtime]") {
+  ensureInit();
+  namespace fs = std::filesystem;
+  // [2, 8]: dimension 1 is two blocks of 4 columns (gate, up); tp 2 gives
+  // rank r columns 2r..2r+1 of each block.
+  std::vector<int64_t> g = {2, 8};
+  Tensor full(g);
+  initParam(full, "w_in", g, {0, 0}, g, 9, 1.0f);
+  auto f = full.toHost();
+  fs::path dir = fs::temp_directory_path() / "trident-rt-blocks-test";
+  fs::remove_all(dir);
+  for (int r = 0; r < 2; ++r) {
+    Tensor shard({2, 4});
+    initParam(shard, "w_in", g, {0, 2 * r}, {2, 4}, 9, 1.0f, {1, 2});
+    auto s = shard.toHost();
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 4; ++j) {
+        int col = (j / 2) * 4 + 2 * r + j % 2;
+        REQUIRE(s[i * 4 + j] == f[i * 8 + col]);
+      }
+    ParamDump d;
+    d.add("w_in", g, {0, 2 * r}, shard, {1, 2});
+    d.write(dir.string());
+    fs::rename(dir / "rank0.params",
+               dir / ("rank" + std::to_string(r + 1) + ".params"));
+  }
+  // The two ranks' four pieces assemble the whole parameter.
+  std::map<std::string, AssembledParam> a;
+  std::string err;
+  REQUIRE(readParamDump(dir.string(), a, err));
+  REQUIRE(a.at("w_in").values == f);
+  fs::remove_all(dir);
+  Tensor odd({2, 3});
+  REQUIRE_THROWS_WITH(
+      initParam(odd, "w_in", g, {0, 0}, {2, 3}, 9, 1.0f, {1, 2}),
+      Catch::Contains("dimension 1 cannot hold 2 blocks"));
+  Tensor shard({2, 4});
+  REQUIRE_THROWS_WITH(
+      initParam(shard, "w_in", g, {0, 3}, {2, 4}, 9, 1.0f, {1, 2}),
+      Catch::Contains("exceeds [2, 8]"));
+  ParamDump d;
+  REQUIRE_THROWS_WITH(d.add("w_in", g, {0, 3}, shard, {1, 2}),
+                      Catch::Contains("exceeds [2, 8]"));
+}
+
 TEST_CASE("synthetic data: targets are the next tokens", "[runtime]") {
   ensureInit();
   Tensor tok({2 * 8}, DType::I32), tgt({2 * 8}, DType::I32);
