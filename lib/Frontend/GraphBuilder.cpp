@@ -84,7 +84,7 @@ private:
     return RankedTensorType::get(shape, e ? e : elem);
   }
 
-  FloatAttr eps() { return b.getF64FloatAttr(1e-5); }
+  FloatAttr eps() { return b.getF64FloatAttr(cfg.normEps); }
 
   // --- leaves ---
   Value param(StringRef name, ParamKind kind, ArrayRef<int64_t> shape) {

@@ -834,6 +834,43 @@ void parseLlamaLike(Reader &r, ModelConfig &c, Arch arch,
 
 /// Keys that apply to every architecture: dtype, dropout, and the
 /// cases.json shape overrides.
+/// The norms' epsilon: each architecture's key, and its HF configuration
+/// class default when the key is absent (transformers' GPT2Config,
+/// GPTNeoXConfig, MixtralConfig, GptOssConfig, NemotronConfig: 1e-5;
+/// BertConfig, ViTConfig: 1e-12; LlamaConfig, MistralConfig, Qwen2Config,
+/// Qwen3Config, Qwen3MoeConfig, DeepseekV3Config: 1e-6).
+void readNormEps(Reader &r, ModelConfig &c, Arch arch) {
+  const char *key = "rms_norm_eps";
+  c.normEps = 1e-6;
+  switch (arch) {
+  case Arch::Gpt2:
+    key = "layer_norm_epsilon";
+    c.normEps = 1e-5;
+    break;
+  case Arch::GptNeoX:
+    key = "layer_norm_eps";
+    c.normEps = 1e-5;
+    break;
+  case Arch::BertMaskedLM:
+  case Arch::BertPreTraining:
+  case Arch::ViT:
+    key = "layer_norm_eps";
+    c.normEps = 1e-12;
+    break;
+  case Arch::Nemotron:
+    key = "norm_eps";
+    c.normEps = 1e-5;
+    break;
+  case Arch::Mixtral:
+  case Arch::GptOss:
+    c.normEps = 1e-5;
+    break;
+  default:
+    break;
+  }
+  r.optNumber(key, c.normEps, 0, 1, true);
+}
+
 void parseCommon(Reader &r, ModelConfig &c) {
   // RoPE base (RoFormer's 10000 unless given; GPT-NeoX spells it
   // rotary_emb_base). rope_scaling is not modelled (docs/frontends.md).
@@ -985,6 +1022,7 @@ Result<ModelConfig> parseObject(const json &root, std::string_view source,
     parseLlamaLike(r, c, info->arch, notes);
     break;
   }
+  readNormEps(r, c, info->arch);
   parseCommon(r, c);
   if (r.failed())
     return r.status();

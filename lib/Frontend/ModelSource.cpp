@@ -114,6 +114,8 @@ void checkTransformer(const ModelConfig &c, Checker &k) {
               "'seqLen' " + str(c.seqLen) +
                   " exceeds the learned position table 'maxPositions' " +
                   str(c.maxPositions));
+  k.require(std::isfinite(c.normEps) && c.normEps > 0 && c.normEps <= 1,
+            "'normEps' must be in (0, 1], got " + std::to_string(c.normEps));
   k.require(std::isfinite(c.rotaryPct) && c.rotaryPct > 0 && c.rotaryPct <= 1,
             "'rotaryPct' must be in (0, 1], got " +
                 std::to_string(c.rotaryPct));

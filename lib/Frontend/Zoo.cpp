@@ -115,6 +115,7 @@ ModelConfig bertLarge() {
   c.tieEmbeddings = true;
   c.finalNorm = false;
   c.dropout = 0.1;
+  c.normEps = 1e-12; // HF bert-large-uncased config.json, layer_norm_eps
   return c;
 }
 
@@ -145,6 +146,7 @@ ModelConfig vitH14() {
   c.position = PositionKind::Learned;
   c.tieEmbeddings = false;
   c.dropout = 0.0;
+  c.normEps = 1e-12; // HF ViTConfig and google/vit-huge-patch14-224-in21k
   return c;
 }
 

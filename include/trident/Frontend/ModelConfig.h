@@ -115,6 +115,10 @@ struct ModelConfig {
   PositionKind position = PositionKind::Learned;
   double rotaryPct = 1.0; ///< fraction of head_dim rotated (NeoX partial)
   double ropeTheta = 10000.0; ///< RoPE base (RoFormer, Su et al. 2021)
+  /// The epsilon every norm adds to the variance (HF's rms_norm_eps,
+  /// layer_norm_eps, layer_norm_epsilon, norm_eps). 1e-5 is Megatron-LM's
+  /// default (--norm-epsilon).
+  double normEps = 1e-5;
   bool tieEmbeddings = true;
   bool causal = true;
 

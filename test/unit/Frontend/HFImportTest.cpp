@@ -103,6 +103,34 @@ TEST_CASE("Dropout keys set their own rates", "[frontend][hf]") {
   CHECK(contains(err, "below 1"));
 }
 
+TEST_CASE("Each architecture's norm epsilon key, and HF's default",
+          "[frontend][hf]") {
+  CHECK(parseOk(readModelFile("gpt2.json")).normEps == Approx(1e-5));
+  CHECK(parseOk(readModelFile("qwen3-8b.json")).normEps == Approx(1e-6));
+  CHECK(parseOk(readModelFile("bert-base-uncased.json")).normEps ==
+        Approx(1e-12));
+  CHECK(parseOk(readModelFile("nemotron-4-4b.json")).normEps == Approx(1e-5));
+  CHECK(parseOk(edited("gpt2.json", {{"layer_norm_epsilon", 2e-5}})).normEps ==
+        Approx(2e-5));
+  CHECK(parseOk(edited("nemotron-4-4b.json", {{"norm_eps", 3e-6}})).normEps ==
+        Approx(3e-6));
+  // Absent: the configuration class's default (BertConfig 1e-12,
+  // LlamaConfig 1e-6, MixtralConfig 1e-5).
+  CHECK(parseOk(edited("bert-base-uncased.json", {{"layer_norm_eps", nullptr}}))
+            .normEps == Approx(1e-12));
+  CHECK(parseOk(edited("llama-3-8b.json", {{"rms_norm_eps", nullptr}}))
+            .normEps == Approx(1e-6));
+  CHECK(parseOk(edited("mixtral-8x7b.json", {{"rms_norm_eps", nullptr}}))
+            .normEps == Approx(1e-5));
+  // Zero, negative or non-numeric names the key.
+  for (json bad : {json(0.0), json(-1e-5), json("1e-5")}) {
+    std::string err =
+        parseError(edited("llama-3-8b.json", {{"rms_norm_eps", bad}}));
+    CHECK(contains(err, "rms_norm_eps"));
+    CHECK(contains(err, "expected a number in (0, 1]"));
+  }
+}
+
 TEST_CASE("GPT-2 n_inner and activation_function are honoured",
           "[frontend][hf]") {
   ModelConfig c = parseOk(edited("gpt2.json", {{"n_inner", 1000},
