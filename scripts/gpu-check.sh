@@ -36,14 +36,15 @@ if [ -f "$e2e" ]; then
   echo "== CUDA end-to-end tests ($gpus GPU(s); ranks sharing a GPU use" \
        "host-staged MPI collectives instead of NCCL, docs/runtime.md)"
   # The issue's plans and one plan per later feature (context parallelism,
-  # experts, ZeRO-2, windows, Nemotron's kernels, BERT's bidirectional
-  # attention and [CLS] rows, padded vocabularies), not CI's whole list: every plan costs a
+  # experts, experts split over tp with Qwen3's per-head norms, ZeRO-2,
+  # windows, Nemotron's kernels, BERT's bidirectional attention and [CLS]
+  # rows, padded vocabularies), not CI's whole list: every plan costs a
   # compile, and the script must stay under 5 minutes.
   bash "$e2e" --backend cuda --build-dir "$build" --work "$build/e2e-cuda" \
     dp2 tp2 pp2 tp2-sp pp4-vpp2 dp2-tp2-pp2 zero1 zero3 pp2-uneven-3-1 \
     zero2 cp2 tiny-llama-cp2-tp2-sp tiny-mixtral-dp4-ep2-zero3 \
     tiny-mistral-cp2-tp2-sp tiny-nemotron-tp2-sp tiny-bert-cp2-tp2-sp \
-    tiny-bert-v251-tp4
+    tiny-bert-v251-tp4 tiny-qwen3-moe-dp2-ep2-tp2-sp-etp
   # Dropout and ViT under SGD (lr 1), which compares the gradients
   # themselves.
   bash "$e2e" --backend cuda --build-dir "$build" \

@@ -398,8 +398,10 @@ LayerProfile buildLayerProfile(ModelOp model, int64_t seqLen) {
   profile.numLayers = summary.layers;
 
   model.walk([&](AttentionOp a) {
-    if (profile.numHeads == 0)
+    if (profile.numHeads == 0) {
       profile.numHeads = a.getNumHeadsAttr().getInt();
+      profile.numKvHeads = a.getNumKvHeadsAttr().getInt();
+    }
   });
   model.walk([&](EmbeddingOp e) {
     if (profile.vocabSize == 0) {

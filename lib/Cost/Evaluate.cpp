@@ -582,6 +582,10 @@ Status Evaluator::validate(const ParallelConfig &c) const {
   if (profile_.numHeads > 0 && profile_.numHeads % c.tp != 0)
     return err("num_heads=" + str(profile_.numHeads) +
                " is not divisible by tp=" + str(c.tp));
+  if (profile_.numKvHeads > 0 && profile_.numKvHeads % c.tp != 0)
+    return err("num_kv_heads=" + str(profile_.numKvHeads) +
+               " is not divisible by tp=" + str(c.tp) +
+               " (Megatron splits the key/value groups over tp)");
   if (numBlocks_ < c.pp * c.vpp)
     return err("the model has " + str(numBlocks_) +
                " layers, fewer than pp*vpp = " + str(c.pp * c.vpp));

@@ -207,6 +207,7 @@ LayerProfile probeProfile(const LayerProfile &p, size_t gi) {
   q.hidden = p.hidden;
   q.vocabSize = p.vocabSize;
   q.numHeads = p.numHeads;
+  q.numKvHeads = p.numKvHeads;
   q.numLayers = 1;
   LayerGroup g = p.groups[gi];
   g.count = 1;
@@ -571,7 +572,8 @@ struct Worker {
     std::vector<double> t(n), f(n);
     for (int64_t tp : divisorsOf(minNode)) {
       bool tpOk = pinned(pin.tp, tp) &&
-                  (prof.numHeads <= 0 || prof.numHeads % tp == 0);
+                  (prof.numHeads <= 0 || prof.numHeads % tp == 0) &&
+                  (prof.numKvHeads <= 0 || prof.numKvHeads % tp == 0);
       for (const NodeGroup &g : cl.groups)
         tpOk = tpOk && g.gpusPerNode % tp == 0;
       if (!tpOk)
@@ -1035,7 +1037,8 @@ void enumerate(Shared &sh, int32_t vi, const Evaluator &ev) {
       else
         ok = ok && sh.evalOpt.allowTpAcrossNodes && tp % g.gpusPerNode == 0;
     }
-    if (prof.numHeads > 0 && prof.numHeads % tp != 0)
+    if ((prof.numHeads > 0 && prof.numHeads % tp != 0) ||
+        (prof.numKvHeads > 0 && prof.numKvHeads % tp != 0))
       ok = false;
     if (ok)
       tps.push_back(tp);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace trident {
@@ -28,8 +29,9 @@ Result<std::string> readFile(const std::string &path) {
 
 namespace {
 
-/// Writes all of `contents` to `fd`; false (errno set) on failure.
-bool writeAll(int fd, std::string_view contents) {
+/// Writes all of `contents` to `fd`, then syncs it when `sync`; false
+/// (errno set) on failure.
+bool writeAll(int fd, std::string_view contents, bool sync = true) {
   size_t off = 0;
   while (off < contents.size()) {
     ssize_t w = ::write(fd, contents.data() + off, contents.size() - off);
@@ -40,7 +42,7 @@ bool writeAll(int fd, std::string_view contents) {
     }
     off += static_cast<size_t>(w);
   }
-  return ::fsync(fd) == 0;
+  return !sync || ::fsync(fd) == 0;
 }
 
 } // namespace
@@ -49,6 +51,26 @@ Status writeFileAtomically(const std::string &path, std::string_view contents) {
   if (path == "-") {
     std::fwrite(contents.data(), 1, contents.size(), stdout);
     std::fflush(stdout);
+    return Status::ok();
+  }
+  // A target that exists and is not a regular file (/dev/null, a pipe, a
+  // terminal) is written in place: renaming over it would replace the
+  // device node or the pipe by a plain file (as root, /dev/null itself).
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode))
+      return Status::error(path + ": is a directory, not a file");
+    int fd = ::open(path.c_str(), O_WRONLY);
+    if (fd < 0)
+      return Status::error(path + ": cannot write: " + std::strerror(errno));
+    bool ok = writeAll(fd, contents, /*sync=*/false);
+    std::string why = ok ? "" : std::strerror(errno);
+    if (::close(fd) != 0 && ok) {
+      ok = false;
+      why = std::strerror(errno);
+    }
+    if (!ok)
+      return Status::error(path + ": write failed: " + why);
     return Status::ok();
   }
   std::string tmp = path + ".tmp." + std::to_string(::getpid());

@@ -123,6 +123,10 @@ struct LayerProfile {
   int64_t hidden = 0;
   int64_t vocabSize = 0;
   int64_t numHeads = 0;
+  /// Key/value heads (query groups): Megatron-LM splits them over tp
+  /// (ParallelAttention: divide(num_query_groups, tp)), so tp must divide
+  /// them as it divides the query heads. 0: unknown (no check).
+  int64_t numKvHeads = 0;
   int64_t numLayers = 0; ///< transformer blocks (sum of Block counts)
   /// In execution order: embedding, blocks..., head (with final norm and
   /// loss). Pipeline partitioning splits Block groups at layer granularity.

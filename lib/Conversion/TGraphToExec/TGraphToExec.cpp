@@ -911,11 +911,8 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
     return op.emitError() << "texec lowering: rotary_dim " << rot
                           << " must be even and at most head_dim "
                           << op.getHeadDim();
+  // tp divides both (checked for every attention before lowering).
   int64_t heads = op.getNumHeads(), kv = op.getNumKvHeads();
-  if (tpOn() && (heads % st.tp != 0 || kv % st.tp != 0))
-    return op.emitError() << "texec lowering: " << heads << " heads and "
-                          << kv << " kv heads cannot be split over tp = "
-                          << st.tp;
   SmallVector<FVal> qkv;
   for (Value v : {op.getQ(), op.getK(), op.getV()}) {
     auto f = act(op, v);
@@ -1664,6 +1661,21 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
   if (plan.ep < 1 || plan.dp % plan.ep != 0)
     return fail("plan 'parallel.ep' = " + std::to_string(plan.ep) +
                 " must divide 'parallel.dp' = " + std::to_string(plan.dp));
+  // The heads before anything else: a per-head norm on the q or k heads
+  // comes first in a block and would be refused less clearly.
+  tg::AttentionOp badHeads;
+  model.walk([&](tg::AttentionOp a) {
+    if (!badHeads && plan.tp > 1 &&
+        (a.getNumHeads() % plan.tp != 0 || a.getNumKvHeads() % plan.tp != 0))
+      badHeads = a;
+  });
+  if (badHeads) {
+    badHeads.emitError() << "texec lowering: " << badHeads.getNumHeads()
+                         << " heads and " << badHeads.getNumKvHeads()
+                         << " kv heads cannot be split over 'parallel.tp' = "
+                         << plan.tp;
+    return {};
+  }
 
   // Recomputation per stage: full (texec.chunk `recompute`: the whole
   // forward again before the backward) or selective (the attention core

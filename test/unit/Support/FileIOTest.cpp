@@ -15,6 +15,8 @@
 #include <filesystem>
 #include <string>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <vector>
 
@@ -108,4 +110,30 @@ TEST_CASE("writing into a missing directory fails, naming the path",
   REQUIRE_FALSE(s.isOk());
   CHECK(s.message().find("no-such-dir/plan.json") != std::string::npos);
   CHECK(d.entries().empty());
+}
+
+TEST_CASE("a pipe or device target is written in place, not replaced",
+          "[support]") {
+  TempDir d;
+  fs::path fifo = d.path / "out.fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // A non-blocking reader, open before the write: the pipe then takes the
+  // (small) text at once, and a rename over the pipe would leave the
+  // reader with nothing instead of hanging the test.
+  int rd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  REQUIRE(rd >= 0);
+  Status s = writeFileAtomically(fifo.string(), "plan text\n");
+  char buf[64] = {};
+  ssize_t n = ::read(rd, buf, sizeof buf);
+  ::close(rd);
+  REQUIRE(s.isOk());
+  CHECK(std::string(buf, n > 0 ? size_t(n) : 0) == "plan text\n");
+  struct stat st;
+  REQUIRE(::stat(fifo.c_str(), &st) == 0);
+  CHECK(S_ISFIFO(st.st_mode)); // still the pipe, not a file renamed over it
+  CHECK(d.entries() == std::vector<std::string>{"out.fifo"});
+  // A directory is refused by name.
+  Status dir = writeFileAtomically(d.path.string(), "x");
+  REQUIRE_FALSE(dir.isOk());
+  CHECK(dir.message().find("is a directory") != std::string::npos);
 }
