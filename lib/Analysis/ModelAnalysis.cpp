@@ -17,6 +17,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::trident::graph;
 
@@ -398,10 +400,11 @@ LayerProfile buildLayerProfile(ModelOp model, int64_t seqLen) {
   profile.numLayers = summary.layers;
 
   model.walk([&](AttentionOp a) {
-    if (profile.numHeads == 0) {
-      profile.numHeads = a.getNumHeadsAttr().getInt();
-      profile.numKvHeads = a.getNumKvHeadsAttr().getInt();
-    }
+    // tp must divide every attention's heads: it divides their gcd.
+    profile.numHeads =
+        std::gcd(profile.numHeads, int64_t(a.getNumHeadsAttr().getInt()));
+    profile.numKvHeads =
+        std::gcd(profile.numKvHeads, int64_t(a.getNumKvHeadsAttr().getInt()));
   });
   model.walk([&](EmbeddingOp e) {
     if (profile.vocabSize == 0) {

@@ -814,7 +814,7 @@ Result<LoadedModel> loadModel(MLIRContext &context, const std::string &spec,
     // the patches) cannot be planned at another length.
     model.walk([&](RepeatOp r) {
       auto t = dyn_cast<ShapedType>(r->getOperand(0).getType());
-      if (tooLong.empty() && t && t.hasRank() && t.getRank() >= 2 &&
+      if (tooLong.empty() && t && t.hasRank() && t.getRank() >= 3 &&
           !t.isDynamicDim(1) && seqLen != t.getDimSize(1))
         tooLong = spec + ": --seq-len " + std::to_string(seqLen) +
                   " does not match the model's fixed sequence of " +

@@ -1027,9 +1027,12 @@ Result<ModelConfig> parseObject(const json &root, std::string_view source,
   if (r.failed())
     return r.status();
 
-  c.seqLen = c.maxPositions > 0 && c.maxPositions <= kDefaultSeqLen
-                 ? c.maxPositions
-                 : kDefaultSeqLen;
+  // A ViT's sequence is its patches plus the class token (parseVit), however
+  // long; a language model's is capped.
+  if (c.family != ModelFamily::Vision)
+    c.seqLen = c.maxPositions > 0 && c.maxPositions <= kDefaultSeqLen
+                   ? c.maxPositions
+                   : kDefaultSeqLen;
   if (Status s = validateModelConfig(c, source); !s)
     return s;
 

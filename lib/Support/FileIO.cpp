@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -52,6 +53,21 @@ Status writeFileAtomically(const std::string &path, std::string_view contents) {
     std::fwrite(contents.data(), 1, contents.size(), stdout);
     std::fflush(stdout);
     return Status::ok();
+  }
+  // Through a symbolic link (/dev/stdout -> /proc/self/fd/1 -> a file): the
+  // rules below apply to what it names, and the link itself stays.
+  struct stat lst;
+  if (::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
+    if (char *real = ::realpath(path.c_str(), nullptr)) {
+      std::string target = real;
+      std::free(real);
+      if (target != path) {
+        Status s = writeFileAtomically(target, contents);
+        if (!s)
+          return Status::error(path + " (" + s.message() + ")");
+        return s;
+      }
+    }
   }
   // A target that exists and is not a regular file (/dev/null, a pipe, a
   // terminal) is written in place: renaming over it would replace the

@@ -375,12 +375,15 @@ FailureOr<Value> ChunkLowering::param(Operation *user, Value tgParam,
     int64_t have = it->second.getSplitDim() ? *it->second.getSplitDim() : -1;
     int64_t have2 =
         it->second.getSplit2Dim() ? *it->second.getSplit2Dim() : -1;
+    const int64_t haveBlocks = it->second.getBlocks().value_or(1);
     if (have != layout.splitDim || have2 != layout.split2Dim ||
-        it->second.getBlocks().value_or(1) != uint64_t(layout.blocks))
+        haveBlocks != layout.blocks)
       return user->emitError()
              << "texec lowering: parameter '" << name
-             << "' is used with two tensor-parallel layouts (split "
-             << have << " and " << layout.splitDim << ")";
+             << "' is used with two tensor-parallel layouts (split " << have
+             << ", " << have2 << ", blocks " << haveBlocks << " and split "
+             << layout.splitDim << ", " << layout.split2Dim << ", blocks "
+             << layout.blocks << "; -1: none)";
     if (it->second.getDataGroup().value_or("") != dataGroup)
       return user->emitError()
              << "texec lowering: parameter '" << name

@@ -471,6 +471,16 @@ TEST_CASE("BERT: bidirectional post-LN encoder, token types, MLM and NSP "
                  "field 'intermediate_size': missing"));
 }
 
+TEST_CASE("ViT: a sequence over 4096 tokens is not capped", "[frontend][hf]") {
+  // 1024 / 16 = 64 patches a side: 4096 patches + the class token. A
+  // language model's default sequence is capped at 4096; the image fixes a
+  // ViT's.
+  ModelConfig c = parseOk(edited("vit-base-patch16-224.json",
+                                 {{"image_size", 1024}, {"patch_size", 16}}));
+  CHECK(c.seqLen == 4097);
+  CHECK(c.maxPositions == 4097);
+}
+
 TEST_CASE("ViT: patches, class token, classes from id2label", "[frontend][hf]") {
   std::vector<std::string> warnings;
   ModelConfig c = loadModel("vit-base-patch16-224.json", &warnings);

@@ -132,6 +132,14 @@ TEST_CASE("a pipe or device target is written in place, not replaced",
   REQUIRE(::stat(fifo.c_str(), &st) == 0);
   CHECK(S_ISFIFO(st.st_mode)); // still the pipe, not a file renamed over it
   CHECK(d.entries() == std::vector<std::string>{"out.fifo"});
+
+  // Through a symbolic link: the named file is replaced, the link stays.
+  fs::path file = d.path / "real.json", link = d.path / "link.json";
+  REQUIRE(writeFileAtomically(file.string(), "old").isOk());
+  fs::create_symlink(file, link);
+  REQUIRE(writeFileAtomically(link.string(), "new").isOk());
+  CHECK(fs::is_symlink(link));
+  CHECK(readBack(file) == "new");
   // A directory is refused by name.
   Status dir = writeFileAtomically(d.path.string(), "x");
   REQUIRE_FALSE(dir.isOk());
