@@ -832,45 +832,41 @@ void parseLlamaLike(Reader &r, ModelConfig &c, Arch arch,
   readActivation(r, "hidden_act", c);
 }
 
-/// Keys that apply to every architecture: dtype, dropout, and the
-/// cases.json shape overrides.
 /// The norms' epsilon: each architecture's key, and its HF configuration
 /// class default when the key is absent (transformers' GPT2Config,
 /// GPTNeoXConfig, MixtralConfig, GptOssConfig, NemotronConfig: 1e-5;
 /// BertConfig, ViTConfig: 1e-12; LlamaConfig, MistralConfig, Qwen2Config,
 /// Qwen3Config, Qwen3MoeConfig, DeepseekV3Config: 1e-6).
 void readNormEps(Reader &r, ModelConfig &c, Arch arch) {
-  const char *key = "rms_norm_eps";
-  c.normEps = 1e-6;
-  switch (arch) {
-  case Arch::Gpt2:
-    key = "layer_norm_epsilon";
-    c.normEps = 1e-5;
-    break;
-  case Arch::GptNeoX:
-    key = "layer_norm_eps";
-    c.normEps = 1e-5;
-    break;
-  case Arch::BertMaskedLM:
-  case Arch::BertPreTraining:
-  case Arch::ViT:
-    key = "layer_norm_eps";
-    c.normEps = 1e-12;
-    break;
-  case Arch::Nemotron:
-    key = "norm_eps";
-    c.normEps = 1e-5;
-    break;
-  case Arch::Mixtral:
-  case Arch::GptOss:
-    c.normEps = 1e-5;
-    break;
-  default:
-    break;
-  }
-  r.optNumber(key, c.normEps, 0, 1, true);
+  struct Rule {
+    const char *key;
+    double fallback;
+  };
+  auto rule = [&]() -> Rule {
+    switch (arch) {
+    case Arch::Gpt2:
+      return {"layer_norm_epsilon", 1e-5};
+    case Arch::GptNeoX:
+      return {"layer_norm_eps", 1e-5};
+    case Arch::BertMaskedLM:
+    case Arch::BertPreTraining:
+    case Arch::ViT:
+      return {"layer_norm_eps", 1e-12};
+    case Arch::Nemotron:
+      return {"norm_eps", 1e-5};
+    case Arch::Mixtral:
+    case Arch::GptOss:
+      return {"rms_norm_eps", 1e-5};
+    default:
+      return {"rms_norm_eps", 1e-6};
+    }
+  }();
+  c.normEps = rule.fallback;
+  r.optNumber(rule.key, c.normEps, 0, 1, true);
 }
 
+/// Keys that apply to every architecture: dtype, dropout, and the
+/// cases.json shape overrides.
 void parseCommon(Reader &r, ModelConfig &c) {
   // RoPE base (RoFormer's 10000 unless given; GPT-NeoX spells it
   // rotary_emb_base). rope_scaling is not modelled (docs/frontends.md).
