@@ -22,6 +22,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cctype>
+
 #ifndef TRIDENT_SOURCE_DIR
 #define TRIDENT_SOURCE_DIR ""
 #endif
@@ -105,6 +107,23 @@ int runEmit(mlir::MLIRContext &ctx) {
     return fail(model.message());
   for (const std::string &w : model->warnings)
     llvm::errs() << "trident: warning: " << w << "\n";
+  // A plan is made for one model: its step time and memory describe that
+  // one. Names compare as symbols ("tiny-llama" and "tiny_llama" agree).
+  auto symbol = [](llvm::StringRef name) {
+    std::string s;
+    for (char c : name)
+      s += std::isalnum(static_cast<unsigned char>(c))
+               ? char(std::tolower(static_cast<unsigned char>(c)))
+               : '_';
+    return s;
+  };
+  llvm::StringRef modelName = model->model().getSymName();
+  if (!plan->model.empty() && symbol(plan->model) != symbol(modelName))
+    llvm::errs() << "trident: warning: " << emitPlanOpt
+                 << " was made for model '" << plan->model << "', not '"
+                 << modelName
+                 << "': the program trains --model, and the plan's step "
+                    "time and memory do not describe it\n";
 
   conversion::TrainingOptions options;
   options.optimizer = emitOptimizerOpt;
