@@ -178,6 +178,8 @@ private:
 
   Value mlp(Value x, StringRef name, int64_t ffn, ParamKind kind);
   Value attention(Value x, int64_t layer);
+  /// The attention's rope_scaling attribute (null without scaling).
+  DictionaryAttr ropeScalingAttr();
   Value moe(Value x);
   /// `like` with its last dimension set to `width`.
   RankedTensorType withWidth(Value like, int64_t width) {
@@ -223,6 +225,44 @@ Value Builder::mlp(Value x, StringRef name, int64_t ffn, ParamKind kind) {
                 kind);
 }
 
+DictionaryAttr Builder::ropeScalingAttr() {
+  using Kind = RopeScalingConfig::Kind;
+  const RopeScalingConfig &rs = cfg.ropeScaling;
+  if (rs.kind == Kind::None)
+    return {};
+  SmallVector<NamedAttribute> a;
+  auto num = [&](const char *k, double v) {
+    a.push_back(b.getNamedAttr(k, b.getF64FloatAttr(v)));
+  };
+  auto maxPos = [&] {
+    a.push_back(b.getNamedAttr("original_max_positions",
+                               b.getI64IntegerAttr(rs.originalMaxPositions)));
+  };
+  num("factor", rs.factor);
+  switch (rs.kind) {
+  case Kind::None:
+    break;
+  case Kind::Linear:
+    a.push_back(b.getNamedAttr("type", b.getStringAttr("linear")));
+    break;
+  case Kind::Llama3:
+    a.push_back(b.getNamedAttr("type", b.getStringAttr("llama3")));
+    num("low_freq_factor", rs.lowFreqFactor);
+    num("high_freq_factor", rs.highFreqFactor);
+    maxPos();
+    break;
+  case Kind::Yarn:
+    a.push_back(b.getNamedAttr("type", b.getStringAttr("yarn")));
+    maxPos();
+    num("beta_fast", rs.betaFast);
+    num("beta_slow", rs.betaSlow);
+    a.push_back(b.getNamedAttr("truncate", b.getBoolAttr(rs.truncate)));
+    num("attention_factor", rs.attentionFactor);
+    break;
+  }
+  return b.getDictionaryAttr(a);
+}
+
 Value Builder::attention(Value x, int64_t layer) {
   const int64_t h = cfg.numHeads, kv = cfg.numKvHeads;
   AttentionOp op;
@@ -258,7 +298,7 @@ Value Builder::attention(Value x, int64_t layer) {
                              b.getI64IntegerAttr(h), b.getI64IntegerAttr(h),
                              b.getI64IntegerAttr(headDim), IntegerAttr(),
                              nullptr, IntegerAttr(), IntegerAttr(), FloatAttr(),
-                             FloatAttr());
+                             FloatAttr(), DictionaryAttr());
     op.setVHeadDimAttr(b.getI64IntegerAttr(vHeadDim));
   } else {
     q = linear(x, "attn.q_proj", h * headDim, cfg.qkvBias, TpRole::Column,
@@ -279,7 +319,7 @@ Value Builder::attention(Value x, int64_t layer) {
                              b.getI64IntegerAttr(h), b.getI64IntegerAttr(kv),
                              b.getI64IntegerAttr(headDim), IntegerAttr(),
                              nullptr, IntegerAttr(), IntegerAttr(), FloatAttr(),
-                             FloatAttr());
+                             FloatAttr(), DictionaryAttr());
   }
   if (cfg.causal)
     op.setCausal(true);
@@ -289,6 +329,8 @@ Value Builder::attention(Value x, int64_t layer) {
     op.setRotaryDimAttr(b.getI64IntegerAttr(rotary));
     if (cfg.ropeTheta != 10000.0)
       op.setRopeThetaAttr(b.getF64FloatAttr(cfg.ropeTheta));
+    if (DictionaryAttr rs = ropeScalingAttr())
+      op.setRopeScalingAttr(rs);
   }
   if (cfg.attentionDropoutRate() > 0)
     op.setDropoutAttr(b.getF64FloatAttr(cfg.attentionDropoutRate()));
@@ -336,7 +378,10 @@ Value Builder::moe(Value x) {
                           b.getI64IntegerAttr(m.topK),
                           ActKindAttr::get(&ctx, a),
                           cfg.gatedMlp ? b.getUnitAttr() : nullptr,
-                          m.renormalize ? nullptr : b.getUnitAttr());
+                          m.renormalize ? nullptr : b.getUnitAttr(),
+                          m.swigluLimit > 0 ? b.getF64FloatAttr(m.swigluLimit)
+                                            : FloatAttr(),
+                          m.routerScoreCorrection ? b.getUnitAttr() : nullptr);
   Value y = op.getResult();
   if (m.numSharedExperts > 0) {
     Value shared = mlp(x, "moe.shared_experts", m.sharedFfn * m.numSharedExperts,

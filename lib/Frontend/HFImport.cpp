@@ -51,7 +51,6 @@ const std::set<std::string, std::less<>> &ignoredKeys() {
       "mask_token_id",
       "decoder_start_token_id",
       "rope_theta",
-      "rope_scaling",
       "rope_parameters",
       "rope_type",
       "rotary_emb_base",
@@ -88,7 +87,6 @@ const std::set<std::string, std::less<>> &ignoredKeys() {
       "reorder_and_upcast_attn",
       "n_ctx",
       "quantization_config",
-      "swiglu_limit",
       "initial_context_length",
       "classifier_dropout",
       "is_decoder",
@@ -130,8 +128,9 @@ std::string describe(const json &v) {
 /// builder reads straight through and checks `failed()` once.
 class Reader {
 public:
-  Reader(const json &obj, std::string_view source)
-      : obj_(obj), source_(source) {}
+  /// `prefix` names a nested object in messages ("rope_scaling.").
+  Reader(const json &obj, std::string_view source, std::string prefix = "")
+      : obj_(obj), source_(source), prefix_(std::move(prefix)) {}
 
   bool failed() const { return !error_.empty(); }
   Status status() const { return Status::error(error_); }
@@ -139,7 +138,8 @@ public:
 
   void fail(const std::string &key, const std::string &problem) {
     if (!failed())
-      error_ = std::string(source_) + ": field '" + key + "': " + problem;
+      error_ = std::string(source_) + ": field '" + prefix_ + key +
+               "': " + problem;
   }
 
   /// The value of `key`, or nullptr when absent or null (HF writes null for
@@ -276,9 +276,14 @@ public:
       if (used_.count(k) || ignoredKeys().count(k) || k.starts_with("_") ||
           k.ends_with("_eps") || k.ends_with("_epsilon"))
         continue;
-      out.push_back(k);
+      out.push_back(prefix_ + k);
     }
     return out;
+  }
+  /// Adopts a nested reader's first error.
+  void adopt(const Reader &inner) {
+    if (!failed() && inner.failed())
+      error_ = inner.error_;
   }
 
 private:
@@ -330,6 +335,7 @@ private:
 
   const json &obj_;
   std::string_view source_;
+  std::string prefix_;
   std::set<std::string> used_;
   std::string error_;
 };
@@ -763,6 +769,9 @@ void parseLlamaLike(Reader &r, ModelConfig &c, Arch arch,
     c.moe.expertFfn = c.ffn;
     c.moe.routerBias = true;
     c.moe.expertBias = true;
+    // GptOssConfig's default swiglu_limit: 7.0.
+    c.moe.swigluLimit = 7.0;
+    r.optNumber("swiglu_limit", c.moe.swigluLimit, 0, 1e6, true);
     c.slidingWindow = 128; // GptOssConfig default
     r.optInt("sliding_window", c.slidingWindow, 0);
     if (!r.has("layer_types") && c.slidingWindow > 0) {
@@ -865,13 +874,132 @@ void readNormEps(Reader &r, ModelConfig &c, Arch arch) {
   r.optNumber(rule.key, c.normEps, 0, 1, true);
 }
 
+/// YaRN's attention factor for a scale and an mscale (transformers'
+/// get_mscale, after the YaRN paper's sqrt(1/t) = 0.1 ln(s) + 1).
+double yarnMscale(double scale, double mscale) {
+  return scale <= 1.0 ? 1.0 : 0.1 * mscale * std::log(scale) + 1.0;
+}
+
+/// `rope_scaling` (HF modeling_rope_utils): linear, llama3 and yarn change
+/// the RoPE frequencies of the emitted programs; default and dynamic
+/// (which changes nothing up to max_position_embeddings) keep plain RoPE.
+void readRopeScaling(Reader &r, ModelConfig &c,
+                     std::vector<std::string> &notes) {
+  using Kind = RopeScalingConfig::Kind;
+  const json *v = r.get("rope_scaling");
+  if (!v || r.failed())
+    return;
+  if (!v->is_object()) {
+    r.fail("rope_scaling", "expected an object or null, got " + describe(*v));
+    return;
+  }
+  if (c.position != PositionKind::Rotary) {
+    notes.push_back(std::string(r.source()) +
+                    ": field 'rope_scaling': ignored, the model has no "
+                    "rotary position embedding");
+    return;
+  }
+  Reader s(*v, r.source(), "rope_scaling.");
+  std::string type;
+  if (!s.optString("rope_type", type) && !s.optString("type", type) &&
+      !s.failed())
+    s.fail("rope_type", "missing (the scaling's kind: default, linear, "
+                        "dynamic, llama3 or yarn)");
+  RopeScalingConfig &rs = c.ropeScaling;
+  auto factor = [&] {
+    if (!s.has("factor"))
+      s.fail("factor", "missing (required by rope_type '" + type + "')");
+    s.optNumber("factor", rs.factor, 1, 1e6, false);
+  };
+  auto originalMax = [&](bool required) {
+    if (required && !s.failed() && !s.has("original_max_position_embeddings"))
+      s.fail("original_max_position_embeddings",
+             "missing (required by rope_type '" + type + "')");
+    return s.optInt("original_max_position_embeddings",
+                    rs.originalMaxPositions);
+  };
+  if (s.failed()) {
+  } else if (type == "default") {
+  } else if (type == "dynamic") {
+    // Dynamic NTK rescales only sequences longer than the model's
+    // positions, which the planner's sequences do not exceed.
+    s.optNumber("factor", rs.factor, 1, 1e6, false);
+    originalMax(false);
+    rs = RopeScalingConfig{};
+  } else if (type == "linear") {
+    rs.kind = Kind::Linear;
+    factor();
+  } else if (type == "llama3") {
+    rs.kind = Kind::Llama3;
+    factor();
+    for (const char *k : {"low_freq_factor", "high_freq_factor"})
+      if (!s.failed() && !s.has(k))
+        s.fail(k, "missing (required by rope_type 'llama3')");
+    s.optNumber("low_freq_factor", rs.lowFreqFactor, 0, 1e6, true);
+    s.optNumber("high_freq_factor", rs.highFreqFactor, 0, 1e6, true);
+    originalMax(true);
+    if (!s.failed() && rs.highFreqFactor <= rs.lowFreqFactor)
+      s.fail("high_freq_factor", "must exceed low_freq_factor");
+  } else if (type == "yarn") {
+    rs.kind = Kind::Yarn;
+    factor();
+    if (!originalMax(false))
+      rs.originalMaxPositions = c.maxPositions;
+    else if (!s.failed() && c.maxPositions > 0 &&
+             double(c.maxPositions) / double(rs.originalMaxPositions) !=
+                 rs.factor) {
+      // transformers' _compute_yarn_parameters: with
+      // original_max_position_embeddings given, the factor is
+      // max_position_embeddings / original_max_position_embeddings.
+      double ratio = double(c.maxPositions) / double(rs.originalMaxPositions);
+      notes.push_back(std::string(r.source()) +
+                      ": field 'rope_scaling.factor': " +
+                      describe(json(rs.factor)) +
+                      " differs from max_position_embeddings / "
+                      "original_max_position_embeddings = " +
+                      describe(json(ratio)) +
+                      ", which Hugging Face uses; so does Trident");
+      rs.factor = std::max(1.0, ratio);
+    }
+    if (!s.failed() && rs.originalMaxPositions <= 0)
+      s.fail("original_max_position_embeddings",
+             "missing, and so is max_position_embeddings");
+    s.optNumber("beta_fast", rs.betaFast, 0, 1e6, true);
+    s.optNumber("beta_slow", rs.betaSlow, 0, 1e6, true);
+    s.optBool("truncate", rs.truncate);
+    double mscale = 0, mscaleAll = 0;
+    if (s.optNumber("attention_factor", rs.attentionFactor, 0, 1e6, true)) {
+    } else if (s.optNumber("mscale", mscale, 0, 1e6, false) &&
+               s.optNumber("mscale_all_dim", mscaleAll, 0, 1e6, false) &&
+               mscale > 0 && mscaleAll > 0) {
+      rs.attentionFactor =
+          yarnMscale(rs.factor, mscale) / yarnMscale(rs.factor, mscaleAll);
+    } else {
+      rs.attentionFactor = yarnMscale(rs.factor, 1.0);
+    }
+    s.get("mscale");
+    s.get("mscale_all_dim");
+  } else {
+    s.fail(s.has("rope_type") ? "rope_type" : "type",
+           "unsupported RoPE scaling '" + type +
+               "' (supported: default, linear, dynamic, llama3, yarn)");
+  }
+  r.adopt(s);
+  if (!r.failed())
+    for (const std::string &k : s.unknownKeys())
+      if (k != "rope_scaling.type" && k != "rope_scaling.rope_type")
+        notes.push_back(std::string(r.source()) + ": unknown key '" + k +
+                        "' ignored");
+}
+
 /// Keys that apply to every architecture: dtype, dropout, and the
 /// cases.json shape overrides.
-void parseCommon(Reader &r, ModelConfig &c) {
+void parseCommon(Reader &r, ModelConfig &c, std::vector<std::string> &notes) {
   // RoPE base (RoFormer's 10000 unless given; GPT-NeoX spells it
-  // rotary_emb_base). rope_scaling is not modelled (docs/frontends.md).
+  // rotary_emb_base) and its long-context scaling.
   if (!r.optNumber("rope_theta", c.ropeTheta, 1, 1e12, false))
     r.optNumber("rotary_emb_base", c.ropeTheta, 1, 1e12, false);
+  readRopeScaling(r, c, notes);
   std::string dtype;
   if (r.optString("torch_dtype", dtype) || r.optString("dtype", dtype)) {
     std::optional<DType> t = parseDType(dtype);
@@ -1019,7 +1147,7 @@ Result<ModelConfig> parseObject(const json &root, std::string_view source,
     break;
   }
   readNormEps(r, c, info->arch);
-  parseCommon(r, c);
+  parseCommon(r, c, notes);
   if (r.failed())
     return r.status();
 

@@ -119,6 +119,34 @@ void checkTransformer(const ModelConfig &c, Checker &k) {
   k.require(std::isfinite(c.rotaryPct) && c.rotaryPct > 0 && c.rotaryPct <= 1,
             "'rotaryPct' must be in (0, 1], got " +
                 std::to_string(c.rotaryPct));
+  if (c.moe.swigluLimit != 0)
+    k.require(std::isfinite(c.moe.swigluLimit) && c.moe.swigluLimit > 0 &&
+                  c.moe.numExperts > 0 && c.gatedMlp &&
+                  c.act == Activation::Silu,
+              "'moe.swigluLimit' must be positive, on gated silu experts");
+  if (const RopeScalingConfig &rs = c.ropeScaling;
+      rs.kind != RopeScalingConfig::Kind::None) {
+    using Kind = RopeScalingConfig::Kind;
+    k.require(c.position == PositionKind::Rotary,
+              "'ropeScaling' needs rotary positions");
+    k.require(std::isfinite(rs.factor) && rs.factor >= 1,
+              "'ropeScaling.factor' must be at least 1, got " +
+                  std::to_string(rs.factor));
+    if (rs.kind != Kind::Linear)
+      k.positive("ropeScaling.originalMaxPositions", rs.originalMaxPositions);
+    if (rs.kind == Kind::Llama3)
+      k.require(std::isfinite(rs.lowFreqFactor) && rs.lowFreqFactor > 0 &&
+                    std::isfinite(rs.highFreqFactor) &&
+                    rs.highFreqFactor > rs.lowFreqFactor,
+                "'ropeScaling' needs 0 < lowFreqFactor < highFreqFactor");
+    if (rs.kind == Kind::Yarn)
+      k.require(std::isfinite(rs.betaFast) && rs.betaFast > 0 &&
+                    std::isfinite(rs.betaSlow) && rs.betaSlow > 0 &&
+                    std::isfinite(rs.attentionFactor) &&
+                    rs.attentionFactor > 0,
+                "'ropeScaling' needs positive betaFast, betaSlow and "
+                "attentionFactor");
+  }
   for (auto [name, p] : {std::pair<const char *, double>{"dropout", c.dropout},
                          {"attentionDropout", c.attentionDropoutRate()},
                          {"embeddingDropout", c.embeddingDropoutRate()}})

@@ -241,6 +241,15 @@ const std::vector<std::pair<std::string, Builder>> &zoo() {
          ModelConfig c = llama("llama-3.1-405b", 128256, 16384, 126, 128, 8,
                                53248, 131072, 8192);
          c.ropeTheta = 500000.0;
+         // "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0,
+         // "high_freq_factor": 4.0, "original_max_position_embeddings":
+         // 8192, "rope_type": "llama3"} in the released config.json of
+         // meta-llama/Llama-3.1-405B.
+         c.ropeScaling.kind = RopeScalingConfig::Kind::Llama3;
+         c.ropeScaling.factor = 8.0;
+         c.ropeScaling.lowFreqFactor = 1.0;
+         c.ropeScaling.highFreqFactor = 4.0;
+         c.ropeScaling.originalMaxPositions = 8192;
          return c;
        }},
       {"mixtral-8x7b", mixtral8x7b},

@@ -46,9 +46,12 @@ inline void checkRope(const Tensor &y, const Tensor &x, int64_t seq,
   check(seq > 0 && heads > 0 && headDim > 0, fn,
         "seq, heads and headDim must be positive");
   check(posOffset >= 0, fn, "posOffset must not be negative");
-  check(rotaryDim > 0 && rotaryDim <= headDim && rotaryDim % 2 == 0, fn,
+  check(rotaryDim > 0 && rotaryDim <= headDim && rotaryDim % 2 == 0 &&
+            rotaryDim <= 2 * kMaxRopePairs,
+        fn,
         "rotaryDim " + std::to_string(rotaryDim) +
-            " must be even and within headDim " + std::to_string(headDim));
+            " must be even, within headDim " + std::to_string(headDim) +
+            " and at most " + std::to_string(2 * kMaxRopePairs));
   check(theta > 1, fn, "theta must exceed 1");
   check(y.numel() == x.numel(), fn,
         "sizes differ: " + y.shapeString() + " vs " + x.shapeString());
@@ -192,6 +195,14 @@ inline int64_t checkSelectToken(const Tensor &rows, const Tensor &x,
   return batch;
 }
 
+/// Sinks (or their gradient) of attention: one value per local head, or
+/// undefined.
+inline void checkSinks(const Tensor &sinks, const AttentionDims &d,
+                       const char *fn) {
+  check(!sinks.defined() || sinks.numel() == d.heads, fn,
+        "sinks " + sinks.shapeString() + " must hold one value per head (" +
+            std::to_string(d.heads) + ")");
+}
 inline void checkAttention(const Tensor &out, const Tensor &probs,
                            const Tensor &q, const Tensor &k, const Tensor &v,
                            const AttentionDims &d, const char *fn) {

@@ -96,7 +96,8 @@ private:
   }
 
   std::string fresh(Value v) {
-    std::string n = "v" + std::to_string(counter++);
+    std::string n = "v";
+    n += std::to_string(counter++);
     names[v] = n;
     return n;
   }
@@ -342,7 +343,7 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
     std::string n = declare(r);
     out.push_back(n);
     if (cast<RankedTensorType>(r.getType()).getRank() >= 3 &&
-        k != "attention") {
+        k != "attention" && k != "attention_sinks") {
       os << "    rt::Tensor " << n << "_2 = act2(" << n << ");\n";
       out2.push_back(n + "_2");
       views[r].push_back(n + "_2");
@@ -350,7 +351,7 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
       out2.push_back(n);
     }
   }
-  if (k == "attention") {
+  if (k == "attention" || k == "attention_sinks") {
     os << "    rt::Tensor " << out[0] << "_2 = act2(" << out[0] << ");\n";
     views[op.getResult(0)].push_back(out[0] + "_2");
   }
@@ -573,15 +574,58 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
     return success();
   }
   if (k == "rope" || k == "rope_bwd") {
+    // A scaled RoPE names its rt::RopeScaling, built field by field with
+    // every double printed exactly.
+    std::string scaling;
+    if (auto rs = config ? dyn_cast_or_null<DictionaryAttr>(
+                               config.get("scaling"))
+                         : DictionaryAttr()) {
+      scaling = out2[0] + "_rs";
+      auto exact = [](Attribute a) {
+        char buf[40];
+        std::snprintf(buf, sizeof(buf), "%.17g",
+                      cast<FloatAttr>(a).getValueAsDouble());
+        return std::string(buf);
+      };
+      StringRef type = rs.getAs<StringAttr>("type").getValue();
+      os << "    rt::RopeScaling " << scaling << ";\n    " << scaling
+         << ".kind = rt::RopeScaling::Kind::"
+         << (type == "linear" ? "Linear" : type == "llama3" ? "Llama3" : "Yarn")
+         << ";\n";
+      const std::pair<const char *, const char *> fields[] = {
+          {"factor", "factor"},
+          {"low_freq_factor", "lowFreqFactor"},
+          {"high_freq_factor", "highFreqFactor"},
+          {"original_max_positions", "originalMaxPositions"},
+          {"beta_fast", "betaFast"},
+          {"beta_slow", "betaSlow"},
+          {"truncate", "truncate"},
+          {"attention_factor", "attentionFactor"}};
+      for (auto [key, field] : fields) {
+        Attribute a = rs.get(key);
+        if (!a)
+          continue;
+        os << "    " << scaling << "." << field << " = ";
+        if (auto bv = dyn_cast<BoolAttr>(a))
+          os << (bv.getValue() ? "true" : "false");
+        else if (auto iv = dyn_cast<IntegerAttr>(a))
+          os << iv.getInt();
+        else
+          os << exact(a);
+        os << ";\n";
+      }
+    }
     os << "    rt::ropeApply(" << out2[0] << ", " << in2(0) << ", " << seq
        << ", " << cfgInt("heads") << ", " << cfgInt("head_dim") << ", "
        << cfgInt("rotary_dim") << ", " << cfgFloat("theta") << ", "
        << (k == "rope_bwd" ? "true" : "false") << ", " << posOffset
-       << ");\n";
+       << (scaling.empty() ? "" : ", " + scaling) << ");\n";
     return success();
   }
-  if (k == "attention" || k == "attention_bwd") {
-    bool fwd = k == "attention";
+  if (k == "attention" || k == "attention_bwd" || k == "attention_sinks" ||
+      k == "attention_sinks_bwd") {
+    const bool fwd = !k.ends_with("_bwd");
+    const bool sinks = k.starts_with("attention_sinks");
     auto qt = cast<RankedTensorType>(op.getInputs()[fwd ? 0 : 1].getType());
     auto kt = cast<RankedTensorType>(op.getInputs()[fwd ? 1 : 2].getType());
     std::string cpCoord = axisCoord("cp_axis");
@@ -613,17 +657,21 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
          << kt.getDimSize(1) << ", " << qOffset << ", "
          << cfgInt("heads_total") << ", " << firstHead << ");\n";
     }
-    if (k == "attention")
+    if (fwd)
       os << "    rt::attentionForward(" << out[0] << "_2, " << out[1] << ", "
-         << in2(0) << ", " << in2(1) << ", " << in2(2) << ", " << out[0]
+         << in2(0) << ", " << in2(1) << ", " << in2(2) << ", "
+         << (sinks ? in(3) + ", " : std::string()) << out[0]
          << "_dims);\n";
     else
       os << "    rt::attentionBackward(" << out2[0] << ", " << out2[1] << ", "
-         << out2[2] << ", " << in2(0) << ", " << in2(1) << ", " << in2(2)
-         << ", " << in2(3) << ", " << in(4) << ", " << out[0] << "_dims);\n";
+         << out2[2] << ", " << (sinks ? out[3] + ", " : std::string())
+         << in2(0) << ", " << in2(1) << ", " << in2(2) << ", " << in2(3)
+         << ", " << in(4) << ", " << out[0] << "_dims);\n";
     return success();
   }
-  if (k == "moe" || k == "moe_bwd" || k == "moe_router_bwd") {
+  if (k == "moe" || k == "moe_bwd" || k == "moe_router_bwd" ||
+      k == "moe_biased" || k == "moe_biased_bwd" ||
+      k == "moe_router_biased_bwd") {
     StringRef act = cast<StringAttr>(config.get("activation")).getValue();
     std::string kind = act == "gelu"        ? "Gelu"
                        : act == "gelu_tanh" ? "GeluTanh"
@@ -633,7 +681,11 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
     // times the local count on.
     std::string offset = "0";
     if (std::string epCoord = axisCoord("ep_axis"); !epCoord.empty()) {
-      Value wIn = op.getInputs()[k == "moe" ? 2 : 3];
+      // w_in's operand: after x, router (and the router bias), after dy.
+      unsigned wInAt = (k == "moe" ? 2 : k == "moe_bwd" ? 3
+                        : k == "moe_biased"           ? 3
+                                                      : 4);
+      Value wIn = op.getInputs()[wInAt];
       offset = epCoord + " * " +
                std::to_string(
                    cast<RankedTensorType>(wIn.getType()).getDimSize(0));
@@ -644,7 +696,36 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
        << kind << ", " << offset << "};\n";
     if (config.get("unnormalized"))
       os << "    " << out[0] << "_moe.renormalize = false;\n";
-    if (k == "moe") {
+    if (config.get("swiglu_limit"))
+      os << "    " << out[0] << "_moe.swigluLimit = "
+         << cfgFloat("swiglu_limit") << "f;\n";
+    if (std::string c0 = axisCoord("out_bias_axis"); !c0.empty())
+      os << "    " << out[0] << "_moe.outBiasHere = " << c0 << " == 0;\n";
+    if (k == "moe_biased") {
+      os << "    rt::moeForward(" << out2[0] << ", " << in2(0) << ", "
+         << in(1) << ", " << in(3) << ", " << in(5) << ", " << out[0]
+         << "_moe, rt::MoEBiases{" << in(2) << ", " << in(4) << ", " << in(6)
+         << "});\n";
+    } else if (k == "moe_biased_bwd") {
+      // dy, x, router, router_bias, w_in, b_in, w_out, b_out ->
+      // dx, dw_in, db_in, dw_out, db_out, dgate.
+      os << "    rt::moeBackward(" << out2[0] << ", " << out[1] << ", "
+         << out[3] << ", " << out2[5] << ", " << in2(0) << ", " << in2(1)
+         << ", " << in(2) << ", " << in(4) << ", " << in(6) << ", " << out[0]
+         << "_moe, rt::MoEBiases{" << in(3) << ", " << in(5) << ", " << in(7)
+         << "}, rt::MoEBiases{rt::Tensor(), " << out[2] << ", " << out[4]
+         << "});\n";
+    } else if (k == "moe_router_biased_bwd") {
+      auto dxt = cast<RankedTensorType>(op.getResult(0).getType());
+      int64_t rows = dxt.getNumElements() / dxt.getShape().back();
+      std::string rowCoord = axisCoord("row_axis");
+      std::string rowOffset =
+          rowCoord.empty() ? "0" : rowCoord + " * " + std::to_string(rows);
+      os << "    rt::moeRouterBackward(" << out2[0] << ", " << out[1] << ", "
+         << out[2] << ", " << in2(0) << ", " << in2(1) << ", " << in(2)
+         << ", " << in(3) << ", " << out[0] << "_moe, " << rowOffset
+         << ");\n";
+    } else if (k == "moe") {
       os << "    rt::moeForward(" << out2[0] << ", " << in2(0) << ", "
          << in(1) << ", " << in(2) << ", " << in(3) << ", " << out[0]
          << "_moe);\n";

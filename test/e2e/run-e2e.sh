@@ -7,7 +7,9 @@
 # with a sliding window, tiny-gpt2-dropout with dropout 0.1, tiny-nemotron
 # with LayerNorm1p and squared ReLU, tiny-qwen3-moe with unnormalised
 # top-k weights, tiny-bert: a bidirectional post-LN encoder with token
-# types and masked-LM + next-sentence losses) on its dp x cp
+# types and masked-LM + next-sentence losses, tiny-gpt-oss with attention
+# sinks, biased experts, a clamped SwiGLU and YaRN-scaled RoPE,
+# tiny-llama-yarn) on its dp x cp
 # x tp x pp grid, compile its main.cpp against the prebuilt runtime (built once by
 # the main build), run it with mpirun for 3 Adam steps on the fixed
 # synthetic data, and check with trident-compare-params that every step's
@@ -67,7 +69,8 @@ if [ ${#plans[@]} -eq 0 ]; then
          tiny-qwen3-moe-dp2-ep2-tp2-sp-etp
          tiny-mistral-cp2-tp2-sp zero2 zero2-dp2-tp2-pp2-sp
          tiny-nemotron-tp2-sp tiny-qwen3-moe-dp4-ep2 tiny-bert-dp2-tp2-sp
-         tiny-bert-cp2-pp2 tiny-bert-cp2-tp2-sp tiny-bert-v251-tp4)
+         tiny-bert-cp2-pp2 tiny-bert-cp2-tp2-sp tiny-bert-v251-tp4
+         tiny-gpt-oss-dp2-ep2-tp2-sp-etp tiny-gpt-oss-cp2-tp2-sp)
 fi
 command -v mpirun >/dev/null || { echo "run-e2e: SKIP: mpirun not found"; exit 77; }
 trident="$build/bin/trident"

@@ -8,7 +8,9 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "trident/Support/RopeScalingAttr.h"
 
+#include <cmath>
 #include <set>
 #include <tuple>
 
@@ -62,6 +64,9 @@ const StringRef kGammaShift[] = {"gamma_shift"};
 const StringRef kRope[] = {"heads", "head_dim", "rotary_dim", "theta"};
 // The grid axis whose coordinate shifts positions (context parallelism).
 const StringRef kPos[] = {"pos_axis"};
+// RoPE: positions shifted by pos_axis's coordinate; "scaling": a
+// rope_scaling dictionary (trident/Support/RopeScalingAttr.h).
+const StringRef kRopeOpt[] = {"pos_axis", "scaling"};
 const StringRef kVocabPos[] = {"vocab_axis", "pos_axis"};
 // Attention: keys gathered over cp_axis; a sliding window; dropout on the
 // probabilities (rate "dropout", numbered "site", the global head count
@@ -85,8 +90,13 @@ const StringRef kSelectAxes[] = {"pos_axis", "seq_axis"};
 const StringRef kDropout[] = {"rate", "site", "seq_len", "features"};
 const StringRef kDropoutAxes[] = {"pos_axis", "seq_axis", "feature_axis"};
 const StringRef kMoE[] = {"experts", "top_k", "activation"};
-const StringRef kMoEOpt[] = {"gated", "ep_axis", "unnormalized"};
-const StringRef kRouterOpt[] = {"gated", "row_axis", "unnormalized"};
+// swiglu_limit: gpt-oss's clamped SwiGLU; out_bias_axis: the experts'
+// output biases are added only at that axis's coordinate 0 (their outputs
+// are partial sums over it).
+const StringRef kMoEOpt[] = {"gated", "ep_axis", "unnormalized",
+                             "swiglu_limit", "out_bias_axis"};
+const StringRef kRouterOpt[] = {"gated", "row_axis", "unnormalized",
+                                "swiglu_limit"};
 
 // Activations are [micro-batch, sequence, features]; the emitter flattens
 // them to the runtime's [tokens, features]. Parameter gradients a kernel
@@ -118,15 +128,26 @@ const KernelInfo kKernels[] = {
     {"swiglu_bwd", 3, 2, {}, {}},             // dy, gate, up -> dgate, dup
     {"add", 2, 1, {}, {}},
     {"mul", 2, 1, {}, {}},
-    {"rope", 1, 1, kRope, kPos},                // x -> x rotated (RoPE)
-    {"rope_bwd", 1, 1, kRope, kPos},            // dy -> dx (inverse rotation)
+    {"rope", 1, 1, kRope, kRopeOpt},            // x -> x rotated (RoPE)
+    {"rope_bwd", 1, 1, kRope, kRopeOpt},        // dy -> dx (inverse rotation)
     {"attention", 3, 2, kHeads, kAttnOpt},     // q, k, v -> out, probs
     {"attention_bwd", 5, 3, kHeads, kAttnOpt}, // dy, q, k, v, probs -> dq, dk, dv
+    // With one sink logit per local head (gpt-oss).
+    {"attention_sinks", 4, 2, kHeads, kAttnOpt},     // q, k, v, sinks -> out, probs
+    {"attention_sinks_bwd", 5, 4, kHeads, kAttnOpt}, // dy, q, k, v, probs -> dq, dk, dv, dsinks
     {"dropout", 1, 1, kDropout, kDropoutAxes},     // x -> y
     {"dropout_bwd", 1, 1, kDropout, kDropoutAxes}, // dy -> dx (same mask)
     {"moe", 4, 1, kMoE, kMoEOpt},             // x, router, w_in, w_out -> y
     {"moe_bwd", 5, 4, kMoE, kMoEOpt},         // dy, x, router, w_in, w_out -> dx, dw_in, dw_out, dgate
     {"moe_router_bwd", 3, 2, kMoE, kRouterOpt}, // dgate, x, router -> dx, drouter
+    // With router and expert biases (gpt-oss):
+    // x, router, router_bias, w_in, b_in, w_out, b_out -> y
+    {"moe_biased", 7, 1, kMoE, kMoEOpt},
+    // dy, x, router, router_bias, w_in, b_in, w_out, b_out
+    //   -> dx, dw_in, db_in, dw_out, db_out, dgate
+    {"moe_biased_bwd", 8, 6, kMoE, kMoEOpt},
+    // dgate, x, router, router_bias -> dx, drouter, drouter_bias
+    {"moe_router_biased_bwd", 4, 3, kMoE, kRouterOpt},
     {"patch_embed", 3, 1, kPatch, {}},         // images, w, b -> tokens
     {"patch_embed_bwd", 2, 2, kPatch, {}},     // dy, images -> dw, db
     {"seq_slice", 1, 1, kSeqAxis, {}},         // x [b,s,h] -> [b,s/n,h]
@@ -620,6 +641,14 @@ LogicalResult KernelOp::verify() {
                            << "' needs integer heads, head_dim > 0, an even "
                               "rotary_dim in (0, head_dim] and a float theta "
                               "> 1";
+    if (Attribute sc = config.get("scaling")) {
+      auto rs = dyn_cast<DictionaryAttr>(sc);
+      std::string why = rs ? ::trident::checkRopeScaling(rs)
+                           : std::string("must be a dictionary");
+      if (!why.empty())
+        return emitOpError() << "kernel '" << getName() << "' config "
+                             << "'scaling' " << why;
+    }
     auto t = cast<RankedTensorType>(getInputs()[0].getType());
     if (t.getShape().back() != heads.getInt() * dim.getInt() ||
         getInputs()[0].getType() != getResults()[0].getType())
@@ -627,10 +656,13 @@ LogicalResult KernelOp::verify() {
                            << "' needs a result of the input's type whose "
                               "last dimension is heads * head_dim";
   }
-  if (getName() == "attention" || getName() == "attention_bwd") {
+  const bool isAttention =
+      getName() == "attention" || getName() == "attention_bwd" ||
+      getName() == "attention_sinks" || getName() == "attention_sinks_bwd";
+  if (isAttention) {
     // Queries are the local positions; keys and values span cp times as
     // many when the kernel attends across a context-parallel group.
-    bool fwd = getName() == "attention";
+    bool fwd = !getName().ends_with("_bwd");
     auto q = dyn_cast<RankedTensorType>(getInputs()[fwd ? 0 : 1].getType());
     auto k = dyn_cast<RankedTensorType>(getInputs()[fwd ? 1 : 2].getType());
     int64_t parts = 1;
@@ -641,8 +673,18 @@ LogicalResult KernelOp::verify() {
       return emitOpError() << "kernel '" << getName()
                            << "' needs [batch, seq, features] q, k, v with "
                            << parts << " key position(s) per query position";
+    // Sinks and their gradient: one value per local head.
+    if (getName().starts_with("attention_sinks")) {
+      Type sinks = fwd ? getInputs()[3].getType() : getResults()[3].getType();
+      auto st = dyn_cast<RankedTensorType>(sinks);
+      auto heads = config.getAs<IntegerAttr>("heads");
+      if (!st || !heads || st.getRank() != 1 ||
+          st.getDimSize(0) != heads.getInt())
+        return emitOpError() << "kernel '" << getName()
+                             << "' needs sinks of one value per local head";
+    }
   }
-  if (getName() == "attention" || getName() == "attention_bwd") {
+  if (isAttention) {
     auto window = config.getAs<IntegerAttr>("window");
     if (config.get("window") && (!window || window.getInt() < 0))
       return emitOpError() << "kernel '" << getName()
@@ -841,6 +883,39 @@ LogicalResult KernelOp::verify() {
       return emitOpError() << "kernel '" << getName()
                            << "' needs activation gelu, gelu_tanh, silu or "
                               "relu";
+    if (Attribute lim = config.get("swiglu_limit")) {
+      auto f = dyn_cast<FloatAttr>(lim);
+      if (!f || !(f.getValueAsDouble() > 0.0) ||
+          !std::isfinite(f.getValueAsDouble()) || !config.get("gated") ||
+          act.getValue() != "silu")
+        return emitOpError() << "kernel '" << getName()
+                             << "' needs a positive float swiglu_limit on "
+                                "gated silu experts";
+    }
+    if (getName().contains("biased")) {
+      // Bias shapes: router bias [experts]; b_in [local experts, w_in's
+      // columns]; b_out [local experts, hidden].
+      const bool router = getName() == "moe_router_biased_bwd";
+      const unsigned first = getName() == "moe_biased" ? 0 : 1;
+      auto shapeOf = [&](unsigned i) {
+        return cast<RankedTensorType>(getInputs()[first + i].getType())
+            .getShape();
+      };
+      ArrayRef<int64_t> rb = shapeOf(2);
+      bool ok = rb.size() == 1 && rb[0] == experts.getInt();
+      if (!router) {
+        ArrayRef<int64_t> wi = shapeOf(3), bi = shapeOf(4), wo = shapeOf(5),
+                          bo = shapeOf(6);
+        ok = ok && wi.size() == 3 && wo.size() == 3 && bi.size() == 2 &&
+             bo.size() == 2 && bi[0] == wi[0] && bi[1] == wi[2] &&
+             bo[0] == wo[0] && bo[1] == wo[2];
+      }
+      if (!ok)
+        return emitOpError() << "kernel '" << getName()
+                             << "' needs a router bias of one value per "
+                                "expert and expert biases [experts, w_in "
+                                "columns] and [experts, hidden]";
+    }
   }
   if (getName() == "add" || getName() == "mul") {
     if (getInputs()[0].getType() != getInputs()[1].getType() ||

@@ -22,6 +22,9 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OpImplementation.h"
+#include "trident/Support/RopeScalingAttr.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::trident::graph;
@@ -859,6 +862,16 @@ LogicalResult AttentionOp::verify() {
       return emitOpError() << "sinks must hold one logit per head (" << h
                            << ")";
   }
+  if (DictionaryAttr rs = getRopeScalingAttr())
+    return verifyRopeScaling(rs);
+  return success();
+}
+
+LogicalResult AttentionOp::verifyRopeScaling(DictionaryAttr rs) {
+  if (getRotaryDimAttr().getInt() == 0)
+    return emitOpError() << "rope_scaling needs rotary_dim > 0";
+  if (std::string why = ::trident::checkRopeScaling(rs); !why.empty())
+    return emitOpError() << "rope_scaling " << why;
   return success();
 }
 
@@ -1028,6 +1041,15 @@ LogicalResult MoEOp::verify() {
     return emitOpError() << "expert biases come in pairs";
   if (getRouterBias() && rankedType(getRouterBias()).getNumElements() != e)
     return emitOpError() << "router bias must have " << e << " elements";
+  if (getSelectionBias() && !getRouterBias())
+    return emitOpError() << "selection_bias needs a router bias";
+  if (auto limit = getSwigluLimitAttr()) {
+    double v = limit.getValueAsDouble();
+    if (!std::isfinite(v) || v <= 0.0 || !getGated() ||
+        getActivation() != ActKind::Silu)
+      return emitOpError() << "swiglu_limit must be a positive number on "
+                              "gated silu experts";
+  }
   if (getResult().getType() != getX().getType())
     return emitOpError() << "result type must equal x's type";
   return success();

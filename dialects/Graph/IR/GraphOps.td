@@ -310,7 +310,12 @@ def TGraph_AttentionOp : TGraph_ComputeOp<"attention", [AttrSizedOperandSegments
     MQA). `causal` masks the future, `window` > 0 limits attention to the
     last `window` positions, `rotary_dim` > 0 rotates that many dimensions
     of each q/k head (RoPE, base `rope_theta`, the "rotate half" pairing of
-    GPT-NeoX and Llama), `dropout` is the attention-probability dropout,
+    GPT-NeoX and Llama; `rope_scaling`, when present, rescales its
+    frequencies: `{type = "linear", factor}`, `{type = "llama3", factor,
+    low_freq_factor, high_freq_factor, original_max_positions}` or
+    `{type = "yarn", factor, original_max_positions, beta_fast, beta_slow,
+    truncate, attention_factor}`, the formulas of rt::RopeScaling),
+    `dropout` is the attention-probability dropout,
     and the optional `sinks` parameter holds one learned logit per head.
     With `rope_key` (multi-head latent attention, DeepSeek-V2/V3), `k`
     holds only the non-rotary part of each key head and `rope_key` (batch x
@@ -333,7 +338,8 @@ def TGraph_AttentionOp : TGraph_ComputeOp<"attention", [AttrSizedOperandSegments
                        DefaultValuedAttr<I64Attr, "0">:$window,
                        DefaultValuedAttr<I64Attr, "0">:$rotary_dim,
                        DefaultValuedAttr<F64Attr, "0.0">:$dropout,
-                       DefaultValuedAttr<F64Attr, "10000.0">:$rope_theta);
+                       DefaultValuedAttr<F64Attr, "10000.0">:$rope_theta,
+                       OptionalAttr<DictionaryAttr>:$rope_scaling);
   let results = (outs TGraph_FloatTensor:$result);
   let assemblyFormat = [{
     $q `,` $k `,` $v (`rope_key` $k_rope^)? (`sinks` $sinks^)? attr-dict `:`
@@ -344,6 +350,7 @@ def TGraph_AttentionOp : TGraph_ComputeOp<"attention", [AttrSizedOperandSegments
     int64_t getValueHeadDim() {
       return getVHeadDim() ? *getVHeadDim() : getHeadDim();
     }
+    ::mlir::LogicalResult verifyRopeScaling(::mlir::DictionaryAttr rs);
   }];
 }
 
@@ -480,6 +487,11 @@ def TGraph_MoEOp : TGraph_ComputeOp<"moe", [AttrSizedOperandSegments]> {
     The top-k weights are the chosen probabilities renormalised to sum to
     one (Mixtral), unless `unnormalized_topk` (Qwen-MoE's
     `norm_topk_prob: false`: the softmax probabilities themselves).
+    `swiglu_limit` (gated SiLU only) is gpt-oss's clamped SwiGLU: gate
+    clamped above and up clamped on both sides at the limit, then
+    `(up + 1) * gate * sigmoid(1.702 * gate)`. `selection_bias` marks a
+    router bias that only chooses the experts and does not weight them
+    (DeepSeek-V3's `e_score_correction_bias`).
 
     Example:
     `%y = tgraph.moe %x router %r experts(%wi, %wo) {num_experts = 8 : i64, top_k = 2 : i64, activation = #tgraph.act<silu>, gated} : (tensor<?x?x64xbf16>, tensor<64x8xbf16>, tensor<8x64x512xbf16>, tensor<8x256x64xbf16>) -> tensor<?x?x64xbf16>`
@@ -491,7 +503,9 @@ def TGraph_MoEOp : TGraph_ComputeOp<"moe", [AttrSizedOperandSegments]> {
                        Optional<TGraph_FloatTensor>:$b_out,
                        I64Attr:$num_experts, I64Attr:$top_k,
                        TGraph_ActKindAttr:$activation, UnitAttr:$gated,
-                       UnitAttr:$unnormalized_topk);
+                       UnitAttr:$unnormalized_topk,
+                       OptionalAttr<F64Attr>:$swiglu_limit,
+                       UnitAttr:$selection_bias);
   let results = (outs TGraph_FloatTensor:$result);
   let assemblyFormat = [{
     $x `router` $router (`bias` $router_bias^)?

@@ -60,6 +60,19 @@ struct MLAConfig {
   int64_t vHeadDim = 0;
 };
 
+/// RoPE frequency scaling of a long-context checkpoint (HF `rope_scaling`);
+/// the formulas are rt::RopeScaling's (include/trident/Runtime/Runtime.h).
+struct RopeScalingConfig {
+  enum class Kind : uint8_t { None, Linear, Llama3, Yarn };
+  Kind kind = Kind::None;
+  double factor = 1.0;
+  double lowFreqFactor = 1.0, highFreqFactor = 4.0; ///< llama3
+  int64_t originalMaxPositions = 0;                 ///< llama3, yarn
+  double betaFast = 32.0, betaSlow = 1.0;           ///< yarn
+  bool truncate = true;                             ///< yarn
+  double attentionFactor = 1.0; ///< yarn: multiplies RoPE's cos and sin
+};
+
 /// Mixture-of-experts feed-forward, used by the layers it applies to.
 struct MoEConfig {
   int64_t numExperts = 0;       ///< routed experts; 0 means a dense MLP
@@ -72,6 +85,8 @@ struct MoEConfig {
   /// added to the scores only to pick the top-k (not to weight them).
   bool routerScoreCorrection = false;
   bool expertBias = false;      ///< expert linears have biases (gpt-oss)
+  /// > 0: gpt-oss's clamped SwiGLU (HF `swiglu_limit`); 0: plain act.
+  double swigluLimit = 0.0;
   /// The top-k weights are renormalised to sum to one (Mixtral; HF
   /// `norm_topk_prob`, whose Qwen-MoE default is false).
   bool renormalize = true;
@@ -115,6 +130,7 @@ struct ModelConfig {
   PositionKind position = PositionKind::Learned;
   double rotaryPct = 1.0; ///< fraction of head_dim rotated (NeoX partial)
   double ropeTheta = 10000.0; ///< RoPE base (RoFormer, Su et al. 2021)
+  RopeScalingConfig ropeScaling;
   /// The epsilon every norm adds to the variance (HF's rms_norm_eps,
   /// layer_norm_eps, layer_norm_epsilon, norm_eps). 1e-5 is Megatron-LM's
   /// default (--norm-epsilon).

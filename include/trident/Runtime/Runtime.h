@@ -464,18 +464,57 @@ void swigluForward(Tensor &y, const Tensor &gate, const Tensor &up);
 void swigluBackward(Tensor &dgate, Tensor &dup, const Tensor &dy,
                     const Tensor &gate, const Tensor &up);
 
+/// RoPE frequency scaling of long-context checkpoints (Hugging Face's
+/// `rope_scaling`). The plain frequency of pair i is f_i = theta^(-2i/d)
+/// (d = rotaryDim); the kinds change it as follows.
+struct RopeScaling {
+  enum class Kind {
+    None,   ///< f_i
+    Linear, ///< position interpolation (Chen et al. 2023, "Extending
+            ///< Context Window of Large Language Models via Positional
+            ///< Interpolation"): f_i / factor
+    /// Llama 3.1 ("The Llama 3 Herd of Models", 2024; Meta's
+    /// apply_scaling): with wavelength w_i = 2 pi / f_i, L =
+    /// originalMaxPositions: f_i where w_i < L / highFreqFactor, f_i /
+    /// factor where w_i > L / lowFreqFactor, else (1 - a) f_i / factor + a
+    /// f_i with a = (L / w_i - lowFreqFactor) / (highFreqFactor -
+    /// lowFreqFactor).
+    Llama3,
+    /// YaRN (Peng et al. 2023, "YaRN: Efficient Context Window Extension
+    /// of Large Language Models"): pairs turning more than betaFast times
+    /// over L keep f_i, those turning fewer than betaSlow times get f_i /
+    /// factor, with a linear ramp between (pair bounds floored / ceiled
+    /// when truncate); cos and sin are multiplied by attentionFactor.
+    Yarn
+  };
+  Kind kind = Kind::None;
+  double factor = 1.0;
+  double lowFreqFactor = 1.0, highFreqFactor = 4.0; ///< Llama3
+  int64_t originalMaxPositions = 0;                 ///< Llama3, Yarn
+  double betaFast = 32.0, betaSlow = 1.0;           ///< Yarn
+  bool truncate = true;                             ///< Yarn
+  double attentionFactor = 1.0; ///< Yarn: multiplies cos and sin
+};
+/// The rotaryDim / 2 angular frequencies (radians per position) of RoPE
+/// with base theta under `scaling`. Throws on invalid parameters.
+std::vector<double> ropeFrequencies(int64_t rotaryDim, double theta,
+                                    const RopeScaling &scaling);
+
 /// Rotary position embedding (RoFormer, Su et al. 2021) with the "rotate
 /// half" pairing of GPT-NeoX and Llama: x and y are [batch*seq,
 /// heads*headDim] (row r holds position r % seq); in every head,
 /// dimensions i and i + rotaryDim/2 (i < rotaryDim/2) turn by the angle
-/// p * theta^(-2i/rotaryDim); dimensions from rotaryDim on pass through.
-/// inverse = true turns by the opposite angle: the rotation's transpose,
-/// which is the backward (dx = ropeApply(dy, inverse)). y may alias x.
-/// posOffset shifts every position (row r holds position posOffset +
-/// r % seq): the first position of a context-parallel sequence chunk.
+/// p * f_i (ropeFrequencies: theta^(-2i/rotaryDim) unscaled) and are
+/// multiplied by the scaling's attentionFactor; dimensions from rotaryDim
+/// on pass through. inverse = true applies the transpose (the opposite
+/// angle, the same factor), which is the backward (dx = ropeApply(dy,
+/// inverse)). y may alias x. posOffset shifts every position (row r holds
+/// position posOffset + r % seq): the first position of a context-parallel
+/// sequence chunk. rotaryDim is at most 2 * kMaxRopePairs.
+constexpr int64_t kMaxRopePairs = 256;
 void ropeApply(Tensor &y, const Tensor &x, int64_t seq, int64_t heads,
                int64_t headDim, int64_t rotaryDim, double theta, bool inverse,
-               int64_t posOffset = 0);
+               int64_t posOffset = 0, const RopeScaling &scaling = {});
 
 /// Shape of a self-attention call on local heads.
 struct AttentionDims {
@@ -520,6 +559,21 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
 void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, const Tensor &dout,
                        const Tensor &q, const Tensor &k, const Tensor &v,
                        const Tensor &probs, const AttentionDims &dims);
+/// Attention with sinks (gpt-oss; Xiao et al. 2024, "Efficient Streaming
+/// Language Models with Attention Sinks", as a learned logit): sinks [heads]
+/// holds one logit per local head that joins every row's softmax without a
+/// value, so a row's probabilities sum to 1 - p_sink. Undefined sinks: the
+/// plain attention above.
+void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
+                      const Tensor &k, const Tensor &v, const Tensor &sinks,
+                      const AttentionDims &dims);
+/// The backward with sinks: dsinks [heads] (overwritten; undefined: not
+/// computed) gets, per head, the sum over rows in (batch, query) order of
+/// -p_sink * sum_j p_j dp_j, with p_sink = 1 - sum_j p_j from probs.
+void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
+                       const Tensor &dout, const Tensor &q, const Tensor &k,
+                       const Tensor &v, const Tensor &probs,
+                       const AttentionDims &dims);
 
 /// Pointwise activation of a mixture-of-experts MLP.
 enum class Activation { Gelu, GeluTanh, Silu, Relu };
@@ -537,6 +591,24 @@ struct MoEDims {
   /// norm_topk_prob true). false: each weight is the softmax probability
   /// itself (Qwen-MoE with norm_topk_prob false).
   bool renormalize = true;
+  /// > 0: gpt-oss's clamped SwiGLU (OpenAI 2025, "gpt-oss-120b &
+  /// gpt-oss-20b Model Card"; transformers' GptOssExperts) instead of
+  /// act(gate) * up: g = min(gate, limit), u = clamp(up, -limit, limit),
+  /// hidden = (u + 1) * g * sigmoid(kGptOssSwigluAlpha * g). Needs gated.
+  float swigluLimit = 0.0f;
+  /// false: the experts' output biases are left out of y and of dgate
+  /// here (another rank of a tensor-parallel group adds them), though
+  /// their gradient is still computed.
+  bool outBiasHere = true;
+};
+/// The sigmoid's slope in gpt-oss's SwiGLU (GptOssExperts.alpha = 1.702).
+constexpr float kGptOssSwigluAlpha = 1.702f;
+/// Biases of a mixture of experts (gpt-oss), each undefined when absent:
+/// router [E] added to the logits; in [L, f or 2f] to x wIn[e]; out [L, h]
+/// to each expert's output before its weight. Tensors share storage, so a
+/// gradient MoEBiases names the tensors the backward writes.
+struct MoEBiases {
+  Tensor router, in, out;
 };
 /// Routed mixture of experts with Mixtral's routing ("Mixtral of Experts",
 /// Jiang et al. 2024): logits = x router, p = softmax(logits); each token
@@ -550,6 +622,10 @@ struct MoEDims {
 /// (the CUDA backend stages through host memory: correct, not fast).
 void moeForward(Tensor &y, const Tensor &x, const Tensor &router,
                 const Tensor &wIn, const Tensor &wOut, const MoEDims &dims);
+/// With biases (any undefined: none).
+void moeForward(Tensor &y, const Tensor &x, const Tensor &router,
+                const Tensor &wIn, const Tensor &wOut, const MoEDims &dims,
+                const MoEBiases &biases);
 /// The experts' part of the backward, for the experts held here: dx
 /// (overwritten) through the experts, dwIn and dwOut accumulated, and
 /// dgate [n, topK] (overwritten) the gradient of each chosen expert's
@@ -559,12 +635,25 @@ void moeForward(Tensor &y, const Tensor &x, const Tensor &router,
 void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
                  const Tensor &dy, const Tensor &x, const Tensor &router,
                  const Tensor &wIn, const Tensor &wOut, const MoEDims &dims);
+/// With biases: dbiases.in and dbiases.out (defined where biases' are)
+/// accumulated like dwIn and dwOut; dbiases.router is not touched (see
+/// moeRouterBackward).
+void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
+                 const Tensor &dy, const Tensor &x, const Tensor &router,
+                 const Tensor &wIn, const Tensor &wOut, const MoEDims &dims,
+                 const MoEBiases &biases, const MoEBiases &dbiases);
 /// The router's part of the backward for rows rowOffset .. rowOffset +
 /// dx.rows - 1 of x [n, h] (this rank's own tokens when x was gathered over
 /// the expert-parallel group): dx [rows, h] (overwritten) through the
 /// router, drouter accumulated; dgate [n, topK] holds every expert's part.
 void moeRouterBackward(Tensor &dx, Tensor &drouter, const Tensor &dgate,
                        const Tensor &x, const Tensor &router,
+                       const MoEDims &dims, int64_t rowOffset = 0);
+/// With a router bias [E] (undefined: none): dRouterBias (its shape)
+/// accumulated with the rows' logit gradients.
+void moeRouterBackward(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
+                       const Tensor &dgate, const Tensor &x,
+                       const Tensor &router, const Tensor &routerBias,
                        const MoEDims &dims, int64_t rowOffset = 0);
 
 /// Softmax cross-entropy over logits [n, V] with int32 targets [n].

@@ -901,10 +901,10 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
   if (!causal && op.getWindow() > 0)
     return op.emitError("texec lowering: a sliding window needs causal "
                         "attention");
-  if (op.getSinks() || op.getKRope() || op.getVHeadDim())
-    return op.emitError("texec lowering: attention with sinks, latent keys "
-                        "or a separate value head size has no runtime "
-                        "kernel");
+  if (op.getKRope() || op.getVHeadDim())
+    return op.emitError("texec lowering: attention with latent keys or a "
+                        "separate value head size (multi-head latent "
+                        "attention) has no runtime kernel");
   const double attnDropout = op.getDropout().convertToDouble();
   if (attnDropout < 0.0 || attnDropout >= 1.0)
     return op.emitError() << "texec lowering: attention dropout "
@@ -948,6 +948,8 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
           cfg("heads", i64a(which == 0 ? local : localKv)),
           cfg("head_dim", i64a(op.getHeadDim())), cfg("rotary_dim", i64a(rot)),
           cfg("theta", op.getRopeThetaAttr())};
+      if (DictionaryAttr rs = op.getRopeScalingAttr())
+        rc.push_back(cfg("scaling", rs));
       if (cpOn())
         rc.push_back(cfg("pos_axis", StringAttr::get(ctx(), "cp")));
       Value in = qkv[which].v;
@@ -992,7 +994,26 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
     if (tpOn())
       config.push_back(tpAxis("head_axis"));
   }
-  auto r = kernel(fb, "attention", {qkv[0].v, qkv[1].v, qkv[2].v},
+  // Sinks (gpt-oss): one logit per head, split over tp with the heads. Each
+  // rank's gradient covers its heads over its micro-batch and positions:
+  // partial over dp and cp like every weight, complete over tp.
+  Value sinks;
+  std::string sinksName;
+  if (op.getSinks()) {
+    ParamLayout layout;
+    if (tpOn())
+      layout.splitDim = 0;
+    FailureOr<Value> sv = param(op, op.getSinks(), layout);
+    if (failed(sv))
+      return failure();
+    sinks = *sv;
+    sinksName = sinks.getDefiningOp()->getAttrOfType<StringAttr>("sym").str();
+  }
+  const char *fwdName = sinks ? "attention_sinks" : "attention";
+  SmallVector<Value> fwdIns = {qkv[0].v, qkv[1].v, qkv[2].v};
+  if (sinks)
+    fwdIns.push_back(sinks);
+  auto r = kernel(fb, fwdName, fwdIns,
                   {*outType, f32({st.mbs, local, st.seq, st.seqFull})},
                   config);
   env[op.getResult()] = {r[0], tpOn() ? Dist::Last : Dist::Rep};
@@ -1003,15 +1024,23 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
     if (!dy)
       return success();
     // Selective recomputation: the s^2 probabilities come from the saved
-    // q, k, v again instead of from the forward.
-    Value p = again ? kernel(bb, "attention", {saved(q), saved(k), saved(v)},
+    // q, k, v (and sinks) again instead of from the forward.
+    SmallVector<Value> again4 = {saved(q), saved(k), saved(v)};
+    if (sinks)
+      again4.push_back(saved(sinks));
+    Value p = again ? kernel(bb, fwdName, again4,
                              {o.getType(), probs.getType()}, config)[1]
                     : saved(probs);
-    auto g = kernel(bb, "attention_bwd", {dy, saved(q), saved(k), saved(v), p},
-                    {q.getType(), k.getType(), v.getType()}, config);
+    SmallVector<Type> gradTypes = {q.getType(), k.getType(), v.getType()};
+    if (sinks)
+      gradTypes.push_back(sinks.getType());
+    auto g = kernel(bb, sinks ? "attention_sinks_bwd" : "attention_bwd",
+                    {dy, saved(q), saved(k), saved(v), p}, gradTypes, config);
     addGrad(q, g[0]);
     addGrad(k, g[1]);
     addGrad(v, g[2]);
+    if (sinks)
+      accumulate(sinksName, g[3]);
     return success();
   });
   return success();
@@ -1346,9 +1375,16 @@ LogicalResult ChunkLowering::lowerElementwise(Operation *op) {
 }
 
 LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
-  if (op.getRouterBias() || op.getBIn() || op.getBOut())
-    return op.emitError("texec lowering: a mixture of experts with router "
-                        "or expert biases has no runtime kernel");
+  if (op.getSelectionBias())
+    return op.emitError("texec lowering: a router bias that only selects "
+                        "the experts (DeepSeek-V3's e_score_correction_bias) "
+                        "has no runtime kernel");
+  // gpt-oss: a router bias and expert biases, all or none.
+  const bool biased = op.getRouterBias() && op.getBIn();
+  if (!biased && (op.getRouterBias() || op.getBIn()))
+    return op.emitError("texec lowering: a mixture of experts with a router "
+                        "bias but no expert biases, or the other way round, "
+                        "has no runtime kernel");
   StringRef kind = tg::stringifyActKind(op.getActivation());
   if (!llvm::is_contained({"gelu", "gelu_tanh", "silu", "relu"}, kind))
     return op.emitError() << "texec lowering: mixture-of-experts activation '"
@@ -1386,10 +1422,26 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
     inLayout.blocks = gatedBlocks;
     outLayout.split2Dim = 1; // [experts, ffn, hidden]
   }
+  // Biases: b_in [experts, (2 x) ffn] split like w_in's columns, b_out
+  // [experts, hidden] over ep only (with etp it is added on one tp rank,
+  // as a row-parallel linear's bias is).
+  ParamLayout bInLayout{0, "ep"};
+  if (expertTp) {
+    bInLayout.split2Dim = 1;
+    bInLayout.blocks = gatedBlocks;
+  }
+  SmallVector<std::pair<Value, ParamLayout>> toLoad = {
+      {op.getRouter(), ParamLayout{-1}},
+      {op.getWIn(), inLayout},
+      {op.getWOut(), outLayout}};
+  if (biased) {
+    toLoad.push_back({op.getRouterBias(), ParamLayout{-1}});
+    toLoad.push_back({op.getBIn(), bInLayout});
+    toLoad.push_back({op.getBOut(), ParamLayout{0, "ep"}});
+  }
+  // params: router, w_in, w_out[, router_bias, b_in, b_out].
   SmallVector<Value> params;
-  for (auto [p, layout] : {std::pair{op.getRouter(), ParamLayout{-1}},
-                           std::pair{op.getWIn(), inLayout},
-                           std::pair{op.getWOut(), outLayout}}) {
+  for (auto [p, layout] : toLoad) {
     FailureOr<Value> v = param(op, p, layout);
     if (failed(v))
       return failure();
@@ -1404,7 +1456,11 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
   // Qwen-MoE's norm_topk_prob false: the chosen probabilities themselves.
   if (op.getUnnormalizedTopk())
     config.push_back(cfg("unnormalized", UnitAttr::get(ctx())));
+  if (op.getSwigluLimitAttr())
+    config.push_back(cfg("swiglu_limit", op.getSwigluLimitAttr()));
   SmallVector<NamedAttribute> routerConfig = config;
+  if (biased && expertTp)
+    config.push_back(tpAxis("out_bias_axis"));
   if (epOn) {
     config.push_back(cfg("ep_axis", StringAttr::get(ctx(), "ep")));
     routerConfig.push_back(cfg("row_axis", StringAttr::get(ctx(), "ep")));
@@ -1422,7 +1478,11 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
                                               xg, "ep", 0)
                           .getResult()
                     : xg;
-  Value yAll = kernel(fb, "moe", {xAll, params[0], params[1], params[2]},
+  SmallVector<Value> fwdIns =
+      biased ? SmallVector<Value>{xAll, params[0], params[3], params[1],
+                                  params[4], params[2], params[5]}
+             : SmallVector<Value>{xAll, params[0], params[1], params[2]};
+  Value yAll = kernel(fb, biased ? "moe_biased" : "moe", fwdIns,
                       {xAll.getType()}, config)[0];
   Value yg = epOn ? tx::ReduceScatterOp::create(fb, loc, xg.getType(), yAll,
                                                 "ep", 0)
@@ -1455,11 +1515,24 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
     auto xt = cast<RankedTensorType>(xAll.getType());
     Type gateType = f32({xt.getDimSize(0), xt.getDimSize(1), topK});
     Value xs = saved(xAll), router = saved(params[0]);
-    auto g = kernel(bb, "moe_bwd",
-                    {dyAll, xs, router, saved(params[1]), saved(params[2])},
-                    {xAll.getType(), params[1].getType(), params[2].getType(),
-                     gateType},
-                    config);
+    // Results: dx, dw_in, dw_out, dgate, then db_in, db_out when biased.
+    SmallVector<Value> g;
+    if (biased) {
+      auto b = kernel(bb, "moe_biased_bwd",
+                      {dyAll, xs, router, saved(params[3]), saved(params[1]),
+                       saved(params[4]), saved(params[2]), saved(params[5])},
+                      {xAll.getType(), params[1].getType(),
+                       params[4].getType(), params[2].getType(),
+                       params[5].getType(), gateType},
+                      config);
+      g = {b[0], b[1], b[3], b[5], b[2], b[4]};
+    } else {
+      g = kernel(bb, "moe_bwd",
+                 {dyAll, xs, router, saved(params[1]), saved(params[2])},
+                 {xAll.getType(), params[1].getType(), params[2].getType(),
+                  gateType},
+                 config);
+    }
     // Each rank knows the gate gradients of its own experts (and, with
     // etp, of its share of their features): the router backward needs
     // them all.
@@ -1468,8 +1541,15 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
       gate = tx::AllReduceOp::create(bb, loc, gateType, gate, "ep");
     if (expertTp)
       gate = tx::AllReduceOp::create(bb, loc, gateType, gate, "tp");
-    auto r = kernel(bb, "moe_router_bwd", {gate, xs, router},
-                    {xg.getType(), params[0].getType()}, routerConfig);
+    // Results: dx, drouter[, drouter_bias].
+    SmallVector<Value> r =
+        biased ? kernel(bb, "moe_router_biased_bwd",
+                        {gate, xs, router, saved(params[3])},
+                        {xg.getType(), params[0].getType(),
+                         params[3].getType()},
+                        routerConfig)
+               : kernel(bb, "moe_router_bwd", {gate, xs, router},
+                        {xg.getType(), params[0].getType()}, routerConfig);
     Value dxExperts = epOn ? tx::ReduceScatterOp::create(bb, loc, xg.getType(),
                                                          g[0], "ep", 0)
                                  .getResult()
@@ -1490,6 +1570,11 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
     accumulate(names[0], r[1]);
     accumulate(names[1], g[1]);
     accumulate(names[2], g[2]);
+    if (biased) {
+      accumulate(names[3], r[2]);
+      accumulate(names[4], g[4]);
+      accumulate(names[5], g[5]);
+    }
     return success();
   });
   return success();

@@ -8,6 +8,8 @@
 // Routing (Mixtral, Jiang et al. 2024, "Mixtral of Experts"): softmax over
 // the router logits, the top-k experts, weights renormalised over them
 // (or, MoEDims::renormalize false, the probabilities themselves: Qwen-MoE).
+// gpt-oss adds biases to the router and to every expert linear, and uses a
+// clamped SwiGLU (MoEDims::swigluLimit).
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,6 +63,9 @@ Shape checkMoE(const Tensor &x, const Tensor &router, const Tensor &wIn,
   check(d.experts > 0 && d.topK > 0 && d.topK <= d.experts, fn,
         "need 0 < topK <= experts, got topK " + std::to_string(d.topK) +
             " of " + std::to_string(d.experts));
+  check(d.swigluLimit == 0.0f ||
+            (std::isfinite(d.swigluLimit) && d.swigluLimit > 0.0f && d.gated),
+        fn, "swigluLimit must be 0, or positive with gated experts");
   check(router.rank() == 2 && router.dim(1) == d.experts, fn,
         "router " + router.shapeString() + " must be [hidden, experts]");
   Shape s{};
@@ -88,6 +93,23 @@ Shape checkMoE(const Tensor &x, const Tensor &router, const Tensor &wIn,
   return s;
 }
 
+void checkBiases(const MoEBiases &b, const Shape &s, const char *fn,
+                 const char *what) {
+  check(!b.router.defined() || b.router.numel() == s.E, fn,
+        std::string(what) + " router " + b.router.shapeString() +
+            " must hold one value per expert (" + std::to_string(s.E) + ")");
+  check(!b.in.defined() || b.in.numel() == s.local * s.fin, fn,
+        std::string(what) + " in " + b.in.shapeString() + " must be [" +
+            std::to_string(s.local) + ", " + std::to_string(s.fin) + "]");
+  check(!b.out.defined() || b.out.numel() == s.local * s.h, fn,
+        std::string(what) + " out " + b.out.shapeString() + " must be [" +
+            std::to_string(s.local) + ", " + std::to_string(s.h) + "]");
+}
+
+std::vector<float> hostOrEmpty(const Tensor &t) {
+  return t.defined() ? t.toHost() : std::vector<float>();
+}
+
 /// Per token: the chosen experts, their weights and all probabilities.
 struct Routing {
   std::vector<int32_t> expert; // [n, k]
@@ -96,7 +118,8 @@ struct Routing {
 };
 
 Routing route(const std::vector<float> &X, const std::vector<float> &R,
-              const Shape &s, bool renormalize) {
+              const Shape &s, bool renormalize,
+              const std::vector<float> &bias = {}) {
   Routing r;
   r.expert.resize(size_t(s.n * s.k));
   r.weight.resize(size_t(s.n * s.k));
@@ -109,7 +132,7 @@ Routing route(const std::vector<float> &X, const std::vector<float> &R,
       double acc = 0;
       for (int64_t i = 0; i < s.h; ++i)
         acc += double(X[size_t(t * s.h + i)]) * R[size_t(i * s.E + e)];
-      logit[size_t(e)] = acc;
+      logit[size_t(e)] = bias.empty() ? acc : acc + bias[size_t(e)];
     }
     for (double l : logit)
       check(std::isfinite(l), "moe", "router logit " + std::to_string(l) +
@@ -137,10 +160,14 @@ Routing route(const std::vector<float> &X, const std::vector<float> &R,
   return r;
 }
 
-/// Local expert e's hidden pre-activations a = x wIn[e] (fin values).
+/// Local expert e's hidden pre-activations a = x wIn[e] + bIn[e] (fin
+/// values; bIn empty: no bias).
 void expertIn(std::vector<float> &a, const float *x, const std::vector<float> &W,
-              int64_t e, const Shape &s) {
-  std::fill(a.begin(), a.end(), 0.0f);
+              int64_t e, const Shape &s, const std::vector<float> &bIn) {
+  if (bIn.empty())
+    std::fill(a.begin(), a.end(), 0.0f);
+  else
+    std::copy_n(&bIn[size_t(e * s.fin)], s.fin, a.begin());
   const float *w = &W[size_t(e * s.h * s.fin)];
   for (int64_t i = 0; i < s.h; ++i) {
     float xi = x[i];
@@ -150,24 +177,55 @@ void expertIn(std::vector<float> &a, const float *x, const std::vector<float> &W
   }
 }
 
-/// u = act(a) (or act(gate) * up).
+/// gpt-oss's clamped SwiGLU of one (gate, up) pair, and its partial
+/// derivatives (the clamps pass the gradient where the value is inside,
+/// bounds included, as torch.clamp's backward does).
+struct ClampedSwiglu {
+  float value, dGate, dUp;
+};
+ClampedSwiglu clampedSwiglu(float gate, float up, float limit) {
+  const float g = std::min(gate, limit);
+  const float u = std::clamp(up, -limit, limit);
+  const float sig = act::sigmoid(kGptOssSwigluAlpha * g);
+  const float glu = g * sig;
+  const float dglu = sig + kGptOssSwigluAlpha * g * sig * (1.0f - sig);
+  return {(u + 1.0f) * glu, gate <= limit ? (u + 1.0f) * dglu : 0.0f,
+          up >= -limit && up <= limit ? glu : 0.0f};
+}
+
+/// u = act(a) (or act(gate) * up, or the clamped SwiGLU).
 void expertHidden(std::vector<float> &u, const std::vector<float> &a,
                   const Shape &s, const MoEDims &d) {
   for (int64_t j = 0; j < s.f; ++j)
-    u[size_t(j)] = d.gated ? activate(d.act, a[size_t(j)]) * a[size_t(s.f + j)]
-                           : activate(d.act, a[size_t(j)]);
+    u[size_t(j)] =
+        d.swigluLimit > 0.0f
+            ? clampedSwiglu(a[size_t(j)], a[size_t(s.f + j)], d.swigluLimit)
+                  .value
+        : d.gated ? activate(d.act, a[size_t(j)]) * a[size_t(s.f + j)]
+                  : activate(d.act, a[size_t(j)]);
 }
 
 } // namespace
 
 void moeForward(Tensor &y, const Tensor &x, const Tensor &router,
                 const Tensor &wIn, const Tensor &wOut, const MoEDims &d) {
+  moeForward(y, x, router, wIn, wOut, d, MoEBiases{});
+}
+
+void moeForward(Tensor &y, const Tensor &x, const Tensor &router,
+                const Tensor &wIn, const Tensor &wOut, const MoEDims &d,
+                const MoEBiases &biases) {
   const char *fn = "moeForward";
   Shape s = checkMoE(x, router, wIn, wOut, d, fn);
+  checkBiases(biases, s, fn, "bias");
   check(y.numel() == x.numel(), fn, "y must have x's shape");
   std::vector<float> X = x.toHost(), R = router.toHost(), Wi = wIn.toHost(),
                      Wo = wOut.toHost(), Y(size_t(s.n * s.h), 0.0f);
-  Routing r = route(X, R, s, d.renormalize);
+  const std::vector<float> Br = hostOrEmpty(biases.router),
+                           Bi = hostOrEmpty(biases.in),
+                           Bo = d.outBiasHere ? hostOrEmpty(biases.out)
+                                              : std::vector<float>();
+  Routing r = route(X, R, s, d.renormalize, Br);
   std::vector<float> a(size_t(s.fin)), u(size_t(s.f));
   for (int64_t t = 0; t < s.n; ++t)
     for (int64_t j = 0; j < s.k; ++j) {
@@ -175,7 +233,7 @@ void moeForward(Tensor &y, const Tensor &x, const Tensor &router,
       if (e < 0 || e >= s.local)
         continue; // held by another rank
       float g = r.weight[size_t(t * s.k + j)];
-      expertIn(a, &X[size_t(t * s.h)], Wi, e, s);
+      expertIn(a, &X[size_t(t * s.h)], Wi, e, s, Bi);
       expertHidden(u, a, s, d);
       const float *w = &Wo[size_t(e * s.f * s.h)];
       float *out = &Y[size_t(t * s.h)];
@@ -184,6 +242,9 @@ void moeForward(Tensor &y, const Tensor &x, const Tensor &router,
         for (int64_t i = 0; i < s.h; ++i)
           out[i] += um * w[m * s.h + i];
       }
+      if (!Bo.empty())
+        for (int64_t i = 0; i < s.h; ++i)
+          out[i] += g * Bo[size_t(e * s.h + i)];
     }
   y.fromHost(Y);
 }
@@ -191,8 +252,21 @@ void moeForward(Tensor &y, const Tensor &x, const Tensor &router,
 void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
                  const Tensor &dy, const Tensor &x, const Tensor &router,
                  const Tensor &wIn, const Tensor &wOut, const MoEDims &d) {
+  moeBackward(dx, dwIn, dwOut, dgate, dy, x, router, wIn, wOut, d,
+              MoEBiases{}, MoEBiases{});
+}
+
+void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
+                 const Tensor &dy, const Tensor &x, const Tensor &router,
+                 const Tensor &wIn, const Tensor &wOut, const MoEDims &d,
+                 const MoEBiases &biases, const MoEBiases &dbiases) {
   const char *fn = "moeBackward";
   Shape s = checkMoE(x, router, wIn, wOut, d, fn);
+  checkBiases(biases, s, fn, "bias");
+  checkBiases(dbiases, s, fn, "bias gradient");
+  check(biases.in.defined() == dbiases.in.defined() &&
+            biases.out.defined() == dbiases.out.defined(),
+        fn, "each expert bias needs its gradient");
   check(dy.numel() == x.numel() && dx.numel() == x.numel(), fn,
         "dy and dx must have x's shape");
   check(dwIn.numel() == wIn.numel() && dwOut.numel() == wOut.numel(), fn,
@@ -203,7 +277,12 @@ void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
                      Wo = wOut.toHost(), DY = dy.toHost(),
                      DX(size_t(s.n * s.h), 0.0f), DWi = dwIn.toHost(),
                      DWo = dwOut.toHost(), DG(size_t(s.n * s.k), 0.0f);
-  Routing r = route(X, R, s, d.renormalize);
+  const std::vector<float> Br = hostOrEmpty(biases.router),
+                           Bi = hostOrEmpty(biases.in),
+                           Bo = hostOrEmpty(biases.out);
+  std::vector<float> DBi = hostOrEmpty(dbiases.in),
+                     DBo = hostOrEmpty(dbiases.out);
+  Routing r = route(X, R, s, d.renormalize, Br);
   std::vector<float> a(size_t(s.fin)), u(size_t(s.f)), du(size_t(s.f)),
       da(size_t(s.fin));
   for (int64_t t = 0; t < s.n; ++t) {
@@ -214,7 +293,7 @@ void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
       if (e < 0 || e >= s.local)
         continue;
       float g = r.weight[size_t(t * s.k + j)];
-      expertIn(a, xt, Wi, e, s);
+      expertIn(a, xt, Wi, e, s, Bi);
       expertHidden(u, a, s, d);
       const float *wo = &Wo[size_t(e * s.f * s.h)];
       float *dwo = &DWo[size_t(e * s.f * s.h)];
@@ -230,10 +309,24 @@ void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
         dg += double(u[size_t(m)]) * back;
         du[size_t(m)] = float(g * back);
       }
+      // o also holds bOut[e]: dg += bOut[e] . dy (where this rank adds
+      // it), dbOut[e] += g dy.
+      if (!Bo.empty()) {
+        for (int64_t i = 0; i < s.h; ++i) {
+          if (d.outBiasHere)
+            dg += double(Bo[size_t(e * s.h + i)]) * dyt[i];
+          DBo[size_t(e * s.h + i)] += g * dyt[i];
+        }
+      }
       DG[size_t(t * s.k + j)] = float(dg);
       for (int64_t m = 0; m < s.f; ++m) {
         float gv = a[size_t(m)];
-        if (d.gated) {
+        if (d.swigluLimit > 0.0f) {
+          ClampedSwiglu c =
+              clampedSwiglu(gv, a[size_t(s.f + m)], d.swigluLimit);
+          da[size_t(m)] = du[size_t(m)] * c.dGate;
+          da[size_t(s.f + m)] = du[size_t(m)] * c.dUp;
+        } else if (d.gated) {
           float up = a[size_t(s.f + m)];
           da[size_t(m)] = du[size_t(m)] * up * activateGrad(d.act, gv);
           da[size_t(s.f + m)] = du[size_t(m)] * activate(d.act, gv);
@@ -241,7 +334,11 @@ void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
           da[size_t(m)] = du[size_t(m)] * activateGrad(d.act, gv);
         }
       }
-      // a = x wIn[e]: dwIn[e] += x^T da, dx += wIn[e] da.
+      // a = x wIn[e] + bIn[e]: dwIn[e] += x^T da, dbIn[e] += da, dx +=
+      // wIn[e] da.
+      if (!DBi.empty())
+        for (int64_t c = 0; c < s.fin; ++c)
+          DBi[size_t(e * s.fin + c)] += da[size_t(c)];
       const float *wi = &Wi[size_t(e * s.h * s.fin)];
       float *dwi = &DWi[size_t(e * s.h * s.fin)];
       for (int64_t i = 0; i < s.h; ++i) {
@@ -258,12 +355,34 @@ void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
   dwIn.fromHost(DWi);
   dwOut.fromHost(DWo);
   dgate.fromHost(DG);
+  if (!DBi.empty()) {
+    Tensor t = dbiases.in;
+    t.fromHost(DBi);
+  }
+  if (!DBo.empty()) {
+    Tensor t = dbiases.out;
+    t.fromHost(DBo);
+  }
 }
 
 void moeRouterBackward(Tensor &dx, Tensor &drouter, const Tensor &dgate,
                        const Tensor &x, const Tensor &router,
                        const MoEDims &d, int64_t rowOffset) {
+  Tensor none;
+  moeRouterBackward(dx, drouter, none, dgate, x, router, Tensor(), d,
+                    rowOffset);
+}
+
+void moeRouterBackward(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
+                       const Tensor &dgate, const Tensor &x,
+                       const Tensor &router, const Tensor &routerBias,
+                       const MoEDims &d, int64_t rowOffset) {
   const char *fn = "moeRouterBackward";
+  check(routerBias.defined() == dRouterBias.defined() &&
+            (!routerBias.defined() || (routerBias.numel() == d.experts &&
+                                       dRouterBias.numel() == d.experts)),
+        fn, "the router bias and its gradient must both hold one value per "
+            "expert, or both be undefined");
   check(d.experts > 0 && d.topK > 0 && d.topK <= d.experts, fn,
         "need 0 < topK <= experts");
   check(router.rank() == 2 && router.dim(1) == d.experts, fn,
@@ -287,7 +406,8 @@ void moeRouterBackward(Tensor &dx, Tensor &drouter, const Tensor &dgate,
                 std::to_string(s.n));
   std::vector<float> X = x.toHost(), R = router.toHost(), G = dgate.toHost(),
                      DR = drouter.toHost(), DX(size_t(rows * s.h), 0.0f);
-  Routing r = route(X, R, s, d.renormalize);
+  std::vector<float> DB = hostOrEmpty(dRouterBias);
+  Routing r = route(X, R, s, d.renormalize, hostOrEmpty(routerBias));
   std::vector<float> dp(size_t(s.E)), dlogit(size_t(s.E));
   for (int64_t t = rowOffset; t < rowOffset + rows; ++t) {
     const float *xt = &X[size_t(t * s.h)];
@@ -313,6 +433,9 @@ void moeRouterBackward(Tensor &dx, Tensor &drouter, const Tensor &dgate,
       pdp += double(p[e]) * dp[size_t(e)];
     for (int64_t e = 0; e < s.E; ++e)
       dlogit[size_t(e)] = float(p[e] * (dp[size_t(e)] - pdp));
+    if (!DB.empty())
+      for (int64_t e = 0; e < s.E; ++e)
+        DB[size_t(e)] += dlogit[size_t(e)];
     // logits = x router: drouter += x^T dlogit, dx = router dlogit.
     for (int64_t i = 0; i < s.h; ++i) {
       double acc = 0;
@@ -325,6 +448,8 @@ void moeRouterBackward(Tensor &dx, Tensor &drouter, const Tensor &dgate,
   }
   dx.fromHost(DX);
   drouter.fromHost(DR);
+  if (!DB.empty())
+    dRouterBias.fromHost(DB);
 }
 
 } // namespace trident::rt

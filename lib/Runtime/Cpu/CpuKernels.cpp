@@ -401,10 +401,14 @@ void dropoutApply(Tensor &y, const Tensor &x, int64_t batch, int64_t seq,
 
 void ropeApply(Tensor &y, const Tensor &x, int64_t seq, int64_t heads,
                int64_t headDim, int64_t rotaryDim, double theta,
-               bool inverse, int64_t posOffset) {
+               bool inverse, int64_t posOffset, const RopeScaling &scaling) {
   const char *fn = "ropeApply";
   detail::checkRope(y, x, seq, heads, headDim, rotaryDim, theta, posOffset,
                     fn);
+  const std::vector<double> freq = ropeFrequencies(rotaryDim, theta, scaling);
+  const double mag = scaling.kind == RopeScaling::Kind::Yarn
+                         ? scaling.attentionFactor
+                         : 1.0;
   if (!x.numel())
     return;
   const int64_t rows = x.numel() / (heads * headDim), half = rotaryDim / 2;
@@ -415,9 +419,9 @@ void ropeApply(Tensor &y, const Tensor &x, int64_t seq, int64_t heads,
     for (int64_t h = 0; h < heads; ++h) {
       const int64_t base = (r * heads + h) * headDim;
       for (int64_t i = 0; i < half; ++i) {
-        double angle = pos * std::pow(theta, -2.0 * double(i) / double(rotaryDim));
-        float c = float(std::cos(angle));
-        float sn = float(inverse ? -std::sin(angle) : std::sin(angle));
+        double angle = pos * freq[i];
+        float c = float(mag * std::cos(angle));
+        float sn = float(mag * (inverse ? -std::sin(angle) : std::sin(angle)));
         float a = in[base + i], b = in[base + i + half];
         out[base + i] = a * c - b * sn;
         out[base + i + half] = b * c + a * sn;
@@ -720,7 +724,15 @@ void probDropout(float *dst, const float *src, int64_t b, int64_t h,
 void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
                       const Tensor &k, const Tensor &v,
                       const AttentionDims &d) {
+  attentionForward(out, probs, q, k, v, Tensor(), d);
+}
+
+void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
+                      const Tensor &k, const Tensor &v, const Tensor &sinks,
+                      const AttentionDims &d) {
   detail::checkAttention(out, probs, q, k, v, d, "attentionForward");
+  detail::checkSinks(sinks, d, "attentionForward");
+  const float *sink = sinks.defined() ? sinks.f32() : nullptr;
   int64_t s = d.seq, t = d.keys(), hd = d.headDim;
   int64_t qs = d.heads * hd, ks = d.kvHeads * hd;
   int64_t group = d.heads / d.kvHeads;
@@ -743,11 +755,15 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
         float mx = P(i, first);
         for (int64_t j = first + 1; j <= last; ++j)
           mx = std::max(mx, P(i, j));
+        if (sink)
+          mx = std::max(mx, sink[h]);
         double z = 0;
         for (int64_t j = first; j <= last; ++j) {
           P(i, j) = std::exp(P(i, j) - mx);
           z += P(i, j);
         }
+        if (sink)
+          z += std::exp(double(sink[h]) - double(mx));
         float inv = static_cast<float>(1.0 / z);
         for (int64_t j = 0; j < t; ++j)
           P(i, j) = (j >= first && j <= last) ? P(i, j) * inv : 0.0f;
@@ -764,13 +780,23 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
 void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, const Tensor &dout,
                        const Tensor &q, const Tensor &k, const Tensor &v,
                        const Tensor &probs, const AttentionDims &d) {
+  Tensor none;
+  attentionBackward(dq, dk, dv, none, dout, q, k, v, probs, d);
+}
+
+void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
+                       const Tensor &dout, const Tensor &q, const Tensor &k,
+                       const Tensor &v, const Tensor &probs,
+                       const AttentionDims &d) {
   const char *fn = "attentionBackward";
   detail::checkAttention(dout, probs, q, k, v, d, fn);
+  detail::checkSinks(dsinks, d, fn);
   sameNumel(dq, q, fn);
   sameNumel(dk, k, fn);
   sameNumel(dv, v, fn);
   zero(dk);
   zero(dv);
+  std::vector<double> dsink(dsinks.defined() ? d.heads : 0, 0.0);
   int64_t s = d.seq, t = d.keys(), hd = d.headDim;
   int64_t qs = d.heads * hd, ks = d.kvHeads * hd;
   int64_t group = d.heads / d.kvHeads;
@@ -805,6 +831,14 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, const Tensor &dout,
         double dot = 0;
         for (int64_t j = first; j <= last; ++j)
           dot += double(dP(i, j)) * P(i, j);
+        if (!dsink.empty()) {
+          // The sink's logit s: dL/ds = p_sink (0 - dot), its value being
+          // none.
+          double kept = 0;
+          for (int64_t j = first; j <= last; ++j)
+            kept += P(i, j);
+          dsink[h] -= (1.0 - kept) * dot;
+        }
         for (int64_t j = 0; j < t; ++j)
           dP(i, j) = (j >= first && j <= last)
                          ? P(i, j) * (dP(i, j) - float(dot)) * sc
@@ -813,6 +847,8 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, const Tensor &dout,
       DQ.noalias() = dP * K;
       DK.noalias() += dP.transpose() * Q;
     }
+  for (size_t h = 0; h < dsink.size(); ++h)
+    dsinks.f32()[h] = float(dsink[h]);
 }
 
 //===----------------------------------------------------------------------===//

@@ -11,6 +11,7 @@
 #include "../Common/Hash.h"
 #include "../Common/TokenGroups.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -228,18 +229,24 @@ __global__ void kSwigluBwd(float *dg, float *du, const float *dy,
 }
 // One thread per rotated pair (row, head, i < rot/2); the pass-through
 // dimensions are copied by the threads of i >= rot/2 up to headDim - rot/2.
+/// RoPE's frequencies (rt::ropeFrequencies) and cos/sin factor, passed by
+/// value: 2 KiB of kernel parameters.
+struct RopeTable {
+  double freq[kMaxRopePairs];
+  double mag;
+};
 __global__ void kRope(float *y, const float *x, int64_t rows, int64_t seq,
                       int64_t posOffset, int64_t heads, int64_t headDim, int64_t rot,
-                      double theta, bool inverse) {
+                      RopeTable table, bool inverse) {
   const int64_t half = rot / 2, perHead = headDim - half;
   GRID_STRIDE(t, rows * heads * perHead) {
     int64_t i = t % perHead, rh = t / perHead;
     int64_t r = rh / heads;
     int64_t base = rh * headDim;
     if (i < half) {
-      double angle = double(posOffset + r % seq) * pow(theta, -2.0 * double(i) / double(rot));
-      float c = float(cos(angle));
-      float sn = float(inverse ? -sin(angle) : sin(angle));
+      double angle = double(posOffset + r % seq) * table.freq[i];
+      float c = float(table.mag * cos(angle));
+      float sn = float(table.mag * (inverse ? -sin(angle) : sin(angle)));
       float a = x[base + i], b = x[base + i + half];
       y[base + i] = a * c - b * sn;
       y[base + i + half] = b * c + a * sn;
@@ -397,8 +404,11 @@ __global__ void kAddBias(float *y, const float *b, int64_t n, int64_t cols) {
 /// Row i of one (b, h) score matrix [s, t]: causal mask (query i sees keys
 /// 0 .. off + i, the last `window` of them when window > 0; every key when
 /// not causal) and softmax in place.
+/// sink (nullptr: none) points at the head's sink logit, which joins the
+/// softmax without a value.
 __global__ void kMaskedSoftmax(float *p, int64_t s, int64_t t, int64_t off,
-                               int64_t window, bool causal) {
+                               int64_t window, bool causal,
+                               const float *sink) {
   __shared__ float sh[kThreads];
   float *row = p + blockIdx.x * t;
   int64_t last = causal ? off + int64_t(blockIdx.x) % s : t - 1;
@@ -407,10 +417,14 @@ __global__ void kMaskedSoftmax(float *p, int64_t s, int64_t t, int64_t off,
   for (int64_t j = first + threadIdx.x; j <= last; j += blockDim.x)
     m = fmaxf(m, row[j]);
   m = blockMax(m, sh);
+  if (sink)
+    m = fmaxf(m, *sink);
   float z = 0.0f;
   for (int64_t j = first + threadIdx.x; j <= last; j += blockDim.x)
     z += expf(row[j] - m);
   z = blockSum(z, sh);
+  if (sink)
+    z += expf(*sink - m);
   for (int64_t j = threadIdx.x; j < t; j += blockDim.x)
     row[j] = (j >= first && j <= last) ? expf(row[j] - m) / z : 0.0f;
 }
@@ -447,7 +461,10 @@ void probDropout(float *dst, const float *src, int64_t b, int64_t h,
   launched(fn);
 }
 /// dS = P o (dP - rowsum(dP o P)) * scale, in place in dp (rows of t).
-__global__ void kSoftmaxBwd(float *dp, const float *p, int64_t t, float sc) {
+/// sinkRow (nullptr: no sinks) gets each row's sink gradient -p_sink * dot,
+/// p_sink = 1 - rowsum(P).
+__global__ void kSoftmaxBwd(float *dp, const float *p, int64_t t, float sc,
+                            float *sinkRow) {
   __shared__ float sh[kThreads];
   float *row = dp + blockIdx.x * t;
   const float *prow = p + blockIdx.x * t;
@@ -455,8 +472,27 @@ __global__ void kSoftmaxBwd(float *dp, const float *p, int64_t t, float sc) {
   for (int64_t j = threadIdx.x; j < t; j += blockDim.x)
     dot += row[j] * prow[j];
   dot = blockSum(dot, sh);
+  if (sinkRow) {
+    float kept = 0.0f;
+    for (int64_t j = threadIdx.x; j < t; j += blockDim.x)
+      kept += prow[j];
+    kept = blockSum(kept, sh);
+    if (threadIdx.x == 0)
+      sinkRow[blockIdx.x] = -(1.0f - kept) * dot;
+  }
   for (int64_t j = threadIdx.x; j < t; j += blockDim.x)
     row[j] = prow[j] * (row[j] - dot) * sc;
+}
+
+/// acc[0] += the sum of x[0 .. n) (one block, a fixed tree: deterministic).
+__global__ void kAccumulateSum(float *acc, const float *x, int64_t n) {
+  __shared__ float sh[kThreads];
+  float v = 0.0f;
+  for (int64_t j = threadIdx.x; j < n; j += blockDim.x)
+    v += x[j];
+  v = blockSum(v, sh);
+  if (threadIdx.x == 0)
+    acc[0] += v;
 }
 
 // --- cross-entropy --------------------------------------------------------
@@ -857,16 +893,22 @@ void swigluBackward(Tensor &dgate, Tensor &dup, const Tensor &dy,
 
 void ropeApply(Tensor &y, const Tensor &x, int64_t seq, int64_t heads,
                int64_t headDim, int64_t rotaryDim, double theta,
-               bool inverse, int64_t posOffset) {
+               bool inverse, int64_t posOffset, const RopeScaling &scaling) {
   const char *fn = "ropeApply";
   detail::checkRope(y, x, seq, heads, headDim, rotaryDim, theta, posOffset,
                     fn);
+  RopeTable table{};
+  const std::vector<double> freq = ropeFrequencies(rotaryDim, theta, scaling);
+  std::copy(freq.begin(), freq.end(), table.freq);
+  table.mag = scaling.kind == RopeScaling::Kind::Yarn
+                  ? scaling.attentionFactor
+                  : 1.0;
   if (!x.numel())
     return;
   int64_t rows = x.numel() / (heads * headDim);
   int64_t work = rows * heads * (headDim - rotaryDim / 2);
   kRope<<<blocksFor(work), kThreads, 0, stream()>>>(
-      y.f32(), x.f32(), rows, seq, posOffset, heads, headDim, rotaryDim, theta,
+      y.f32(), x.f32(), rows, seq, posOffset, heads, headDim, rotaryDim, table,
       inverse);
   launched(fn);
 }
@@ -1062,8 +1104,15 @@ void matmul(Tensor &c, const Tensor &a, const Tensor &b, bool transB,
 void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
                       const Tensor &k, const Tensor &v,
                       const AttentionDims &d) {
+  attentionForward(out, probs, q, k, v, Tensor(), d);
+}
+
+void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
+                      const Tensor &k, const Tensor &v, const Tensor &sinks,
+                      const AttentionDims &d) {
   const char *fn = "attentionForward";
   detail::checkAttention(out, probs, q, k, v, d, fn);
+  detail::checkSinks(sinks, d, fn);
   int64_t s = d.seq, t = d.keys(), hd = d.headDim;
   int64_t qs = d.heads * hd, ks = d.kvHeads * hd, group = d.heads / d.kvHeads;
   float sc = 1.0f / std::sqrt(float(hd));
@@ -1078,7 +1127,8 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
       float *P = probs.f32() + (b * d.heads + h) * s * t;
       gemmRowMajor(false, true, s, t, hd, sc, Q, qs, K, ks, 0.0f, P, t, fn);
       kMaskedSoftmax<<<unsigned(s), kThreads, 0, stream()>>>(
-          P, s, t, d.qOffset, d.window, d.causal);
+          P, s, t, d.qOffset, d.window, d.causal,
+          sinks.defined() ? sinks.f32() + h : nullptr);
       launched(fn);
       const float *PV = P;
       if (drop) {
@@ -1093,13 +1143,26 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
 void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, const Tensor &dout,
                        const Tensor &q, const Tensor &k, const Tensor &v,
                        const Tensor &probs, const AttentionDims &d) {
+  Tensor none;
+  attentionBackward(dq, dk, dv, none, dout, q, k, v, probs, d);
+}
+
+void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
+                       const Tensor &dout, const Tensor &q, const Tensor &k,
+                       const Tensor &v, const Tensor &probs,
+                       const AttentionDims &d) {
   const char *fn = "attentionBackward";
   detail::checkAttention(dout, probs, q, k, v, d, fn);
+  detail::checkSinks(dsinks, d, fn);
   sameNumel(dq, q, fn);
   sameNumel(dk, k, fn);
   sameNumel(dv, v, fn);
   zero(dk);
   zero(dv);
+  const bool sinks = dsinks.defined();
+  Tensor sinkRows = sinks ? Tensor({d.seq}) : Tensor();
+  if (sinks)
+    zero(dsinks);
   int64_t s = d.seq, t = d.keys(), hd = d.headDim;
   int64_t qs = d.heads * hd, ks = d.kvHeads * hd, group = d.heads / d.kvHeads;
   Tensor dP({s, t});
@@ -1123,8 +1186,14 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, const Tensor &dout,
                    v.f32() + kOff, ks, 0.0f, dP.f32(), t, fn);
       if (drop)
         probDropout(dP.f32(), dP.f32(), b, h, d, fn);
-      kSoftmaxBwd<<<unsigned(s), kThreads, 0, stream()>>>(dP.f32(), P, t, sc);
+      kSoftmaxBwd<<<unsigned(s), kThreads, 0, stream()>>>(
+          dP.f32(), P, t, sc, sinks ? sinkRows.f32() : nullptr);
       launched(fn);
+      if (sinks) {
+        kAccumulateSum<<<1, kThreads, 0, stream()>>>(dsinks.f32() + h,
+                                                     sinkRows.f32(), s);
+        launched(fn);
+      }
       gemmRowMajor(false, false, s, hd, t, 1.0f, dP.f32(), t, k.f32() + kOff,
                    ks, 0.0f, dq.f32() + qOff, qs, fn);
       gemmRowMajor(true, false, t, hd, s, 1.0f, dP.f32(), t, q.f32() + qOff,

@@ -1,5 +1,6 @@
 // A two-layer model whose block is a mixture of experts with a router bias
-// (DeepSeek-V3 style): the runtime's routing has no bias, so it is refused.
+// but no expert biases: the runtime takes gpt-oss's three biases or none,
+// so it is refused.
 module {
   tgraph.model @moe_bias attributes {seq_len = 8 : i64} {
     %ids = tgraph.input "tokens" : tensor<?x?xi32>

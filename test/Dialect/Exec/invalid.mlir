@@ -1758,3 +1758,129 @@ texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 :
     texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
   }
 }
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [2, 4, 8] init "uniform" : tensor<2x4x8xf32>
+    texec.chunk 0 forward {
+      %w = texec.param_ref "w" : tensor<2x4x8xf32>
+      // expected-error@+1 {{kernel 'rope' config 'scaling' type 'yarn' needs 'attention_factor'}}
+      %y = texec.kernel "rope"(%w) config {heads = 2 : i64, head_dim = 4 : i64, rotary_dim = 4 : i64, theta = 1.0e+04 : f64, scaling = {type = "yarn", factor = 4.0 : f64, original_max_positions = 8 : i64, beta_fast = 32.0 : f64, beta_slow = 1.0 : f64, truncate = true}} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [2, 4, 8] init "uniform" : tensor<2x4x8xf32>
+    texec.chunk 0 forward {
+      %w = texec.param_ref "w" : tensor<2x4x8xf32>
+      // expected-error@+1 {{kernel 'rope_bwd' config 'scaling' must be a dictionary}}
+      %y = texec.kernel "rope_bwd"(%w) config {heads = 2 : i64, head_dim = 4 : i64, rotary_dim = 4 : i64, theta = 1.0e+04 : f64, scaling = "yarn"} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "x" global [2, 4, 8] init "uniform" : tensor<2x4x8xf32>
+    texec.param "s" global [3] init "uniform" : tensor<3xf32>
+    texec.chunk 0 forward {
+      %x = texec.param_ref "x" : tensor<2x4x8xf32>
+      %s = texec.param_ref "s" : tensor<3xf32>
+      // expected-error@+1 {{kernel 'attention_sinks' needs sinks of one value per local head}}
+      %y:2 = texec.kernel "attention_sinks"(%x, %x, %x, %s) config {heads = 2 : i64, kv_heads = 2 : i64, head_dim = 4 : i64} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<3xf32>) -> (tensor<2x4x8xf32>, tensor<2x2x4x4xf32>)
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "x" global [2, 4, 8] init "uniform" : tensor<2x4x8xf32>
+    texec.param "r" global [8, 2] init "uniform" : tensor<8x2xf32>
+    texec.param "rb" global [2] init "zeros" : tensor<2xf32>
+    texec.param "wi" global [2, 8, 16] init "uniform" : tensor<2x8x16xf32>
+    texec.param "bi" global [2, 16] init "zeros" : tensor<2x16xf32>
+    texec.param "wo" global [2, 8, 8] init "uniform" : tensor<2x8x8xf32>
+    texec.param "bo" global [2, 4] init "zeros" : tensor<2x4xf32>
+    texec.chunk 0 forward {
+      %x = texec.param_ref "x" : tensor<2x4x8xf32>
+      %r = texec.param_ref "r" : tensor<8x2xf32>
+      %rb = texec.param_ref "rb" : tensor<2xf32>
+      %wi = texec.param_ref "wi" : tensor<2x8x16xf32>
+      %bi = texec.param_ref "bi" : tensor<2x16xf32>
+      %wo = texec.param_ref "wo" : tensor<2x8x8xf32>
+      %bo = texec.param_ref "bo" : tensor<2x4xf32>
+      // expected-error@+1 {{kernel 'moe_biased' needs a router bias of one value per expert and expert biases [experts, w_in columns] and [experts, hidden]}}
+      %y = texec.kernel "moe_biased"(%x, %r, %rb, %wi, %bi, %wo, %bo) config {activation = "silu", experts = 2 : i64, top_k = 1 : i64, gated} : (tensor<2x4x8xf32>, tensor<8x2xf32>, tensor<2xf32>, tensor<2x8x16xf32>, tensor<2x16xf32>, tensor<2x8x8xf32>, tensor<2x4xf32>) -> tensor<2x4x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "x" global [2, 4, 8] init "uniform" : tensor<2x4x8xf32>
+    texec.param "r" global [8, 2] init "uniform" : tensor<8x2xf32>
+    texec.param "rb" global [2] init "zeros" : tensor<2xf32>
+    texec.param "wi" global [2, 8, 16] init "uniform" : tensor<2x8x16xf32>
+    texec.param "bi" global [2, 16] init "zeros" : tensor<2x16xf32>
+    texec.param "wo" global [2, 8, 8] init "uniform" : tensor<2x8x8xf32>
+    texec.param "bo" global [2, 4] init "zeros" : tensor<2x4xf32>
+    texec.chunk 0 forward {
+      %x = texec.param_ref "x" : tensor<2x4x8xf32>
+      %r = texec.param_ref "r" : tensor<8x2xf32>
+      %rb = texec.param_ref "rb" : tensor<2xf32>
+      %wi = texec.param_ref "wi" : tensor<2x8x16xf32>
+      %bi = texec.param_ref "bi" : tensor<2x16xf32>
+      %wo = texec.param_ref "wo" : tensor<2x8x8xf32>
+      %bo = texec.param_ref "bo" : tensor<2x4xf32>
+      // expected-error@+1 {{kernel 'moe_biased' needs a positive float swiglu_limit on gated silu experts}}
+      %y = texec.kernel "moe_biased"(%x, %r, %rb, %wi, %bi, %wo, %bo) config {activation = "gelu", experts = 2 : i64, top_k = 1 : i64, gated, swiglu_limit = 7.0 : f64} : (tensor<2x4x8xf32>, tensor<8x2xf32>, tensor<2xf32>, tensor<2x8x16xf32>, tensor<2x16xf32>, tensor<2x8x8xf32>, tensor<2x4xf32>) -> tensor<2x4x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}

@@ -721,3 +721,67 @@ func.func @repeat_count_limit(%x: tensor<?x?x4xf32>) {
   }
   return
 }
+
+// -----
+
+func.func @rope_scaling_no_rotary(%q: tensor<?x?x64xf32>, %k: tensor<?x?x64xf32>, %v: tensor<?x?x64xf32>) {
+  // expected-error@+1 {{rope_scaling needs rotary_dim > 0}}
+  %0 = tgraph.attention %q, %k, %v {num_heads = 4 : i64, num_kv_heads = 4 : i64, head_dim = 16 : i64, rope_scaling = {type = "linear", factor = 2.0 : f64}} : (tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @rope_scaling_type(%q: tensor<?x?x64xf32>, %k: tensor<?x?x64xf32>, %v: tensor<?x?x64xf32>) {
+  // expected-error@+1 {{rope_scaling type 'longrope' is not one of linear, llama3, yarn}}
+  %0 = tgraph.attention %q, %k, %v {num_heads = 4 : i64, num_kv_heads = 4 : i64, head_dim = 16 : i64, rotary_dim = 16 : i64, rope_scaling = {type = "longrope", factor = 2.0 : f64}} : (tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @rope_scaling_missing(%q: tensor<?x?x64xf32>, %k: tensor<?x?x64xf32>, %v: tensor<?x?x64xf32>) {
+  // expected-error@+1 {{rope_scaling type 'llama3' needs 'high_freq_factor'}}
+  %0 = tgraph.attention %q, %k, %v {num_heads = 4 : i64, num_kv_heads = 4 : i64, head_dim = 16 : i64, rotary_dim = 16 : i64, rope_scaling = {type = "llama3", factor = 8.0 : f64, low_freq_factor = 1.0 : f64, original_max_positions = 8192 : i64}} : (tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @rope_scaling_foreign_key(%q: tensor<?x?x64xf32>, %k: tensor<?x?x64xf32>, %v: tensor<?x?x64xf32>) {
+  // expected-error@+1 {{rope_scaling key 'beta_fast' does not belong to type 'linear'}}
+  %0 = tgraph.attention %q, %k, %v {num_heads = 4 : i64, num_kv_heads = 4 : i64, head_dim = 16 : i64, rotary_dim = 16 : i64, rope_scaling = {type = "linear", factor = 2.0 : f64, beta_fast = 32.0 : f64}} : (tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @rope_scaling_factor(%q: tensor<?x?x64xf32>, %k: tensor<?x?x64xf32>, %v: tensor<?x?x64xf32>) {
+  // expected-error@+1 {{rope_scaling 'factor' must be at least 1}}
+  %0 = tgraph.attention %q, %k, %v {num_heads = 4 : i64, num_kv_heads = 4 : i64, head_dim = 16 : i64, rotary_dim = 16 : i64, rope_scaling = {type = "linear", factor = 0.5 : f64}} : (tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @rope_scaling_yarn_truncate(%q: tensor<?x?x64xf32>, %k: tensor<?x?x64xf32>, %v: tensor<?x?x64xf32>) {
+  // expected-error@+1 {{rope_scaling 'truncate' must be true or false}}
+  %0 = tgraph.attention %q, %k, %v {num_heads = 4 : i64, num_kv_heads = 4 : i64, head_dim = 16 : i64, rotary_dim = 16 : i64, rope_scaling = {type = "yarn", factor = 4.0 : f64, original_max_positions = 8 : i64, beta_fast = 32.0 : f64, beta_slow = 1.0 : f64, truncate = 1 : i64, attention_factor = 1.0 : f64}} : (tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @moe_swiglu_limit_ungated(%x: tensor<?x?x64xf32>, %r: tensor<64x8xf32>, %wi: tensor<8x64x128xf32>, %wo: tensor<8x128x64xf32>) {
+  // expected-error@+1 {{swiglu_limit must be a positive number on gated silu experts}}
+  %0 = tgraph.moe %x router %r experts(%wi, %wo) {num_experts = 8 : i64, top_k = 2 : i64, activation = #tgraph.act<silu>, swiglu_limit = 7.0 : f64} : (tensor<?x?x64xf32>, tensor<64x8xf32>, tensor<8x64x128xf32>, tensor<8x128x64xf32>) -> tensor<?x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @moe_selection_bias_alone(%x: tensor<?x?x64xf32>, %r: tensor<64x8xf32>, %wi: tensor<8x64x256xf32>, %wo: tensor<8x128x64xf32>) {
+  // expected-error@+1 {{selection_bias needs a router bias}}
+  %0 = tgraph.moe %x router %r experts(%wi, %wo) {num_experts = 8 : i64, top_k = 2 : i64, activation = #tgraph.act<silu>, gated, selection_bias} : (tensor<?x?x64xf32>, tensor<64x8xf32>, tensor<8x64x256xf32>, tensor<8x128x64xf32>) -> tensor<?x?x64xf32>
+  return
+}

@@ -131,6 +131,99 @@ TEST_CASE("Each architecture's norm epsilon key, and HF's default",
   }
 }
 
+TEST_CASE("rope_scaling: linear, llama3, yarn, dynamic and bad values",
+          "[frontend][hf]") {
+  using Kind = RopeScalingConfig::Kind;
+  // Llama 3.1's released settings.
+  ModelConfig l = parseOk(readModelFile("llama-3.1-405b.json"));
+  CHECK(l.ropeScaling.kind == Kind::Llama3);
+  CHECK(l.ropeScaling.factor == 8.0);
+  CHECK(l.ropeScaling.lowFreqFactor == 1.0);
+  CHECK(l.ropeScaling.highFreqFactor == 4.0);
+  CHECK(l.ropeScaling.originalMaxPositions == 8192);
+  // gpt-oss: YaRN without truncation, attention factor 0.1 ln 32 + 1.
+  ModelConfig g = parseOk(readModelFile("gpt-oss-20b.json"));
+  CHECK(g.ropeScaling.kind == Kind::Yarn);
+  CHECK(g.ropeScaling.factor == 32.0);
+  CHECK(g.ropeScaling.originalMaxPositions == 4096);
+  CHECK_FALSE(g.ropeScaling.truncate);
+  CHECK(g.ropeScaling.attentionFactor == Approx(1.3465735902799727));
+  // DeepSeek-V3: mscale / mscale_all_dim 1 / 1 cancel; "type" spelling.
+  ModelConfig d = parseOk(readModelFile("deepseek-v3.json"));
+  CHECK(d.ropeScaling.kind == Kind::Yarn);
+  CHECK(d.ropeScaling.attentionFactor == 1.0);
+  CHECK(d.ropeScaling.truncate);
+  // No scaling, default and dynamic (nothing changes up to the model's
+  // positions) keep plain RoPE.
+  CHECK(parseOk(readModelFile("llama-3-8b.json")).ropeScaling.kind ==
+        Kind::None);
+  for (const char *t : {"default", "dynamic"})
+    CHECK(parseOk(edited("llama-3-8b.json",
+                         {{"rope_scaling", {{"rope_type", t}, {"factor", 2.0}}}}))
+              .ropeScaling.kind == Kind::None);
+  ModelConfig lin = parseOk(edited(
+      "llama-3-8b.json", {{"rope_scaling", {{"type", "linear"}, {"factor", 2.0}}}}));
+  CHECK(lin.ropeScaling.kind == Kind::Linear);
+  CHECK(lin.ropeScaling.factor == 2.0);
+  // YaRN: factor follows max_position_embeddings / original (HF's rule),
+  // with a warning when they disagree; original defaults to the max.
+  std::vector<std::string> warnings;
+  ModelConfig y = parseOk(
+      edited("llama-3-8b.json",
+             {{"rope_scaling",
+               {{"rope_type", "yarn"},
+                {"factor", 4.0},
+                {"original_max_position_embeddings", 4096},
+                {"beta_fast", 16},
+                {"unknown_knob", 1}}}}),
+      &warnings);
+  CHECK(y.ropeScaling.factor == 2.0); // 8192 / 4096
+  CHECK(y.ropeScaling.betaFast == 16.0);
+  CHECK(y.ropeScaling.attentionFactor == Approx(0.1 * std::log(2.0) + 1));
+  REQUIRE(warnings.size() == 2);
+  CHECK(contains(warnings[0], "field 'rope_scaling.factor'"));
+  CHECK(contains(warnings[1], "'rope_scaling.unknown_knob' ignored"));
+  ModelConfig y2 = parseOk(edited(
+      "llama-3-8b.json",
+      {{"rope_scaling", {{"rope_type", "yarn"}, {"factor", 4.0}, {"attention_factor", 0.5}}}}));
+  CHECK(y2.ropeScaling.originalMaxPositions == 8192);
+  CHECK(y2.ropeScaling.attentionFactor == 0.5);
+  // Errors name the nested field.
+  struct Bad {
+    json scaling;
+    const char *field, *problem;
+  } bad[] = {
+      {json("yarn"), "rope_scaling", "expected an object or null"},
+      {{{"factor", 2.0}}, "rope_scaling.rope_type", "missing"},
+      {{{"rope_type", "longrope"}}, "rope_scaling.rope_type",
+       "unsupported RoPE scaling 'longrope'"},
+      {{{"rope_type", "linear"}}, "rope_scaling.factor", "missing"},
+      {{{"rope_type", "linear"}, {"factor", 0.5}}, "rope_scaling.factor",
+       "expected a number in [1, "},
+      {{{"rope_type", "llama3"}, {"factor", 8.0}, {"low_freq_factor", 4.0},
+        {"high_freq_factor", 1.0}, {"original_max_position_embeddings", 8192}},
+       "rope_scaling.high_freq_factor", "must exceed low_freq_factor"},
+      {{{"rope_type", "llama3"}, {"factor", 8.0}, {"low_freq_factor", 1.0},
+        {"high_freq_factor", 4.0}},
+       "rope_scaling.original_max_position_embeddings", "missing"},
+      {{{"rope_type", "yarn"}, {"factor", 8.0}, {"truncate", 1}},
+       "rope_scaling.truncate", "expected true or false"},
+  };
+  for (const Bad &b : bad) {
+    std::string err =
+        parseError(edited("llama-3-8b.json", {{"rope_scaling", b.scaling}}));
+    INFO(err);
+    CHECK(contains(err, std::string("field '") + b.field + "'"));
+    CHECK(contains(err, b.problem));
+  }
+  // A model without RoPE notes that the key does nothing.
+  warnings.clear();
+  parseOk(edited("gpt2.json", {{"rope_scaling", {{"rope_type", "linear"}, {"factor", 2.0}}}}),
+          &warnings);
+  REQUIRE(warnings.size() == 1);
+  CHECK(contains(warnings[0], "no rotary position embedding"));
+}
+
 TEST_CASE("GPT-2 n_inner and activation_function are honoured",
           "[frontend][hf]") {
   ModelConfig c = parseOk(edited("gpt2.json", {{"n_inner", 1000},
@@ -354,6 +447,13 @@ TEST_CASE("gpt-oss: sinks, biases, alternating sliding layers",
   CHECK(c.moe.expertFfn == 2880);
   CHECK(c.moe.routerBias);
   CHECK(c.moe.expertBias);
+  CHECK(c.moe.swigluLimit == 7.0); // the released config's swiglu_limit
+  CHECK(parseOk(edited("gpt-oss-20b.json", {{"swiglu_limit", nullptr}}))
+            .moe.swigluLimit == 7.0); // GptOssConfig's default
+  CHECK(parseOk(edited("gpt-oss-20b.json", {{"swiglu_limit", 3.5}}))
+            .moe.swigluLimit == 3.5);
+  CHECK(contains(parseError(edited("gpt-oss-20b.json", {{"swiglu_limit", -1}})),
+                 "field 'swiglu_limit': expected a number in (0, "));
   CHECK(c.slidingWindow == 128);
   CHECK(c.isSlidingLayer(0));
   CHECK_FALSE(c.isSlidingLayer(1));
@@ -764,8 +864,7 @@ TEST_CASE("Unknown keys become warnings naming the key", "[frontend][hf]") {
                                  {"n_embd", 768}, // a GPT-2 key in a Llama
                                  {"some_layer_norm_eps", 1e-6},
                                  {"_name_or_path", "x"},
-                                 {"bos_token_id", 1},
-                                 {"rope_scaling", {{"factor", 8.0}}}}),
+                                 {"bos_token_id", 1}}),
       &warnings);
   REQUIRE(warnings.size() == 2);
   CHECK(warnings[0] == "t.json: unknown key 'frobnication_factor' ignored");

@@ -686,6 +686,57 @@ TEST_CASE("attention with a sliding window and dropout matches finite "
   REQUIRE(o[0] == Approx(want).margin(1e-6));
 }
 
+TEST_CASE("attention with sinks: the extra logit, gradients by finite "
+          "differences",
+          "[runtime]") {
+  ensureInit();
+  AttentionDims d;
+  d.batch = 2, d.seq = 5, d.heads = 2, d.kvHeads = 1, d.headDim = 3;
+  d.window = 3;
+  const int64_t n = d.batch * d.seq;
+  Tensor q = randomTensor({n, 6}, "q", 1.5f), k = randomTensor({n, 3}, "k", 1.5f),
+         v = randomTensor({n, 3}, "v"), r = randomTensor({n, 6}, "r");
+  Tensor sinks({2});
+  sinks.fromHost({0.7f, -0.4f});
+  Tensor out({n, 6}), probs({2, 2, 5, 5});
+  auto loss = [&] {
+    attentionForward(out, probs, q, k, v, sinks, d);
+    return dotLoss(out, r);
+  };
+  loss();
+  // Query 0 sees key 0 and the sink: p = e^a / (e^a + e^s) with a the
+  // scaled score; its output is p v[0].
+  auto Q = q.toHost(), K = k.toHost(), V = v.toHost(), O = out.toHost();
+  for (int64_t h = 0; h < 2; ++h) {
+    double a = 0;
+    for (int64_t c = 0; c < 3; ++c)
+      a += double(Q[size_t(h * 3 + c)]) * K[size_t(c)];
+    a /= std::sqrt(3.0);
+    const double sink = h == 0 ? 0.7 : -0.4;
+    const double p = std::exp(a) / (std::exp(a) + std::exp(sink));
+    for (int64_t c = 0; c < 3; ++c)
+      CHECK(O[size_t(h * 3 + c)] == Approx(p * V[size_t(c)]).margin(1e-6));
+    CHECK(probs.toHost()[size_t(h * 25)] == Approx(p).margin(1e-6));
+  }
+  Tensor dq({n, 6}), dk({n, 3}), dv({n, 3}), ds({2});
+  attentionBackward(dq, dk, dv, ds, r, q, k, v, probs, d);
+  CHECK(fdError(loss, q, dq.toHost()) < kTol);
+  CHECK(fdError(loss, k, dk.toHost()) < kTol);
+  CHECK(fdError(loss, v, dv.toHost()) < kTol);
+  CHECK(fdError(loss, sinks, ds.toHost()) < kTol);
+  // Undefined sinks: the plain attention, whose rows sum to 1.
+  Tensor plainOut({n, 6}), plainProbs({2, 2, 5, 5});
+  attentionForward(plainOut, plainProbs, q, k, v, Tensor(), d);
+  auto PP = plainProbs.toHost();
+  double row = 0;
+  for (int64_t j = 0; j < 5; ++j)
+    row += PP[size_t(4 * 5 + j)];
+  CHECK(row == Approx(1.0).margin(1e-6));
+  Tensor bad({3});
+  CHECK_THROWS_WITH(attentionForward(out, probs, q, k, v, bad, d),
+                    Catch::Contains("one value per head"));
+}
+
 TEST_CASE("attention dropout of a head shard is those heads of the whole",
           "[runtime]") {
   ensureInit();
@@ -987,6 +1038,61 @@ TEST_CASE("mixture of experts: routing by hand, backward against finite "
     CHECK(fdError(loss, wi, dwi.toHost(), 1e-3f) < 5e-3);
     CHECK(fdError(loss, wo, dwo.toHost(), 1e-3f) < 5e-3);
   }
+  // gpt-oss: router and expert biases, the clamped SwiGLU. A limit of 1.5
+  // with inputs of scale 3 clamps many gates and ups, so the gradient's
+  // clamp masks are exercised too.
+  {
+    MoEDims d;
+    d.experts = 4, d.topK = 2, d.gated = true, d.swigluLimit = 1.5f;
+    const int64_t n = 6, h = 4, f = 3;
+    Tensor x = randomTensor({n, h}, "x", 2.0f),
+           r = randomTensor({h, 4}, "router", 2.0f),
+           wi = randomTensor({4, h, 2 * f}, "wi", 1.5f),
+           wo = randomTensor({4, f, h}, "wo", 1.5f),
+           g = randomTensor({n, h}, "g"), y({n, h});
+    MoEBiases b{randomTensor({4}, "br", 1.0f), randomTensor({4, 2 * f}, "bi"),
+                randomTensor({4, h}, "bo")};
+    auto loss = [&] {
+      moeForward(y, x, r, wi, wo, d, b);
+      return dotLoss(y, g);
+    };
+    loss();
+    Tensor dxe({n, h}), dxr({n, h}), dx({n, h}), dr({h, 4}), dbr({4}),
+        dwi({4, h, 2 * f}), dwo({4, f, h}), dgate({n, 2});
+    MoEBiases db{Tensor(), Tensor({4, 2 * f}), Tensor({4, h})};
+    moeBackward(dxe, dwi, dwo, dgate, g, x, r, wi, wo, d, b, db);
+    moeRouterBackward(dxr, dr, dbr, dgate, x, r, b.router, d);
+    add(dx, dxe, dxr);
+    CHECK(fdError(loss, x, dx.toHost(), 1e-3f) < 5e-3);
+    CHECK(fdError(loss, r, dr.toHost(), 1e-3f) < 5e-3);
+    CHECK(fdError(loss, wi, dwi.toHost(), 1e-3f) < 5e-3);
+    CHECK(fdError(loss, wo, dwo.toHost(), 1e-3f) < 5e-3);
+    CHECK(fdError(loss, b.router, dbr.toHost(), 1e-3f) < 5e-3);
+    CHECK(fdError(loss, b.in, db.in.toHost(), 1e-3f) < 5e-3);
+    CHECK(fdError(loss, b.out, db.out.toHost(), 1e-3f) < 5e-3);
+    // One token, one expert, by hand: gate 2 clamps to 1.5, up -0.5 stays;
+    // hidden = (-0.5 + 1) * 1.5 * sigmoid(1.702 * 1.5).
+    MoEDims one;
+    one.experts = 1, one.topK = 1, one.gated = true, one.swigluLimit = 1.5f;
+    Tensor x1({1, 1}), r1({1, 1}), wi1({1, 1, 2}), wo1({1, 1, 1}), y1({1, 1});
+    x1.fromHost({1.0f});
+    wi1.fromHost({2.0f, -0.5f});
+    wo1.fromHost({1.0f});
+    MoEBiases b1{Tensor({1}), Tensor({1, 2}), Tensor({1, 1})};
+    b1.out.fromHost({0.25f});
+    moeForward(y1, x1, r1, wi1, wo1, one, b1);
+    const double want = 0.5 * 1.5 / (1.0 + std::exp(-1.702 * 1.5)) + 0.25;
+    CHECK(y1.toHost()[0] == Approx(want).epsilon(1e-6));
+    // Left to another rank, the output bias is not added.
+    one.outBiasHere = false;
+    moeForward(y1, x1, r1, wi1, wo1, one, b1);
+    CHECK(y1.toHost()[0] == Approx(want - 0.25).epsilon(1e-6));
+    // A limit without gating is refused.
+    MoEDims bad = d;
+    bad.gated = false;
+    CHECK_THROWS_WITH(moeForward(y, x, r, wi, wo, bad, b),
+                      Catch::Contains("swigluLimit"));
+  }
   // Expert parallelism: two ranks holding experts 0-1 and 2-3 give outputs,
   // expert gradients and gate gradients that add up to one rank's; the
   // router backward of each half of the rows gives those rows.
@@ -1090,6 +1196,103 @@ TEST_CASE("RoPE: rotation by hand, pass-through, inverse and backward",
                     Catch::Contains("ropeApply") && Catch::Contains("even"));
   CHECK_THROWS_WITH(ropeApply(y, x, 4, heads, dim, rot, theta, false),
                     Catch::Contains("whole sequences"));
+}
+
+TEST_CASE("RoPE scaling: frequencies of linear, llama3 and yarn",
+          "[runtime]") {
+  // Expected values: the formulas of transformers' modeling_rope_utils
+  // (_compute_llama3_parameters, _compute_yarn_parameters) evaluated in
+  // double precision by a separate script, for Llama 3.1's and gpt-oss's
+  // released settings.
+  RopeScaling none;
+  auto plain = ropeFrequencies(128, 500000.0, none);
+  REQUIRE(plain.size() == 64);
+  CHECK(plain[0] == 1.0);
+  CHECK(plain[40] == Approx(0.0002742481756762073).epsilon(1e-12));
+  RopeScaling lin;
+  lin.kind = RopeScaling::Kind::Linear;
+  lin.factor = 4;
+  auto linear = ropeFrequencies(128, 500000.0, lin);
+  for (size_t i = 0; i < plain.size(); ++i)
+    REQUIRE(linear[i] == Approx(plain[i] / 4).epsilon(1e-14));
+  // Llama 3.1: wavelengths below 8192 / 4 kept, above 8192 / 1 divided by
+  // 8, smoothed between.
+  RopeScaling l3;
+  l3.kind = RopeScaling::Kind::Llama3;
+  l3.factor = 8, l3.lowFreqFactor = 1, l3.highFreqFactor = 4;
+  l3.originalMaxPositions = 8192;
+  auto llama = ropeFrequencies(128, 500000.0, l3);
+  CHECK(llama[0] == 1.0);
+  CHECK(llama[20] == Approx(0.016560440080994446).epsilon(1e-12));
+  CHECK(llama[29] == Approx(0.002166570763503359).epsilon(1e-12));
+  CHECK(llama[32] == Approx(0.0005248461609929547).epsilon(1e-12));
+  CHECK(llama[34] == Approx(0.0001785078127679964).epsilon(1e-12));
+  CHECK(llama[40] == Approx(3.428102195952591e-05).epsilon(1e-12));
+  CHECK(llama[63] == Approx(3.068925988914511e-07).epsilon(1e-12));
+  // gpt-oss: YaRN over 64 rotated dims, base 150000, factor 32 from 4096
+  // positions, betas 32 and 1, no truncation (ramp from pair 8.09 to 17.4).
+  RopeScaling y;
+  y.kind = RopeScaling::Kind::Yarn;
+  y.factor = 32, y.originalMaxPositions = 4096, y.truncate = false;
+  y.attentionFactor = 1.3465735902799727;
+  auto yarn = ropeFrequencies(64, 150000.0, y);
+  CHECK(yarn[0] == 1.0);
+  CHECK(yarn[8] == Approx(0.050813274815461475).epsilon(1e-12));
+  CHECK(yarn[12] == Approx(0.006794959489732219).epsilon(1e-12));
+  CHECK(yarn[20] == Approx(1.818833668168956e-05).epsilon(1e-12));
+  CHECK(yarn[31] == Approx(3.0235114281192144e-07).epsilon(1e-12));
+  // With truncation the ramp runs from pair 8 to 18: pair 12 is 0.4 of
+  // the way to interpolation.
+  y.truncate = true;
+  auto yarnT = ropeFrequencies(64, 150000.0, y);
+  const double f12 = std::pow(150000.0, -24.0 / 64.0);
+  CHECK(yarnT[12] == Approx(f12 / 32 * 0.4 + f12 * 0.6).epsilon(1e-12));
+  // Bad parameters are refused.
+  RopeScaling bad = l3;
+  bad.highFreqFactor = 1;
+  CHECK_THROWS_WITH(ropeFrequencies(128, 500000.0, bad),
+                    Catch::Contains("lowFreqFactor"));
+  bad = lin;
+  bad.factor = 0.5;
+  CHECK_THROWS_WITH(ropeFrequencies(128, 500000.0, bad),
+                    Catch::Contains("at least 1"));
+  CHECK_THROWS_WITH(ropeFrequencies(2 * kMaxRopePairs + 2, 10000.0, none),
+                    Catch::Contains("at most"));
+}
+
+TEST_CASE("RoPE scaling: yarn's factor scales the rotation, backward",
+          "[runtime]") {
+  ensureInit();
+  const int64_t seq = 4, heads = 2, dim = 8, rot = 8;
+  const double theta = 10000.0;
+  RopeScaling y;
+  y.kind = RopeScaling::Kind::Yarn;
+  y.factor = 4, y.originalMaxPositions = 2, y.attentionFactor = 1.25;
+  Tensor x = randomTensor({seq, heads * dim}, "x"), out({seq, heads * dim});
+  ropeApply(out, x, seq, heads, dim, rot, theta, false, 0, y);
+  auto X = x.toHost(), Y = out.toHost();
+  // Row 3 (position 3), head 0, pair 1: angle 3 * f_1 with yarn's f_1,
+  // cos and sin times 1.25.
+  const double f1 = ropeFrequencies(rot, theta, y)[1];
+  const double c = 1.25 * std::cos(3 * f1), sn = 1.25 * std::sin(3 * f1);
+  const int64_t b = 3 * heads * dim;
+  CHECK(Y[b + 1] == Approx(X[b + 1] * c - X[b + 5] * sn).epsilon(1e-5));
+  CHECK(Y[b + 5] == Approx(X[b + 5] * c + X[b + 1] * sn).epsilon(1e-5));
+  // The inverse is the transpose: applied after the forward it scales by
+  // 1.25^2.
+  Tensor back({seq, heads * dim});
+  ropeApply(back, out, seq, heads, dim, rot, theta, true, 0, y);
+  auto B = back.toHost();
+  for (size_t i = 0; i < X.size(); ++i)
+    REQUIRE(B[i] == Approx(1.5625 * X[i]).margin(1e-5));
+  // And it is the backward.
+  Tensor r = randomTensor({seq, heads * dim}, "r"), dx({seq, heads * dim});
+  auto loss = [&] {
+    ropeApply(out, x, seq, heads, dim, rot, theta, false, 0, y);
+    return dotLoss(out, r);
+  };
+  ropeApply(dx, r, seq, heads, dim, rot, theta, true, 0, y);
+  CHECK(fdError(loss, x, dx.toHost()) < kTol);
 }
 
 TEST_CASE("cross-entropy value and gradient", "[runtime]") {
