@@ -51,8 +51,7 @@ if [ -f "$e2e" ]; then
   # themselves.
   bash "$e2e" --backend cuda --build-dir "$build" \
     --work "$build/e2e-cuda-sgd" --optimizer sgd --lr 1 \
-    tiny-gpt2-dropout-dp2-tp2-sp tiny-vit-tp2-pp2 tiny-vit-dp2-cp2 \
-    tiny-llama-yarn-cp2-tp2-sp
+    tiny-gpt2-dropout-dp2-tp2-sp tiny-vit-tp2-pp2 tiny-vit-dp2-cp2
 else
   echo "gpu-check: $e2e not present; end-to-end tests skipped"
 fi

@@ -28,6 +28,7 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "mlir/IR/Verifier.h"
 
@@ -1944,6 +1945,20 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
     }
     b.setInsertionPointToEnd(&sbody);
     tx::ScheduleOp::create(b, loc, plan.schedule, actions);
+  }
+
+  // Every parameter a stage holds gets a gradient in it: a gradient rule
+  // that forgot one would otherwise train a frozen parameter on every
+  // rank alike, which no comparison between runs can see.
+  for (tx::StageOp stage : stages) {
+    llvm::StringSet<> graded;
+    stage.walk([&](tx::AccumulateGradOp a) { graded.insert(a.getSym()); });
+    for (auto decl : stage.getBody().front().getOps<tx::ParamOp>())
+      if (!graded.contains(decl.getSym()))
+        return fail("parameter '" + decl.getSym().str() + "' of stage " +
+                    std::to_string(stage.getIndex()) +
+                    " receives no gradient: nothing it feeds reaches "
+                    "the loss");
   }
 
   // Parameters held by several stages (a tied embedding on the first and
