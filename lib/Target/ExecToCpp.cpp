@@ -696,6 +696,14 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
        << kind << ", " << offset << "};\n";
     if (config.get("unnormalized"))
       os << "    " << out[0] << "_moe.renormalize = false;\n";
+    // The router backward's first row: the rank's own token rows of the
+    // gathered x (row_axis).
+    auto routerRowOffset = [&]() -> std::string {
+      auto dxt = cast<RankedTensorType>(op.getResult(0).getType());
+      int64_t rows = dxt.getNumElements() / dxt.getShape().back();
+      std::string rowCoord = axisCoord("row_axis");
+      return rowCoord.empty() ? "0" : rowCoord + " * " + std::to_string(rows);
+    };
     if (config.get("swiglu_limit"))
       os << "    " << out[0] << "_moe.swigluLimit = "
          << cfgFloat("swiglu_limit") << "f;\n";
@@ -716,14 +724,9 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
          << "}, rt::MoEBiases{rt::Tensor(), " << out[2] << ", " << out[4]
          << "});\n";
     } else if (k == "moe_router_biased_bwd") {
-      auto dxt = cast<RankedTensorType>(op.getResult(0).getType());
-      int64_t rows = dxt.getNumElements() / dxt.getShape().back();
-      std::string rowCoord = axisCoord("row_axis");
-      std::string rowOffset =
-          rowCoord.empty() ? "0" : rowCoord + " * " + std::to_string(rows);
       os << "    rt::moeRouterBackward(" << out2[0] << ", " << out[1] << ", "
          << out[2] << ", " << in2(0) << ", " << in2(1) << ", " << in(2)
-         << ", " << in(3) << ", " << out[0] << "_moe, " << rowOffset
+         << ", " << in(3) << ", " << out[0] << "_moe, " << routerRowOffset()
          << ");\n";
     } else if (k == "moe") {
       os << "    rt::moeForward(" << out2[0] << ", " << in2(0) << ", "
@@ -735,15 +738,9 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
          << ", " << in(2) << ", " << in(3) << ", " << in(4) << ", " << out[0]
          << "_moe);\n";
     } else {
-      // The rank's own token rows of the gathered x (row_axis).
-      auto dxt = cast<RankedTensorType>(op.getResult(0).getType());
-      int64_t rows = dxt.getNumElements() / dxt.getShape().back();
-      std::string rowCoord = axisCoord("row_axis");
-      std::string rowOffset =
-          rowCoord.empty() ? "0" : rowCoord + " * " + std::to_string(rows);
       os << "    rt::moeRouterBackward(" << out2[0] << ", " << out[1] << ", "
          << in2(0) << ", " << in2(1) << ", " << in(2) << ", " << out[0]
-         << "_moe, " << rowOffset << ");\n";
+         << "_moe, " << routerRowOffset() << ");\n";
     }
     return success();
   }

@@ -437,4 +437,21 @@ void ParamDump::write(const std::string &dir) const {
     detail::fail(fn, path + ": write failed: " + std::strerror(errno));
 }
 
+//===----------------------------------------------------------------------===//
+// Overloads shared by the backends
+//===----------------------------------------------------------------------===//
+
+void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
+                      const Tensor &k, const Tensor &v,
+                      const AttentionDims &d) {
+  attentionForward(out, probs, q, k, v, Tensor(), d);
+}
+
+void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, const Tensor &dout,
+                       const Tensor &q, const Tensor &k, const Tensor &v,
+                       const Tensor &probs, const AttentionDims &d) {
+  Tensor none;
+  attentionBackward(dq, dk, dv, none, dout, q, k, v, probs, d);
+}
+
 } // namespace trident::rt

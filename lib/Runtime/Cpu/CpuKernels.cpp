@@ -722,12 +722,6 @@ void probDropout(float *dst, const float *src, int64_t b, int64_t h,
 } // namespace
 
 void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
-                      const Tensor &k, const Tensor &v,
-                      const AttentionDims &d) {
-  attentionForward(out, probs, q, k, v, Tensor(), d);
-}
-
-void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
                       const Tensor &k, const Tensor &v, const Tensor &sinks,
                       const AttentionDims &d) {
   detail::checkAttention(out, probs, q, k, v, d, "attentionForward");
@@ -775,13 +769,6 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
         O.noalias() = P * V;
       }
     }
-}
-
-void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, const Tensor &dout,
-                       const Tensor &q, const Tensor &k, const Tensor &v,
-                       const Tensor &probs, const AttentionDims &d) {
-  Tensor none;
-  attentionBackward(dq, dk, dv, none, dout, q, k, v, probs, d);
 }
 
 void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,

@@ -1102,12 +1102,6 @@ void matmul(Tensor &c, const Tensor &a, const Tensor &b, bool transB,
 }
 
 void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
-                      const Tensor &k, const Tensor &v,
-                      const AttentionDims &d) {
-  attentionForward(out, probs, q, k, v, Tensor(), d);
-}
-
-void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
                       const Tensor &k, const Tensor &v, const Tensor &sinks,
                       const AttentionDims &d) {
   const char *fn = "attentionForward";
@@ -1138,13 +1132,6 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
       gemmRowMajor(false, false, s, hd, t, 1.0f, PV, t, V, ks, 0.0f, O, qs,
                    fn);
     }
-}
-
-void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, const Tensor &dout,
-                       const Tensor &q, const Tensor &k, const Tensor &v,
-                       const Tensor &probs, const AttentionDims &d) {
-  Tensor none;
-  attentionBackward(dq, dk, dv, none, dout, q, k, v, probs, d);
 }
 
 void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
