@@ -634,14 +634,21 @@ void Builder::buildRecommender(Value &loss) {
              .getResult();
 }
 
+} // namespace
+
+std::string modelSymbol(std::string_view name) {
+  std::string sym;
+  for (char c : name)
+    sym += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return sym.empty() ? "model" : sym;
+}
+
+namespace {
+
 OwningOpRef<ModuleOp> Builder::build() {
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   b.setInsertionPointToEnd(module->getBody());
-  std::string sym;
-  for (char c : cfg.name)
-    sym += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
-  if (sym.empty())
-    sym = "model";
+  std::string sym = modelSymbol(cfg.name);
   int64_t seq = cfg.seqLen;
   if (cfg.family == ModelFamily::Vision)
     seq = (cfg.imageSize / cfg.patchSize) * (cfg.imageSize / cfg.patchSize) + 1;

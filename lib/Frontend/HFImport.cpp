@@ -51,7 +51,6 @@ const std::set<std::string, std::less<>> &ignoredKeys() {
       "mask_token_id",
       "decoder_start_token_id",
       "rope_theta",
-      "rope_parameters",
       "rope_type",
       "rotary_emb_base",
       "rope_interleave",
@@ -883,28 +882,61 @@ double yarnMscale(double scale, double mscale) {
 /// `rope_scaling` (HF modeling_rope_utils): linear, llama3 and yarn change
 /// the RoPE frequencies of the emitted programs; default and dynamic
 /// (which changes nothing up to max_position_embeddings) keep plain RoPE.
+///
+/// transformers 5 writes `rope_parameters` instead: the same keys plus
+/// `rope_theta` (then taken from there), rope_type "default" when plain.
 void readRopeScaling(Reader &r, ModelConfig &c,
                      std::vector<std::string> &notes) {
   using Kind = RopeScalingConfig::Kind;
-  const json *v = r.get("rope_scaling");
-  if (!v || r.failed())
+  const bool hasScaling = r.has("rope_scaling");
+  const bool hasParams = r.has("rope_parameters");
+  if (r.failed() || (!hasScaling && !hasParams))
     return;
+  if (hasScaling && hasParams) {
+    r.fail("rope_parameters", "given together with rope_scaling: give one "
+                              "(transformers 5 writes rope_parameters in "
+                              "place of rope_scaling and rope_theta)");
+    return;
+  }
+  const std::string key = hasScaling ? "rope_scaling" : "rope_parameters";
+  const json *v = r.get(key);
   if (!v->is_object()) {
-    r.fail("rope_scaling", "expected an object or null, got " + describe(*v));
+    r.fail(key, "expected an object or null, got " + describe(*v));
     return;
   }
   if (c.position != PositionKind::Rotary) {
-    notes.push_back(std::string(r.source()) +
-                    ": field 'rope_scaling': ignored, the model has no "
-                    "rotary position embedding");
+    notes.push_back(std::string(r.source()) + ": field '" + key +
+                    "': ignored, the model has no rotary position "
+                    "embedding");
     return;
   }
-  Reader s(*v, r.source(), "rope_scaling.");
+  Reader s(*v, r.source(), key + ".");
+  if (hasParams) {
+    // One set of parameters for all layers; Gemma-style per-layer-type
+    // sets are objects keyed by layer type.
+    for (auto it = v->begin(); it != v->end(); ++it)
+      if (it->is_object()) {
+        s.fail(it.key(), "per-layer-type RoPE parameters are not supported");
+        break;
+      }
+    double theta = 0;
+    if (s.optNumber("rope_theta", theta, 1, 1e12, false)) {
+      if (r.has("rope_theta") && theta != c.ropeTheta)
+        s.fail("rope_theta", describe(json(theta)) +
+                                 " differs from the top-level rope_theta " +
+                                 describe(json(c.ropeTheta)));
+      c.ropeTheta = theta;
+    }
+  }
   std::string type;
   if (!s.optString("rope_type", type) && !s.optString("type", type) &&
-      !s.failed())
-    s.fail("rope_type", "missing (the scaling's kind: default, linear, "
-                        "dynamic, llama3 or yarn)");
+      !s.failed()) {
+    if (hasParams)
+      type = "default";
+    else
+      s.fail("rope_type", "missing (the scaling's kind: default, linear, "
+                          "dynamic, llama3 or yarn)");
+  }
   RopeScalingConfig &rs = c.ropeScaling;
   auto factor = [&] {
     if (!s.has("factor"))
@@ -953,7 +985,7 @@ void readRopeScaling(Reader &r, ModelConfig &c,
       // max_position_embeddings / original_max_position_embeddings.
       double ratio = double(c.maxPositions) / double(rs.originalMaxPositions);
       notes.push_back(std::string(r.source()) +
-                      ": field 'rope_scaling.factor': " +
+                      ": field '" + key + ".factor': " +
                       describe(json(rs.factor)) +
                       " differs from max_position_embeddings / "
                       "original_max_position_embeddings = " +
@@ -987,7 +1019,7 @@ void readRopeScaling(Reader &r, ModelConfig &c,
   r.adopt(s);
   if (!r.failed())
     for (const std::string &k : s.unknownKeys())
-      if (k != "rope_scaling.type" && k != "rope_scaling.rope_type")
+      if (k != key + ".type" && k != key + ".rope_type")
         notes.push_back(std::string(r.source()) + ": unknown key '" + k +
                         "' ignored");
 }

@@ -39,6 +39,31 @@ inline void check(bool cond, const char *fn, const std::string &message) {
 }
 std::string shapeToString(const std::vector<int64_t> &shape);
 
+/// The blocked dimension of a shard (ShardBlocks), -1 for none, after
+/// checking that both extents hold `count` blocks. Shared by initParam and
+/// ParamDump::add, which must map a shard's elements alike.
+inline int checkShardBlocks(ShardBlocks blocks,
+                            const std::vector<int64_t> &globalShape,
+                            const std::vector<int64_t> &shardShape,
+                            const std::string &name, const char *fn) {
+  const int d = blocks.count > 1 ? blocks.dim : -1;
+  check(blocks.count >= 1 && blocks.dim < int(globalShape.size()) &&
+            shardShape.size() == globalShape.size() &&
+            (d < 0 || (globalShape[d] % blocks.count == 0 &&
+                       shardShape[d] % blocks.count == 0)),
+        fn, name + ": dimension " + std::to_string(blocks.dim) +
+                " cannot hold " + std::to_string(blocks.count) + " blocks");
+  return d;
+}
+/// Along a blocked dimension: the global index of a shard's local index
+/// i, the shard holding one piece of `count` blocks (local / count wide,
+/// at `offset` inside each global / count wide block).
+inline int64_t blockedGlobalIndex(int64_t i, int64_t local, int64_t global,
+                                  int64_t count, int64_t offset) {
+  const int64_t piece = local / count;
+  return (i / piece) * (global / count) + offset + i % piece;
+}
+
 /// Argument checks of ropeApply, shared by the backends.
 inline void checkRope(const Tensor &y, const Tensor &x, int64_t seq,
                       int64_t heads, int64_t headDim, int64_t rotaryDim,

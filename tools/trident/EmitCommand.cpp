@@ -108,17 +108,12 @@ int runEmit(mlir::MLIRContext &ctx) {
   for (const std::string &w : model->warnings)
     llvm::errs() << "trident: warning: " << w << "\n";
   // A plan is made for one model: its step time and memory describe that
-  // one. Names compare as symbols ("tiny-llama" and "tiny_llama" agree).
-  auto symbol = [](llvm::StringRef name) {
-    std::string s;
-    for (char c : name)
-      s += std::isalnum(static_cast<unsigned char>(c))
-               ? char(std::tolower(static_cast<unsigned char>(c)))
-               : '_';
-    return s;
-  };
+  // one. Names compare as symbols, in any case ("tiny-llama" and
+  // "Tiny_Llama" agree).
   llvm::StringRef modelName = model->model().getSymName();
-  if (!plan->model.empty() && symbol(plan->model) != symbol(modelName))
+  if (!plan->model.empty() &&
+      !llvm::StringRef(frontend::modelSymbol(plan->model))
+           .equals_insensitive(frontend::modelSymbol(modelName)))
     llvm::errs() << "trident: warning: " << emitPlanOpt
                  << " was made for model '" << plan->model << "', not '"
                  << modelName

@@ -18,6 +18,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mlir {
@@ -37,6 +38,11 @@ void registerFrontendDialects(mlir::DialectRegistry &registry);
 /// (alternating sliding/full attention) becomes one repeat of the period.
 mlir::OwningOpRef<mlir::ModuleOp> buildModel(mlir::MLIRContext &context,
                                              const ModelConfig &config);
+
+/// The `tgraph.model` symbol of a model name: every character other than a
+/// letter or digit becomes '_' ("tiny-llama" -> "tiny_llama"); "model"
+/// for an empty name. Plans name their model the same way.
+std::string modelSymbol(std::string_view name);
 
 /// A loaded model: the module, and where it came from.
 struct LoadedModel {

@@ -359,13 +359,10 @@ void ParamDump::add(const std::string &name,
   check(static_cast<size_t>(shard.rank()) == r, fn,
         name + ": shard " + shard.shapeString() + " must have the rank of " +
             detail::shapeToString(globalShape));
-  const int d = blocks.count > 1 ? blocks.dim : -1;
-  check(d < int(r) && (d < 0 || (globalShape[d] % blocks.count == 0 &&
-                                 shard.shape()[d] % blocks.count == 0)),
-        fn, name + ": dimension " + std::to_string(blocks.dim) +
-                " cannot hold " + std::to_string(blocks.count) + " blocks");
-  // Each block's piece is a box of its own; its offset moves by one global
-  // block per block.
+  const int d =
+      detail::checkShardBlocks(blocks, globalShape, shard.shape(), name, fn);
+  // Each block's piece is a box of its own, at the global index of its
+  // first element.
   const int64_t count = d < 0 ? 1 : blocks.count;
   std::vector<int64_t> shape = shard.shape();
   const int64_t local = d < 0 ? 1 : shape[d], piece = local / count;
@@ -380,7 +377,8 @@ void ParamDump::add(const std::string &name,
   for (int64_t k = 0; k < count; ++k) {
     std::vector<int64_t> offset = shardOffset;
     if (d >= 0)
-      offset[d] += k * (globalShape[d] / count);
+      offset[d] = detail::blockedGlobalIndex(k * piece, local, globalShape[d],
+                                             count, shardOffset[d]);
     for (size_t i = 0; i < r; ++i)
       check(offset[i] >= 0 && offset[i] + shape[i] <= globalShape[i], fn,
             name + ": shard " + detail::shapeToString(shape) + " at " +

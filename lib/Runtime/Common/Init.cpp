@@ -49,15 +49,12 @@ void initParam(Tensor &shard, const std::string &name,
         name + ": offset " + detail::shapeToString(shardOffset) + " and shape " +
             detail::shapeToString(shardShape) + " must have the rank of " +
             detail::shapeToString(globalShape));
-  const int bd = blocks.dim;
-  check(bd < int(r) && blocks.count >= 1 &&
-            (bd < 0 || (globalShape[bd] % blocks.count == 0 &&
-                        shardShape[bd] % blocks.count == 0)),
-        fn, name + ": dimension " + std::to_string(bd) + " cannot hold " +
-                std::to_string(blocks.count) + " blocks");
+  const int bd =
+      detail::checkShardBlocks(blocks, globalShape, shardShape, name, fn);
+  const int64_t count = bd < 0 ? 1 : blocks.count;
   // Along the blocked dimension: one block's extent, global and local.
   auto extent = [&](const std::vector<int64_t> &shape, size_t d) {
-    return int(d) == bd ? shape[d] / blocks.count : shape[d];
+    return int(d) == bd ? shape[d] / count : shape[d];
   };
   for (size_t i = 0; i < r; ++i)
     check(shardOffset[i] >= 0 && shardShape[i] >= 0 &&
@@ -76,12 +73,11 @@ void initParam(Tensor &shard, const std::string &name,
   for (int64_t e = 0; e < n; ++e) {
     uint64_t flat = 0;
     for (size_t d = 0; d < r; ++d) {
-      int64_t g = shardOffset[d] + idx[d];
-      if (int(d) == bd) { // piece idx / local block of block number ...
-        const int64_t piece = shardShape[d] / blocks.count;
-        g = (idx[d] / piece) * (globalShape[d] / blocks.count) +
-            shardOffset[d] + idx[d] % piece;
-      }
+      const int64_t g =
+          int(d) == bd ? detail::blockedGlobalIndex(idx[d], shardShape[d],
+                                                    globalShape[d], count,
+                                                    shardOffset[d])
+                       : shardOffset[d] + idx[d];
       flat = flat * globalShape[d] + g;
     }
     host[e] = scale * unitFromBits(mix64(key + mix64(flat)));

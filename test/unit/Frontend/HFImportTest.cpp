@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <tuple>
+
 using namespace trident;
 using namespace trident::frontend;
 using namespace trident::frontend::test;
@@ -215,6 +217,40 @@ TEST_CASE("rope_scaling: linear, llama3, yarn, dynamic and bad values",
     INFO(err);
     CHECK(contains(err, std::string("field '") + b.field + "'"));
     CHECK(contains(err, b.problem));
+  }
+  // transformers 5's rope_parameters: rope_theta and the scaling in one
+  // object; rope_type default (or none) is plain RoPE.
+  ModelConfig p5 = parseOk(edited(
+      "llama-3-8b.json",
+      {{"rope_theta", nullptr},
+       {"rope_parameters",
+        {{"rope_theta", 500000.0}, {"rope_type", "llama3"}, {"factor", 8.0},
+         {"low_freq_factor", 1.0}, {"high_freq_factor", 4.0},
+         {"original_max_position_embeddings", 8192}}}}));
+  CHECK(p5.ropeTheta == 500000.0);
+  CHECK(p5.ropeScaling.kind == Kind::Llama3);
+  CHECK(p5.ropeScaling.originalMaxPositions == 8192);
+  ModelConfig p5plain = parseOk(edited(
+      "llama-3-8b.json",
+      {{"rope_theta", nullptr}, {"rope_parameters", {{"rope_theta", 250000.0}}}}));
+  CHECK(p5plain.ropeTheta == 250000.0);
+  CHECK(p5plain.ropeScaling.kind == Kind::None);
+  for (auto [change, field, problem] :
+       {std::tuple<json, std::string, std::string>{
+            {{"rope_parameters", {{"rope_type", "default"}}},
+             {"rope_scaling", {{"rope_type", "default"}}}},
+            "rope_parameters", "given together with rope_scaling"},
+        {{{"rope_parameters", {{"rope_theta", 10000.0}}}},
+         "rope_parameters.rope_theta", "differs from the top-level"},
+        {{{"rope_parameters",
+           {{"full_attention", {{"rope_type", "default"}}}}}},
+         "rope_parameters.full_attention", "per-layer-type"},
+        {{{"rope_parameters", {{"rope_type", "yarn"}}}},
+         "rope_parameters.factor", "missing"}}) {
+    std::string err = parseError(edited("llama-3-8b.json", change));
+    INFO(err);
+    CHECK(contains(err, "field '" + field + "'"));
+    CHECK(contains(err, problem));
   }
   // A model without RoPE notes that the key does nothing.
   warnings.clear();
