@@ -1026,12 +1026,15 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
       return success();
     // Selective recomputation: the s^2 probabilities come from the saved
     // q, k, v (and sinks) again instead of from the forward.
-    SmallVector<Value> again4 = {saved(q), saved(k), saved(v)};
-    if (sinks)
-      again4.push_back(saved(sinks));
-    Value p = again ? kernel(bb, fwdName, again4,
-                             {o.getType(), probs.getType()}, config)[1]
-                    : saved(probs);
+    Value p;
+    if (again) {
+      SmallVector<Value> ins = {saved(q), saved(k), saved(v)};
+      if (sinks)
+        ins.push_back(saved(sinks));
+      p = kernel(bb, fwdName, ins, {o.getType(), probs.getType()}, config)[1];
+    } else {
+      p = saved(probs);
+    }
     SmallVector<Type> gradTypes = {q.getType(), k.getType(), v.getType()};
     if (sinks)
       gradTypes.push_back(sinks.getType());
