@@ -7,9 +7,10 @@
 // (PipeDream, SOSP'19, Sec. 3.1; memory limits and per-stage device types
 // as in Metis, ATC'24, Sec. 4). Scanning i downward from j-1, both the
 // stage time and its memory only grow, so the scan stops at the first i
-// whose stage alone is already no better than the best found or does not
-// fit: an exact cut that keeps the scan short (about two stages' worth of
-// blocks) without giving up optimality.
+// whose stage alone is already no better than the best found, or below
+// the first i whose stage fits (found for all j by one sweep per stage):
+// exact cuts that keep the scan short (about two stages' worth of blocks)
+// without giving up optimality.
 //
 //===----------------------------------------------------------------------===//
 
@@ -135,16 +136,6 @@ PartitionResult partitionLayers(const std::vector<StageDevice> &stages,
     prefixOf[size_t(s)] = int32_t(k);
   }
 
-  auto secOf = [&](int64_t s, int64_t i, int64_t j) {
-    const Prefix &px = prefixes[size_t(prefixOf[size_t(s)])];
-    const LayerCosts &c = *px.costs;
-    double v = px.sec[size_t(j)] - px.sec[size_t(i)];
-    if (s == 0)
-      v += c.embeddingSeconds;
-    if (s == p - 1)
-      v += c.headSeconds;
-    return v;
-  };
   auto memOf = [&](int64_t s, int64_t i, int64_t j) {
     const StageDevice &dev = stages[size_t(s)];
     const Prefix &px = prefixes[size_t(prefixOf[size_t(s)])];
@@ -180,23 +171,35 @@ PartitionResult partitionLayers(const std::vector<StageDevice> &stages,
   for (int64_t t = 1; t <= p; ++t) {
     const int64_t s = t - 1; // the stage being placed
     const int64_t jLo = t == p ? N : t, jHi = t == p ? N : N - (p - t);
+    // The stage's prefix seconds and the previous row, hoisted: this loop
+    // is most of the search's time.
+    const double *sec = prefixes[size_t(prefixOf[size_t(s)])].sec.data();
+    // A stage's seconds: the prefix difference of its blocks, plus the
+    // embedding on the first stage and the head on the last.
+    const LayerCosts &sc = *prefixes[size_t(prefixOf[size_t(s)])].costs;
+    const double addFirst = s == 0 ? sc.embeddingSeconds : 0.0;
+    const double addLast = s == p - 1 ? sc.headSeconds : 0.0;
+    const double limit = stages[size_t(s)].memoryLimitBytes;
+    const double *prevRow = &ws.best[size_t(t - 1) * W];
     bool any = false;
+    // The stage's memory only grows with its end and with its length, so
+    // the stages [i, j) that fit are those with i >= iMin, and iMin never
+    // decreases with j: one sweep finds it for every j.
+    int64_t iMin = s;
     for (int64_t j = jLo; j <= jHi; ++j) {
       double cur = inf;
       int32_t arg = -1;
-      for (int64_t i = j - 1; i >= s; --i) {
-        double sec = secOf(s, i, j);
-        if (!(sec < cur))
+      while (iMin < j && memOf(s, iMin, j) > limit)
+        ++iMin;
+      for (int64_t i = j - 1; i >= iMin; --i) {
+        const double stageSec = sec[j] - sec[i] + addFirst + addLast;
+        if (!(stageSec < cur))
           break; // a longer stage is never faster
-        double prev = best(t - 1, i);
+        const double prev = prevRow[i];
         if (prev == inf)
           continue;
-        double v = std::max(prev, sec);
+        const double v = std::max(prev, stageSec);
         if (v < cur) {
-          // Memory is checked only for improvements (it is the costlier
-          // test); a stage that does not fit means no longer one does.
-          if (memOf(s, i, j) > stages[size_t(s)].memoryLimitBytes)
-            break;
           cur = v;
           arg = int32_t(i);
         }
