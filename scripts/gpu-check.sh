@@ -47,11 +47,12 @@ if [ -f "$e2e" ]; then
     tiny-mistral-cp2-tp2-sp tiny-nemotron-tp2-sp tiny-bert-cp2-tp2-sp \
     tiny-bert-v251-tp4 tiny-qwen3-moe-dp2-ep2-tp2-sp-etp \
     tiny-gpt-oss-cp2-tp2-sp
-  # Dropout and ViT under SGD (lr 1), which compares the gradients
-  # themselves.
+  # Dropout, ViT and DeepSeek's latent attention under SGD (lr 1), which
+  # compares the gradients themselves.
   bash "$e2e" --backend cuda --build-dir "$build" \
     --work "$build/e2e-cuda-sgd" --optimizer sgd --lr 1 \
-    tiny-gpt2-dropout-dp2-tp2-sp tiny-vit-tp2-pp2 tiny-vit-dp2-cp2
+    tiny-gpt2-dropout-dp2-tp2-sp tiny-vit-tp2-pp2 tiny-vit-dp2-cp2 \
+    tiny-deepseek-cp2-tp2-sp
 else
   echo "gpu-check: $e2e not present; end-to-end tests skipped"
 fi

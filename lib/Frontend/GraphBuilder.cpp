@@ -14,6 +14,7 @@
 
 #include "dialects/Graph/IR/GraphOps.h"
 #include "trident/Frontend/ModelSource.h"
+#include "trident/Support/RopeScalingAttr.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -178,8 +179,6 @@ private:
 
   Value mlp(Value x, StringRef name, int64_t ffn, ParamKind kind);
   Value attention(Value x, int64_t layer);
-  /// The attention's rope_scaling attribute (null without scaling).
-  DictionaryAttr ropeScalingAttr();
   Value moe(Value x);
   /// `like` with its last dimension set to `width`.
   RankedTensorType withWidth(Value like, int64_t width) {
@@ -225,44 +224,6 @@ Value Builder::mlp(Value x, StringRef name, int64_t ffn, ParamKind kind) {
                 kind);
 }
 
-DictionaryAttr Builder::ropeScalingAttr() {
-  using Kind = RopeScalingConfig::Kind;
-  const RopeScalingConfig &rs = cfg.ropeScaling;
-  if (rs.kind == Kind::None)
-    return {};
-  SmallVector<NamedAttribute> a;
-  auto num = [&](const char *k, double v) {
-    a.push_back(b.getNamedAttr(k, b.getF64FloatAttr(v)));
-  };
-  auto maxPos = [&] {
-    a.push_back(b.getNamedAttr("original_max_positions",
-                               b.getI64IntegerAttr(rs.originalMaxPositions)));
-  };
-  num("factor", rs.factor);
-  switch (rs.kind) {
-  case Kind::None:
-    break;
-  case Kind::Linear:
-    a.push_back(b.getNamedAttr("type", b.getStringAttr("linear")));
-    break;
-  case Kind::Llama3:
-    a.push_back(b.getNamedAttr("type", b.getStringAttr("llama3")));
-    num("low_freq_factor", rs.lowFreqFactor);
-    num("high_freq_factor", rs.highFreqFactor);
-    maxPos();
-    break;
-  case Kind::Yarn:
-    a.push_back(b.getNamedAttr("type", b.getStringAttr("yarn")));
-    maxPos();
-    num("beta_fast", rs.betaFast);
-    num("beta_slow", rs.betaSlow);
-    a.push_back(b.getNamedAttr("truncate", b.getBoolAttr(rs.truncate)));
-    num("attention_factor", rs.attentionFactor);
-    break;
-  }
-  return b.getDictionaryAttr(a);
-}
-
 Value Builder::attention(Value x, int64_t layer) {
   const int64_t h = cfg.numHeads, kv = cfg.numKvHeads;
   AttentionOp op;
@@ -298,7 +259,7 @@ Value Builder::attention(Value x, int64_t layer) {
                              b.getI64IntegerAttr(h), b.getI64IntegerAttr(h),
                              b.getI64IntegerAttr(headDim), IntegerAttr(),
                              nullptr, IntegerAttr(), IntegerAttr(), FloatAttr(),
-                             FloatAttr(), DictionaryAttr());
+                             FloatAttr(), DictionaryAttr(), FloatAttr());
     op.setVHeadDimAttr(b.getI64IntegerAttr(vHeadDim));
   } else {
     q = linear(x, "attn.q_proj", h * headDim, cfg.qkvBias, TpRole::Column,
@@ -319,7 +280,7 @@ Value Builder::attention(Value x, int64_t layer) {
                              b.getI64IntegerAttr(h), b.getI64IntegerAttr(kv),
                              b.getI64IntegerAttr(headDim), IntegerAttr(),
                              nullptr, IntegerAttr(), IntegerAttr(), FloatAttr(),
-                             FloatAttr(), DictionaryAttr());
+                             FloatAttr(), DictionaryAttr(), FloatAttr());
   }
   if (cfg.causal)
     op.setCausal(true);
@@ -329,9 +290,11 @@ Value Builder::attention(Value x, int64_t layer) {
     op.setRotaryDimAttr(b.getI64IntegerAttr(rotary));
     if (cfg.ropeTheta != 10000.0)
       op.setRopeThetaAttr(b.getF64FloatAttr(cfg.ropeTheta));
-    if (DictionaryAttr rs = ropeScalingAttr())
+    if (DictionaryAttr rs = ropeScalingAttr(b, cfg.ropeScaling))
       op.setRopeScalingAttr(rs);
   }
+  if (cfg.softmaxScale > 0)
+    op.setSoftmaxScaleAttr(b.getF64FloatAttr(cfg.softmaxScale));
   if (cfg.attentionDropoutRate() > 0)
     op.setDropoutAttr(b.getF64FloatAttr(cfg.attentionDropoutRate()));
   return linear(op.getResult(), "attn.o_proj", cfg.hidden, cfg.outBias,

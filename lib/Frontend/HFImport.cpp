@@ -887,7 +887,7 @@ double yarnMscale(double scale, double mscale) {
 /// `rope_theta` (then taken from there), rope_type "default" when plain.
 void readRopeScaling(Reader &r, ModelConfig &c,
                      std::vector<std::string> &notes) {
-  using Kind = RopeScalingConfig::Kind;
+  using Kind = RopeScaling::Kind;
   const bool hasScaling = r.has("rope_scaling");
   const bool hasParams = r.has("rope_parameters");
   if (r.failed() || (!hasScaling && !hasParams))
@@ -937,7 +937,7 @@ void readRopeScaling(Reader &r, ModelConfig &c,
       s.fail("rope_type", "missing (the scaling's kind: default, linear, "
                           "dynamic, llama3 or yarn)");
   }
-  RopeScalingConfig &rs = c.ropeScaling;
+  RopeScaling &rs = c.ropeScaling;
   auto factor = [&] {
     if (!s.has("factor"))
       s.fail("factor", "missing (required by rope_type '" + type + "')");
@@ -957,7 +957,7 @@ void readRopeScaling(Reader &r, ModelConfig &c,
     // positions, which the planner's sequences do not exceed.
     s.optNumber("factor", rs.factor, 1, 1e6, false);
     originalMax(false);
-    rs = RopeScalingConfig{};
+    rs = RopeScaling{};
   } else if (type == "linear") {
     rs.kind = Kind::Linear;
     factor();
@@ -975,6 +975,7 @@ void readRopeScaling(Reader &r, ModelConfig &c,
   } else if (type == "yarn") {
     rs.kind = Kind::Yarn;
     factor();
+    const double fileFactor = rs.factor;
     if (!originalMax(false))
       rs.originalMaxPositions = c.maxPositions;
     else if (!s.failed() && c.maxPositions > 0 &&
@@ -999,18 +1000,25 @@ void readRopeScaling(Reader &r, ModelConfig &c,
     s.optNumber("beta_fast", rs.betaFast, 0, 1e6, true);
     s.optNumber("beta_slow", rs.betaSlow, 0, 1e6, true);
     s.optBool("truncate", rs.truncate);
+    // The attention factor: given, else DeepSeek's mscale ratio, else
+    // YaRN's 0.1 ln(factor) + 1.
     double mscale = 0, mscaleAll = 0;
-    if (s.optNumber("attention_factor", rs.attentionFactor, 0, 1e6, true)) {
-    } else if (s.optNumber("mscale", mscale, 0, 1e6, false) &&
-               s.optNumber("mscale_all_dim", mscaleAll, 0, 1e6, false) &&
-               mscale > 0 && mscaleAll > 0) {
+    s.optNumber("mscale", mscale, 0, 1e6, false);
+    s.optNumber("mscale_all_dim", mscaleAll, 0, 1e6, false);
+    if (s.has("attention_factor"))
+      s.optNumber("attention_factor", rs.attentionFactor, 0, 1e6, true);
+    else if (mscale > 0 && mscaleAll > 0)
       rs.attentionFactor =
           yarnMscale(rs.factor, mscale) / yarnMscale(rs.factor, mscaleAll);
-    } else {
+    else
       rs.attentionFactor = yarnMscale(rs.factor, 1.0);
+    // DeepseekV3Attention: with mscale_all_dim, the softmax scale
+    // qk_head_dim^-0.5 is multiplied by yarn_get_mscale(factor,
+    // mscale_all_dim)^2 (the file's factor).
+    if (c.attention == AttentionKind::MLA && mscaleAll > 0 && c.headDim > 0) {
+      const double m = yarnMscale(fileFactor, mscaleAll);
+      c.softmaxScale = m * m / std::sqrt(double(c.headDim));
     }
-    s.get("mscale");
-    s.get("mscale_all_dim");
   } else {
     s.fail(s.has("rope_type") ? "rope_type" : "type",
            "unsupported RoPE scaling '" + type +

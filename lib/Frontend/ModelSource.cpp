@@ -124,28 +124,14 @@ void checkTransformer(const ModelConfig &c, Checker &k) {
                   c.moe.numExperts > 0 && c.gatedMlp &&
                   c.act == Activation::Silu,
               "'moe.swigluLimit' must be positive, on gated silu experts");
-  if (const RopeScalingConfig &rs = c.ropeScaling;
-      rs.kind != RopeScalingConfig::Kind::None) {
-    using Kind = RopeScalingConfig::Kind;
+  k.require(std::isfinite(c.softmaxScale) && c.softmaxScale >= 0,
+            "'softmaxScale' must be >= 0 (0: 1/sqrt(headDim)), got " +
+                std::to_string(c.softmaxScale));
+  if (c.ropeScaling.kind != RopeScaling::Kind::None) {
     k.require(c.position == PositionKind::Rotary,
               "'ropeScaling' needs rotary positions");
-    k.require(std::isfinite(rs.factor) && rs.factor >= 1,
-              "'ropeScaling.factor' must be at least 1, got " +
-                  std::to_string(rs.factor));
-    if (rs.kind != Kind::Linear)
-      k.positive("ropeScaling.originalMaxPositions", rs.originalMaxPositions);
-    if (rs.kind == Kind::Llama3)
-      k.require(std::isfinite(rs.lowFreqFactor) && rs.lowFreqFactor > 0 &&
-                    std::isfinite(rs.highFreqFactor) &&
-                    rs.highFreqFactor > rs.lowFreqFactor,
-                "'ropeScaling' needs 0 < lowFreqFactor < highFreqFactor");
-    if (rs.kind == Kind::Yarn)
-      k.require(std::isfinite(rs.betaFast) && rs.betaFast > 0 &&
-                    std::isfinite(rs.betaSlow) && rs.betaSlow > 0 &&
-                    std::isfinite(rs.attentionFactor) &&
-                    rs.attentionFactor > 0,
-                "'ropeScaling' needs positive betaFast, betaSlow and "
-                "attentionFactor");
+    std::string why = checkRopeScaling(c.ropeScaling);
+    k.require(why.empty(), "'ropeScaling': " + why);
   }
   for (auto [name, p] : {std::pair<const char *, double>{"dropout", c.dropout},
                          {"attentionDropout", c.attentionDropoutRate()},

@@ -245,7 +245,7 @@ const std::vector<std::pair<std::string, Builder>> &zoo() {
          // "high_freq_factor": 4.0, "original_max_position_embeddings":
          // 8192, "rope_type": "llama3"} in the released config.json of
          // meta-llama/Llama-3.1-405B.
-         c.ropeScaling.kind = RopeScalingConfig::Kind::Llama3;
+         c.ropeScaling.kind = RopeScaling::Kind::Llama3;
          c.ropeScaling.factor = 8.0;
          c.ropeScaling.lowFreqFactor = 1.0;
          c.ropeScaling.highFreqFactor = 4.0;

@@ -67,10 +67,15 @@ inline int64_t blockedGlobalIndex(int64_t i, int64_t local, int64_t global,
 /// Argument checks of ropeApply, shared by the backends.
 inline void checkRope(const Tensor &y, const Tensor &x, int64_t seq,
                       int64_t heads, int64_t headDim, int64_t rotaryDim,
-                      double theta, int64_t posOffset, const char *fn) {
+                      double theta, int64_t posOffset, int64_t rotaryOffset,
+                      const char *fn) {
   check(seq > 0 && heads > 0 && headDim > 0, fn,
         "seq, heads and headDim must be positive");
   check(posOffset >= 0, fn, "posOffset must not be negative");
+  check(rotaryOffset >= 0 && rotaryOffset + rotaryDim <= headDim, fn,
+        "rotary dimensions " + std::to_string(rotaryOffset) + ".." +
+            std::to_string(rotaryOffset + rotaryDim - 1) +
+            " fall outside headDim " + std::to_string(headDim));
   check(rotaryDim > 0 && rotaryDim <= headDim && rotaryDim % 2 == 0 &&
             rotaryDim <= 2 * kMaxRopePairs,
         fn,
@@ -86,6 +91,24 @@ inline void checkRope(const Tensor &y, const Tensor &x, int64_t seq,
         "x " + x.shapeString() + " is not whole sequences of " +
             std::to_string(seq) + " rows of " + std::to_string(heads) +
             " heads x " + std::to_string(headDim));
+}
+
+/// Checks a latentKeyForward / Backward call: k [n, heads*(nope+rope)],
+/// kNope [n, heads*nope], kRope [n, rope].
+inline void checkLatentKey(const Tensor &k, const Tensor &kNope,
+                           const Tensor &kRope, int64_t heads, int64_t nope,
+                           int64_t rope, const char *fn) {
+  check(heads > 0 && nope > 0 && rope > 0, fn,
+        "heads, nopeDim and ropeDim must be positive");
+  const int64_t n = kRope.numel() / rope;
+  check(kRope.numel() == n * rope && kNope.numel() == n * heads * nope &&
+            k.numel() == n * heads * (nope + rope),
+        fn,
+        "k " + k.shapeString() + ", kNope " + kNope.shapeString() +
+            " and kRope " + kRope.shapeString() + " must be [n, " +
+            std::to_string(heads) + "*(" + std::to_string(nope) + "+" +
+            std::to_string(rope) + ")], [n, " + std::to_string(heads) + "*" +
+            std::to_string(nope) + "] and [n, " + std::to_string(rope) + "]");
 }
 
 /// Checks a DropoutSite: rate in [0, 1), positive global sizes, offsets
@@ -240,13 +263,17 @@ inline void checkAttention(const Tensor &out, const Tensor &probs,
             std::to_string(d.qOffset + d.seq - 1) + " fall outside the " +
             std::to_string(keys) + " keys");
   const int64_t n = d.batch * d.seq, nk = d.batch * keys;
+  check(d.vHeadDim >= 0 && std::isfinite(d.scale) && d.scale >= 0, fn,
+        "vHeadDim and scale must be >= 0 (0: the defaults)");
+  const int64_t vd = d.valueDim();
   check(q.numel() == n * d.heads * d.headDim, fn,
         "q " + q.shapeString() + " must be [b*s, heads*headDim]");
-  check(out.numel() == q.numel(), fn, "out must have q's shape");
-  check(k.numel() == nk * d.kvHeads * d.headDim &&
-            v.numel() == nk * d.kvHeads * d.headDim,
-        fn, "k " + k.shapeString() + " and v " + v.shapeString() +
-                " must be [b*keys, kvHeads*headDim]");
+  check(out.numel() == n * d.heads * vd, fn,
+        "out " + out.shapeString() + " must be [b*s, heads*valueDim]");
+  check(k.numel() == nk * d.kvHeads * d.headDim, fn,
+        "k " + k.shapeString() + " must be [b*keys, kvHeads*headDim]");
+  check(v.numel() == nk * d.kvHeads * vd, fn,
+        "v " + v.shapeString() + " must be [b*keys, kvHeads*valueDim]");
   check(probs.numel() == d.batch * d.heads * d.seq * keys, fn,
         "probs " + probs.shapeString() + " must be [b, heads, s, keys]");
   check(d.window >= 0, fn, "window must be >= 0");

@@ -13,6 +13,7 @@
 
 #include "dialects/Exec/IR/ExecOps.h"
 #include "trident/Support/FileIO.h"
+#include "trident/Support/RopeScalingAttr.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
@@ -330,6 +331,13 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
                                       .getValueAsDouble())
         .str();
   };
+  // A float config printed so that it reads back to the same double.
+  auto cfgExact = [&](StringRef key) {
+    char buf[40];
+    std::snprintf(buf, sizeof(buf), "%.17g",
+                  cast<FloatAttr>(config.get(key)).getValueAsDouble());
+    return std::string(buf);
+  };
   auto axisCoord = [&](StringRef key) -> std::string {
     if (!config || !config.get(key))
       return "";
@@ -581,45 +589,59 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
                                config.get("scaling"))
                          : DictionaryAttr()) {
       scaling = out2[0] + "_rs";
-      auto exact = [](Attribute a) {
+      RopeScaling v;
+      if (std::string why = parseRopeScaling(rs, v); !why.empty())
+        return op.emitOpError() << "config 'scaling' " << why;
+      auto num = [](double x) {
         char buf[40];
-        std::snprintf(buf, sizeof(buf), "%.17g",
-                      cast<FloatAttr>(a).getValueAsDouble());
+        std::snprintf(buf, sizeof(buf), "%.17g", x);
         return std::string(buf);
       };
-      StringRef type = rs.getAs<StringAttr>("type").getValue();
+      using Kind = RopeScaling::Kind;
       os << "    rt::RopeScaling " << scaling << ";\n    " << scaling
          << ".kind = rt::RopeScaling::Kind::"
-         << (type == "linear" ? "Linear" : type == "llama3" ? "Llama3" : "Yarn")
+         << (v.kind == Kind::Linear   ? "Linear"
+             : v.kind == Kind::Llama3 ? "Llama3"
+                                      : "Yarn")
          << ";\n";
-      const std::pair<const char *, const char *> fields[] = {
-          {"factor", "factor"},
-          {"low_freq_factor", "lowFreqFactor"},
-          {"high_freq_factor", "highFreqFactor"},
-          {"original_max_positions", "originalMaxPositions"},
-          {"beta_fast", "betaFast"},
-          {"beta_slow", "betaSlow"},
-          {"truncate", "truncate"},
-          {"attention_factor", "attentionFactor"}};
-      for (auto [key, field] : fields) {
-        Attribute a = rs.get(key);
-        if (!a)
-          continue;
-        os << "    " << scaling << "." << field << " = ";
-        if (auto bv = dyn_cast<BoolAttr>(a))
-          os << (bv.getValue() ? "true" : "false");
-        else if (auto iv = dyn_cast<IntegerAttr>(a))
-          os << iv.getInt();
-        else
-          os << exact(a);
-        os << ";\n";
+      // The fields of v.kind, in the dictionary's order.
+      const llvm::StringMap<std::pair<const char *, std::string>> fields = {
+          {"factor", {"factor", num(v.factor)}},
+          {"low_freq_factor", {"lowFreqFactor", num(v.lowFreqFactor)}},
+          {"high_freq_factor", {"highFreqFactor", num(v.highFreqFactor)}},
+          {"original_max_positions",
+           {"originalMaxPositions", std::to_string(v.originalMaxPositions)}},
+          {"beta_fast", {"betaFast", num(v.betaFast)}},
+          {"beta_slow", {"betaSlow", num(v.betaSlow)}},
+          {"truncate", {"truncate", v.truncate ? "true" : "false"}},
+          {"attention_factor", {"attentionFactor", num(v.attentionFactor)}}};
+      for (StringRef key : ::trident::detail::ropeScalingKeys(v.kind)) {
+        const auto &[field, value] = fields.at(key);
+        os << "    " << scaling << "." << field << " = " << value << ";\n";
       }
     }
     os << "    rt::ropeApply(" << out2[0] << ", " << in2(0) << ", " << seq
        << ", " << cfgInt("heads") << ", " << cfgInt("head_dim") << ", "
        << cfgInt("rotary_dim") << ", " << cfgFloat("theta") << ", "
-       << (k == "rope_bwd" ? "true" : "false") << ", " << posOffset
-       << (scaling.empty() ? "" : ", " + scaling) << ");\n";
+       << (k == "rope_bwd" ? "true" : "false") << ", " << posOffset;
+    if (config.get("rotary_offset"))
+      os << ", " << (scaling.empty() ? "{}" : scaling) << ", "
+         << cfgInt("rotary_offset");
+    else if (!scaling.empty())
+      os << ", " << scaling;
+    os << ");\n";
+    return success();
+  }
+  if (k == "latent_key" || k == "latent_key_bwd") {
+    std::string dims = std::to_string(cfgInt("heads")) + ", " +
+                       std::to_string(cfgInt("nope_dim")) + ", " +
+                       std::to_string(cfgInt("rope_dim"));
+    if (k == "latent_key")
+      os << "    rt::latentKeyForward(" << out2[0] << ", " << in2(0) << ", "
+         << in2(1) << ", " << dims << ");\n";
+    else
+      os << "    rt::latentKeyBackward(" << out2[0] << ", " << out2[1] << ", "
+         << in2(0) << ", " << dims << ");\n";
     return success();
   }
   if (k == "attention" || k == "attention_bwd" || k == "attention_sinks" ||
@@ -644,6 +666,12 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
          << ";\n";
     if (config.get("bidirectional"))
       os << "    " << out[0] << "_dims.causal = false;\n";
+    if (config.get("v_head_dim"))
+      os << "    " << out[0] << "_dims.vHeadDim = " << cfgInt("v_head_dim")
+         << ";\n";
+    if (config.get("scale"))
+      os << "    " << out[0] << "_dims.scale = " << cfgExact("scale")
+         << ";\n";
     if (config.get("dropout")) {
       // The mask of (sample, head, query, key), this rank's heads starting
       // at its head_axis coordinate.
@@ -717,12 +745,13 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
     } else if (k == "moe_biased_bwd") {
       // dy, x, router, router_bias, w_in, b_in, w_out, b_out ->
       // dx, dw_in, db_in, dw_out, db_out, dgate.
+      os << "    rt::MoEBiases " << out[0] << "_db{rt::Tensor(), " << out[2]
+         << ", " << out[4] << "};\n";
       os << "    rt::moeBackward(" << out2[0] << ", " << out[1] << ", "
          << out[3] << ", " << out2[5] << ", " << in2(0) << ", " << in2(1)
          << ", " << in(2) << ", " << in(4) << ", " << in(6) << ", " << out[0]
          << "_moe, rt::MoEBiases{" << in(3) << ", " << in(5) << ", " << in(7)
-         << "}, rt::MoEBiases{rt::Tensor(), " << out[2] << ", " << out[4]
-         << "});\n";
+         << "}, " << out[0] << "_db);\n";
     } else if (k == "moe_router_biased_bwd") {
       os << "    rt::moeRouterBackward(" << out2[0] << ", " << out[1] << ", "
          << out[2] << ", " << in2(0) << ", " << in2(1) << ", " << in(2)

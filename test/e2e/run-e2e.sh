@@ -8,7 +8,8 @@
 # with LayerNorm1p and squared ReLU, tiny-qwen3-moe with unnormalised
 # top-k weights, tiny-bert: a bidirectional post-LN encoder with token
 # types and masked-LM + next-sentence losses, tiny-gpt-oss with attention
-# sinks, biased experts, a clamped SwiGLU and YaRN-scaled RoPE) on its
+# sinks, biased experts, a clamped SwiGLU and YaRN-scaled RoPE,
+# tiny-deepseek with multi-head latent attention) on its
 # dp x cp
 # x tp x pp grid, compile its main.cpp against the prebuilt runtime (built once by
 # the main build), run it with mpirun for 3 Adam steps on the fixed

@@ -65,16 +65,22 @@ const StringRef kRope[] = {"heads", "head_dim", "rotary_dim", "theta"};
 // The grid axis whose coordinate shifts positions (context parallelism).
 const StringRef kPos[] = {"pos_axis"};
 // RoPE: positions shifted by pos_axis's coordinate; "scaling": a
-// rope_scaling dictionary (trident/Support/RopeScalingAttr.h).
-const StringRef kRopeOpt[] = {"pos_axis", "scaling"};
+// rope_scaling dictionary (trident/Support/RopeScalingAttr.h);
+// "rotary_offset": the first rotated dimension of each head (0 unless
+// given; multi-head latent attention rotates the last ones).
+const StringRef kRopeOpt[] = {"pos_axis", "scaling", "rotary_offset"};
 const StringRef kVocabPos[] = {"vocab_axis", "pos_axis"};
 // Attention: keys gathered over cp_axis; a sliding window; dropout on the
 // probabilities (rate "dropout", numbered "site", the global head count
 // "heads_total", this rank's heads starting at head_axis's coordinate).
-// "bidirectional": no causal mask (encoders).
-const StringRef kAttnOpt[] = {"cp_axis",     "window",    "dropout",
+// "bidirectional": no causal mask (encoders). "v_head_dim": value and
+// output heads narrower or wider than head_dim (multi-head latent
+// attention); "scale": the softmax scale when not 1/sqrt(head_dim).
+const StringRef kAttnOpt[] = {"cp_axis",     "window",      "dropout",
                               "site",        "heads_total", "head_axis",
-                              "bidirectional"};
+                              "bidirectional", "v_head_dim", "scale"};
+// latent_key: key heads of multi-head latent attention.
+const StringRef kLatentKey[] = {"heads", "nope_dim", "rope_dim"};
 // select_token: the position (of the whole sequence) picked from each
 // sample; the local block starts at pos_axis (cp) and seq_axis (sequence
 // shards) coordinates.
@@ -135,6 +141,9 @@ const KernelInfo kKernels[] = {
     // With one sink logit per local head (gpt-oss).
     {"attention_sinks", 4, 2, kHeads, kAttnOpt},     // q, k, v, sinks -> out, probs
     {"attention_sinks_bwd", 5, 4, kHeads, kAttnOpt}, // dy, q, k, v, probs -> dq, dk, dv, dsinks
+    // k_nope [b,s,heads*nope], k_rope [b,s,rope] -> k [b,s,heads*(nope+rope)]
+    {"latent_key", 2, 1, kLatentKey, {}},
+    {"latent_key_bwd", 1, 2, kLatentKey, {}}, // dk -> dk_nope, dk_rope
     {"dropout", 1, 1, kDropout, kDropoutAxes},     // x -> y
     {"dropout_bwd", 1, 1, kDropout, kDropoutAxes}, // dy -> dx (same mask)
     {"moe", 4, 1, kMoE, kMoEOpt},             // x, router, w_in, w_out -> y
@@ -649,12 +658,47 @@ LogicalResult KernelOp::verify() {
         return emitOpError() << "kernel '" << getName() << "' config "
                              << "'scaling' " << why;
     }
+    if (Attribute off = config.get("rotary_offset")) {
+      auto o = dyn_cast<IntegerAttr>(off);
+      if (!o || o.getInt() < 0 || o.getInt() + rot.getInt() > dim.getInt())
+        return emitOpError() << "kernel '" << getName()
+                             << "' needs an integer rotary_offset >= 0 with "
+                                "rotary_offset + rotary_dim <= head_dim";
+    }
     auto t = cast<RankedTensorType>(getInputs()[0].getType());
     if (t.getShape().back() != heads.getInt() * dim.getInt() ||
         getInputs()[0].getType() != getResults()[0].getType())
       return emitOpError() << "kernel '" << getName()
                            << "' needs a result of the input's type whose "
                               "last dimension is heads * head_dim";
+  }
+  if (getName() == "latent_key" || getName() == "latent_key_bwd") {
+    bool fwd = getName() == "latent_key";
+    auto heads = config.getAs<IntegerAttr>("heads");
+    auto nope = config.getAs<IntegerAttr>("nope_dim");
+    auto rope = config.getAs<IntegerAttr>("rope_dim");
+    auto k = dyn_cast<RankedTensorType>(
+        fwd ? getResults()[0].getType() : getInputs()[0].getType());
+    auto kn = dyn_cast<RankedTensorType>(
+        fwd ? getInputs()[0].getType() : getResults()[0].getType());
+    auto kr = dyn_cast<RankedTensorType>(
+        fwd ? getInputs()[1].getType() : getResults()[1].getType());
+    bool ok = heads && nope && rope && heads.getInt() > 0 &&
+              nope.getInt() > 0 && rope.getInt() > 0 && k && kn && kr &&
+              k.getRank() == 3 && kn.getRank() == 3 && kr.getRank() == 3;
+    if (ok) {
+      int64_t h = heads.getInt(), n = nope.getInt(), r = rope.getInt();
+      ok = k.getShape().drop_back() == kn.getShape().drop_back() &&
+           k.getShape().drop_back() == kr.getShape().drop_back() &&
+           k.getShape().back() == h * (n + r) &&
+           kn.getShape().back() == h * n && kr.getShape().back() == r;
+    }
+    if (!ok)
+      return emitOpError() << "kernel '" << getName()
+                           << "' needs integer heads, nope_dim, rope_dim > 0 "
+                              "and [b, s, heads*(nope_dim+rope_dim)] keys "
+                              "from [b, s, heads*nope_dim] and [b, s, "
+                              "rope_dim]";
   }
   const bool isAttention =
       getName() == "attention" || getName() == "attention_bwd" ||
@@ -685,6 +729,16 @@ LogicalResult KernelOp::verify() {
     }
   }
   if (isAttention) {
+    auto vdim = config.getAs<IntegerAttr>("v_head_dim");
+    if (config.get("v_head_dim") && (!vdim || vdim.getInt() <= 0))
+      return emitOpError() << "kernel '" << getName()
+                           << "' needs an integer v_head_dim > 0";
+    auto scale = config.getAs<FloatAttr>("scale");
+    if (config.get("scale") &&
+        (!scale || !(scale.getValueAsDouble() > 0.0) ||
+         !std::isfinite(scale.getValueAsDouble())))
+      return emitOpError() << "kernel '" << getName()
+                           << "' needs a float scale > 0";
     auto window = config.getAs<IntegerAttr>("window");
     if (config.get("window") && (!window || window.getInt() < 0))
       return emitOpError() << "kernel '" << getName()

@@ -845,7 +845,13 @@ LogicalResult AttentionOp::verify() {
       return emitOpError() << "rope_key must be batch x seq x r with "
                               "0 < r < head_dim";
     ropeShared = r.getDimSize(2);
+    if (getRotaryDimAttr().getInt() != ropeShared)
+      return emitOpError() << "rope_key needs rotary_dim equal to its width "
+                           << ropeShared << " (the rotated part of a head)";
   }
+  if (FloatAttr sc = getSoftmaxScaleAttr();
+      sc && !(sc.getValueAsDouble() > 0.0 && std::isfinite(sc.getValueAsDouble())))
+    return emitOpError() << "softmax_scale must be a positive number";
   if (rankedType(getK()).getDimSize(2) != kv * (d - ropeShared))
     return emitOpError() << "k width must be num_kv_heads*(head_dim - "
                             "rope_key width) = "

@@ -320,7 +320,10 @@ def TGraph_AttentionOp : TGraph_ComputeOp<"attention", [AttrSizedOperandSegments
     With `rope_key` (multi-head latent attention, DeepSeek-V2/V3), `k`
     holds only the non-rotary part of each key head and `rope_key` (batch x
     seq x r) the rotary part shared by all heads: a key head is
-    `head_dim - r` columns of `k` followed by `rope_key`.
+    `head_dim - r` columns of `k` followed by `rope_key`; `rotary_dim` is
+    then r and rotates the last r dimensions of every query and key head.
+    `softmax_scale` replaces 1/sqrt(head_dim) (DeepSeek's YaRN checkpoints
+    multiply it by mscale^2).
     FLOPs are counted over the full s x s score matrix (Megatron
     convention), whatever the mask.
 
@@ -339,7 +342,8 @@ def TGraph_AttentionOp : TGraph_ComputeOp<"attention", [AttrSizedOperandSegments
                        DefaultValuedAttr<I64Attr, "0">:$rotary_dim,
                        DefaultValuedAttr<F64Attr, "0.0">:$dropout,
                        DefaultValuedAttr<F64Attr, "10000.0">:$rope_theta,
-                       OptionalAttr<DictionaryAttr>:$rope_scaling);
+                       OptionalAttr<DictionaryAttr>:$rope_scaling,
+                       OptionalAttr<F64Attr>:$softmax_scale);
   let results = (outs TGraph_FloatTensor:$result);
   let assemblyFormat = [{
     $q `,` $k `,` $v (`rope_key` $k_rope^)? (`sinks` $sinks^)? attr-dict `:`

@@ -11,6 +11,7 @@
 #define TRIDENT_FRONTEND_MODELCONFIG_H
 
 #include "trident/Support/DType.h"
+#include "trident/Support/RopeScaling.h"
 
 #include <cstdint>
 #include <optional>
@@ -60,19 +61,6 @@ struct MLAConfig {
   int64_t vHeadDim = 0;
 };
 
-/// RoPE frequency scaling of a long-context checkpoint (HF `rope_scaling`);
-/// the formulas are rt::RopeScaling's (include/trident/Runtime/Runtime.h).
-struct RopeScalingConfig {
-  enum class Kind : uint8_t { None, Linear, Llama3, Yarn };
-  Kind kind = Kind::None;
-  double factor = 1.0;
-  double lowFreqFactor = 1.0, highFreqFactor = 4.0; ///< llama3
-  int64_t originalMaxPositions = 0;                 ///< llama3, yarn
-  double betaFast = 32.0, betaSlow = 1.0;           ///< yarn
-  bool truncate = true;                             ///< yarn
-  double attentionFactor = 1.0; ///< yarn: multiplies RoPE's cos and sin
-};
-
 /// Mixture-of-experts feed-forward, used by the layers it applies to.
 struct MoEConfig {
   int64_t numExperts = 0;       ///< routed experts; 0 means a dense MLP
@@ -113,6 +101,9 @@ struct ModelConfig {
   int64_t numHeads = 0;
   int64_t numKvHeads = 0; ///< == numHeads for MHA, 1 for MQA
   int64_t headDim = 0;    ///< may differ from hidden / numHeads (Qwen3)
+  /// Softmax scale of the attention; 0 means 1/sqrt(headDim). DeepSeek's
+  /// YaRN checkpoints multiply it by mscale(factor, mscale_all_dim)^2.
+  double softmaxScale = 0.0;
   int64_t ffn = 0;        ///< dense MLP intermediate size
   int64_t seqLen = 0;     ///< default sequence length (max positions)
   int64_t maxPositions = 0;
@@ -130,7 +121,7 @@ struct ModelConfig {
   PositionKind position = PositionKind::Learned;
   double rotaryPct = 1.0; ///< fraction of head_dim rotated (NeoX partial)
   double ropeTheta = 10000.0; ///< RoPE base (RoFormer, Su et al. 2021)
-  RopeScalingConfig ropeScaling;
+  RopeScaling ropeScaling; ///< HF `rope_scaling` / `rope_parameters`
   /// The epsilon every norm adds to the variance (HF's rms_norm_eps,
   /// layer_norm_eps, layer_norm_epsilon, norm_eps). 1e-5 is Megatron-LM's
   /// default (--norm-epsilon).

@@ -35,6 +35,9 @@
 #ifndef TRIDENT_RUNTIME_RUNTIME_H
 #define TRIDENT_RUNTIME_RUNTIME_H
 
+#include "trident/Support/RopeScaling.h"
+
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -465,36 +468,9 @@ void swigluBackward(Tensor &dgate, Tensor &dup, const Tensor &dy,
                     const Tensor &gate, const Tensor &up);
 
 /// RoPE frequency scaling of long-context checkpoints (Hugging Face's
-/// `rope_scaling`). The plain frequency of pair i is f_i = theta^(-2i/d)
-/// (d = rotaryDim); the kinds change it as follows.
-struct RopeScaling {
-  enum class Kind {
-    None,   ///< f_i
-    Linear, ///< position interpolation (Chen et al. 2023, "Extending
-            ///< Context Window of Large Language Models via Positional
-            ///< Interpolation"): f_i / factor
-    /// Llama 3.1 ("The Llama 3 Herd of Models", 2024; Meta's
-    /// apply_scaling): with wavelength w_i = 2 pi / f_i, L =
-    /// originalMaxPositions: f_i where w_i < L / highFreqFactor, f_i /
-    /// factor where w_i > L / lowFreqFactor, else (1 - a) f_i / factor + a
-    /// f_i with a = (L / w_i - lowFreqFactor) / (highFreqFactor -
-    /// lowFreqFactor).
-    Llama3,
-    /// YaRN (Peng et al. 2023, "YaRN: Efficient Context Window Extension
-    /// of Large Language Models"): pairs turning more than betaFast times
-    /// over L keep f_i, those turning fewer than betaSlow times get f_i /
-    /// factor, with a linear ramp between (pair bounds floored / ceiled
-    /// when truncate); cos and sin are multiplied by attentionFactor.
-    Yarn
-  };
-  Kind kind = Kind::None;
-  double factor = 1.0;
-  double lowFreqFactor = 1.0, highFreqFactor = 4.0; ///< Llama3
-  int64_t originalMaxPositions = 0;                 ///< Llama3, Yarn
-  double betaFast = 32.0, betaSlow = 1.0;           ///< Yarn
-  bool truncate = true;                             ///< Yarn
-  double attentionFactor = 1.0; ///< Yarn: multiplies cos and sin
-};
+/// `rope_scaling`): the kinds and their papers are in
+/// include/trident/Support/RopeScaling.h.
+using trident::RopeScaling;
 /// The rotaryDim / 2 angular frequencies (radians per position) of RoPE
 /// with base theta under `scaling`. Throws on invalid parameters.
 std::vector<double> ropeFrequencies(int64_t rotaryDim, double theta,
@@ -510,18 +486,35 @@ std::vector<double> ropeFrequencies(int64_t rotaryDim, double theta,
 /// angle, the same factor), which is the backward (dx = ropeApply(dy,
 /// inverse)). y may alias x. posOffset shifts every position (row r holds
 /// position posOffset + r % seq): the first position of a context-parallel
-/// sequence chunk. rotaryDim is at most 2 * kMaxRopePairs.
+/// sequence chunk. rotaryDim is at most 2 * kMaxRopePairs. rotaryOffset
+/// moves the rotated dimensions to rotaryOffset .. rotaryOffset +
+/// rotaryDim - 1 of each head, all others passing through (DeepSeek's
+/// multi-head latent attention rotates the last qk_rope_head_dim of each
+/// query head).
 constexpr int64_t kMaxRopePairs = 256;
 void ropeApply(Tensor &y, const Tensor &x, int64_t seq, int64_t heads,
                int64_t headDim, int64_t rotaryDim, double theta, bool inverse,
-               int64_t posOffset = 0, const RopeScaling &scaling = {});
+               int64_t posOffset = 0, const RopeScaling &scaling = {},
+               int64_t rotaryOffset = 0);
+
+/// Multi-head latent attention's keys (DeepSeek-V2, "DeepSeek-V2: A Strong,
+/// Economical, and Efficient Mixture-of-Experts Language Model", 2024,
+/// section 2.1.3): k [n, heads*(nopeDim+ropeDim)] (overwritten), where key
+/// head h is head h of kNope [n, heads*nopeDim] followed by kRope [n,
+/// ropeDim], the rotary key all heads share.
+void latentKeyForward(Tensor &k, const Tensor &kNope, const Tensor &kRope,
+                      int64_t heads, int64_t nopeDim, int64_t ropeDim);
+/// Its backward: dkNope (overwritten) the non-rotary parts of dk's heads;
+/// dkRope (overwritten) the sum of their rotary parts, in head order.
+void latentKeyBackward(Tensor &dkNope, Tensor &dkRope, const Tensor &dk,
+                       int64_t heads, int64_t nopeDim, int64_t ropeDim);
 
 /// Shape of a self-attention call on local heads.
 struct AttentionDims {
   int64_t batch = 1, seq = 1;
   int64_t heads = 1;   ///< local query heads
   int64_t kvHeads = 1; ///< local key/value heads; divides heads (GQA)
-  int64_t headDim = 1;
+  int64_t headDim = 1; ///< of a query and key head
   /// Keys/values per sequence; 0 means seq. Larger under context
   /// parallelism: the local queries attend to the all-gathered sequence.
   int64_t kvSeq = 0;
@@ -540,13 +533,24 @@ struct AttentionDims {
   /// false: every query sees every key (encoders: BERT, ViT); qOffset
   /// then only places the queries for dropout, and window must be 0.
   bool causal = true;
+  /// Of a value (and output) head; 0 means headDim. Differs under
+  /// multi-head latent attention (DeepSeek-V2: 192 for q and k, 128 for v).
+  int64_t vHeadDim = 0;
+  /// Softmax scale on q k^T; 0 means 1/sqrt(headDim). DeepSeek's YaRN
+  /// checkpoints multiply it by mscale^2.
+  double scale = 0.0;
   int64_t keys() const { return kvSeq ? kvSeq : seq; }
+  int64_t valueDim() const { return vHeadDim ? vHeadDim : headDim; }
+  float softmaxScale() const {
+    return scale > 0.0 ? float(scale) : 1.0f / std::sqrt(float(headDim));
+  }
 };
 /// Self-attention (causal unless dims.causal is false), softmax scale
-/// 1/sqrt(headDim):
-///   q [batch*seq, heads*headDim], k, v [batch*keys, kvHeads*headDim]
-///   (i.e. [b, s, heads, d], the direct output of the q/k/v projections);
-///   out [batch*seq, heads*headDim]; probs [batch, heads, seq, keys] saved
+/// dims.softmaxScale() (1/sqrt(headDim) unless set):
+///   q [batch*seq, heads*headDim], k [batch*keys, kvHeads*headDim], v
+///   [batch*keys, kvHeads*valueDim] (i.e. [b, s, heads, d], the direct
+///   output of the q/k/v projections); out [batch*seq, heads*valueDim];
+///   probs [batch, heads, seq, keys] saved
 ///   for the backward (masked entries are 0; undropped: the backward
 ///   draws the dropout mask again). Query i sees keys 0 .. qOffset + i
 ///   (the last `window` of them with a window), or all keys when not
@@ -605,8 +609,8 @@ struct MoEDims {
 constexpr float kGptOssSwigluAlpha = 1.702f;
 /// Biases of a mixture of experts (gpt-oss), each undefined when absent:
 /// router [E] added to the logits; in [L, f or 2f] to x wIn[e]; out [L, h]
-/// to each expert's output before its weight. Tensors share storage, so a
-/// gradient MoEBiases names the tensors the backward writes.
+/// to each expert's output before its weight. A gradient MoEBiases holds
+/// the tensors the backward writes (Tensor copies share storage).
 struct MoEBiases {
   Tensor router, in, out;
 };
@@ -641,7 +645,7 @@ void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
 void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
                  const Tensor &dy, const Tensor &x, const Tensor &router,
                  const Tensor &wIn, const Tensor &wOut, const MoEDims &dims,
-                 const MoEBiases &biases, const MoEBiases &dbiases);
+                 const MoEBiases &biases, MoEBiases &dbiases);
 /// The router's part of the backward for rows rowOffset .. rowOffset +
 /// dx.rows - 1 of x [n, h] (this rank's own tokens when x was gathered over
 /// the expert-parallel group): dx [rows, h] (overwritten) through the

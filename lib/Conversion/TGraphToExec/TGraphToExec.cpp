@@ -45,6 +45,25 @@ namespace {
 
 enum class Dist { Rep, Seq, Last };
 
+/// Whether `v` is an additive bias of `user` (a linear, patch or
+/// convolution bias, a LayerNorm beta, a router or expert bias): such
+/// parameters start at zero, as Hugging Face's _init_weights and
+/// Megatron-LM initialise them. Chosen by the operand's role, not by the
+/// parameter's name.
+bool isBiasOperand(Operation *user, Value v) {
+  if (auto l = dyn_cast<tg::LinearOp>(user))
+    return l.getBias() == v;
+  if (auto pe = dyn_cast<tg::PatchEmbedOp>(user))
+    return pe.getBias() == v;
+  if (auto c = dyn_cast<tg::Conv2DOp>(user))
+    return c.getBias() == v;
+  if (auto ln = dyn_cast<tg::LayerNormOp>(user))
+    return ln.getBeta() == v;
+  if (auto m = dyn_cast<tg::MoEOp>(user))
+    return m.getRouterBias() == v || m.getBIn() == v || m.getBOut() == v;
+  return false;
+}
+
 /// A forward value and its layout.
 struct FVal {
   Value v;
@@ -398,9 +417,8 @@ FailureOr<Value> ChunkLowering::param(Operation *user, Value tgParam,
                 "plain tensor-parallel weight";
   } else {
     StringRef init = "uniform";
-    StringRef base = p.getName();
     auto ln = dyn_cast<tg::LayerNormOp>(user);
-    if (base.ends_with("bias"))
+    if (isBiasOperand(user, tgParam))
       init = "zeros";
     else if (ln && ln.getZeroCentered() && ln.getGamma() == tgParam)
       init = "zeros"; // LayerNorm1p: the kernel scales by gamma + 1
@@ -902,10 +920,6 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
   if (!causal && op.getWindow() > 0)
     return op.emitError("texec lowering: a sliding window needs causal "
                         "attention");
-  if (op.getKRope() || op.getVHeadDim())
-    return op.emitError("texec lowering: attention with latent keys or a "
-                        "separate value head size (multi-head latent "
-                        "attention) has no runtime kernel");
   const double attnDropout = op.getDropout().convertToDouble();
   if (attnDropout < 0.0 || attnDropout >= 1.0)
     return op.emitError() << "texec lowering: attention dropout "
@@ -935,35 +949,89 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
   auto outType = localType(op, op.getType(), tpOn() ? Dist::Last : Dist::Rep);
   if (failed(outType))
     return failure();
+  const int64_t headDim = op.getHeadDim();
   SmallVector<NamedAttribute> config = {
       cfg("heads", i64a(local)),
       cfg("kv_heads", i64a(localKv)),
       cfg("head_dim",
-          i64a(op.getHeadDim()))};
+          i64a(headDim))};
+  if (op.getValueHeadDim() != headDim)
+    config.push_back(cfg("v_head_dim", i64a(op.getValueHeadDim())));
+  if (FloatAttr sc = op.getSoftmaxScaleAttr())
+    config.push_back(cfg("scale", sc));
+  // Multi-head latent attention (DeepSeek-V2): the rotary key shared by
+  // all heads, over the whole chunk's positions (gathered from sequence
+  // shards), to be rotated and appended to every local key head.
+  Value ropeKey;
+  if (op.getKRope()) {
+    auto f = act(op, op.getKRope());
+    if (failed(f))
+      return failure();
+    if (f->dist == Dist::Last)
+      return op.emitError("texec lowering: the rotary key of multi-head "
+                          "latent attention must be replicated over tp (the "
+                          "output of a linear without a tensor-parallel "
+                          "role)");
+    ropeKey = gatherSeq(*f);
+  }
   if (rot > 0) {
     // RoPE on the local q and k heads, at this rank's positions (shifted
     // by the cp coordinate under context parallelism, before the keys are
-    // gathered); the backward turns the gradients back.
+    // gathered); the backward turns the gradients back. With a rotary key,
+    // q's last rot dimensions turn, and the key turns once for all heads.
     for (int which = 0; which < 2; ++which) {
+      const bool shared = which == 1 && ropeKey;
       SmallVector<NamedAttribute> rc = {
-          cfg("heads", i64a(which == 0 ? local : localKv)),
-          cfg("head_dim", i64a(op.getHeadDim())), cfg("rotary_dim", i64a(rot)),
-          cfg("theta", op.getRopeThetaAttr())};
+          cfg("heads", i64a(shared ? 1 : which == 0 ? local : localKv)),
+          cfg("head_dim", i64a(shared ? rot : headDim)),
+          cfg("rotary_dim", i64a(rot)), cfg("theta", op.getRopeThetaAttr())};
       if (DictionaryAttr rs = op.getRopeScalingAttr())
         rc.push_back(cfg("scaling", rs));
       if (cpOn())
         rc.push_back(cfg("pos_axis", StringAttr::get(ctx(), "cp")));
-      Value in = qkv[which].v;
+      if (ropeKey && which == 0)
+        rc.push_back(cfg("rotary_offset", i64a(headDim - rot)));
+      Value in = shared ? ropeKey : qkv[which].v;
       Value rotated = kernel(fb, "rope", {in}, {in.getType()}, rc)[0];
-      qkv[which].v = rotated;
+      (shared ? ropeKey : qkv[which].v) = rotated;
       tape.push_back([=, this]() -> LogicalResult {
-        Value dy = takeGrad(rotated);
+        // The shared key's gradient is a partial sum over tp (each rank's
+        // heads); RoPE is linear, so it stays one until its producer sums
+        // it (or the sequence-parallel gather reduce-scatters it).
+        bool partial = false;
+        Value dy = shared ? takeGradRaw(rotated, partial) : takeGrad(rotated);
         if (!dy)
           return success();
-        addGrad(in, kernel(bb, "rope_bwd", {dy}, {in.getType()}, rc)[0]);
+        addGrad(in, kernel(bb, "rope_bwd", {dy}, {in.getType()}, rc)[0],
+                partial);
         return success();
       });
     }
+  }
+  if (ropeKey) {
+    // Key head h: the local head h of k (head_dim - rot wide), then the
+    // rotary key. The rotary key's gradient sums this rank's heads: a
+    // partial sum over tp.
+    Value kNope = qkv[1].v;
+    auto kt = cast<RankedTensorType>(kNope.getType());
+    auto fullType = f32({kt.getDimSize(0), kt.getDimSize(1), localKv * headDim});
+    SmallVector<NamedAttribute> lc = {cfg("heads", i64a(localKv)),
+                                      cfg("nope_dim", i64a(headDim - rot)),
+                                      cfg("rope_dim", i64a(rot))};
+    Value kFull =
+        kernel(fb, "latent_key", {kNope, ropeKey}, {fullType}, lc)[0];
+    qkv[1].v = kFull;
+    Value rk = ropeKey;
+    tape.push_back([=, this]() -> LogicalResult {
+      Value dy = takeGrad(kFull);
+      if (!dy)
+        return success();
+      auto g = kernel(bb, "latent_key_bwd", {dy},
+                      {kNope.getType(), rk.getType()}, lc);
+      addGrad(kNope, g[0]);
+      addGrad(rk, g[1], /*partial=*/true);
+      return success();
+    });
   }
   // Context parallelism (all-gather form, as in Llama 3: "The Llama 3 Herd
   // of Models", 2024, section 3.3.2): the local queries attend to the

@@ -252,14 +252,15 @@ void moeForward(Tensor &y, const Tensor &x, const Tensor &router,
 void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
                  const Tensor &dy, const Tensor &x, const Tensor &router,
                  const Tensor &wIn, const Tensor &wOut, const MoEDims &d) {
-  moeBackward(dx, dwIn, dwOut, dgate, dy, x, router, wIn, wOut, d,
-              MoEBiases{}, MoEBiases{});
+  MoEBiases none;
+  moeBackward(dx, dwIn, dwOut, dgate, dy, x, router, wIn, wOut, d, none,
+              none);
 }
 
 void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
                  const Tensor &dy, const Tensor &x, const Tensor &router,
                  const Tensor &wIn, const Tensor &wOut, const MoEDims &d,
-                 const MoEBiases &biases, const MoEBiases &dbiases) {
+                 const MoEBiases &biases, MoEBiases &dbiases) {
   const char *fn = "moeBackward";
   Shape s = checkMoE(x, router, wIn, wOut, d, fn);
   checkBiases(biases, s, fn, "bias");
@@ -355,14 +356,10 @@ void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
   dwIn.fromHost(DWi);
   dwOut.fromHost(DWo);
   dgate.fromHost(DG);
-  if (!DBi.empty()) {
-    Tensor t = dbiases.in;
-    t.fromHost(DBi);
-  }
-  if (!DBo.empty()) {
-    Tensor t = dbiases.out;
-    t.fromHost(DBo);
-  }
+  if (!DBi.empty())
+    dbiases.in.fromHost(DBi);
+  if (!DBo.empty())
+    dbiases.out.fromHost(DBo);
 }
 
 void moeRouterBackward(Tensor &dx, Tensor &drouter, const Tensor &dgate,

@@ -44,8 +44,8 @@ std::vector<double> ropeFrequencies(int64_t rotaryDim, double theta,
     f[i] = std::pow(theta, -2.0 * double(i) / double(rotaryDim));
   if (s.kind == RopeScaling::Kind::None)
     return f;
-  check(std::isfinite(s.factor) && s.factor >= 1.0, fn,
-        "the scaling factor must be at least 1");
+  const std::string why = checkRopeScaling(s);
+  check(why.empty(), fn, "RoPE scaling: " + why);
   switch (s.kind) {
   case RopeScaling::Kind::None:
     break;
@@ -54,12 +54,6 @@ std::vector<double> ropeFrequencies(int64_t rotaryDim, double theta,
       x /= s.factor;
     break;
   case RopeScaling::Kind::Llama3: {
-    check(s.originalMaxPositions > 0, fn,
-          "llama3 scaling needs originalMaxPositions");
-    check(std::isfinite(s.lowFreqFactor) && s.lowFreqFactor > 0 &&
-              std::isfinite(s.highFreqFactor) &&
-              s.highFreqFactor > s.lowFreqFactor,
-          fn, "llama3 scaling needs 0 < lowFreqFactor < highFreqFactor");
     const double L = double(s.originalMaxPositions);
     const double lowWavelen = L / s.lowFreqFactor;   // longer: scaled
     const double highWavelen = L / s.highFreqFactor; // shorter: kept
@@ -78,13 +72,6 @@ std::vector<double> ropeFrequencies(int64_t rotaryDim, double theta,
     break;
   }
   case RopeScaling::Kind::Yarn: {
-    check(s.originalMaxPositions > 0, fn,
-          "yarn scaling needs originalMaxPositions");
-    check(std::isfinite(s.betaFast) && std::isfinite(s.betaSlow) &&
-              s.betaSlow > 0 && s.betaFast > 0,
-          fn, "yarn scaling needs positive betaFast and betaSlow");
-    check(std::isfinite(s.attentionFactor) && s.attentionFactor > 0, fn,
-          "yarn scaling needs a positive attentionFactor");
     const double L = double(s.originalMaxPositions), d = double(rotaryDim);
     double low = yarnCorrectionDim(s.betaFast, d, theta, L);
     double high = yarnCorrectionDim(s.betaSlow, d, theta, L);

@@ -401,10 +401,11 @@ void dropoutApply(Tensor &y, const Tensor &x, int64_t batch, int64_t seq,
 
 void ropeApply(Tensor &y, const Tensor &x, int64_t seq, int64_t heads,
                int64_t headDim, int64_t rotaryDim, double theta,
-               bool inverse, int64_t posOffset, const RopeScaling &scaling) {
+               bool inverse, int64_t posOffset, const RopeScaling &scaling,
+               int64_t rotaryOffset) {
   const char *fn = "ropeApply";
   detail::checkRope(y, x, seq, heads, headDim, rotaryDim, theta, posOffset,
-                    fn);
+                    rotaryOffset, fn);
   const std::vector<double> freq = ropeFrequencies(rotaryDim, theta, scaling);
   const double mag = scaling.kind == RopeScaling::Kind::Yarn
                          ? scaling.attentionFactor
@@ -417,7 +418,8 @@ void ropeApply(Tensor &y, const Tensor &x, int64_t seq, int64_t heads,
   for (int64_t r = 0; r < rows; ++r) {
     const double pos = double(posOffset + r % seq);
     for (int64_t h = 0; h < heads; ++h) {
-      const int64_t base = (r * heads + h) * headDim;
+      const int64_t head = (r * heads + h) * headDim,
+                    base = head + rotaryOffset;
       for (int64_t i = 0; i < half; ++i) {
         double angle = pos * freq[i];
         float c = float(mag * std::cos(angle));
@@ -427,8 +429,43 @@ void ropeApply(Tensor &y, const Tensor &x, int64_t seq, int64_t heads,
         out[base + i + half] = b * c + a * sn;
       }
       if (out != in)
-        for (int64_t i = rotaryDim; i < headDim; ++i)
-          out[base + i] = in[base + i];
+        for (int64_t i = 0; i < headDim; ++i)
+          if (i < rotaryOffset || i >= rotaryOffset + rotaryDim)
+            out[head + i] = in[head + i];
+    }
+  }
+}
+
+void latentKeyForward(Tensor &k, const Tensor &kNope, const Tensor &kRope,
+                      int64_t heads, int64_t nopeDim, int64_t ropeDim) {
+  detail::checkLatentKey(k, kNope, kRope, heads, nopeDim, ropeDim,
+                         "latentKeyForward");
+  const int64_t n = kRope.numel() / ropeDim, hd = nopeDim + ropeDim;
+  const float *a = kNope.f32(), *r = kRope.f32();
+  float *out = k.f32();
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t h = 0; h < heads; ++h) {
+      float *dst = out + (i * heads + h) * hd;
+      std::copy_n(a + (i * heads + h) * nopeDim, nopeDim, dst);
+      std::copy_n(r + i * ropeDim, ropeDim, dst + nopeDim);
+    }
+}
+
+void latentKeyBackward(Tensor &dkNope, Tensor &dkRope, const Tensor &dk,
+                       int64_t heads, int64_t nopeDim, int64_t ropeDim) {
+  detail::checkLatentKey(dk, dkNope, dkRope, heads, nopeDim, ropeDim,
+                         "latentKeyBackward");
+  const int64_t n = dkRope.numel() / ropeDim, hd = nopeDim + ropeDim;
+  const float *g = dk.f32();
+  float *a = dkNope.f32(), *r = dkRope.f32();
+  for (int64_t i = 0; i < n; ++i) {
+    float *ri = r + i * ropeDim;
+    std::fill_n(ri, ropeDim, 0.0f);
+    for (int64_t h = 0; h < heads; ++h) {
+      const float *src = g + (i * heads + h) * hd;
+      std::copy_n(src, nopeDim, a + (i * heads + h) * nopeDim);
+      for (int64_t c = 0; c < ropeDim; ++c)
+        ri[c] += src[nopeDim + c];
     }
   }
 }
@@ -727,10 +764,11 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
   detail::checkAttention(out, probs, q, k, v, d, "attentionForward");
   detail::checkSinks(sinks, d, "attentionForward");
   const float *sink = sinks.defined() ? sinks.f32() : nullptr;
-  int64_t s = d.seq, t = d.keys(), hd = d.headDim;
+  int64_t s = d.seq, t = d.keys(), hd = d.headDim, vd = d.valueDim();
   int64_t qs = d.heads * hd, ks = d.kvHeads * hd;
+  int64_t os = d.heads * vd, vs = d.kvHeads * vd; // value and output rows
   int64_t group = d.heads / d.kvHeads;
-  float sc = 1.0f / std::sqrt(static_cast<float>(hd));
+  float sc = d.softmaxScale();
   const bool drop = d.dropout.rate > 0.0f;
   RowMat dropped(drop ? s : 0, drop ? t : 0);
   for (int64_t b = 0; b < d.batch; ++b)
@@ -738,8 +776,8 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
       int64_t kh = h / group;
       CStrided Q(q.f32() + b * s * qs + h * hd, s, hd, Eigen::OuterStride<>(qs));
       CStrided K(k.f32() + b * t * ks + kh * hd, t, hd, Eigen::OuterStride<>(ks));
-      CStrided V(v.f32() + b * t * ks + kh * hd, t, hd, Eigen::OuterStride<>(ks));
-      Strided O(out.f32() + b * s * qs + h * hd, s, hd, Eigen::OuterStride<>(qs));
+      CStrided V(v.f32() + b * t * vs + kh * vd, t, vd, Eigen::OuterStride<>(vs));
+      Strided O(out.f32() + b * s * os + h * vd, s, vd, Eigen::OuterStride<>(os));
       MapM P(probs.f32() + (b * d.heads + h) * s * t, s, t);
       P.noalias() = (Q * K.transpose()) * sc;
       for (int64_t i = 0; i < s; ++i) {
@@ -784,23 +822,25 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
   zero(dk);
   zero(dv);
   std::vector<double> dsink(dsinks.defined() ? d.heads : 0, 0.0);
-  int64_t s = d.seq, t = d.keys(), hd = d.headDim;
+  int64_t s = d.seq, t = d.keys(), hd = d.headDim, vd = d.valueDim();
   int64_t qs = d.heads * hd, ks = d.kvHeads * hd;
+  int64_t os = d.heads * vd, vs = d.kvHeads * vd; // value and output rows
   int64_t group = d.heads / d.kvHeads;
-  float sc = 1.0f / std::sqrt(static_cast<float>(hd));
+  float sc = d.softmaxScale();
   const bool drop = d.dropout.rate > 0.0f;
   RowMat dP(s, t), dropped(drop ? s : 0, drop ? t : 0);
   for (int64_t b = 0; b < d.batch; ++b)
     for (int64_t h = 0; h < d.heads; ++h) {
       int64_t kh = h / group;
       auto qOff = b * s * qs + h * hd, kOff = b * t * ks + kh * hd;
+      auto oOff = b * s * os + h * vd, vOff = b * t * vs + kh * vd;
       CStrided Q(q.f32() + qOff, s, hd, Eigen::OuterStride<>(qs));
       CStrided K(k.f32() + kOff, t, hd, Eigen::OuterStride<>(ks));
-      CStrided V(v.f32() + kOff, t, hd, Eigen::OuterStride<>(ks));
-      CStrided DO(dout.f32() + qOff, s, hd, Eigen::OuterStride<>(qs));
+      CStrided V(v.f32() + vOff, t, vd, Eigen::OuterStride<>(vs));
+      CStrided DO(dout.f32() + oOff, s, vd, Eigen::OuterStride<>(os));
       Strided DQ(dq.f32() + qOff, s, hd, Eigen::OuterStride<>(qs));
       Strided DK(dk.f32() + kOff, t, hd, Eigen::OuterStride<>(ks));
-      Strided DV(dv.f32() + kOff, t, hd, Eigen::OuterStride<>(ks));
+      Strided DV(dv.f32() + vOff, t, vd, Eigen::OuterStride<>(vs));
       CMapM P(probs.f32() + (b * d.heads + h) * s * t, s, t);
       dP.noalias() = DO * V.transpose();
       if (drop) {

@@ -237,12 +237,12 @@ struct RopeTable {
 };
 __global__ void kRope(float *y, const float *x, int64_t rows, int64_t seq,
                       int64_t posOffset, int64_t heads, int64_t headDim, int64_t rot,
-                      RopeTable table, bool inverse) {
+                      int64_t rotOffset, RopeTable table, bool inverse) {
   const int64_t half = rot / 2, perHead = headDim - half;
   GRID_STRIDE(t, rows * heads * perHead) {
     int64_t i = t % perHead, rh = t / perHead;
     int64_t r = rh / heads;
-    int64_t base = rh * headDim;
+    int64_t head = rh * headDim, base = head + rotOffset;
     if (i < half) {
       double angle = double(posOffset + r % seq) * table.freq[i];
       float c = float(table.mag * cos(angle));
@@ -251,9 +251,41 @@ __global__ void kRope(float *y, const float *x, int64_t rows, int64_t seq,
       y[base + i] = a * c - b * sn;
       y[base + i + half] = b * c + a * sn;
     } else {
-      int64_t d = i + half; // rot .. headDim - 1
-      y[base + d] = x[base + d];
+      // The headDim - rot dimensions outside rotOffset .. rotOffset + rot.
+      int64_t d = i - half;
+      if (d >= rotOffset)
+        d += rot;
+      y[head + d] = x[head + d];
     }
+  }
+}
+/// k[r, h, c] = c < nope ? kNope[r, h, c] : kRope[r, c - nope].
+__global__ void kLatentKey(float *k, const float *kNope, const float *kRope,
+                           int64_t n, int64_t heads, int64_t nope,
+                           int64_t rope) {
+  const int64_t hd = nope + rope;
+  GRID_STRIDE(e, n * heads * hd) {
+    int64_t c = e % hd, rh = e / hd, r = rh / heads;
+    k[e] = c < nope ? kNope[rh * nope + c] : kRope[r * rope + c - nope];
+  }
+}
+/// dkNope[r, h, c] = dk[r, h, c] (c < nope).
+__global__ void kLatentKeyNopeBwd(float *dkNope, const float *dk, int64_t n,
+                                  int64_t heads, int64_t nope, int64_t rope) {
+  GRID_STRIDE(e, n * heads * nope) {
+    int64_t c = e % nope, rh = e / nope;
+    dkNope[e] = dk[rh * (nope + rope) + c];
+  }
+}
+/// dkRope[r, c] = sum over h in order of dk[r, h, nope + c].
+__global__ void kLatentKeyRopeBwd(float *dkRope, const float *dk, int64_t n,
+                                  int64_t heads, int64_t nope, int64_t rope) {
+  GRID_STRIDE(e, n * rope) {
+    int64_t c = e % rope, r = e / rope;
+    float acc = 0.0f;
+    for (int64_t h = 0; h < heads; ++h)
+      acc += dk[(r * heads + h) * (nope + rope) + nope + c];
+    dkRope[e] = acc;
   }
 }
 __global__ void kAdam(float *p, const float *g, float *m, float *v, int64_t n,
@@ -893,10 +925,11 @@ void swigluBackward(Tensor &dgate, Tensor &dup, const Tensor &dy,
 
 void ropeApply(Tensor &y, const Tensor &x, int64_t seq, int64_t heads,
                int64_t headDim, int64_t rotaryDim, double theta,
-               bool inverse, int64_t posOffset, const RopeScaling &scaling) {
+               bool inverse, int64_t posOffset, const RopeScaling &scaling,
+               int64_t rotaryOffset) {
   const char *fn = "ropeApply";
   detail::checkRope(y, x, seq, heads, headDim, rotaryDim, theta, posOffset,
-                    fn);
+                    rotaryOffset, fn);
   RopeTable table{};
   const std::vector<double> freq = ropeFrequencies(rotaryDim, theta, scaling);
   std::copy(freq.begin(), freq.end(), table.freq);
@@ -908,8 +941,35 @@ void ropeApply(Tensor &y, const Tensor &x, int64_t seq, int64_t heads,
   int64_t rows = x.numel() / (heads * headDim);
   int64_t work = rows * heads * (headDim - rotaryDim / 2);
   kRope<<<blocksFor(work), kThreads, 0, stream()>>>(
-      y.f32(), x.f32(), rows, seq, posOffset, heads, headDim, rotaryDim, table,
-      inverse);
+      y.f32(), x.f32(), rows, seq, posOffset, heads, headDim, rotaryDim,
+      rotaryOffset, table, inverse);
+  launched(fn);
+}
+
+void latentKeyForward(Tensor &k, const Tensor &kNope, const Tensor &kRope,
+                      int64_t heads, int64_t nopeDim, int64_t ropeDim) {
+  const char *fn = "latentKeyForward";
+  detail::checkLatentKey(k, kNope, kRope, heads, nopeDim, ropeDim, fn);
+  const int64_t n = kRope.numel() / ropeDim;
+  if (!n)
+    return;
+  kLatentKey<<<blocksFor(k.numel()), kThreads, 0, stream()>>>(
+      k.f32(), kNope.f32(), kRope.f32(), n, heads, nopeDim, ropeDim);
+  launched(fn);
+}
+
+void latentKeyBackward(Tensor &dkNope, Tensor &dkRope, const Tensor &dk,
+                       int64_t heads, int64_t nopeDim, int64_t ropeDim) {
+  const char *fn = "latentKeyBackward";
+  detail::checkLatentKey(dk, dkNope, dkRope, heads, nopeDim, ropeDim, fn);
+  const int64_t n = dkRope.numel() / ropeDim;
+  if (!n)
+    return;
+  kLatentKeyNopeBwd<<<blocksFor(dkNope.numel()), kThreads, 0, stream()>>>(
+      dkNope.f32(), dk.f32(), n, heads, nopeDim, ropeDim);
+  launched(fn);
+  kLatentKeyRopeBwd<<<blocksFor(dkRope.numel()), kThreads, 0, stream()>>>(
+      dkRope.f32(), dk.f32(), n, heads, nopeDim, ropeDim);
   launched(fn);
 }
 
@@ -1107,17 +1167,18 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
   const char *fn = "attentionForward";
   detail::checkAttention(out, probs, q, k, v, d, fn);
   detail::checkSinks(sinks, d, fn);
-  int64_t s = d.seq, t = d.keys(), hd = d.headDim;
+  int64_t s = d.seq, t = d.keys(), hd = d.headDim, vd = d.valueDim();
   int64_t qs = d.heads * hd, ks = d.kvHeads * hd, group = d.heads / d.kvHeads;
-  float sc = 1.0f / std::sqrt(float(hd));
+  int64_t os = d.heads * vd, vs = d.kvHeads * vd; // value and output rows
+  float sc = d.softmaxScale();
   const bool drop = d.dropout.rate > 0.0f;
   Tensor dropped = drop ? Tensor({s, t}) : Tensor();
   for (int64_t b = 0; b < d.batch; ++b)
     for (int64_t h = 0; h < d.heads; ++h) {
       const float *Q = q.f32() + b * s * qs + h * hd;
       const float *K = k.f32() + b * t * ks + (h / group) * hd;
-      const float *V = v.f32() + b * t * ks + (h / group) * hd;
-      float *O = out.f32() + b * s * qs + h * hd;
+      const float *V = v.f32() + b * t * vs + (h / group) * vd;
+      float *O = out.f32() + b * s * os + h * vd;
       float *P = probs.f32() + (b * d.heads + h) * s * t;
       gemmRowMajor(false, true, s, t, hd, sc, Q, qs, K, ks, 0.0f, P, t, fn);
       kMaskedSoftmax<<<unsigned(s), kThreads, 0, stream()>>>(
@@ -1129,7 +1190,7 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
         probDropout(dropped.f32(), P, b, h, d, fn);
         PV = dropped.f32();
       }
-      gemmRowMajor(false, false, s, hd, t, 1.0f, PV, t, V, ks, 0.0f, O, qs,
+      gemmRowMajor(false, false, s, vd, t, 1.0f, PV, t, V, vs, 0.0f, O, os,
                    fn);
     }
 }
@@ -1150,15 +1211,17 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
   Tensor sinkRows = sinks ? Tensor({d.seq}) : Tensor();
   if (sinks)
     zero(dsinks);
-  int64_t s = d.seq, t = d.keys(), hd = d.headDim;
+  int64_t s = d.seq, t = d.keys(), hd = d.headDim, vd = d.valueDim();
   int64_t qs = d.heads * hd, ks = d.kvHeads * hd, group = d.heads / d.kvHeads;
+  int64_t os = d.heads * vd, vs = d.kvHeads * vd; // value and output rows
   Tensor dP({s, t});
   const bool drop = d.dropout.rate > 0.0f;
   Tensor dropped = drop ? Tensor({s, t}) : Tensor();
-  float sc = 1.0f / std::sqrt(float(hd));
+  float sc = d.softmaxScale();
   for (int64_t b = 0; b < d.batch; ++b)
     for (int64_t h = 0; h < d.heads; ++h) {
       int64_t qOff = b * s * qs + h * hd, kOff = b * t * ks + (h / group) * hd;
+      int64_t oOff = b * s * os + h * vd, vOff = b * t * vs + (h / group) * vd;
       const float *P = probs.f32() + (b * d.heads + h) * s * t;
       // out = D(P) V with D the dropout mask: dV = D(P)^T dO, and the
       // probabilities' gradient is D(dO V^T).
@@ -1167,10 +1230,10 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
         probDropout(dropped.f32(), P, b, h, d, fn);
         PV = dropped.f32();
       }
-      gemmRowMajor(true, false, t, hd, s, 1.0f, PV, t, dout.f32() + qOff, qs,
-                   1.0f, dv.f32() + kOff, ks, fn);
-      gemmRowMajor(false, true, s, t, hd, 1.0f, dout.f32() + qOff, qs,
-                   v.f32() + kOff, ks, 0.0f, dP.f32(), t, fn);
+      gemmRowMajor(true, false, t, vd, s, 1.0f, PV, t, dout.f32() + oOff, os,
+                   1.0f, dv.f32() + vOff, vs, fn);
+      gemmRowMajor(false, true, s, t, vd, 1.0f, dout.f32() + oOff, os,
+                   v.f32() + vOff, vs, 0.0f, dP.f32(), t, fn);
       if (drop)
         probDropout(dP.f32(), dP.f32(), b, h, d, fn);
       kSoftmaxBwd<<<unsigned(s), kThreads, 0, stream()>>>(

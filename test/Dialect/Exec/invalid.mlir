@@ -1884,3 +1884,83 @@ texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 :
     texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
   }
 }
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [2, 4, 8] init "uniform" : tensor<2x4x8xf32>
+    texec.chunk 0 forward {
+      %w = texec.param_ref "w" : tensor<2x4x8xf32>
+      // expected-error@+1 {{kernel 'rope' needs an integer rotary_offset >= 0 with rotary_offset + rotary_dim <= head_dim}}
+      %y = texec.kernel "rope"(%w) config {heads = 2 : i64, head_dim = 4 : i64, rotary_dim = 2 : i64, rotary_offset = 3 : i64, theta = 1.0e+04 : f64} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [2, 4, 8] init "uniform" : tensor<2x4x8xf32>
+    texec.chunk 0 forward {
+      %w = texec.param_ref "w" : tensor<2x4x8xf32>
+      // expected-error@+1 {{kernel 'latent_key' needs integer heads, nope_dim, rope_dim > 0 and [b, s, heads*(nope_dim+rope_dim)] keys from [b, s, heads*nope_dim] and [b, s, rope_dim]}}
+      %k = texec.kernel "latent_key"(%w, %w) config {heads = 2 : i64, nope_dim = 4 : i64, rope_dim = 2 : i64} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x12xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [2, 4, 8] init "uniform" : tensor<2x4x8xf32>
+    texec.chunk 0 forward {
+      %w = texec.param_ref "w" : tensor<2x4x8xf32>
+      // expected-error@+1 {{kernel 'attention' needs an integer v_head_dim > 0}}
+      %o:2 = texec.kernel "attention"(%w, %w, %w) config {heads = 2 : i64, kv_heads = 2 : i64, head_dim = 4 : i64, v_head_dim = 0 : i64} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> (tensor<2x4x8xf32>, tensor<2x2x4x4xf32>)
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [2, 4, 8] init "uniform" : tensor<2x4x8xf32>
+    texec.chunk 0 forward {
+      %w = texec.param_ref "w" : tensor<2x4x8xf32>
+      // expected-error@+1 {{kernel 'attention' needs a float scale > 0}}
+      %o:2 = texec.kernel "attention"(%w, %w, %w) config {heads = 2 : i64, kv_heads = 2 : i64, head_dim = 4 : i64, scale = -1.0 : f64} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> (tensor<2x4x8xf32>, tensor<2x2x4x4xf32>)
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}

@@ -757,7 +757,7 @@ func.func @rope_scaling_foreign_key(%q: tensor<?x?x64xf32>, %k: tensor<?x?x64xf3
 // -----
 
 func.func @rope_scaling_factor(%q: tensor<?x?x64xf32>, %k: tensor<?x?x64xf32>, %v: tensor<?x?x64xf32>) {
-  // expected-error@+1 {{rope_scaling 'factor' must be at least 1}}
+  // expected-error@+1 {{rope_scaling 'factor' must be at least 1, got 0.5}}
   %0 = tgraph.attention %q, %k, %v {num_heads = 4 : i64, num_kv_heads = 4 : i64, head_dim = 16 : i64, rotary_dim = 16 : i64, rope_scaling = {type = "linear", factor = 0.5 : f64}} : (tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
   return
 }
@@ -783,5 +783,21 @@ func.func @moe_swiglu_limit_ungated(%x: tensor<?x?x64xf32>, %r: tensor<64x8xf32>
 func.func @moe_selection_bias_alone(%x: tensor<?x?x64xf32>, %r: tensor<64x8xf32>, %wi: tensor<8x64x256xf32>, %wo: tensor<8x128x64xf32>) {
   // expected-error@+1 {{selection_bias needs a router bias}}
   %0 = tgraph.moe %x router %r experts(%wi, %wo) {num_experts = 8 : i64, top_k = 2 : i64, activation = #tgraph.act<silu>, gated, selection_bias} : (tensor<?x?x64xf32>, tensor<64x8xf32>, tensor<8x64x256xf32>, tensor<8x128x64xf32>) -> tensor<?x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @rope_key_rotary_dim(%q: tensor<?x?x64xf32>, %k: tensor<?x?x32xf32>, %v: tensor<?x?x64xf32>, %r: tensor<?x?x8xf32>) {
+  // expected-error@+1 {{rope_key needs rotary_dim equal to its width 8 (the rotated part of a head)}}
+  %0 = tgraph.attention %q, %k, %v rope_key %r {num_heads = 4 : i64, num_kv_heads = 4 : i64, head_dim = 16 : i64, rotary_dim = 16 : i64} : (tensor<?x?x64xf32>, tensor<?x?x32xf32>, tensor<?x?x64xf32>, tensor<?x?x8xf32>) -> tensor<?x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_scale(%q: tensor<?x?x64xf32>, %k: tensor<?x?x64xf32>, %v: tensor<?x?x64xf32>) {
+  // expected-error@+1 {{softmax_scale must be a positive number}}
+  %0 = tgraph.attention %q, %k, %v {num_heads = 4 : i64, num_kv_heads = 4 : i64, head_dim = 16 : i64, softmax_scale = 0.0 : f64} : (tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
   return
 }

@@ -101,8 +101,8 @@ tgraph.model @mla attributes {seq_len = 16 : i64} {
   %k = tgraph.linear %x, %wk : (tensor<?x?x32xbf16>, tensor<16x32xbf16>) -> tensor<?x?x16xbf16>
   %kr = tgraph.linear %x, %wr : (tensor<?x?x32xbf16>, tensor<2x32xbf16>) -> tensor<?x?x2xbf16>
   %v = tgraph.linear %x, %wv : (tensor<?x?x32xbf16>, tensor<16x32xbf16>) -> tensor<?x?x16xbf16>
-  // CHECK: tgraph.attention %{{.*}}, %{{.*}}, %{{.*}} rope_key %{{.*}} {head_dim = 6 : i64, num_heads = 4 : i64, num_kv_heads = 4 : i64, v_head_dim = 4 : i64}
-  %o = tgraph.attention %q, %k, %v rope_key %kr {num_heads = 4 : i64, num_kv_heads = 4 : i64, head_dim = 6 : i64, v_head_dim = 4 : i64} : (tensor<?x?x24xbf16>, tensor<?x?x16xbf16>, tensor<?x?x16xbf16>, tensor<?x?x2xbf16>) -> tensor<?x?x16xbf16>
+  // CHECK: tgraph.attention %{{.*}}, %{{.*}}, %{{.*}} rope_key %{{.*}} {head_dim = 6 : i64, num_heads = 4 : i64, num_kv_heads = 4 : i64, rotary_dim = 2 : i64, softmax_scale = 5.000000e-01 : f64, v_head_dim = 4 : i64}
+  %o = tgraph.attention %q, %k, %v rope_key %kr {num_heads = 4 : i64, num_kv_heads = 4 : i64, head_dim = 6 : i64, v_head_dim = 4 : i64, rotary_dim = 2 : i64, softmax_scale = 0.5 : f64} : (tensor<?x?x24xbf16>, tensor<?x?x16xbf16>, tensor<?x?x16xbf16>, tensor<?x?x2xbf16>) -> tensor<?x?x16xbf16>
   %wh = tgraph.param "head" <head> : tensor<64x16xbf16>
   %logits = tgraph.linear %o, %wh tp <vocab> : (tensor<?x?x16xbf16>, tensor<64x16xbf16>) -> tensor<?x?x64xbf16>
   %loss = tgraph.cross_entropy %logits, %labels : (tensor<?x?x64xbf16>, tensor<?x?xi32>) -> tensor<f32>

@@ -135,7 +135,7 @@ TEST_CASE("Each architecture's norm epsilon key, and HF's default",
 
 TEST_CASE("rope_scaling: linear, llama3, yarn, dynamic and bad values",
           "[frontend][hf]") {
-  using Kind = RopeScalingConfig::Kind;
+  using Kind = RopeScaling::Kind;
   // Llama 3.1's released settings.
   ModelConfig l = parseOk(readModelFile("llama-3.1-405b.json"));
   CHECK(l.ropeScaling.kind == Kind::Llama3);
@@ -155,6 +155,20 @@ TEST_CASE("rope_scaling: linear, llama3, yarn, dynamic and bad values",
   CHECK(d.ropeScaling.kind == Kind::Yarn);
   CHECK(d.ropeScaling.attentionFactor == 1.0);
   CHECK(d.ropeScaling.truncate);
+  // ... but DeepseekV3Attention scales the softmax by mscale(40, 1)^2:
+  // (0.1 ln 40 + 1)^2 / sqrt(192) = 1.3689^2 / 13.856 = 0.13524.
+  CHECK(d.softmaxScale == Approx(std::pow(0.1 * std::log(40.0) + 1.0, 2) /
+                                 std::sqrt(192.0)));
+  CHECK(d.softmaxScale == Approx(0.13524).epsilon(1e-4));
+  // Without mscale_all_dim the scale stays 1/sqrt(head_dim) (0: default).
+  ModelConfig dn = parseOk(edited(
+      "deepseek-v3.json",
+      {{"rope_scaling",
+        {{"type", "yarn"}, {"factor", 40}, {"mscale", 1.0},
+         {"original_max_position_embeddings", 4096}}}}));
+  CHECK(dn.softmaxScale == 0.0);
+  // Other models keep the default.
+  CHECK(g.softmaxScale == 0.0);
   // No scaling, default and dynamic (nothing changes up to the model's
   // positions) keep plain RoPE.
   CHECK(parseOk(readModelFile("llama-3-8b.json")).ropeScaling.kind ==

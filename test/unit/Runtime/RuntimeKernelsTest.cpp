@@ -1198,6 +1198,116 @@ TEST_CASE("RoPE: rotation by hand, pass-through, inverse and backward",
                     Catch::Contains("whole sequences"));
 }
 
+TEST_CASE("RoPE with a rotary offset turns the last dimensions of a head",
+          "[runtime]") {
+  ensureInit();
+  // Heads of 6 dims whose last 4 turn (multi-head latent attention's
+  // query: 2 non-rotary dims, then the rotary part): the same as turning
+  // a head holding only those 4, the first 2 passing through.
+  const int64_t seq = 3, heads = 2, dim = 6, rot = 4, off = 2, n = 2 * seq;
+  const double theta = 100.0;
+  Tensor x = randomTensor({n, heads * dim}, "x"), y({n, heads * dim});
+  ropeApply(y, x, seq, heads, dim, rot, theta, false, 0, {}, off);
+  auto X = x.toHost(), Y = y.toHost();
+  std::vector<float> part(size_t(n * heads * rot));
+  for (int64_t r = 0; r < n * heads; ++r)
+    for (int64_t i = 0; i < rot; ++i)
+      part[size_t(r * rot + i)] = X[size_t(r * dim + off + i)];
+  Tensor px({n, heads * rot}), py({n, heads * rot});
+  px.fromHost(part);
+  ropeApply(py, px, seq, heads, rot, rot, theta, false);
+  auto PY = py.toHost();
+  for (int64_t r = 0; r < n * heads; ++r) {
+    for (int64_t i = 0; i < off; ++i)
+      CHECK(Y[size_t(r * dim + i)] == X[size_t(r * dim + i)]);
+    for (int64_t i = 0; i < rot; ++i)
+      CHECK(Y[size_t(r * dim + off + i)] == PY[size_t(r * rot + i)]);
+  }
+  // In place, and the inverse undoes it.
+  Tensor z = randomTensor({n, heads * dim}, "x");
+  ropeApply(z, z, seq, heads, dim, rot, theta, false, 0, {}, off);
+  CHECK(z.toHost() == Y);
+  ropeApply(z, z, seq, heads, dim, rot, theta, true, 0, {}, off);
+  auto back = z.toHost();
+  for (size_t i = 0; i < X.size(); ++i)
+    REQUIRE(back[i] == Approx(X[i]).margin(1e-6));
+  CHECK_THROWS_WITH(ropeApply(y, x, seq, heads, dim, rot, theta, false, 0, {},
+                              3),
+                    Catch::Contains("fall outside headDim"));
+}
+
+TEST_CASE("latent keys: heads of k_nope then the shared rotary key, and "
+          "the backward", "[runtime]") {
+  ensureInit();
+  const int64_t n = 5, heads = 3, nope = 2, rope = 4, hd = nope + rope;
+  Tensor kn = randomTensor({n, heads * nope}, "kn"),
+         kr = randomTensor({n, rope}, "kr"), k({n, heads * hd});
+  latentKeyForward(k, kn, kr, heads, nope, rope);
+  auto K = k.toHost(), KN = kn.toHost(), KR = kr.toHost();
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t h = 0; h < heads; ++h) {
+      for (int64_t c = 0; c < nope; ++c)
+        CHECK(K[size_t((i * heads + h) * hd + c)] ==
+              KN[size_t((i * heads + h) * nope + c)]);
+      for (int64_t c = 0; c < rope; ++c)
+        CHECK(K[size_t((i * heads + h) * hd + nope + c)] ==
+              KR[size_t(i * rope + c)]);
+    }
+  Tensor r = randomTensor({n, heads * hd}, "r");
+  auto loss = [&] {
+    latentKeyForward(k, kn, kr, heads, nope, rope);
+    return dotLoss(k, r);
+  };
+  Tensor dkn({n, heads * nope}), dkr({n, rope});
+  latentKeyBackward(dkn, dkr, r, heads, nope, rope);
+  CHECK(fdError(loss, kn, dkn.toHost()) < kTol);
+  CHECK(fdError(loss, kr, dkr.toHost()) < kTol);
+  Tensor bad({n, rope + 1});
+  CHECK_THROWS_WITH(latentKeyForward(k, kn, bad, heads, nope, rope),
+                    Catch::Contains("latentKeyForward"));
+}
+
+TEST_CASE("attention with a value head size of its own and a softmax "
+          "scale matches finite differences", "[runtime]") {
+  ensureInit();
+  // Multi-head latent attention's shapes: q and k heads of 5, v heads of
+  // 3, and a scale other than 1/sqrt(5).
+  AttentionDims d;
+  d.batch = 2, d.seq = 4, d.heads = 2, d.kvHeads = 2, d.headDim = 5;
+  d.vHeadDim = 3;
+  d.scale = 0.7;
+  const int64_t n = d.batch * d.seq;
+  Tensor q = randomTensor({n, 10}, "q", 1.5f), k = randomTensor({n, 10}, "k", 1.5f),
+         v = randomTensor({n, 6}, "v"), r = randomTensor({n, 6}, "r");
+  Tensor out({n, 6}), probs({2, 2, 4, 4});
+  auto loss = [&] {
+    attentionForward(out, probs, q, k, v, d);
+    return dotLoss(out, r);
+  };
+  loss();
+  // Row 1 of (batch 0, head 1): softmax of 0.7 q.k over keys 0 and 1.
+  auto Q = q.toHost(), K = k.toHost(), V = v.toHost(), O = out.toHost();
+  double s0 = 0, s1 = 0;
+  for (int64_t c = 0; c < 5; ++c) {
+    s0 += double(Q[10 + 5 + c]) * K[0 * 10 + 5 + c];
+    s1 += double(Q[10 + 5 + c]) * K[1 * 10 + 5 + c];
+  }
+  double p1 = 1.0 / (1.0 + std::exp(0.7 * (s0 - s1)));
+  for (int64_t c = 0; c < 3; ++c)
+    CHECK(O[size_t(6 + 3 + c)] ==
+          Approx((1 - p1) * V[size_t(3 + c)] + p1 * V[size_t(6 + 3 + c)])
+              .epsilon(1e-5));
+  Tensor dq({n, 10}), dk({n, 10}), dv({n, 6});
+  attentionBackward(dq, dk, dv, r, q, k, v, probs, d);
+  CHECK(fdError(loss, q, dq.toHost()) < kTol);
+  CHECK(fdError(loss, k, dk.toHost()) < kTol);
+  CHECK(fdError(loss, v, dv.toHost()) < kTol);
+  // v shaped for headDim is refused.
+  Tensor wrongV({n, 10});
+  CHECK_THROWS_WITH(attentionForward(out, probs, q, k, wrongV, d),
+                    Catch::Contains("kvHeads*valueDim"));
+}
+
 TEST_CASE("RoPE scaling: frequencies of linear, llama3 and yarn",
           "[runtime]") {
   // Expected values: the formulas of transformers' modeling_rope_utils
