@@ -18,7 +18,8 @@
 #     4) under context parallelism 2 x tensor parallelism 2 with sequence
 #     parallelism, and shows the sinks split with the heads and the
 #     scaled RoPE of one chunk;
-#  4. runs 3 Adam steps on 4 MPI ranks and on 1, compared by
+#  4. runs 3 SGD steps (lr 1: parameters move by their gradients) on 4
+#     MPI ranks and on 1, compared by
 #     trident-compare-params (losses within 1e-5 relative, parameters
 #     within 1e-5 relative + 1e-5 absolute).
 #
@@ -56,7 +57,8 @@ grep -m2 'texec.param "layers.0.sub0.moe.experts.b_' "$tmp/oss.texec.mlir" |
   sed 's/^ *//'
 
 echo
-emit_build test/e2e/plans/tiny-gpt-oss-cp2-tp2-sp.json "$MODEL" "$tmp/cp"
+emit_build test/e2e/plans/tiny-gpt-oss-cp2-tp2-sp.json "$MODEL" "$tmp/cp" \
+  --optimizer sgd --lr 1
 echo "# tiny-gpt-oss's sinks, first rope and first attention (texec IR):"
 grep -m1 'texec.param "layers.0.sub0.attn.sinks' "$tmp/cp/program.texec.mlir" |
   sed 's/^ *//'
@@ -65,6 +67,7 @@ grep -m1 'texec.kernel "rope"' "$tmp/cp/program.texec.mlir" |
 grep -m1 'texec.kernel "attention_sinks"' "$tmp/cp/program.texec.mlir" |
   sed 's/^ *//; s/ : (.*//'
 run_ranks 4 cp
-emit_build test/e2e/plans/tiny-gpt-oss-single.json "$MODEL" "$tmp/single"
+emit_build test/e2e/plans/tiny-gpt-oss-single.json "$MODEL" "$tmp/single" \
+  --optimizer sgd --lr 1
 run_ranks 1 single
 compare_runs single cp

@@ -71,7 +71,7 @@ if [ ${#plans[@]} -eq 0 ]; then
          tiny-mistral-cp2-tp2-sp zero2 zero2-dp2-tp2-pp2-sp
          tiny-nemotron-tp2-sp tiny-qwen3-moe-dp4-ep2 tiny-bert-dp2-tp2-sp
          tiny-bert-cp2-pp2 tiny-bert-cp2-tp2-sp tiny-bert-v251-tp4
-         tiny-gpt-oss-dp2-ep2-tp2-sp-etp tiny-gpt-oss-cp2-tp2-sp)
+         tiny-gpt-oss-dp2-ep2-tp2-sp-etp)
 fi
 command -v mpirun >/dev/null || { echo "run-e2e: SKIP: mpirun not found"; exit 77; }
 trident="$build/bin/trident"
