@@ -7,7 +7,9 @@
 # narrower than query/key heads (128 against 192 in DeepSeek-V3), and the
 # YaRN checkpoints scale the softmax by mscale^2. This example
 #  1. imports DeepSeek-V3's released config.json and shows its tgraph
-#     attention (rope_key, v_head_dim, softmax_scale);
+#     attention (rope_key, v_head_dim, softmax_scale) and mixture of
+#     experts (sigmoid scores, the selection-only bias, 8 groups of which
+#     4 are kept, weights times 2.5);
 #  2. emits tiny-deepseek (test/e2e/models/tiny-deepseek.json: 4 dense
 #     layers, 4 heads of 16 = 8 + 8 rotary, v heads of 12, q and kv
 #     latents of 24 and 16, YaRN factor 4) under context parallelism 2 x
@@ -19,7 +21,7 @@
 #     within 1e-5 relative, parameters within 1e-5 relative + 1e-5
 #     absolute).
 #
-# Expected output shape: the tgraph attention line; the four texec kernel
+# Expected output shape: the tgraph attention and moe lines; the four texec kernel
 # lines; "step N loss L time T" lines for 4 ranks and for 1; the compare
 # tool's two "OK: ..." lines.
 #
@@ -37,6 +39,7 @@ MODEL=test/e2e/models/tiny-deepseek.json
 echo "\$ trident import --model $DS"
 "$BIN/trident" import --model "$DS" -o "$tmp/ds.mlir" 2> /dev/null
 grep -m1 'tgraph.attention' "$tmp/ds.mlir" | sed 's/^ *//; s/ : (.*//'
+grep -m1 'tgraph.moe' "$tmp/ds.mlir" | sed 's/^ *//; s/ : (.*//'
 
 echo
 emit_build test/e2e/plans/tiny-deepseek-cp2-tp2-sp.json "$MODEL" "$tmp/cp" \

@@ -344,7 +344,15 @@ Value Builder::moe(Value x) {
                           m.renormalize ? nullptr : b.getUnitAttr(),
                           m.swigluLimit > 0 ? b.getF64FloatAttr(m.swigluLimit)
                                             : FloatAttr(),
-                          m.routerScoreCorrection ? b.getUnitAttr() : nullptr);
+                          m.routerScoreCorrection ? b.getUnitAttr() : nullptr,
+                          m.sigmoidScores ? b.getUnitAttr() : nullptr,
+                          // Defaults (1) left out of the printed IR.
+                          m.numGroups != 1 ? b.getI64IntegerAttr(m.numGroups)
+                                           : IntegerAttr(),
+                          m.topkGroups != 1 ? b.getI64IntegerAttr(m.topkGroups)
+                                            : IntegerAttr(),
+                          m.routedScale != 1.0 ? b.getF64FloatAttr(m.routedScale)
+                                               : FloatAttr());
   Value y = op.getResult();
   if (m.numSharedExperts > 0) {
     Value shared = mlp(x, "moe.shared_experts", m.sharedFfn * m.numSharedExperts,

@@ -819,6 +819,27 @@ void parseLlamaLike(Reader &r, ModelConfig &c, Arch arch,
       for (int64_t i = 0; i < c.numLayers; ++i)
         e.moeLayers.push_back(i >= e.firstDenseLayers && i % freq == 0);
     e.routerScoreCorrection = true;
+    // DeepseekV3TopkRouter (transformers): sigmoid scores, whatever
+    // scoring_func / topk_method say; DeepseekV3Config's defaults.
+    e.sigmoidScores = true;
+    e.numGroups = 8;
+    e.topkGroups = 4;
+    e.routedScale = 2.5;
+    r.optInt("n_group", e.numGroups);
+    r.optInt("topk_group", e.topkGroups);
+    r.optNumber("routed_scaling_factor", e.routedScale, 0, 1e6, true);
+    r.optBool("norm_topk_prob", e.renormalize);
+    if (!r.failed() && (e.numGroups < 1 || e.numExperts % e.numGroups != 0))
+      r.fail("n_group", std::to_string(e.numGroups) +
+                            " must divide n_routed_experts " +
+                            std::to_string(e.numExperts));
+    else if (!r.failed() &&
+             (e.topkGroups < 1 || e.topkGroups > e.numGroups ||
+              e.topK > e.topkGroups * (e.numExperts / e.numGroups)))
+      r.fail("topk_group",
+             std::to_string(e.topkGroups) + " must be in [1, n_group " +
+                 std::to_string(e.numGroups) + "] and hold the " +
+                 std::to_string(e.topK) + " experts of num_experts_per_tok");
     int64_t mtp = 0;
     if (r.optInt("num_nextn_predict_layers", mtp, 0) && mtp > 0)
       notes.push_back(std::string(r.source()) +

@@ -699,7 +699,8 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
   }
   if (k == "moe" || k == "moe_bwd" || k == "moe_router_bwd" ||
       k == "moe_biased" || k == "moe_biased_bwd" ||
-      k == "moe_router_biased_bwd") {
+      k == "moe_router_biased_bwd" || k == "moe_selected" ||
+      k == "moe_selected_bwd" || k == "moe_router_selected_bwd") {
     StringRef act = cast<StringAttr>(config.get("activation")).getValue();
     std::string kind = act == "gelu"        ? "Gelu"
                        : act == "gelu_tanh" ? "GeluTanh"
@@ -711,8 +712,8 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
     if (std::string epCoord = axisCoord("ep_axis"); !epCoord.empty()) {
       // w_in's operand: after x, router (and the router bias), after dy.
       unsigned wInAt = (k == "moe" ? 2 : k == "moe_bwd" ? 3
-                        : k == "moe_biased"           ? 3
-                                                      : 4);
+                        : k == "moe_biased" || k == "moe_selected" ? 3
+                                                                   : 4);
       Value wIn = op.getInputs()[wInAt];
       offset = epCoord + " * " +
                std::to_string(
@@ -737,7 +738,40 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
          << cfgFloat("swiglu_limit") << "f;\n";
     if (std::string c0 = axisCoord("out_bias_axis"); !c0.empty())
       os << "    " << out[0] << "_moe.outBiasHere = " << c0 << " == 0;\n";
-    if (k == "moe_biased") {
+    // DeepSeek-V3's router.
+    if (config.get("sigmoid"))
+      os << "    " << out[0] << "_moe.sigmoidScores = true;\n";
+    if (config.get("groups"))
+      os << "    " << out[0] << "_moe.groups = " << cfgInt("groups") << ";\n    "
+         << out[0] << "_moe.topkGroups = " << cfgInt("topk_groups") << ";\n";
+    if (config.get("routed_scale"))
+      os << "    " << out[0] << "_moe.routedScale = "
+         << cfgExact("routed_scale") << "f;\n";
+    if (k == "moe_selected") {
+      // x, router, select, w_in, w_out -> y.
+      os << "    rt::MoEBiases " << out[0] << "_b;\n    " << out[0]
+         << "_b.select = " << in(2) << ";\n";
+      os << "    rt::moeForward(" << out2[0] << ", " << in2(0) << ", "
+         << in(1) << ", " << in(3) << ", " << in(4) << ", " << out[0]
+         << "_moe, " << out[0] << "_b);\n";
+    } else if (k == "moe_selected_bwd") {
+      // dy, x, router, select, w_in, w_out -> dx, dw_in, dw_out, dgate.
+      os << "    rt::MoEBiases " << out[0] << "_b, " << out[0] << "_db;\n    "
+         << out[0] << "_b.select = " << in(3) << ";\n";
+      os << "    rt::moeBackward(" << out2[0] << ", " << out[1] << ", "
+         << out[2] << ", " << out2[3] << ", " << in2(0) << ", " << in2(1)
+         << ", " << in(2) << ", " << in(4) << ", " << in(5) << ", " << out[0]
+         << "_moe, " << out[0] << "_b, " << out[0] << "_db);\n";
+    } else if (k == "moe_router_selected_bwd") {
+      // dgate, x, router, select -> dx, drouter.
+      os << "    rt::MoEBiases " << out[0] << "_b;\n    " << out[0]
+         << "_b.select = " << in(3) << ";\n    rt::Tensor " << out[0]
+         << "_nobias;\n";
+      os << "    rt::moeRouterBackward(" << out2[0] << ", " << out[1] << ", "
+         << out[0] << "_nobias, " << in2(0) << ", " << in2(1) << ", "
+         << in(2) << ", " << out[0] << "_b, " << out[0] << "_moe, "
+         << routerRowOffset() << ");\n";
+    } else if (k == "moe_biased") {
       os << "    rt::moeForward(" << out2[0] << ", " << in2(0) << ", "
          << in(1) << ", " << in(3) << ", " << in(5) << ", " << out[0]
          << "_moe, rt::MoEBiases{" << in(2) << ", " << in(4) << ", " << in(6)

@@ -9,7 +9,8 @@
 # top-k weights, tiny-bert: a bidirectional post-LN encoder with token
 # types and masked-LM + next-sentence losses, tiny-gpt-oss with attention
 # sinks, biased experts, a clamped SwiGLU and YaRN-scaled RoPE,
-# tiny-deepseek with multi-head latent attention) on its
+# tiny-deepseek with multi-head latent attention, tiny-deepseek-moe with
+# DeepSeek-V3's router) on its
 # dp x cp
 # x tp x pp grid, compile its main.cpp against the prebuilt runtime (built once by
 # the main build), run it with mpirun for 3 Adam steps on the fixed
@@ -71,7 +72,8 @@ if [ ${#plans[@]} -eq 0 ]; then
          tiny-mistral-cp2-tp2-sp zero2 zero2-dp2-tp2-pp2-sp
          tiny-nemotron-tp2-sp tiny-qwen3-moe-dp4-ep2 tiny-bert-dp2-tp2-sp
          tiny-bert-cp2-pp2 tiny-bert-cp2-tp2-sp tiny-bert-v251-tp4
-         tiny-gpt-oss-dp2-ep2-tp2-sp-etp)
+         tiny-gpt-oss-dp2-ep2-tp2-sp-etp tiny-deepseek-moe-dp2-ep2-tp2-sp-etp
+         tiny-deepseek-moe-dp4-ep2-zero3)
 fi
 command -v mpirun >/dev/null || { echo "run-e2e: SKIP: mpirun not found"; exit 77; }
 trident="$build/bin/trident"

@@ -99,10 +99,14 @@ const StringRef kMoE[] = {"experts", "top_k", "activation"};
 // swiglu_limit: gpt-oss's clamped SwiGLU; out_bias_axis: the experts'
 // output biases are added only at that axis's coordinate 0 (their outputs
 // are partial sums over it).
-const StringRef kMoEOpt[] = {"gated", "ep_axis", "unnormalized",
-                             "swiglu_limit", "out_bias_axis"};
-const StringRef kRouterOpt[] = {"gated", "row_axis", "unnormalized",
-                                "swiglu_limit"};
+// DeepSeek-V3's router: "sigmoid" scores, "groups" / "topk_groups" for
+// group-limited routing, "routed_scale" on the weights.
+const StringRef kMoEOpt[] = {"gated",        "ep_axis",  "unnormalized",
+                             "swiglu_limit", "out_bias_axis", "sigmoid",
+                             "groups",       "topk_groups", "routed_scale"};
+const StringRef kRouterOpt[] = {"gated",   "row_axis",   "unnormalized",
+                                "swiglu_limit", "sigmoid", "groups",
+                                "topk_groups",  "routed_scale"};
 
 // Activations are [micro-batch, sequence, features]; the emitter flattens
 // them to the runtime's [tokens, features]. Parameter gradients a kernel
@@ -157,6 +161,13 @@ const KernelInfo kKernels[] = {
     {"moe_biased_bwd", 8, 6, kMoE, kMoEOpt},
     // dgate, x, router, router_bias -> dx, drouter, drouter_bias
     {"moe_router_biased_bwd", 4, 3, kMoE, kRouterOpt},
+    // With a selection bias (DeepSeek-V3's e_score_correction_bias,
+    // which gets no gradient): x, router, select, w_in, w_out -> y
+    {"moe_selected", 5, 1, kMoE, kMoEOpt},
+    // dy, x, router, select, w_in, w_out -> dx, dw_in, dw_out, dgate
+    {"moe_selected_bwd", 6, 4, kMoE, kMoEOpt},
+    // dgate, x, router, select -> dx, drouter
+    {"moe_router_selected_bwd", 4, 2, kMoE, kRouterOpt},
     {"patch_embed", 3, 1, kPatch, {}},         // images, w, b -> tokens
     {"patch_embed_bwd", 2, 2, kPatch, {}},     // dy, images -> dw, db
     {"seq_slice", 1, 1, kSeqAxis, {}},         // x [b,s,h] -> [b,s/n,h]
@@ -945,6 +956,40 @@ LogicalResult KernelOp::verify() {
         return emitOpError() << "kernel '" << getName()
                              << "' needs a positive float swiglu_limit on "
                                 "gated silu experts";
+    }
+    // DeepSeek-V3's router: groups dividing the experts, the top-k inside
+    // the chosen groups, a positive scale.
+    auto groups = config.getAs<IntegerAttr>("groups");
+    auto topkGroups = config.getAs<IntegerAttr>("topk_groups");
+    if ((config.get("groups") || config.get("topk_groups")) &&
+        (!groups || !topkGroups || groups.getInt() < 1 ||
+         experts.getInt() % groups.getInt() != 0 || topkGroups.getInt() < 1 ||
+         topkGroups.getInt() > groups.getInt() ||
+         topK.getInt() > topkGroups.getInt() *
+                             (experts.getInt() / groups.getInt())))
+      return emitOpError() << "kernel '" << getName()
+                           << "' needs integer groups dividing the experts "
+                              "and topk_groups in [1, groups] whose experts "
+                              "hold top_k";
+    if (Attribute rs = config.get("routed_scale")) {
+      auto f = dyn_cast<FloatAttr>(rs);
+      if (!f || !(f.getValueAsDouble() > 0.0) ||
+          !std::isfinite(f.getValueAsDouble()))
+        return emitOpError() << "kernel '" << getName()
+                             << "' needs a positive float routed_scale";
+    }
+    if (config.get("sigmoid") && !isa<UnitAttr>(config.get("sigmoid")))
+      return emitOpError() << "kernel '" << getName()
+                           << "': sigmoid is a unit attribute";
+    if (getName().contains("selected")) {
+      // The selection bias: one value per expert, after x / dgate, x (and
+      // dy first in the experts' backward) and the router.
+      const unsigned at = getName() == "moe_selected" ? 2 : 3;
+      auto sb = cast<RankedTensorType>(getInputs()[at].getType());
+      if (sb.getRank() != 1 || sb.getDimSize(0) != experts.getInt())
+        return emitOpError() << "kernel '" << getName()
+                             << "' needs a selection bias of one value per "
+                                "expert";
     }
     if (getName().contains("biased")) {
       // Bias shapes: router bias [experts]; b_in [local experts, w_in's

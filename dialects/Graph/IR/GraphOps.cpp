@@ -1049,6 +1049,17 @@ LogicalResult MoEOp::verify() {
     return emitOpError() << "router bias must have " << e << " elements";
   if (getSelectionBias() && !getRouterBias())
     return emitOpError() << "selection_bias needs a router bias";
+  const int64_t groups = getNumGroupsAttr().getInt(),
+                topkGroups = getTopkGroupsAttr().getInt();
+  if (groups < 1 || e % groups != 0 || topkGroups < 1 || topkGroups > groups ||
+      k > topkGroups * (e / groups))
+    return emitOpError() << "num_groups " << groups << " must divide "
+                         << e << " experts, and topk_groups " << topkGroups
+                         << " be in [1, num_groups] with top_k " << k
+                         << " experts within its groups";
+  const double scale = getRoutedScaleAttr().getValueAsDouble();
+  if (!std::isfinite(scale) || scale <= 0.0)
+    return emitOpError() << "routed_scale must be a positive number";
   if (auto limit = getSwigluLimitAttr()) {
     double v = limit.getValueAsDouble();
     if (!std::isfinite(v) || v <= 0.0 || !getGated() ||

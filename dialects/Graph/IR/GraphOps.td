@@ -495,7 +495,13 @@ def TGraph_MoEOp : TGraph_ComputeOp<"moe", [AttrSizedOperandSegments]> {
     clamped above and up clamped on both sides at the limit, then
     `(up + 1) * gate * sigmoid(1.702 * gate)`. `selection_bias` marks a
     router bias that only chooses the experts and does not weight them
-    (DeepSeek-V3's `e_score_correction_bias`).
+    (DeepSeek-V3's `e_score_correction_bias`). DeepSeek-V3's router
+    (`DeepseekV3TopkRouter`): `sigmoid_scores` scores each expert with a
+    sigmoid instead of the softmax; with `num_groups` > 1 the experts form
+    that many equal groups and a token's experts come from its
+    `topk_groups` groups whose two best selection scores sum highest; the
+    chosen weights (after any renormalisation) are multiplied by
+    `routed_scale` (`routed_scaling_factor`).
 
     Example:
     `%y = tgraph.moe %x router %r experts(%wi, %wo) {num_experts = 8 : i64, top_k = 2 : i64, activation = #tgraph.act<silu>, gated} : (tensor<?x?x64xbf16>, tensor<64x8xbf16>, tensor<8x64x512xbf16>, tensor<8x256x64xbf16>) -> tensor<?x?x64xbf16>`
@@ -509,7 +515,11 @@ def TGraph_MoEOp : TGraph_ComputeOp<"moe", [AttrSizedOperandSegments]> {
                        TGraph_ActKindAttr:$activation, UnitAttr:$gated,
                        UnitAttr:$unnormalized_topk,
                        OptionalAttr<F64Attr>:$swiglu_limit,
-                       UnitAttr:$selection_bias);
+                       UnitAttr:$selection_bias,
+                       UnitAttr:$sigmoid_scores,
+                       DefaultValuedAttr<I64Attr, "1">:$num_groups,
+                       DefaultValuedAttr<I64Attr, "1">:$topk_groups,
+                       DefaultValuedAttr<F64Attr, "1.0">:$routed_scale);
   let results = (outs TGraph_FloatTensor:$result);
   let assemblyFormat = [{
     $x `router` $router (`bias` $router_bias^)?

@@ -78,6 +78,14 @@ struct MoEConfig {
   /// The top-k weights are renormalised to sum to one (Mixtral; HF
   /// `norm_topk_prob`, whose Qwen-MoE default is false).
   bool renormalize = true;
+  /// DeepSeek-V3's router (DeepseekV3TopkRouter): sigmoid scores instead
+  /// of softmax probabilities; the experts in numGroups groups (HF
+  /// `n_group`), a token's experts from its topkGroups best groups
+  /// (`topk_group`); the weights times routedScale
+  /// (`routed_scaling_factor`).
+  bool sigmoidScores = false;
+  int64_t numGroups = 1, topkGroups = 1;
+  double routedScale = 1.0;
   int64_t firstDenseLayers = 0; ///< leading layers with a dense MLP
   int64_t layerFreq = 1;        ///< every n-th layer (after the dense ones)
   /// Explicit per-layer flag (Qwen3-MoE `mlp_only_layers` /

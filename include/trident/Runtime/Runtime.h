@@ -604,15 +604,31 @@ struct MoEDims {
   /// here (another rank of a tensor-parallel group adds them), though
   /// their gradient is still computed.
   bool outBiasHere = true;
+  /// DeepSeek-V3's router ("DeepSeek-V3 Technical Report", 2024, section
+  /// 2.1.2; transformers' DeepseekV3TopkRouter): each expert's score is
+  /// sigmoid(logit) instead of the softmax probability, and the
+  /// renormalised weights divide by (sum + 1e-20).
+  bool sigmoidScores = false;
+  /// Group-limited routing: the experts form `groups` equal groups; a
+  /// group's score is the sum of its two best selection scores, and each
+  /// token picks its top-k experts from its `topkGroups` best groups (the
+  /// others' selection scores set to 0, as transformers masks them).
+  int64_t groups = 1, topkGroups = 1;
+  /// The chosen weights, after any renormalisation, times this
+  /// (`routed_scaling_factor`).
+  float routedScale = 1.0f;
 };
 /// The sigmoid's slope in gpt-oss's SwiGLU (GptOssExperts.alpha = 1.702).
 constexpr float kGptOssSwigluAlpha = 1.702f;
-/// Biases of a mixture of experts (gpt-oss), each undefined when absent:
-/// router [E] added to the logits; in [L, f or 2f] to x wIn[e]; out [L, h]
-/// to each expert's output before its weight. A gradient MoEBiases holds
-/// the tensors the backward writes (Tensor copies share storage).
+/// Biases of a mixture of experts, each undefined when absent: router [E]
+/// added to the logits, in [L, f or 2f] to x wIn[e], out [L, h] to each
+/// expert's output before its weight (gpt-oss); select [E] added to the
+/// scores only to choose the experts, not to weight them (DeepSeek-V3's
+/// e_score_correction_bias, which training updates outside the gradient:
+/// its gradient is none). A gradient MoEBiases holds the tensors the
+/// backward writes (Tensor copies share storage).
 struct MoEBiases {
-  Tensor router, in, out;
+  Tensor router, in, out, select;
 };
 /// Routed mixture of experts with Mixtral's routing ("Mixtral of Experts",
 /// Jiang et al. 2024): logits = x router, p = softmax(logits); each token
@@ -658,6 +674,12 @@ void moeRouterBackward(Tensor &dx, Tensor &drouter, const Tensor &dgate,
 void moeRouterBackward(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
                        const Tensor &dgate, const Tensor &x,
                        const Tensor &router, const Tensor &routerBias,
+                       const MoEDims &dims, int64_t rowOffset = 0);
+/// With the router and selection biases of `biases` (either undefined:
+/// none; the selection bias gets no gradient).
+void moeRouterBackward(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
+                       const Tensor &dgate, const Tensor &x,
+                       const Tensor &router, const MoEBiases &biases,
                        const MoEDims &dims, int64_t rowOffset = 0);
 
 /// Softmax cross-entropy over logits [n, V] with int32 targets [n].

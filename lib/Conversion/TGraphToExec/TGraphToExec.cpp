@@ -113,6 +113,10 @@ struct ProgramState {
   std::map<std::string, std::set<int64_t>> paramStages;
   /// Per stage: parameters whose gradients are partial sums over tp.
   std::map<int64_t, std::set<std::string>> tpPartialParams;
+  /// Parameters no gradient trains (DeepSeek-V3's selection bias, which
+  /// its trainer updates by load, not by gradient): their gradient stays
+  /// zero, so the optimizer leaves them as they are.
+  std::set<std::string> frozenParams;
   int64_t cp = 1;      ///< context-parallel ranks
   int64_t seqFull = 0; ///< the whole sequence (seq_len)
   /// The group that sums parameter gradients and shards ZeRO state: "dp",
@@ -1447,13 +1451,15 @@ LogicalResult ChunkLowering::lowerElementwise(Operation *op) {
 }
 
 LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
-  if (op.getSelectionBias())
-    return op.emitError("texec lowering: a router bias that only selects "
-                        "the experts (DeepSeek-V3's e_score_correction_bias) "
-                        "has no runtime kernel");
+  // DeepSeek-V3: a router bias that only selects the experts.
+  const bool selected = op.getSelectionBias();
+  if (selected && op.getBIn())
+    return op.emitError("texec lowering: a mixture of experts with both a "
+                        "selection bias and expert biases has no runtime "
+                        "kernel");
   // gpt-oss: a router bias and expert biases, all or none.
-  const bool biased = op.getRouterBias() && op.getBIn();
-  if (!biased && (op.getRouterBias() || op.getBIn()))
+  const bool biased = !selected && op.getRouterBias() && op.getBIn();
+  if (!selected && !biased && (op.getRouterBias() || op.getBIn()))
     return op.emitError("texec lowering: a mixture of experts with a router "
                         "bias but no expert biases, or the other way round, "
                         "has no runtime kernel");
@@ -1511,7 +1517,9 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
     toLoad.push_back({op.getBIn(), bInLayout});
     toLoad.push_back({op.getBOut(), ParamLayout{0, "ep"}});
   }
-  // params: router, w_in, w_out[, router_bias, b_in, b_out].
+  if (selected)
+    toLoad.push_back({op.getRouterBias(), ParamLayout{-1}});
+  // params: router, w_in, w_out[, router_bias, b_in, b_out | select].
   SmallVector<Value> params;
   for (auto [p, layout] : toLoad) {
     FailureOr<Value> v = param(op, p, layout);
@@ -1530,6 +1538,16 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
     config.push_back(cfg("unnormalized", UnitAttr::get(ctx())));
   if (op.getSwigluLimitAttr())
     config.push_back(cfg("swiglu_limit", op.getSwigluLimitAttr()));
+  // DeepSeek-V3's router: sigmoid scores, group-limited choice, scaled
+  // weights.
+  if (op.getSigmoidScores())
+    config.push_back(cfg("sigmoid", UnitAttr::get(ctx())));
+  if (op.getNumGroups() > 1) {
+    config.push_back(cfg("groups", op.getNumGroupsAttr()));
+    config.push_back(cfg("topk_groups", op.getTopkGroupsAttr()));
+  }
+  if (op.getRoutedScale().convertToDouble() != 1.0)
+    config.push_back(cfg("routed_scale", op.getRoutedScaleAttr()));
   SmallVector<NamedAttribute> routerConfig = config;
   if (biased && expertTp)
     config.push_back(tpAxis("out_bias_axis"));
@@ -1551,11 +1569,16 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
                           .getResult()
                     : xg;
   SmallVector<Value> fwdIns =
-      biased ? SmallVector<Value>{xAll, params[0], params[3], params[1],
-                                  params[4], params[2], params[5]}
-             : SmallVector<Value>{xAll, params[0], params[1], params[2]};
-  Value yAll = kernel(fb, biased ? "moe_biased" : "moe", fwdIns,
-                      {xAll.getType()}, config)[0];
+      biased     ? SmallVector<Value>{xAll, params[0], params[3], params[1],
+                                      params[4], params[2], params[5]}
+      : selected ? SmallVector<Value>{xAll, params[0], params[3], params[1],
+                                      params[2]}
+                 : SmallVector<Value>{xAll, params[0], params[1], params[2]};
+  Value yAll = kernel(fb,
+                      biased     ? "moe_biased"
+                      : selected ? "moe_selected"
+                                 : "moe",
+                      fwdIns, {xAll.getType()}, config)[0];
   Value yg = epOn ? tx::ReduceScatterOp::create(fb, loc, xg.getType(), yAll,
                                                 "ep", 0)
                         .getResult()
@@ -1571,9 +1594,12 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
   SmallVector<std::string> names;
   for (Value p : params)
     names.push_back(p.getDefiningOp()->getAttrOfType<StringAttr>("sym").str());
+  if (selected)
+    st.frozenParams.insert(names[3]);
   if (seqShards && !expertTp)
     for (const std::string &n : names)
-      st.tpPartialParams[stage.getIndex()].insert(n);
+      if (!st.frozenParams.count(n))
+        st.tpPartialParams[stage.getIndex()].insert(n);
   tape.push_back([=, this]() -> LogicalResult {
     Value dy = takeGrad(y);
     if (!dy)
@@ -1598,6 +1624,13 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
                        params[5].getType(), gateType},
                       config);
       g = {b[0], b[1], b[3], b[5], b[2], b[4]};
+    } else if (selected) {
+      g = kernel(bb, "moe_selected_bwd",
+                 {dyAll, xs, router, saved(params[3]), saved(params[1]),
+                  saved(params[2])},
+                 {xAll.getType(), params[1].getType(), params[2].getType(),
+                  gateType},
+                 config);
     } else {
       g = kernel(bb, "moe_bwd",
                  {dyAll, xs, router, saved(params[1]), saved(params[2])},
@@ -1620,8 +1653,12 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
                         {xg.getType(), params[0].getType(),
                          params[3].getType()},
                         routerConfig)
-               : kernel(bb, "moe_router_bwd", {gate, xs, router},
-                        {xg.getType(), params[0].getType()}, routerConfig);
+        : selected
+            ? kernel(bb, "moe_router_selected_bwd",
+                     {gate, xs, router, saved(params[3])},
+                     {xg.getType(), params[0].getType()}, routerConfig)
+            : kernel(bb, "moe_router_bwd", {gate, xs, router},
+                     {xg.getType(), params[0].getType()}, routerConfig);
     Value dxExperts = epOn ? tx::ReduceScatterOp::create(bb, loc, xg.getType(),
                                                          g[0], "ep", 0)
                                  .getResult()
@@ -2025,7 +2062,8 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
     llvm::StringSet<> graded;
     stage.walk([&](tx::AccumulateGradOp a) { graded.insert(a.getSym()); });
     for (auto decl : stage.getBody().front().getOps<tx::ParamOp>())
-      if (!graded.contains(decl.getSym()))
+      if (!graded.contains(decl.getSym()) &&
+          !st.frozenParams.count(decl.getSym().str()))
         return fail("parameter '" + decl.getSym().str() + "' of stage " +
                     std::to_string(stage.getIndex()) +
                     " receives no gradient: nothing it feeds reaches "

@@ -9,7 +9,9 @@
 // the router logits, the top-k experts, weights renormalised over them
 // (or, MoEDims::renormalize false, the probabilities themselves: Qwen-MoE).
 // gpt-oss adds biases to the router and to every expert linear, and uses a
-// clamped SwiGLU (MoEDims::swigluLimit).
+// clamped SwiGLU (MoEDims::swigluLimit). DeepSeek-V3 scores with a sigmoid,
+// chooses with a selection bias among the best groups of experts, and
+// scales the weights (MoEDims::sigmoidScores, groups, routedScale).
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,6 +55,21 @@ float activateGrad(Activation a, float v) {
   return 1.0f;
 }
 
+/// The routing fields of MoEDims: groups dividing the experts, the top-k
+/// inside the chosen groups, a positive scale.
+void checkRouting(const MoEDims &d, const char *fn) {
+  check(d.groups >= 1 && d.experts % d.groups == 0 && d.topkGroups >= 1 &&
+            d.topkGroups <= d.groups &&
+            d.topK <= d.topkGroups * (d.experts / d.groups),
+        fn,
+        "groups " + std::to_string(d.groups) + " must divide " +
+            std::to_string(d.experts) + " experts and topkGroups " +
+            std::to_string(d.topkGroups) +
+            " be in [1, groups] with topK within those groups");
+  check(std::isfinite(d.routedScale) && d.routedScale > 0.0f, fn,
+        "routedScale must be positive");
+}
+
 struct Shape {
   int64_t n, h, E, f, fin, k;
   int64_t first, local; ///< experts held here: first .. first + local - 1
@@ -68,6 +85,7 @@ Shape checkMoE(const Tensor &x, const Tensor &router, const Tensor &wIn,
         fn, "swigluLimit must be 0, or positive with gated experts");
   check(router.rank() == 2 && router.dim(1) == d.experts, fn,
         "router " + router.shapeString() + " must be [hidden, experts]");
+  checkRouting(d, fn);
   Shape s{};
   s.h = router.dim(0);
   s.E = d.experts;
@@ -101,6 +119,9 @@ void checkBiases(const MoEBiases &b, const Shape &s, const char *fn,
   check(!b.in.defined() || b.in.numel() == s.local * s.fin, fn,
         std::string(what) + " in " + b.in.shapeString() + " must be [" +
             std::to_string(s.local) + ", " + std::to_string(s.fin) + "]");
+  check(!b.select.defined() || b.select.numel() == s.E, fn,
+        std::string(what) + " select " + b.select.shapeString() +
+            " must hold one value per expert (" + std::to_string(s.E) + ")");
   check(!b.out.defined() || b.out.numel() == s.local * s.h, fn,
         std::string(what) + " out " + b.out.shapeString() + " must be [" +
             std::to_string(s.local) + ", " + std::to_string(s.h) + "]");
@@ -110,22 +131,30 @@ std::vector<float> hostOrEmpty(const Tensor &t) {
   return t.defined() ? t.toHost() : std::vector<float>();
 }
 
-/// Per token: the chosen experts, their weights and all probabilities.
+/// Per token: the chosen experts, their weights and all scores (softmax
+/// probabilities, or sigmoids under MoEDims::sigmoidScores).
 struct Routing {
   std::vector<int32_t> expert; // [n, k]
   std::vector<float> weight;   // [n, k]
   std::vector<float> prob;     // [n, E]
+  std::vector<double> chosen;  // [n]: the weights' denominator
 };
 
 Routing route(const std::vector<float> &X, const std::vector<float> &R,
-              const Shape &s, bool renormalize,
-              const std::vector<float> &bias = {}) {
+              const Shape &s, const MoEDims &d,
+              const std::vector<float> &bias = {},
+              const std::vector<float> &select = {}) {
   Routing r;
   r.expert.resize(size_t(s.n * s.k));
   r.weight.resize(size_t(s.n * s.k));
   r.prob.resize(size_t(s.n * s.E));
+  r.chosen.resize(size_t(s.n));
   std::vector<double> logit(size_t(s.E));
+  std::vector<float> choice(size_t(s.E));
   std::vector<int32_t> idx(size_t(s.E));
+  const int64_t groupSize = s.E / d.groups;
+  std::vector<double> groupScore(size_t(d.groups));
+  std::vector<int32_t> groupIdx(size_t(d.groups));
   // Every row is routed (each is cheap next to its experts).
   for (int64_t t = 0; t < s.n; ++t) {
     for (int64_t e = 0; e < s.E; ++e) {
@@ -138,23 +167,64 @@ Routing route(const std::vector<float> &X, const std::vector<float> &R,
       check(std::isfinite(l), "moe", "router logit " + std::to_string(l) +
                                          " of token " + std::to_string(t) +
                                          " is not finite");
-    double mx = *std::max_element(logit.begin(), logit.end()), z = 0;
-    for (double &l : logit)
-      z += (l = std::exp(l - mx));
     float *p = &r.prob[size_t(t * s.E)];
+    if (d.sigmoidScores) {
+      for (int64_t e = 0; e < s.E; ++e)
+        p[e] = float(1.0 / (1.0 + std::exp(-logit[size_t(e)])));
+    } else {
+      double mx = *std::max_element(logit.begin(), logit.end()), z = 0;
+      for (double &l : logit)
+        z += (l = std::exp(l - mx));
+      for (int64_t e = 0; e < s.E; ++e)
+        p[e] = float(logit[size_t(e)] / z);
+    }
+    // The selection scores: the scores plus the selection bias; outside
+    // the best groups, 0.
     for (int64_t e = 0; e < s.E; ++e)
-      p[e] = float(logit[size_t(e)] / z);
+      choice[size_t(e)] = select.empty() ? p[e] : p[e] + select[size_t(e)];
+    if (d.groups > 1) {
+      for (int64_t g = 0; g < d.groups; ++g) {
+        // The sum of the group's two best selection scores (one in a
+        // group of one).
+        const float *c = &choice[size_t(g * groupSize)];
+        float best = -INFINITY, second = -INFINITY;
+        for (int64_t j = 0; j < groupSize; ++j) {
+          if (c[j] > best) {
+            second = best;
+            best = c[j];
+          } else if (c[j] > second) {
+            second = c[j];
+          }
+        }
+        groupScore[size_t(g)] =
+            groupSize > 1 ? double(best) + double(second) : double(best);
+      }
+      std::iota(groupIdx.begin(), groupIdx.end(), 0);
+      std::stable_sort(groupIdx.begin(), groupIdx.end(), [&](int32_t a, int32_t b) {
+        return groupScore[size_t(a)] > groupScore[size_t(b)];
+      });
+      for (int64_t gi = d.topkGroups; gi < d.groups; ++gi)
+        std::fill_n(&choice[size_t(groupIdx[size_t(gi)] * groupSize)],
+                    groupSize, 0.0f);
+    }
     std::iota(idx.begin(), idx.end(), 0);
-    std::stable_sort(idx.begin(), idx.end(),
-                     [&](int32_t a, int32_t b) { return p[a] > p[b]; });
+    std::stable_sort(idx.begin(), idx.end(), [&](int32_t a, int32_t b) {
+      return choice[size_t(a)] > choice[size_t(b)];
+    });
     double chosen = 0;
     for (int64_t j = 0; j < s.k; ++j)
       chosen += p[idx[size_t(j)]];
-    if (!renormalize)
+    if (d.sigmoidScores)
+      chosen += 1e-20; // DeepseekV3's denominator
+    if (!d.renormalize)
       chosen = 1.0;
+    r.chosen[size_t(t)] = chosen;
     for (int64_t j = 0; j < s.k; ++j) {
       r.expert[size_t(t * s.k + j)] = idx[size_t(j)];
-      r.weight[size_t(t * s.k + j)] = float(p[idx[size_t(j)]] / chosen);
+      float w = float(p[idx[size_t(j)]] / chosen);
+      if (d.routedScale != 1.0f)
+        w *= d.routedScale;
+      r.weight[size_t(t * s.k + j)] = w;
     }
   }
   return r;
@@ -225,7 +295,7 @@ void moeForward(Tensor &y, const Tensor &x, const Tensor &router,
                            Bi = hostOrEmpty(biases.in),
                            Bo = d.outBiasHere ? hostOrEmpty(biases.out)
                                               : std::vector<float>();
-  Routing r = route(X, R, s, d.renormalize, Br);
+  Routing r = route(X, R, s, d, Br, hostOrEmpty(biases.select));
   std::vector<float> a(size_t(s.fin)), u(size_t(s.f));
   for (int64_t t = 0; t < s.n; ++t)
     for (int64_t j = 0; j < s.k; ++j) {
@@ -283,7 +353,7 @@ void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
                            Bo = hostOrEmpty(biases.out);
   std::vector<float> DBi = hostOrEmpty(dbiases.in),
                      DBo = hostOrEmpty(dbiases.out);
-  Routing r = route(X, R, s, d.renormalize, Br);
+  Routing r = route(X, R, s, d, Br, hostOrEmpty(biases.select));
   std::vector<float> a(size_t(s.fin)), u(size_t(s.f)), du(size_t(s.f)),
       da(size_t(s.fin));
   for (int64_t t = 0; t < s.n; ++t) {
@@ -374,7 +444,18 @@ void moeRouterBackward(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
                        const Tensor &dgate, const Tensor &x,
                        const Tensor &router, const Tensor &routerBias,
                        const MoEDims &d, int64_t rowOffset) {
+  MoEBiases b;
+  b.router = routerBias;
+  moeRouterBackward(dx, drouter, dRouterBias, dgate, x, router, b, d,
+                    rowOffset);
+}
+
+void moeRouterBackward(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
+                       const Tensor &dgate, const Tensor &x,
+                       const Tensor &router, const MoEBiases &biases,
+                       const MoEDims &d, int64_t rowOffset) {
   const char *fn = "moeRouterBackward";
+  const Tensor &routerBias = biases.router;
   check(routerBias.defined() == dRouterBias.defined() &&
             (!routerBias.defined() || (routerBias.numel() == d.experts &&
                                        dRouterBias.numel() == d.experts)),
@@ -384,6 +465,9 @@ void moeRouterBackward(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
         "need 0 < topK <= experts");
   check(router.rank() == 2 && router.dim(1) == d.experts, fn,
         "router " + router.shapeString() + " must be [hidden, experts]");
+  checkRouting(d, fn);
+  check(!biases.select.defined() || biases.select.numel() == d.experts, fn,
+        "the selection bias must hold one value per expert");
   Shape s{};
   s.h = router.dim(0), s.E = d.experts, s.k = d.topK;
   check(s.h > 0 && x.rank() >= 1 && x.dim(-1) == s.h, fn,
@@ -404,32 +488,41 @@ void moeRouterBackward(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
   std::vector<float> X = x.toHost(), R = router.toHost(), G = dgate.toHost(),
                      DR = drouter.toHost(), DX(size_t(rows * s.h), 0.0f);
   std::vector<float> DB = hostOrEmpty(dRouterBias);
-  Routing r = route(X, R, s, d.renormalize, hostOrEmpty(routerBias));
+  Routing r = route(X, R, s, d, hostOrEmpty(routerBias),
+                    hostOrEmpty(biases.select));
+  const double scale = d.routedScale;
   std::vector<float> dp(size_t(s.E)), dlogit(size_t(s.E));
   for (int64_t t = rowOffset; t < rowOffset + rows; ++t) {
     const float *xt = &X[size_t(t * s.h)];
     float *dxt = &DX[size_t((t - rowOffset) * s.h)];
-    // Weights w_j = p_j / S over the chosen experts:
-    // dp_j = (dw_j - sum_l dw_l w_l) / S; unchosen experts get 0. Without
-    // renormalisation w_j = p_j: dp_j = dw_j.
+    // Weights w_j = r p_j / S over the chosen experts (r the routed
+    // scale): dp_j = (r dw_j - sum_l dw_l w_l) / S; unchosen experts get 0
+    // (the selection bias and the group mask only choose). Without
+    // renormalisation w_j = r p_j: dp_j = r dw_j.
     const float *p = &r.prob[size_t(t * s.E)];
-    double chosen = 0, mix = 0;
-    for (int64_t j = 0; j < s.k; ++j) {
-      chosen += p[r.expert[size_t(t * s.k + j)]];
+    const double chosen = r.chosen[size_t(t)];
+    double mix = 0;
+    for (int64_t j = 0; j < s.k; ++j)
       mix += double(G[size_t(t * s.k + j)]) * r.weight[size_t(t * s.k + j)];
-    }
     if (!d.renormalize)
-      chosen = 1.0, mix = 0.0;
+      mix = 0.0;
     std::fill(dp.begin(), dp.end(), 0.0f);
     for (int64_t j = 0; j < s.k; ++j)
       dp[size_t(r.expert[size_t(t * s.k + j)])] =
-          float((G[size_t(t * s.k + j)] - mix) / chosen);
-    // Softmax: dlogit_e = p_e (dp_e - sum_l p_l dp_l).
-    double pdp = 0;
-    for (int64_t e = 0; e < s.E; ++e)
-      pdp += double(p[e]) * dp[size_t(e)];
-    for (int64_t e = 0; e < s.E; ++e)
-      dlogit[size_t(e)] = float(p[e] * (dp[size_t(e)] - pdp));
+          float((scale * G[size_t(t * s.k + j)] - mix) / chosen);
+    if (d.sigmoidScores) {
+      // Sigmoid: dlogit_e = dp_e p_e (1 - p_e).
+      for (int64_t e = 0; e < s.E; ++e)
+        dlogit[size_t(e)] =
+            float(double(dp[size_t(e)]) * p[e] * (1.0 - double(p[e])));
+    } else {
+      // Softmax: dlogit_e = p_e (dp_e - sum_l p_l dp_l).
+      double pdp = 0;
+      for (int64_t e = 0; e < s.E; ++e)
+        pdp += double(p[e]) * dp[size_t(e)];
+      for (int64_t e = 0; e < s.E; ++e)
+        dlogit[size_t(e)] = float(p[e] * (dp[size_t(e)] - pdp));
+    }
     if (!DB.empty())
       for (int64_t e = 0; e < s.E; ++e)
         DB[size_t(e)] += dlogit[size_t(e)];

@@ -467,6 +467,23 @@ TEST_CASE("DeepSeek-V3: MLA, shared + routed experts, dense prefix, MTP "
   CHECK_FALSE(c.isMoeLayer(2));
   CHECK(c.isMoeLayer(3));
   CHECK(c.isMoeLayer(60));
+  // DeepseekV3TopkRouter: sigmoid scores, 8 groups of which 4 are kept,
+  // renormalised weights times 2.5 (the released config's values).
+  CHECK(c.moe.sigmoidScores);
+  CHECK(c.moe.numGroups == 8);
+  CHECK(c.moe.topkGroups == 4);
+  CHECK(c.moe.routedScale == 2.5);
+  CHECK(c.moe.renormalize);
+  // Groups that do not divide the experts, or hold too few of them.
+  CHECK(contains(parseError(edited("deepseek-v3.json", {{"n_group", 7}})),
+                 "field 'n_group': 7 must divide n_routed_experts 256"));
+  CHECK(contains(parseError(edited("deepseek-v3.json",
+                                   {{"n_group", 128}, {"topk_group", 2}})),
+                 "field 'topk_group': 2 must be in [1, n_group 128] and "
+                 "hold the 8 experts"));
+  CHECK(contains(
+      parseError(edited("deepseek-v3.json", {{"routed_scaling_factor", 0}})),
+      "field 'routed_scaling_factor'"));
 
   // moe_layer_freq > 1 follows HF: i >= first_k_dense_replace and
   // i % freq == 0.

@@ -1198,6 +1198,94 @@ TEST_CASE("RoPE: rotation by hand, pass-through, inverse and backward",
                     Catch::Contains("whole sequences"));
 }
 
+TEST_CASE("DeepSeek-V3 routing: sigmoid scores, a selection bias, groups "
+          "and a scale; by hand and against finite differences",
+          "[runtime]") {
+  ensureInit();
+  // By hand: 4 experts in 2 groups ({0, 1}, {2, 3}), the best group kept,
+  // top 2, relu experts of ffn 1 whose output is wOut[e] times relu(x .
+  // wIn[e]) = 1 for every expert. Logits (2, 0, 1, -1) score sigmoid
+  // (0.8808, 0.5, 0.7311, 0.2689); the selection bias (0, 0, 0.5, 0.5)
+  // makes the selection scores (0.8808, 0.5, 1.2311, 0.7689): group 1
+  // (1.2311 + 0.7689 = 2.0) beats group 0 (1.3808), so the experts are 2
+  // and 3, weighted by their unbiased scores, renormalised and scaled:
+  // 2.5 * 0.7311 / (0.7311 + 0.2689) and 2.5 * 0.2689 / 1.0.
+  {
+    MoEDims d;
+    d.experts = 4, d.topK = 2, d.act = Activation::Relu;
+    d.sigmoidScores = true, d.groups = 2, d.topkGroups = 1;
+    d.routedScale = 2.5f;
+    Tensor x({1, 1}), r({1, 4}), wi({4, 1, 1}), wo({4, 1, 1}), y({1, 1}),
+        sel({4});
+    x.fromHost({1.0f});
+    r.fromHost({2.0f, 0.0f, 1.0f, -1.0f});
+    wi.fromHost({1.0f, 1.0f, 1.0f, 1.0f});
+    wo.fromHost({1.0f, 10.0f, 100.0f, 1000.0f});
+    sel.fromHost({0.0f, 0.0f, 0.5f, 0.5f});
+    MoEBiases b;
+    b.select = sel;
+    moeForward(y, x, r, wi, wo, d, b);
+    const double s2 = 1.0 / (1.0 + std::exp(-1.0)),
+                 s3 = 1.0 / (1.0 + std::exp(1.0));
+    CHECK(y.toHost()[0] ==
+          Approx(2.5 * (100.0 * s2 + 1000.0 * s3) / (s2 + s3)).epsilon(1e-6));
+    // Without the bias group 0 (0.8808 + 0.5) beats group 1 (0.7311 +
+    // 0.2689), so the experts are 0 and 1, although expert 2 scores above
+    // expert 1.
+    moeForward(y, x, r, wi, wo, d);
+    const double s0 = 1.0 / (1.0 + std::exp(-2.0)), s1 = 0.5;
+    CHECK(y.toHost()[0] ==
+          Approx(2.5 * (1.0 * s0 + 10.0 * s1) / (s0 + s1)).epsilon(1e-6));
+    // Unnormalised: the scores themselves, scaled.
+    d.renormalize = false;
+    moeForward(y, x, r, wi, wo, d, b);
+    CHECK(y.toHost()[0] ==
+          Approx(2.5 * (100.0 * s2 + 1000.0 * s3)).epsilon(1e-6));
+  }
+  // The backward against finite differences: 6 tokens, hidden 4, 8
+  // experts in 4 groups of which 2 are kept, top 3, gated SiLU, a
+  // selection bias, renormalised and not.
+  for (int variant = 0; variant < 2; ++variant) {
+    MoEDims d;
+    d.experts = 8, d.topK = 3, d.gated = true;
+    d.sigmoidScores = true, d.groups = 4, d.topkGroups = 2;
+    d.routedScale = 2.5f;
+    d.renormalize = variant == 0;
+    const int64_t n = 6, h = 4, f = 3;
+    Tensor x = randomTensor({n, h}, "x", 2.0f),
+           r = randomTensor({h, 8}, "router", 2.0f),
+           wi = randomTensor({8, h, 2 * f}, "wi", 1.5f),
+           wo = randomTensor({8, f, h}, "wo", 1.5f),
+           g = randomTensor({n, h}, "g"), y({n, h});
+    MoEBiases b;
+    b.select = randomTensor({8}, "sel", 0.3f);
+    auto loss = [&] {
+      moeForward(y, x, r, wi, wo, d, b);
+      return dotLoss(y, g);
+    };
+    loss();
+    Tensor dxe({n, h}), dxr({n, h}), dx({n, h}), dr({h, 8}),
+        dwi({8, h, 2 * f}), dwo({8, f, h}), dgate({n, 3}), noBias;
+    MoEBiases db;
+    moeBackward(dxe, dwi, dwo, dgate, g, x, r, wi, wo, d, b, db);
+    moeRouterBackward(dxr, dr, noBias, dgate, x, r, b, d);
+    add(dx, dxe, dxr);
+    CHECK(fdError(loss, x, dx.toHost(), 1e-3f) < 5e-3);
+    CHECK(fdError(loss, r, dr.toHost(), 1e-3f) < 5e-3);
+    CHECK(fdError(loss, wi, dwi.toHost(), 1e-3f) < 5e-3);
+    CHECK(fdError(loss, wo, dwo.toHost(), 1e-3f) < 5e-3);
+  }
+  // Groups that do not divide the experts, or hold fewer than top_k.
+  MoEDims bad;
+  bad.experts = 8, bad.topK = 3, bad.groups = 3;
+  Tensor x({1, 4}), r({4, 8}), wi({8, 4, 2}), wo({8, 2, 4}), y({1, 4});
+  CHECK_THROWS_WITH(moeForward(y, x, r, wi, wo, bad),
+                    Catch::Contains("must divide"));
+  bad.groups = 4, bad.topkGroups = 1;
+  CHECK_THROWS_WITH(moeForward(y, x, r, wi, wo, bad),
+                    Catch::Contains("topK within those groups"));
+}
+
 TEST_CASE("RoPE with a rotary offset turns the last dimensions of a head",
           "[runtime]") {
   ensureInit();
