@@ -494,6 +494,18 @@ struct Worker {
                           e.iterationSeconds / 3600.0 / sh.tokensPerStep;
     std::lock_guard<std::mutex> lock(sh.topMutex);
     auto &top = sh.top;
+    // The same plan offered twice (by two families: a per-stage
+    // recomputation that settled on one level, and that level's own
+    // family) is listed once, whichever offer came first; its split's
+    // label is the smaller of the two, so the result does not depend on
+    // the threads' order.
+    for (Candidate &t : top)
+      if (t.clusterIndex == cand.clusterIndex &&
+          compareConfigs(t.config, cand.config) == 0) {
+        if (cand.partition < t.partition)
+          t.partition = cand.partition;
+        return;
+      }
     size_t K = size_t(sh.opt.topK);
     if (top.size() >= K && !rankedBefore(cand, top.back()))
       return;
@@ -909,6 +921,14 @@ struct Worker {
       if (mixed) {
         ParallelConfig alt = best;
         alt.stageRecompute = chosen;
+        // Every stage at one level is that level's plain plan (stated so,
+        // it is recognised as the same plan when that level's family
+        // offers it too).
+        if (std::all_of(chosen.begin(), chosen.end(),
+                        [&](Recompute r) { return r == chosen.front(); })) {
+          alt.recompute = chosen.front();
+          alt.stageRecompute.clear();
+        }
         ++stats.evaluations;
         if (Status s = ev.evaluate(alt, evalMixed); !s)
           return s;

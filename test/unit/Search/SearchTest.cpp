@@ -329,6 +329,50 @@ TEST_CASE("the search is deterministic for any thread count", "[search]") {
   }
 }
 
+TEST_CASE("no plan is listed twice, per-stage recomputation included",
+          "[search]") {
+  // A recomputing family whose stages all fit without recomputation gives
+  // the no-recompute plan again; it used to be listed a second time
+  // (recompute full with every stage at none), so DeepSeek-V3's top two
+  // plans were one. The plan a user reads: every stage's policy, the
+  // layout and the split.
+  auto stagePolicies = [](const ParallelConfig &c) {
+    std::vector<Recompute> v;
+    for (int64_t s = 0; s < c.pp; ++s)
+      v.push_back(c.recomputeOf(s));
+    return v;
+  };
+  for (int which = 0; which < 4; ++which) {
+    LayerProfile prof =
+        which % 2 == 0 ? gpt("gpt-7b", 32, 4096, 32) : mixtralLike();
+    Cluster cl = cluster(which < 2 ? "dgx-a100-80gb:4" : "dgx-h100:32");
+    SearchOptions so;
+    so.globalBatch = which < 2 ? 256 : 64;
+    so.topK = 40;
+    so.threads = 2;
+    auto r = searchPlans(prof, cl, so);
+    REQUIRE(r.isOk());
+    for (size_t i = 0; i < r->top.size(); ++i) {
+      const ParallelConfig &a = r->top[i].config;
+      // A per-stage list is only kept when it mixes levels.
+      if (!a.stageRecompute.empty())
+        CHECK(std::any_of(a.stageRecompute.begin(), a.stageRecompute.end(),
+                          [&](Recompute x) {
+                            return x != a.stageRecompute.front();
+                          }));
+      for (size_t j = i + 1; j < r->top.size(); ++j) {
+        const ParallelConfig &b = r->top[j].config;
+        ParallelConfig bb = b;
+        bb.recompute = a.recompute;
+        bb.stageRecompute = a.stageRecompute;
+        INFO("plans " << i << " and " << j);
+        CHECK_FALSE((compareConfigs(a, bb) == 0 &&
+                     stagePolicies(a) == stagePolicies(b)));
+      }
+    }
+  }
+}
+
 TEST_CASE("pins are respected and contradictions are errors", "[search]") {
   LayerProfile prof = gpt("gpt-7b", 32, 4096, 32);
   Cluster cl = cluster("dgx-a100-80gb:4");
