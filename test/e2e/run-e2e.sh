@@ -73,7 +73,8 @@ if [ ${#plans[@]} -eq 0 ]; then
          tiny-nemotron-tp2-sp tiny-qwen3-moe-dp4-ep2 tiny-bert-dp2-tp2-sp
          tiny-bert-cp2-pp2 tiny-bert-cp2-tp2-sp tiny-bert-v251-tp4
          tiny-gpt-oss-dp2-ep2-tp2-sp-etp tiny-deepseek-moe-dp2-ep2-tp2-sp-etp
-         tiny-deepseek-moe-dp4-ep2-zero3)
+         tiny-deepseek-moe-dp4-ep2-zero3 tiny-deepseek-cp2-tp2-sp
+         tiny-deepseek-dp2-tp2-pp2)
 fi
 command -v mpirun >/dev/null || { echo "run-e2e: SKIP: mpirun not found"; exit 77; }
 trident="$build/bin/trident"
@@ -150,9 +151,13 @@ printf '%-22s %5s  %-44s %s\n' plan ranks "losses (steps 1..3)" result
 printf '%-22s %5s  %-44s %s\n' single 1 \
   "$(awk '/^step/{printf "%s ", $4}' "$work/single/log")" reference
 fail=0
+# References run by this invocation (a --work directory kept from an
+# earlier run may hold a reference of older code: never reuse one).
+declare -A fresh=([single]=1)
 for p in "${plans[@]}"; do
   ref="$(reference "$p")"
-  if [ ! -f "$work/$ref/log" ]; then
+  if [ -z "${fresh[$ref]:-}" ]; then
+    fresh[$ref]=1
     run "$ref" > /dev/null
     printf '%-22s %5s  %-44s %s\n' "$ref" 1 \
       "$(awk '/^step/{printf "%s ", $4}' "$work/$ref/log")" reference
