@@ -259,7 +259,7 @@ Value Builder::attention(Value x, int64_t layer) {
                              b.getI64IntegerAttr(h), b.getI64IntegerAttr(h),
                              b.getI64IntegerAttr(headDim), IntegerAttr(),
                              nullptr, IntegerAttr(), IntegerAttr(), FloatAttr(),
-                             FloatAttr(), DictionaryAttr(), FloatAttr());
+                             FloatAttr(), DictionaryAttr(), FloatAttr(), nullptr);
     op.setVHeadDimAttr(b.getI64IntegerAttr(vHeadDim));
   } else {
     q = linear(x, "attn.q_proj", h * headDim, cfg.qkvBias, TpRole::Column,
@@ -280,7 +280,7 @@ Value Builder::attention(Value x, int64_t layer) {
                              b.getI64IntegerAttr(h), b.getI64IntegerAttr(kv),
                              b.getI64IntegerAttr(headDim), IntegerAttr(),
                              nullptr, IntegerAttr(), IntegerAttr(), FloatAttr(),
-                             FloatAttr(), DictionaryAttr(), FloatAttr());
+                             FloatAttr(), DictionaryAttr(), FloatAttr(), nullptr);
   }
   if (cfg.causal)
     op.setCausal(true);
@@ -292,6 +292,8 @@ Value Builder::attention(Value x, int64_t layer) {
       op.setRopeThetaAttr(b.getF64FloatAttr(cfg.ropeTheta));
     if (DictionaryAttr rs = ropeScalingAttr(b, cfg.ropeScaling))
       op.setRopeScalingAttr(rs);
+    if (cfg.ropeInterleaved)
+      op.setRopeInterleaved(true);
   }
   if (cfg.softmaxScale > 0)
     op.setSoftmaxScaleAttr(b.getF64FloatAttr(cfg.softmaxScale));

@@ -797,6 +797,10 @@ void parseLlamaLike(Reader &r, ModelConfig &c, Arch arch,
     // any weight.
     c.numKvHeads = c.numHeads;
     c.rotaryPct = c.headDim > 0 ? (double)m.qkRopeHeadDim / c.headDim : 1.0;
+    // DeepseekV3Config's rope_interleave (default true): the checkpoints
+    // pair dimensions 2i and 2i + 1.
+    c.ropeInterleaved = true;
+    r.optBool("rope_interleave", c.ropeInterleaved);
     r.optBool("attention_bias", c.qkvBias);
     c.outBias = c.qkvBias;
     MoEConfig &e = c.moe;

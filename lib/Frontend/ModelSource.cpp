@@ -127,6 +127,8 @@ void checkTransformer(const ModelConfig &c, Checker &k) {
   k.require(std::isfinite(c.softmaxScale) && c.softmaxScale >= 0,
             "'softmaxScale' must be >= 0 (0: 1/sqrt(headDim)), got " +
                 std::to_string(c.softmaxScale));
+  k.require(!c.ropeInterleaved || c.position == PositionKind::Rotary,
+            "'ropeInterleaved' needs rotary positions");
   if (c.ropeScaling.kind != RopeScaling::Kind::None) {
     k.require(c.position == PositionKind::Rotary,
               "'ropeScaling' needs rotary positions");

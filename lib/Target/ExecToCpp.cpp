@@ -624,9 +624,15 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
        << ", " << cfgInt("heads") << ", " << cfgInt("head_dim") << ", "
        << cfgInt("rotary_dim") << ", " << cfgFloat("theta") << ", "
        << (k == "rope_bwd" ? "true" : "false") << ", " << posOffset;
-    if (config.get("rotary_offset"))
-      os << ", " << (scaling.empty() ? "{}" : scaling) << ", "
-         << cfgInt("rotary_offset");
+    // The trailing arguments, as far as they differ from the defaults.
+    const bool interleaved = config.get("interleaved") != nullptr;
+    const std::string rotOffset =
+        config.get("rotary_offset")
+            ? std::to_string(cfgInt("rotary_offset"))
+            : std::string("0");
+    if (interleaved || rotOffset != "0")
+      os << ", " << (scaling.empty() ? "{}" : scaling) << ", " << rotOffset
+         << (interleaved ? ", true" : "");
     else if (!scaling.empty())
       os << ", " << scaling;
     os << ");\n";

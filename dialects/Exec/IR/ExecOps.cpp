@@ -67,8 +67,10 @@ const StringRef kPos[] = {"pos_axis"};
 // RoPE: positions shifted by pos_axis's coordinate; "scaling": a
 // rope_scaling dictionary (trident/Support/RopeScalingAttr.h);
 // "rotary_offset": the first rotated dimension of each head (0 unless
-// given; multi-head latent attention rotates the last ones).
-const StringRef kRopeOpt[] = {"pos_axis", "scaling", "rotary_offset"};
+// given; multi-head latent attention rotates the last ones);
+// "interleaved": pairs 2i and 2i + 1 instead of i and i + rotary_dim / 2.
+const StringRef kRopeOpt[] = {"pos_axis", "scaling", "rotary_offset",
+                              "interleaved"};
 const StringRef kVocabPos[] = {"vocab_axis", "pos_axis"};
 // Attention: keys gathered over cp_axis; a sliding window; dropout on the
 // probabilities (rate "dropout", numbered "site", the global head count
@@ -669,6 +671,9 @@ LogicalResult KernelOp::verify() {
         return emitOpError() << "kernel '" << getName() << "' config "
                              << "'scaling' " << why;
     }
+    if (config.get("interleaved") && !isa<UnitAttr>(config.get("interleaved")))
+      return emitOpError() << "kernel '" << getName()
+                           << "': interleaved is a unit attribute";
     if (Attribute off = config.get("rotary_offset")) {
       auto o = dyn_cast<IntegerAttr>(off);
       if (!o || o.getInt() < 0 || o.getInt() + rot.getInt() > dim.getInt())

@@ -849,6 +849,8 @@ LogicalResult AttentionOp::verify() {
       return emitOpError() << "rope_key needs rotary_dim equal to its width "
                            << ropeShared << " (the rotated part of a head)";
   }
+  if (getRopeInterleaved() && getRotaryDimAttr().getInt() == 0)
+    return emitOpError() << "rope_interleaved needs rotary_dim > 0";
   if (FloatAttr sc = getSoftmaxScaleAttr();
       sc && !(sc.getValueAsDouble() > 0.0 && std::isfinite(sc.getValueAsDouble())))
     return emitOpError() << "softmax_scale must be a positive number";

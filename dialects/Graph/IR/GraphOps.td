@@ -323,7 +323,9 @@ def TGraph_AttentionOp : TGraph_ComputeOp<"attention", [AttrSizedOperandSegments
     `head_dim - r` columns of `k` followed by `rope_key`; `rotary_dim` is
     then r and rotates the last r dimensions of every query and key head.
     `softmax_scale` replaces 1/sqrt(head_dim) (DeepSeek's YaRN checkpoints
-    multiply it by mscale^2).
+    multiply it by mscale^2). `rope_interleaved` pairs the rotated
+    dimensions 2i and 2i + 1 instead of i and i + rotary_dim / 2
+    (DeepSeek's `rope_interleave`).
     FLOPs are counted over the full s x s score matrix (Megatron
     convention), whatever the mask.
 
@@ -343,7 +345,8 @@ def TGraph_AttentionOp : TGraph_ComputeOp<"attention", [AttrSizedOperandSegments
                        DefaultValuedAttr<F64Attr, "0.0">:$dropout,
                        DefaultValuedAttr<F64Attr, "10000.0">:$rope_theta,
                        OptionalAttr<DictionaryAttr>:$rope_scaling,
-                       OptionalAttr<F64Attr>:$softmax_scale);
+                       OptionalAttr<F64Attr>:$softmax_scale,
+                       UnitAttr:$rope_interleaved);
   let results = (outs TGraph_FloatTensor:$result);
   let assemblyFormat = [{
     $q `,` $k `,` $v (`rope_key` $k_rope^)? (`sinks` $sinks^)? attr-dict `:`

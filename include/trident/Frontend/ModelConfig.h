@@ -129,6 +129,9 @@ struct ModelConfig {
   PositionKind position = PositionKind::Learned;
   double rotaryPct = 1.0; ///< fraction of head_dim rotated (NeoX partial)
   double ropeTheta = 10000.0; ///< RoPE base (RoFormer, Su et al. 2021)
+  /// RoPE pairs dimensions 2i and 2i + 1 (DeepSeek's `rope_interleave`)
+  /// instead of i and i + rotary / 2 (GPT-NeoX and Llama).
+  bool ropeInterleaved = false;
   RopeScaling ropeScaling; ///< HF `rope_scaling` / `rope_parameters`
   /// The epsilon every norm adds to the variance (HF's rms_norm_eps,
   /// layer_norm_eps, layer_norm_epsilon, norm_eps). 1e-5 is Megatron-LM's

@@ -490,12 +490,15 @@ std::vector<double> ropeFrequencies(int64_t rotaryDim, double theta,
 /// moves the rotated dimensions to rotaryOffset .. rotaryOffset +
 /// rotaryDim - 1 of each head, all others passing through (DeepSeek's
 /// multi-head latent attention rotates the last qk_rope_head_dim of each
-/// query head).
+/// query head). interleaved pairs dimensions 2i and 2i + 1 of the rotated
+/// range instead of i and i + rotaryDim/2 (DeepSeek's checkpoints:
+/// transformers' apply_rotary_pos_emb_interleave, which turns the same
+/// pairs and leaves q k^T the same).
 constexpr int64_t kMaxRopePairs = 256;
 void ropeApply(Tensor &y, const Tensor &x, int64_t seq, int64_t heads,
                int64_t headDim, int64_t rotaryDim, double theta, bool inverse,
                int64_t posOffset = 0, const RopeScaling &scaling = {},
-               int64_t rotaryOffset = 0);
+               int64_t rotaryOffset = 0, bool interleaved = false);
 
 /// Multi-head latent attention's keys (DeepSeek-V2, "DeepSeek-V2: A Strong,
 /// Economical, and Efficient Mixture-of-Experts Language Model", 2024,

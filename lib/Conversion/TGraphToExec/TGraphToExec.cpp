@@ -995,6 +995,8 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
         rc.push_back(cfg("pos_axis", StringAttr::get(ctx(), "cp")));
       if (ropeKey && which == 0)
         rc.push_back(cfg("rotary_offset", i64a(headDim - rot)));
+      if (op.getRopeInterleaved())
+        rc.push_back(cfg("interleaved", UnitAttr::get(ctx())));
       Value in = shared ? ropeKey : qkv[which].v;
       Value rotated = kernel(fb, "rope", {in}, {in.getType()}, rc)[0];
       (shared ? ropeKey : qkv[which].v) = rotated;

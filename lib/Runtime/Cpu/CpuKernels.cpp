@@ -402,7 +402,7 @@ void dropoutApply(Tensor &y, const Tensor &x, int64_t batch, int64_t seq,
 void ropeApply(Tensor &y, const Tensor &x, int64_t seq, int64_t heads,
                int64_t headDim, int64_t rotaryDim, double theta,
                bool inverse, int64_t posOffset, const RopeScaling &scaling,
-               int64_t rotaryOffset) {
+               int64_t rotaryOffset, bool interleaved) {
   const char *fn = "ropeApply";
   detail::checkRope(y, x, seq, heads, headDim, rotaryDim, theta, posOffset,
                     rotaryOffset, fn);
@@ -424,9 +424,12 @@ void ropeApply(Tensor &y, const Tensor &x, int64_t seq, int64_t heads,
         double angle = pos * freq[i];
         float c = float(mag * std::cos(angle));
         float sn = float(mag * (inverse ? -std::sin(angle) : std::sin(angle)));
-        float a = in[base + i], b = in[base + i + half];
-        out[base + i] = a * c - b * sn;
-        out[base + i + half] = b * c + a * sn;
+        // The pair's two dimensions.
+        const int64_t ia = interleaved ? 2 * i : i,
+                      ib = interleaved ? 2 * i + 1 : i + half;
+        float a = in[base + ia], b = in[base + ib];
+        out[base + ia] = a * c - b * sn;
+        out[base + ib] = b * c + a * sn;
       }
       if (out != in)
         for (int64_t i = 0; i < headDim; ++i)

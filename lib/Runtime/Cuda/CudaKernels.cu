@@ -237,7 +237,8 @@ struct RopeTable {
 };
 __global__ void kRope(float *y, const float *x, int64_t rows, int64_t seq,
                       int64_t posOffset, int64_t heads, int64_t headDim, int64_t rot,
-                      int64_t rotOffset, RopeTable table, bool inverse) {
+                      int64_t rotOffset, RopeTable table, bool inverse,
+                      bool interleaved) {
   const int64_t half = rot / 2, perHead = headDim - half;
   GRID_STRIDE(t, rows * heads * perHead) {
     int64_t i = t % perHead, rh = t / perHead;
@@ -247,9 +248,12 @@ __global__ void kRope(float *y, const float *x, int64_t rows, int64_t seq,
       double angle = double(posOffset + r % seq) * table.freq[i];
       float c = float(table.mag * cos(angle));
       float sn = float(table.mag * (inverse ? -sin(angle) : sin(angle)));
-      float a = x[base + i], b = x[base + i + half];
-      y[base + i] = a * c - b * sn;
-      y[base + i + half] = b * c + a * sn;
+      // The pair's two dimensions.
+      const int64_t ia = interleaved ? 2 * i : i,
+                    ib = interleaved ? 2 * i + 1 : i + half;
+      float a = x[base + ia], b = x[base + ib];
+      y[base + ia] = a * c - b * sn;
+      y[base + ib] = b * c + a * sn;
     } else {
       // The headDim - rot dimensions outside rotOffset .. rotOffset + rot.
       int64_t d = i - half;
@@ -926,7 +930,7 @@ void swigluBackward(Tensor &dgate, Tensor &dup, const Tensor &dy,
 void ropeApply(Tensor &y, const Tensor &x, int64_t seq, int64_t heads,
                int64_t headDim, int64_t rotaryDim, double theta,
                bool inverse, int64_t posOffset, const RopeScaling &scaling,
-               int64_t rotaryOffset) {
+               int64_t rotaryOffset, bool interleaved) {
   const char *fn = "ropeApply";
   detail::checkRope(y, x, seq, heads, headDim, rotaryDim, theta, posOffset,
                     rotaryOffset, fn);
@@ -942,7 +946,7 @@ void ropeApply(Tensor &y, const Tensor &x, int64_t seq, int64_t heads,
   int64_t work = rows * heads * (headDim - rotaryDim / 2);
   kRope<<<blocksFor(work), kThreads, 0, stream()>>>(
       y.f32(), x.f32(), rows, seq, posOffset, heads, headDim, rotaryDim,
-      rotaryOffset, table, inverse);
+      rotaryOffset, table, inverse, interleaved);
   launched(fn);
 }
 

@@ -1964,3 +1964,23 @@ texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 :
     texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
   }
 }
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [2, 4, 8] init "uniform" : tensor<2x4x8xf32>
+    texec.chunk 0 forward {
+      %w = texec.param_ref "w" : tensor<2x4x8xf32>
+      // expected-error@+1 {{kernel 'rope': interleaved is a unit attribute}}
+      %y = texec.kernel "rope"(%w) config {heads = 2 : i64, head_dim = 4 : i64, rotary_dim = 2 : i64, interleaved = 1 : i64, theta = 1.0e+04 : f64} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}

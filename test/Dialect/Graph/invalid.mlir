@@ -801,3 +801,11 @@ func.func @softmax_scale(%q: tensor<?x?x64xf32>, %k: tensor<?x?x64xf32>, %v: ten
   %0 = tgraph.attention %q, %k, %v {num_heads = 4 : i64, num_kv_heads = 4 : i64, head_dim = 16 : i64, softmax_scale = 0.0 : f64} : (tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
   return
 }
+
+// -----
+
+func.func @rope_interleaved_no_rotary(%q: tensor<?x?x64xf32>, %k: tensor<?x?x64xf32>, %v: tensor<?x?x64xf32>) {
+  // expected-error@+1 {{rope_interleaved needs rotary_dim > 0}}
+  %0 = tgraph.attention %q, %k, %v {num_heads = 4 : i64, num_kv_heads = 4 : i64, head_dim = 16 : i64, rope_interleaved} : (tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
+  return
+}

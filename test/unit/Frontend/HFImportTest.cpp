@@ -467,6 +467,12 @@ TEST_CASE("DeepSeek-V3: MLA, shared + routed experts, dense prefix, MTP "
   CHECK_FALSE(c.isMoeLayer(2));
   CHECK(c.isMoeLayer(3));
   CHECK(c.isMoeLayer(60));
+  // DeepSeek pairs the rotary dimensions 2i and 2i + 1 unless the config
+  // says otherwise; other models do not.
+  CHECK(c.ropeInterleaved);
+  CHECK_FALSE(parseOk(edited("deepseek-v3.json", {{"rope_interleave", false}}))
+                  .ropeInterleaved);
+  CHECK_FALSE(loadModel("llama-3-8b.json").ropeInterleaved);
   // DeepseekV3TopkRouter: sigmoid scores, 8 groups of which 4 are kept,
   // renormalised weights times 2.5 (the released config's values).
   CHECK(c.moe.sigmoidScores);

@@ -1322,6 +1322,33 @@ TEST_CASE("RoPE with a rotary offset turns the last dimensions of a head",
   CHECK_THROWS_WITH(ropeApply(y, x, seq, heads, dim, rot, theta, false, 0, {},
                               3),
                     Catch::Contains("fall outside headDim"));
+  // Interleaved pairs (DeepSeek's rope_interleave) turn dimensions off +
+  // 2i and off + 2i + 1 together: the "rotate half" turn of the input with
+  // those dimensions moved to off + i and off + i + rot / 2, moved back.
+  const int64_t half = rot / 2;
+  auto moved = [&](int64_t d) { // interleaved position -> half position
+    if (d < off || d >= off + rot)
+      return d;
+    const int64_t j = d - off;
+    return off + (j % 2 == 0 ? j / 2 : j / 2 + half);
+  };
+  std::vector<float> perm(X.size());
+  for (int64_t r = 0; r < n * heads; ++r)
+    for (int64_t d = 0; d < dim; ++d)
+      perm[size_t(r * dim + moved(d))] = X[size_t(r * dim + d)];
+  Tensor xp({n, heads * dim}), yp({n, heads * dim}), yi({n, heads * dim});
+  xp.fromHost(perm);
+  ropeApply(yp, xp, seq, heads, dim, rot, theta, false, 0, {}, off);
+  ropeApply(yi, x, seq, heads, dim, rot, theta, false, 0, {}, off, true);
+  auto YP = yp.toHost(), YI = yi.toHost();
+  for (int64_t r = 0; r < n * heads; ++r)
+    for (int64_t d = 0; d < dim; ++d)
+      CHECK(YI[size_t(r * dim + d)] == YP[size_t(r * dim + moved(d))]);
+  // And it is not the plain pairing: some rotated element differs.
+  bool differs = false;
+  for (size_t i = 0; i < Y.size(); ++i)
+    differs = differs || YI[i] != Y[i];
+  CHECK(differs);
 }
 
 TEST_CASE("latent keys: heads of k_nope then the shared rotary key, and "
