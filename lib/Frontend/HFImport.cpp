@@ -833,17 +833,24 @@ void parseLlamaLike(Reader &r, ModelConfig &c, Arch arch,
     r.optInt("topk_group", e.topkGroups);
     r.optNumber("routed_scaling_factor", e.routedScale, 0, 1e6, true);
     r.optBool("norm_topk_prob", e.renormalize);
+    // A value the file leaves out is DeepseekV3Config's default: say so.
+    auto given = [&](const char *key) {
+      return r.has(key) ? std::string()
+                        : std::string(" (DeepseekV3Config's default; the "
+                                      "file does not set it)");
+    };
     if (!r.failed() && (e.numGroups < 1 || e.numExperts % e.numGroups != 0))
-      r.fail("n_group", std::to_string(e.numGroups) +
+      r.fail("n_group", std::to_string(e.numGroups) + given("n_group") +
                             " must divide n_routed_experts " +
                             std::to_string(e.numExperts));
     else if (!r.failed() &&
              (e.topkGroups < 1 || e.topkGroups > e.numGroups ||
               e.topK > e.topkGroups * (e.numExperts / e.numGroups)))
       r.fail("topk_group",
-             std::to_string(e.topkGroups) + " must be in [1, n_group " +
-                 std::to_string(e.numGroups) + "] and hold the " +
-                 std::to_string(e.topK) + " experts of num_experts_per_tok");
+             std::to_string(e.topkGroups) + given("topk_group") +
+                 " must be in [1, n_group " + std::to_string(e.numGroups) +
+                 "] and hold the " + std::to_string(e.topK) +
+                 " experts of num_experts_per_tok");
     int64_t mtp = 0;
     if (r.optInt("num_nextn_predict_layers", mtp, 0) && mtp > 0)
       notes.push_back(std::string(r.source()) +

@@ -490,6 +490,13 @@ TEST_CASE("DeepSeek-V3: MLA, shared + routed experts, dense prefix, MTP "
   CHECK(contains(
       parseError(edited("deepseek-v3.json", {{"routed_scaling_factor", 0}})),
       "field 'routed_scaling_factor'"));
+  // Left out, n_group is the default 8, and the error says so.
+  CHECK(contains(parseError(edited("deepseek-v3.json",
+                                   {{"n_group", nullptr},
+                                    {"n_routed_experts", 4},
+                                    {"num_experts_per_tok", 2}})),
+                 "field 'n_group': 8 (DeepseekV3Config's default; the file "
+                 "does not set it) must divide n_routed_experts 4"));
 
   // moe_layer_freq > 1 follows HF: i >= first_k_dense_replace and
   // i % freq == 0.
