@@ -48,6 +48,13 @@ std::string shapeList(ArrayRef<int64_t> shape) {
   return s + "}";
 }
 
+/// A double as C++ source that reads back to the same value.
+std::string exactDouble(double x) {
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%.17g", x);
+  return std::string(buf);
+}
+
 std::string cppString(StringRef s) {
   std::string out = "\"";
   for (char c : s) {
@@ -333,10 +340,7 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
   };
   // A float config printed so that it reads back to the same double.
   auto cfgExact = [&](StringRef key) {
-    char buf[40];
-    std::snprintf(buf, sizeof(buf), "%.17g",
-                  cast<FloatAttr>(config.get(key)).getValueAsDouble());
-    return std::string(buf);
+    return exactDouble(cast<FloatAttr>(config.get(key)).getValueAsDouble());
   };
   auto axisCoord = [&](StringRef key) -> std::string {
     if (!config || !config.get(key))
@@ -592,11 +596,7 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
       RopeScaling v;
       if (std::string why = parseRopeScaling(rs, v); !why.empty())
         return op.emitOpError() << "config 'scaling' " << why;
-      auto num = [](double x) {
-        char buf[40];
-        std::snprintf(buf, sizeof(buf), "%.17g", x);
-        return std::string(buf);
-      };
+      const auto &num = exactDouble;
       using Kind = RopeScaling::Kind;
       os << "    rt::RopeScaling " << scaling << ";\n    " << scaling
          << ".kind = rt::RopeScaling::Kind::"
