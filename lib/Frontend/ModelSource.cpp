@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FrontendDetail.h"
+#include "trident/Support/ExpertGroups.h"
 
 #include <cerrno>
 #include <cmath>
@@ -159,18 +160,11 @@ void checkTransformer(const ModelConfig &c, Checker &k) {
                                           " exceeds 'moe.numExperts' " +
                                           str(m.numExperts));
     k.positive("moe.expertFfn", m.expertFfn);
-    k.require(m.numGroups >= 1 && m.numExperts % m.numGroups == 0,
-              "'moe.numGroups' " + str(m.numGroups) + " must divide " +
-                  "'moe.numExperts' " + str(m.numExperts));
-    k.require(m.topkGroups >= 1 && m.topkGroups <= m.numGroups,
-              "'moe.topkGroups' " + str(m.topkGroups) +
-                  " must be in [1, 'moe.numGroups' " + str(m.numGroups) +
-                  "]");
-    if (!k.failed())
-      k.require(m.topK <= m.topkGroups * (m.numExperts / m.numGroups),
-                "'moe.topK' " + str(m.topK) + " exceeds the " +
-                    str(m.topkGroups * (m.numExperts / m.numGroups)) +
-                    " experts of 'moe.topkGroups' groups");
+    if (!k.failed()) {
+      std::string why = checkExpertGroups(m.numExperts, m.topK, m.numGroups,
+                                          m.topkGroups);
+      k.require(why.empty(), "'moe.numGroups' / 'moe.topkGroups': " + why);
+    }
     k.require(std::isfinite(m.routedScale) && m.routedScale > 0,
               "'moe.routedScale' must be positive, got " +
                   std::to_string(m.routedScale));

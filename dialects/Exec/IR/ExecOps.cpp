@@ -8,6 +8,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "trident/Support/ExpertGroups.h"
 #include "trident/Support/RopeScalingAttr.h"
 
 #include <cmath>
@@ -966,16 +967,16 @@ LogicalResult KernelOp::verify() {
     // the chosen groups, a positive scale.
     auto groups = config.getAs<IntegerAttr>("groups");
     auto topkGroups = config.getAs<IntegerAttr>("topk_groups");
-    if ((config.get("groups") || config.get("topk_groups")) &&
-        (!groups || !topkGroups || groups.getInt() < 1 ||
-         experts.getInt() % groups.getInt() != 0 || topkGroups.getInt() < 1 ||
-         topkGroups.getInt() > groups.getInt() ||
-         topK.getInt() > topkGroups.getInt() *
-                             (experts.getInt() / groups.getInt())))
-      return emitOpError() << "kernel '" << getName()
-                           << "' needs integer groups dividing the experts "
-                              "and topk_groups in [1, groups] whose experts "
-                              "hold top_k";
+    if (config.get("groups") || config.get("topk_groups")) {
+      std::string why =
+          !groups || !topkGroups
+              ? std::string("groups and topk_groups must both be integers")
+              : ::trident::checkExpertGroups(experts.getInt(), topK.getInt(),
+                                             groups.getInt(),
+                                             topkGroups.getInt());
+      if (!why.empty())
+        return emitOpError() << "kernel '" << getName() << "': " << why;
+    }
     if (Attribute rs = config.get("routed_scale")) {
       auto f = dyn_cast<FloatAttr>(rs);
       if (!f || !(f.getValueAsDouble() > 0.0) ||

@@ -22,6 +22,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OpImplementation.h"
+#include "trident/Support/ExpertGroups.h"
 #include "trident/Support/RopeScalingAttr.h"
 
 #include <cmath>
@@ -1051,14 +1052,10 @@ LogicalResult MoEOp::verify() {
     return emitOpError() << "router bias must have " << e << " elements";
   if (getSelectionBias() && !getRouterBias())
     return emitOpError() << "selection_bias needs a router bias";
-  const int64_t groups = getNumGroupsAttr().getInt(),
-                topkGroups = getTopkGroupsAttr().getInt();
-  if (groups < 1 || e % groups != 0 || topkGroups < 1 || topkGroups > groups ||
-      k > topkGroups * (e / groups))
-    return emitOpError() << "num_groups " << groups << " must divide "
-                         << e << " experts, and topk_groups " << topkGroups
-                         << " be in [1, num_groups] with top_k " << k
-                         << " experts within its groups";
+  if (std::string why = ::trident::checkExpertGroups(
+          e, k, getNumGroupsAttr().getInt(), getTopkGroupsAttr().getInt());
+      !why.empty())
+    return emitOpError() << "num_groups / topk_groups: " << why;
   const double scale = getRoutedScaleAttr().getValueAsDouble();
   if (!std::isfinite(scale) || scale <= 0.0)
     return emitOpError() << "routed_scale must be a positive number";

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../Internal.h"
+#include "trident/Support/ExpertGroups.h"
 #include "Activations.h"
 
 #include <algorithm>
@@ -58,14 +59,9 @@ float activateGrad(Activation a, float v) {
 /// The routing fields of MoEDims: groups dividing the experts, the top-k
 /// inside the chosen groups, a positive scale.
 void checkRouting(const MoEDims &d, const char *fn) {
-  check(d.groups >= 1 && d.experts % d.groups == 0 && d.topkGroups >= 1 &&
-            d.topkGroups <= d.groups &&
-            d.topK <= d.topkGroups * (d.experts / d.groups),
-        fn,
-        "groups " + std::to_string(d.groups) + " must divide " +
-            std::to_string(d.experts) + " experts and topkGroups " +
-            std::to_string(d.topkGroups) +
-            " be in [1, groups] with topK within those groups");
+  const std::string why =
+      checkExpertGroups(d.experts, d.topK, d.groups, d.topkGroups);
+  check(why.empty(), fn, why);
   check(std::isfinite(d.routedScale) && d.routedScale > 0.0f, fn,
         "routedScale must be positive");
 }

@@ -809,3 +809,11 @@ func.func @rope_interleaved_no_rotary(%q: tensor<?x?x64xf32>, %k: tensor<?x?x64x
   %0 = tgraph.attention %q, %k, %v {num_heads = 4 : i64, num_kv_heads = 4 : i64, head_dim = 16 : i64, rope_interleaved} : (tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
   return
 }
+
+// -----
+
+func.func @moe_groups(%x: tensor<?x?x64xf32>, %r: tensor<64x8xf32>, %wi: tensor<8x64x128xf32>, %wo: tensor<8x128x64xf32>) {
+  // expected-error@+1 {{num_groups / topk_groups: groups 3 must divide the 8 experts}}
+  %0 = tgraph.moe %x router %r experts(%wi, %wo) {num_experts = 8 : i64, top_k = 2 : i64, activation = #tgraph.act<silu>, num_groups = 3 : i64} : (tensor<?x?x64xf32>, tensor<64x8xf32>, tensor<8x64x128xf32>, tensor<8x128x64xf32>) -> tensor<?x?x64xf32>
+  return
+}
