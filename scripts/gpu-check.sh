@@ -4,7 +4,9 @@
 # Usage: scripts/gpu-check.sh [BUILD_DIR]   (default: build-gpu)
 # Builds the CUDA runtime and its smoke test (MLIR tools too when the e2e
 # runner exists), runs the smoke test on the GPU, then the CUDA end-to-end
-# tests. Meant to finish in under 5 minutes on one GPU.
+# tests and the one-GPU benchmark (scripts/gpu-bench.sh: a ~1 B-parameter
+# GPT's measured step time against the cost model's). Meant to finish in
+# under 5 minutes on one GPU.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build-gpu}
@@ -21,6 +23,7 @@ mlir=OFF
 e2e="$root/test/e2e/run-e2e.sh"
 [ -f "$e2e" ] && mlir=ON
 start=$(date +%s)
+failed=""
 cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
   -DTRIDENT_ENABLE_MLIR=$mlir >/dev/null
 targets="TridentRuntimeCuda trident-runtime-cuda-smoke"
@@ -42,21 +45,36 @@ if [ -f "$e2e" ]; then
   # and tp, DeepSeek-V3's router and latent attention), not CI's whole
   # list: every plan costs a
   # compile, and the script must stay under 5 minutes.
+  # A mismatch does not stop the script: the benchmark still runs, and
+  # the exit status says that something failed.
   bash "$e2e" --backend cuda --build-dir "$build" --work "$build/e2e-cuda" \
     dp2 tp2 pp2 tp2-sp pp4-vpp2 dp2-tp2-pp2 zero1 zero3 pp2-uneven-3-1 \
     zero2 cp2 tiny-llama-cp2-tp2-sp tiny-mixtral-dp4-ep2-zero3 \
     tiny-mistral-cp2-tp2-sp tiny-nemotron-tp2-sp tiny-bert-cp2-tp2-sp \
     tiny-bert-v251-tp4 tiny-qwen3-moe-dp2-ep2-tp2-sp-etp \
     tiny-gpt-oss-dp2-ep2-tp2-sp-etp tiny-deepseek-moe-dp2-ep2-tp2-sp-etp \
-    tiny-deepseek-cp2-tp2-sp
+    tiny-deepseek-cp2-tp2-sp || failed="$failed e2e"
   # Dropout, ViT and gpt-oss under cp under SGD (lr 1), which compares the
   # gradients themselves.
   bash "$e2e" --backend cuda --build-dir "$build" \
     --work "$build/e2e-cuda-sgd" --optimizer sgd --lr 1 \
     tiny-gpt2-dropout-dp2-tp2-sp tiny-vit-tp2-pp2 tiny-vit-dp2-cp2 \
-    tiny-gpt-oss-cp2-tp2-sp
+    tiny-gpt-oss-cp2-tp2-sp || failed="$failed e2e-sgd"
 else
   echo "gpu-check: $e2e not present; end-to-end tests skipped"
 fi
 # ---- end of E2E HOOK -----------------------------------------------------
+
+# The one-GPU benchmark: a ~1 B-parameter GPT's step time and memory
+# against the cost model's prediction for this GPU (scripts/gpu-bench.sh,
+# docs/runtime.md "One-GPU benchmark").
+if [ "$mlir" = ON ]; then
+  echo "== one-GPU benchmark (bench/models/gpt-1b.json)"
+  bash "$root/scripts/gpu-bench.sh" --backend cuda --build-dir "$build" \
+    --work "$build/bench" || failed="$failed benchmark"
+fi
 echo "gpu-check: done in $(( $(date +%s) - start )) s"
+if [ -n "$failed" ]; then
+  echo "gpu-check: FAILED:$failed" >&2
+  exit 1
+fi

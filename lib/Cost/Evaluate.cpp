@@ -269,6 +269,7 @@ constexpr RuntimeEntry kRuntimes[] = {
     {Runtime::MegatronLm, "megatron-lm"},
     {Runtime::Fsdp, "fsdp"},
     {Runtime::Torchtitan, "torchtitan"},
+    {Runtime::Trident, "trident"},
 };
 } // namespace
 
@@ -333,6 +334,15 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     // ("op"): about half the forward, not Korthikanti's attention core.
     o.attentionKernel = AttentionKernel::FlashAttention2;
     o.selectiveForwardFraction = 0.5;
+    break;
+  case Runtime::Trident:
+    // The programs of `trident emit` (lib/Runtime, docs/runtime.md): one
+    // GEMM pair and a softmax kernel per (sample, head), so the scores are
+    // materialised and kept for the backward like Megatron-LM's; the
+    // gradient all-reduce (texec grad_all_reduce) runs after the last
+    // micro-batch's backward.
+    o.flashAttention = false;
+    o.overlapGradReduce = false;
     break;
   }
 }

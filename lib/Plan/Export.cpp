@@ -216,6 +216,8 @@ Result<Exported> exportMegatron(const Plan &p, std::string_view source) {
     // FP8 GEMMs through Transformer Engine, bf16 elsewhere.
     flag("--bf16");
     flag("--fp8-format", "hybrid");
+  } else if (p.precision == "fp32") {
+    // Megatron-LM trains in fp32 unless --bf16 or --fp16 is given.
   } else {
     return unsupported(source, target,
                        "precision '" + p.precision + "' (expected bf16, fp16 "
@@ -278,7 +280,8 @@ Result<Exported> exportDeepSpeed(const Plan &p, std::string_view source) {
                        "fp8: the DeepSpeed config has no FP8 training switch "
                        "(FP8 GEMMs come from Transformer Engine in model "
                        "code)");
-  if (p.precision != "bf16" && p.precision != "fp16")
+  if (p.precision != "bf16" && p.precision != "fp16" &&
+      p.precision != "fp32")
     return unsupported(source, target,
                        "precision '" + p.precision + "'");
 
@@ -286,7 +289,9 @@ Result<Exported> exportDeepSpeed(const Plan &p, std::string_view source) {
   j["train_batch_size"] = p.globalBatch;
   j["train_micro_batch_size_per_gpu"] = p.microBatchSize;
   j["gradient_accumulation_steps"] = p.numMicroBatches;
-  j[p.precision] = {{"enabled", true}};
+  // fp32 is DeepSpeed's default: neither "bf16" nor "fp16" enabled.
+  if (p.precision != "fp32")
+    j[p.precision] = {{"enabled", true}};
   j["zero_optimization"] = {{"stage", p.zeroStage}};
   if (p.tp > 1)
     j["tensor_parallel"] = {{"autotp_size", p.tp}};
@@ -327,7 +332,7 @@ Result<Exported> exportTorchTitan(const Plan &p, std::string_view source) {
                        "ZeRO stage 1: torchtitan shards with FSDP2 "
                        "(parameters, gradients and optimizer states) or "
                        "replicates; it has no optimizer-only sharding");
-  if (p.precision != "bf16")
+  if (p.precision != "bf16" && p.precision != "fp32")
     return unsupported(source, target,
                        "precision '" + p.precision +
                            "': training.mixed_precision_param takes "
@@ -416,7 +421,8 @@ Result<Exported> exportTorchTitan(const Plan &p, std::string_view source) {
        str(p.microBatchSize * p.seqLen) + "\n";
   t += "num_tokens_per_train_step = " + str(p.globalBatch * p.seqLen) + "\n";
   t += "max_context_length = " + str(p.seqLen) + "\n";
-  t += "mixed_precision_param = \"bfloat16\"\n";
+  t += p.precision == "fp32" ? "mixed_precision_param = \"float32\"\n"
+                              : "mixed_precision_param = \"bfloat16\"\n";
   e.text = std::move(t);
   return e;
 }

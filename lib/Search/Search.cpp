@@ -1296,9 +1296,6 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
   if (opt.objective == Objective::CostPerToken && opt.pricePerGpuHour <= 0)
     return Status::error("the cost-per-token objective needs "
                          "--price-per-gpu-hour");
-  if (opt.precision == DType::F32)
-    return Status::error("--precision: the search plans mixed-precision "
-                         "training (bf16, fp16 or fp8)");
 
   Result<Evaluator> base = Evaluator::create(profile, cluster, evalOpt);
   if (!base)

@@ -119,8 +119,8 @@ struct PlanPass : public mlir::trident::impl::PlanPassBase<PlanPass> {
     if (seqLen < 0)
       return fail("seq-len must not be negative");
     auto precisionType = tp::parseDType(precision);
-    if (!precisionType || *precisionType == tp::DType::F32)
-      return fail("precision: expected bf16, fp16 or fp8, got '" +
+    if (!precisionType)
+      return fail("precision: expected bf16, fp16, fp8 or fp32, got '" +
                   precision + "'");
     auto hw = tp::loadCluster(cluster);
     if (!hw)

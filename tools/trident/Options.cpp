@@ -45,13 +45,13 @@ cl::opt<std::string> clusterOpt(
 cl::opt<std::string> calibrationOpt(
     "calibration", cl::desc("calibration profile JSON measured on the GPUs"),
     cl::value_desc("file"), cl::sub(evaluateCmd), cl::sub(planCmd), cl::cat(category));
-cl::opt<std::string> precisionOpt("precision", cl::desc("bf16, fp16 or fp8"),
+cl::opt<std::string> precisionOpt("precision", cl::desc("bf16, fp16, fp8 or fp32 (TF32 GEMMs)"),
                                   cl::init("bf16"), cl::sub(evaluateCmd), cl::sub(planCmd),
                                   cl::cat(category));
 cl::opt<std::string> runtimeOpt(
     "runtime",
-    cl::desc("training software: megatron-core (default), megatron-lm, fsdp "
-             "or torchtitan (docs/cost-model.md#runtimes)"),
+    cl::desc("training software: megatron-core (default), megatron-lm, "
+             "fsdp, torchtitan or trident (docs/cost-model.md#runtimes)"),
     cl::value_desc("R"), cl::sub(evaluateCmd), cl::sub(planCmd),
     cl::sub(validateCmd), cl::cat(category));
 cl::opt<int64_t> globalBatchOpt("global-batch",
@@ -110,8 +110,9 @@ std::optional<Cluster> loadClusterOption() {
 
 std::optional<DType> precisionOption() {
   auto precision = parseDType(precisionOpt);
-  if (!precision || *precision == DType::F32) {
-    fail("--precision: expected bf16, fp16 or fp8, got '" + precisionOpt + "'");
+  if (!precision) {
+    fail("--precision: expected bf16, fp16, fp8 or fp32, got '" +
+         precisionOpt + "'");
     return std::nullopt;
   }
   return *precision;

@@ -96,6 +96,7 @@ enum class Runtime : uint8_t {
   MegatronLm,   ///< Megatron-LM before Megatron-Core (2020-2022)
   Fsdp,         ///< PyTorch FSDP with AMP autocast (llm-foundry, HF)
   Torchtitan,   ///< PyTorch FSDP2 with bf16 parameters (torchtitan)
+  Trident,      ///< the programs `trident emit` writes (lib/Runtime)
 };
 std::string_view runtimeName(Runtime r);
 /// Inverse of runtimeName; nullopt for an unknown name.

@@ -74,6 +74,13 @@ int worldRank();
 int worldSize();
 /// "cpu" or "cuda": which library was linked.
 const char *backendName();
+/// Lets fp32 GEMMs run on TF32 tensor cores (inputs rounded to a 10-bit
+/// mantissa, fp32 accumulation: cuBLAS's CUBLAS_TF32_TENSOR_OP_MATH, what
+/// PyTorch's allow_tf32 turns on). Off by default: the end-to-end tests
+/// compare runs in full fp32. Returns false, changing nothing, where the
+/// backend has no such mode (the CPU backend's Eigen GEMMs stay fp32).
+/// For benchmarks (the emitted program's --tf32).
+bool setTf32Gemms(bool on);
 /// Waits until all enqueued kernels and transfers of this rank are done (a
 /// no-op on the CPU backend, cudaDeviceSynchronize on CUDA).
 void synchronize();

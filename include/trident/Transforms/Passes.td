@@ -46,7 +46,7 @@ def PlanPass : Pass<"trident-plan", "::mlir::trident::graph::ModelOp"> {
     Option<"seqLen", "seq-len", "int64_t", /*default=*/"0",
            "sequence length (0: the model's)">,
     Option<"precision", "precision", "std::string", /*default=*/"\"bf16\"",
-           "bf16, fp16 or fp8">,
+           "bf16, fp16, fp8 or fp32">,
     Option<"fix", "fix", "std::string", /*default=*/"",
            "pinned axes, e.g. tp=8,pp=4">,
     Option<"maxMemoryFraction", "max-memory-fraction", "double",

@@ -17,6 +17,7 @@ namespace trident::rt {
 using detail::check;
 
 const char *backendName() { return "cpu"; }
+bool setTf32Gemms(bool) { return false; }
 void synchronize() {}
 
 namespace detail {

@@ -149,6 +149,15 @@ void checkScaled(const Tensor &out, const Tensor &in, int dim, int64_t num,
 
 const char *backendName() { return "cuda"; }
 
+bool setTf32Gemms(bool on) {
+  cuda::State &s = cuda::state();
+  check(s.ready, "setTf32Gemms", "call rt::init first");
+  cuda::check(cublasSetMathMode(s.cublas, on ? CUBLAS_TF32_TENSOR_OP_MATH
+                                             : CUBLAS_DEFAULT_MATH),
+              "setTf32Gemms");
+  return true;
+}
+
 void synchronize() {
   cuda::check(cudaDeviceSynchronize(), "synchronize");
 }

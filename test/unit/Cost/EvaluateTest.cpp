@@ -489,13 +489,14 @@ TEST_CASE("an Evaluator gives identical results when reused",
 TEST_CASE("runtime names round-trip and unknown names are refused",
           "[cost][runtime]") {
   for (Runtime r : {Runtime::MegatronCore, Runtime::MegatronLm, Runtime::Fsdp,
-                    Runtime::Torchtitan}) {
+                    Runtime::Torchtitan, Runtime::Trident}) {
     auto back = parseRuntime(runtimeName(r));
     REQUIRE(back);
     CHECK(*back == r);
   }
   CHECK_FALSE(parseRuntime("deepspeed-2019"));
   CHECK(runtimeNames().find("torchtitan") != std::string::npos);
+  CHECK(runtimeNames().find("trident") != std::string::npos);
 }
 
 TEST_CASE("runtime presets set their switches and nothing else",
@@ -516,6 +517,10 @@ TEST_CASE("runtime presets set their switches and nothing else",
   CHECK(o.flashAttention);
   CHECK(o.selectiveForwardFraction == Approx(0.5));
   CHECK_FALSE(o.selectiveIsDominated());
+  applyRuntime(o, Runtime::Trident);
+  CHECK_FALSE(o.flashAttention);
+  CHECK_FALSE(o.overlapGradReduce);
+  CHECK(o.selectiveForwardFraction == 0); // reset by the new preset
   applyRuntime(o, Runtime::MegatronCore);
   CHECK(o.selectiveIsDominated());
   CHECK(o.overlapGradReduce);
@@ -575,6 +580,31 @@ TEST_CASE("megatron-lm: unfused attention and an exposed gradient all-reduce",
   // ... and the all-reduce no longer hides behind the last backward.
   CHECK(b.dpExposedSeconds > a.dpExposedSeconds);
   CHECK(b.iterationSeconds > a.iterationSeconds);
+}
+
+TEST_CASE("fp32 training: 4-byte states, 8 bytes of Adam, TF32 GEMMs",
+          "[cost][runtime]") {
+  // The trident runtime's programs train in fp32 (docs/emit.md); the
+  // benchmark of scripts/gpu-bench.sh predicts them with --precision fp32.
+  LayerProfile p = smallGpt();
+  ParallelConfig cfg = cfgOf(8, 1, 1, 1, 8);
+  Cluster c = *parseClusterSpec("dgx-h100:1");
+  EvalOptions o;
+  applyRuntime(o, Runtime::Trident);
+  Evaluation mixed = mustEvaluate(p, c, cfg, o);
+  cfg.precision = DType::F32;
+  Evaluation f32 = mustEvaluate(p, c, cfg, o);
+  const StageBreakdown &a = mixed.stages[0], &b = f32.stages[0];
+  CHECK(b.weightBytes == Approx(2 * a.weightBytes));
+  CHECK(b.gradientBytes == Approx(2 * a.gradientBytes));
+  CHECK(b.optimizerBytes == Approx(a.optimizerBytes * 8.0 / 12.0));
+  CHECK(b.activationBytes > 1.9 * a.activationBytes);
+  // TF32 peak (494.7 TFLOP/s on H100) is half the BF16 peak, at a lower
+  // assumed GEMM efficiency, and the elementwise work moves twice the
+  // bytes; launch latencies do not grow (1.84x for this small model).
+  CHECK(f32.iterationSeconds > 1.5 * mixed.iterationSeconds);
+  CHECK(c.groups[0].gpu.peakFlopsPerS(DType::F32) ==
+        Approx(c.groups[0].gpu.peakTf32FlopsPerS));
 }
 
 TEST_CASE("torchtitan's selective recompute sits between none and full",

@@ -191,6 +191,31 @@ TEST_CASE("torchtitan fragment", "[export]") {
   CHECK(has(t, "config.activation_checkpoint = FullAC.Config()"));
 }
 
+TEST_CASE("fp32 plans export to every target", "[export]") {
+  // fp32 is each target's default: Megatron-LM without --bf16 / --fp16,
+  // DeepSpeed without a bf16 / fp16 section, torchtitan's float32.
+  Plan p = gpt3();
+  p.precision = "fp32";
+  p.sequenceParallel = false;
+  std::string m = exported(p, ExportTarget::Megatron);
+  CHECK_FALSE(has(m, "--bf16"));
+  CHECK_FALSE(has(m, "--fp16"));
+  CHECK(has(m, "--tensor-model-parallel-size 8"));
+  std::string d = exported(p, ExportTarget::DeepSpeed);
+  CHECK_FALSE(has(d, "bf16"));
+  CHECK_FALSE(has(d, "fp16"));
+  CHECK(has(d, "\"zero_optimization\""));
+  p.zeroStage = 3;
+  p.pp = 1;
+  p.dp = 192;
+  p.numMicroBatches = 8;
+  p.layersPerChunk = {96};
+  p.stages.resize(1);
+  std::string t = exported(p, ExportTarget::TorchTitan);
+  CHECK(has(t, "mixed_precision_param = \"float32\"\n"));
+  CHECK_FALSE(has(t, "bfloat16"));
+}
+
 TEST_CASE("plans a target cannot express are errors", "[export]") {
   // Stages on two node groups: no target places stages on node groups.
   Plan h = gpt3();
