@@ -55,6 +55,15 @@ std::string exactDouble(double x) {
   return std::string(buf);
 }
 
+/// A float literal of x ("16.0f", "0.001f"): exactDouble with a decimal
+/// point where %g printed an integer ("16f" is not C++).
+std::string floatLiteral(double x) {
+  std::string s = exactDouble(x);
+  if (s.find_first_of(".eEn") == std::string::npos)
+    s += ".0";
+  return s + "f";
+}
+
 std::string cppString(StringRef s) {
   std::string out = "\"";
   for (char c : s) {
@@ -752,7 +761,9 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
          << out[0] << "_moe.topkGroups = " << cfgInt("topk_groups") << ";\n";
     if (config.get("routed_scale"))
       os << "    " << out[0] << "_moe.routedScale = "
-         << cfgExact("routed_scale") << "f;\n";
+         << floatLiteral(cast<FloatAttr>(config.get("routed_scale"))
+                                 .getValueAsDouble())
+         << ";\n";
     if (k == "moe_selected") {
       // x, router, select, w_in, w_out -> y.
       os << "    rt::MoEBiases " << out[0] << "_b;\n    " << out[0]
@@ -769,14 +780,15 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
          << ", " << in(2) << ", " << in(4) << ", " << in(5) << ", " << out[0]
          << "_moe, " << out[0] << "_b, " << out[0] << "_db);\n";
     } else if (k == "moe_router_selected_bwd") {
-      // dgate, x, router, select -> dx, drouter.
+      // dgate, x, router, select -> dx, drouter, load (the tokens each
+      // expert got from these rows).
       os << "    rt::MoEBiases " << out[0] << "_b;\n    " << out[0]
          << "_b.select = " << in(3) << ";\n    rt::Tensor " << out[0]
          << "_nobias;\n";
       os << "    rt::moeRouterBackward(" << out2[0] << ", " << out[1] << ", "
          << out[0] << "_nobias, " << in2(0) << ", " << in2(1) << ", "
          << in(2) << ", " << out[0] << "_b, " << out[0] << "_moe, "
-         << routerRowOffset() << ");\n";
+         << routerRowOffset() << ", &" << out[2] << ");\n";
     } else if (k == "moe_biased") {
       os << "    rt::moeForward(" << out2[0] << ", " << in2(0) << ", "
          << in(1) << ", " << in(3) << ", " << in(5) << ", " << out[0]
@@ -881,6 +893,9 @@ struct Param {
   std::string split2Axis;
   /// The last split's dimension holds its piece of `blocks` blocks.
   int64_t blocks = 1;
+  /// > 0: a selection bias updated by the expert load its gradient buffer
+  /// counts (rt::loadBalanceUpdate at this rate), not by the optimizer.
+  float loadBalance = 0.0f;
   rt::ShardBlocks shardBlocks() const {
     return {blocks > 1 ? (split2Dim >= 0 ? split2Dim : splitDim) : -1,
             blocks};
@@ -1110,6 +1125,22 @@ protected:
     for (Param &p : P) {
       const rt::Group &dp = c.group(p.group);
       rt::Tensor w = p.value.reshape({p.value.numel()});
+      if (p.loadBalance > 0.0f) {
+        // The whole step's expert load: ZeRO-2/3 hold it as slices summed
+        // over the group, ZeRO-1 not yet summed, ZeRO-0 summed already.
+        rt::Tensor load(p.local);
+        if (zeroStage >= 2) {
+          rt::zero3Gather(load, p.gradSlice, dp);
+        } else {
+          rt::copy(load, p.grad);
+          if (zeroStage == 1)
+            rt::allReduceSum(load, dp);
+        }
+        int64_t begin = zeroStage == 3
+            ? rt::zeroRange(load.numel(), dp.size(), dp.rank()).begin : 0;
+        rt::loadBalanceUpdate(w, load, p.loadBalance, begin);
+        continue;
+      }
       if (zeroStage == 2) {
         if (kOptimizerAdam)
           rt::zero2AdamStep(w, p.gradSlice, p.m, p.v, cfg, c.step, dp);
@@ -1312,6 +1343,9 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
            << ";\n";
       if (std::optional<uint64_t> b = p.getBlocks())
         cs << "    P.back().blocks = " << *b << ";\n";
+      if (std::optional<APFloat> rate = p.getLoadBalance())
+        cs << "    P.back().loadBalance = "
+           << floatLiteral(rate->convertToDouble()) << ";\n";
     }
     os << "namespace {\n/// Pipeline stage " << s << ".\n"
        << "class Stage" << s << " final : public Stage {\npublic:\n"

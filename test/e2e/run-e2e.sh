@@ -73,8 +73,8 @@ if [ ${#plans[@]} -eq 0 ]; then
          tiny-nemotron-tp2-sp tiny-qwen3-moe-dp4-ep2 tiny-bert-dp2-tp2-sp
          tiny-bert-cp2-pp2 tiny-bert-cp2-tp2-sp tiny-bert-v251-tp4
          tiny-gpt-oss-dp2-ep2-tp2-sp-etp tiny-deepseek-moe-dp2-ep2-tp2-sp-etp
-         tiny-deepseek-moe-dp4-ep2-zero3 tiny-deepseek-cp2-tp2-sp
-         tiny-deepseek-dp2-tp2-pp2)
+         tiny-deepseek-moe-dp4-ep2-zero3 tiny-deepseek-moe-cp2-tp2-sp-zero2
+         tiny-deepseek-cp2-tp2-sp tiny-deepseek-dp2-tp2-pp2)
 fi
 command -v mpirun >/dev/null || { echo "run-e2e: SKIP: mpirun not found"; exit 77; }
 trident="$build/bin/trident"

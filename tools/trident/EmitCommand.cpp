@@ -63,6 +63,12 @@ cl::opt<std::string> emitOptimizerOpt("optimizer", cl::desc("adam or sgd"),
                                       cl::cat(category));
 cl::opt<double> emitLrOpt("lr", cl::desc("learning rate (default 1e-3)"),
                           cl::init(1e-3), cl::sub(emitCmd), cl::cat(category));
+cl::opt<double> emitMoeBiasRateOpt(
+    "moe-bias-rate",
+    cl::desc("step of DeepSeek-V3's auxiliary-loss-free load balancing: a "
+             "MoE selection bias moves this much per step towards balanced "
+             "experts (default 0.001, DeepSeek-V3's; 0 freezes it)"),
+    cl::init(1e-3), cl::sub(emitCmd), cl::cat(category));
 cl::opt<bool> emitTrainF32Opt(
     "train-in-f32",
     cl::desc("train a bf16 or f16 model in f32 (the backends are f32-only)"),
@@ -94,6 +100,8 @@ int runEmit(mlir::MLIRContext &ctx) {
     return fail("-o DIR is required to write a project", 2);
   if (!(emitLrOpt > 0) || emitLrOpt > 1e3)
     return fail("--lr must be in (0, 1000]", 2);
+  if (!(emitMoeBiasRateOpt >= 0) || emitMoeBiasRateOpt > 1)
+    return fail("--moe-bias-rate must be in [0, 1]", 2);
   auto text = readFile(emitPlanOpt);
   if (!text)
     return fail(text.message());
@@ -123,6 +131,7 @@ int runEmit(mlir::MLIRContext &ctx) {
   conversion::TrainingOptions options;
   options.optimizer = emitOptimizerOpt;
   options.lr = emitLrOpt;
+  options.moeBiasUpdateRate = emitMoeBiasRateOpt;
   options.trainInF32 = emitTrainF32Opt;
   if (emitTrainF32Opt) {
     // Say so when it changes anything: the plan's memory and time figures

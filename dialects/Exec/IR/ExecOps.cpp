@@ -169,8 +169,9 @@ const KernelInfo kKernels[] = {
     {"moe_selected", 5, 1, kMoE, kMoEOpt},
     // dy, x, router, select, w_in, w_out -> dx, dw_in, dw_out, dgate
     {"moe_selected_bwd", 6, 4, kMoE, kMoEOpt},
-    // dgate, x, router, select -> dx, drouter
-    {"moe_router_selected_bwd", 4, 2, kMoE, kRouterOpt},
+    // dgate, x, router, select -> dx, drouter, load (tokens per expert
+    // of the rows routed here: the selection bias's load balancing)
+    {"moe_router_selected_bwd", 4, 3, kMoE, kRouterOpt},
     {"patch_embed", 3, 1, kPatch, {}},         // images, w, b -> tokens
     {"patch_embed_bwd", 2, 2, kPatch, {}},     // dy, images -> dw, db
     {"seq_slice", 1, 1, kSeqAxis, {}},         // x [b,s,h] -> [b,s/n,h]
@@ -482,6 +483,18 @@ LogicalResult ParamOp::verify() {
   if (init != "uniform" && init != "ones" && init != "zeros")
     return emitOpError() << "unknown init '" << init
                          << "' (expected uniform, ones or zeros)";
+  if (std::optional<APFloat> rate = getLoadBalance()) {
+    double r = rate->convertToDouble();
+    if (!(r > 0.0) || !std::isfinite(r))
+      return emitOpError() << "load_balance rate must be positive and "
+                              "finite, got "
+                           << r;
+    if (type.getRank() != 1 || !splits.empty())
+      return emitOpError() << "load_balance is for a selection bias: one "
+                              "unsplit value per expert, got a shard of rank "
+                           << type.getRank()
+                           << (splits.empty() ? "" : ", split");
+  }
   return success();
 }
 
@@ -996,6 +1009,12 @@ LogicalResult KernelOp::verify() {
         return emitOpError() << "kernel '" << getName()
                              << "' needs a selection bias of one value per "
                                 "expert";
+      if (getName() == "moe_router_selected_bwd" &&
+          getResults()[2].getType() != sb)
+        return emitOpError() << "kernel '" << getName()
+                             << "': its third result, the expert load, "
+                                "needs the selection bias's type "
+                             << sb;
     }
     if (getName().contains("biased")) {
       // Bias shapes: router bias [experts]; b_in [local experts, w_in's

@@ -122,6 +122,13 @@ def TExec_ParamOp : TExec_Op<"param", [HasParent<"StageOp">]> {
     see different data (default: the group of the stage's
     `texec.optimizer`): its ZeRO slices and gradient sums go over that
     group, e.g. the expert data-parallel group `edp` of expert weights.
+    `load_balance = RATE` (a positive f64; a rank-1, unsplit parameter):
+    the parameter is a mixture of experts' selection bias, updated after
+    each step by DeepSeek-V3's auxiliary-loss-free balancing instead of by
+    the optimizer. Its gradient buffer accumulates the expert load (tokens
+    per expert, `moe_router_selected_bwd`'s third result) and is summed
+    like a gradient; the step then adds RATE * sign(mean - load) to each
+    expert's bias (rt::loadBalanceUpdate).
 
     Example:
     `texec.param "layers.0.mlp.fc1.weight" global [256, 64] split 0 over "tp" init "uniform" : tensor<128x64xf32>`
@@ -135,7 +142,8 @@ def TExec_ParamOp : TExec_Op<"param", [HasParent<"StageOp">]> {
                        UnitAttr:$padded,
                        OptionalAttr<I64Attr>:$split2_dim,
                        OptionalAttr<StrAttr>:$split2_axis,
-                       OptionalAttr<I64Attr>:$blocks);
+                       OptionalAttr<I64Attr>:$blocks,
+                       OptionalAttr<F64Attr>:$load_balance);
   let assemblyFormat = [{
     $sym `global` $global_shape (`split` $split_dim^ `over` $split_axis)?
     (`split` $split2_dim^ `over` $split2_axis)? (`blocks` $blocks^)?

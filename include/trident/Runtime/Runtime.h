@@ -686,11 +686,26 @@ void moeRouterBackward(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
                        const Tensor &router, const Tensor &routerBias,
                        const MoEDims &dims, int64_t rowOffset = 0);
 /// With the router and selection biases of `biases` (either undefined:
-/// none; the selection bias gets no gradient).
+/// none; the selection bias gets no gradient). selectLoad (nullptr: none)
+/// [experts] gets, added to each expert's entry, the number of these rows
+/// that chose it: the expert load of DeepSeek-V3's auxiliary-loss-free
+/// balancing (see loadBalanceUpdate).
 void moeRouterBackward(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
                        const Tensor &dgate, const Tensor &x,
                        const Tensor &router, const MoEBiases &biases,
-                       const MoEDims &dims, int64_t rowOffset = 0);
+                       const MoEDims &dims, int64_t rowOffset = 0,
+                       Tensor *selectLoad = nullptr);
+/// Auxiliary-loss-free load balancing ("DeepSeek-V3 Technical Report",
+/// 2024, section 2.1.2; Wang et al. 2024, "Auxiliary-Loss-Free Load
+/// Balancing Strategy for Mixture-of-Experts"): after a step, each
+/// expert's selection bias moves by `rate` towards balance: b_e += rate *
+/// sign(mean load - load_e) (0 for an expert at the mean). load [E] holds
+/// the step's token counts of every expert, summed over all the tokens of
+/// the global batch; bias holds elements begin .. begin + bias.numel() - 1
+/// of the [E] bias (a ZeRO-3 slice; elements at or past E are padding and
+/// stay as they are).
+void loadBalanceUpdate(Tensor &bias, const Tensor &load, float rate,
+                       int64_t begin = 0);
 
 /// Softmax cross-entropy over logits [n, V] with int32 targets [n].
 /// Adds the SUM over the n rows of -log softmax(logits)[target] to

@@ -450,7 +450,8 @@ FailureOr<Value> ChunkLowering::param(Operation *user, Value tgParam,
                               : IntegerAttr(),
         layout.split2Dim >= 0 ? db.getStringAttr("tp") : StringAttr(),
         layout.blocks > 1 ? db.getI64IntegerAttr(layout.blocks)
-                          : IntegerAttr());
+                          : IntegerAttr(),
+        FloatAttr());
     lastDecl = decl;
     decls[name] = decl;
     st.paramStages[name].insert(stage.getIndex());
@@ -1596,7 +1597,15 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
   SmallVector<std::string> names;
   for (Value p : params)
     names.push_back(p.getDefiningOp()->getAttrOfType<StringAttr>("sym").str());
-  if (selected)
+  // DeepSeek-V3's selection bias is updated by the expert load, not by
+  // the optimizer: its gradient buffer counts the tokens each expert gets
+  // (the router backward's third result), summed over the same ranks as
+  // the router's gradient; a rate of 0 leaves it frozen.
+  const double loadRate = st.options.moeBiasUpdateRate;
+  if (selected && loadRate > 0)
+    decls.find(names[3])->second.setLoadBalanceAttr(
+        FloatAttr::get(Float64Type::get(ctx()), loadRate));
+  if (selected && !(loadRate > 0))
     st.frozenParams.insert(names[3]);
   if (seqShards && !expertTp)
     for (const std::string &n : names)
@@ -1658,7 +1667,8 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
         : selected
             ? kernel(bb, "moe_router_selected_bwd",
                      {gate, xs, router, saved(params[3])},
-                     {xg.getType(), params[0].getType()}, routerConfig)
+                     {xg.getType(), params[0].getType(), params[3].getType()},
+                     routerConfig)
             : kernel(bb, "moe_router_bwd", {gate, xs, router},
                      {xg.getType(), params[0].getType()}, routerConfig);
     Value dxExperts = epOn ? tx::ReduceScatterOp::create(bb, loc, xg.getType(),
@@ -1686,6 +1696,8 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
       accumulate(names[4], g[4]);
       accumulate(names[5], g[5]);
     }
+    if (selected && loadRate > 0)
+      accumulate(names[3], r[2]); // the expert load, not a gradient
     return success();
   });
   return success();
@@ -1905,6 +1917,9 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
                 " is not divisible by tp * cp for sequence parallelism");
   if (options.optimizer != "adam" && options.optimizer != "sgd")
     return fail("unknown optimizer '" + options.optimizer + "'");
+  if (!(options.moeBiasUpdateRate >= 0.0 && options.moeBiasUpdateRate <= 1.0))
+    return fail("the MoE selection-bias update rate must be in [0, 1], got " +
+                std::to_string(options.moeBiasUpdateRate));
   auto kind = ::trident::parseScheduleKind(plan.schedule);
   if (!kind)
     return fail("plan 'schedule' '" + plan.schedule + "' is unknown");

@@ -449,8 +449,11 @@ void moeRouterBackward(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
 void moeRouterBackward(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
                        const Tensor &dgate, const Tensor &x,
                        const Tensor &router, const MoEBiases &biases,
-                       const MoEDims &d, int64_t rowOffset) {
+                       const MoEDims &d, int64_t rowOffset,
+                       Tensor *selectLoad) {
   const char *fn = "moeRouterBackward";
+  check(!selectLoad || selectLoad->numel() == d.experts, fn,
+        "the expert load must hold one value per expert");
   const Tensor &routerBias = biases.router;
   check(routerBias.defined() == dRouterBias.defined() &&
             (!routerBias.defined() || (routerBias.numel() == d.experts &&
@@ -487,6 +490,14 @@ void moeRouterBackward(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
   Routing r = route(X, R, s, d, hostOrEmpty(routerBias),
                     hostOrEmpty(biases.select));
   const double scale = d.routedScale;
+  if (selectLoad) {
+    // Counts stay exact in fp32 up to 2^24 tokens per expert and step.
+    std::vector<float> L = selectLoad->toHost();
+    for (int64_t t = rowOffset; t < rowOffset + rows; ++t)
+      for (int64_t j = 0; j < s.k; ++j)
+        L[size_t(r.expert[size_t(t * s.k + j)])] += 1.0f;
+    selectLoad->fromHost(L);
+  }
   std::vector<float> dp(size_t(s.E)), dlogit(size_t(s.E));
   for (int64_t t = rowOffset; t < rowOffset + rows; ++t) {
     const float *xt = &X[size_t(t * s.h)];
@@ -536,6 +547,30 @@ void moeRouterBackward(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
   drouter.fromHost(DR);
   if (!DB.empty())
     dRouterBias.fromHost(DB);
+}
+
+void loadBalanceUpdate(Tensor &bias, const Tensor &load, float rate,
+                       int64_t begin) {
+  const char *fn = "loadBalanceUpdate";
+  const int64_t E = load.numel();
+  check(E > 0 && bias.numel() >= 0 && begin >= 0 && begin <= E, fn,
+        "bias elements from " + std::to_string(begin) + " of " +
+            std::to_string(E) + " experts");
+  check(std::isfinite(rate) && rate >= 0.0f, fn,
+        "rate " + std::to_string(rate) + " must be finite and >= 0");
+  std::vector<float> L = load.toHost(), B = bias.toHost();
+  double total = 0;
+  for (float c : L) {
+    check(std::isfinite(c) && c >= 0.0f, fn,
+          "an expert load of " + std::to_string(c) + " tokens");
+    total += c;
+  }
+  const double mean = total / double(E);
+  for (int64_t i = 0; i < int64_t(B.size()) && begin + i < E; ++i) {
+    double c = L[size_t(begin + i)];
+    B[size_t(i)] += c < mean ? rate : c > mean ? -rate : 0.0f;
+  }
+  bias.fromHost(B);
 }
 
 } // namespace trident::rt

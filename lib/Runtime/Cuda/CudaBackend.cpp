@@ -51,9 +51,34 @@ State &ready(const char *fn) {
     detail::fail(fn, "rt::init was not called (CUDA backend)");
   return s;
 }
+
+/// `height` rows of `row` bytes from src (rows `spitch` apart) to dst (rows
+/// `dpitch` apart), on the compute stream. cudaMemcpy2D refuses pitches
+/// above cudaDevAttrMaxPitch (2^31 - 1 bytes on current GPUs), which a
+/// flat ZeRO buffer of over 512 M floats exceeds: one row, or pitches that
+/// large, go as plain copies instead.
+void copyRows(float *dst, size_t dpitch, const float *src, size_t spitch,
+              size_t row, int64_t height, const char *fn) {
+  constexpr size_t kMaxPitch = (size_t(1) << 31) - 1;
+  cudaStream_t s = cuda::state().compute;
+  if (height > 1 && dpitch <= kMaxPitch && spitch <= kMaxPitch) {
+    cuda::check(cudaMemcpy2DAsync(dst, dpitch, src, spitch, row, height,
+                                  cudaMemcpyDeviceToDevice, s),
+                fn);
+    return;
+  }
+  for (int64_t i = 0; i < height; ++i)
+    cuda::check(cudaMemcpyAsync(reinterpret_cast<char *>(dst) + i * dpitch,
+                                reinterpret_cast<const char *>(src) +
+                                    i * spitch,
+                                row, cudaMemcpyDeviceToDevice, s),
+                fn);
+}
+
 } // namespace cuda
 
 namespace {
+using cuda::copyRows;
 void ncclCheck(ncclResult_t rc, const char *fn, const std::string &group) {
   if (rc != ncclSuccess)
     detail::fail(fn, "NCCL error on group '" + group +
@@ -92,29 +117,6 @@ void around(const std::vector<int64_t> &shape, int dim, int64_t &a,
   for (size_t i = dim + 1; i < shape.size(); ++i)
     b *= shape[i];
   d = shape[dim];
-}
-
-/// `height` rows of `row` bytes from src (rows `spitch` apart) to dst (rows
-/// `dpitch` apart), on the compute stream. cudaMemcpy2D refuses pitches
-/// above cudaDevAttrMaxPitch (2^31 - 1 bytes on current GPUs), which a
-/// flat ZeRO buffer of over 512 M floats exceeds: one row, or pitches that
-/// large, go as plain copies instead.
-void copyRows(float *dst, size_t dpitch, const float *src, size_t spitch,
-              size_t row, int64_t height, const char *fn) {
-  constexpr size_t kMaxPitch = (size_t(1) << 31) - 1;
-  cudaStream_t s = cuda::state().compute;
-  if (height > 1 && dpitch <= kMaxPitch && spitch <= kMaxPitch) {
-    cuda::check(cudaMemcpy2DAsync(dst, dpitch, src, spitch, row, height,
-                                  cudaMemcpyDeviceToDevice, s),
-                fn);
-    return;
-  }
-  for (int64_t i = 0; i < height; ++i)
-    cuda::check(cudaMemcpyAsync(reinterpret_cast<char *>(dst) + i * dpitch,
-                                reinterpret_cast<const char *>(src) +
-                                    i * spitch,
-                                row, cudaMemcpyDeviceToDevice, s),
-                fn);
 }
 
 /// out [A, g*D, B] <- blocks [g][A, D, B] (on the compute stream).
@@ -249,14 +251,22 @@ void backendGroupCreated(Group::Impl &g) {
   // Such a group keeps no NCCL communicator: its collectives are staged
   // through host memory over its MPI communicator (g.backend == nullptr).
   {
+    // The GPU by host and PCI bus id, not by device ordinal: under
+    // per-rank CUDA_VISIBLE_DEVICES (Slurm's --gpus-per-task) every rank
+    // of a node sees its own GPU as device 0.
     char name[MPI_MAX_PROCESSOR_NAME] = {};
     int len = 0;
     MPI_Get_processor_name(name, &len);
-    constexpr int kKey = MPI_MAX_PROCESSOR_NAME + 16;
+    char bus[32] = {};
+    cuda::check(cudaDeviceGetPCIBusId(bus, int(sizeof bus) - 1,
+                                      cuda::state().device),
+                fn);
+    constexpr int kKey = MPI_MAX_PROCESSOR_NAME + 48;
     std::vector<char> mine(kKey, 0), all(size_t(kKey) * size_t(g.size), 0);
-    std::snprintf(mine.data(), kKey, "%s#%d", name, cuda::state().device);
-    MPI_Allgather(mine.data(), kKey, MPI_CHAR, all.data(), kKey, MPI_CHAR,
-                  g.comm);
+    std::snprintf(mine.data(), kKey, "%s#%s", name, bus);
+    check(MPI_Allgather(mine.data(), kKey, MPI_CHAR, all.data(), kKey,
+                        MPI_CHAR, g.comm) == MPI_SUCCESS,
+          fn, "MPI_Allgather of the GPU identities failed");
     std::set<std::string> seen;
     bool shared = false;
     for (int r = 0; r < g.size; ++r)
@@ -269,7 +279,8 @@ void backendGroupCreated(Group::Impl &g) {
   ncclUniqueId id;
   if (g.rank == 0)
     ncclCheck(ncclGetUniqueId(&id), fn, g.name);
-  MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, g.comm);
+  check(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, g.comm) == MPI_SUCCESS, fn,
+        "MPI_Bcast of the NCCL unique id failed");
   ncclComm_t comm;
   ncclCheck(ncclCommInitRank(&comm, g.size, id, g.rank), fn, g.name);
   g.backend = std::shared_ptr<void>(comm, [](void *c) {

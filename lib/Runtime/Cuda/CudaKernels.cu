@@ -594,6 +594,21 @@ void gemmRowMajor(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
                   float alpha, const float *A, int64_t lda, const float *B,
                   int64_t ldb, float beta, float *C, int64_t ldc,
                   const char *fn) {
+  // Empty products as the CPU backend computes them: cuBLAS refuses
+  // leading dimensions of 0.
+  if (m == 0 || n == 0)
+    return;
+  if (k == 0) { // C = beta C
+    if (beta == 0.0f)
+      cuda::check(cudaMemset2DAsync(C, sizeof(float) * size_t(ldc), 0,
+                                    sizeof(float) * size_t(n), size_t(m),
+                                    stream()),
+                  fn);
+    else
+      check(beta == 1.0f, fn, "an empty product scaling C by beta other "
+                              "than 0 or 1");
+    return;
+  }
   // C^T = op(B)^T op(A)^T in column-major terms.
   cuda::check(cublasSgemm(cuda::state().cublas,
                           transB ? CUBLAS_OP_T : CUBLAS_OP_N,
@@ -867,11 +882,8 @@ void sliceRows(Tensor &y, const Tensor &x, int64_t seq, int64_t first,
   if (!b)
     return;
   // One strided copy: b blocks of count*h floats, seq*h apart in x.
-  cuda::check(cudaMemcpy2DAsync(y.f32(), sizeof(float) * count * h,
-                                x.f32() + first * h, sizeof(float) * seq * h,
-                                sizeof(float) * count * h, size_t(b),
-                                cudaMemcpyDeviceToDevice, stream()),
-              fn);
+  cuda::copyRows(y.f32(), sizeof(float) * count * h, x.f32() + first * h,
+                 sizeof(float) * seq * h, sizeof(float) * count * h, b, fn);
 }
 
 namespace {
@@ -1308,8 +1320,7 @@ void vocabParallelCrossEntropyForward(Tensor &lossSum, Tensor &lse,
   const char *fn = "vocabParallelCrossEntropyForward";
   int64_t n, V;
   ceChecks(lossSum, lse, logits, targets, fn, n, V);
-  if (!n)
-    return;
+  // No rows here still takes part in the tp collectives, as on the CPU.
   const int64_t padded = V * std::max(1, detail::groupImpl(tp, fn).size);
   const int64_t real = detail::realVocab(vocab, padded, fn);
   const int64_t valid = detail::validColumns(real, vocabOffset, V);
@@ -1320,16 +1331,22 @@ void vocabParallelCrossEntropyForward(Tensor &lossSum, Tensor &lse,
           "target " + std::to_string(t) + " outside [0, " +
               std::to_string(real) + ")");
   Tensor mx({n}), z({n}), tl({n});
-  kRowMax<<<unsigned(n), kThreads, 0, stream()>>>(mx.f32(), logits.f32(), V,
-                                                  valid);
-  launched(fn);
+  if (n) {
+    kRowMax<<<unsigned(n), kThreads, 0, stream()>>>(mx.f32(), logits.f32(),
+                                                    V, valid);
+    launched(fn);
+  }
   allReduceMax(mx, tp);
-  kSumExp<<<unsigned(n), kThreads, 0, stream()>>>(
-      z.f32(), tl.f32(), logits.f32(), mx.f32(), targets.i32(), V, valid,
-      vocabOffset);
-  launched(fn);
+  if (n) {
+    kSumExp<<<unsigned(n), kThreads, 0, stream()>>>(
+        z.f32(), tl.f32(), logits.f32(), mx.f32(), targets.i32(), V, valid,
+        vocabOffset);
+    launched(fn);
+  }
   allReduceSum(z, tp);
   allReduceSum(tl, tp);
+  if (!n)
+    return;
   kCeFinish<<<1, 1, 0, stream()>>>(lossSum.f32(), lse.f32(), mx.f32(), z.f32(),
                                    tl.f32(), n);
   launched(fn);

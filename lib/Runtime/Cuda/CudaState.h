@@ -25,6 +25,12 @@ void check(cublasStatus_t rc, const char *fn);
 /// Throws unless init() ran.
 State &ready(const char *fn);
 
+/// `height` rows of `row` bytes from src (rows `spitch` apart) to dst
+/// (rows `dpitch` apart), on the compute stream; past cudaMemcpy2D's
+/// pitch limit (2^31 - 1 bytes) row by row.
+void copyRows(float *dst, size_t dpitch, const float *src, size_t spitch,
+              size_t row, int64_t height, const char *fn);
+
 } // namespace trident::rt::cuda
 
 #endif // TRIDENT_LIB_RUNTIME_CUDA_CUDASTATE_H

@@ -1286,6 +1286,59 @@ TEST_CASE("DeepSeek-V3 routing: sigmoid scores, a selection bias, groups "
                     Catch::Contains("topK within those groups"));
 }
 
+TEST_CASE("DeepSeek-V3 load balancing: expert loads and the bias update",
+          "[runtime]") {
+  ensureInit();
+  // 3 tokens, 4 experts, top 2, sigmoid scores. Router logits per token
+  // are x_t times (4, 3, 2, 1) with x = (1, -1, 0.5): token 0 picks
+  // experts 0 and 1, token 1 (reversed order) 3 and 2, token 2 0 and 1.
+  MoEDims d;
+  d.experts = 4, d.topK = 2, d.act = Activation::Relu;
+  d.sigmoidScores = true;
+  Tensor x({3, 1}), r({1, 4}), dgate({3, 2}), dx({3, 1}), dr({1, 4}),
+      noBias, load({4});
+  x.fromHost({1.0f, -1.0f, 0.5f});
+  r.fromHost({4.0f, 3.0f, 2.0f, 1.0f});
+  MoEBiases b;
+  b.select = Tensor({4});
+  moeRouterBackward(dx, dr, noBias, dgate, x, r, b, d, 0, &load);
+  CHECK(load.toHost() == std::vector<float>{2.0f, 2.0f, 1.0f, 1.0f});
+  // Rows 1..2 only (this rank's own rows of a gathered x): added.
+  Tensor dx2({2, 1});
+  moeRouterBackward(dx2, dr, noBias, dgate, x, r, b, d, 1, &load);
+  CHECK(load.toHost() == std::vector<float>{3.0f, 3.0f, 2.0f, 2.0f});
+  // The update: mean 2.5, so the busy experts 0 and 1 move down, the idle
+  // ones up; an expert exactly at the mean keeps its bias.
+  Tensor bias({4});
+  bias.fromHost({0.5f, 0.0f, 0.0f, -0.5f});
+  loadBalanceUpdate(bias, load, 0.25f);
+  CHECK(bias.toHost() == std::vector<float>{0.25f, -0.25f, 0.25f, -0.25f});
+  Tensor even({4});
+  even.fromHost({2.0f, 3.0f, 2.5f, 2.5f});
+  loadBalanceUpdate(bias, even, 0.25f);
+  CHECK(bias.toHost() == std::vector<float>{0.5f, -0.5f, 0.25f, -0.25f});
+  // A ZeRO-3 slice: elements 2..4 of the bias, the last one padding.
+  Tensor slice({3});
+  slice.fromHost({1.0f, 1.0f, 7.0f});
+  loadBalanceUpdate(slice, load, 0.5f, 2);
+  CHECK(slice.toHost() == std::vector<float>{1.5f, 1.5f, 7.0f});
+  // The routing moves: with a bias of +1 on expert 2, token 0 picks 0 and
+  // 2.
+  b.select.fromHost({0.0f, 0.0f, 1.0f, 0.0f});
+  zero(load);
+  Tensor dx1({1, 1});
+  moeRouterBackward(dx1, dr, noBias, dgate, x, r, b, d, 0, &load);
+  CHECK(load.toHost() == std::vector<float>{1.0f, 0.0f, 1.0f, 0.0f});
+  Tensor wrong({3});
+  CHECK_THROWS_WITH(moeRouterBackward(dx1, dr, noBias, dgate, x, r, b, d, 0,
+                                      &wrong),
+                    Catch::Contains("one value per expert"));
+  Tensor negative({4});
+  negative.fromHost({1.0f, -1.0f, 0.0f, 0.0f});
+  CHECK_THROWS_WITH(loadBalanceUpdate(bias, negative, 0.1f),
+                    Catch::Contains("expert load"));
+}
+
 TEST_CASE("RoPE with a rotary offset turns the last dimensions of a head",
           "[runtime]") {
   ensureInit();

@@ -32,6 +32,12 @@ struct TrainingOptions {
   /// Train a model whose parameters are bf16 or f16 in f32 (the runtime
   /// backends are f32-only). Off: such a model is refused.
   bool trainInF32 = false;
+  /// The step of DeepSeek-V3's auxiliary-loss-free load balancing: a
+  /// selection bias moves by this much per step towards balanced experts
+  /// (texec.param load_balance). 0.001 is the update speed of DeepSeek-V3's
+  /// pre-training ("DeepSeek-V3 Technical Report", 2024, section 4.2:
+  /// gamma = 0.001 for the first 14.3T tokens); 0 freezes the bias.
+  double moeBiasUpdateRate = 1e-3;
 };
 
 /// Lowers `model` under `plan`. On failure emits diagnostics (at the tgraph
