@@ -32,10 +32,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 
 backend=cuda build="" model="$root/bench/models/gpt-1b.json" gpu=""
 seq=2048 batch=8 mb=1 steps=6 work=""
-usage() {
-  sed -n 's/^# \{0,1\}//;3,5p' "$0" >&2
-  exit 2
-}
+usage() { sed -n '4,6s/^# \{0,1\}//p' "$0"; }
 need() { [ $# -ge 2 ] && [ -n "$2" ] || { echo "gpu-bench: $1 needs a value" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -48,13 +45,14 @@ while [ $# -gt 0 ]; do
     --micro-batch) need "$@"; mb=$2; shift 2 ;;
     --steps) need "$@"; steps=$2; shift 2 ;;
     --work) need "$@"; work=$2; shift 2 ;;
-    -h|--help) usage ;;
-    *) echo "gpu-bench: unknown argument '$1'" >&2; usage ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "gpu-bench: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac
 done
-for v in seq batch mb steps; do
+for pair in seq-len:seq global-batch:batch micro-batch:mb steps:steps; do
+  flag=${pair%%:*} v=${pair#*:}
   [[ "${!v}" =~ ^[1-9][0-9]*$ ]] ||
-    { echo "gpu-bench: --${v/mb/micro-batch} must be a positive integer, got '${!v}'" >&2; exit 2; }
+    { echo "gpu-bench: --$flag must be a positive integer, got '${!v}'" >&2; exit 2; }
 done
 [ "$steps" -ge 2 ] || { echo "gpu-bench: --steps must be at least 2 (step 1 is a warm-up)" >&2; exit 2; }
 
@@ -93,8 +91,10 @@ case "$backend" in
   *) echo "gpu-bench: --backend must be cuda or cpu, got '$backend'" >&2; exit 2 ;;
 esac
 trident="$build/bin/trident"
-[ -x "$trident" ] || { echo "gpu-bench: $trident is not built" >&2; exit 1; }
-[ -f "$lib" ] || { echo "gpu-bench: $lib is not built" >&2; exit 1; }
+target=$([ "$backend" = cuda ] && echo TridentRuntimeCuda || echo TridentRuntimeCpu)
+for f in "$trident" "$lib"; do
+  [ -e "$f" ] || { echo "gpu-bench: $f is not built (ninja -C $build trident $target; scripts/gpu-check.sh builds both in build-gpu)" >&2; exit 1; }
+done
 command -v mpirun >/dev/null || { echo "gpu-bench: mpirun not found" >&2; exit 1; }
 
 if [ -z "$work" ]; then
