@@ -360,8 +360,23 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
   // Results: zero-filled tensors, and [tokens, features] views for the
   // activations the runtime writes.
   SmallVector<std::string> out, out2;
+  // The logits' gradient takes over their storage when nothing else reads
+  // them (Megatron's cross-entropy writes it in place too): one [tokens,
+  // vocab] buffer less at the peak. The kernels read each element before
+  // writing it.
+  Value logitsIn = k == "cross_entropy_bwd" ? op.getInputs()[0] : Value();
+  const bool inPlace = logitsIn && logitsIn.hasOneUse() &&
+                       !name(logitsIn).empty() &&
+                       logitsIn.getType() == op.getResult(0).getType();
   for (Value r : op.getResults()) {
-    std::string n = declare(r);
+    std::string n;
+    if (inPlace && r == op.getResult(0)) {
+      n = fresh(r);
+      os << "    rt::Tensor " << n << " = " << name(logitsIn)
+         << "; // in place of the logits\n";
+    } else {
+      n = declare(r);
+    }
     out.push_back(n);
     if (cast<RankedTensorType>(r.getType()).getRank() >= 3 &&
         k != "attention" && k != "attention_sinks") {
