@@ -136,6 +136,9 @@ private:
   /// ZeRO-2/3: the op after which each parameter's gradient is complete for
   /// this backward.
   llvm::StringMap<Operation *> lastAccumulate;
+  /// Kernel results that are a parameter's gradient buffer itself (the
+  /// kernel accumulated into it): their texec.accumulate_grad adds nothing.
+  DenseSet<Value> accumulatedInPlace;
   LogicalResult emitKernel(tx::KernelOp op);
   LogicalResult emitOp(Operation &op);
 };
@@ -234,14 +237,18 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
     return success();
   }
   if (auto g = dyn_cast<tx::AccumulateGradOp>(op)) {
+    // The kernel wrote into the gradient already (emitKernel).
+    const bool done = accumulatedInPlace.contains(g.getGrad());
     if (program.getZeroStage() < 2) {
-      os << "    rt::axpy(" << param(g.getSym()) << ".grad, "
-         << name(g.getGrad()) << ");\n";
+      if (!done)
+        os << "    rt::axpy(" << param(g.getSym()) << ".grad, "
+           << name(g.getGrad()) << ");\n";
       return success();
     }
     int idx = paramIndex.lookup(g.getSym());
-    os << "    rt::axpy(fullGrad(" << idx << "), " << name(g.getGrad())
-       << ");\n";
+    if (!done)
+      os << "    rt::axpy(fullGrad(" << idx << "), " << name(g.getGrad())
+         << ");\n";
     if (lastAccumulate.lookup(g.getSym()) == &op)
       os << "    shardGrad(" << idx << ");\n";
     return success();
@@ -368,12 +375,34 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
   const bool inPlace = logitsIn && logitsIn.hasOneUse() &&
                        !name(logitsIn).empty() &&
                        logitsIn.getType() == op.getResult(0).getType();
+  // A linear's weight and bias gradients are accumulated by the kernel
+  // (dW += dy^T x): when their one reader adds them to a parameter's
+  // gradient, the kernel accumulates into that gradient itself, as
+  // Megatron's gradient-accumulation fusion does, instead of into a
+  // zero-filled temporary of the weight's size.
+  auto gradTarget = [&](Value r) -> tx::AccumulateGradOp {
+    if ((k != "linear_bwd" && k != "linear_bias_bwd") ||
+        r == op.getResult(0) || !r.hasOneUse())
+      return {};
+    auto acc = dyn_cast<tx::AccumulateGradOp>(*r.getUsers().begin());
+    return acc && acc->getBlock() == op->getBlock() ? acc
+                                                    : tx::AccumulateGradOp();
+  };
   for (Value r : op.getResults()) {
     std::string n;
     if (inPlace && r == op.getResult(0)) {
       n = fresh(r);
       os << "    rt::Tensor " << n << " = " << name(logitsIn)
          << "; // in place of the logits\n";
+    } else if (tx::AccumulateGradOp acc = gradTarget(r)) {
+      n = fresh(r);
+      int idx = paramIndex.lookup(acc.getSym());
+      os << "    rt::Tensor " << n << " = "
+         << (program.getZeroStage() < 2
+                 ? "P[" + std::to_string(idx) + "].grad"
+                 : "fullGrad(" + std::to_string(idx) + ")")
+         << "; // accumulated in place\n";
+      accumulatedInPlace.insert(r);
     } else {
       n = declare(r);
     }
