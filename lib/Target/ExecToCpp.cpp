@@ -375,14 +375,17 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
   const bool inPlace = logitsIn && logitsIn.hasOneUse() &&
                        !name(logitsIn).empty() &&
                        logitsIn.getType() == op.getResult(0).getType();
-  // A linear's weight and bias gradients are accumulated by the kernel
-  // (dW += dy^T x): when their one reader adds them to a parameter's
-  // gradient, the kernel accumulates into that gradient itself, as
-  // Megatron's gradient-accumulation fusion does, instead of into a
-  // zero-filled temporary of the weight's size.
+  // A linear's weight and bias gradients and an embedding's table
+  // gradients are accumulated by the kernel (dW += dy^T x, dwte[token] +=
+  // dy): when their one reader adds them to a parameter's gradient, the
+  // kernel accumulates into that gradient itself, as Megatron's
+  // gradient-accumulation fusion does, instead of into a zero-filled
+  // temporary of the parameter's size.
+  const bool linearBwd = k == "linear_bwd" || k == "linear_bias_bwd";
+  const bool embeddingBwd = k == "embedding_bwd" || k == "embedding_pos_bwd";
   auto gradTarget = [&](Value r) -> tx::AccumulateGradOp {
-    if ((k != "linear_bwd" && k != "linear_bias_bwd") ||
-        r == op.getResult(0) || !r.hasOneUse())
+    if (!(embeddingBwd || (linearBwd && r != op.getResult(0))) ||
+        !r.hasOneUse())
       return {};
     auto acc = dyn_cast<tx::AccumulateGradOp>(*r.getUsers().begin());
     return acc && acc->getBlock() == op->getBlock() ? acc
