@@ -553,7 +553,7 @@ void loadBalanceUpdate(Tensor &bias, const Tensor &load, float rate,
                        int64_t begin) {
   const char *fn = "loadBalanceUpdate";
   const int64_t E = load.numel();
-  check(E > 0 && bias.numel() >= 0 && begin >= 0 && begin <= E, fn,
+  check(E > 0 && begin >= 0 && begin <= E, fn,
         "bias elements from " + std::to_string(begin) + " of " +
             std::to_string(E) + " experts");
   check(std::isfinite(rate) && rate >= 0.0f, fn,

@@ -73,6 +73,19 @@ double fdError(const std::function<double()> &loss, Tensor &x,
 }
 
 constexpr double kTol = 2e-3; // fp32 central differences with h = 1e-2
+
+/// A mixture of experts' x, router, w_in and w_out gradients against
+/// finite differences of `loss`, with small steps (a larger one could
+/// change which experts a token picks).
+void checkMoEGradients(const std::function<double()> &loss, Tensor &x,
+                       const Tensor &dx, Tensor &r, const Tensor &dr,
+                       Tensor &wi, const Tensor &dwi, Tensor &wo,
+                       const Tensor &dwo) {
+  CHECK(fdError(loss, x, dx.toHost(), 1e-3f) < 5e-3);
+  CHECK(fdError(loss, r, dr.toHost(), 1e-3f) < 5e-3);
+  CHECK(fdError(loss, wi, dwi.toHost(), 1e-3f) < 5e-3);
+  CHECK(fdError(loss, wo, dwo.toHost(), 1e-3f) < 5e-3);
+}
 } // namespace
 
 TEST_CASE("initParam shards equal the slice of the full parameter",
@@ -1032,11 +1045,7 @@ TEST_CASE("mixture of experts: routing by hand, backward against finite "
     moeBackward(dxe, dwi, dwo, dgate, g, x, r, wi, wo, d);
     moeRouterBackward(dxr, dr, dgate, x, r, d);
     add(dx, dxe, dxr);
-    // Small steps: a larger one could change which experts a token picks.
-    CHECK(fdError(loss, x, dx.toHost(), 1e-3f) < 5e-3);
-    CHECK(fdError(loss, r, dr.toHost(), 1e-3f) < 5e-3);
-    CHECK(fdError(loss, wi, dwi.toHost(), 1e-3f) < 5e-3);
-    CHECK(fdError(loss, wo, dwo.toHost(), 1e-3f) < 5e-3);
+    checkMoEGradients(loss, x, dx, r, dr, wi, dwi, wo, dwo);
   }
   // gpt-oss: router and expert biases, the clamped SwiGLU. A limit of 1.5
   // with inputs of scale 3 clamps many gates and ups, so the gradient's
@@ -1063,10 +1072,7 @@ TEST_CASE("mixture of experts: routing by hand, backward against finite "
     moeBackward(dxe, dwi, dwo, dgate, g, x, r, wi, wo, d, b, db);
     moeRouterBackward(dxr, dr, dbr, dgate, x, r, b.router, d);
     add(dx, dxe, dxr);
-    CHECK(fdError(loss, x, dx.toHost(), 1e-3f) < 5e-3);
-    CHECK(fdError(loss, r, dr.toHost(), 1e-3f) < 5e-3);
-    CHECK(fdError(loss, wi, dwi.toHost(), 1e-3f) < 5e-3);
-    CHECK(fdError(loss, wo, dwo.toHost(), 1e-3f) < 5e-3);
+    checkMoEGradients(loss, x, dx, r, dr, wi, dwi, wo, dwo);
     CHECK(fdError(loss, b.router, dbr.toHost(), 1e-3f) < 5e-3);
     CHECK(fdError(loss, b.in, db.in.toHost(), 1e-3f) < 5e-3);
     CHECK(fdError(loss, b.out, db.out.toHost(), 1e-3f) < 5e-3);
@@ -1270,10 +1276,7 @@ TEST_CASE("DeepSeek-V3 routing: sigmoid scores, a selection bias, groups "
     moeBackward(dxe, dwi, dwo, dgate, g, x, r, wi, wo, d, b, db);
     moeRouterBackward(dxr, dr, noBias, dgate, x, r, b, d);
     add(dx, dxe, dxr);
-    CHECK(fdError(loss, x, dx.toHost(), 1e-3f) < 5e-3);
-    CHECK(fdError(loss, r, dr.toHost(), 1e-3f) < 5e-3);
-    CHECK(fdError(loss, wi, dwi.toHost(), 1e-3f) < 5e-3);
-    CHECK(fdError(loss, wo, dwo.toHost(), 1e-3f) < 5e-3);
+    checkMoEGradients(loss, x, dx, r, dr, wi, dwi, wo, dwo);
   }
   // Groups that do not divide the experts, or hold fewer than top_k.
   MoEDims bad;
