@@ -338,11 +338,14 @@ void applyRuntime(EvalOptions &o, Runtime r) {
   case Runtime::Trident:
     // The programs of `trident emit` (lib/Runtime, docs/runtime.md): one
     // GEMM pair and a softmax kernel per (sample, head), so the scores are
-    // materialised and kept for the backward like Megatron-LM's; the
-    // gradient all-reduce (texec grad_all_reduce) runs after the last
-    // micro-batch's backward.
+    // materialised and kept for the backward like Megatron-LM's. Under
+    // ZeRO-0 each gradient's all-reduce starts at its last contribution of
+    // the step and overlaps the rest of the backward (docs/emit.md,
+    // "Gradient sums overlapping the backward"); ZeRO-1 reduce-scatters in
+    // the optimizer step and ZeRO-2/3 wait for each reduce-scatter in the
+    // backward, so there it is exposed (checked where the window is set).
     o.flashAttention = false;
-    o.overlapGradReduce = false;
+    o.overlapGradReduce = true;
     break;
   }
 }
@@ -1079,7 +1082,10 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
     double lastBwd = 0;
     for (int64_t g = s; g < G; g += p)
       lastBwd += pc.backwardSeconds[size_t(g)];
-    double window = (o.overlapGradReduce ? lastBwd : 0) + slack;
+    // The `trident` runtime's programs overlap only ZeRO-0's all-reduce.
+    const bool overlap = o.overlapGradReduce &&
+                         (o.runtime != Runtime::Trident || c.zeroStage == 0);
+    double window = (overlap ? lastBwd : 0) + slack;
     double ex = std::max(0.0, grad - window);
     exposedGrad = std::max(exposedGrad, ex);
     if (!o.overlapParamGather)

@@ -92,6 +92,15 @@ public:
       : program(program), chunk(chunk), paramIndex(paramIndex), os(os),
         backward(mode == Mode::Backward), mode(mode) {}
 
+  /// ZeRO-0/1, backward only: parameters whose gradient sums start in this
+  /// chunk's backward of one micro-batch (the step's last contribution),
+  /// with that micro-batch and the groups' names in summation order.
+  struct AsyncSum {
+    int64_t microBatch;
+    SmallVector<std::string, 2> groups;
+  };
+  llvm::StringMap<AsyncSum> asyncSums;
+
   LogicalResult emit(Block &block);
 
 private:
@@ -133,8 +142,8 @@ private:
   std::string param(StringRef sym) {
     return "P[" + std::to_string(paramIndex.lookup(sym)) + "]";
   }
-  /// ZeRO-2/3: the op after which each parameter's gradient is complete for
-  /// this backward.
+  /// ZeRO-2/3, and ZeRO-0/1 parameters with asynchronous sums: the op after
+  /// which each parameter's gradient is complete for this backward.
   llvm::StringMap<Operation *> lastAccumulate;
   /// Kernel results that are a parameter's gradient buffer itself (the
   /// kernel accumulated into it): their texec.accumulate_grad adds nothing.
@@ -147,7 +156,7 @@ LogicalResult RegionEmitter::emit(Block &block) {
   // ZeRO-2 and 3: a parameter's full gradient is reduce-scattered into its
   // slice right after its last contribution in this backward, then
   // released.
-  if (backward && program.getZeroStage() >= 2)
+  if (backward && (program.getZeroStage() >= 2 || !asyncSums.empty()))
     for (Operation &op : block)
       if (auto g = dyn_cast<tx::AccumulateGradOp>(op))
         lastAccumulate[g.getSym()] = &op;
@@ -243,6 +252,15 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
       if (!done)
         os << "    rt::axpy(" << param(g.getSym()) << ".grad, "
            << name(g.getGrad()) << ");\n";
+      auto sum = asyncSums.find(g.getSym());
+      if (sum != asyncSums.end() && lastAccumulate.lookup(g.getSym()) == &op) {
+        os << "    if (mb == " << sum->second.microBatch
+           << ") // its last contribution this step\n      startGradSums("
+           << paramIndex.lookup(g.getSym()) << ", {";
+        for (auto [i, group] : llvm::enumerate(sum->second.groups))
+          os << (i ? ", " : "") << cppString(group);
+        os << "});\n";
+      }
       return success();
     }
     int idx = paramIndex.lookup(g.getSym());
@@ -1155,6 +1173,23 @@ protected:
     rt::zero2AccumulateGrad(p.gradSlice, p.grad, c.group(p.group));
     p.grad = rt::Tensor();
   }
+  /// ZeRO-0/1: starts summing parameter i's gradient over each of `groups`
+  /// (in order) without waiting: called right after the parameter's last
+  /// contribution of the step, so the sums run while the backward goes on
+  /// (on CUDA on the communication stream; the CPU backend completes them
+  /// at once).
+  void startGradSums(int i, std::initializer_list<const char *> groups) {
+    for (const char *g : groups)
+      gradSums.push_back(rt::allReduceSumAsync(P[i].grad, c.group(g)));
+  }
+  /// Makes every started sum visible to later kernels.
+  void waitGradSums() {
+    for (rt::Pending &p : gradSums)
+      p.wait();
+    gradSums.clear();
+  }
+  std::vector<rt::Pending> gradSums;
+
   /// Sums gradients over `g` (under ZeRO-2/3 the slices: every member of
   /// `g` holds the same slice of the same parameter).
   void gradAllReduce(const std::vector<int> &which, const rt::Group &g) {
@@ -1409,6 +1444,67 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
       if (chunk.getRecompute())
         os << "    X" << chunk.getIndex() << ".resize(kMicroBatches);\n";
     os << "  }\n\n";
+    // ZeRO-0 and 1: a parameter's gradient sums over groups inside the stage
+    // (dp, dp x cp, tp, the experts' data group) start right after its last
+    // contribution of the step, in the backward of the last micro-batch
+    // that reaches it, so they overlap the rest of the backward
+    // (Megatron-Core's --overlap-grad-reduce, one parameter per bucket).
+    // Sums with another stage (a tied embedding's group) stay after the
+    // schedule: the other stage reaches them at another time, and an
+    // all-reduce waiting for it mid-backward would hold up the pipeline's
+    // own transfers.
+    llvm::StringMap<SmallVector<std::string, 2>> asyncGroups;
+    auto withinStage = [&](StringRef group) {
+      tx::GroupOp g = program.lookupGroup(group);
+      if (!g)
+        return false;
+      for (Attribute axis : g.getAxes())
+        if (cast<StringAttr>(axis).getValue() == "pp")
+          return false;
+      return true;
+    };
+    auto paramsOf = [&](tx::GradAllReduceOp gar) {
+      SmallVector<std::string> v;
+      if (auto params = gar.getParams()) {
+        for (Attribute a : *params)
+          v.push_back(cast<StringAttr>(a).getValue().str());
+      } else {
+        for (auto p : stage.getBody().front().getOps<tx::ParamOp>())
+          v.push_back(p.getSym().str());
+      }
+      return v;
+    };
+    if (program.getZeroStage() < 2) // ZeRO-2/3 hold gradient slices
+      for (auto gar : stage.getBody().front().getOps<tx::GradAllReduceOp>())
+        if (withinStage(gar.getGroup()))
+          for (const std::string &p : paramsOf(gar))
+            asyncGroups[p].push_back(gar.getGroup().str());
+    // The schedule position and micro-batch of each chunk's last backward.
+    DenseMap<int64_t, std::pair<size_t, int64_t>> lastBackward;
+    for (auto sched : stage.getBody().front().getOps<tx::ScheduleOp>()) {
+      ArrayRef<int64_t> a = sched.getActions();
+      for (size_t i = 0; i + 2 < a.size(); i += 3)
+        if (a[i] == 1)
+          lastBackward[a[i + 2]] = {i, a[i + 1]};
+    }
+    // Each parameter's last contribution: the latest of those backwards
+    // among the chunks that accumulate into it.
+    llvm::StringMap<std::pair<size_t, int64_t>> lastReach;
+    llvm::StringMap<int64_t> lastChunk;
+    for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>()) {
+      auto lb = lastBackward.find(chunk.getIndex());
+      if (lb == lastBackward.end())
+        continue;
+      chunk.getBackward().walk([&](tx::AccumulateGradOp g) {
+        if (!asyncGroups.count(g.getSym()))
+          return;
+        auto it = lastReach.find(g.getSym());
+        if (it == lastReach.end() || it->second.first < lb->second.first) {
+          lastReach[g.getSym()] = lb->second;
+          lastChunk[g.getSym()] = chunk.getIndex();
+        }
+      });
+    }
     using Mode = RegionEmitter::Mode;
     for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>()) {
       int64_t c = chunk.getIndex();
@@ -1433,11 +1529,15 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
       if (chunk.getRecompute())
         os << "    recompute" << c << "(mb);\n";
       RegionEmitter b(program, chunk, paramIndex, os, Mode::Backward);
+      for (auto &[sym, where] : lastReach)
+        if (lastChunk.lookup(sym) == c)
+          b.asyncSums[sym] = {where.second, asyncGroups.lookup(sym)};
       if (failed(b.emit(chunk.getBackward().front())))
         return failure();
       os << "  }\n\n";
     }
     os << "  void step() override {\n    zeroGrads();\n";
+    bool waited = false;
     for (Operation &op : stage.getBody().front()) {
       if (auto sched = dyn_cast<tx::ScheduleOp>(op)) {
         ArrayRef<int64_t> a = sched.getActions();
@@ -1455,15 +1555,21 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
              << i << "(a[1]); break;\n";
         os << "      }\n    }\n    rt::waitAllSends();\n";
       } else if (auto gar = dyn_cast<tx::GradAllReduceOp>(op)) {
-        os << "    gradAllReduce({";
-        if (auto params = gar.getParams()) {
-          for (auto [i, a] : llvm::enumerate(*params))
-            os << (i ? ", " : "")
-               << paramIndex.lookup(cast<StringAttr>(a).getValue());
-        } else {
-          for (size_t i = 0; i < paramIndex.size(); ++i)
-            os << (i ? ", " : "") << i;
+        if (!lastReach.empty() && !waited) {
+          os << "    waitGradSums(); // started in the backward\n";
+          waited = true;
         }
+        // What did not start in the backward: every sum with another
+        // stage, and parameters no backward reaches.
+        SmallVector<int> now;
+        for (const std::string &p : paramsOf(gar))
+          if (!lastReach.count(p) || !withinStage(gar.getGroup()))
+            now.push_back(paramIndex.lookup(p));
+        if (now.empty())
+          continue;
+        os << "    gradAllReduce({";
+        for (auto [i, idx] : llvm::enumerate(now))
+          os << (i ? ", " : "") << idx;
         os << "}, " << groupExpr(gar.getGroup()) << ");\n";
       } else if (auto opt = dyn_cast<tx::OptimizerOp>(op)) {
         if (opt.getKind() != anyOpt.getKind() ||

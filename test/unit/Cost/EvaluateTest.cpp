@@ -519,7 +519,7 @@ TEST_CASE("runtime presets set their switches and nothing else",
   CHECK_FALSE(o.selectiveIsDominated());
   applyRuntime(o, Runtime::Trident);
   CHECK_FALSE(o.flashAttention);
-  CHECK_FALSE(o.overlapGradReduce);
+  CHECK(o.overlapGradReduce); // ZeRO-0 only: see the test below
   CHECK(o.selectiveForwardFraction == 0); // reset by the new preset
   applyRuntime(o, Runtime::MegatronCore);
   CHECK(o.selectiveIsDominated());
@@ -580,6 +580,31 @@ TEST_CASE("megatron-lm: unfused attention and an exposed gradient all-reduce",
   // ... and the all-reduce no longer hides behind the last backward.
   CHECK(b.dpExposedSeconds > a.dpExposedSeconds);
   CHECK(b.iterationSeconds > a.iterationSeconds);
+}
+
+TEST_CASE("trident programs hide only ZeRO-0's gradient all-reduce",
+          "[cost][runtime]") {
+  // trident emit starts each ZeRO-0 all-reduce at the gradient's last
+  // contribution; ZeRO-1 reduce-scatters in the optimizer step and
+  // ZeRO-2/3 wait for each reduce-scatter, as Megatron-LM's local DDP.
+  LayerProfile p = smallGpt();
+  Cluster c = *parseClusterSpec("dgx-a100-80gb:2");
+  EvalOptions ours, legacy;
+  applyRuntime(ours, Runtime::Trident);
+  applyRuntime(legacy, Runtime::MegatronLm); // same attention, no overlap
+  for (int zero : {0, 1, 2, 3}) {
+    ParallelConfig cfg = cfgOf(16, 1, 1, 4, 64);
+    cfg.zeroStage = zero;
+    Evaluation a = mustEvaluate(p, c, cfg, ours);
+    Evaluation b = mustEvaluate(p, c, cfg, legacy);
+    INFO("zero " << zero);
+    if (zero < 3) // ZeRO-3 counts its reduce-scatters inside the layers
+      CHECK(b.dpExposedSeconds > 0);
+    if (zero == 0)
+      CHECK(a.dpExposedSeconds < 0.5 * b.dpExposedSeconds);
+    else
+      CHECK(a.dpExposedSeconds == Approx(b.dpExposedSeconds));
+  }
 }
 
 TEST_CASE("fp32 training: 4-byte states, 8 bytes of Adam, TF32 GEMMs",
