@@ -3,7 +3,8 @@
 // The same formulas as Cpu/CpuKernels.cpp. GEMMs go to cuBLAS (row-major
 // operands passed as their column-major transposes); every reduction runs
 // in a fixed order (one block per row, a fixed shared-memory tree; column
-// sums by one thread per column) so results do not depend on scheduling.
+// sums in row blocks fixed by the row count, then over the blocks in
+// order) so results do not depend on scheduling.
 //
 //===----------------------------------------------------------------------===//
 
@@ -382,23 +383,6 @@ __global__ void kLayerNormBwdX(float *dx, const float *dy, const float *x,
     dx[i * h + j] = rstd[i] * (grow[j] * (g[j] + shift) - a - xhat * c);
   }
 }
-/// dgamma[j] += sum_i dy[i,j] * xhat[i,j]; dbeta[j] += sum_i dy[i,j].
-/// rows are groups of h (per-head norms have n*groups rows).
-__global__ void kNormBwdParams(float *dg, float *db, const float *dy,
-                               const float *x, const float *mean,
-                               const float *rstd, int64_t rows, int64_t h) {
-  GRID_STRIDE(j, h) {
-    float sg = 0.0f, sb = 0.0f;
-    for (int64_t i = 0; i < rows; ++i) {
-      float xhat = (x[i * h + j] - (mean ? mean[i] : 0.0f)) * rstd[i];
-      sg += dy[i * h + j] * xhat;
-      sb += dy[i * h + j];
-    }
-    dg[j] += sg;
-    if (db)
-      db[j] += sb;
-  }
-}
 __global__ void kRmsNorm(float *y, float *rstd, const float *x, const float *g,
                          int64_t h, float eps) {
   __shared__ float sh[kThreads];
@@ -424,13 +408,92 @@ __global__ void kRmsNormBwdX(float *dx, const float *dy, const float *x,
   for (int64_t j = threadIdx.x; j < h; j += blockDim.x)
     dx[i * h + j] = rstd[i] * (grow[j] * g[j] - row[j] * rstd[i] * c);
 }
-__global__ void kColSum(float *out, const float *m, int64_t rows, int64_t cols) {
-  GRID_STRIDE(j, cols) {
-    float s = 0.0f;
-    for (int64_t i = 0; i < rows; ++i)
-      s += m[i * cols + j];
-    out[j] += s;
+// Column sums (bias and norm-weight gradients) in two passes, so that a
+// [16384, 2048] gradient is read by thousands of blocks instead of by one
+// thread per column walking every row. The row blocks depend only on the
+// row count, and each sum runs in a fixed order: deterministic.
+constexpr int kColTile = 32;  // columns per block (x)
+constexpr int kColLanes = 8;  // row lanes per block (y)
+constexpr int64_t kMaxColParts = 64;
+
+/// What row i adds to column j: dy[i,j] (x null), or for a norm's weight
+/// dy[i,j] * xhat[i,j] (and dy[i,j] for its bias), xhat = (x - mean) * rstd
+/// (mean null: RMSNorm).
+struct ColTerms {
+  const float *dy = nullptr, *x = nullptr, *mean = nullptr, *rstd = nullptr;
+};
+
+/// Pass 1: partA[p, j] (partB[p, j]) = the sum over the rows
+/// [p * chunk, (p + 1) * chunk) of column j's terms.
+__global__ void kColPartial(float *partA, float *partB, ColTerms t,
+                            int64_t rows, int64_t cols, int64_t chunk) {
+  __shared__ float sa[kColLanes][kColTile], sb[kColLanes][kColTile];
+  const int64_t j = int64_t(blockIdx.x) * kColTile + threadIdx.x;
+  const int64_t begin = int64_t(blockIdx.y) * chunk;
+  const int64_t end = begin + chunk < rows ? begin + chunk : rows;
+  float a = 0.0f, b = 0.0f;
+  if (j < cols)
+    for (int64_t i = begin + threadIdx.y; i < end; i += kColLanes) {
+      float g = t.dy[i * cols + j];
+      if (t.x) {
+        float xhat = (t.x[i * cols + j] - (t.mean ? t.mean[i] : 0.0f)) *
+                     t.rstd[i];
+        a += g * xhat;
+        b += g;
+      } else {
+        a += g;
+      }
+    }
+  sa[threadIdx.y][threadIdx.x] = a;
+  sb[threadIdx.y][threadIdx.x] = b;
+  __syncthreads();
+  if (threadIdx.y == 0 && j < cols) {
+    float ta = 0.0f, tb = 0.0f;
+    for (int y = 0; y < kColLanes; ++y) {
+      ta += sa[y][threadIdx.x];
+      tb += sb[y][threadIdx.x];
+    }
+    partA[int64_t(blockIdx.y) * cols + j] = ta;
+    if (partB)
+      partB[int64_t(blockIdx.y) * cols + j] = tb;
   }
+}
+/// Pass 2: outA[j] += the sum over p of partA[p, j], in p order (outB
+/// likewise when not null).
+__global__ void kColFinish(float *outA, float *outB, const float *partA,
+                           const float *partB, int64_t parts, int64_t cols) {
+  GRID_STRIDE(j, cols) {
+    float a = 0.0f, b = 0.0f;
+    for (int64_t p = 0; p < parts; ++p) {
+      a += partA[p * cols + j];
+      if (partB)
+        b += partB[p * cols + j];
+    }
+    outA[j] += a;
+    if (outB)
+      outB[j] += b;
+  }
+}
+/// outA[j] (+ outB[j]) += the column sums of t's terms over `rows` rows
+/// of `cols` columns (kColPartial, kColFinish).
+void columnSums(float *outA, float *outB, const ColTerms &t, int64_t rows,
+                int64_t cols, const char *fn) {
+  if (rows == 0 || cols == 0)
+    return;
+  const int64_t parts = std::clamp<int64_t>((rows + 255) / 256, 1,
+                                            kMaxColParts);
+  const int64_t chunk = (rows + parts - 1) / parts;
+  Tensor partA({parts * cols}), partB;
+  if (outB)
+    partB = Tensor({parts * cols});
+  dim3 grid(unsigned((cols + kColTile - 1) / kColTile), unsigned(parts));
+  dim3 block(kColTile, kColLanes);
+  kColPartial<<<grid, block, 0, stream()>>>(
+      partA.f32(), outB ? partB.f32() : nullptr, t, rows, cols, chunk);
+  launched(fn);
+  kColFinish<<<blocksFor(cols), kThreads, 0, stream()>>>(
+      outA, outB, partA.f32(), outB ? partB.f32() : nullptr, parts, cols);
+  launched(fn);
 }
 __global__ void kAddBias(float *y, const float *b, int64_t n, int64_t cols) {
   GRID_STRIDE(e, n * cols) y[e] += b[e % cols];
@@ -562,21 +625,29 @@ __global__ void kSumExp(float *z, float *tl, const float *L, const float *mx,
     tl[i] = (c >= 0 && c < valid) ? row[c] : 0.0f;
   }
 }
-/// lse = mx + log z; loss += sum_i (lse - tl), summed by one thread in
-/// row order.
+/// lse = mx + log z per row; loss += sum_i (lse - tl), in double: each
+/// thread of the one block adds its rows (stride blockDim), then a fixed
+/// tree adds the threads' sums (deterministic).
 __global__ void kCeFinish(float *lossSum, float *lse, const float *mx,
                           const float *z, const float *tl, int64_t n) {
-  if (threadIdx.x != 0 || blockIdx.x != 0)
-    return;
   // Double, as the CPU reference: the sum over rows must not depend on how
   // a plan splits them beyond rounding of the final value.
+  __shared__ double sh[kThreads];
   double total = 0.0;
-  for (int64_t i = 0; i < n; ++i) {
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
     double l = double(mx[i]) + log(double(z[i]));
     lse[i] = float(l);
     total += l - double(tl[i]);
   }
-  lossSum[0] += float(total);
+  sh[threadIdx.x] = total;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      sh[threadIdx.x] += sh[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    lossSum[0] += float(sh[0]);
 }
 __global__ void kCeBwd(float *D, const float *L, const int32_t *t,
                        const float *lse, int64_t n, int64_t V, int64_t valid,
@@ -816,9 +887,9 @@ void patchEmbedBackward(Tensor &dw, Tensor &db, const Tensor &dy,
   gemmRowMajor(true, false, cols, h, rows, 1.0f, patches.f32(), cols,
                dy.f32(), h, 0.0f, dw.f32(), h, fn);
   if (db.defined()) {
-    kColSum<<<blocksFor(h), kThreads, 0, stream()>>>(db.f32(), dy.f32(), rows,
-                                                      h);
-    launched(fn);
+    ColTerms t;
+    t.dy = dy.f32();
+    columnSums(db.f32(), nullptr, t, rows, h, fn);
   }
 }
 
@@ -1084,10 +1155,14 @@ void layerNormBackward(Tensor &dx, Tensor &dgamma, Tensor &dbeta,
   kLayerNormBwdX<<<unsigned(n), kThreads, 0, stream()>>>(
       dx.f32(), dy.f32(), x.f32(), gamma.f32(), mean.f32(), rstd.f32(), h,
       gammaShift);
-  kNormBwdParams<<<blocksFor(h), kThreads, 0, stream()>>>(
-      dgamma.f32(), dbeta.defined() ? dbeta.f32() : nullptr, dy.f32(), x.f32(),
-      mean.f32(), rstd.f32(), n, h);
   launched(fn);
+  ColTerms t;
+  t.dy = dy.f32();
+  t.x = x.f32();
+  t.mean = mean.f32();
+  t.rstd = rstd.f32();
+  columnSums(dgamma.f32(), dbeta.defined() ? dbeta.f32() : nullptr, t, n, h,
+             fn);
 }
 
 void rmsNormForward(Tensor &y, Tensor &rstd, const Tensor &x,
@@ -1115,9 +1190,12 @@ void rmsNormBackward(Tensor &dx, Tensor &dgamma, const Tensor &dy,
     return;
   kRmsNormBwdX<<<unsigned(n), kThreads, 0, stream()>>>(
       dx.f32(), dy.f32(), x.f32(), gamma.f32(), rstd.f32(), h);
-  kNormBwdParams<<<blocksFor(h), kThreads, 0, stream()>>>(
-      dgamma.f32(), nullptr, dy.f32(), x.f32(), nullptr, rstd.f32(), n, h);
   launched(fn);
+  ColTerms t;
+  t.dy = dy.f32();
+  t.x = x.f32();
+  t.rstd = rstd.f32();
+  columnSums(dgamma.f32(), nullptr, t, n, h, fn);
 }
 
 void linearForward(Tensor &y, const Tensor &x, const Tensor &w,
@@ -1158,9 +1236,9 @@ void linearBackward(Tensor &dx, Tensor &dw, Tensor &db, const Tensor &dy,
                dw.f32(), in, fn);
   if (db.defined()) {
     check(db.numel() == out, fn, "db must have out elements");
-    kColSum<<<blocksFor(out), kThreads, 0, stream()>>>(db.f32(), dy.f32(), n,
-                                                        out);
-    launched(fn);
+    ColTerms t;
+    t.dy = dy.f32();
+    columnSums(db.f32(), nullptr, t, n, out, fn);
   }
 }
 
@@ -1300,7 +1378,7 @@ void crossEntropyForward(Tensor &lossSum, Tensor &lse, const Tensor &logits,
                                                   V);
   kSumExp<<<unsigned(n), kThreads, 0, stream()>>>(
       z.f32(), tl.f32(), logits.f32(), mx.f32(), targets.i32(), V, V, 0);
-  kCeFinish<<<1, 1, 0, stream()>>>(lossSum.f32(), lse.f32(), mx.f32(), z.f32(),
+  kCeFinish<<<1, kThreads, 0, stream()>>>(lossSum.f32(), lse.f32(), mx.f32(), z.f32(),
                                    tl.f32(), n);
   launched(fn);
 }
@@ -1347,7 +1425,7 @@ void vocabParallelCrossEntropyForward(Tensor &lossSum, Tensor &lse,
   allReduceSum(tl, tp);
   if (!n)
     return;
-  kCeFinish<<<1, 1, 0, stream()>>>(lossSum.f32(), lse.f32(), mx.f32(), z.f32(),
+  kCeFinish<<<1, kThreads, 0, stream()>>>(lossSum.f32(), lse.f32(), mx.f32(), z.f32(),
                                    tl.f32(), n);
   launched(fn);
 }

@@ -28,6 +28,22 @@ if(TARGET trident-compare-params)
                        ENVIRONMENT "${TRIDENT_MPI_TEST_ENV}")
 endif()
 
+# The CUDA smoke test's checks against host formulas, run on the CPU
+# backend: its reference sums must hold for the CPU twin, so that a failure
+# on a GPU points at the CUDA kernels, not at the test.
+if(TRIDENT_MPIEXEC)
+  add_executable(trident-runtime-smoke-cpu
+    ${CMAKE_CURRENT_LIST_DIR}/Cuda/CudaSmoke.cpp)
+  target_link_libraries(trident-runtime-smoke-cpu PRIVATE TridentRuntimeCpu)
+  target_compile_options(trident-runtime-smoke-cpu PRIVATE -fexceptions)
+  add_test(NAME runtime-smoke-cpu
+    COMMAND ${TRIDENT_MPIEXEC} -np 1 --allow-run-as-root
+            $<TARGET_FILE:trident-runtime-smoke-cpu>)
+  set_tests_properties(runtime-smoke-cpu PROPERTIES TIMEOUT 120
+                       ENVIRONMENT "${TRIDENT_MPI_TEST_ENV}"
+                       PASS_REGULAR_EXPRESSION "cpu smoke: PASSED")
+endif()
+
 # CUDA: a tiny program must compile and link against TridentRuntimeCuda
 # (no GPU is needed to build it; scripts/gpu-check.sh runs it on a GPU).
 if(TARGET TridentRuntimeCuda)

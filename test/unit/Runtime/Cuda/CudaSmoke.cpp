@@ -2,24 +2,143 @@
 //
 // `--link-only`: prints the linked backend without touching a GPU (ctest
 // on machines without one). Without arguments (scripts/gpu-check.sh, on a
-// GPU): runs a few kernels and compares them with host formulas.
+// GPU): runs a few kernels and compares them with host formulas (the
+// reductions over rows with more rows than one block of them takes).
 //
 //===----------------------------------------------------------------------===//
 
 #include "trident/Runtime/Runtime.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 using namespace trident::rt;
+
+namespace {
+int bad = 0;
+
+/// Counts a mismatch (and names it) when got and want differ by more than
+/// rtol times `scale` (the sum of the terms' magnitudes, or 1).
+void expectNear(const char *what, int64_t index, double got, double want,
+                double scale, double rtol = 1e-5) {
+  if (std::fabs(got - want) <= rtol * (1.0 + scale))
+    return;
+  if (bad < 20)
+    std::printf("%s smoke: %s[%lld] = %.9g, want %.9g\n", backendName(),
+                what, static_cast<long long>(index), got, want);
+  ++bad;
+}
+
+/// Uniform values in [-scale, scale) for a 2-D tensor.
+Tensor filled(const char *name, int64_t rows, int64_t cols,
+              float scale = 1.0f) {
+  Tensor t({rows, cols});
+  initParam(t, name, {rows, cols}, {0, 0}, {rows, cols}, 7, scale);
+  return t;
+}
+
+/// Column sums of more rows than one block of the two-pass reduction
+/// takes (1000 rows: 4 row blocks) over columns that are not a multiple
+/// of its 32-column tile, against host sums in double: a linear's bias
+/// gradient, LayerNorm's and RMSNorm's weight gradients (accumulated onto
+/// non-zero starting values), and the cross-entropy's loss over rows.
+void checkReductions() {
+  const int64_t n = 1000, h = 70, in = 5;
+  // Linear: db += column sums of dy, dW += dy^T x.
+  Tensor dy = filled("dy", n, h), x = filled("x", n, in), w = filled("w", h, in);
+  Tensor dx({n, in}), dw({h, in}), db({h});
+  fillConstant(db, 1.0f);
+  linearBackward(dx, dw, db, dy, x, w);
+  std::vector<float> DY = dy.toHost(), X = x.toHost(), DB = db.toHost(),
+                     DW = dw.toHost();
+  for (int64_t j = 0; j < h; ++j) {
+    double s = 1.0, mag = 1.0;
+    for (int64_t i = 0; i < n; ++i)
+      s += DY[i * h + j], mag += std::fabs(DY[i * h + j]);
+    expectNear("linearBackward db", j, DB[j], s, mag);
+    for (int64_t k = 0; k < in; ++k) {
+      double d = 0.0, dm = 0.0;
+      for (int64_t i = 0; i < n; ++i) {
+        d += double(DY[i * h + j]) * X[i * in + k];
+        dm += std::fabs(double(DY[i * h + j]) * X[i * in + k]);
+      }
+      expectNear("linearBackward dw", j * in + k, DW[j * in + k], d, dm);
+    }
+  }
+  // LayerNorm and RMSNorm weight gradients: sum_i dy * xhat (+ 0.5).
+  Tensor xs = filled("xs", n, h), g = filled("g", 1, h).reshape({h});
+  Tensor beta = filled("beta", 1, h).reshape({h});
+  const float eps = 1e-5f;
+  std::vector<float> XS = xs.toHost();
+  for (bool rms : {false, true}) {
+    Tensor y({n, h}), mean({n}), rstd({n}), dxs({n, h}), dg({h}), dbeta({h});
+    fillConstant(dg, 0.5f);
+    if (rms) {
+      rmsNormForward(y, rstd, xs, g, eps);
+      rmsNormBackward(dxs, dg, dy, xs, g, rstd);
+    } else {
+      layerNormForward(y, mean, rstd, xs, g, beta, eps);
+      layerNormBackward(dxs, dg, dbeta, dy, xs, g, mean, rstd);
+    }
+    std::vector<float> DG = dg.toHost(), DBETA = dbeta.toHost();
+    std::vector<double> sg(h, 0.5), sb(h, 0.0), mg(h, 1.0), mb(h, 1.0);
+    for (int64_t i = 0; i < n; ++i) {
+      double m = 0.0, q = 0.0;
+      for (int64_t j = 0; j < h; ++j)
+        m += XS[i * h + j];
+      m = rms ? 0.0 : m / h;
+      for (int64_t j = 0; j < h; ++j)
+        q += (XS[i * h + j] - m) * (XS[i * h + j] - m);
+      double r = 1.0 / std::sqrt(q / h + eps);
+      for (int64_t j = 0; j < h; ++j) {
+        double t = DY[i * h + j] * (XS[i * h + j] - m) * r;
+        sg[j] += t, mg[j] += std::fabs(t);
+        sb[j] += DY[i * h + j], mb[j] += std::fabs(DY[i * h + j]);
+      }
+    }
+    for (int64_t j = 0; j < h; ++j) {
+      expectNear(rms ? "rmsNormBackward dgamma" : "layerNormBackward dgamma",
+                 j, DG[j], sg[j], mg[j]);
+      if (!rms)
+        expectNear("layerNormBackward dbeta", j, DBETA[j], sb[j], mb[j]);
+    }
+  }
+  // Cross-entropy: the loss sums lse - logit[target] over the rows.
+  const int64_t V = 50;
+  Tensor logits = filled("logits", n, V, 3.0f), lse({n}), loss({1});
+  Tensor tgt({n}, DType::I32);
+  std::vector<int32_t> T(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    T[size_t(i)] = int32_t((i * 7) % V);
+  tgt.fromHostI32(T);
+  crossEntropyForward(loss, lse, logits, tgt);
+  std::vector<float> L = logits.toHost(), LSE = lse.toHost();
+  double total = 0.0, mag = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    double mx = L[i * V];
+    for (int64_t j = 1; j < V; ++j)
+      mx = std::max(mx, double(L[i * V + j]));
+    double z = 0.0;
+    for (int64_t j = 0; j < V; ++j)
+      z += std::exp(L[i * V + j] - mx);
+    double l = mx + std::log(z);
+    expectNear("crossEntropyForward lse", i, LSE[i], l, std::fabs(l), 1e-5);
+    total += l - L[i * V + T[size_t(i)]];
+    mag += std::fabs(l - L[i * V + T[size_t(i)]]);
+  }
+  expectNear("crossEntropyForward loss", 0, loss.toHost()[0], total, mag,
+             1e-5);
+}
+} // namespace
 
 int main(int argc, char **argv) {
   if (argc > 1 && std::string(argv[1]) == "--link-only") {
     std::printf("linked backend %s\n", backendName());
     return 0;
   }
-  int bad = 0;
   try {
     init(&argc, &argv);
     Grid grid({});
@@ -46,13 +165,14 @@ int main(int argc, char **argv) {
     crossEntropyForward(loss, lse, logits, tgt);
     if (std::fabs(loss.toHost()[0] - 2 * std::log(8.0)) > 1e-5)
       ++bad;
+    checkReductions();
     Tensor t({4});
     fillConstant(t, 2.0f);
     allReduceSum(t, grid.group(Axis::World));
     if (t.toHost()[0] != 2.0f)
       ++bad;
-    std::printf("cuda smoke: %s (%d mismatches)\n", bad ? "FAILED" : "PASSED",
-                bad);
+    std::printf("%s smoke: %s (%d mismatches)\n", backendName(),
+                bad ? "FAILED" : "PASSED", bad);
     finalize();
   } catch (const std::exception &e) {
     reportFatal(e);
