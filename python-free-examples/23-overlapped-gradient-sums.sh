@@ -35,7 +35,7 @@ echo "sums started in the backward: $started of $params parameters"
 echo "the last one in the backward (an embedding table's, read first in the forward):"
 grep -B1 '^ *startGradSums(' "$src" | tail -2 | sed 's/^ *//'
 echo "the step waits for them before the optimizer:"
-grep -A1 '^ *waitGradSums();' "$src" | sed 's/^ *//'
+grep -A1 'waitGradSums(); // started in the backward' "$src" | sed 's/^ *//'
 run_ranks 1 single
 run_ranks 2 dp2
 compare_runs single dp2

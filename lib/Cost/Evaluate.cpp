@@ -338,12 +338,10 @@ void applyRuntime(EvalOptions &o, Runtime r) {
   case Runtime::Trident:
     // The programs of `trident emit` (lib/Runtime, docs/runtime.md): one
     // GEMM pair and a softmax kernel per (sample, head), so the scores are
-    // materialised and kept for the backward like Megatron-LM's. Under
-    // ZeRO-0 each gradient's all-reduce starts at its last contribution of
-    // the step and overlaps the rest of the backward (docs/emit.md,
-    // "Gradient sums overlapping the backward"); ZeRO-1 reduce-scatters in
-    // the optimizer step and ZeRO-2/3 wait for each reduce-scatter in the
-    // backward, so there it is exposed (checked where the window is set).
+    // materialised and kept for the backward like Megatron-LM's. The
+    // gradient sums overlap the backward except under ZeRO-1, and ZeRO-3's
+    // parameter gathers wait (see where the DP window and the ZeRO-3
+    // gathers are priced).
     o.flashAttention = false;
     o.overlapGradReduce = true;
     break;
@@ -1005,6 +1003,12 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
                                     expert * gradBytes, shE, o.algorithm);
       double f = pc.forwardSeconds[size_t(g)], b = pc.backwardSeconds[size_t(g)];
       double exF = std::max(0.0, ag - f), exB = std::max(0.0, ag + rs - b);
+      if (o.runtime == Runtime::Trident) {
+        // Its programs wait for each gather (rt::zero3Gather) before the
+        // layer runs; only the gradients' reduce-scatters overlap.
+        exF = ag;
+        exB = ag + std::max(0.0, rs - b);
+      }
       pc.forwardSeconds[size_t(g)] += exF;
       pc.backwardSeconds[size_t(g)] += exB;
       im.chunkExposed[size_t(g)] += exF + exB;
@@ -1082,10 +1086,21 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
     double lastBwd = 0;
     for (int64_t g = s; g < G; g += p)
       lastBwd += pc.backwardSeconds[size_t(g)];
-    // The `trident` runtime's programs overlap only ZeRO-0's all-reduce.
-    const bool overlap = o.overlapGradReduce &&
-                         (o.runtime != Runtime::Trident || c.zeroStage == 0);
-    double window = (overlap ? lastBwd : 0) + slack;
+    // The `trident` runtime's programs (docs/emit.md, "Gradient sums
+    // overlapping the backward"): ZeRO-0 all-reduces during the last
+    // backward; ZeRO-1 reduce-scatters in the optimizer step (exposed);
+    // ZeRO-2 reduce-scatters every micro-batch's gradients during that
+    // micro-batch's backward, so m times the traffic under m backwards.
+    bool overlap = o.overlapGradReduce;
+    double window = lastBwd;
+    if (o.runtime == Runtime::Trident) {
+      overlap = overlap && c.zeroStage != 1;
+      if (c.zeroStage == 2) {
+        grad *= double(m);
+        window *= double(m);
+      }
+    }
+    window = (overlap ? window : 0) + slack;
     double ex = std::max(0.0, grad - window);
     exposedGrad = std::max(exposedGrad, ex);
     if (!o.overlapParamGather)

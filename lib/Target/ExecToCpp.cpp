@@ -1166,13 +1166,24 @@ protected:
       P[i].grad = rt::Tensor(P[i].local);
     return P[i].grad;
   }
-  /// ZeRO-2/3: sums parameter i's full gradient over its group into this
-  /// rank's slice and releases it.
+  /// ZeRO-2/3: starts summing parameter i's full gradient over its group
+  /// into this rank's slice and releases it. The sums run while the
+  /// backward goes on (on CUDA on the communication stream); each holds a
+  /// full-size buffer until it is done, so at most kShardSumsInFlight run
+  /// at once (DeepSpeed's overlap_comm likewise trades buffer memory for
+  /// overlap).
   void shardGrad(int i) {
     Param &p = P[i];
-    rt::zero2AccumulateGrad(p.gradSlice, p.grad, c.group(p.group));
+    shardSums.push_back(
+        rt::zero2AccumulateGradAsync(p.gradSlice, p.grad, c.group(p.group)));
     p.grad = rt::Tensor();
+    while (shardSums.size() > kShardSumsInFlight) {
+      shardSums.front().wait();
+      shardSums.pop_front();
+    }
   }
+  static constexpr size_t kShardSumsInFlight = 2;
+  std::deque<rt::Pending> shardSums;
   /// ZeRO-0/1: starts summing parameter i's gradient over each of `groups`
   /// (in order) without waiting: called right after the parameter's last
   /// contribution of the step, so the sums run while the backward goes on
@@ -1182,23 +1193,29 @@ protected:
     for (const char *g : groups)
       gradSums.push_back(rt::allReduceSumAsync(P[i].grad, c.group(g)));
   }
-  /// Makes every started sum visible to later kernels.
+  /// Makes every started sum visible to later kernels (ZeRO-2/3: adds
+  /// the reduce-scattered parts into the gradient slices).
   void waitGradSums() {
     for (rt::Pending &p : gradSums)
       p.wait();
     gradSums.clear();
+    for (rt::Pending &p : shardSums)
+      p.wait();
+    shardSums.clear();
   }
   std::vector<rt::Pending> gradSums;
 
   /// Sums gradients over `g` (under ZeRO-2/3 the slices: every member of
   /// `g` holds the same slice of the same parameter).
   void gradAllReduce(const std::vector<int> &which, const rt::Group &g) {
+    waitGradSums();
     for (int i : which)
       rt::allReduceSum(kZeroStage >= 2 ? P[i].gradSlice : P[i].grad, g);
   }
   /// ZeRO 1-3 shard each parameter's state over its own group (ZeRO-2:
   /// its gradient slice is already reduced).
   void optimizerStep(int zeroStage) {
+    waitGradSums();
     rt::AdamConfig cfg;
     cfg.lr = kLr;
     cfg.beta1 = kBeta1;
@@ -1367,7 +1384,8 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
      << "//===----------------------------------------------------------------------===//\n\n"
      << "#include \"trident/Runtime/Runtime.h\"\n\n"
      << "#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n"
-     << "#include <map>\n#include <memory>\n#include <string>\n"
+     << "#include <deque>\n#include <map>\n#include <memory>\n"
+     << "#include <string>\n"
      << "#include <vector>\n\nnamespace rt = trident::rt;\n\n"
      << "namespace {\n"
      << "constexpr int kDp = " << program.getDp() << ", kCp = "

@@ -39,6 +39,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -772,16 +773,27 @@ void barrier(const Group &g);
 class Pending {
 public:
   Pending() = default;
+  /// Makes the result visible, then runs what then() added.
   void wait();
-  bool done() const { return impl_ == nullptr; }
+  bool done() const { return impl_ == nullptr && !then_; }
+  /// Adds `f` to run once the collective has finished: in wait(), or at
+  /// once when it already has (the CPU backend, a group of one). A Pending
+  /// dropped without wait() never runs it.
+  Pending then(std::function<void()> f) &&;
   struct Impl;
   explicit Pending(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 private:
+  /// Runs and clears then_ (after the backend's part of wait()).
+  void finish();
   std::shared_ptr<Impl> impl_;
+  std::function<void()> then_;
 };
 /// Asynchronous in-place sum; `t` must not be touched until wait().
 Pending allReduceSumAsync(Tensor &t, const Group &g);
+/// Asynchronous reduceScatterSum; `out` must not be read until wait().
+Pending reduceScatterSumAsync(Tensor &out, const Tensor &in, int dim,
+                              const Group &g);
 
 /// Point-to-point between pipeline stages, with NCCL's rules on both
 /// backends (docs/runtime.md, "Pipeline point-to-point"). sendAsync queues
@@ -844,6 +856,13 @@ void zero1SgdStep(Tensor &param, Tensor &grad, float lr, const Group &dp);
 /// one backward (DeepSpeed's stage 2 with gradient accumulation).
 void zero2AccumulateGrad(Tensor &sliceGrad, const Tensor &fullGrad,
                          const Group &dp);
+/// zero2AccumulateGrad without waiting: the reduce-scatter runs on the
+/// communication stream (CUDA) and the addition into `sliceGrad` happens in
+/// wait(), which must come before `sliceGrad` is read. The caller may
+/// release `fullGrad` at once; until wait() a full-size copy of it stays
+/// alive. The CPU backend completes it before returning.
+Pending zero2AccumulateGradAsync(Tensor &sliceGrad, const Tensor &fullGrad,
+                                 const Group &dp);
 /// ZeRO-2 step: Adam on this rank's slice of `param` with the reduced slice
 /// gradient `sliceGrad` and sharded states, then all-gathers the updated
 /// slices so `param` is complete on every member.

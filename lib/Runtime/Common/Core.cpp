@@ -300,6 +300,30 @@ double globalMeanLoss(const Tensor &lossSum, double globalTokens,
   return total / globalTokens;
 }
 
+Pending Pending::then(std::function<void()> f) && {
+  if (!impl_) { // finished already: run what was added before, then f
+    finish();
+    f();
+    return Pending();
+  }
+  if (then_)
+    then_ = [first = std::move(then_), next = std::move(f)] {
+      first();
+      next();
+    };
+  else
+    then_ = std::move(f);
+  return std::move(*this);
+}
+
+void Pending::finish() {
+  if (!then_)
+    return;
+  std::function<void()> f = std::move(then_);
+  then_ = nullptr;
+  f();
+}
+
 void reportStep(int64_t step, double loss, double seconds, const Grid &grid) {
   (void)grid;
   detail::flushSends("reportStep");

@@ -115,6 +115,17 @@ void zero2AccumulateGrad(Tensor &sliceGrad, const Tensor &fullGrad,
   axpy(acc, part);
 }
 
+Pending zero2AccumulateGradAsync(Tensor &sliceGrad, const Tensor &fullGrad,
+                                 const Group &dp) {
+  ZeroRange r = zeroRange(fullGrad.numel(), dp.size(), dp.rank());
+  checkSliceGrad(fullGrad, sliceGrad, r, "zero2AccumulateGradAsync");
+  Tensor in = padded(fullGrad, r.chunk, dp.size());
+  Tensor part({r.chunk});
+  Pending sum = reduceScatterSumAsync(part, in, 0, dp);
+  Tensor acc = sliceGrad.reshape({r.chunk});
+  return std::move(sum).then([acc, part]() mutable { axpy(acc, part); });
+}
+
 void zero2AdamStep(Tensor &param, const Tensor &sliceGrad, Tensor &m,
                    Tensor &v, const AdamConfig &cfg, int64_t step,
                    const Group &dp) {

@@ -200,12 +200,21 @@ void barrier(const Group &g) {
 }
 
 struct Pending::Impl {};
-void Pending::wait() { impl_.reset(); }
+void Pending::wait() {
+  impl_.reset();
+  finish();
+}
 
+// The CPU backend has no separate communication engine: the asynchronous
+// collectives complete now, so their results equal the blocking ones bit
+// for bit.
 Pending allReduceSumAsync(Tensor &t, const Group &g) {
-  // The CPU backend has no separate communication engine: complete now so
-  // the result equals allReduceSum bit for bit.
   allReduceSum(t, g);
+  return Pending();
+}
+Pending reduceScatterSumAsync(Tensor &out, const Tensor &in, int dim,
+                              const Group &g) {
+  reduceScatterSum(out, in, dim, g);
   return Pending();
 }
 

@@ -470,7 +470,7 @@ void barrier(const Group &g) {
 
 struct Pending::Impl {
   cudaEvent_t done = nullptr;
-  Tensor keep; // storage stays alive until the collective finished
+  Tensor keep, keep2; // storage stays alive until the collective finished
   bool waited = false;
   ~Impl() {
     if (!done)
@@ -484,12 +484,13 @@ struct Pending::Impl {
 };
 
 void Pending::wait() {
-  if (!impl_)
-    return;
-  cuda::check(cudaStreamWaitEvent(cuda::state().compute, impl_->done, 0),
-              "Pending::wait");
-  impl_->waited = true;
-  impl_.reset();
+  if (impl_) {
+    cuda::check(cudaStreamWaitEvent(cuda::state().compute, impl_->done, 0),
+                "Pending::wait");
+    impl_->waited = true;
+    impl_.reset();
+  }
+  finish(); // queued on the compute stream, after the event
 }
 
 Pending allReduceSumAsync(Tensor &t, const Group &g) {
@@ -506,6 +507,31 @@ Pending allReduceSumAsync(Tensor &t, const Group &g) {
   beginComm(fn);
   ncclCheck(ncclAllReduce(t.f32(), t.f32(), t.numel(), ncclFloat, ncclSum,
                           commOf(G), cuda::state().comm),
+            fn, G.name);
+  cuda::check(cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming), fn);
+  cuda::check(cudaEventRecord(p->done, cuda::state().comm), fn);
+  return Pending(p);
+}
+
+Pending reduceScatterSumAsync(Tensor &out, const Tensor &in, int dim,
+                              const Group &g) {
+  const char *fn = "reduceScatterSumAsync";
+  Group::Impl &G = detail::collectiveImpl(g, fn);
+  if (hostStaged(G) || G.size == 1 || !out.numel()) {
+    reduceScatterSum(out, in, dim, g); // complete on return
+    return Pending();
+  }
+  checkScaled(out, in, dim, 1, G.size, fn);
+  int64_t a, d, b;
+  around(out.shape(), dim, a, d, b);
+  auto p = std::make_shared<Pending::Impl>();
+  p->keep = Tensor({in.numel()});
+  p->keep2 = out;
+  packBlocks(p->keep.f32(), in.f32(), G.size, a, d, b, fn);
+  beginComm(fn);
+  ncclCheck(ncclReduceScatter(p->keep.f32(), out.f32(), out.numel(),
+                              ncclFloat, ncclSum, commOf(G),
+                              cuda::state().comm),
             fn, G.name);
   cuda::check(cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming), fn);
   cuda::check(cudaEventRecord(p->done, cuda::state().comm), fn);

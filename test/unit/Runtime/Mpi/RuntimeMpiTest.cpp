@@ -173,6 +173,26 @@ void testCollectives(const Grid &grid) {
   Pending p = allReduceSumAsync(a, w);
   p.wait();
   EXPECT(a.toHost() == std::vector<float>({6, 8}), "allReduceSumAsync");
+  // then(): what it adds runs after the sum (at once where the backend
+  // has finished it already, else in wait()), in the order added.
+  std::vector<int> ran;
+  Pending chained = allReduceSumAsync(a, w)
+                        .then([&] { ran.push_back(int(a.toHost()[1])); })
+                        .then([&] { ran.push_back(-1); });
+  chained.wait();
+  chained.wait(); // a second wait runs nothing again
+  EXPECT(ran == std::vector<int>({32, -1}), "Pending::then order");
+  EXPECT(chained.done(), "Pending::done after wait");
+  // The asynchronous reduce-scatter gives the blocking one's bits.
+  Tensor rsIn({2 * n}), rsOut({2}), rsRef({2});
+  std::vector<float> rsv(size_t(2 * n));
+  for (int i = 0; i < 2 * n; ++i)
+    rsv[size_t(i)] = 0.1f * float(r + 1) * float(i + 1);
+  rsIn.fromHost(rsv);
+  reduceScatterSum(rsRef, rsIn, 0, w);
+  Pending rsPending = reduceScatterSumAsync(rsOut, rsIn, 0, w);
+  rsPending.wait();
+  EXPECT(rsOut.toHost() == rsRef.toHost(), "reduceScatterSumAsync");
   // all-gather along dim 1 of [2, 2]: out[i, 2r + j] = 10 r + 2 i + j.
   Tensor in({2, 2}), out({2, 2 * n});
   in.fromHost({10.0f * r, 10.0f * r + 1, 10.0f * r + 2, 10.0f * r + 3});
@@ -336,6 +356,10 @@ void testZero(const Grid &grid) {
   // reduce-scattered into the slice as it completes.
   Tensor p2 = full("zw", g), m2({zr.chunk}), v2({zr.chunk});
   Tensor g2slice({zr.chunk});
+  // The same with both parts' sums started before either is waited for,
+  // their full gradients released at once (the emitted programs' window).
+  Tensor p2a = full("zw", g), m2a({zr.chunk}), v2a({zr.chunk});
+  Tensor g2aslice({zr.chunk});
   for (int step = 1; step <= 3; ++step) {
     Tensor sumg(g);
     for (int q = 0; q < dp.size(); ++q)
@@ -353,6 +377,16 @@ void testZero(const Grid &grid) {
     zero2AccumulateGrad(g2slice, part, dp);
     zero2AccumulateGrad(g2slice, rest, dp);
     zero2AdamStep(p2, g2slice, m2, v2, cfg, step, dp);
+    zero(g2aslice);
+    std::vector<Pending> inFlight;
+    {
+      Tensor partA = part.clone(), restA = rest.clone();
+      inFlight.push_back(zero2AccumulateGradAsync(g2aslice, partA, dp));
+      inFlight.push_back(zero2AccumulateGradAsync(g2aslice, restA, dp));
+    }
+    for (Pending &q : inFlight)
+      q.wait();
+    zero2AdamStep(p2a, g2aslice, m2a, v2a, cfg, step, dp);
     zero3Gather(p3full, p3slice, dp);
     EXPECT(relDiff(p3full.toHost(), step == 1 ? full("zw", g).toHost()
                                               : p3full.toHost()) == 0,
@@ -366,6 +400,9 @@ void testZero(const Grid &grid) {
   double d2 = relDiff(p2.toHost(), ref.toHost());
   EXPECT(d1 <= kTol, "ZeRO-1 vs unsharded Adam: %.3g", d1);
   EXPECT(d2 <= kTol, "ZeRO-2 vs unsharded Adam: %.3g", d2);
+  double d2a = relDiff(p2a.toHost(), ref.toHost());
+  EXPECT(d2a <= kTol, "ZeRO-2 (asynchronous sums) vs unsharded Adam: %.3g",
+         d2a);
   Tensor copy2 = p2.clone();
   broadcast(copy2, 0, dp);
   EXPECT(copy2.toHost() == p2.toHost(), "ZeRO-2 replicas differ");
