@@ -1088,13 +1088,17 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
       lastBwd += pc.backwardSeconds[size_t(g)];
     // The `trident` runtime's programs (docs/emit.md, "Gradient sums
     // overlapping the backward"): ZeRO-0 all-reduces during the last
-    // backward; ZeRO-1 reduce-scatters in the optimizer step (exposed);
-    // ZeRO-2 reduce-scatters every micro-batch's gradients during that
-    // micro-batch's backward, so m times the traffic under m backwards.
+    // backward, except on stages that send in it (s > 0), where they start
+    // after that send and overlap only the drain; ZeRO-1 reduce-scatters in
+    // the optimizer step (exposed); ZeRO-2 reduce-scatters every
+    // micro-batch's gradients during that micro-batch's backward, so m
+    // times the traffic under m backwards.
     bool overlap = o.overlapGradReduce;
     double window = lastBwd;
     if (o.runtime == Runtime::Trident) {
       overlap = overlap && c.zeroStage != 1;
+      if (c.zeroStage == 0 && s > 0)
+        window = 0;
       if (c.zeroStage == 2) {
         grad *= double(m);
         window *= double(m);

@@ -100,6 +100,9 @@ public:
     SmallVector<std::string, 2> groups;
   };
   llvm::StringMap<AsyncSum> asyncSums;
+  /// Sums of parameters reached earlier in the step that start after this
+  /// backward's last point-to-point transfer (see emitMainCpp).
+  SmallVector<std::pair<std::string, AsyncSum>> sumsAfterTransfers;
 
   LogicalResult emit(Block &block);
 
@@ -145,6 +148,22 @@ private:
   /// ZeRO-2/3, and ZeRO-0/1 parameters with asynchronous sums: the op after
   /// which each parameter's gradient is complete for this backward.
   llvm::StringMap<Operation *> lastAccumulate;
+  /// The region's last send or receive, if any: sums that would start
+  /// before it start right after it instead. On CUDA all communication
+  /// shares one stream in issue order, so a gradient sum issued before the
+  /// stage's own send would hold that send up, and with it every earlier
+  /// pipeline stage.
+  Operation *lastTransfer = nullptr;
+  void emitStart(StringRef sym, const AsyncSum &sum, bool afterTransfer) {
+    os << "    if (mb == " << sum.microBatch
+       << (afterTransfer ? ") // complete this step; after the transfer"
+                         : ") // its last contribution this step")
+       << "\n      startGradSums("
+       << paramIndex.lookup(sym) << ", {";
+    for (auto [i, group] : llvm::enumerate(sum.groups))
+      os << (i ? ", " : "") << cppString(group);
+    os << "});\n";
+  }
   /// Kernel results that are a parameter's gradient buffer itself (the
   /// kernel accumulated into it): their texec.accumulate_grad adds nothing.
   DenseSet<Value> accumulatedInPlace;
@@ -160,6 +179,10 @@ LogicalResult RegionEmitter::emit(Block &block) {
     for (Operation &op : block)
       if (auto g = dyn_cast<tx::AccumulateGradOp>(op))
         lastAccumulate[g.getSym()] = &op;
+  if (backward)
+    for (Operation &op : block)
+      if (isa<tx::SendOp, tx::RecvOp>(op))
+        lastTransfer = &op;
   for (auto [i, arg] : llvm::enumerate(block.getArguments()))
     os << "    rt::Tensor " << fresh(arg) << " = S" << chunk.getIndex()
        << "[mb][" << i << "];\n";
@@ -190,6 +213,9 @@ LogicalResult RegionEmitter::emit(Block &block) {
   for (Operation &op : block) {
     if (failed(emitOp(op)))
       return failure();
+    if (&op == lastTransfer)
+      for (auto &[sym, sum] : sumsAfterTransfers)
+        emitStart(sym, sum, true);
     llvm::SmallPtrSet<Value, 8> done;
     for (Value v : op.getOperands())
       if (lastUse.lookup(v) == &op && done.insert(v).second)
@@ -254,12 +280,10 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
            << name(g.getGrad()) << ");\n";
       auto sum = asyncSums.find(g.getSym());
       if (sum != asyncSums.end() && lastAccumulate.lookup(g.getSym()) == &op) {
-        os << "    if (mb == " << sum->second.microBatch
-           << ") // its last contribution this step\n      startGradSums("
-           << paramIndex.lookup(g.getSym()) << ", {";
-        for (auto [i, group] : llvm::enumerate(sum->second.groups))
-          os << (i ? ", " : "") << cppString(group);
-        os << "});\n";
+        if (lastTransfer && op.isBeforeInBlock(lastTransfer))
+          sumsAfterTransfers.push_back({g.getSym().str(), sum->second});
+        else
+          emitStart(g.getSym(), sum->second, false);
       }
       return success();
     }
@@ -1497,13 +1521,36 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
         if (withinStage(gar.getGroup()))
           for (const std::string &p : paramsOf(gar))
             asyncGroups[p].push_back(gar.getGroup().str());
-    // The schedule position and micro-batch of each chunk's last backward.
+    // The schedule position and micro-batch of each chunk's last backward,
+    // and the stage's last action with a send or receive.
+    auto schedules = stage.getBody().front().getOps<tx::ScheduleOp>();
+    if (!schedules.empty() && std::next(schedules.begin()) != schedules.end())
+      return stage.emitOpError("has more than one texec.schedule");
     DenseMap<int64_t, std::pair<size_t, int64_t>> lastBackward;
-    for (auto sched : stage.getBody().front().getOps<tx::ScheduleOp>()) {
+    DenseMap<int64_t, tx::ChunkOp> chunkOf;
+    for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>())
+      chunkOf[chunk.getIndex()] = chunk;
+    auto transfers = [](Region &r) {
+      return r.walk([](Operation *op) {
+                return isa<tx::SendOp, tx::RecvOp>(op) ? WalkResult::interrupt()
+                                                       : WalkResult::advance();
+              })
+          .wasInterrupted();
+    };
+    struct Action {
+      size_t pos;
+      int64_t kind, microBatch, chunk;
+    };
+    std::optional<Action> lastTransferAction;
+    for (auto sched : schedules) {
       ArrayRef<int64_t> a = sched.getActions();
-      for (size_t i = 0; i + 2 < a.size(); i += 3)
+      for (size_t i = 0; i + 2 < a.size(); i += 3) {
         if (a[i] == 1)
           lastBackward[a[i + 2]] = {i, a[i + 1]};
+        tx::ChunkOp ch = chunkOf.lookup(a[i + 2]);
+        if (ch && transfers(a[i] == 1 ? ch.getBackward() : ch.getForward()))
+          lastTransferAction = Action{i, a[i], a[i + 1], a[i + 2]};
+      }
     }
     // Each parameter's last contribution: the latest of those backwards
     // among the chunks that accumulate into it.
@@ -1523,6 +1570,22 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
         }
       });
     }
+    // A sum reached before the stage's last transfer action (interleaved
+    // schedules) starts after that action's last transfer, in its backward;
+    // if that action is a forward, after the schedule like the others.
+    llvm::StringMap<std::pair<std::string, RegionEmitter::AsyncSum>> later;
+    if (lastTransferAction)
+      for (auto it = lastReach.begin(); it != lastReach.end();) {
+        auto cur = it++;
+        if (cur->second.first >= lastTransferAction->pos)
+          continue;
+        std::string sym = cur->getKey().str();
+        if (lastTransferAction->kind == 1)
+          later[sym] = {sym,
+                        {lastTransferAction->microBatch, asyncGroups.lookup(sym)}};
+        else
+          lastReach.erase(cur);
+      }
     using Mode = RegionEmitter::Mode;
     for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>()) {
       int64_t c = chunk.getIndex();
@@ -1548,8 +1611,15 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
         os << "    recompute" << c << "(mb);\n";
       RegionEmitter b(program, chunk, paramIndex, os, Mode::Backward);
       for (auto &[sym, where] : lastReach)
-        if (lastChunk.lookup(sym) == c)
+        if (!later.count(sym) && lastChunk.lookup(sym) == c)
           b.asyncSums[sym] = {where.second, asyncGroups.lookup(sym)};
+      if (lastTransferAction && lastTransferAction->kind == 1 &&
+          lastTransferAction->chunk == c) {
+        // In parameter order, the same on every rank of the stage.
+        for (auto decl : stage.getBody().front().getOps<tx::ParamOp>())
+          if (later.count(decl.getSym()))
+            b.sumsAfterTransfers.push_back(later.lookup(decl.getSym()));
+      }
       if (failed(b.emit(chunk.getBackward().front())))
         return failure();
       os << "  }\n\n";

@@ -1,8 +1,9 @@
 // RUN: trident-translate --texec-to-cpp %s | FileCheck %s
 
 // ZeRO-0: each gradient sum over a group inside the stage (tp, dp) starts
-// right after the parameter's last contribution of the step; the sum with
-// the other stage (pp_0_1, a tied table) waits until after the schedule.
+// right after the parameter's last contribution of the step, or after the
+// backward's last transfer when that comes later; the sum with the other
+// stage (pp_0_1, a tied table) waits until after the schedule.
 
 // Stage 0's schedule ends with the backward of micro-batch 0, not 1: the
 // sums start in that one. The bias is summed over tp, then over dp.
@@ -24,10 +25,14 @@
 // "unused" is reached by no backward: summed after the schedule.
 // CHECK-NEXT: gradAllReduce({3}, c.group("dp"));
 // CHECK-NEXT: optimizerStep(0);
-// Stage 1 ends with micro-batch 1's backward.
+// Stage 1 ends with micro-batch 1's backward, which sends the input's
+// gradient to stage 0 after the table's last contribution: the table's sum
+// starts after that send (on CUDA it would otherwise queue before it).
 // CHECK-LABEL: class Stage1 final : public Stage {
 // CHECK-LABEL: void backward0(int mb) {
-// CHECK: if (mb == 1) // its last contribution this step
+// CHECK-NOT: startGradSums
+// CHECK: rt::sendAsync(
+// CHECK-NEXT: if (mb == 1) // complete this step; after the transfer
 // CHECK-NEXT: startGradSums(0, {"dp"});
 // CHECK-LABEL: void step() override {
 // CHECK: waitGradSums(); // started in the backward

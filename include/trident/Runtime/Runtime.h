@@ -770,30 +770,43 @@ void barrier(const Group &g);
 /// A collective started without waiting (communication overlapping
 /// compute). wait() makes the result visible to later kernels (on CUDA the
 /// compute stream waits for an event; the host does not block).
+/// Move-only: a copy would run then()'s work twice. One destroyed (or
+/// assigned over) before wait() is waited for there, so no result is lost.
 class Pending {
 public:
   Pending() = default;
+  Pending(Pending &&other) noexcept;
+  Pending &operator=(Pending &&other) noexcept;
+  Pending(const Pending &) = delete;
+  Pending &operator=(const Pending &) = delete;
+  ~Pending();
   /// Makes the result visible, then runs what then() added.
   void wait();
   bool done() const { return impl_ == nullptr && !then_; }
   /// Adds `f` to run once the collective has finished: in wait(), or at
-  /// once when it already has (the CPU backend, a group of one). A Pending
-  /// dropped without wait() never runs it.
-  Pending then(std::function<void()> f) &&;
+  /// once when it already has (the CPU backend, a group of one).
+  [[nodiscard]] Pending then(std::function<void()> f) &&;
   struct Impl;
   explicit Pending(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 private:
   /// Runs and clears then_ (after the backend's part of wait()).
   void finish();
+  /// wait() unless done, reporting instead of throwing (destructor).
+  void settle() noexcept;
   std::shared_ptr<Impl> impl_;
   std::function<void()> then_;
 };
 /// Asynchronous in-place sum; `t` must not be touched until wait().
-Pending allReduceSumAsync(Tensor &t, const Group &g);
-/// Asynchronous reduceScatterSum; `out` must not be read until wait().
-Pending reduceScatterSumAsync(Tensor &out, const Tensor &in, int dim,
-                              const Group &g);
+/// The CPU backend completes it before returning, or with
+/// TRIDENT_RT_DEFER_ASYNC=1 in the environment writes the result into `t`
+/// only in wait(), so that a program reading or writing `t` too early
+/// fails its tests on the CPU as it would on a GPU.
+[[nodiscard]] Pending allReduceSumAsync(Tensor &t, const Group &g);
+/// Asynchronous reduceScatterSum; `out` must not be touched until wait()
+/// (deferred on the CPU likewise).
+[[nodiscard]] Pending reduceScatterSumAsync(Tensor &out, const Tensor &in,
+                                            int dim, const Group &g);
 
 /// Point-to-point between pipeline stages, with NCCL's rules on both
 /// backends (docs/runtime.md, "Pipeline point-to-point"). sendAsync queues
@@ -861,8 +874,9 @@ void zero2AccumulateGrad(Tensor &sliceGrad, const Tensor &fullGrad,
 /// wait(), which must come before `sliceGrad` is read. The caller may
 /// release `fullGrad` at once; until wait() a full-size copy of it stays
 /// alive. The CPU backend completes it before returning.
-Pending zero2AccumulateGradAsync(Tensor &sliceGrad, const Tensor &fullGrad,
-                                 const Group &dp);
+[[nodiscard]] Pending zero2AccumulateGradAsync(Tensor &sliceGrad,
+                                               const Tensor &fullGrad,
+                                               const Group &dp);
 /// ZeRO-2 step: Adam on this rank's slice of `param` with the reduced slice
 /// gradient `sliceGrad` and sharded states, then all-gathers the updated
 /// slices so `param` is complete on every member.

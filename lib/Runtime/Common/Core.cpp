@@ -11,6 +11,7 @@
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utility>
 
 namespace trident::rt {
 
@@ -298,6 +299,32 @@ double globalMeanLoss(const Tensor &lossSum, double globalTokens,
   MPI_Reduce(&mine, &total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Bcast(&total, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   return total / globalTokens;
+}
+
+Pending::Pending(Pending &&other) noexcept
+    : impl_(std::move(other.impl_)), then_(std::exchange(other.then_, {})) {}
+
+Pending &Pending::operator=(Pending &&other) noexcept {
+  if (this != &other) {
+    settle(); // what this one still owed
+    impl_ = std::move(other.impl_);
+    then_ = std::exchange(other.then_, {});
+  }
+  return *this;
+}
+
+Pending::~Pending() { settle(); }
+
+void Pending::settle() noexcept {
+  if (done())
+    return;
+  try {
+    wait();
+  } catch (const std::exception &e) {
+    // Called from a destructor, which must not throw; the run is broken
+    // anyway, and the next runtime call reports the device's error.
+    std::fprintf(stderr, "trident runtime: Pending: %s\n", e.what());
+  }
 }
 
 Pending Pending::then(std::function<void()> f) && {

@@ -10,6 +10,7 @@
 #include "../Internal.h"
 
 #include <cstdlib>
+#include <map>
 #include <cstring>
 
 namespace trident::rt {
@@ -207,15 +208,62 @@ void Pending::wait() {
 
 // The CPU backend has no separate communication engine: the asynchronous
 // collectives complete now, so their results equal the blocking ones bit
-// for bit.
+// for bit. With TRIDENT_RT_DEFER_ASYNC=1 the result goes to a scratch
+// tensor and reaches the caller's only in wait(), as on a GPU where the
+// collective may still be running until then.
+namespace {
+bool deferAsync() {
+  static const bool on = [] {
+    const char *v = std::getenv("TRIDENT_RT_DEFER_ASYNC");
+    return v && std::string(v) == "1";
+  }();
+  return on;
+}
+/// The newest held-back result per destination buffer. A GPU runs a
+/// rank's collectives in issue order on one stream, so a second one on
+/// the same buffer (a gradient summed over tp, then over dp) reads what
+/// the first wrote, not what the caller can see yet.
+std::map<const float *, Tensor> &heldBack() {
+  static std::map<const float *, Tensor> held;
+  return held;
+}
+/// What a collective issued now reads from `t`: its newest held-back
+/// result, if any.
+Tensor issuedView(const Tensor &t) {
+  auto it = heldBack().find(t.f32());
+  return it != heldBack().end() ? it->second : t;
+}
+/// A Pending that copies `result` into `target` when waited for.
+Pending deferred(Tensor target, Tensor result) {
+  heldBack()[target.f32()] = result;
+  return Pending(std::make_shared<Pending::Impl>())
+      .then([target, result]() mutable {
+        copy(target, result);
+        auto it = heldBack().find(target.f32());
+        if (it != heldBack().end() && it->second.f32() == result.f32())
+          heldBack().erase(it);
+      });
+}
+} // namespace
+
 Pending allReduceSumAsync(Tensor &t, const Group &g) {
-  allReduceSum(t, g);
-  return Pending();
+  if (!deferAsync()) {
+    allReduceSum(t, g);
+    return Pending();
+  }
+  Tensor result = issuedView(t).clone();
+  allReduceSum(result, g);
+  return deferred(t, result);
 }
 Pending reduceScatterSumAsync(Tensor &out, const Tensor &in, int dim,
                               const Group &g) {
-  reduceScatterSum(out, in, dim, g);
-  return Pending();
+  if (!deferAsync()) {
+    reduceScatterSum(out, in, dim, g);
+    return Pending();
+  }
+  Tensor result(out.shape());
+  reduceScatterSum(result, issuedView(in), dim, g);
+  return deferred(out, result);
 }
 
 namespace detail {

@@ -471,14 +471,19 @@ void barrier(const Group &g) {
 struct Pending::Impl {
   cudaEvent_t done = nullptr;
   Tensor keep, keep2; // storage stays alive until the collective finished
-  bool waited = false;
+  bool recorded = false, waited = false;
   ~Impl() {
-    if (!done)
+    if (!done) // created first: nothing was queued
       return;
-    // Dropped without wait(): `keep` is freed stream-ordered on the compute
-    // stream, which must not run ahead of the collective still writing it.
-    if (!waited && cuda::state().ready)
-      cudaStreamWaitEvent(cuda::state().compute, done, 0);
+    // Not waited for (an error on the way): `keep` is freed stream-ordered
+    // on the compute stream, which must not run ahead of the collective
+    // that may still use it; without the event, drain the comm stream.
+    if (!waited && cuda::state().ready) {
+      if (recorded)
+        cudaStreamWaitEvent(cuda::state().compute, done, 0);
+      else
+        cudaStreamSynchronize(cuda::state().comm);
+    }
     cudaEventDestroy(done);
   }
 };
@@ -504,12 +509,15 @@ Pending allReduceSumAsync(Tensor &t, const Group &g) {
   }
   auto p = std::make_shared<Pending::Impl>();
   p->keep = t;
+  // Created before NCCL holds the buffer: an error after this point
+  // leaves ~Impl to order the buffer's free after the collective.
+  cuda::check(cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming), fn);
   beginComm(fn);
   ncclCheck(ncclAllReduce(t.f32(), t.f32(), t.numel(), ncclFloat, ncclSum,
                           commOf(G), cuda::state().comm),
             fn, G.name);
-  cuda::check(cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming), fn);
   cuda::check(cudaEventRecord(p->done, cuda::state().comm), fn);
+  p->recorded = true;
   return Pending(p);
 }
 
@@ -525,16 +533,21 @@ Pending reduceScatterSumAsync(Tensor &out, const Tensor &in, int dim,
   int64_t a, d, b;
   around(out.shape(), dim, a, d, b);
   auto p = std::make_shared<Pending::Impl>();
-  p->keep = Tensor({in.numel()});
+  if (a == 1) { // blocks along the outermost dimension: already in order
+    p->keep = in;
+  } else {
+    p->keep = Tensor({in.numel()});
+    packBlocks(p->keep.f32(), in.f32(), G.size, a, d, b, fn);
+  }
   p->keep2 = out;
-  packBlocks(p->keep.f32(), in.f32(), G.size, a, d, b, fn);
+  cuda::check(cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming), fn);
   beginComm(fn);
   ncclCheck(ncclReduceScatter(p->keep.f32(), out.f32(), out.numel(),
                               ncclFloat, ncclSum, commOf(G),
                               cuda::state().comm),
             fn, G.name);
-  cuda::check(cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming), fn);
   cuda::check(cudaEventRecord(p->done, cuda::state().comm), fn);
+  p->recorded = true;
   return Pending(p);
 }
 

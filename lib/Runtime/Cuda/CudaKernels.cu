@@ -51,7 +51,7 @@ int64_t rowsOf(const Tensor &t, int64_t cols, const char *fn,
        i += (int64_t)blockDim.x * gridDim.x)
 
 /// Block-wide sum in a fixed order (deterministic); every thread gets it.
-__device__ float blockSum(float v, float *shared) {
+template <class T> __device__ T blockSum(T v, T *shared) {
   shared[threadIdx.x] = v;
   __syncthreads();
   for (int s = blockDim.x / 2; s > 0; s >>= 1) {
@@ -59,7 +59,7 @@ __device__ float blockSum(float v, float *shared) {
       shared[threadIdx.x] += shared[threadIdx.x + s];
     __syncthreads();
   }
-  float r = shared[0];
+  T r = shared[0];
   __syncthreads();
   return r;
 }
@@ -639,15 +639,9 @@ __global__ void kCeFinish(float *lossSum, float *lse, const float *mx,
     lse[i] = float(l);
     total += l - double(tl[i]);
   }
-  sh[threadIdx.x] = total;
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s)
-      sh[threadIdx.x] += sh[threadIdx.x + s];
-    __syncthreads();
-  }
+  total = blockSum(total, sh);
   if (threadIdx.x == 0)
-    lossSum[0] += float(sh[0]);
+    lossSum[0] += float(total);
 }
 __global__ void kCeBwd(float *D, const float *L, const int32_t *t,
                        const float *lse, int64_t n, int64_t V, int64_t valid,
