@@ -27,7 +27,8 @@ failed=""
 cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
   -DTRIDENT_ENABLE_MLIR=$mlir >/dev/null
 targets="TridentRuntimeCuda trident-runtime-cuda-smoke"
-[ "$mlir" = ON ] && targets="$targets trident trident-compare-params"
+# The CPU runtime too: the CUDA runs are held to its single-rank runs.
+[ "$mlir" = ON ] && targets="$targets TridentRuntimeCpu trident trident-compare-params"
 ninja -C "$build" -j"$jobs" $targets
 
 echo "== CUDA runtime smoke test (1 rank)"
@@ -47,8 +48,11 @@ if [ -f "$e2e" ]; then
   # compile, and the script must stay under 5 minutes.
   # A mismatch does not stop the script: the benchmark still runs, and
   # the exit status says that something failed.
-  bash "$e2e" --backend cuda --build-dir "$build" --work "$build/e2e-cuda" \
-    dp2 tp2 pp2 tp2-sp pp4-vpp2 dp2-tp2-pp2 zero1 zero3 pp2-uneven-3-1 \
+  # The references are the CPU runtime's single-rank runs, so a CUDA kernel
+  # that is wrong the same way on every plan fails too; `single` compares
+  # the CUDA single-rank run itself.
+  bash "$e2e" --backend cuda --reference-backend cpu --build-dir "$build" \
+    --work "$build/e2e-cuda" single dp2 tp2 pp2 tp2-sp pp4-vpp2 dp2-tp2-pp2 zero1 zero3 pp2-uneven-3-1 \
     zero2 cp2 tiny-llama-cp2-tp2-sp tiny-mixtral-dp4-ep2-zero3 \
     tiny-mistral-cp2-tp2-sp tiny-nemotron-tp2-sp tiny-bert-cp2-tp2-sp \
     tiny-bert-v251-tp4 tiny-qwen3-moe-dp2-ep2-tp2-sp-etp \
@@ -56,7 +60,7 @@ if [ -f "$e2e" ]; then
     tiny-deepseek-cp2-tp2-sp || failed="$failed e2e"
   # Dropout, ViT and gpt-oss under cp under SGD (lr 1), which compares the
   # gradients themselves.
-  bash "$e2e" --backend cuda --build-dir "$build" \
+  bash "$e2e" --backend cuda --reference-backend cpu --build-dir "$build" \
     --work "$build/e2e-cuda-sgd" --optimizer sgd --lr 1 \
     tiny-gpt2-dropout-dp2-tp2-sp tiny-vit-tp2-pp2 tiny-vit-dp2-cp2 \
     tiny-gpt-oss-cp2-tp2-sp || failed="$failed e2e-sgd"

@@ -34,8 +34,16 @@
 # there is lr * g / (|g| + eps), and the rounding of a near-zero g decides
 # it (docs/emit.md, "Dropout", has a measured case).
 #
+# --reference-backend cpu runs the single-rank references on the CPU
+# runtime whatever --backend is (it needs libTridentRuntimeCpu.a in the
+# build too): with --backend cuda every CUDA run is then held to the CPU
+# twin, so a CUDA kernel that is wrong the same way on every plan still
+# fails (scripts/gpu-check.sh). List `single` (or `tiny-llama-single`, ...)
+# as a plan to compare the backend's own single-rank run.
+#
 # usage: run-e2e.sh --build-dir BUILD [--backend cpu|cuda] [--work DIR]
-#                   [--rtol R] [--atol A] [--optimizer adam|sgd] [--lr L]
+#                   [--reference-backend cpu|cuda] [--rtol R] [--atol A]
+#                   [--optimizer adam|sgd] [--lr L]
 #                   [PLAN ...]                            (PLAN: a name in plans/)
 # Exit: 0 all match; 1 a mismatch or a failed step; 77 skipped (no MPI, or
 # no CUDA for --backend cuda).
@@ -44,11 +52,13 @@ set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 src="$(cd "$here/../.." && pwd)"
-build="" backend=cpu work="" rtol=1e-5 atol=1e-5 optimizer=adam lr=1e-3 plans=()
+build="" backend=cpu refbackend="" work="" rtol=1e-5 atol=1e-5 optimizer=adam
+lr=1e-3 plans=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build="$2"; shift 2 ;;
     --backend) backend="$2"; shift 2 ;;
+    --reference-backend) refbackend="$2"; shift 2 ;;
     --work) work="$2"; shift 2 ;;
     --rtol) rtol="$2"; shift 2 ;;
     --atol) atol="$2"; shift 2 ;;
@@ -92,20 +102,36 @@ san=${TRIDENT_E2E_SANITIZE:-}
 # run as fast (0.56 s against 0.55 s). Under the sanitizers an -O2 build
 # would take about 5x as long again.
 opt=-O0
-case "$backend" in
-  cpu)
-    lib="$build/lib/libTridentRuntimeCpu.a"
-    compile() { mpicxx -std=c++20 $opt $san "$1" -I"$src/include" "$lib" -o "$2"; } ;;
-  cuda)
-    [ -x /usr/local/cuda/bin/nvcc ] || { echo "run-e2e: SKIP: no /usr/local/cuda"; exit 77; }
-    lib="$build/lib/libTridentRuntimeCuda.a"
-    cu=/usr/local/cuda
-    compile() {
-      mpicxx -std=c++20 $opt $san "$1" -I"$src/include" "$lib" -L"$cu/lib64" \
-        -Wl,-rpath,"$cu/lib64" -lcublas -lcudart -lnccl -o "$2"; } ;;
-  *) echo "run-e2e: --backend must be cpu or cuda" >&2; exit 2 ;;
-esac
-[ -f "$lib" ] || { echo "run-e2e: $lib is not built" >&2; exit 1; }
+refbackend=${refbackend:-$backend}
+cu=/usr/local/cuda
+# library BACKEND: the runtime archive a program of BACKEND links.
+library() {
+  case "$1" in
+    cpu) echo "$build/lib/libTridentRuntimeCpu.a" ;;
+    cuda) echo "$build/lib/libTridentRuntimeCuda.a" ;;
+  esac
+}
+for b in "$backend" "$refbackend"; do
+  case "$b" in
+    cpu) ;;
+    cuda)
+      [ -x "$cu/bin/nvcc" ] || { echo "run-e2e: SKIP: no /usr/local/cuda"; exit 77; } ;;
+    *) echo "run-e2e: --backend and --reference-backend must be cpu or cuda" >&2
+       exit 2 ;;
+  esac
+  [ -f "$(library "$b")" ] || { echo "run-e2e: $(library "$b") is not built" >&2; exit 1; }
+done
+# compile BACKEND SOURCE BINARY
+compile() {
+  local lib
+  lib="$(library "$1")"
+  if [ "$1" = cuda ]; then
+    mpicxx -std=c++20 $opt $san "$2" -I"$src/include" "$lib" -L"$cu/lib64" \
+      -Wl,-rpath,"$cu/lib64" -lcublas -lcudart -lnccl -o "$3"
+  else
+    mpicxx -std=c++20 $opt $san "$2" -I"$src/include" "$lib" -o "$3"
+  fi
+}
 
 [ -n "$work" ] || work="$(mktemp -d "${TMPDIR:-/tmp}/trident-e2e.XXXXXX")"
 mkdir -p "$work"
@@ -132,24 +158,30 @@ reference() {
   if [ "$m" = tiny-gpt ]; then echo single; else echo "$m-single"; fi
 }
 
-# run PLAN: emit, compile, run; leaves $work/PLAN/{log,dump}.
+# run PLAN [BACKEND [DIR]]: emit, compile, run; leaves DIR (default
+# $work/PLAN) /{log,dump}.
 run() {
-  local p="$1" d="$work/$1" n
+  local p="$1" b="${2:-$backend}" d="${3:-$work/$1}" n
   n="$(ranks "$p")"
   mkdir -p "$d"
   "$trident" emit --plan "$here/plans/$p.json" --model "$(model "$p")" \
-    --backend "$backend" --optimizer "$optimizer" --lr "$lr" --emit cpp \
+    --backend "$b" --optimizer "$optimizer" --lr "$lr" --emit cpp \
     -o "$d/main.cpp"
-  compile "$d/main.cpp" "$d/train"
+  compile "$b" "$d/main.cpp" "$d/train"
   rm -rf "$d/dump"
   "${mpi[@]}" -np "$n" "$d/train" --steps 3 --dump "$d/dump" > "$d/log"
   echo "$n"
 }
 
-run single > /dev/null
+# References live in $work/reference/REF, run on --reference-backend.
+refdir() { echo "$work/reference/$1"; }
+refnote=""
+[ "$refbackend" = "$backend" ] || refnote=" ($refbackend)"
+run single "$refbackend" "$(refdir single)" > /dev/null
 printf '%-22s %5s  %-44s %s\n' plan ranks "losses (steps 1..3)" result
 printf '%-22s %5s  %-44s %s\n' single 1 \
-  "$(awk '/^step/{printf "%s ", $4}' "$work/single/log")" reference
+  "$(awk '/^step/{printf "%s ", $4}' "$(refdir single)/log")" \
+  "reference$refnote"
 fail=0
 # References run by this invocation (a --work directory kept from an
 # earlier run may hold a reference of older code: never reuse one).
@@ -158,15 +190,16 @@ for p in "${plans[@]}"; do
   ref="$(reference "$p")"
   if [ -z "${fresh[$ref]:-}" ]; then
     fresh[$ref]=1
-    run "$ref" > /dev/null
+    run "$ref" "$refbackend" "$(refdir "$ref")" > /dev/null
     printf '%-22s %5s  %-44s %s\n' "$ref" 1 \
-      "$(awk '/^step/{printf "%s ", $4}' "$work/$ref/log")" reference
+      "$(awk '/^step/{printf "%s ", $4}' "$(refdir "$ref")/log")" \
+      "reference$refnote"
   fi
   n="$(run "$p")"
-  if "$compare" --losses "$work/$ref/log" "$work/$p/log" --rtol "$rtol" \
+  if "$compare" --losses "$(refdir "$ref")/log" "$work/$p/log" --rtol "$rtol" \
        > "$work/$p/compare-losses" 2>&1 &&
-     "$compare" "$work/$ref/dump" "$work/$p/dump" --rtol "$rtol" --atol "$atol" \
-       > "$work/$p/compare-params" 2>&1; then
+     "$compare" "$(refdir "$ref")/dump" "$work/$p/dump" --rtol "$rtol" \
+       --atol "$atol" > "$work/$p/compare-params" 2>&1; then
     result="match: $(sed -n 's/^OK: 3 steps, worst relative difference \([^ ]*\).*/loss rel. diff \1/p' "$work/$p/compare-losses"), $(sed -n 's/.*|diff| \/ bound = \([^)]*\)).*/param diff\/bound \1/p' "$work/$p/compare-params")"
   else
     # The parameter comparison does not run when the losses already differ.
