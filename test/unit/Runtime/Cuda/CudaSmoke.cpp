@@ -3,7 +3,8 @@
 // `--link-only`: prints the linked backend without touching a GPU (ctest
 // on machines without one). Without arguments (scripts/gpu-check.sh, on a
 // GPU): runs a few kernels and compares them with host formulas (the
-// reductions over rows with more rows than one block of them takes).
+// reductions over rows with more rows than one block of them takes, and
+// attention with grouped kv heads at a context-parallel offset).
 //
 //===----------------------------------------------------------------------===//
 
@@ -134,6 +135,93 @@ void checkReductions() {
   expectNear("crossEntropyForward loss", 0, loss.toHost()[0], total, mag,
              2e-7);
 }
+/// Causal attention with grouped keys and values (4 query heads on 2
+/// kv heads), value heads narrower than query heads, and queries placed at
+/// positions 2.. of 7 keys (a context-parallel chunk), forward and
+/// backward, against the softmax and its gradient written out in double.
+void checkAttention() {
+  AttentionDims d;
+  d.batch = 2;
+  d.seq = 5;
+  d.heads = 4;
+  d.kvHeads = 2;
+  d.headDim = 3;
+  d.vHeadDim = 2;
+  d.kvSeq = 7;
+  d.qOffset = 2;
+  const int64_t B = d.batch, S = d.seq, T = d.keys(), H = d.heads,
+                hd = d.headDim, vd = d.valueDim(), group = H / d.kvHeads;
+  const int64_t qs = H * hd, ks = d.kvHeads * hd, vs = d.kvHeads * vd,
+                os = H * vd;
+  Tensor q = filled("aq", B * S, qs), k = filled("ak", B * T, ks);
+  Tensor v = filled("av", B * T, vs), dout = filled("ado", B * S, os);
+  Tensor out({B * S, os}), probs({B, H, S, T});
+  attentionForward(out, probs, q, k, v, d);
+  Tensor dq({B * S, qs}), dk({B * T, ks}), dv({B * T, vs});
+  attentionBackward(dq, dk, dv, dout, q, k, v, probs, d);
+  std::vector<float> Q = q.toHost(), K = k.toHost(), V = v.toHost(),
+                     DO = dout.toHost(), O = out.toHost(), P = probs.toHost(),
+                     DQ = dq.toHost(), DK = dk.toHost(), DV = dv.toHost();
+  const double sc = 1.0 / std::sqrt(double(hd));
+  std::vector<double> dQ(Q.size(), 0.0), dK(K.size(), 0.0), dV(V.size(), 0.0);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h) {
+      const int64_t g = h / group;
+      std::vector<double> p(size_t(S * T), 0.0), dp(size_t(S * T), 0.0);
+      for (int64_t i = 0; i < S; ++i) {
+        double mx = -1e300, z = 0.0;
+        std::vector<double> sco(size_t(T), 0.0);
+        for (int64_t j = 0; j <= d.qOffset + i; ++j) {
+          for (int64_t e = 0; e < hd; ++e)
+            sco[size_t(j)] += Q[(b * S + i) * qs + h * hd + e] *
+                              double(K[(b * T + j) * ks + g * hd + e]);
+          sco[size_t(j)] *= sc;
+          mx = std::max(mx, sco[size_t(j)]);
+        }
+        for (int64_t j = 0; j <= d.qOffset + i; ++j)
+          z += std::exp(sco[size_t(j)] - mx);
+        for (int64_t j = 0; j <= d.qOffset + i; ++j)
+          p[size_t(i * T + j)] = std::exp(sco[size_t(j)] - mx) / z;
+        for (int64_t j = 0; j < T; ++j)
+          expectNear("attentionForward probs", ((b * H + h) * S + i) * T + j,
+                     P[size_t(((b * H + h) * S + i) * T + j)],
+                     p[size_t(i * T + j)], 1.0);
+        for (int64_t e = 0; e < vd; ++e) {
+          double o = 0.0;
+          for (int64_t j = 0; j < T; ++j)
+            o += p[size_t(i * T + j)] * V[(b * T + j) * vs + g * vd + e];
+          expectNear("attentionForward out", (b * S + i) * os + h * vd + e,
+                     O[(b * S + i) * os + h * vd + e], o, 1.0);
+        }
+        // dV += P^T dO; dP = dO V^T; dS = P (dP - sum_j P dP).
+        double dot = 0.0;
+        for (int64_t j = 0; j < T; ++j) {
+          for (int64_t e = 0; e < vd; ++e) {
+            dV[(b * T + j) * vs + g * vd + e] +=
+                p[size_t(i * T + j)] * DO[(b * S + i) * os + h * vd + e];
+            dp[size_t(i * T + j)] += DO[(b * S + i) * os + h * vd + e] *
+                                     double(V[(b * T + j) * vs + g * vd + e]);
+          }
+          dot += p[size_t(i * T + j)] * dp[size_t(i * T + j)];
+        }
+        for (int64_t j = 0; j < T; ++j) {
+          double ds = p[size_t(i * T + j)] * (dp[size_t(i * T + j)] - dot) * sc;
+          for (int64_t e = 0; e < hd; ++e) {
+            dQ[(b * S + i) * qs + h * hd + e] +=
+                ds * K[(b * T + j) * ks + g * hd + e];
+            dK[(b * T + j) * ks + g * hd + e] +=
+                ds * Q[(b * S + i) * qs + h * hd + e];
+          }
+        }
+      }
+    }
+  for (size_t i = 0; i < dQ.size(); ++i)
+    expectNear("attentionBackward dq", int64_t(i), DQ[i], dQ[i], 1.0);
+  for (size_t i = 0; i < dK.size(); ++i)
+    expectNear("attentionBackward dk", int64_t(i), DK[i], dK[i], 1.0);
+  for (size_t i = 0; i < dV.size(); ++i)
+    expectNear("attentionBackward dv", int64_t(i), DV[i], dV[i], 1.0);
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -168,6 +256,7 @@ int main(int argc, char **argv) {
     if (std::fabs(loss.toHost()[0] - 2 * std::log(8.0)) > 1e-5)
       ++bad;
     checkReductions();
+    checkAttention();
     Tensor t({4});
     fillConstant(t, 2.0f);
     allReduceSum(t, grid.group(Axis::World));
