@@ -306,6 +306,10 @@ void applyRuntime(EvalOptions &o, Runtime r) {
   o.autocast = false;
   o.selectiveForwardFraction = 0;
   o.overlapGradReduce = true;
+  o.zero1ReduceInOptimizer = false;
+  o.gradReduceAfterLastSend = false;
+  o.zero2ReducePerMicroBatch = false;
+  o.overlapZero3Gather = true;
   switch (r) {
   case Runtime::MegatronCore:
     break;
@@ -338,12 +342,18 @@ void applyRuntime(EvalOptions &o, Runtime r) {
   case Runtime::Trident:
     // The programs of `trident emit` (lib/Runtime, docs/runtime.md): one
     // GEMM pair and a softmax kernel per (sample, head), so the scores are
-    // materialised and kept for the backward like Megatron-LM's. The
-    // gradient sums overlap the backward except under ZeRO-1, and ZeRO-3's
-    // parameter gathers wait (see where the DP window and the ZeRO-3
-    // gathers are priced).
+    // materialised and kept for the backward like Megatron-LM's. Its
+    // gradient sums (docs/emit.md, "Gradient sums overlapping the
+    // backward"): ZeRO-0 all-reduces during the last backward, on stages
+    // after the first only after their last send; ZeRO-1 reduce-scatters
+    // in the optimizer step; ZeRO-2 reduce-scatters every micro-batch;
+    // ZeRO-3 waits for each parameter gather (rt::zero3Gather).
     o.flashAttention = false;
     o.overlapGradReduce = true;
+    o.zero1ReduceInOptimizer = true;
+    o.gradReduceAfterLastSend = true;
+    o.zero2ReducePerMicroBatch = true;
+    o.overlapZero3Gather = false;
     break;
   }
 }
@@ -1003,9 +1013,7 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
                                     expert * gradBytes, shE, o.algorithm);
       double f = pc.forwardSeconds[size_t(g)], b = pc.backwardSeconds[size_t(g)];
       double exF = std::max(0.0, ag - f), exB = std::max(0.0, ag + rs - b);
-      if (o.runtime == Runtime::Trident) {
-        // Its programs wait for each gather (rt::zero3Gather) before the
-        // layer runs; only the gradients' reduce-scatters overlap.
+      if (!o.overlapZero3Gather) { // only the reduce-scatters overlap
         exF = ag;
         exB = ag + std::max(0.0, rs - b);
       }
@@ -1086,23 +1094,14 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
     double lastBwd = 0;
     for (int64_t g = s; g < G; g += p)
       lastBwd += pc.backwardSeconds[size_t(g)];
-    // The `trident` runtime's programs (docs/emit.md, "Gradient sums
-    // overlapping the backward"): ZeRO-0 all-reduces during the last
-    // backward, except on stages that send in it (s > 0), where they start
-    // after that send and overlap only the drain; ZeRO-1 reduce-scatters in
-    // the optimizer step (exposed); ZeRO-2 reduce-scatters every
-    // micro-batch's gradients during that micro-batch's backward, so m
-    // times the traffic under m backwards.
-    bool overlap = o.overlapGradReduce;
+    bool overlap = o.overlapGradReduce &&
+                   !(c.zeroStage == 1 && o.zero1ReduceInOptimizer);
     double window = lastBwd;
-    if (o.runtime == Runtime::Trident) {
-      overlap = overlap && c.zeroStage != 1;
-      if (c.zeroStage == 0 && s > 0)
-        window = 0;
-      if (c.zeroStage == 2) {
-        grad *= double(m);
-        window *= double(m);
-      }
+    if (c.zeroStage == 0 && s > 0 && o.gradReduceAfterLastSend)
+      window = 0; // started after the stage's last send: the drain only
+    if (c.zeroStage == 2 && o.zero2ReducePerMicroBatch) {
+      grad *= double(m);
+      window *= double(m);
     }
     window = (overlap ? window : 0) + slack;
     double ex = std::max(0.0, grad - window);

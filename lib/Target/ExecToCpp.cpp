@@ -172,9 +172,10 @@ private:
 };
 
 LogicalResult RegionEmitter::emit(Block &block) {
-  // ZeRO-2 and 3: a parameter's full gradient is reduce-scattered into its
-  // slice right after its last contribution in this backward, then
-  // released.
+  // Where each parameter's gradient is complete for this backward: under
+  // ZeRO-2 and 3 its full gradient is reduce-scattered into its slice
+  // there, then released; under ZeRO-0/1 its asynchronous sums start there
+  // (or after the region's last transfer).
   if (backward && (program.getZeroStage() >= 2 || !asyncSums.empty()))
     for (Operation &op : block)
       if (auto g = dyn_cast<tx::AccumulateGradOp>(op))
@@ -441,11 +442,11 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
          << "; // in place of the logits\n";
     } else if (tx::AccumulateGradOp acc = gradTarget(r)) {
       n = fresh(r);
-      int idx = paramIndex.lookup(acc.getSym());
       os << "    rt::Tensor " << n << " = "
          << (program.getZeroStage() < 2
-                 ? "P[" + std::to_string(idx) + "].grad"
-                 : "fullGrad(" + std::to_string(idx) + ")")
+                 ? param(acc.getSym()) + ".grad"
+                 : "fullGrad(" +
+                       std::to_string(paramIndex.lookup(acc.getSym())) + ")")
          << "; // accumulated in place\n";
       accumulatedInPlace.insert(r);
     } else {
@@ -1212,7 +1213,7 @@ protected:
   /// (in order) without waiting: called right after the parameter's last
   /// contribution of the step, so the sums run while the backward goes on
   /// (on CUDA on the communication stream; the CPU backend completes them
-  /// at once).
+  /// at once, or in waitGradSums() under TRIDENT_RT_DEFER_ASYNC=1).
   void startGradSums(int i, std::initializer_list<const char *> groups) {
     for (const char *g : groups)
       gradSums.push_back(rt::allReduceSumAsync(P[i].grad, c.group(g)));
@@ -1554,8 +1555,12 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
     }
     // Each parameter's last contribution: the latest of those backwards
     // among the chunks that accumulate into it.
-    llvm::StringMap<std::pair<size_t, int64_t>> lastReach;
-    llvm::StringMap<int64_t> lastChunk;
+    struct Reach {
+      size_t pos;         ///< in the schedule's action list
+      int64_t microBatch; ///< of that backward
+      int64_t chunk;
+    };
+    llvm::StringMap<Reach> lastReach;
     for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>()) {
       auto lb = lastBackward.find(chunk.getIndex());
       if (lb == lastBackward.end())
@@ -1564,25 +1569,23 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
         if (!asyncGroups.count(g.getSym()))
           return;
         auto it = lastReach.find(g.getSym());
-        if (it == lastReach.end() || it->second.first < lb->second.first) {
-          lastReach[g.getSym()] = lb->second;
-          lastChunk[g.getSym()] = chunk.getIndex();
-        }
+        if (it == lastReach.end() || it->second.pos < lb->second.first)
+          lastReach[g.getSym()] =
+              Reach{lb->second.first, lb->second.second, chunk.getIndex()};
       });
     }
     // A sum reached before the stage's last transfer action (interleaved
     // schedules) starts after that action's last transfer, in its backward;
     // if that action is a forward, after the schedule like the others.
-    llvm::StringMap<std::pair<std::string, RegionEmitter::AsyncSum>> later;
+    llvm::StringMap<RegionEmitter::AsyncSum> later;
     if (lastTransferAction)
       for (auto it = lastReach.begin(); it != lastReach.end();) {
         auto cur = it++;
-        if (cur->second.first >= lastTransferAction->pos)
+        if (cur->second.pos >= lastTransferAction->pos)
           continue;
-        std::string sym = cur->getKey().str();
+        StringRef sym = cur->getKey();
         if (lastTransferAction->kind == 1)
-          later[sym] = {sym,
-                        {lastTransferAction->microBatch, asyncGroups.lookup(sym)}};
+          later[sym] = {lastTransferAction->microBatch, asyncGroups.lookup(sym)};
         else
           lastReach.erase(cur);
       }
@@ -1611,14 +1614,15 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
         os << "    recompute" << c << "(mb);\n";
       RegionEmitter b(program, chunk, paramIndex, os, Mode::Backward);
       for (auto &[sym, where] : lastReach)
-        if (!later.count(sym) && lastChunk.lookup(sym) == c)
-          b.asyncSums[sym] = {where.second, asyncGroups.lookup(sym)};
+        if (!later.count(sym) && where.chunk == c)
+          b.asyncSums[sym] = {where.microBatch, asyncGroups.lookup(sym)};
       if (lastTransferAction && lastTransferAction->kind == 1 &&
           lastTransferAction->chunk == c) {
         // In parameter order, the same on every rank of the stage.
         for (auto decl : stage.getBody().front().getOps<tx::ParamOp>())
           if (later.count(decl.getSym()))
-            b.sumsAfterTransfers.push_back(later.lookup(decl.getSym()));
+            b.sumsAfterTransfers.push_back(
+                {decl.getSym().str(), later.lookup(decl.getSym())});
       }
       if (failed(b.emit(chunk.getBackward().front())))
         return failure();

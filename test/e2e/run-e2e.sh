@@ -123,14 +123,11 @@ for b in "$backend" "$refbackend"; do
 done
 # compile BACKEND SOURCE BINARY
 compile() {
-  local lib
-  lib="$(library "$1")"
-  if [ "$1" = cuda ]; then
-    mpicxx -std=c++20 $opt $san "$2" -I"$src/include" "$lib" -L"$cu/lib64" \
-      -Wl,-rpath,"$cu/lib64" -lcublas -lcudart -lnccl -o "$3"
-  else
-    mpicxx -std=c++20 $opt $san "$2" -I"$src/include" "$lib" -o "$3"
-  fi
+  local extra=()
+  [ "$1" = cuda ] && extra=(-L"$cu/lib64" -Wl,-rpath,"$cu/lib64" -lcublas
+                            -lcudart -lnccl)
+  mpicxx -std=c++20 $opt $san "$2" -I"$src/include" "$(library "$1")" \
+    "${extra[@]}" -o "$3"
 }
 
 [ -n "$work" ] || work="$(mktemp -d "${TMPDIR:-/tmp}/trident-e2e.XXXXXX")"
@@ -177,24 +174,24 @@ run() {
 refdir() { echo "$work/reference/$1"; }
 refnote=""
 [ "$refbackend" = "$backend" ] || refnote=" ($refbackend)"
-run single "$refbackend" "$(refdir single)" > /dev/null
-printf '%-22s %5s  %-44s %s\n' plan ranks "losses (steps 1..3)" result
-printf '%-22s %5s  %-44s %s\n' single 1 \
-  "$(awk '/^step/{printf "%s ", $4}' "$(refdir single)/log")" \
-  "reference$refnote"
-fail=0
 # References run by this invocation (a --work directory kept from an
 # earlier run may hold a reference of older code: never reuse one).
-declare -A fresh=([single]=1)
+declare -A fresh=()
+# run_reference REF: runs REF once per invocation and prints its row.
+run_reference() {
+  [ -z "${fresh[$1]:-}" ] || return 0
+  fresh[$1]=1
+  run "$1" "$refbackend" "$(refdir "$1")" > /dev/null
+  printf '%-22s %5s  %-44s %s\n' "$1" 1 \
+    "$(awk '/^step/{printf "%s ", $4}' "$(refdir "$1")/log")" \
+    "reference$refnote"
+}
+printf '%-22s %5s  %-44s %s\n' plan ranks "losses (steps 1..3)" result
+run_reference single
+fail=0
 for p in "${plans[@]}"; do
   ref="$(reference "$p")"
-  if [ -z "${fresh[$ref]:-}" ]; then
-    fresh[$ref]=1
-    run "$ref" "$refbackend" "$(refdir "$ref")" > /dev/null
-    printf '%-22s %5s  %-44s %s\n' "$ref" 1 \
-      "$(awk '/^step/{printf "%s ", $4}' "$(refdir "$ref")/log")" \
-      "reference$refnote"
-  fi
+  run_reference "$ref"
   n="$(run "$p")"
   if "$compare" --losses "$(refdir "$ref")/log" "$work/$p/log" --rtol "$rtol" \
        > "$work/$p/compare-losses" 2>&1 &&

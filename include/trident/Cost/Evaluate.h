@@ -133,6 +133,19 @@ struct EvalOptions {
   }
   bool overlapTpComm = false; ///< TP collectives hidden behind GEMMs
   bool overlapGradReduce = true; ///< DP reduce overlaps the last backward
+  /// ZeRO-1's reduce-scatter runs inside the optimizer step: exposed even
+  /// with overlapGradReduce.
+  bool zero1ReduceInOptimizer = false;
+  /// Stages after the first start their gradient sums after their last
+  /// send of the step: only the pipeline's drain hides them.
+  bool gradReduceAfterLastSend = false;
+  /// ZeRO-2 reduce-scatters every micro-batch's gradients (m times the
+  /// traffic, each under its micro-batch's backward), as DeepSpeed's stage
+  /// 2 under gradient accumulation.
+  bool zero2ReducePerMicroBatch = false;
+  /// ZeRO-3's parameter gathers hide behind compute (prefetched); false:
+  /// each layer waits for its gather.
+  bool overlapZero3Gather = true;
   bool overlapParamGather = false; ///< dist-opt all-gather overlaps forward
   bool overlapP2P = false;    ///< pipeline sends run beside compute
   CollectiveAlgo algorithm = CollectiveAlgo::Auto;

@@ -782,7 +782,8 @@ public:
   ~Pending();
   /// Makes the result visible, then runs what then() added.
   void wait();
-  bool done() const { return impl_ == nullptr && !then_; }
+  /// (then_ is only ever held beside an unfinished impl_.)
+  bool done() const { return impl_ == nullptr; }
   /// Adds `f` to run once the collective has finished: in wait(), or at
   /// once when it already has (the CPU backend, a group of one).
   [[nodiscard]] Pending then(std::function<void()> f) &&;
@@ -873,7 +874,8 @@ void zero2AccumulateGrad(Tensor &sliceGrad, const Tensor &fullGrad,
 /// communication stream (CUDA) and the addition into `sliceGrad` happens in
 /// wait(), which must come before `sliceGrad` is read. The caller may
 /// release `fullGrad` at once; until wait() a full-size copy of it stays
-/// alive. The CPU backend completes it before returning.
+/// alive. The CPU backend completes it before returning (in wait() under
+/// TRIDENT_RT_DEFER_ASYNC=1).
 [[nodiscard]] Pending zero2AccumulateGradAsync(Tensor &sliceGrad,
                                                const Tensor &fullGrad,
                                                const Group &dp);

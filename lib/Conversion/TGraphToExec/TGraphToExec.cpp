@@ -1602,11 +1602,13 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
   // (the router backward's third result), summed over the same ranks as
   // the router's gradient; a rate of 0 leaves it frozen.
   const double loadRate = st.options.moeBiasUpdateRate;
-  if (selected && loadRate > 0)
-    decls.find(names[3])->second.setLoadBalanceAttr(
-        FloatAttr::get(Float64Type::get(ctx()), loadRate));
-  if (selected && !(loadRate > 0))
-    st.frozenParams.insert(names[3]);
+  if (selected) {
+    if (loadRate > 0)
+      decls.find(names[3])->second.setLoadBalanceAttr(
+          FloatAttr::get(Float64Type::get(ctx()), loadRate));
+    else
+      st.frozenParams.insert(names[3]);
+  }
   if (seqShards && !expertTp)
     for (const std::string &n : names)
       if (!st.frozenParams.count(n))

@@ -328,8 +328,7 @@ void Pending::settle() noexcept {
 }
 
 Pending Pending::then(std::function<void()> f) && {
-  if (!impl_) { // finished already: run what was added before, then f
-    finish();
+  if (!impl_) { // finished already
     f();
     return Pending();
   }

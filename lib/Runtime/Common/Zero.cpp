@@ -110,9 +110,7 @@ void zero2AccumulateGrad(Tensor &sliceGrad, const Tensor &fullGrad,
                          const Group &dp) {
   ZeroRange r = zeroRange(fullGrad.numel(), dp.size(), dp.rank());
   checkSliceGrad(fullGrad, sliceGrad, r, "zero2AccumulateGrad");
-  Tensor part = reduceScatterFlat(fullGrad, r.chunk, dp);
-  Tensor acc = sliceGrad.reshape({r.chunk});
-  axpy(acc, part);
+  zero2AccumulateGradAsync(sliceGrad, fullGrad, dp).wait();
 }
 
 Pending zero2AccumulateGradAsync(Tensor &sliceGrad, const Tensor &fullGrad,

@@ -10,8 +10,8 @@
 #include "../Internal.h"
 
 #include <cstdlib>
-#include <map>
 #include <cstring>
+#include <map>
 
 namespace trident::rt {
 

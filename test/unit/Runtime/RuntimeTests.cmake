@@ -14,6 +14,14 @@ if(TRIDENT_MPIEXEC)
             $<TARGET_FILE:trident-runtime-mpi-test>)
   set_tests_properties(runtime-mpi-4 PROPERTIES TIMEOUT 120
                        ENVIRONMENT "${TRIDENT_MPI_TEST_ENV}")
+  # The same with the CPU runtime's asynchronous results held back until
+  # wait() (TRIDENT_RT_DEFER_ASYNC, the mode e2e-cpu-deferred-async uses).
+  set(TRIDENT_MPI_DEFER_ENV ${TRIDENT_MPI_TEST_ENV} TRIDENT_RT_DEFER_ASYNC=1)
+  add_test(NAME runtime-mpi-4-deferred
+    COMMAND ${TRIDENT_MPIEXEC} -np 4 --oversubscribe --allow-run-as-root
+            $<TARGET_FILE:trident-runtime-mpi-test>)
+  set_tests_properties(runtime-mpi-4-deferred PROPERTIES TIMEOUT 120
+                       ENVIRONMENT "${TRIDENT_MPI_DEFER_ENV}")
 else()
   message(STATUS "Trident: mpirun not found; runtime-mpi-4 is not run")
 endif()

@@ -41,11 +41,13 @@ Tensor filled(const char *name, int64_t rows, int64_t cols,
   return t;
 }
 
-/// Column sums over more rows than the two-pass reduction's 64 row blocks
-/// of 256 (20,001 rows: 64 blocks of 313, the last one shorter) and over
-/// columns that are not a multiple of its 32-column tile, against host
-/// sums in double: a linear's bias gradient, LayerNorm's and RMSNorm's
-/// weight gradients (accumulated onto non-zero starting values), and the
+/// Column sums over more rows than the two-pass reduction's kMaxColParts
+/// (64) row blocks of at least 256 rows take (20,001 rows: 64 blocks of
+/// 313, the last one shorter) and over columns that are not a multiple of
+/// its kColTile (32) columns (lib/Runtime/Cuda/CudaKernels.cu; change n
+/// and h with them), against host sums in double: a linear's weight and
+/// bias gradients, LayerNorm's weight and bias and RMSNorm's weight
+/// gradients (each accumulated onto a non-zero starting value), and the
 /// cross-entropy's loss over rows.
 void checkReductions() {
   const int64_t n = 20001, h = 70, in = 5;
@@ -53,6 +55,7 @@ void checkReductions() {
   Tensor dy = filled("dy", n, h), x = filled("x", n, in), w = filled("w", h, in);
   Tensor dx({n, in}), dw({h, in}), db({h});
   fillConstant(db, 1.0f);
+  fillConstant(dw, 0.25f);
   linearBackward(dx, dw, db, dy, x, w);
   std::vector<float> DY = dy.toHost(), X = x.toHost(), DB = db.toHost(),
                      DW = dw.toHost();
@@ -62,7 +65,7 @@ void checkReductions() {
       s += DY[i * h + j], mag += std::fabs(DY[i * h + j]);
     expectNear("linearBackward db", j, DB[j], s, mag);
     for (int64_t k = 0; k < in; ++k) {
-      double d = 0.0, dm = 0.0;
+      double d = 0.25, dm = 1.0;
       for (int64_t i = 0; i < n; ++i) {
         d += double(DY[i * h + j]) * X[i * in + k];
         dm += std::fabs(double(DY[i * h + j]) * X[i * in + k]);
@@ -78,6 +81,7 @@ void checkReductions() {
   for (bool rms : {false, true}) {
     Tensor y({n, h}), mean({n}), rstd({n}), dxs({n, h}), dg({h}), dbeta({h});
     fillConstant(dg, 0.5f);
+    fillConstant(dbeta, 0.75f);
     if (rms) {
       rmsNormForward(y, rstd, xs, g, eps);
       rmsNormBackward(dxs, dg, dy, xs, g, rstd);
@@ -86,7 +90,7 @@ void checkReductions() {
       layerNormBackward(dxs, dg, dbeta, dy, xs, g, mean, rstd);
     }
     std::vector<float> DG = dg.toHost(), DBETA = dbeta.toHost();
-    std::vector<double> sg(h, 0.5), sb(h, 0.0), mg(h, 1.0), mb(h, 1.0);
+    std::vector<double> sg(h, 0.5), sb(h, 0.75), mg(h, 1.0), mb(h, 1.0);
     for (int64_t i = 0; i < n; ++i) {
       double m = 0.0, q = 0.0;
       for (int64_t j = 0; j < h; ++j)

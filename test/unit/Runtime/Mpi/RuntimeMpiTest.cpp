@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <string>
 
@@ -173,6 +174,25 @@ void testCollectives(const Grid &grid) {
   Pending p = allReduceSumAsync(a, w);
   p.wait();
   EXPECT(a.toHost() == std::vector<float>({6, 8}), "allReduceSumAsync");
+  // Under TRIDENT_RT_DEFER_ASYNC=1 (ctest runtime-mpi-4-deferred) the
+  // CPU runtime holds the result back until wait(), and a second sum on
+  // the same buffer reads the first one's result, as a GPU stream would.
+  if (const char *d = std::getenv("TRIDENT_RT_DEFER_ASYNC");
+      d && std::string(d) == "1") {
+    Tensor h({2});
+    h.fromHost({float(r), 1.0f});
+    Pending first = allReduceSumAsync(h, w);
+    Pending second = allReduceSumAsync(h, w);
+    EXPECT(h.toHost() == std::vector<float>({float(r), 1.0f}),
+           "deferred: the buffer changed before wait()");
+    EXPECT(!first.done() && !second.done(), "deferred: done before wait()");
+    first.wait();
+    EXPECT(h.toHost() == std::vector<float>({6, 4}),
+           "deferred: first sum after its wait()");
+    second.wait();
+    EXPECT(h.toHost() == std::vector<float>({24, 16}),
+           "deferred: the second sum did not read the first's result");
+  }
   // then(): what it adds runs after the sum (at once where the backend
   // has finished it already, else in wait()), in the order added.
   std::vector<int> ran;
