@@ -3,9 +3,8 @@
 # Not an example: sourced by 10-emit-and-run.sh, 12-context-parallel.sh,
 # 13-mixture-of-experts.sh, 14-dropout-and-windows.sh,
 # 15-zero-memory.sh, 16-bert.sh, 17-vit.sh, 18-vocab-padding.sh, 20-gpt-oss.sh,
-# 21-deepseek-mla.sh and 23-overlapped-gradient-sums.sh from the repository
-# root. Sets BIN (TRIDENT_BIN,
-# default build/bin), LIB (TRIDENT_RUNTIME_LIB: a prebuilt runtime archive
+# 21-deepseek-mla.sh, 23-overlapped-gradient-sums.sh and 24-dlrm.sh from the
+# repository root. Sets BIN (TRIDENT_BIN, default build/bin), LIB (TRIDENT_RUNTIME_LIB: a prebuilt runtime archive
 # to link, default none: the project builds lib/Runtime itself) and tmp (a
 # scratch directory removed on exit).
 #

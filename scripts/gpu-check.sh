@@ -58,12 +58,13 @@ if [ -f "$e2e" ]; then
     tiny-bert-v251-tp4 tiny-qwen3-moe-dp2-ep2-tp2-sp-etp \
     tiny-gpt-oss-dp2-ep2-tp2-sp-etp tiny-deepseek-moe-dp2-ep2-tp2-sp-etp \
     tiny-deepseek-cp2-tp2-sp || failed="$failed e2e"
-  # Dropout, ViT and gpt-oss under cp under SGD (lr 1), which compares the
-  # gradients themselves.
+  # Dropout, ViT, gpt-oss under cp and DLRM under SGD (lr 1), which
+  # compares the gradients themselves.
   bash "$e2e" --backend cuda --reference-backend cpu --build-dir "$build" \
     --work "$build/e2e-cuda-sgd" --optimizer sgd --lr 1 \
     tiny-gpt2-dropout-dp2-tp2-sp tiny-vit-tp2-pp2 tiny-vit-dp2-cp2 \
-    tiny-gpt-oss-cp2-tp2-sp || failed="$failed e2e-sgd"
+    tiny-gpt-oss-cp2-tp2-sp tiny-dlrm-single tiny-dlrm-dp2-tp2 \
+    || failed="$failed e2e-sgd"
 else
   echo "gpu-check: $e2e not present; end-to-end tests skipped"
 fi

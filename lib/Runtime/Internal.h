@@ -303,6 +303,54 @@ inline int64_t validColumns(int64_t vocab, int64_t offset, int64_t local) {
   return std::max<int64_t>(0, std::min<int64_t>(local, vocab - offset));
 }
 
+/// bagPoolForward/Backward's shapes: `pooled` [n, d] (rank >= 1), `rows`
+/// [n * bag, d] elements.
+inline void checkBagPool(const Tensor &pooled, const Tensor &rows,
+                         int64_t bag, const char *fn) {
+  check(bag > 0, fn, "bag size must be positive, got " + std::to_string(bag));
+  check(pooled.rank() >= 1 && pooled.dim(-1) > 0, fn,
+        "pooled tensor " + pooled.shapeString() + " has no feature dimension");
+  check(rows.numel() == pooled.numel() * bag, fn,
+        "rows " + rows.shapeString() + " must hold " + std::to_string(bag) +
+            " rows per sample of " + pooled.shapeString());
+}
+/// dotInteractionForward/Backward's shapes: F >= 2 features of n * d
+/// elements (d = the first one's last dimension) and out [n, d + F(F-1)/2].
+inline void checkDotInteraction(const Tensor &out,
+                                const std::vector<Tensor> &features,
+                                const char *fn, int64_t &n, int64_t &d) {
+  check(features.size() >= 2, fn, "needs at least two features");
+  check(features[0].rank() >= 1 && features[0].dim(-1) > 0, fn,
+        "feature 0 " + features[0].shapeString() + " has no feature dimension");
+  d = features[0].dim(-1);
+  n = features[0].numel() / d;
+  for (size_t a = 0; a < features.size(); ++a)
+    check(features[a].numel() == n * d && features[a].dim(-1) == d, fn,
+          "feature " + std::to_string(a) + " " + features[a].shapeString() +
+              " must be [" + std::to_string(n) + ", " + std::to_string(d) +
+              "]");
+  const int64_t F = int64_t(features.size());
+  const int64_t w = d + F * (F - 1) / 2;
+  check(out.rank() >= 1 && out.dim(-1) == w && out.numel() == n * w, fn,
+        "output " + out.shapeString() + " must be [" + std::to_string(n) +
+            ", " + std::to_string(w) + "]");
+}
+/// Logits and int32 labels of the same number of elements.
+inline void checkBce(const Tensor &logits, const Tensor &labels,
+                     const char *fn) {
+  check(labels.dtype() == DType::I32 && labels.numel() == logits.numel(), fn,
+        "labels must be int32 with one per logit (" +
+            std::to_string(logits.numel()) + "), got " +
+            labels.shapeString());
+}
+/// One sample's sigmoid binary cross-entropy in the overflow-free form
+/// max(z, 0) - z y + log(1 + exp(-|z|)).
+inline double bceTerm(float z, int32_t y) {
+  const double zd = z;
+  return std::max(zd, 0.0) - zd * double(y) +
+         std::log1p(std::exp(-std::abs(zd)));
+}
+
 /// The group's implementation, or an error naming `fn` for an empty Group.
 Group::Impl &groupImpl(const Group &g, const char *fn);
 /// Same, and also an error if this rank is not a member (size() == 0).

@@ -251,7 +251,10 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
       os << "});\n";
       return success();
     }
-    if (in.getRange())
+    if (in.getBag())
+      os << "bagIds(mb, " << cppString(in.getName()) << ", " << *in.getRange()
+         << ", " << *in.getBag() << ");\n";
+    else if (in.getRange())
       os << "ids(mb, " << cppString(in.getName()) << ", " << *in.getRange()
          << ", "
          << (cast<RankedTensorType>(in.getType()).getRank() == 2 ? "true"
@@ -946,6 +949,48 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
     }
     return success();
   }
+  if (k == "bag_pool" || k == "bag_pool_bwd") {
+    const bool fwd = k == "bag_pool";
+    Value rows = fwd ? op.getInputs()[0] : op.getResult(0);
+    int64_t bag = cast<RankedTensorType>(rows.getType()).getDimSize(1);
+    const char *mean = config && config.get("mean") ? "true" : "false";
+    if (fwd)
+      os << "    rt::bagPoolForward(" << out[0] << ", " << in2(0) << ", "
+         << bag << ", " << mean << ");\n";
+    else
+      os << "    rt::bagPoolBackward(" << out2[0] << ", " << in(0) << ", "
+         << bag << ", " << mean << ");\n";
+    return success();
+  }
+  if (k == "dot_interaction" || k == "dot_interaction_bwd") {
+    const bool fwd = k == "dot_interaction";
+    auto list = [&](ArrayRef<std::string> names) {
+      std::string s = "{";
+      for (auto [i, n] : llvm::enumerate(names))
+        s += (i ? ", " : "") + n;
+      return s + "}";
+    };
+    SmallVector<std::string> feats;
+    for (unsigned i = fwd ? 0 : 1; i < op.getInputs().size(); ++i)
+      feats.push_back(in(i));
+    if (fwd)
+      os << "    rt::dotInteractionForward(" << out[0] << ", " << list(feats)
+         << ");\n";
+    else
+      os << "    rt::dotInteractionBackward(" << list(out) << ", " << in(0)
+         << ", " << list(feats) << ");\n";
+    return success();
+  }
+  if (k == "binary_cross_entropy")  {
+    os << "    rt::binaryCrossEntropyForward(" << out[0] << ", " << in(0)
+       << ", " << in(1) << ");\n";
+    return success();
+  }
+  if (k == "binary_cross_entropy_bwd") {
+    os << "    rt::binaryCrossEntropyBackward(" << out[0] << ", " << in(0)
+       << ", " << in(1) << ", " << cfgFloat("grad_scale") << "f);\n";
+    return success();
+  }
   return op.emitOpError() << "kernel '" << k << "' has no C++ translation";
 }
 
@@ -1071,6 +1116,15 @@ struct Context {
                      per, range);
     return perPosition ? t.reshape({kMicroBatchSize, kLocalSeqLen})
                        : t.reshape({kMicroBatchSize});
+  }
+  /// Synthetic ids of an embedding bag (`name`, in [0, range)): `bag` per
+  /// sample, the same on every cp rank.
+  rt::Tensor bagIds(int mb, const char *name, int64_t range,
+                    int64_t bag) const {
+    rt::Tensor t({kMicroBatchSize * bag}, rt::DType::I32);
+    rt::syntheticIds(t, kDataSeed, name, step, firstSample(mb),
+                     kMicroBatchSize, 0, bag, range);
+    return t.reshape({kMicroBatchSize, bag});
   }
   rt::Tensor tokens(int mb) const {
     rt::Tensor t, l;

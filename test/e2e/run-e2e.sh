@@ -142,11 +142,14 @@ ranks() {
 }
 
 # model PLAN: the plan's "model"; a config in models/ when there is one
-# (tiny-llama), else the zoo name (tiny-gpt).
+# (tiny-llama), or tgraph text (tiny-dlrm.mlir), else the zoo name
+# (tiny-gpt).
 model() {
   local m
   m="$(sed -n 's/^  "model": "\(.*\)",$/\1/p' "$here/plans/$1.json")"
-  if [ -f "$here/models/$m.json" ]; then echo "$here/models/$m.json"; else echo "$m"; fi
+  if [ -f "$here/models/$m.json" ]; then echo "$here/models/$m.json"
+  elif [ -f "$here/models/$m.mlir" ]; then echo "$here/models/$m.mlir"
+  else echo "$m"; fi
 }
 # reference PLAN: the single-rank plan of the same model.
 reference() {

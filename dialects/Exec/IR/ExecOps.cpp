@@ -56,6 +56,8 @@ const StringRef kVocab[] = {"vocab_axis"};
 const StringRef kBias[] = {"bias_axis"};
 const StringRef kHeads[] = {"heads", "kv_heads", "head_dim"};
 const StringRef kScale[] = {"grad_scale"};
+// bag_pool(_bwd): a unit attribute, divide by the bag size.
+const StringRef kMean[] = {"mean"};
 // cross_entropy over vocabulary shards; "vocab": the real vocabulary when
 // the table is padded to a multiple of the axis size.
 const StringRef kCrossEntropy[] = {"vocab_axis", "vocab"};
@@ -183,6 +185,17 @@ const KernelInfo kKernels[] = {
     {"select_token_bwd", 1, 1, kSelect, kSelectAxes}, // dy [b,h] -> dx [b,s,h]
     {"cross_entropy", 2, 2, {}, kCrossEntropy}, // logits, labels -> loss_sum, lse
     {"cross_entropy_bwd", 3, 1, kScale, kCrossEntropy}, // logits, labels, lse -> dlogits
+    // DLRM (Naumov et al. 2019). An embedding bag is "embedding" on the
+    // [b, bag] ids ([b, bag, d] rows), then bag_pool; "mean" averages.
+    {"bag_pool", 1, 1, {}, kMean},     // rows [b, bag, d] -> [b, d]
+    {"bag_pool_bwd", 1, 1, {}, kMean}, // dy [b, d] -> drows [b, bag, d]
+    // F >= 2 features [b, d] -> [b, d + F(F-1)/2]
+    {"dot_interaction", kVariadic, 1, {}, {}},
+    // dy, F features -> F feature gradients
+    {"dot_interaction_bwd", kVariadic, kVariadic, {}, {}},
+    // logits [b, 1], labels int32 [b] in {0, 1} -> loss_sum [1]
+    {"binary_cross_entropy", 2, 1, {}, {}},
+    {"binary_cross_entropy_bwd", 2, 1, kScale, {}}, // logits, labels -> dlogits
 };
 } // namespace
 
@@ -539,6 +552,18 @@ LogicalResult InputOp::verify() {
                            << ") x static sizes, got " << type;
     return success();
   }
+  if (getBag()) {
+    // K ids per sample (an embedding bag).
+    if (!getRange() || *getRange() <= 0 || *getBag() <= 0 ||
+        !type.getElementType().isInteger(32) || type.getRank() != 2 ||
+        type.getDimSize(0) != int64_t(program.getMicroBatchSize()) ||
+        type.getDimSize(1) != int64_t(*getBag()))
+      return emitOpError() << "a bag input needs a positive range, a "
+                              "positive bag and type micro_batch_size x bag "
+                              "(" << program.getMicroBatchSize() << "x"
+                           << (*getBag()) << ") of i32, got " << type;
+    return success();
+  }
   const bool corpus =
       (getName() == "tokens" || getName() == "labels") && !getRange();
   if (getName() == "tokens" && getRange())
@@ -610,15 +635,90 @@ LogicalResult LossOp::verify() {
 // KernelOp
 //===----------------------------------------------------------------------===//
 
+/// Shapes of the DLRM kernels (bag_pool, dot_interaction, binary
+/// cross-entropy and their backwards); success for any other kernel.
+static LogicalResult verifyRecommenderKernel(KernelOp op) {
+  StringRef k = op.getName();
+  auto shape = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  };
+  if (k == "bag_pool" || k == "bag_pool_bwd") {
+    if (Attribute m = op.getConfigAttr() ? op.getConfigAttr().get("mean")
+                                         : Attribute())
+      if (!isa<UnitAttr>(m))
+        return op.emitOpError("config 'mean' is a unit attribute");
+    bool fwd = k == "bag_pool";
+    ArrayRef<int64_t> rows = shape(fwd ? op.getInputs()[0] : op.getResult(0));
+    ArrayRef<int64_t> pooled =
+        shape(fwd ? op.getResult(0) : op.getInputs()[0]);
+    if (rows.size() != 3 || pooled.size() != 2 || rows[0] != pooled[0] ||
+        rows[2] != pooled[1])
+      return op.emitOpError() << "kernel '" << k
+                              << "' pools rows [b, bag, d] into [b, d]";
+    return success();
+  }
+  if (k == "dot_interaction" || k == "dot_interaction_bwd") {
+    bool fwd = k == "dot_interaction";
+    ValueRange feats = fwd ? op.getInputs() : op.getInputs().drop_front();
+    if (feats.size() < 2 || (fwd && op.getNumResults() != 1) ||
+        (!fwd && op.getNumResults() != feats.size()))
+      return op.emitOpError()
+             << "kernel '" << k << "' takes "
+             << (fwd ? "F >= 2 features and gives one result"
+                     : "the output gradient and F >= 2 features and gives "
+                       "F gradients");
+    ArrayRef<int64_t> f0 = shape(feats[0]);
+    const int64_t F = int64_t(feats.size());
+    for (Value f : feats)
+      if (f.getType() != feats[0].getType() || f0.size() != 2)
+        return op.emitOpError() << "kernel '" << k
+                                << "' needs features of one type [b, d]";
+    SmallVector<int64_t> outShape = {f0[0], f0[1] + F * (F - 1) / 2};
+    Value out = fwd ? op.getResult(0) : op.getInputs()[0];
+    if (shape(out) != ArrayRef<int64_t>(outShape))
+      return op.emitOpError()
+             << "kernel '" << k << "': the interaction of " << F
+             << " features [" << f0[0] << ", " << f0[1] << "] is ["
+             << outShape[0] << ", " << outShape[1] << "], got "
+             << out.getType();
+    if (!fwd)
+      for (Value r : op.getResults())
+        if (r.getType() != feats[0].getType())
+          return op.emitOpError() << "kernel '" << k
+                                  << "' gives gradients of the features' type";
+    return success();
+  }
+  if (k == "binary_cross_entropy" || k == "binary_cross_entropy_bwd") {
+    auto logits = cast<RankedTensorType>(op.getInputs()[0].getType());
+    auto labels = cast<RankedTensorType>(op.getInputs()[1].getType());
+    if (!logits.getElementType().isF32() ||
+        !labels.getElementType().isInteger(32) || labels.getRank() != 1 ||
+        labels.getNumElements() != logits.getNumElements())
+      return op.emitOpError() << "kernel '" << k
+                              << "' takes f32 logits and int32 labels [b], "
+                                 "one per logit";
+    auto res = cast<RankedTensorType>(op.getResult(0).getType());
+    if (k == "binary_cross_entropy" &&
+        (res.getRank() != 1 || res.getDimSize(0) != 1))
+      return op.emitOpError("kernel 'binary_cross_entropy' gives the loss "
+                            "sum as tensor<1xf32>");
+    if (k == "binary_cross_entropy_bwd" && res != logits)
+      return op.emitOpError("kernel 'binary_cross_entropy_bwd' gives a "
+                            "gradient of the logits' type");
+  }
+  return success();
+}
+
 LogicalResult KernelOp::verify() {
   const KernelInfo *info = lookupKernel(getName());
   if (!info)
     return emitOpError() << "unknown kernel '" << getName() << "'";
-  if (getInputs().size() != info->numInputs)
+  if (info->numInputs != kVariadic && getInputs().size() != info->numInputs)
     return emitOpError() << "kernel '" << getName() << "' takes "
                          << info->numInputs << " inputs, got "
                          << getInputs().size();
-  if (getResults().size() != info->numResults)
+  if (info->numResults != kVariadic &&
+      getResults().size() != info->numResults)
     return emitOpError() << "kernel '" << getName() << "' gives "
                          << info->numResults << " results, got "
                          << getResults().size();
@@ -664,6 +764,8 @@ LogicalResult KernelOp::verify() {
                               "of "
                            << parts << ")";
   }
+  if (failed(verifyRecommenderKernel(*this)))
+    return failure();
   if (getName() == "rope" || getName() == "rope_bwd") {
     auto heads = dyn_cast<IntegerAttr>(config.get("heads"));
     auto dim = dyn_cast<IntegerAttr>(config.get("head_dim"));

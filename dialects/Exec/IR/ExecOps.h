@@ -35,6 +35,7 @@ LogicalResult ExecOpTrait<ConcreteType>::verifyTrait(Operation *op) {
 /// verifier checks calls against the same table.
 struct KernelInfo {
   llvm::StringRef name;
+  /// kVariadic: any number (the verifier checks the kernel's own rule).
   unsigned numInputs;
   unsigned numResults;
   /// Config keys that must be present.
@@ -42,6 +43,8 @@ struct KernelInfo {
   /// Config keys that may be present.
   llvm::ArrayRef<llvm::StringRef> optional;
 };
+/// A KernelInfo count that the kernel's own verifier rule checks.
+constexpr unsigned kVariadic = ~0u;
 /// The kernel named `name`, or null.
 const KernelInfo *lookupKernel(llvm::StringRef name);
 /// Every kernel, in table order (for docs and the emitter's checks).

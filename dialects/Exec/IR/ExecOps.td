@@ -226,15 +226,20 @@ def TExec_InputOp : TExec_Op<"input"> {
     `token_types`, `nsp_labels`) is an independent synthetic stream of ids
     in [0, `range`): `micro_batch_size x seq_len / cp` of them, or one per
     sample (`micro_batch_size`). A float input (ViT's `images`) takes no
-    range: `micro_batch_size x ...` values uniform in [-1, 1).
+    range: `micro_batch_size x ...` values uniform in [-1, 1). With `bag
+    K`, ids come K per sample (`micro_batch_size x K`, DLRM's embedding
+    bags), the same whatever the cp coordinate.
 
     Example: `%ids = texec.input "tokens" : tensor<2x8xi32>`,
     `%t = texec.input "token_types" range 2 : tensor<2x8xi32>`,
-    `%img = texec.input "images" : tensor<2x3x8x8xf32>`
+    `%img = texec.input "images" : tensor<2x3x8x8xf32>`,
+    `%s = texec.input "sparse.0" range 50 bag 3 : tensor<2x3xi32>`
   }];
-  let arguments = (ins StrAttr:$name, OptionalAttr<I64Attr>:$range);
+  let arguments = (ins StrAttr:$name, OptionalAttr<I64Attr>:$range,
+                       OptionalAttr<I64Attr>:$bag);
   let results = (outs TExec_AnyTensor:$result);
-  let assemblyFormat = "$name (`range` $range^)? attr-dict `:` type($result)";
+  let assemblyFormat =
+      "$name (`range` $range^)? (`bag` $bag^)? attr-dict `:` type($result)";
   let hasVerifier = 1;
 }
 

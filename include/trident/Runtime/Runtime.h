@@ -358,6 +358,39 @@ void embeddingBackward(Tensor &dwte, Tensor &dwpe, const Tensor &dout,
                        const Tensor &tokens, int64_t seqLen, int64_t posOffset,
                        int64_t vocabOffset, bool addPositions = true);
 
+/// DLRM's pooled embedding bags (Naumov et al. 2019, "Deep Learning
+/// Recommendation Model for Personalization and Recommendation Systems",
+/// Sec. 2.1): x holds the looked-up rows of `bag` ids per sample, [n *
+/// bag, d] (embeddingForward over the [n, bag] ids); out [n, d] is the sum
+/// of each sample's rows, divided by `bag` when `mean`.
+void bagPoolForward(Tensor &out, const Tensor &x, int64_t bag, bool mean);
+/// dx [n * bag, d] = each sample's dout row (divided by `bag` when `mean`),
+/// overwritten.
+void bagPoolBackward(Tensor &dx, const Tensor &dout, int64_t bag, bool mean);
+
+/// DLRM's dot interaction (Naumov et al. 2019, Sec. 2.1.3; the reference
+/// implementation's `interact_features` without self-interaction): F >= 2
+/// features [n, d] each; out [n, d + F(F-1)/2] holds the first feature,
+/// then <f_a, f_b> for every pair a > b in the order (1,0), (2,0), (2,1),
+/// (3,0), ... (the strict lower triangle row by row: pair (a, b) at
+/// column d + a(a-1)/2 + b).
+void dotInteractionForward(Tensor &out, const std::vector<Tensor> &features);
+/// df_a = sum over b != a of dout[pair(a, b)] f_b, plus dout[:, :d] for
+/// a = 0 (every df overwritten; df and features in the same order).
+void dotInteractionBackward(const std::vector<Tensor> &dfeatures,
+                            const Tensor &dout,
+                            const std::vector<Tensor> &features);
+
+/// Sigmoid binary cross-entropy (DLRM's click loss) on logits z [n] (any
+/// shape of n elements) against labels y in {0, 1} (int32 [n]): adds
+/// sum_i max(z_i, 0) - z_i y_i + log(1 + exp(-|z_i|)), computed in double,
+/// to lossSum[0] (a [1] tensor on the backend).
+void binaryCrossEntropyForward(Tensor &lossSum, const Tensor &logits,
+                               const Tensor &labels);
+/// dz = gradScale * (sigmoid(z) - y) (overwritten).
+void binaryCrossEntropyBackward(Tensor &dlogits, const Tensor &logits,
+                                const Tensor &labels, float gradScale);
+
 /// Dropout of x seen as [batch, seq, f] (local shard, f = numel / (batch *
 /// seq)): y = x * keep / (1 - rate), the keep bit of local element (i, j,
 /// c) being that of global element ((site.firstSample + i) * site.seqLen +

@@ -273,6 +273,9 @@ private:
   LogicalResult lowerLinear(tg::LinearOp op);
   LogicalResult lowerAttention(tg::AttentionOp op);
   LogicalResult lowerCrossEntropy(tg::CrossEntropyOp op);
+  LogicalResult lowerEmbeddingBag(tg::EmbeddingBagOp op);
+  LogicalResult lowerDotInteraction(tg::DotInteractionOp op);
+  LogicalResult lowerBinaryCrossEntropy(tg::BinaryCrossEntropyOp op);
   LogicalResult lowerElementwise(Operation *op);
   LogicalResult lowerDropout(tg::DropoutOp op, FVal x);
   LogicalResult lowerMoE(tg::MoEOp op);
@@ -473,6 +476,37 @@ FailureOr<FVal> ChunkLowering::input(Operation *user, Value tgInput) {
   if (it != inputs.end())
     return FVal{it->second, Dist::Rep};
   auto itype = dyn_cast<RankedTensorType>(in.getType());
+  // DLRM's sparse features: `bag` ids per sample in the table's rows.
+  if (auto e = dyn_cast<tg::EmbeddingBagOp>(user);
+      e && e.getIds() == tgInput) {
+    int64_t rows =
+        cast<RankedTensorType>(e.getTable().getType()).getDimSize(0);
+    if (!itype || itype.getRank() != 2 || ShapedType::isDynamic(rows) ||
+        ShapedType::isDynamic(itype.getDimSize(1)) || itype.getDimSize(1) < 1)
+      return in.emitError() << "texec lowering: input '" << name
+                            << "' of an embedding bag must be integer ids "
+                               "[batch, bag] with a static bag size";
+    int64_t bag = itype.getDimSize(1);
+    Value v = tx::InputOp::create(
+                  fb, loc,
+                  RankedTensorType::get({st.mbs, bag},
+                                        IntegerType::get(ctx(), 32)),
+                  name, i64a(rows), i64a(bag))
+                  .getResult();
+    inputs[name] = v;
+    return FVal{v, Dist::Rep};
+  }
+  // Click labels of a binary cross-entropy: one id in {0, 1} per sample.
+  if (auto bce = dyn_cast<tg::BinaryCrossEntropyOp>(user);
+      bce && bce.getLabels() == tgInput) {
+    Value v = tx::InputOp::create(
+                  fb, loc,
+                  RankedTensorType::get({st.mbs}, IntegerType::get(ctx(), 32)),
+                  name, i64a(2), IntegerAttr())
+                  .getResult();
+    inputs[name] = v;
+    return FVal{v, Dist::Rep};
+  }
   // Tokens and next-token labels come from the corpus ([batch, sequence]);
   // a per-sample "labels" (ViT's classes) is a stream of ids like BERT's
   // next-sentence labels.
@@ -487,7 +521,8 @@ FailureOr<FVal> ChunkLowering::input(Operation *user, Value tgInput) {
       return in.emitError() << "texec lowering: float input '" << name
                             << "' needs static sizes after the batch";
     shape[0] = st.mbs;
-    Value v = tx::InputOp::create(fb, loc, f32(shape), name, IntegerAttr())
+    Value v = tx::InputOp::create(fb, loc, f32(shape), name, IntegerAttr(),
+                                  IntegerAttr())
                   .getResult();
     inputs[name] = v;
     return FVal{v, Dist::Rep};
@@ -518,7 +553,8 @@ FailureOr<FVal> ChunkLowering::input(Operation *user, Value tgInput) {
   IntegerAttr rangeAttr;
   if (!corpus)
     rangeAttr = i64a(range);
-  Value v = tx::InputOp::create(fb, loc, type, name, rangeAttr).getResult();
+  Value v = tx::InputOp::create(fb, loc, type, name, rangeAttr, IntegerAttr())
+                .getResult();
   inputs[name] = v;
   return FVal{v, Dist::Rep};
 }
@@ -1183,6 +1219,130 @@ LogicalResult ChunkLowering::lowerCrossEntropy(tg::CrossEntropyOp op) {
   return success();
 }
 
+/// DLRM's embedding bag (Naumov et al. 2019): the table's rows of each
+/// sample's ids, pooled. The lookup is the token embedding's kernel on
+/// [batch, bag] ids, so under tp the table is split by rows like a
+/// vocabulary-parallel embedding (Megatron-LM's VocabParallelEmbedding):
+/// each rank pools the rows it holds and an all-reduce over tp sums the
+/// partial bags. The backward pools nothing: every row of a bag gets the
+/// bag's gradient, and each rank adds those of its own rows.
+LogicalResult ChunkLowering::lowerEmbeddingBag(tg::EmbeddingBagOp op) {
+  auto ids = act(op, op.getIds());
+  if (failed(ids))
+    return failure();
+  FailureOr<Value> table = param(op, op.getTable(), {0, "tp", true});
+  if (failed(table))
+    return failure();
+  auto idsType = cast<RankedTensorType>(ids->v.getType());
+  int64_t bag = idsType.getDimSize(1);
+  int64_t dim = cast<RankedTensorType>(table->getType()).getDimSize(1);
+  RankedTensorType rowsType = f32({st.mbs, bag, dim});
+  RankedTensorType pooledType = f32({st.mbs, dim});
+  SmallVector<NamedAttribute> config, poolConfig;
+  if (tpOn())
+    config.push_back(tpAxis("vocab_axis"));
+  if (op.getMean())
+    poolConfig.push_back(cfg("mean", UnitAttr::get(ctx())));
+  Value rows = kernel(fb, "embedding", {ids->v, *table}, {rowsType}, config)[0];
+  Value pooled = kernel(fb, "bag_pool", {rows}, {pooledType}, poolConfig)[0];
+  if (tpOn())
+    pooled = tx::AllReduceOp::create(fb, loc, pooledType, pooled, "tp");
+  env[op.getResult()] = {pooled, Dist::Rep};
+  Value idsV = ids->v, tableV = *table;
+  tape.push_back([=, this]() -> LogicalResult {
+    Value g = takeGrad(pooled);
+    if (!g)
+      return success();
+    Value drows = kernel(bb, "bag_pool_bwd", {g}, {rowsType}, poolConfig)[0];
+    Value dt = kernel(bb, "embedding_bwd", {saved(idsV), drows},
+                      {tableV.getType()}, config)[0];
+    accumulate(tableV.getDefiningOp()->getAttrOfType<StringAttr>("sym"), dt);
+    return success();
+  });
+  return success();
+}
+
+/// DLRM's dot interaction: every rank holds every feature whole.
+LogicalResult ChunkLowering::lowerDotInteraction(tg::DotInteractionOp op) {
+  SmallVector<Value> feats;
+  for (Value f : op.getFeatures()) {
+    auto x = act(op, f);
+    if (failed(x))
+      return failure();
+    if (x->dist != Dist::Rep)
+      return op.emitError("texec lowering: dot_interaction needs whole "
+                          "features on every rank (not split over tp)");
+    feats.push_back(x->v);
+  }
+  if (feats.size() < 2)
+    return op.emitError("texec lowering: dot_interaction needs at least two "
+                        "features");
+  auto outType = localType(op, op.getResult().getType(), Dist::Rep);
+  if (failed(outType))
+    return failure();
+  Value y = kernel(fb, "dot_interaction", feats, {*outType})[0];
+  env[op.getResult()] = {y, Dist::Rep};
+  tape.push_back([=, this]() -> LogicalResult {
+    Value g = takeGrad(y);
+    if (!g)
+      return success();
+    SmallVector<Value> ins = {g};
+    SmallVector<Type> outs;
+    for (Value f : feats) {
+      ins.push_back(saved(f));
+      outs.push_back(f.getType());
+    }
+    auto gs = kernel(bb, "dot_interaction_bwd", ins, outs);
+    for (auto [f, df] : llvm::zip(feats, gs))
+      addGrad(f, df);
+    return success();
+  });
+  return success();
+}
+
+/// DLRM's click loss: the mean over the global batch's samples of the
+/// sigmoid binary cross-entropy (one logit per sample).
+LogicalResult ChunkLowering::lowerBinaryCrossEntropy(
+    tg::BinaryCrossEntropyOp op) {
+  if (!op.getLabels().getDefiningOp<tg::InputOp>())
+    return op.emitError("texec lowering: binary_cross_entropy labels must be "
+                        "a model input");
+  if (st.cp > 1)
+    return op.emitError("texec lowering: binary_cross_entropy under context "
+                        "parallelism is not supported (one logit per "
+                        "sample has no positions to split)");
+  auto logits = act(op, op.getLogits());
+  auto labels = act(op, op.getLabels());
+  if (failed(logits) || failed(labels))
+    return failure();
+  auto lt = cast<RankedTensorType>(logits->v.getType());
+  if (logits->dist != Dist::Rep || lt.getNumElements() != st.mbs)
+    return op.emitError() << "texec lowering: binary_cross_entropy expects "
+                             "one whole logit per sample ([batch, 1]), got "
+                          << lt;
+  auto r = kernel(fb, "binary_cross_entropy", {logits->v, labels->v},
+                  {f32({1})});
+  // The step's loss is a mean over the tokens of the global batch: a
+  // per-sample loss over longer sequences counts seq_len times.
+  FloatAttr lossScale;
+  if (st.seqFull != 1)
+    lossScale =
+        FloatAttr::get(Float64Type::get(ctx()), double(st.seqFull));
+  tx::LossOp::create(fb, loc, r[0], lossScale);
+  losses.insert(op.getResult());
+  Value lv = logits->v, lab = labels->v;
+  SmallVector<NamedAttribute> config = {
+      cfg("grad_scale", FloatAttr::get(Float64Type::get(ctx()),
+                                       1.0 / double(st.globalBatch)))};
+  tape.push_back([=, this]() -> LogicalResult {
+    auto g = kernel(bb, "binary_cross_entropy_bwd", {saved(lv), saved(lab)},
+                    {lv.getType()}, config);
+    addGrad(lv, g[0]);
+    return success();
+  });
+  return success();
+}
+
 /// ViT's patch embedding (Dosovitskiy et al. 2021): every rank computes the
 /// whole micro-batch's tokens from its images (under context and sequence
 /// parallelism they are sliced after the positions, in run()). Under cp the
@@ -1720,6 +1880,12 @@ LogicalResult ChunkLowering::lowerOp(Operation *op) {
     return lowerAttention(a);
   if (auto c = dyn_cast<tg::CrossEntropyOp>(op))
     return lowerCrossEntropy(c);
+  if (auto e = dyn_cast<tg::EmbeddingBagOp>(op))
+    return lowerEmbeddingBag(e);
+  if (auto d = dyn_cast<tg::DotInteractionOp>(op))
+    return lowerDotInteraction(d);
+  if (auto c = dyn_cast<tg::BinaryCrossEntropyOp>(op))
+    return lowerBinaryCrossEntropy(c);
   if (auto m = dyn_cast<tg::MoEOp>(op))
     return lowerMoE(m);
   if (auto s = dyn_cast<tg::SelectTokenOp>(op))
@@ -1756,7 +1922,14 @@ LogicalResult ChunkLowering::run(ArrayRef<Operation *> prologue,
   Dist actDist = (st.sp && tpOn()) ? Dist::Seq : Dist::Rep;
   FVal cur;
   Value received;
-  if (first) {
+  // A model without blocks (DLRM): the prologue is the whole model.
+  const bool whole = !firstInit;
+  if (whole) {
+    beginSites(0);
+    for (Operation *op : prologue)
+      if (failed(lowerOp(op)))
+        return failure();
+  } else if (first) {
     beginSites(0);
     for (Operation *op : prologue)
       if (failed(lowerOp(op)))
@@ -1821,7 +1994,9 @@ LogicalResult ChunkLowering::run(ArrayRef<Operation *> prologue,
         env.erase(r);
   }
   prefix.clear();
-  if (last) {
+  if (whole) {
+    // Nothing crosses a stage boundary.
+  } else if (last) {
     env[lastRepeat.getResult(0)] = cur;
     beginSites(kEpilogueSection);
     for (Operation *op : epilogue)
@@ -1960,13 +2135,22 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
     }
     (firstRepeat ? epilogue : prologue).push_back(&op);
   }
-  if (!firstRepeat)
-    return fail("the model has no tgraph.repeat (no transformer blocks to "
-                "place on pipeline stages)");
+  // A model without tgraph.repeat (DLRM) has no blocks to place on
+  // pipeline stages: it runs whole on one stage. The planner counts it as
+  // one layer.
+  if (!firstRepeat && (plan.pp != 1 || plan.vpp != 1))
+    return fail("the model has no tgraph.repeat (no blocks to place on "
+                "pipeline stages): it needs 'parallel.pp' = 1 and "
+                "'parallel.vpp' = 1, got pp " +
+                std::to_string(plan.pp) + ", vpp " + std::to_string(plan.vpp));
   int64_t total = 0;
   for (int64_t n : plan.layersPerChunk)
     total += n;
-  if (total != (int64_t)blocks.size())
+  if (!firstRepeat && total > 1)
+    return fail("plan 'layers_per_chunk' sums to " + std::to_string(total) +
+                " but the model has no tgraph.repeat (0 or 1 expected: the "
+                "whole model is one chunk)");
+  if (firstRepeat && total != (int64_t)blocks.size())
     return fail("plan 'layers_per_chunk' sums to " + std::to_string(total) +
                 " blocks but the model has " + std::to_string(blocks.size()));
   int64_t vocab = 0;
@@ -2053,10 +2237,14 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
         chunk.setRecompute(true);
       ChunkLowering lowering(st, stage, chunk, decls, lastDecl);
       lowering.setSelectiveRecompute(stageRecompute(s) == "selective");
-      ArrayRef<BlockRef> mine(blocks.begin() + chunkBegin[g],
-                              blocks.begin() + chunkBegin[g + 1]);
+      ArrayRef<BlockRef> mine =
+          firstRepeat ? ArrayRef<BlockRef>(blocks.begin() + chunkBegin[g],
+                                           blocks.begin() + chunkBegin[g + 1])
+                      : ArrayRef<BlockRef>();
       if (failed(lowering.run(prologue, mine, epilogue,
-                              firstRepeat.getInits()[0], lastRepeat, g == 0,
+                              firstRepeat ? firstRepeat.getInits()[0]
+                                          : Value(),
+                              lastRepeat, g == 0,
                               g == st.numChunks - 1)))
         return {};
     }

@@ -548,6 +548,120 @@ void embeddingBackward(Tensor &dwte, Tensor &dwpe, const Tensor &dout,
 }
 
 //===----------------------------------------------------------------------===//
+// Recommendation (DLRM): bags, dot interaction, binary cross-entropy
+//===----------------------------------------------------------------------===//
+
+void bagPoolForward(Tensor &out, const Tensor &x, int64_t bag, bool mean) {
+  const char *fn = "bagPoolForward";
+  detail::checkBagPool(out, x, bag, fn);
+  const int64_t d = out.dim(-1), n = out.numel() / d;
+  const float s = mean ? 1.0f / float(bag) : 1.0f;
+  const float *X = x.f32();
+  float *O = out.f32();
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t c = 0; c < d; ++c) {
+      float acc = 0.0f;
+      for (int64_t j = 0; j < bag; ++j)
+        acc += X[(i * bag + j) * d + c];
+      O[i * d + c] = acc * s;
+    }
+}
+
+void bagPoolBackward(Tensor &dx, const Tensor &dout, int64_t bag, bool mean) {
+  const char *fn = "bagPoolBackward";
+  detail::checkBagPool(dout, dx, bag, fn);
+  const int64_t d = dout.dim(-1), n = dout.numel() / d;
+  const float s = mean ? 1.0f / float(bag) : 1.0f;
+  const float *G = dout.f32();
+  float *D = dx.f32();
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < bag; ++j)
+      for (int64_t c = 0; c < d; ++c)
+        D[(i * bag + j) * d + c] = G[i * d + c] * s;
+}
+
+void dotInteractionForward(Tensor &out, const std::vector<Tensor> &features) {
+  const char *fn = "dotInteractionForward";
+  int64_t n, d;
+  detail::checkDotInteraction(out, features, fn, n, d);
+  const int64_t F = int64_t(features.size()), w = out.dim(-1);
+  float *O = out.f32();
+  const float *f0 = features[0].f32();
+  for (int64_t i = 0; i < n; ++i) {
+    std::memcpy(O + i * w, f0 + i * d, sizeof(float) * d);
+    for (int64_t a = 1; a < F; ++a) {
+      const float *fa = features[size_t(a)].f32() + i * d;
+      for (int64_t b = 0; b < a; ++b) {
+        const float *fb = features[size_t(b)].f32() + i * d;
+        float dot = 0.0f;
+        for (int64_t c = 0; c < d; ++c)
+          dot += fa[c] * fb[c];
+        O[i * w + d + a * (a - 1) / 2 + b] = dot;
+      }
+    }
+  }
+}
+
+void dotInteractionBackward(const std::vector<Tensor> &dfeatures,
+                            const Tensor &dout,
+                            const std::vector<Tensor> &features) {
+  const char *fn = "dotInteractionBackward";
+  int64_t n, d;
+  detail::checkDotInteraction(dout, features, fn, n, d);
+  check(dfeatures.size() == features.size(), fn,
+        "one gradient per feature expected");
+  const int64_t F = int64_t(features.size()), w = dout.dim(-1);
+  for (const Tensor &g : dfeatures)
+    check(g.numel() == n * d, fn,
+          "feature gradient " + g.shapeString() + " must have " +
+              std::to_string(n * d) + " elements");
+  const float *G = dout.f32();
+  for (int64_t a = 0; a < F; ++a) {
+    float *da = dfeatures[size_t(a)].f32();
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t c = 0; c < d; ++c) {
+        float acc = a == 0 ? G[i * w + c] : 0.0f;
+        for (int64_t b = 0; b < F; ++b) {
+          if (b == a)
+            continue;
+          const int64_t hi = std::max(a, b), lo = std::min(a, b);
+          acc += G[i * w + d + hi * (hi - 1) / 2 + lo] *
+                 features[size_t(b)].f32()[i * d + c];
+        }
+        da[i * d + c] = acc;
+      }
+  }
+}
+
+void binaryCrossEntropyForward(Tensor &lossSum, const Tensor &logits,
+                               const Tensor &labels) {
+  const char *fn = "binaryCrossEntropyForward";
+  detail::checkBce(logits, labels, fn);
+  check(lossSum.numel() == 1, fn, "lossSum must have one element");
+  const float *z = logits.f32();
+  const int32_t *y = labels.i32();
+  double total = 0.0;
+  for (int64_t i = 0; i < logits.numel(); ++i) {
+    check(y[i] == 0 || y[i] == 1, fn,
+          "label " + std::to_string(y[i]) + " is not 0 or 1");
+    total += detail::bceTerm(z[i], y[i]);
+  }
+  lossSum.f32()[0] += static_cast<float>(total);
+}
+
+void binaryCrossEntropyBackward(Tensor &dlogits, const Tensor &logits,
+                                const Tensor &labels, float gradScale) {
+  const char *fn = "binaryCrossEntropyBackward";
+  detail::checkBce(logits, labels, fn);
+  sameNumel(dlogits, logits, fn);
+  const float *z = logits.f32();
+  const int32_t *y = labels.i32();
+  float *D = dlogits.f32();
+  for (int64_t i = 0; i < logits.numel(); ++i)
+    D[i] = gradScale * (1.0f / (1.0f + std::exp(-z[i])) - float(y[i]));
+}
+
+//===----------------------------------------------------------------------===//
 // Norms
 //===----------------------------------------------------------------------===//
 

@@ -653,6 +653,85 @@ __global__ void kCeBwd(float *D, const float *L, const int32_t *t,
   }
 }
 
+// --- recommendation (DLRM) ----------------------------------------------
+/// out[i, c] = s * sum_j x[(i * bag + j) * d + c].
+__global__ void kBagPool(float *out, const float *x, int64_t n, int64_t bag,
+                         int64_t d, float s) {
+  GRID_STRIDE(e, n * d) {
+    int64_t i = e / d, c = e % d;
+    float acc = 0.0f;
+    for (int64_t j = 0; j < bag; ++j)
+      acc += x[(i * bag + j) * d + c];
+    out[e] = acc * s;
+  }
+}
+/// dx[(i * bag + j) * d + c] = s * dout[i, c].
+__global__ void kBagPoolBwd(float *dx, const float *dout, int64_t n,
+                            int64_t bag, int64_t d, float s) {
+  GRID_STRIDE(e, n * bag * d) {
+    int64_t i = e / (bag * d), c = e % d;
+    dx[e] = dout[i * d + c] * s;
+  }
+}
+/// T [n, F, d] (the features stacked): out[i, :d] = T[i, 0], out[i, d + p]
+/// = <T[i, a], T[i, b]> for pair p = a(a-1)/2 + b, a > b.
+__global__ void kDotInteract(float *out, const float *T, int64_t n, int64_t F,
+                             int64_t d) {
+  const int64_t pairs = F * (F - 1) / 2, w = d + pairs;
+  GRID_STRIDE(e, n * w) {
+    int64_t i = e / w, col = e % w;
+    const float *row = T + i * F * d;
+    if (col < d) {
+      out[e] = row[col];
+      continue;
+    }
+    int64_t p = col - d, a = 1;
+    while ((a + 1) * a / 2 <= p)
+      ++a;
+    int64_t b = p - a * (a - 1) / 2;
+    float dot = 0.0f;
+    for (int64_t c = 0; c < d; ++c)
+      dot += row[a * d + c] * row[b * d + c];
+    out[e] = dot;
+  }
+}
+/// dT[i, a, c] = sum over b != a of dout[i, d + pair(a, b)] T[i, b, c]
+/// (plus dout[i, c] for a = 0), b in increasing order.
+__global__ void kDotInteractBwd(float *dT, const float *dout, const float *T,
+                                int64_t n, int64_t F, int64_t d) {
+  const int64_t w = d + F * (F - 1) / 2;
+  GRID_STRIDE(e, n * F * d) {
+    int64_t i = e / (F * d), a = (e / d) % F, c = e % d;
+    const float *g = dout + i * w;
+    float acc = a == 0 ? g[c] : 0.0f;
+    for (int64_t b = 0; b < F; ++b) {
+      if (b == a)
+        continue;
+      int64_t hi = a > b ? a : b, lo = a > b ? b : a;
+      acc += g[d + hi * (hi - 1) / 2 + lo] * T[(i * F + b) * d + c];
+    }
+    dT[e] = acc;
+  }
+}
+/// lossSum[0] += sum_i max(z, 0) - z y + log(1 + exp(-|z|)) in double (one
+/// block, a fixed tree: deterministic).
+__global__ void kBce(float *lossSum, const float *z, const int32_t *y,
+                     int64_t n) {
+  __shared__ double sh[kThreads];
+  double total = 0.0;
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+    double zd = z[i];
+    total += fmax(zd, 0.0) - zd * double(y[i]) + log1p(exp(-fabs(zd)));
+  }
+  total = blockSum(total, sh);
+  if (threadIdx.x == 0)
+    lossSum[0] += float(total);
+}
+__global__ void kBceBwd(float *dz, const float *z, const int32_t *y, int64_t n,
+                        float scale) {
+  GRID_STRIDE(i, n) dz[i] = scale * (sigmoidf(z[i]) - float(y[i]));
+}
+
 /// Row-major C[m,n] = alpha * op(A) op(B) + beta * C through cuBLAS (which
 /// sees every row-major matrix as its column-major transpose).
 void gemmRowMajor(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
@@ -1353,6 +1432,114 @@ void ceChecks(const Tensor &lossSum, const Tensor &lse, const Tensor &logits,
         "lossSum must have one element");
 }
 } // namespace
+
+void bagPoolForward(Tensor &out, const Tensor &x, int64_t bag, bool mean) {
+  const char *fn = "bagPoolForward";
+  detail::checkBagPool(out, x, bag, fn);
+  const int64_t d = out.dim(-1), n = out.numel() / d;
+  if (!n)
+    return;
+  kBagPool<<<blocksFor(n * d), kThreads, 0, stream()>>>(
+      out.f32(), x.f32(), n, bag, d, mean ? 1.0f / float(bag) : 1.0f);
+  launched(fn);
+}
+
+void bagPoolBackward(Tensor &dx, const Tensor &dout, int64_t bag, bool mean) {
+  const char *fn = "bagPoolBackward";
+  detail::checkBagPool(dout, dx, bag, fn);
+  const int64_t d = dout.dim(-1), n = dout.numel() / d;
+  if (!n)
+    return;
+  kBagPoolBwd<<<blocksFor(n * bag * d), kThreads, 0, stream()>>>(
+      dx.f32(), dout.f32(), n, bag, d, mean ? 1.0f / float(bag) : 1.0f);
+  launched(fn);
+}
+
+namespace {
+/// Copies the F features [n, d] into T [n, F, d] (toStack) or back.
+void stackFeatures(const Tensor &T, const std::vector<Tensor> &features,
+                   int64_t n, int64_t d, bool toStack, const char *fn) {
+  const int64_t F = int64_t(features.size());
+  const size_t row = sizeof(float) * size_t(d);
+  for (int64_t a = 0; a < F; ++a) {
+    float *stacked = T.f32() + a * d;
+    float *f = features[size_t(a)].f32();
+    cuda::check(toStack ? cudaMemcpy2DAsync(stacked, row * F, f, row, row,
+                                            size_t(n),
+                                            cudaMemcpyDeviceToDevice, stream())
+                        : cudaMemcpy2DAsync(f, row, stacked, row * F, row,
+                                            size_t(n),
+                                            cudaMemcpyDeviceToDevice,
+                                            stream()),
+                fn);
+  }
+}
+} // namespace
+
+void dotInteractionForward(Tensor &out, const std::vector<Tensor> &features) {
+  const char *fn = "dotInteractionForward";
+  int64_t n, d;
+  detail::checkDotInteraction(out, features, fn, n, d);
+  if (!n)
+    return;
+  const int64_t F = int64_t(features.size());
+  Tensor T({n, F, d});
+  stackFeatures(T, features, n, d, true, fn);
+  kDotInteract<<<blocksFor(n * out.dim(-1)), kThreads, 0, stream()>>>(
+      out.f32(), T.f32(), n, F, d);
+  launched(fn);
+}
+
+void dotInteractionBackward(const std::vector<Tensor> &dfeatures,
+                            const Tensor &dout,
+                            const std::vector<Tensor> &features) {
+  const char *fn = "dotInteractionBackward";
+  int64_t n, d;
+  detail::checkDotInteraction(dout, features, fn, n, d);
+  check(dfeatures.size() == features.size(), fn,
+        "one gradient per feature expected");
+  for (const Tensor &g : dfeatures)
+    check(g.numel() == n * d, fn,
+          "feature gradient " + g.shapeString() + " must have " +
+              std::to_string(n * d) + " elements");
+  if (!n)
+    return;
+  const int64_t F = int64_t(features.size());
+  Tensor T({n, F, d}), dT({n, F, d});
+  stackFeatures(T, features, n, d, true, fn);
+  kDotInteractBwd<<<blocksFor(n * F * d), kThreads, 0, stream()>>>(
+      dT.f32(), dout.f32(), T.f32(), n, F, d);
+  launched(fn);
+  stackFeatures(dT, dfeatures, n, d, false, fn);
+}
+
+void binaryCrossEntropyForward(Tensor &lossSum, const Tensor &logits,
+                               const Tensor &labels) {
+  const char *fn = "binaryCrossEntropyForward";
+  detail::checkBce(logits, labels, fn);
+  check(lossSum.numel() == 1, fn, "lossSum must have one element");
+  if (!logits.numel())
+    return;
+  // As on the CPU: a label other than 0 or 1 is an error.
+  for (int32_t y : labels.toHostI32())
+    check(y == 0 || y == 1, fn,
+          "label " + std::to_string(y) + " is not 0 or 1");
+  kBce<<<1, kThreads, 0, stream()>>>(lossSum.f32(), logits.f32(), labels.i32(),
+                                     logits.numel());
+  launched(fn);
+}
+
+void binaryCrossEntropyBackward(Tensor &dlogits, const Tensor &logits,
+                                const Tensor &labels, float gradScale) {
+  const char *fn = "binaryCrossEntropyBackward";
+  detail::checkBce(logits, labels, fn);
+  sameNumel(dlogits, logits, fn);
+  if (!logits.numel())
+    return;
+  kBceBwd<<<blocksFor(logits.numel()), kThreads, 0, stream()>>>(
+      dlogits.f32(), logits.f32(), labels.i32(), logits.numel(), gradScale);
+  launched(fn);
+}
 
 void crossEntropyForward(Tensor &lossSum, Tensor &lse, const Tensor &logits,
                          const Tensor &targets) {

@@ -2021,3 +2021,199 @@ texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 :
     texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
   }
 }
+
+// -----
+
+// DLRM kernels and bag inputs (docs/texec.md).
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 1 : i64, vocab = 1 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.chunk 0 forward {
+      // expected-error@+1 {{a bag input needs a positive range, a positive bag and type micro_batch_size x bag (2x3) of i32, got 'tensor<2x2xi32>'}}
+      %s = texec.input "sparse.0" range 50 bag 3 : tensor<2x2xi32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 1 : i64, vocab = 1 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.chunk 0 forward {
+      // expected-error@+1 {{a bag input needs a positive range}}
+      %s = texec.input "sparse.0" bag 3 : tensor<2x3xi32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 1 : i64, vocab = 1 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.chunk 0 forward {
+      %r = texec.input "f1" : tensor<2x3x8xf32>
+      // expected-error@+1 {{kernel 'bag_pool' pools rows [b, bag, d] into [b, d]}}
+      %p = texec.kernel "bag_pool"(%r) : (tensor<2x3x8xf32>) -> tensor<2x4xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 1 : i64, vocab = 1 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.chunk 0 forward {
+      %g = texec.input "f2" : tensor<2x8xf32>
+      // expected-error@+1 {{config 'mean' is a unit attribute}}
+      %d = texec.kernel "bag_pool_bwd"(%g) config {mean = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x3x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 1 : i64, vocab = 1 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.chunk 0 forward {
+      %a = texec.input "f3" : tensor<2x8xf32>
+      %b = texec.input "f4" : tensor<2x8xf32>
+      %c = texec.input "f5" : tensor<2x8xf32>
+      // expected-error@+1 {{kernel 'dot_interaction': the interaction of 3 features [2, 8] is [2, 11], got 'tensor<2x10xf32>'}}
+      %z = texec.kernel "dot_interaction"(%a, %b, %c) : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x10xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 1 : i64, vocab = 1 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.chunk 0 forward {
+      %a = texec.input "f6" : tensor<2x8xf32>
+      // expected-error@+1 {{kernel 'dot_interaction' takes F >= 2 features and gives one result}}
+      %z = texec.kernel "dot_interaction"(%a) : (tensor<2x8xf32>) -> tensor<2x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 1 : i64, vocab = 1 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.chunk 0 forward {
+      %a = texec.input "f7" : tensor<2x8xf32>
+      %b = texec.input "f8" : tensor<2x4xf32>
+      // expected-error@+1 {{kernel 'dot_interaction' needs features of one type [b, d]}}
+      %z = texec.kernel "dot_interaction"(%a, %b) : (tensor<2x8xf32>, tensor<2x4xf32>) -> tensor<2x9xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 1 : i64, vocab = 1 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.chunk 0 forward {
+      %g = texec.input "f9" : tensor<2x9xf32>
+      %a = texec.input "f10" : tensor<2x8xf32>
+      %b = texec.input "f11" : tensor<2x8xf32>
+      // expected-error@+1 {{kernel 'dot_interaction_bwd' takes the output gradient and F >= 2 features and gives F gradients}}
+      %d = texec.kernel "dot_interaction_bwd"(%g, %a, %b) : (tensor<2x9xf32>, tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 1 : i64, vocab = 1 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.chunk 0 forward {
+      %z = texec.input "f12" : tensor<2x1xf32>
+      %y = texec.input "f13" : tensor<2x1xf32>
+      // expected-error@+1 {{kernel 'binary_cross_entropy' takes f32 logits and int32 labels [b], one per logit}}
+      %l = texec.kernel "binary_cross_entropy"(%z, %y) : (tensor<2x1xf32>, tensor<2x1xf32>) -> tensor<1xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 1 : i64, vocab = 1 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.chunk 0 forward {
+      %z = texec.input "f14" : tensor<2x1xf32>
+      %y = texec.input "labels" range 2 : tensor<2xi32>
+      // expected-error@+1 {{kernel 'binary_cross_entropy_bwd' needs config key 'grad_scale'}}
+      %d = texec.kernel "binary_cross_entropy_bwd"(%z, %y) : (tensor<2x1xf32>, tensor<2xi32>) -> tensor<2x1xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}

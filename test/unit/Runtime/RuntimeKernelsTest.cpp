@@ -1692,3 +1692,100 @@ TEST_CASE("parameter dumps round-trip and compare", "[runtime]") {
   REQUIRE_THAT(err, Catch::Contains("rank2.params:2: expected 'tensor"));
   fs::remove_all(dir);
 }
+
+TEST_CASE("DLRM: bag pooling, dot interaction and the click loss against "
+          "finite differences",
+          "[runtime]") {
+  ensureInit();
+  // A hand case: two features [1, 2] and [3, 4] interact to [1, 2, 11];
+  // a mean bag of rows [1, 2] and [3, 6] pools to [2, 4].
+  Tensor a({1, 2}), b({1, 2}), ab({1, 3});
+  a.fromHost({1, 2});
+  b.fromHost({3, 4});
+  dotInteractionForward(ab, {a, b});
+  REQUIRE(ab.toHost() == std::vector<float>{1, 2, 11});
+  Tensor rows({2, 2}), pooled({1, 2});
+  rows.fromHost({1, 2, 3, 6});
+  bagPoolForward(pooled, rows, 2, true);
+  REQUIRE(pooled.toHost() == std::vector<float>{2, 4});
+  // Pair order (1,0), (2,0), (2,1): the third feature's dot with the
+  // second lands in the last column.
+  Tensor c({1, 2}), abc({1, 5});
+  c.fromHost({0, 1});
+  dotInteractionForward(abc, {a, b, c});
+  REQUIRE(abc.toHost() == std::vector<float>{1, 2, 11, 2, 4});
+
+  // Gradients: loss = BCE(<interaction of 4 features, w>, y) / n, where
+  // feature 2 is a pooled bag of 3 rows (sum) and feature 3 a mean bag.
+  const int64_t n = 5, d = 6, F = 4, bag = 3, w = d + F * (F - 1) / 2;
+  Tensor f0 = randomTensor({n, d}, "f0"), f1 = randomTensor({n, d}, "f1");
+  Tensor r2 = randomTensor({n * bag, d}, "r2"),
+         r3 = randomTensor({n * bag, d}, "r3");
+  Tensor wv = randomTensor({w, 1}, "wv", 2.0f);
+  Tensor y({n}, DType::I32);
+  y.fromHostI32({1, 0, 0, 1, 1});
+  Tensor f2({n, d}), f3({n, d}), z({n, w}), logit({n, 1}), lossSum({1});
+  auto forward = [&] {
+    bagPoolForward(f2, r2, bag, false);
+    bagPoolForward(f3, r3, bag, true);
+    dotInteractionForward(z, {f0, f1, f2, f3});
+    matmul(logit, z, wv, false);
+  };
+  auto loss = [&] {
+    forward();
+    zero(lossSum);
+    binaryCrossEntropyForward(lossSum, logit, y);
+    return double(lossSum.toHost()[0]) / n;
+  };
+  double l0 = loss();
+  // Against the loss written out in double.
+  {
+    auto L = logit.toHost();
+    auto Y = y.toHostI32();
+    double want = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      double p = 1.0 / (1.0 + std::exp(-double(L[i])));
+      want -= Y[i] ? std::log(p) : std::log(1.0 - p);
+    }
+    REQUIRE(l0 == Approx(want / n).epsilon(1e-6));
+  }
+  Tensor dlogit({n, 1}), dz({n, w});
+  binaryCrossEntropyBackward(dlogit, logit, y, 1.0f / n);
+  matmul(dz, dlogit, wv, true); // dz = dlogit wv^T
+  std::vector<Tensor> df = {Tensor({n, d}), Tensor({n, d}), Tensor({n, d}),
+                            Tensor({n, d})};
+  dotInteractionBackward(df, dz, {f0, f1, f2, f3});
+  Tensor dr2({n * bag, d}), dr3({n * bag, d});
+  bagPoolBackward(dr2, df[2], bag, false);
+  bagPoolBackward(dr3, df[3], bag, true);
+  CHECK(fdError(loss, f0, df[0].toHost(), 1e-2f) < kTol);
+  CHECK(fdError(loss, f1, df[1].toHost(), 1e-2f) < kTol);
+  CHECK(fdError(loss, r2, dr2.toHost(), 1e-2f) < kTol);
+  CHECK(fdError(loss, r3, dr3.toHost(), 1e-2f) < kTol);
+
+  // The loss's own gradient, with the logits as the variable.
+  auto bceOnly = [&] {
+    zero(lossSum);
+    binaryCrossEntropyForward(lossSum, logit, y);
+    return double(lossSum.toHost()[0]) / n;
+  };
+  CHECK(fdError(bceOnly, logit, dlogit.toHost(), 1e-2f) < kTol);
+
+  // Large logits: the loss stays finite and equals |z| for a wrong label.
+  Tensor big({2}), lab({2}, DType::I32), ls({1});
+  big.fromHost({100.0f, -100.0f});
+  lab.fromHostI32({0, 1});
+  binaryCrossEntropyForward(ls, big, lab);
+  REQUIRE(ls.toHost()[0] == Approx(200.0).epsilon(1e-6));
+  // Bad inputs name the function and what was expected.
+  lab.fromHostI32({0, 2});
+  REQUIRE_THROWS_WITH(binaryCrossEntropyForward(ls, big, lab),
+                      Catch::Contains("binaryCrossEntropyForward") &&
+                          Catch::Contains("label 2 is not 0 or 1"));
+  REQUIRE_THROWS_WITH(dotInteractionForward(ab, {a}),
+                      Catch::Contains("needs at least two features"));
+  REQUIRE_THROWS_WITH(dotInteractionForward(abc, {a, b}),
+                      Catch::Contains("must be [1, 3]"));
+  REQUIRE_THROWS_WITH(bagPoolForward(pooled, rows, 3, false),
+                      Catch::Contains("must hold 3 rows per sample"));
+}

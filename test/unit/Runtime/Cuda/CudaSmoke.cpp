@@ -3,8 +3,9 @@
 // `--link-only`: prints the linked backend without touching a GPU (ctest
 // on machines without one). Without arguments (scripts/gpu-check.sh, on a
 // GPU): runs a few kernels and compares them with host formulas (the
-// reductions over rows with more rows than one block of them takes, and
-// attention with grouped kv heads at a context-parallel offset).
+// reductions over rows with more rows than one block of them takes,
+// attention with grouped kv heads at a context-parallel offset, and DLRM's
+// bag pooling, dot interaction and binary cross-entropy).
 //
 //===----------------------------------------------------------------------===//
 
@@ -226,6 +227,105 @@ void checkAttention() {
   for (size_t i = 0; i < dV.size(); ++i)
     expectNear("attentionBackward dv", int64_t(i), DV[i], dV[i], 1.0);
 }
+
+/// DLRM's kernels: bag pooling (sum and mean) and its backward, the dot
+/// interaction of 6 features and its backward, and the sigmoid binary
+/// cross-entropy over 20,001 logits up to +-40 (where a naive
+/// log(1 + exp(-z)) overflows), against host formulas in double.
+void checkRecommender() {
+  const int64_t n = 301, bag = 3, d = 40, F = 6;
+  Tensor rows = filled("rows", n * bag, d), dpool = filled("dpool", n, d);
+  std::vector<float> R = rows.toHost(), DP = dpool.toHost();
+  for (bool mean : {false, true}) {
+    Tensor pooled({n, d}), drows({n * bag, d});
+    bagPoolForward(pooled, rows, bag, mean);
+    bagPoolBackward(drows, dpool, bag, mean);
+    std::vector<float> P = pooled.toHost(), DR = drows.toHost();
+    const double s = mean ? 1.0 / bag : 1.0;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t c = 0; c < d; ++c) {
+        double want = 0.0, mag = 0.0;
+        for (int64_t j = 0; j < bag; ++j) {
+          want += R[(i * bag + j) * d + c] * s;
+          mag += std::fabs(R[(i * bag + j) * d + c]);
+          expectNear("bagPoolBackward", (i * bag + j) * d + c,
+                     DR[(i * bag + j) * d + c], DP[i * d + c] * s, 1.0);
+        }
+        expectNear("bagPoolForward", i * d + c, P[i * d + c], want, mag);
+      }
+  }
+  std::vector<Tensor> feats, dfeats;
+  std::vector<std::vector<float>> FH;
+  for (int64_t a = 0; a < F; ++a) {
+    std::string name = "feature" + std::to_string(a);
+    feats.push_back(filled(name.c_str(), n, d));
+    dfeats.push_back(Tensor({n, d}));
+    FH.push_back(feats.back().toHost());
+  }
+  const int64_t w = d + F * (F - 1) / 2;
+  Tensor inter({n, w}), dinter = filled("dinter", n, w);
+  dotInteractionForward(inter, feats);
+  dotInteractionBackward(dfeats, dinter, feats);
+  std::vector<float> I = inter.toHost(), DI = dinter.toHost();
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t c = 0; c < d; ++c)
+      expectNear("dotInteractionForward", i * w + c, I[i * w + c],
+                 FH[0][i * d + c], 1.0);
+    int64_t col = d;
+    for (int64_t a = 1; a < F; ++a)
+      for (int64_t b = 0; b < a; ++b, ++col) {
+        double dot = 0.0, mag = 0.0;
+        for (int64_t c = 0; c < d; ++c) {
+          dot += double(FH[a][i * d + c]) * FH[b][i * d + c];
+          mag += std::fabs(double(FH[a][i * d + c]) * FH[b][i * d + c]);
+        }
+        expectNear("dotInteractionForward", i * w + col, I[i * w + col], dot,
+                   mag);
+      }
+  }
+  for (int64_t a = 0; a < F; ++a) {
+    std::vector<float> G = dfeats[size_t(a)].toHost();
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t c = 0; c < d; ++c) {
+        double want = a == 0 ? DI[i * w + c] : 0.0, mag = std::fabs(want);
+        for (int64_t b = 0; b < F; ++b) {
+          if (b == a)
+            continue;
+          int64_t hi = std::max(a, b), lo = std::min(a, b);
+          double t = double(DI[i * w + d + hi * (hi - 1) / 2 + lo]) *
+                     FH[b][i * d + c];
+          want += t, mag += std::fabs(t);
+        }
+        expectNear("dotInteractionBackward", i * d + c, G[i * d + c], want,
+                   mag);
+      }
+  }
+  const int64_t m = 20001;
+  Tensor z = filled("z", m, 1, 40.0f), loss({1}), dz({m, 1});
+  Tensor y({m}, DType::I32);
+  std::vector<int32_t> Y(static_cast<size_t>(m));
+  for (int64_t i = 0; i < m; ++i)
+    Y[size_t(i)] = int32_t((i * 5 / 3) % 2);
+  y.fromHostI32(Y);
+  fillConstant(loss, 1.5f);
+  binaryCrossEntropyForward(loss, z, y);
+  binaryCrossEntropyBackward(dz, z, y, 0.5f);
+  std::vector<float> Z = z.toHost(), DZ = dz.toHost();
+  double total = 1.5, mag = 1.5;
+  for (int64_t i = 0; i < m; ++i) {
+    double zi = Z[i], p = 1.0 / (1.0 + std::exp(-zi));
+    // -log p = softplus(-z) for a click, -log(1 - p) = softplus(z) else.
+    auto softplus = [](double x) {
+      return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+    };
+    double l = Y[size_t(i)] ? softplus(-zi) : softplus(zi);
+    total += l, mag += std::fabs(l);
+    expectNear("binaryCrossEntropyBackward", i, DZ[i],
+               0.5 * (p - Y[size_t(i)]), 1.0);
+  }
+  expectNear("binaryCrossEntropyForward", 0, loss.toHost()[0], total, mag,
+             2e-7);
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -261,6 +361,7 @@ int main(int argc, char **argv) {
       ++bad;
     checkReductions();
     checkAttention();
+    checkRecommender();
     Tensor t({4});
     fillConstant(t, 2.0f);
     allReduceSum(t, grid.group(Axis::World));
