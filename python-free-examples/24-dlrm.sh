@@ -10,12 +10,14 @@
 # bags are summed over tp; it is trained 3 SGD steps (lr 1, so the
 # comparison checks the gradients) on 4 MPI ranks and compared with the
 # single-rank run. Last, the zoo's MLPerf DLRM (26 tables, 24 B
-# parameters) is planned for 16 H100s and lowered to texec.
+# parameters) is planned for 16 H100s (the planner splits the tables over
+# tp 8, as the program does) and lowered to texec.
 #
 # Expected output shape: the inspect summary, the emit lines, the texec
 # lines of one bag, the interaction and the loss, "step N loss L time T"
 # lines for 4 ranks and for 1, the compare tool's two "OK: ..." lines, the
-# zoo plan's best row, then the zoo program's bag and interaction counts.
+# zoo plan's best row, then the zoo program's bag count, its largest
+# table's shard and the interaction.
 #
 # Usage: bash python-free-examples/24-dlrm.sh
 #        (needs mpirun; TRIDENT_BIN and TRIDENT_RUNTIME_LIB as in example 10)
@@ -53,5 +55,7 @@ echo "\$ trident emit --plan dlrm.json --model dlrm --emit texec"
 "$BIN/trident" emit --plan "$tmp/dlrm.json" --model dlrm --emit texec \
   -o "$tmp/dlrm.mlir"
 echo "embedding bags: $(grep -c 'texec.kernel "bag_pool"' "$tmp/dlrm.mlir")"
+grep -m1 'texec.param "emb_l.0"' "$tmp/dlrm.mlir" | sed 's/^ *//'
+
 grep -m1 'texec.kernel "dot_interaction"' "$tmp/dlrm.mlir" |
   sed 's/^ *//; s/(%.*) : (.*) -> /(27 features) -> /'

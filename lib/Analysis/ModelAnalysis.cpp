@@ -87,7 +87,9 @@ ParamPlace placeOf(Value param) {
         return isBias ? ParamPlace::Replicated : ParamPlace::Sharded;
       return ParamPlace::Replicated;
     }
-    if (isa<EmbeddingOp>(user))
+    // Token tables, and DLRM's tables, which trident emit splits by rows
+    // over tp the same way (docs/emit.md, "DLRM").
+    if (isa<EmbeddingOp, EmbeddingBagOp>(user))
       return ParamPlace::Vocab;
     if (auto moe = dyn_cast<MoEOp>(user))
       return (param == moe.getRouter() || param == moe.getRouterBias())
@@ -258,10 +260,16 @@ void GroupBuilder::add(Operation &op,
   } else if (auto dot = dyn_cast<DotInteractionOp>(op)) {
     int64_t n = dot.getFeatures().size();
     addGemm(n, n, rt(dot.getFeatures()[0]).getDimSize(1), 1, TpSplit::None);
-  } else if (isa<EmbeddingOp, CrossEntropyOp>(op)) {
+  } else if (isa<EmbeddingOp, EmbeddingBagOp, CrossEntropyOp>(op)) {
     resultSharded = false;
-    if (isa<EmbeddingOp>(op)) {
-      // Vocab-parallel embedding: partial rows are all-reduced.
+    if (isa<EmbeddingBagOp>(op)) {
+      // The looked-up rows, split over the tp ranks holding them; the
+      // pooled bag is written whole on each.
+      cost.fwdBytesTpSharded += c.bytesRead;
+      cost.fwdBytesReplicated += c.bytesWritten;
+    }
+    if (isa<EmbeddingOp, EmbeddingBagOp>(op)) {
+      // Vocab-parallel embedding (or bag): partial rows are all-reduced.
       cost.tpCollectivesFwd += 1;
       tpCollectiveBytesSum += numBytes(op.getResult(0).getType(), ctx);
       cost.tpCollectiveBytes =

@@ -192,6 +192,26 @@ TEST_CASE("tied LM head is recorded on the head group", "[analysis]") {
   CHECK(p.dtype == DType::F32);
 }
 
+TEST_CASE("DLRM's tables split over tp, one all-reduce per bag",
+          "[analysis]") {
+  // trident emit splits DLRM's tables by rows over tp and sums each
+  // pooled bag over tp (docs/emit.md, "DLRM"): the profile says the same.
+  auto m = load("dlrm");
+  LayerProfile p = buildLayerProfile(m.model());
+  REQUIRE(p.groups.size() == 1);
+  const LayerCost &c = p.groups.front().cost;
+  int64_t rows = 0;
+  for (int64_t r : {39884406, 39043, 17289, 7420, 20263, 3, 7120, 1543, 63,
+                    38532951, 2953546, 403346, 10, 2208, 11938, 155, 4, 976,
+                    14, 39979771, 25641295, 39664984, 585935, 12972, 108, 36})
+    rows += r;
+  CHECK(c.paramsVocab == rows * 128);
+  CHECK(c.paramsTpSharded == 0);
+  CHECK(c.paramsVocab + c.paramsReplicated == p.totalParams);
+  CHECK(c.tpCollectivesFwd == 26);
+  CHECK(c.tpCollectiveBytes == Approx(128 * 4)); // one [1, 128] f32 bag
+}
+
 TEST_CASE("an imported module prints, parses and prints identically",
           "[analysis]") {
   for (const char *spec : {"tiny-gpt", "mixtral-8x7b", "bert-large",
