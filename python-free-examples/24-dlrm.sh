@@ -6,8 +6,8 @@
 # interaction and a top MLP to a click logit with a sigmoid binary
 # cross-entropy. The tiny test model (test/e2e/models/tiny-dlrm.mlir,
 # tgraph text) is emitted for dp 2 x tp 2, where every table is split by
-# rows over tp (7 and 3 rows padded to 8 and 4) and each rank's partial
-# bags are summed over tp; it is trained 3 SGD steps (lr 1, so the
+# rows over tp (7, 23 and 3 rows padded to 8, 24 and 4) and each rank's
+# partial bags are summed over tp; it is trained 3 SGD steps (lr 1, so the
 # comparison checks the gradients) on 4 MPI ranks and compared with the
 # single-rank run. Last, the zoo's MLPerf DLRM (26 tables, 24 B
 # parameters) is planned for 16 H100s (the planner splits the tables over

@@ -262,11 +262,15 @@ void GroupBuilder::add(Operation &op,
     addGemm(n, n, rt(dot.getFeatures()[0]).getDimSize(1), 1, TpSplit::None);
   } else if (isa<EmbeddingOp, EmbeddingBagOp, CrossEntropyOp>(op)) {
     resultSharded = false;
-    if (isa<EmbeddingBagOp>(op)) {
-      // The looked-up rows, split over the tp ranks holding them; the
-      // pooled bag is written whole on each.
-      cost.fwdBytesTpSharded += c.bytesRead;
-      cost.fwdBytesReplicated += c.bytesWritten;
+    if (auto bag = dyn_cast<EmbeddingBagOp>(op)) {
+      // The table rows read, split over the tp ranks holding them; the
+      // ids, the looked-up rows (written whole on each rank, zeros for
+      // rows held elsewhere, then read back by the pooling) and the
+      // pooled bag are traffic on every rank.
+      double ids = numBytes(bag.getIds().getType(), ctx);
+      double rows = c.bytesRead - ids;
+      cost.fwdBytesTpSharded += rows;
+      cost.fwdBytesReplicated += ids + 2 * rows + c.bytesWritten;
     }
     if (isa<EmbeddingOp, EmbeddingBagOp>(op)) {
       // Vocab-parallel embedding (or bag): partial rows are all-reduced.

@@ -476,6 +476,12 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
   std::string posCoord = axisCoord("pos_axis");
   std::string posOffset =
       posCoord.empty() ? "0" : posCoord + " * " + std::to_string(seq);
+  // A lookup without positions reads ids [b, n] whatever n is (an
+  // embedding bag's ids per sample): the rows of one sample.
+  auto idsPerSample = [&]() -> int64_t {
+    auto t = cast<RankedTensorType>(op.getInputs()[0].getType());
+    return t.getRank() == 2 ? t.getDimSize(1) : seq;
+  };
   if (k == "embedding" || k == "embedding_pos") {
     Value wte = op.getInputs()[1];
     std::string off =
@@ -489,8 +495,8 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
     std::string addPos = vocabCoord.empty() ? "true" : vocabCoord + " == 0";
     os << "    rt::embeddingForward(" << out2[0] << ", " << ids(0) << ", "
        << in(1) << ", " << (k == "embedding_pos" ? in(2) : "rt::Tensor()")
-       << ", " << seq << ", " << posOffset << ", " << off << ", " << addPos
-       << ");\n";
+       << ", " << (k == "embedding_pos" ? seq : idsPerSample()) << ", "
+       << posOffset << ", " << off << ", " << addPos << ");\n";
     return success();
   }
   if (k == "embedding_bwd" || k == "embedding_pos_bwd") {
@@ -506,8 +512,8 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
       os << "    rt::Tensor " << out[0] << "_none;\n";
     os << "    rt::embeddingBackward(" << out[0] << ", "
        << (pos ? out[1] : out[0] + "_none") << ", " << in2(1) << ", "
-       << ids(0) << ", " << seq << ", " << posOffset << ", " << off << ", "
-       << (pos ? "true" : "false") << ");\n";
+       << ids(0) << ", " << (pos ? seq : idsPerSample()) << ", " << posOffset
+       << ", " << off << ", " << (pos ? "true" : "false") << ");\n";
     return success();
   }
   if (k == "layer_norm") {

@@ -544,9 +544,10 @@ LogicalResult InputOp::verify() {
   ProgramOp program = getProgram(*this);
   if (isa<FloatType>(type.getElementType())) {
     // Synthetic values per sample, any static shape.
-    if (getRange() || type.getRank() < 2 || !type.hasStaticShape() ||
+    if (getRange() || getBag() || type.getRank() < 2 || !type.hasStaticShape() ||
         type.getDimSize(0) != int64_t(program.getMicroBatchSize()))
-      return emitOpError() << "a float input takes no range and must be "
+      return emitOpError() << "a float input takes no range or bag and "
+                              "must be "
                               "micro_batch_size ("
                            << program.getMicroBatchSize()
                            << ") x static sizes, got " << type;
@@ -639,6 +640,9 @@ LogicalResult LossOp::verify() {
 /// cross-entropy and their backwards); success for any other kernel.
 static LogicalResult verifyRecommenderKernel(KernelOp op) {
   StringRef k = op.getName();
+  auto isF32 = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getElementType().isF32();
+  };
   auto shape = [](Value v) {
     return cast<RankedTensorType>(v.getType()).getShape();
   };
@@ -652,13 +656,16 @@ static LogicalResult verifyRecommenderKernel(KernelOp op) {
     ArrayRef<int64_t> pooled =
         shape(fwd ? op.getResult(0) : op.getInputs()[0]);
     if (rows.size() != 3 || pooled.size() != 2 || rows[0] != pooled[0] ||
-        rows[2] != pooled[1])
+        rows[2] != pooled[1] || !isF32(op.getInputs()[0]) ||
+        !isF32(op.getResult(0)))
       return op.emitOpError() << "kernel '" << k
-                              << "' pools rows [b, bag, d] into [b, d]";
+                              << "' pools f32 rows [b, bag, d] into [b, d]";
     return success();
   }
   if (k == "dot_interaction" || k == "dot_interaction_bwd") {
     bool fwd = k == "dot_interaction";
+    if (op.getInputs().empty())
+      return op.emitOpError() << "kernel '" << k << "' takes no features";
     ValueRange feats = fwd ? op.getInputs() : op.getInputs().drop_front();
     if (feats.size() < 2 || (fwd && op.getNumResults() != 1) ||
         (!fwd && op.getNumResults() != feats.size()))
@@ -670,9 +677,13 @@ static LogicalResult verifyRecommenderKernel(KernelOp op) {
     ArrayRef<int64_t> f0 = shape(feats[0]);
     const int64_t F = int64_t(feats.size());
     for (Value f : feats)
-      if (f.getType() != feats[0].getType() || f0.size() != 2)
+      if (f.getType() != feats[0].getType() || f0.size() != 2 ||
+          !isF32(f))
         return op.emitOpError() << "kernel '" << k
-                                << "' needs features of one type [b, d]";
+                                << "' needs f32 features of one type [b, d]";
+    if (!isF32(fwd ? op.getResult(0) : op.getInputs()[0]))
+      return op.emitOpError() << "kernel '" << k
+                              << "' needs an f32 interaction";
     SmallVector<int64_t> outShape = {f0[0], f0[1] + F * (F - 1) / 2};
     Value out = fwd ? op.getResult(0) : op.getInputs()[0];
     if (shape(out) != ArrayRef<int64_t>(outShape))
@@ -699,7 +710,8 @@ static LogicalResult verifyRecommenderKernel(KernelOp op) {
                                  "one per logit";
     auto res = cast<RankedTensorType>(op.getResult(0).getType());
     if (k == "binary_cross_entropy" &&
-        (res.getRank() != 1 || res.getDimSize(0) != 1))
+        (res.getRank() != 1 || res.getDimSize(0) != 1 ||
+         !res.getElementType().isF32()))
       return op.emitOpError("kernel 'binary_cross_entropy' gives the loss "
                             "sum as tensor<1xf32>");
     if (k == "binary_cross_entropy_bwd" && res != logits)

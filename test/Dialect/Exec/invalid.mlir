@@ -1548,7 +1548,7 @@ texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 :
     texec.param "w" global [12, 8] init "uniform" : tensor<12x8xf32>
     texec.param "b" global [8] init "zeros" : tensor<8xf32>
     texec.chunk 0 forward {
-      // expected-error@+1 {{a float input takes no range and must be micro_batch_size (2) x static sizes, got 'tensor<3x3x4x4xf32>'}}
+      // expected-error@+1 {{a float input takes no range or bag and must be micro_batch_size (2) x static sizes, got 'tensor<3x3x4x4xf32>'}}
       %i = texec.input "images" : tensor<3x3x4x4xf32>
       texec.save
     } backward {
@@ -2068,7 +2068,7 @@ texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 :
   texec.stage 0 {
     texec.chunk 0 forward {
       %r = texec.input "f1" : tensor<2x3x8xf32>
-      // expected-error@+1 {{kernel 'bag_pool' pools rows [b, bag, d] into [b, d]}}
+      // expected-error@+1 {{kernel 'bag_pool' pools f32 rows [b, bag, d] into [b, d]}}
       %p = texec.kernel "bag_pool"(%r) : (tensor<2x3x8xf32>) -> tensor<2x4xf32>
       texec.save
     } backward {
@@ -2147,7 +2147,7 @@ texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 :
     texec.chunk 0 forward {
       %a = texec.input "f7" : tensor<2x8xf32>
       %b = texec.input "f8" : tensor<2x4xf32>
-      // expected-error@+1 {{kernel 'dot_interaction' needs features of one type [b, d]}}
+      // expected-error@+1 {{kernel 'dot_interaction' needs f32 features of one type [b, d]}}
       %z = texec.kernel "dot_interaction"(%a, %b) : (tensor<2x8xf32>, tensor<2x4xf32>) -> tensor<2x9xf32>
       texec.save
     } backward {
@@ -2210,6 +2210,62 @@ texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 :
       %y = texec.input "labels" range 2 : tensor<2xi32>
       // expected-error@+1 {{kernel 'binary_cross_entropy_bwd' needs config key 'grad_scale'}}
       %d = texec.kernel "binary_cross_entropy_bwd"(%z, %y) : (tensor<2x1xf32>, tensor<2xi32>) -> tensor<2x1xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 1 : i64, vocab = 1 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.chunk 0 forward {
+      // expected-error@+1 {{a float input takes no range or bag}}
+      %s = texec.input "dense" bag 3 : tensor<2x3xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 1 : i64, vocab = 1 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.chunk 0 forward {
+      // expected-error@+1 {{kernel 'dot_interaction_bwd' takes no features}}
+      %d = texec.kernel "dot_interaction_bwd"() : () -> tensor<2x8xf32>
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 1 : i64, vocab = 1 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.chunk 0 forward {
+      %z = texec.input "z" : tensor<2x1xf32>
+      %y = texec.input "labels" range 2 : tensor<2xi32>
+      // expected-error@+1 {{kernel 'binary_cross_entropy' gives the loss sum as tensor<1xf32>}}
+      %l = texec.kernel "binary_cross_entropy"(%z, %y) : (tensor<2x1xf32>, tensor<2xi32>) -> tensor<1xi32>
       texec.save
     } backward {
       texec.end
