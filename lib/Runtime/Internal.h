@@ -335,6 +335,17 @@ inline void checkDotInteraction(const Tensor &out,
         "output " + out.shapeString() + " must be [" + std::to_string(n) +
             ", " + std::to_string(w) + "]");
 }
+/// dotInteractionBackward's gradients: one of n * d elements per feature.
+inline void checkDotInteractionGrads(const std::vector<Tensor> &dfeatures,
+                                     size_t numFeatures, int64_t n, int64_t d,
+                                     const char *fn) {
+  check(dfeatures.size() == numFeatures, fn,
+        "one gradient per feature expected");
+  for (const Tensor &g : dfeatures)
+    check(g.numel() == n * d, fn,
+          "feature gradient " + g.shapeString() + " must have " +
+              std::to_string(n * d) + " elements");
+}
 /// Logits and int32 labels of the same number of elements.
 inline void checkBce(const Tensor &logits, const Tensor &labels,
                      const char *fn) {

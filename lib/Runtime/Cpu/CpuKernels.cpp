@@ -608,13 +608,8 @@ void dotInteractionBackward(const std::vector<Tensor> &dfeatures,
   const char *fn = "dotInteractionBackward";
   int64_t n, d;
   detail::checkDotInteraction(dout, features, fn, n, d);
-  check(dfeatures.size() == features.size(), fn,
-        "one gradient per feature expected");
+  detail::checkDotInteractionGrads(dfeatures, features.size(), n, d, fn);
   const int64_t F = int64_t(features.size()), w = dout.dim(-1);
-  for (const Tensor &g : dfeatures)
-    check(g.numel() == n * d, fn,
-          "feature gradient " + g.shapeString() + " must have " +
-              std::to_string(n * d) + " elements");
   const float *G = dout.f32();
   for (int64_t a = 0; a < F; ++a) {
     float *da = dfeatures[size_t(a)].f32();

@@ -1496,12 +1496,7 @@ void dotInteractionBackward(const std::vector<Tensor> &dfeatures,
   const char *fn = "dotInteractionBackward";
   int64_t n, d;
   detail::checkDotInteraction(dout, features, fn, n, d);
-  check(dfeatures.size() == features.size(), fn,
-        "one gradient per feature expected");
-  for (const Tensor &g : dfeatures)
-    check(g.numel() == n * d, fn,
-          "feature gradient " + g.shapeString() + " must have " +
-              std::to_string(n * d) + " elements");
+  detail::checkDotInteractionGrads(dfeatures, features.size(), n, d, fn);
   if (!n)
     return;
   const int64_t F = int64_t(features.size());
