@@ -11,7 +11,9 @@
 # is trained 3 Adam steps on 2 MPI ranks and compared with the single-rank
 # run. Last, the cost model's `trident` runtime prices the same overlap:
 # a 1 B-parameter GPT on 16 H100s with ZeRO 0 (all-reduce hidden behind
-# the backward) and ZeRO 1 (reduce-scatter in the optimizer step, exposed).
+# the backward) and ZeRO 1 (reduce-scatter hidden too, started in the
+# backward by startSliceSum; the parameters' all-gather after the
+# optimizer step exposed).
 #
 # Expected output shape: the emit lines, "sums started in the backward:
 # 68 of 68 parameters", one start point, the step's wait, the step lines,

@@ -344,13 +344,13 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     // GEMM pair and a softmax kernel per (sample, head), so the scores are
     // materialised and kept for the backward like Megatron-LM's. Its
     // gradient sums (docs/emit.md, "Gradient sums overlapping the
-    // backward"): ZeRO-0 all-reduces during the last backward, on stages
-    // after the first only after their last send; ZeRO-1 reduce-scatters
-    // in the optimizer step; ZeRO-2 reduce-scatters every micro-batch;
-    // ZeRO-3 waits for each parameter gather (rt::zero3Gather).
+    // backward"): ZeRO-0 all-reduces and ZeRO-1 reduce-scatters during
+    // the last backward, on stages after the first only after their last
+    // send; ZeRO-2 reduce-scatters every micro-batch; ZeRO-3 waits for
+    // each parameter gather (rt::zero3Gather).
     o.flashAttention = false;
     o.overlapGradReduce = true;
-    o.zero1ReduceInOptimizer = true;
+    o.zero1ReduceInOptimizer = false;
     o.gradReduceAfterLastSend = true;
     o.zero2ReducePerMicroBatch = true;
     o.overlapZero3Gather = false;
@@ -1097,7 +1097,7 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
     bool overlap = o.overlapGradReduce &&
                    !(c.zeroStage == 1 && o.zero1ReduceInOptimizer);
     double window = lastBwd;
-    if (c.zeroStage == 0 && s > 0 && o.gradReduceAfterLastSend)
+    if (c.zeroStage <= 1 && s > 0 && o.gradReduceAfterLastSend)
       window = 0; // started after the stage's last send: the drain only
     if (c.zeroStage == 2 && o.zero2ReducePerMicroBatch) {
       grad *= double(m);

@@ -18,6 +18,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cerrno>
@@ -98,6 +99,8 @@ public:
   struct AsyncSum {
     int64_t microBatch;
     SmallVector<std::string, 2> groups;
+    /// ZeRO-1: then reduce-scatter the gradient into the rank's slice.
+    bool slice = false;
   };
   llvm::StringMap<AsyncSum> asyncSums;
   /// Sums of parameters reached earlier in the step that start after this
@@ -158,11 +161,15 @@ private:
     os << "    if (mb == " << sum.microBatch
        << (afterTransfer ? ") // complete this step; after the transfer"
                          : ") // its last contribution this step")
-       << "\n      startGradSums("
-       << paramIndex.lookup(sym) << ", {";
-    for (auto [i, group] : llvm::enumerate(sum.groups))
-      os << (i ? ", " : "") << cppString(group);
-    os << "});\n";
+       << "\n      ";
+    if (!sum.groups.empty()) {
+      os << "startGradSums(" << paramIndex.lookup(sym) << ", {";
+      for (auto [i, group] : llvm::enumerate(sum.groups))
+        os << (i ? ", " : "") << cppString(group);
+      os << "});\n";
+    } else {
+      os << "startSliceSum(" << paramIndex.lookup(sym) << ");\n";
+    }
   }
   /// Kernel results that are a parameter's gradient buffer itself (the
   /// kernel accumulated into it): their texec.accumulate_grad adds nothing.
@@ -1037,6 +1044,9 @@ struct Param {
   /// > 0: a selection bias updated by the expert load its gradient buffer
   /// counts (rt::loadBalanceUpdate at this rate), not by the optimizer.
   float loadBalance = 0.0f;
+  /// ZeRO-1: this step's reduce-scatter into gradSlice was started in the
+  /// backward (startSliceSum); the optimizer updates from the slice.
+  bool sliceStarted = false;
   rt::ShardBlocks shardBlocks() const {
     return {blocks > 1 ? (split2Dim >= 0 ? split2Dim : splitDim) : -1,
             blocks};
@@ -1240,7 +1250,12 @@ protected:
         rt::zero(p.gradSlice);
         p.grad = rt::Tensor();
       } else {
-        rt::zero(p.grad);
+        if (p.grad.defined())
+          rt::zero(p.grad);
+        else // released by startSliceSum
+          p.grad = rt::Tensor(p.local);
+        p.gradSlice = rt::Tensor(); // ZeRO-1: startSliceSum's, used up
+        p.sliceStarted = false;
       }
     }
   }
@@ -1269,6 +1284,27 @@ protected:
   }
   static constexpr size_t kShardSumsInFlight = 2;
   std::deque<rt::Pending> shardSums;
+  /// ZeRO-1: starts reduce-scattering parameter i's complete gradient over
+  /// its group into this rank's slice (the part of the optimizer state it
+  /// holds) without waiting: called right after the parameter's last
+  /// contribution of the step, so the sum overlaps the rest of the
+  /// backward. The full gradient is released then, as shardGrad does
+  /// (zeroGrads allocates it again), with the same limit on sums in
+  /// flight: the slices take the place of the full gradients, and the
+  /// peak stays that of ZeRO-1 with its reduce-scatter in the step.
+  void startSliceSum(int i) {
+    Param &p = P[i];
+    const rt::Group &g = c.group(p.group);
+    p.gradSlice =
+        rt::Tensor({rt::zeroRange(p.grad.numel(), g.size(), g.rank()).chunk});
+    shardSums.push_back(rt::zero2AccumulateGradAsync(p.gradSlice, p.grad, g));
+    p.grad = rt::Tensor();
+    p.sliceStarted = true;
+    while (shardSums.size() > kShardSumsInFlight) {
+      shardSums.front().wait();
+      shardSums.pop_front();
+    }
+  }
   /// ZeRO-0/1: starts summing parameter i's gradient over each of `groups`
   /// (in order) without waiting: called right after the parameter's last
   /// contribution of the step, so the sums run while the backward goes on
@@ -1337,6 +1373,13 @@ protected:
           rt::adamUpdate(p.value, p.gradSlice, p.m, p.v, cfg, c.step);
         else
           rt::sgdUpdate(p.value, p.gradSlice, kLr);
+        continue;
+      }
+      if (p.sliceStarted) { // ZeRO-1, reduce-scattered in the backward
+        if (kOptimizerAdam)
+          rt::zero2AdamStep(w, p.gradSlice, p.m, p.v, cfg, c.step, dp);
+        else
+          rt::zero2SgdStep(w, p.gradSlice, kLr, dp);
         continue;
       }
       rt::Tensor g = p.grad.reshape({p.grad.numel()});
@@ -1582,6 +1625,26 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
         if (withinStage(gar.getGroup()))
           for (const std::string &p : paramsOf(gar))
             asyncGroups[p].push_back(gar.getGroup().str());
+    // ZeRO-1: the optimizer's reduce-scatter over the parameter's data
+    // group starts in the backward too, for parameters with no other sum
+    // (startSliceSum). A parameter summed over tp or with another stage
+    // first keeps it in the optimizer step: a reduce-scatter that copies
+    // a padded gradient at issue would not see a sum still running on the
+    // communication stream. Load-balanced biases are not optimized.
+    llvm::StringSet<> sliceParams;
+    if (program.getZeroStage() == 1) {
+      llvm::StringSet<> summed;
+      for (auto gar : stage.getBody().front().getOps<tx::GradAllReduceOp>())
+        for (const std::string &p : paramsOf(gar))
+          summed.insert(p);
+      for (auto decl : stage.getBody().front().getOps<tx::ParamOp>())
+        if (!summed.contains(decl.getSym()) && !decl.getLoadBalance())
+          sliceParams.insert(decl.getSym());
+    }
+    auto asyncSumOf = [&](StringRef sym, int64_t microBatch) {
+      return RegionEmitter::AsyncSum{microBatch, asyncGroups.lookup(sym),
+                                     sliceParams.contains(sym)};
+    };
     // The schedule position and micro-batch of each chunk's last backward,
     // and the stage's last action with a send or receive.
     auto schedules = stage.getBody().front().getOps<tx::ScheduleOp>();
@@ -1626,7 +1689,7 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
       if (lb == lastBackward.end())
         continue;
       chunk.getBackward().walk([&](tx::AccumulateGradOp g) {
-        if (!asyncGroups.count(g.getSym()))
+        if (!asyncGroups.count(g.getSym()) && !sliceParams.contains(g.getSym()))
           return;
         auto it = lastReach.find(g.getSym());
         if (it == lastReach.end() || it->second.pos < lb->second.first)
@@ -1645,7 +1708,7 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
           continue;
         StringRef sym = cur->getKey();
         if (lastTransferAction->kind == 1)
-          later[sym] = {lastTransferAction->microBatch, asyncGroups.lookup(sym)};
+          later[sym] = asyncSumOf(sym, lastTransferAction->microBatch);
         else
           lastReach.erase(cur);
       }
@@ -1675,7 +1738,7 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
       RegionEmitter b(program, chunk, paramIndex, os, Mode::Backward);
       for (auto &[sym, where] : lastReach)
         if (!later.count(sym) && where.chunk == c)
-          b.asyncSums[sym] = {where.microBatch, asyncGroups.lookup(sym)};
+          b.asyncSums[sym] = asyncSumOf(sym, where.microBatch);
       if (lastTransferAction && lastTransferAction->kind == 1 &&
           lastTransferAction->chunk == c) {
         // In parameter order, the same on every rank of the stage.

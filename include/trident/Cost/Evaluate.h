@@ -134,10 +134,13 @@ struct EvalOptions {
   bool overlapTpComm = false; ///< TP collectives hidden behind GEMMs
   bool overlapGradReduce = true; ///< DP reduce overlaps the last backward
   /// ZeRO-1's reduce-scatter runs inside the optimizer step: exposed even
-  /// with overlapGradReduce.
+  /// with overlapGradReduce. No runtime preset sets it (the trident
+  /// programs did until they started it in the backward); it describes
+  /// software that reduce-scatters only when it steps.
   bool zero1ReduceInOptimizer = false;
-  /// Stages after the first start their gradient sums after their last
-  /// send of the step: only the pipeline's drain hides them.
+  /// Stages after the first start their gradient sums (ZeRO 0 and 1)
+  /// after their last send of the step: only the pipeline's drain hides
+  /// them.
   bool gradReduceAfterLastSend = false;
   /// ZeRO-2 reduce-scatters every micro-batch's gradients (m times the
   /// traffic, each under its micro-batch's backward), as DeepSpeed's stage
