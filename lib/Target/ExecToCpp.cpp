@@ -162,13 +162,14 @@ private:
        << (afterTransfer ? ") // complete this step; after the transfer"
                          : ") // its last contribution this step")
        << "\n      ";
-    if (!sum.groups.empty()) {
+    // A sliced parameter has no sums of its own (emitMainCpp).
+    if (sum.slice) {
+      os << "startSliceSum(" << paramIndex.lookup(sym) << ");\n";
+    } else {
       os << "startGradSums(" << paramIndex.lookup(sym) << ", {";
       for (auto [i, group] : llvm::enumerate(sum.groups))
         os << (i ? ", " : "") << cppString(group);
       os << "});\n";
-    } else {
-      os << "startSliceSum(" << paramIndex.lookup(sym) << ");\n";
     }
   }
   /// Kernel results that are a parameter's gradient buffer itself (the
@@ -1291,7 +1292,7 @@ protected:
   /// backward. The full gradient is released then, as shardGrad does
   /// (zeroGrads allocates it again), with the same limit on sums in
   /// flight: the slices take the place of the full gradients, and the
-  /// peak stays that of ZeRO-1 with its reduce-scatter in the step.
+  /// peak grows only by the buffers of the sums in flight.
   void startSliceSum(int i) {
     Param &p = P[i];
     const rt::Group &g = c.group(p.group);
