@@ -346,14 +346,15 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     // gradient sums (docs/emit.md, "Gradient sums overlapping the
     // backward"): ZeRO-0 all-reduces and ZeRO-1 reduce-scatters during
     // the last backward, on stages after the first only after their last
-    // send; ZeRO-2 reduce-scatters every micro-batch; ZeRO-3 waits for
-    // each parameter gather (rt::zero3Gather).
+    // send; ZeRO-2 reduce-scatters every micro-batch; ZeRO-3 gathers each
+    // parameter while the one before is used (rt::zero3GatherAsync), as
+    // Megatron-Core prefetches.
     o.flashAttention = false;
     o.overlapGradReduce = true;
     o.zero1ReduceInOptimizer = false;
     o.gradReduceAfterLastSend = true;
     o.zero2ReducePerMicroBatch = true;
-    o.overlapZero3Gather = false;
+    o.overlapZero3Gather = true;
     break;
   }
 }

@@ -172,6 +172,12 @@ private:
       os << "});\n";
     }
   }
+  /// ZeRO-3: each parameter gather's successor in the region when no send
+  /// or receive lies between them (its all-gather starts at the first
+  /// one, so it runs while the first's parameter is used), and the
+  /// gathers started that way.
+  DenseMap<Operation *, tx::ParamGatherOp> nextGather;
+  DenseSet<Operation *> prefetched;
   /// Kernel results that are a parameter's gradient buffer itself (the
   /// kernel accumulated into it): their texec.accumulate_grad adds nothing.
   DenseSet<Value> accumulatedInPlace;
@@ -192,6 +198,18 @@ LogicalResult RegionEmitter::emit(Block &block) {
     for (Operation &op : block)
       if (isa<tx::SendOp, tx::RecvOp>(op))
         lastTransfer = &op;
+  {
+    tx::ParamGatherOp prev;
+    for (Operation &op : block) {
+      if (isa<tx::SendOp, tx::RecvOp>(op))
+        prev = {};
+      if (auto g = dyn_cast<tx::ParamGatherOp>(op)) {
+        if (prev)
+          nextGather[prev] = g;
+        prev = g;
+      }
+    }
+  }
   for (auto [i, arg] : llvm::enumerate(block.getArguments()))
     os << "    rt::Tensor " << fresh(arg) << " = S" << chunk.getIndex()
        << "[mb][" << i << "];\n";
@@ -278,9 +296,27 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
     return success();
   }
   if (auto p = dyn_cast<tx::ParamGatherOp>(op)) {
-    std::string n = declare(p.getResult());
-    os << "    rt::zero3Gather(" << n << ", " << param(p.getSym())
-       << ".value, " << groupExpr(p.getGroup()) << ");\n";
+    // Started at the gather before it (emit): wait for it here.
+    if (prefetched.contains(p)) {
+      os << "    " << name(p.getResult()) << "_gather.wait();\n";
+    } else {
+      std::string n = declare(p.getResult());
+      os << "    rt::zero3Gather(" << n << ", " << param(p.getSym())
+         << ".value, " << groupExpr(p.getGroup()) << ");\n";
+    }
+    // The region's next gather starts now, unless a send or receive comes
+    // first: moving a collective past a point-to-point transfer could
+    // deadlock two pipeline stages.
+    auto next = nextGather.find(p);
+    if (next != nextGather.end()) {
+      tx::ParamGatherOp q = next->second;
+      std::string n = declare(q.getResult());
+      os << "    rt::Pending " << n << "_gather = rt::zero3GatherAsync(" << n
+         << ", " << param(q.getSym()) << ".value, "
+         << groupExpr(q.getGroup())
+         << "); // the next parameter, while this one is used\n";
+      prefetched.insert(q);
+    }
     return success();
   }
   if (auto g = dyn_cast<tx::AccumulateGradOp>(op)) {

@@ -147,7 +147,8 @@ struct EvalOptions {
   /// 2 under gradient accumulation.
   bool zero2ReducePerMicroBatch = false;
   /// ZeRO-3's parameter gathers hide behind compute (prefetched); false:
-  /// each layer waits for its gather.
+  /// each layer waits for its gather (no preset sets it; the trident
+  /// programs did until they gathered one parameter ahead).
   bool overlapZero3Gather = true;
   bool overlapParamGather = false; ///< dist-opt all-gather overlaps forward
   bool overlapP2P = false;    ///< pipeline sends run beside compute

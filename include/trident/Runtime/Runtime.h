@@ -841,6 +841,11 @@ private:
 /// (deferred on the CPU likewise).
 [[nodiscard]] Pending reduceScatterSumAsync(Tensor &out, const Tensor &in,
                                             int dim, const Group &g);
+/// Asynchronous allGather along the outermost dimension (`out` holds the
+/// members' `in` one after another); `out` must not be touched until
+/// wait() (deferred on the CPU likewise).
+[[nodiscard]] Pending allGatherAsync(Tensor &out, const Tensor &in,
+                                     const Group &g);
 
 /// Point-to-point between pipeline stages, with NCCL's rules on both
 /// backends (docs/runtime.md, "Pipeline point-to-point"). sendAsync queues
@@ -925,6 +930,12 @@ void zero2SgdStep(Tensor &param, const Tensor &sliceGrad, float lr,
 /// ZeRO-3: parameters live as slices of `chunk` elements. Gathers the full
 /// parameter (numel = full.numel()) from the members' slices.
 void zero3Gather(Tensor &full, const Tensor &slice, const Group &dp);
+/// zero3Gather started without waiting: `full` holds the parameter once
+/// the Pending is waited for (on CUDA the all-gather runs on the
+/// communication stream while compute goes on: the emitted programs
+/// gather a chunk's next parameter while its current one is used).
+[[nodiscard]] Pending zero3GatherAsync(Tensor &full, const Tensor &slice,
+                                       const Group &dp);
 /// Reduce-scatters the SUM of the members' full gradients into this rank's
 /// slice gradient (chunk elements, padding excluded from the result).
 void zero3ReduceGrad(Tensor &sliceGrad, const Tensor &fullGrad,

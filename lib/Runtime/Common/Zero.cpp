@@ -148,13 +148,26 @@ void zero2SgdStep(Tensor &param, const Tensor &sliceGrad, float lr,
 }
 
 void zero3Gather(Tensor &full, const Tensor &slice, const Group &dp) {
+  zero3GatherAsync(full, slice, dp).wait();
+}
+
+Pending zero3GatherAsync(Tensor &full, const Tensor &slice,
+                         const Group &dp) {
   ZeroRange r = zeroRange(full.numel(), dp.size(), dp.rank());
   check(slice.numel() == r.chunk, "zero3Gather",
         "slice must have " + std::to_string(r.chunk) + " elements for a " +
             full.shapeString() + " parameter over " +
             std::to_string(dp.size()) + " ranks, got " +
             std::to_string(slice.numel()));
-  allGatherFlat(full, slice, r.chunk, dp);
+  Tensor all({r.chunk * dp.size()});
+  Pending gather = allGatherAsync(all, slice.reshape({r.chunk}), dp);
+  Tensor flat = full.numel() ? full.reshape({full.numel()}) : Tensor();
+  return std::move(gather).then([flat, all]() mutable {
+    if (flat.numel()) {
+      Tensor head = all.view(0, {flat.numel()});
+      copy(flat, head);
+    }
+  });
 }
 
 void zero3ReduceGrad(Tensor &sliceGrad, const Tensor &fullGrad,

@@ -266,6 +266,16 @@ Pending reduceScatterSumAsync(Tensor &out, const Tensor &in, int dim,
   return deferred(out, result);
 }
 
+Pending allGatherAsync(Tensor &out, const Tensor &in, const Group &g) {
+  if (!deferAsync()) {
+    allGather(out, in, 0, g);
+    return Pending();
+  }
+  Tensor result(out.shape());
+  allGather(result, issuedView(in), 0, g);
+  return deferred(out, result);
+}
+
 namespace detail {
 void backendExchange(std::vector<QueuedSend> &sends, Tensor *recvInto,
                      int peer, int tag, Group::Impl *G, const char *fn) {

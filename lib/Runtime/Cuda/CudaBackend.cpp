@@ -551,6 +551,29 @@ Pending reduceScatterSumAsync(Tensor &out, const Tensor &in, int dim,
   return Pending(p);
 }
 
+Pending allGatherAsync(Tensor &out, const Tensor &in, const Group &g) {
+  const char *fn = "allGatherAsync";
+  Group::Impl &G = detail::collectiveImpl(g, fn);
+  if (hostStaged(G) || G.size == 1 || !in.numel()) {
+    allGather(out, in, 0, g); // complete on return
+    return Pending();
+  }
+  checkScaled(out, in, 0, G.size, 1, fn);
+  // Along the outermost dimension the members' blocks are already in
+  // order: NCCL writes straight into `out`.
+  auto p = std::make_shared<Pending::Impl>();
+  p->keep = in;
+  p->keep2 = out;
+  cuda::check(cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming), fn);
+  beginComm(fn);
+  ncclCheck(ncclAllGather(in.f32(), out.f32(), in.numel(), ncclFloat,
+                          commOf(G), cuda::state().comm),
+            fn, G.name);
+  cuda::check(cudaEventRecord(p->done, cuda::state().comm), fn);
+  p->recorded = true;
+  return Pending(p);
+}
+
 //===----------------------------------------------------------------------===//
 // Point-to-point (NCCL groups; Common/P2p.cpp decides when a group goes)
 //===----------------------------------------------------------------------===//

@@ -213,6 +213,35 @@ void testCollectives(const Grid &grid) {
   Pending rsPending = reduceScatterSumAsync(rsOut, rsIn, 0, w);
   rsPending.wait();
   EXPECT(rsOut.toHost() == rsRef.toHost(), "reduceScatterSumAsync");
+  // The asynchronous all-gather (outermost dimension) and ZeRO-3's gather
+  // built on it give the blocking ones' values; deferred, `out` is left
+  // alone until wait().
+  {
+    Tensor agIn({3}), agOut({3 * n}), agRef({3 * n});
+    agIn.fromHost({float(r), 10.0f + r, 100.0f + r});
+    allGather(agRef, agIn, 0, w);
+    Pending ag = allGatherAsync(agOut, agIn, w);
+    if (const char *d = std::getenv("TRIDENT_RT_DEFER_ASYNC");
+        d && std::string(d) == "1")
+      EXPECT(agOut.toHost() == std::vector<float>(size_t(3 * n), 0.0f),
+             "deferred: allGatherAsync wrote before wait()");
+    ag.wait();
+    EXPECT(agOut.toHost() == agRef.toHost(), "allGatherAsync");
+    // A 7-element parameter over n ranks: slices of 2, the last padded.
+    ZeroRange zr = zeroRange(7, n, r);
+    Tensor slice({zr.chunk}), full({7}), fullRef({7});
+    std::vector<float> sv(size_t(zr.chunk), 0.0f);
+    for (int64_t i = zr.begin; i < zr.end; ++i)
+      sv[size_t(i - zr.begin)] = 0.5f * float(i + 1);
+    slice.fromHost(sv);
+    zero3Gather(fullRef, slice, w);
+    Pending g3 = zero3GatherAsync(full, slice, w);
+    g3.wait();
+    EXPECT(full.toHost() == fullRef.toHost() &&
+               fullRef.toHost() ==
+                   std::vector<float>({0.5f, 1, 1.5f, 2, 2.5f, 3, 3.5f}),
+           "zero3GatherAsync");
+  }
   // all-gather along dim 1 of [2, 2]: out[i, 2r + j] = 10 r + 2 i + j.
   Tensor in({2, 2}), out({2, 2 * n});
   in.fromHost({10.0f * r, 10.0f * r + 1, 10.0f * r + 2, 10.0f * r + 3});
