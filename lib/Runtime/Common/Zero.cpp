@@ -159,9 +159,13 @@ Pending zero3GatherAsync(Tensor &full, const Tensor &slice,
             full.shapeString() + " parameter over " +
             std::to_string(dp.size()) + " ranks, got " +
             std::to_string(slice.numel()));
+  Tensor flat = full.numel() ? full.reshape({full.numel()}) : Tensor();
+  // Slices without padding: the members' slices are the parameter in
+  // order, gathered straight into it.
+  if (flat.numel() && r.chunk * dp.size() == flat.numel())
+    return allGatherAsync(flat, slice.reshape({r.chunk}), dp);
   Tensor all({r.chunk * dp.size()});
   Pending gather = allGatherAsync(all, slice.reshape({r.chunk}), dp);
-  Tensor flat = full.numel() ? full.reshape({full.numel()}) : Tensor();
   return std::move(gather).then([flat, all]() mutable {
     if (flat.numel()) {
       Tensor head = all.view(0, {flat.numel()});

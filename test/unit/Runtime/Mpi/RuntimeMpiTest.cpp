@@ -241,6 +241,19 @@ void testCollectives(const Grid &grid) {
                fullRef.toHost() ==
                    std::vector<float>({0.5f, 1, 1.5f, 2, 2.5f, 3, 3.5f}),
            "zero3GatherAsync");
+    // 4 n elements: no padding, gathered straight into the parameter.
+    ZeroRange ur = zeroRange(4 * n, n, r);
+    Tensor uslice({ur.chunk}), ufull({4 * n});
+    std::vector<float> uv;
+    for (int64_t i = ur.begin; i < ur.end; ++i)
+      uv.push_back(float(i));
+    uslice.fromHost(uv);
+    Pending ug = zero3GatherAsync(ufull, uslice, w);
+    ug.wait();
+    std::vector<float> uwant;
+    for (int i = 0; i < 4 * n; ++i)
+      uwant.push_back(float(i));
+    EXPECT(ufull.toHost() == uwant, "zero3GatherAsync without padding");
   }
   // all-gather along dim 1 of [2, 2]: out[i, 2r + j] = 10 r + 2 i + j.
   Tensor in({2, 2}), out({2, 2 * n});
