@@ -246,6 +246,13 @@ private:
   }
   FailureOr<Value> param(Operation *user, Value tgParam, ParamLayout layout);
   FailureOr<FVal> input(Operation *user, Value tgInput);
+  /// Declares texec.input `name` (null attributes: none) and remembers it.
+  FVal newInput(StringRef name, RankedTensorType type, IntegerAttr range,
+                IntegerAttr bag) {
+    Value v = tx::InputOp::create(fb, loc, type, name, range, bag).getResult();
+    inputs[name] = v;
+    return FVal{v, Dist::Rep};
+  }
   FailureOr<FVal> act(Operation *user, Value v);
   /// A Rep view of `x` for a column-parallel consumer (all-gather of a
   /// sequence shard, cached).
@@ -487,26 +494,16 @@ FailureOr<FVal> ChunkLowering::input(Operation *user, Value tgInput) {
                             << "' of an embedding bag must be integer ids "
                                "[batch, bag] with a static bag size";
     int64_t bag = itype.getDimSize(1);
-    Value v = tx::InputOp::create(
-                  fb, loc,
-                  RankedTensorType::get({st.mbs, bag},
-                                        IntegerType::get(ctx(), 32)),
-                  name, i64a(rows), i64a(bag))
-                  .getResult();
-    inputs[name] = v;
-    return FVal{v, Dist::Rep};
+    return newInput(
+        name, RankedTensorType::get({st.mbs, bag}, IntegerType::get(ctx(), 32)),
+        i64a(rows), i64a(bag));
   }
   // Click labels of a binary cross-entropy: one id in {0, 1} per sample.
   if (auto bce = dyn_cast<tg::BinaryCrossEntropyOp>(user);
-      bce && bce.getLabels() == tgInput) {
-    Value v = tx::InputOp::create(
-                  fb, loc,
-                  RankedTensorType::get({st.mbs}, IntegerType::get(ctx(), 32)),
-                  name, i64a(2), IntegerAttr())
-                  .getResult();
-    inputs[name] = v;
-    return FVal{v, Dist::Rep};
-  }
+      bce && bce.getLabels() == tgInput)
+    return newInput(name,
+                    RankedTensorType::get({st.mbs}, IntegerType::get(ctx(), 32)),
+                    i64a(2), IntegerAttr());
   // Tokens and next-token labels come from the corpus ([batch, sequence]);
   // a per-sample "labels" (ViT's classes) is a stream of ids like BERT's
   // next-sentence labels.
@@ -521,11 +518,7 @@ FailureOr<FVal> ChunkLowering::input(Operation *user, Value tgInput) {
       return in.emitError() << "texec lowering: float input '" << name
                             << "' needs static sizes after the batch";
     shape[0] = st.mbs;
-    Value v = tx::InputOp::create(fb, loc, f32(shape), name, IntegerAttr(),
-                                  IntegerAttr())
-                  .getResult();
-    inputs[name] = v;
-    return FVal{v, Dist::Rep};
+    return newInput(name, f32(shape), IntegerAttr(), IntegerAttr());
   }
   // Other integer inputs (BERT's token types and next-sentence labels)
   // are synthetic ids in the range their consumer reads: the rows of an
@@ -553,10 +546,7 @@ FailureOr<FVal> ChunkLowering::input(Operation *user, Value tgInput) {
   IntegerAttr rangeAttr;
   if (!corpus)
     rangeAttr = i64a(range);
-  Value v = tx::InputOp::create(fb, loc, type, name, rangeAttr, IntegerAttr())
-                .getResult();
-  inputs[name] = v;
-  return FVal{v, Dist::Rep};
+  return newInput(name, type, rangeAttr, IntegerAttr());
 }
 
 FailureOr<FVal> ChunkLowering::act(Operation *user, Value v) {
@@ -1922,18 +1912,18 @@ LogicalResult ChunkLowering::run(ArrayRef<Operation *> prologue,
   Dist actDist = (st.sp && tpOn()) ? Dist::Seq : Dist::Rep;
   FVal cur;
   Value received;
-  // A model without blocks (DLRM): the prologue is the whole model.
+  // A model without blocks (DLRM): the prologue is the whole model, on
+  // the one chunk (first and last).
   const bool whole = !firstInit;
+  if (first) {
+    beginSites(0);
+    for (Operation *op : prologue)
+      if (failed(lowerOp(op)))
+        return failure();
+  }
   if (whole) {
-    beginSites(0);
-    for (Operation *op : prologue)
-      if (failed(lowerOp(op)))
-        return failure();
+    // Nothing continues into blocks.
   } else if (first) {
-    beginSites(0);
-    for (Operation *op : prologue)
-      if (failed(lowerOp(op)))
-        return failure();
     auto f = act(firstInit.getDefiningOp() ? firstInit.getDefiningOp()
                                            : st.model.getOperation(),
                  firstInit);
