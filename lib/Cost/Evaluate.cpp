@@ -310,6 +310,7 @@ void applyRuntime(EvalOptions &o, Runtime r) {
   o.gradReduceAfterLastSend = false;
   o.zero2ReducePerMicroBatch = false;
   o.overlapZero3Gather = true;
+  o.overlapParamGather = false;
   switch (r) {
   case Runtime::MegatronCore:
     break;
@@ -348,13 +349,16 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     // the last backward, on stages after the first only after their last
     // send; ZeRO-2 reduce-scatters every micro-batch; ZeRO-3 gathers each
     // parameter while the one before is used (rt::zero3GatherAsync), as
-    // Megatron-Core prefetches.
+    // Megatron-Core prefetches; ZeRO-1/2 leave the parameters' all-gather
+    // running into the next forward (rt::zero2AdamStepAsync, as
+    // Megatron-LM's --overlap-param-gather).
     o.flashAttention = false;
     o.overlapGradReduce = true;
     o.zero1ReduceInOptimizer = false;
     o.gradReduceAfterLastSend = true;
     o.zero2ReducePerMicroBatch = true;
     o.overlapZero3Gather = true;
+    o.overlapParamGather = true;
     break;
   }
 }

@@ -291,6 +291,10 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
     return success();
   }
   if (auto p = dyn_cast<tx::ParamRefOp>(op)) {
+    // ZeRO-1/2: the last optimizer step left the parameter's all-gather
+    // running (optimizerStep); it is waited for at the first use.
+    if (program.getZeroStage() == 1 || program.getZeroStage() == 2)
+      os << "    " << param(p.getSym()) << ".gather.wait();\n";
     os << "    rt::Tensor " << fresh(p.getResult()) << " = "
        << param(p.getSym()) << ".value;\n";
     return success();
@@ -1084,6 +1088,10 @@ struct Param {
   /// ZeRO-1: this step's reduce-scatter into gradSlice was started in the
   /// backward (startSliceSum); the optimizer updates from the slice.
   bool sliceStarted = false;
+  /// ZeRO-1/2: the [chunk * dp] storage whose head is `value`, and the
+  /// all-gather into it that the last optimizer step left running.
+  rt::Tensor padded;
+  rt::Pending gather;
   rt::ShardBlocks shardBlocks() const {
     return {blocks > 1 ? (split2Dim >= 0 ? split2Dim : splitDim) : -1,
             blocks};
@@ -1204,7 +1212,19 @@ public:
     for (Param &p : P) {
       const rt::Group &dp = c.group(p.group);
       std::vector<int64_t> offset = shardOffset(p);
-      rt::Tensor full(p.local);
+      int64_t numel = 1;
+      for (int64_t d : p.local)
+        numel *= d;
+      rt::ZeroRange range = rt::zeroRange(numel, dp.size(), dp.rank());
+      // ZeRO-1/2: the parameter is the head of a [chunk * dp] buffer, which
+      // the optimizer step's all-gather fills in place.
+      rt::Tensor full;
+      if (kZeroStage == 1 || kZeroStage == 2) {
+        p.padded = rt::Tensor({range.chunk * dp.size()});
+        full = p.padded.view(0, p.local);
+      } else {
+        full = rt::Tensor(p.local);
+      }
       // Vocabulary padding rows (past the global shape) stay zero.
       std::vector<int64_t> held = heldShape(p, offset);
       rt::Tensor real = full.view(0, held);
@@ -1215,8 +1235,6 @@ public:
         else
           rt::fillConstant(real, p.init == "ones" ? 1.0f : 0.0f);
       }
-      int64_t numel = full.numel();
-      rt::ZeroRange range = rt::zeroRange(numel, dp.size(), dp.rank());
       // ZeRO-2/3 keep a slice of the gradient; the full one exists only
       // inside a backward (fullGrad / shardGrad).
       if (kZeroStage >= 2)
@@ -1239,6 +1257,8 @@ public:
 
   /// Adds every parameter shard (whole, ZeRO-3 slices gathered) to `dump`.
   void dumpParams(rt::ParamDump &dump) {
+    for (Param &p : P)
+      p.gather.wait(); // ZeRO-1/2: the last step's all-gather
     for (Param &p : P) {
       std::vector<int64_t> offset = shardOffset(p);
       rt::Tensor full = p.value;
@@ -1381,6 +1401,7 @@ protected:
     cfg.eps = kEps;
     for (Param &p : P) {
       const rt::Group &dp = c.group(p.group);
+      p.gather.wait(); // a parameter no kernel read this step
       rt::Tensor w = p.value.reshape({p.value.numel()});
       if (p.loadBalance > 0.0f) {
         // The whole step's expert load: ZeRO-2/3 hold it as slices summed
@@ -1398,11 +1419,17 @@ protected:
         rt::loadBalanceUpdate(w, load, p.loadBalance, begin);
         continue;
       }
-      if (zeroStage == 2) {
+      // ZeRO-1/2 update this rank's slice and leave the parameter's
+      // all-gather running: each parameter is waited for at its first use
+      // in the next step (Megatron-LM's --overlap-param-gather). ZeRO-1
+      // parameters whose slice was reduce-scattered in the backward
+      // (startSliceSum) step from that slice, as ZeRO-2's.
+      if (zeroStage == 2 || p.sliceStarted) {
         if (kOptimizerAdam)
-          rt::zero2AdamStep(w, p.gradSlice, p.m, p.v, cfg, c.step, dp);
+          p.gather = rt::zero2AdamStepAsync(p.padded, p.gradSlice, p.m, p.v,
+                                            cfg, c.step, dp);
         else
-          rt::zero2SgdStep(w, p.gradSlice, kLr, dp);
+          p.gather = rt::zero2SgdStepAsync(p.padded, p.gradSlice, kLr, dp);
         continue;
       }
       if (zeroStage == 3) { // the parameter is its slice too
@@ -1410,13 +1437,6 @@ protected:
           rt::adamUpdate(p.value, p.gradSlice, p.m, p.v, cfg, c.step);
         else
           rt::sgdUpdate(p.value, p.gradSlice, kLr);
-        continue;
-      }
-      if (p.sliceStarted) { // ZeRO-1, reduce-scattered in the backward
-        if (kOptimizerAdam)
-          rt::zero2AdamStep(w, p.gradSlice, p.m, p.v, cfg, c.step, dp);
-        else
-          rt::zero2SgdStep(w, p.gradSlice, kLr, dp);
         continue;
       }
       rt::Tensor g = p.grad.reshape({p.grad.numel()});
@@ -1427,9 +1447,10 @@ protected:
           rt::sgdUpdate(w, g, kLr);
       } else {
         if (kOptimizerAdam)
-          rt::zero1AdamStep(w, g, p.m, p.v, cfg, c.step, dp);
+          p.gather = rt::zero1AdamStepAsync(p.padded, g, p.m, p.v, cfg,
+                                            c.step, dp);
         else
-          rt::zero1SgdStep(w, g, kLr, dp);
+          p.gather = rt::zero1SgdStepAsync(p.padded, g, kLr, dp);
       }
     }
   }
@@ -1498,13 +1519,16 @@ int main(int argc, char **argv) {
     makeGroups(c);
     std::unique_ptr<Stage> stage = makeStage(c, grid.coord(rt::Axis::PP));
     stage->initParams();
+    rt::synchronize();
     for (int64_t step = 1; step <= steps; ++step) {
-      rt::synchronize();
       double t0 = rt::wallSeconds();
       c.step = step;
       rt::zero(c.lossSum);
       stage->step();
-      rt::synchronize();
+      // The compute stream only: ZeRO-1/2's parameter all-gathers run on
+      // into the next step's forward, so a step's time is the steady
+      // state's (the next step waits for what this one left exposed).
+      rt::synchronizeCompute();
       double seconds = rt::wallSeconds() - t0;
       double loss = rt::globalMeanLoss(c.lossSum, kGlobalTokens, grid);
       rt::reportStep(step, loss, seconds, grid);

@@ -150,7 +150,10 @@ struct EvalOptions {
   /// each layer waits for its gather (no preset sets it; the trident
   /// programs did until they gathered one parameter ahead).
   bool overlapZero3Gather = true;
-  bool overlapParamGather = false; ///< dist-opt all-gather overlaps forward
+  /// ZeRO-1/2's all-gather of the updated parameters overlaps the next
+  /// forward (Megatron-LM's --overlap-param-gather; the trident programs
+  /// since they wait for each parameter at its first use).
+  bool overlapParamGather = false;
   bool overlapP2P = false;    ///< pipeline sends run beside compute
   CollectiveAlgo algorithm = CollectiveAlgo::Auto;
   /// Bytes per gradient element in memory and in the DP reduction; 0 =

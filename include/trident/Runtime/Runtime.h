@@ -85,6 +85,12 @@ bool setTf32Gemms(bool on);
 /// Waits until all enqueued kernels and transfers of this rank are done (a
 /// no-op on the CPU backend, cudaDeviceSynchronize on CUDA).
 void synchronize();
+/// Waits until the compute stream's kernels are done, leaving collectives
+/// that no kernel waited for yet running (a no-op on the CPU backend,
+/// cudaStreamSynchronize of the compute stream on CUDA). The emitted
+/// programs time their steps with it, so that the parameters' all-gathers
+/// of one step's optimizer overlap the next step's forward.
+void synchronizeCompute();
 /// Monotonic wall clock in seconds.
 double wallSeconds();
 
@@ -926,6 +932,33 @@ void zero2AdamStep(Tensor &param, const Tensor &sliceGrad, Tensor &m,
 /// ZeRO-2 with SGD.
 void zero2SgdStep(Tensor &param, const Tensor &sliceGrad, float lr,
                   const Group &dp);
+
+/// ZeRO-1/2 steps that leave the parameters' all-gather running, so it
+/// overlaps what follows (Megatron-LM's --overlap-param-gather: the emitted
+/// programs wait for each parameter at its first use in the next step's
+/// forward). The parameter is held padded: `padded` is a flat [chunk * dp]
+/// tensor (chunk from zeroRange of the parameter's numel) whose first numel
+/// elements are the parameter, zeros after (its storage: the parameter is
+/// padded.view(0, shape)). This rank's chunk of `padded` is updated in place
+/// and gathered in place into the others'; `padded` must not be read until
+/// wait() (the CPU backend completes it before returning, or in wait()
+/// under TRIDENT_RT_DEFER_ASYNC=1). The padding stays zero: its gradient and
+/// states are zero.
+[[nodiscard]] Pending zero2AdamStepAsync(Tensor &padded,
+                                         const Tensor &sliceGrad, Tensor &m,
+                                         Tensor &v, const AdamConfig &cfg,
+                                         int64_t step, const Group &dp);
+[[nodiscard]] Pending zero2SgdStepAsync(Tensor &padded,
+                                        const Tensor &sliceGrad, float lr,
+                                        const Group &dp);
+/// The same from the full gradient `grad` (numel elements, not yet summed
+/// over dp): reduce-scatters it first (ZeRO-1 without startSliceSum).
+[[nodiscard]] Pending zero1AdamStepAsync(Tensor &padded, const Tensor &grad,
+                                         Tensor &m, Tensor &v,
+                                         const AdamConfig &cfg, int64_t step,
+                                         const Group &dp);
+[[nodiscard]] Pending zero1SgdStepAsync(Tensor &padded, const Tensor &grad,
+                                        float lr, const Group &dp);
 
 /// ZeRO-3: parameters live as slices of `chunk` elements. Gathers the full
 /// parameter (numel = full.numel()) from the members' slices.

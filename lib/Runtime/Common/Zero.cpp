@@ -147,6 +147,83 @@ void zero2SgdStep(Tensor &param, const Tensor &sliceGrad, float lr,
   allGatherFlat(param, pslice, r.chunk, dp);
 }
 
+namespace {
+/// This rank's chunk of a padded parameter ([chunk * dp], see
+/// zero2AdamStepAsync), after checking the slice gradient against it.
+Tensor paddedChunk(Tensor &padded, const Tensor &sliceGrad, const Group &dp,
+                   const char *fn) {
+  check(padded.rank() == 1 && padded.numel() % dp.size() == 0, fn,
+        "padded parameter must be flat with a multiple of " +
+            std::to_string(dp.size()) + " elements, got " +
+            padded.shapeString());
+  const int64_t chunk = padded.numel() / dp.size();
+  check(sliceGrad.numel() == chunk, fn,
+        "slice gradient must have " + std::to_string(chunk) +
+            " elements for a padded " + padded.shapeString() +
+            " parameter, got " + std::to_string(sliceGrad.numel()));
+  return padded.view(int64_t(dp.rank()) * chunk, {chunk});
+}
+
+/// Gathers every member's chunk of `padded` in place (own = its chunk).
+Pending gatherChunks(Tensor &padded, const Tensor &own, const Group &dp) {
+  if (dp.size() == 1)
+    return Pending();
+  return allGatherAsync(padded, own, dp);
+}
+} // namespace
+
+Pending zero2AdamStepAsync(Tensor &padded, const Tensor &sliceGrad, Tensor &m,
+                           Tensor &v, const AdamConfig &cfg, int64_t step,
+                           const Group &dp) {
+  const char *fn = "zero2AdamStepAsync";
+  Tensor own = paddedChunk(padded, sliceGrad, dp, fn);
+  check(m.numel() == own.numel() && v.numel() == own.numel(), fn,
+        "optimizer states must have " + std::to_string(own.numel()) +
+            " elements (zeroRange chunk), got " + std::to_string(m.numel()) +
+            " and " + std::to_string(v.numel()));
+  adamUpdate(own, sliceGrad.reshape({own.numel()}), m, v, cfg, step);
+  return gatherChunks(padded, own, dp);
+}
+
+Pending zero2SgdStepAsync(Tensor &padded, const Tensor &sliceGrad, float lr,
+                          const Group &dp) {
+  Tensor own = paddedChunk(padded, sliceGrad, dp, "zero2SgdStepAsync");
+  sgdUpdate(own, sliceGrad.reshape({own.numel()}), lr);
+  return gatherChunks(padded, own, dp);
+}
+
+namespace {
+/// ZeRO-1: the summed slice of `grad` for a padded parameter.
+Tensor sliceOfSum(const Tensor &padded, const Tensor &grad, const Group &dp,
+                  const char *fn) {
+  check(padded.rank() == 1 && padded.numel() % dp.size() == 0, fn,
+        "padded parameter must be flat with a multiple of " +
+            std::to_string(dp.size()) + " elements, got " +
+            padded.shapeString());
+  const int64_t chunk = padded.numel() / dp.size();
+  check(grad.numel() <= padded.numel() &&
+            zeroRange(grad.numel(), dp.size(), dp.rank()).chunk == chunk,
+        fn,
+        "gradient " + grad.shapeString() + " does not fit a padded " +
+            padded.shapeString() + " parameter over " +
+            std::to_string(dp.size()) + " ranks");
+  return reduceScatterFlat(grad, chunk, dp);
+}
+} // namespace
+
+Pending zero1AdamStepAsync(Tensor &padded, const Tensor &grad, Tensor &m,
+                           Tensor &v, const AdamConfig &cfg, int64_t step,
+                           const Group &dp) {
+  Tensor slice = sliceOfSum(padded, grad, dp, "zero1AdamStepAsync");
+  return zero2AdamStepAsync(padded, slice, m, v, cfg, step, dp);
+}
+
+Pending zero1SgdStepAsync(Tensor &padded, const Tensor &grad, float lr,
+                          const Group &dp) {
+  Tensor slice = sliceOfSum(padded, grad, dp, "zero1SgdStepAsync");
+  return zero2SgdStepAsync(padded, slice, lr, dp);
+}
+
 void zero3Gather(Tensor &full, const Tensor &slice, const Group &dp) {
   zero3GatherAsync(full, slice, dp).wait();
 }

@@ -20,6 +20,7 @@ using detail::check;
 const char *backendName() { return "cpu"; }
 bool setTf32Gemms(bool) { return false; }
 void synchronize() {}
+void synchronizeCompute() {}
 
 namespace detail {
 std::shared_ptr<void> allocate(size_t bytes) {

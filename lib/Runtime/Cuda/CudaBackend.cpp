@@ -164,6 +164,11 @@ void synchronize() {
   cuda::check(cudaDeviceSynchronize(), "synchronize");
 }
 
+void synchronizeCompute() {
+  cuda::State &s = cuda::ready("synchronizeCompute");
+  cuda::check(cudaStreamSynchronize(s.compute), "synchronizeCompute");
+}
+
 namespace {
 void releaseFinishedSends(bool all);
 } // namespace

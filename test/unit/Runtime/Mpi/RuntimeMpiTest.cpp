@@ -422,6 +422,21 @@ void testZero(const Grid &grid) {
   // their full gradients released at once (the emitted programs' window).
   Tensor p2a = full("zw", g), m2a({zr.chunk}), v2a({zr.chunk});
   Tensor g2aslice({zr.chunk});
+  // ZeRO-1/2 steps that leave the gather running (the emitted programs'
+  // --overlap-param-gather), on parameters held padded ([chunk * dp], 15
+  // elements over 4 ranks: one zero of padding), waited for one step late:
+  // they must equal the blocking steps bit for bit.
+  auto paddedParam = [&](Tensor &storage) {
+    storage = Tensor({zr.chunk * dp.size()});
+    Tensor head = storage.view(0, g);
+    copy(head, full("zw", g));
+    return head;
+  };
+  Tensor s1a, s2b, s2s;
+  Tensor p1a = paddedParam(s1a), p2b = paddedParam(s2b),
+         p2s = paddedParam(s2s), p2sRef = full("zw", g);
+  Tensor m1a({zr.chunk}), v1a({zr.chunk}), m2b({zr.chunk}), v2b({zr.chunk});
+  Pending gather1a, gather2b, gather2s;
   for (int step = 1; step <= 3; ++step) {
     Tensor sumg(g);
     for (int q = 0; q < dp.size(); ++q)
@@ -449,6 +464,13 @@ void testZero(const Grid &grid) {
     for (Pending &q : inFlight)
       q.wait();
     zero2AdamStep(p2a, g2aslice, m2a, v2a, cfg, step, dp);
+    gather1a.wait();
+    gather1a = zero1AdamStepAsync(s1a, mine, m1a, v1a, cfg, step, dp);
+    gather2b.wait();
+    gather2b = zero2AdamStepAsync(s2b, g2slice, m2b, v2b, cfg, step, dp);
+    zero2SgdStep(p2sRef, g2slice, 0.5f, dp);
+    gather2s.wait();
+    gather2s = zero2SgdStepAsync(s2s, g2slice, 0.5f, dp);
     zero3Gather(p3full, p3slice, dp);
     EXPECT(relDiff(p3full.toHost(), step == 1 ? full("zw", g).toHost()
                                               : p3full.toHost()) == 0,
@@ -462,6 +484,24 @@ void testZero(const Grid &grid) {
   double d2 = relDiff(p2.toHost(), ref.toHost());
   EXPECT(d1 <= kTol, "ZeRO-1 vs unsharded Adam: %.3g", d1);
   EXPECT(d2 <= kTol, "ZeRO-2 vs unsharded Adam: %.3g", d2);
+  gather1a.wait();
+  gather2b.wait();
+  gather2s.wait();
+  EXPECT(p1a.toHost() == p1.toHost(), "zero1AdamStepAsync vs zero1AdamStep");
+  EXPECT(p2b.toHost() == p2.toHost(), "zero2AdamStepAsync vs zero2AdamStep");
+  EXPECT(p2s.toHost() == p2sRef.toHost(),
+         "zero2SgdStepAsync vs zero2SgdStep");
+  for (Tensor *st : {&s1a, &s2b, &s2s})
+    EXPECT(st->toHost().back() == 0.0f, "padding of a padded parameter: %g",
+           double(st->toHost().back()));
+  bool refused = false;
+  try {
+    Tensor flat({15});
+    Pending q = zero2SgdStepAsync(flat, g2slice, 0.5f, dp);
+  } catch (const std::exception &e) {
+    refused = std::string(e.what()).find("multiple of") != std::string::npos;
+  }
+  EXPECT(refused, "zero2SgdStepAsync on an unpadded parameter");
   double d2a = relDiff(p2a.toHost(), ref.toHost());
   EXPECT(d2a <= kTol, "ZeRO-2 (asynchronous sums) vs unsharded Adam: %.3g",
          d2a);
