@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include "trident/Plan/Plan.h"
+#include "trident/Support/DType.h"
 
 #include <nlohmann/json.hpp>
 
@@ -389,6 +390,16 @@ Result<Plan> parsePlanJson(std::string_view text, std::string_view source) {
       return Status::error(src + ": '" + name + "' must be in [1, " +
                            std::to_string(kMaxPlanSize) + "], got " +
                            std::to_string(v));
+  // The schema's rules for fields the readers use (hand-written plans
+  // need not carry a prediction, so the schema itself is not applied).
+  if (p.etp < 0 || p.etp > kMaxPlanSize)
+    return Status::error(src + ": 'parallel.etp' must be in [0, " +
+                         std::to_string(kMaxPlanSize) +
+                         "] (0: experts split like the dense layers), got " +
+                         std::to_string(p.etp));
+  if (!parseDType(p.precision))
+    return Status::error(src + ": 'precision' is '" + p.precision +
+                         "'; expected fp32, bf16, fp16 or fp8");
   for (int64_t n : p.layersPerChunk)
     if (n < 0 || n > kMaxPlanSize)
       return Status::error(src + ": 'layers_per_chunk' entries must be in "
@@ -403,6 +414,29 @@ Result<Plan> parsePlanJson(std::string_view text, std::string_view source) {
                          std::to_string(p.layersPerChunk.size()) +
                          " entries; expected pp*vpp = " +
                          std::to_string(p.pp * p.vpp));
+  // A stage's chunk_layers restate layers_per_chunk (chunk c of stage s
+  // is model chunk c * pp + s); an edit of one but not the other would
+  // leave the plan saying two things.
+  for (size_t i = 0; i < p.stages.size(); ++i) {
+    const StagePlan &st = p.stages[i];
+    if (st.chunkLayers.empty())
+      continue;
+    const int64_t s = int64_t(i) % p.pp;
+    bool same = int64_t(st.chunkLayers.size()) == p.vpp;
+    for (int64_t c = 0; same && c < p.vpp; ++c)
+      same = st.chunkLayers[size_t(c)] ==
+             p.layersPerChunk[size_t(c * p.pp + s)];
+    if (!same) {
+      std::string want;
+      for (int64_t c = 0; c < p.vpp; ++c)
+        want += (c ? ", " : "") +
+                std::to_string(p.layersPerChunk[size_t(c * p.pp + s)]);
+      return Status::error(src + ": 'stages[" + std::to_string(i) +
+                           "].chunk_layers' does not match "
+                           "'layers_per_chunk' (expected [" + want +
+                           "] for stage " + std::to_string(s) + ")");
+    }
+  }
   const int64_t shareCount =
       std::max<int64_t>(1, int64_t(p.dataShares.size()));
   if (int64_t(p.stages.size()) != p.pp * shareCount)

@@ -154,6 +154,15 @@ TEST_CASE("plan JSON errors name the field", "[plan]") {
              Catch::Contains("'parallel.dp' must be in [1, 16777216], got 0"));
   CHECK_THAT(bad("\"dp\": 2", "\"dp\": 9223372036854775808"),
              Catch::Contains("'parallel.dp' is too large for a 64-bit integer"));
+  CHECK_THAT(bad("\"etp\": 4", "\"etp\": -1"),
+             Catch::Contains("p.json: 'parallel.etp' must be in [0, "));
+  CHECK_THAT(bad("\"precision\": \"bf16\"", "\"precision\": \"int4\""),
+             Catch::Contains("p.json: 'precision' is 'int4'; expected fp32, "
+                             "bf16, fp16 or fp8"));
+  CHECK_THAT(bad("\"layers_per_chunk\": [\n    32", "\"layers_per_chunk\": [\n    31"),
+             Catch::Contains("p.json: 'stages[0].chunk_layers' does not "
+                             "match 'layers_per_chunk' (expected [31] for "
+                             "stage 0)"));
   CHECK_THAT(bad("\"mfu\": ", "\"mfu\": \"x\", \"y\": "),
              Catch::Contains("'predicted.mfu' must be a number"));
   auto r = plan::parsePlanJson("{", "p.json");

@@ -432,11 +432,12 @@ void testZero(const Grid &grid) {
     copy(head, full("zw", g));
     return head;
   };
-  Tensor s1a, s2b, s2s;
+  Tensor s1a, s2b, s2s, s1s;
   Tensor p1a = paddedParam(s1a), p2b = paddedParam(s2b),
-         p2s = paddedParam(s2s), p2sRef = full("zw", g);
+         p2s = paddedParam(s2s), p2sRef = full("zw", g),
+         p1s = paddedParam(s1s), p1sRef = full("zw", g);
   Tensor m1a({zr.chunk}), v1a({zr.chunk}), m2b({zr.chunk}), v2b({zr.chunk});
-  Pending gather1a, gather2b, gather2s;
+  Pending gather1a, gather2b, gather2s, gather1s;
   for (int step = 1; step <= 3; ++step) {
     Tensor sumg(g);
     for (int q = 0; q < dp.size(); ++q)
@@ -471,6 +472,10 @@ void testZero(const Grid &grid) {
     zero2SgdStep(p2sRef, g2slice, 0.5f, dp);
     gather2s.wait();
     gather2s = zero2SgdStepAsync(s2s, g2slice, 0.5f, dp);
+    Tensor mineSgd = mine.clone();
+    zero1SgdStep(p1sRef, mineSgd, 0.5f, dp);
+    gather1s.wait();
+    gather1s = zero1SgdStepAsync(s1s, mine, 0.5f, dp);
     zero3Gather(p3full, p3slice, dp);
     EXPECT(relDiff(p3full.toHost(), step == 1 ? full("zw", g).toHost()
                                               : p3full.toHost()) == 0,
@@ -487,11 +492,13 @@ void testZero(const Grid &grid) {
   gather1a.wait();
   gather2b.wait();
   gather2s.wait();
+  gather1s.wait();
   EXPECT(p1a.toHost() == p1.toHost(), "zero1AdamStepAsync vs zero1AdamStep");
+  EXPECT(p1s.toHost() == p1sRef.toHost(), "zero1SgdStepAsync vs zero1SgdStep");
   EXPECT(p2b.toHost() == p2.toHost(), "zero2AdamStepAsync vs zero2AdamStep");
   EXPECT(p2s.toHost() == p2sRef.toHost(),
          "zero2SgdStepAsync vs zero2SgdStep");
-  for (Tensor *st : {&s1a, &s2b, &s2s})
+  for (Tensor *st : {&s1a, &s2b, &s2s, &s1s})
     EXPECT(st->toHost().back() == 0.0f, "padding of a padded parameter: %g",
            double(st->toHost().back()));
   bool refused = false;
