@@ -1533,6 +1533,7 @@ int main(int argc, char **argv) {
       double loss = rt::globalMeanLoss(c.lossSum, kGlobalTokens, grid);
       rt::reportStep(step, loss, seconds, grid);
     }
+    rt::synchronize(); // the last step's parameter all-gathers
     rt::reportMemory(grid);
     if (!dumpDir.empty()) {
       rt::ParamDump dump;
@@ -1755,7 +1756,8 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
         auto it = lastReach.find(g.getSym());
         if (it == lastReach.end() || it->second.pos < lb->second.first)
           lastReach[g.getSym()] =
-              Reach{lb->second.first, lb->second.second, chunk.getIndex()};
+              Reach{lb->second.first, lb->second.second,
+                    static_cast<int64_t>(chunk.getIndex())};
       });
     }
     // A sum reached before the stage's last transfer action (interleaved

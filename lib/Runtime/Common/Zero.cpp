@@ -148,15 +148,21 @@ void zero2SgdStep(Tensor &param, const Tensor &sliceGrad, float lr,
 }
 
 namespace {
-/// This rank's chunk of a padded parameter ([chunk * dp], see
-/// zero2AdamStepAsync), after checking the slice gradient against it.
-Tensor paddedChunk(Tensor &padded, const Tensor &sliceGrad, const Group &dp,
-                   const char *fn) {
+/// The chunk of a padded parameter ([chunk * dp], see zero2AdamStepAsync).
+int64_t paddedChunkSize(const Tensor &padded, const Group &dp,
+                        const char *fn) {
   check(padded.rank() == 1 && padded.numel() % dp.size() == 0, fn,
         "padded parameter must be flat with a multiple of " +
             std::to_string(dp.size()) + " elements, got " +
             padded.shapeString());
-  const int64_t chunk = padded.numel() / dp.size();
+  return padded.numel() / dp.size();
+}
+
+/// This rank's chunk of a padded parameter, after checking the slice
+/// gradient against it.
+Tensor paddedChunk(Tensor &padded, const Tensor &sliceGrad, const Group &dp,
+                   const char *fn) {
+  const int64_t chunk = paddedChunkSize(padded, dp, fn);
   check(sliceGrad.numel() == chunk, fn,
         "slice gradient must have " + std::to_string(chunk) +
             " elements for a padded " + padded.shapeString() +
@@ -196,11 +202,7 @@ namespace {
 /// ZeRO-1: the summed slice of `grad` for a padded parameter.
 Tensor sliceOfSum(const Tensor &padded, const Tensor &grad, const Group &dp,
                   const char *fn) {
-  check(padded.rank() == 1 && padded.numel() % dp.size() == 0, fn,
-        "padded parameter must be flat with a multiple of " +
-            std::to_string(dp.size()) + " elements, got " +
-            padded.shapeString());
-  const int64_t chunk = padded.numel() / dp.size();
+  const int64_t chunk = paddedChunkSize(padded, dp, fn);
   check(grad.numel() <= padded.numel() &&
             zeroRange(grad.numel(), dp.size(), dp.rank()).chunk == chunk,
         fn,
