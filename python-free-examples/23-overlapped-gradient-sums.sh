@@ -13,9 +13,9 @@
 # a 1 B-parameter GPT on 16 H100s with ZeRO 0 (all-reduce hidden behind
 # the backward) and ZeRO 1 (reduce-scatter hidden too, started in the
 # backward by startSliceSum; the parameters' all-gather after the
-# optimizer step hidden behind the next step's forward, which waits for
-# each parameter at its first use: the ZeRO-1 program's lines for that
-# are shown too).
+# optimizer step hidden behind the next step's forward: the gathers start
+# two parameters ahead of it and each parameter is waited for at its
+# first use; the ZeRO-1 program's lines for that are shown too).
 #
 # Expected output shape: the emit lines, "sums started in the backward:
 # 68 of 68 parameters", one start point, the step's wait, the step lines,
@@ -47,10 +47,11 @@ compare_runs single dp2
 
 "$BIN/trident" emit --plan test/e2e/plans/zero1.json --model tiny-gpt \
   --backend cpu --emit cpp -o "$tmp/zero1.cpp"
-echo "ZeRO-1: the optimizer step leaves each parameter's all-gather running:"
-grep -m1 'p.gather = rt::zero2AdamStepAsync' "$tmp/zero1.cpp" | sed 's/^ *//'
-echo "and the next forward waits for a parameter where it first reads it:"
-grep -m1 -A1 '^ *P\[0\].gather.wait();' "$tmp/zero1.cpp" | sed 's/^ *//'
+echo "ZeRO-1: the optimizer step updates the rank's chunk of each parameter:"
+grep -m1 'rt::zero2AdamUpdateChunk' "$tmp/zero1.cpp" | sed 's/^ *//'
+echo "the all-gathers then start two ahead of the forward, which waits for"
+echo "each parameter where it first reads it:"
+grep -m1 -A1 '^ *awaitParam(0);' "$tmp/zero1.cpp" | sed 's/^ *//'
 
 for z in 0 1; do
   echo "\$ trident evaluate --model bench/models/gpt-1b.json --cluster dgx-h100:2 --global-batch 64 --seq-len 2048 --tp 1 --pp 1 --dp 16 --micro-batch 1 --precision fp32 --runtime trident --zero $z"

@@ -349,9 +349,9 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     // the last backward, on stages after the first only after their last
     // send; ZeRO-2 reduce-scatters every micro-batch; ZeRO-3 gathers each
     // parameter while the one before is used (rt::zero3GatherAsync), as
-    // Megatron-Core prefetches; ZeRO-1/2 leave the parameters' all-gather
-    // running into the next forward (rt::zero2AdamStepAsync, as
-    // Megatron-LM's --overlap-param-gather).
+    // Megatron-Core prefetches; ZeRO-1/2 gather the updated parameters
+    // during the next forward, two matrices ahead of their first use
+    // (rt::zeroGatherChunksAsync, as Megatron-LM's --overlap-param-gather).
     o.flashAttention = false;
     o.overlapGradReduce = true;
     o.zero1ReduceInOptimizer = false;

@@ -291,10 +291,11 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
     return success();
   }
   if (auto p = dyn_cast<tx::ParamRefOp>(op)) {
-    // ZeRO-1/2: the last optimizer step left the parameter's all-gather
-    // running (optimizerStep); it is waited for at the first use.
+    // ZeRO-1/2: the last optimizer step updated the rank's chunk; the
+    // parameter's all-gather (started a few parameters ahead) is waited
+    // for at the first use (awaitParam).
     if (program.getZeroStage() == 1 || program.getZeroStage() == 2)
-      os << "    " << param(p.getSym()) << ".gather.wait();\n";
+      os << "    awaitParam(" << paramIndex.lookup(p.getSym()) << ");\n";
     os << "    rt::Tensor " << fresh(p.getResult()) << " = "
        << param(p.getSym()) << ".value;\n";
     return success();
@@ -1088,10 +1089,12 @@ struct Param {
   /// ZeRO-1: this step's reduce-scatter into gradSlice was started in the
   /// backward (startSliceSum); the optimizer updates from the slice.
   bool sliceStarted = false;
-  /// ZeRO-1/2: the [chunk * dp] storage whose head is `value`, and the
-  /// all-gather into it that the last optimizer step left running.
+  /// ZeRO-1/2: the [chunk * dp] storage whose head is `value`; after an
+  /// optimizer step only this rank's chunk is current until the all-gather
+  /// into it (gatherDue: not started yet; gather: running) is waited for.
   rt::Tensor padded;
   rt::Pending gather;
+  bool gatherDue = false, gatherRunning = false;
   rt::ShardBlocks shardBlocks() const {
     return {blocks > 1 ? (split2Dim >= 0 ? split2Dim : splitDim) : -1,
             blocks};
@@ -1257,8 +1260,7 @@ public:
 
   /// Adds every parameter shard (whole, ZeRO-3 slices gathered) to `dump`.
   void dumpParams(rt::ParamDump &dump) {
-    for (Param &p : P)
-      p.gather.wait(); // ZeRO-1/2: the last step's all-gather
+    awaitAllParams();
     for (Param &p : P) {
       std::vector<int64_t> offset = shardOffset(p);
       rt::Tensor full = p.value;
@@ -1300,6 +1302,54 @@ public:
 protected:
   Context &c;
   std::vector<Param> P;
+
+  /// ZeRO-1/2: the parameters in the order the stage first reads them (its
+  /// chunks' forwards in turn; set by the constructor). The optimizer step
+  /// only updates each rank's chunk; the all-gathers start in this order,
+  /// at most kParamGathersInFlight matrices (biases and norm weights, 1-D,
+  /// are not counted) ahead of the forward, as Megatron-LM's
+  /// --overlap-param-gather runs one bucket ahead. On CUDA they share the
+  /// one communication stream with the forward's own collectives and
+  /// transfers, which so wait behind only that much.
+  std::vector<int> gatherOrder;
+  size_t gatherCursor = 0;
+  int gathersRunning = 0;
+  static constexpr int kParamGathersInFlight = 2;
+  static bool countsAsRunning(const Param &p) { return p.local.size() >= 2; }
+  void startGather(int i) {
+    Param &p = P[i];
+    p.gatherDue = false;
+    if (c.group(p.group).size() == 1) // the chunk is the parameter
+      return;
+    p.gather = rt::zeroGatherChunksAsync(p.padded, c.group(p.group));
+    p.gatherRunning = true;
+    gathersRunning += countsAsRunning(p);
+  }
+  void prefetchGathers() {
+    while (gathersRunning < kParamGathersInFlight &&
+           gatherCursor < gatherOrder.size()) {
+      int j = gatherOrder[gatherCursor++];
+      if (P[j].gatherDue)
+        startGather(j);
+    }
+  }
+  /// Parameter i is complete (its gather started now if it was still due,
+  /// then waited for), and the next ones in gatherOrder start.
+  void awaitParam(int i) {
+    Param &p = P[i];
+    if (p.gatherDue)
+      startGather(i);
+    if (p.gatherRunning) {
+      p.gather.wait();
+      p.gatherRunning = false;
+      gathersRunning -= countsAsRunning(p);
+    }
+    prefetchGathers();
+  }
+  void awaitAllParams() {
+    for (size_t i = 0; i < P.size(); ++i)
+      awaitParam(int(i));
+  }
 
   void zeroGrads() {
     for (Param &p : P) {
@@ -1399,9 +1449,9 @@ protected:
     cfg.beta1 = kBeta1;
     cfg.beta2 = kBeta2;
     cfg.eps = kEps;
+    awaitAllParams(); // ZeRO-1/2: parameters no kernel read this step
     for (Param &p : P) {
       const rt::Group &dp = c.group(p.group);
-      p.gather.wait(); // a parameter no kernel read this step
       rt::Tensor w = p.value.reshape({p.value.numel()});
       if (p.loadBalance > 0.0f) {
         // The whole step's expert load: ZeRO-2/3 hold it as slices summed
@@ -1419,17 +1469,17 @@ protected:
         rt::loadBalanceUpdate(w, load, p.loadBalance, begin);
         continue;
       }
-      // ZeRO-1/2 update this rank's slice and leave the parameter's
-      // all-gather running: each parameter is waited for at its first use
-      // in the next step (Megatron-LM's --overlap-param-gather). ZeRO-1
+      // ZeRO-1/2 update this rank's chunk; the parameter's all-gather
+      // waits for the next forward (prefetchGathers, awaitParam). ZeRO-1
       // parameters whose slice was reduce-scattered in the backward
       // (startSliceSum) step from that slice, as ZeRO-2's.
       if (zeroStage == 2 || p.sliceStarted) {
         if (kOptimizerAdam)
-          p.gather = rt::zero2AdamStepAsync(p.padded, p.gradSlice, p.m, p.v,
-                                            cfg, c.step, dp);
+          rt::zero2AdamUpdateChunk(p.padded, p.gradSlice, p.m, p.v, cfg,
+                                   c.step, dp);
         else
-          p.gather = rt::zero2SgdStepAsync(p.padded, p.gradSlice, kLr, dp);
+          rt::zero2SgdUpdateChunk(p.padded, p.gradSlice, kLr, dp);
+        p.gatherDue = true;
         continue;
       }
       if (zeroStage == 3) { // the parameter is its slice too
@@ -1447,12 +1497,15 @@ protected:
           rt::sgdUpdate(w, g, kLr);
       } else {
         if (kOptimizerAdam)
-          p.gather = rt::zero1AdamStepAsync(p.padded, g, p.m, p.v, cfg,
-                                            c.step, dp);
+          rt::zero1AdamUpdateChunk(p.padded, g, p.m, p.v, cfg, c.step, dp);
         else
-          p.gather = rt::zero1SgdStepAsync(p.padded, g, kLr, dp);
+          rt::zero1SgdUpdateChunk(p.padded, g, kLr, dp);
+        p.gatherDue = true;
       }
     }
+    // The first gathers run while the step ends and the next one starts.
+    gatherCursor = 0;
+    prefetchGathers();
   }
 };
 
@@ -1533,7 +1586,7 @@ int main(int argc, char **argv) {
       double loss = rt::globalMeanLoss(c.lossSum, kGlobalTokens, grid);
       rt::reportStep(step, loss, seconds, grid);
     }
-    rt::synchronize(); // the last step's parameter all-gathers
+    rt::synchronize(); // ZeRO-1/2: the gathers still running
     rt::reportMemory(grid);
     if (!dumpDir.empty()) {
       rt::ParamDump dump;
@@ -1648,6 +1701,20 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
     }
     for (int i = 0; i < numChunks; ++i)
       os << "    S" << i << ".resize(kMicroBatches);\n";
+    if (program.getZeroStage() == 1 || program.getZeroStage() == 2) {
+      // First reads: each chunk's forward in turn.
+      SmallVector<int> order;
+      llvm::DenseSet<int> seen;
+      for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>())
+        chunk.getForward().walk([&](tx::ParamRefOp r) {
+          int idx = paramIndex.lookup(r.getSym());
+          if (seen.insert(idx).second)
+            order.push_back(idx);
+        });
+      os << "    gatherOrder = {";
+      llvm::interleaveComma(order, os);
+      os << "};\n";
+    }
     for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>())
       if (chunk.getRecompute())
         os << "    X" << chunk.getIndex() << ".resize(kMicroBatches);\n";

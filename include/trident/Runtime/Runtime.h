@@ -953,12 +953,28 @@ void zero2SgdStep(Tensor &param, const Tensor &sliceGrad, float lr,
                                         const Group &dp);
 /// The same from the full gradient `grad` (numel elements, not yet summed
 /// over dp): reduce-scatters it first (ZeRO-1 without startSliceSum).
+/// Each *StepAsync is its *UpdateChunk then zeroGatherChunksAsync; the
+/// emitted programs call the two apart, so that each gather starts only a
+/// few parameters ahead of its first use.
 [[nodiscard]] Pending zero1AdamStepAsync(Tensor &padded, const Tensor &grad,
                                          Tensor &m, Tensor &v,
                                          const AdamConfig &cfg, int64_t step,
                                          const Group &dp);
 [[nodiscard]] Pending zero1SgdStepAsync(Tensor &padded, const Tensor &grad,
                                         float lr, const Group &dp);
+/// The update of this rank's chunk alone (no gather).
+void zero2AdamUpdateChunk(Tensor &padded, const Tensor &sliceGrad, Tensor &m,
+                          Tensor &v, const AdamConfig &cfg, int64_t step,
+                          const Group &dp);
+void zero2SgdUpdateChunk(Tensor &padded, const Tensor &sliceGrad, float lr,
+                         const Group &dp);
+void zero1AdamUpdateChunk(Tensor &padded, const Tensor &grad, Tensor &m,
+                          Tensor &v, const AdamConfig &cfg, int64_t step,
+                          const Group &dp);
+void zero1SgdUpdateChunk(Tensor &padded, const Tensor &grad, float lr,
+                         const Group &dp);
+/// Starts the in-place all-gather of every member's chunk of `padded`.
+[[nodiscard]] Pending zeroGatherChunksAsync(Tensor &padded, const Group &dp);
 
 /// ZeRO-3: parameters live as slices of `chunk` elements. Gathers the full
 /// parameter (numel = full.numel()) from the members' slices.

@@ -178,24 +178,42 @@ Pending gatherChunks(Tensor &padded, const Tensor &own, const Group &dp) {
 }
 } // namespace
 
-Pending zero2AdamStepAsync(Tensor &padded, const Tensor &sliceGrad, Tensor &m,
-                           Tensor &v, const AdamConfig &cfg, int64_t step,
-                           const Group &dp) {
-  const char *fn = "zero2AdamStepAsync";
+void zero2AdamUpdateChunk(Tensor &padded, const Tensor &sliceGrad, Tensor &m,
+                          Tensor &v, const AdamConfig &cfg, int64_t step,
+                          const Group &dp) {
+  const char *fn = "zero2AdamUpdateChunk";
   Tensor own = paddedChunk(padded, sliceGrad, dp, fn);
   check(m.numel() == own.numel() && v.numel() == own.numel(), fn,
         "optimizer states must have " + std::to_string(own.numel()) +
             " elements (zeroRange chunk), got " + std::to_string(m.numel()) +
             " and " + std::to_string(v.numel()));
   adamUpdate(own, sliceGrad.reshape({own.numel()}), m, v, cfg, step);
+}
+
+void zero2SgdUpdateChunk(Tensor &padded, const Tensor &sliceGrad, float lr,
+                         const Group &dp) {
+  Tensor own = paddedChunk(padded, sliceGrad, dp, "zero2SgdUpdateChunk");
+  sgdUpdate(own, sliceGrad.reshape({own.numel()}), lr);
+}
+
+Pending zeroGatherChunksAsync(Tensor &padded, const Group &dp) {
+  const int64_t chunk =
+      paddedChunkSize(padded, dp, "zeroGatherChunksAsync");
+  Tensor own = padded.view(int64_t(dp.rank()) * chunk, {chunk});
   return gatherChunks(padded, own, dp);
+}
+
+Pending zero2AdamStepAsync(Tensor &padded, const Tensor &sliceGrad, Tensor &m,
+                           Tensor &v, const AdamConfig &cfg, int64_t step,
+                           const Group &dp) {
+  zero2AdamUpdateChunk(padded, sliceGrad, m, v, cfg, step, dp);
+  return zeroGatherChunksAsync(padded, dp);
 }
 
 Pending zero2SgdStepAsync(Tensor &padded, const Tensor &sliceGrad, float lr,
                           const Group &dp) {
-  Tensor own = paddedChunk(padded, sliceGrad, dp, "zero2SgdStepAsync");
-  sgdUpdate(own, sliceGrad.reshape({own.numel()}), lr);
-  return gatherChunks(padded, own, dp);
+  zero2SgdUpdateChunk(padded, sliceGrad, lr, dp);
+  return zeroGatherChunksAsync(padded, dp);
 }
 
 namespace {
@@ -213,17 +231,30 @@ Tensor sliceOfSum(const Tensor &padded, const Tensor &grad, const Group &dp,
 }
 } // namespace
 
+void zero1AdamUpdateChunk(Tensor &padded, const Tensor &grad, Tensor &m,
+                          Tensor &v, const AdamConfig &cfg, int64_t step,
+                          const Group &dp) {
+  Tensor slice = sliceOfSum(padded, grad, dp, "zero1AdamUpdateChunk");
+  zero2AdamUpdateChunk(padded, slice, m, v, cfg, step, dp);
+}
+
+void zero1SgdUpdateChunk(Tensor &padded, const Tensor &grad, float lr,
+                         const Group &dp) {
+  Tensor slice = sliceOfSum(padded, grad, dp, "zero1SgdUpdateChunk");
+  zero2SgdUpdateChunk(padded, slice, lr, dp);
+}
+
 Pending zero1AdamStepAsync(Tensor &padded, const Tensor &grad, Tensor &m,
                            Tensor &v, const AdamConfig &cfg, int64_t step,
                            const Group &dp) {
-  Tensor slice = sliceOfSum(padded, grad, dp, "zero1AdamStepAsync");
-  return zero2AdamStepAsync(padded, slice, m, v, cfg, step, dp);
+  zero1AdamUpdateChunk(padded, grad, m, v, cfg, step, dp);
+  return zeroGatherChunksAsync(padded, dp);
 }
 
 Pending zero1SgdStepAsync(Tensor &padded, const Tensor &grad, float lr,
                           const Group &dp) {
-  Tensor slice = sliceOfSum(padded, grad, dp, "zero1SgdStepAsync");
-  return zero2SgdStepAsync(padded, slice, lr, dp);
+  zero1SgdUpdateChunk(padded, grad, lr, dp);
+  return zeroGatherChunksAsync(padded, dp);
 }
 
 void zero3Gather(Tensor &full, const Tensor &slice, const Group &dp) {
