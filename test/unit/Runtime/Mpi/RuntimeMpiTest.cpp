@@ -432,7 +432,10 @@ void testZero(const Grid &grid) {
     copy(head, full("zw", g));
     return head;
   };
-  Tensor s1a, s2b, s2s, s1s;
+  Tensor s1a, s2b, s2s, s1s, s2c;
+  // As the emitted programs use them: the chunk updated in the step, the
+  // gather started later, after other collectives on the same group.
+  Tensor p2c = paddedParam(s2c), m2c({zr.chunk}), v2c({zr.chunk});
   Tensor p1a = paddedParam(s1a), p2b = paddedParam(s2b),
          p2s = paddedParam(s2s), p2sRef = full("zw", g),
          p1s = paddedParam(s1s), p1sRef = full("zw", g);
@@ -476,6 +479,14 @@ void testZero(const Grid &grid) {
     zero1SgdStep(p1sRef, mineSgd, 0.5f, dp);
     gather1s.wait();
     gather1s = zero1SgdStepAsync(s1s, mine, 0.5f, dp);
+    zero2AdamUpdateChunk(s2c, g2slice, m2c, v2c, cfg, step, dp);
+    Tensor between = full("between" + std::to_string(step), g);
+    allReduceSum(between, dp);
+    Pending gather2c = zeroGatherChunksAsync(s2c, dp);
+    gather2c.wait();
+    EXPECT(p2c.toHost() == p2.toHost(),
+           "zero2AdamUpdateChunk + zeroGatherChunksAsync vs zero2AdamStep "
+           "(step %d)", step);
     zero3Gather(p3full, p3slice, dp);
     EXPECT(relDiff(p3full.toHost(), step == 1 ? full("zw", g).toHost()
                                               : p3full.toHost()) == 0,
