@@ -933,47 +933,30 @@ void zero2AdamStep(Tensor &param, const Tensor &sliceGrad, Tensor &m,
 void zero2SgdStep(Tensor &param, const Tensor &sliceGrad, float lr,
                   const Group &dp);
 
-/// ZeRO-1/2 steps that leave the parameters' all-gather running, so it
-/// overlaps what follows (Megatron-LM's --overlap-param-gather: the emitted
-/// programs wait for each parameter at its first use in the next step's
-/// forward). The parameter is held padded: `padded` is a flat [chunk * dp]
-/// tensor (chunk from zeroRange of the parameter's numel) whose first numel
-/// elements are the parameter, zeros after (its storage: the parameter is
-/// padded.view(0, shape)). This rank's chunk of `padded` is updated in place
-/// and gathered in place into the others'; `padded` must not be read until
-/// wait() (the CPU backend completes it before returning, or in wait()
-/// under TRIDENT_RT_DEFER_ASYNC=1). The padding stays zero: its gradient and
-/// states are zero.
-[[nodiscard]] Pending zero2AdamStepAsync(Tensor &padded,
-                                         const Tensor &sliceGrad, Tensor &m,
-                                         Tensor &v, const AdamConfig &cfg,
-                                         int64_t step, const Group &dp);
-[[nodiscard]] Pending zero2SgdStepAsync(Tensor &padded,
-                                        const Tensor &sliceGrad, float lr,
-                                        const Group &dp);
-/// The same from the full gradient `grad` (numel elements, not yet summed
-/// over dp): reduce-scatters it first (ZeRO-1 without startSliceSum).
-/// Each *StepAsync is its *UpdateChunk then zeroGatherChunksAsync; the
-/// emitted programs call the two apart, so that each gather starts only a
-/// few parameters ahead of its first use.
-[[nodiscard]] Pending zero1AdamStepAsync(Tensor &padded, const Tensor &grad,
-                                         Tensor &m, Tensor &v,
-                                         const AdamConfig &cfg, int64_t step,
-                                         const Group &dp);
-[[nodiscard]] Pending zero1SgdStepAsync(Tensor &padded, const Tensor &grad,
-                                        float lr, const Group &dp);
-/// The update of this rank's chunk alone (no gather).
+/// ZeRO-1/2 steps whose parameters' all-gather overlaps what follows
+/// (Megatron-LM's --overlap-param-gather: the emitted programs start the
+/// gathers a few parameters ahead of the next forward and wait for each
+/// parameter at its first use). The parameter is held padded: `padded` is
+/// a flat [chunk * dp] tensor (chunk from zeroRange of the parameter's
+/// numel) whose first numel elements are the parameter, zeros after (its
+/// storage: the parameter is padded.view(0, shape)). *UpdateChunk updates
+/// this rank's chunk of `padded` in place (the padding stays zero: its
+/// gradient and states are zero); zeroGatherChunksAsync then gathers the
+/// members' chunks in place, and `padded` must not be read until wait()
+/// (the CPU backend completes it before returning, or in wait() under
+/// TRIDENT_RT_DEFER_ASYNC=1).
 void zero2AdamUpdateChunk(Tensor &padded, const Tensor &sliceGrad, Tensor &m,
                           Tensor &v, const AdamConfig &cfg, int64_t step,
                           const Group &dp);
 void zero2SgdUpdateChunk(Tensor &padded, const Tensor &sliceGrad, float lr,
                          const Group &dp);
+/// The same from the full gradient `grad` (numel elements, not yet summed
+/// over dp): reduce-scatters it first (ZeRO-1 without startSliceSum).
 void zero1AdamUpdateChunk(Tensor &padded, const Tensor &grad, Tensor &m,
                           Tensor &v, const AdamConfig &cfg, int64_t step,
                           const Group &dp);
 void zero1SgdUpdateChunk(Tensor &padded, const Tensor &grad, float lr,
                          const Group &dp);
-/// Starts the in-place all-gather of every member's chunk of `padded`.
 [[nodiscard]] Pending zeroGatherChunksAsync(Tensor &padded, const Group &dp);
 
 /// ZeRO-3: parameters live as slices of `chunk` elements. Gathers the full

@@ -148,7 +148,7 @@ void zero2SgdStep(Tensor &param, const Tensor &sliceGrad, float lr,
 }
 
 namespace {
-/// The chunk of a padded parameter ([chunk * dp], see zero2AdamStepAsync).
+/// The chunk of a padded parameter ([chunk * dp], see zero2AdamUpdateChunk).
 int64_t paddedChunkSize(const Tensor &padded, const Group &dp,
                         const char *fn) {
   check(padded.rank() == 1 && padded.numel() % dp.size() == 0, fn,
@@ -168,13 +168,6 @@ Tensor paddedChunk(Tensor &padded, const Tensor &sliceGrad, const Group &dp,
             " elements for a padded " + padded.shapeString() +
             " parameter, got " + std::to_string(sliceGrad.numel()));
   return padded.view(int64_t(dp.rank()) * chunk, {chunk});
-}
-
-/// Gathers every member's chunk of `padded` in place (own = its chunk).
-Pending gatherChunks(Tensor &padded, const Tensor &own, const Group &dp) {
-  if (dp.size() == 1)
-    return Pending();
-  return allGatherAsync(padded, own, dp);
 }
 } // namespace
 
@@ -199,22 +192,13 @@ void zero2SgdUpdateChunk(Tensor &padded, const Tensor &sliceGrad, float lr,
 Pending zeroGatherChunksAsync(Tensor &padded, const Group &dp) {
   const int64_t chunk =
       paddedChunkSize(padded, dp, "zeroGatherChunksAsync");
+  if (dp.size() == 1) // the chunk is the parameter
+    return Pending();
   Tensor own = padded.view(int64_t(dp.rank()) * chunk, {chunk});
-  return gatherChunks(padded, own, dp);
+  return allGatherAsync(padded, own, dp);
 }
 
-Pending zero2AdamStepAsync(Tensor &padded, const Tensor &sliceGrad, Tensor &m,
-                           Tensor &v, const AdamConfig &cfg, int64_t step,
-                           const Group &dp) {
-  zero2AdamUpdateChunk(padded, sliceGrad, m, v, cfg, step, dp);
-  return zeroGatherChunksAsync(padded, dp);
-}
 
-Pending zero2SgdStepAsync(Tensor &padded, const Tensor &sliceGrad, float lr,
-                          const Group &dp) {
-  zero2SgdUpdateChunk(padded, sliceGrad, lr, dp);
-  return zeroGatherChunksAsync(padded, dp);
-}
 
 namespace {
 /// ZeRO-1: the summed slice of `grad` for a padded parameter.
@@ -244,18 +228,7 @@ void zero1SgdUpdateChunk(Tensor &padded, const Tensor &grad, float lr,
   zero2SgdUpdateChunk(padded, slice, lr, dp);
 }
 
-Pending zero1AdamStepAsync(Tensor &padded, const Tensor &grad, Tensor &m,
-                           Tensor &v, const AdamConfig &cfg, int64_t step,
-                           const Group &dp) {
-  zero1AdamUpdateChunk(padded, grad, m, v, cfg, step, dp);
-  return zeroGatherChunksAsync(padded, dp);
-}
 
-Pending zero1SgdStepAsync(Tensor &padded, const Tensor &grad, float lr,
-                          const Group &dp) {
-  zero1SgdUpdateChunk(padded, grad, lr, dp);
-  return zeroGatherChunksAsync(padded, dp);
-}
 
 void zero3Gather(Tensor &full, const Tensor &slice, const Group &dp) {
   zero3GatherAsync(full, slice, dp).wait();
