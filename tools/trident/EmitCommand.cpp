@@ -128,6 +128,15 @@ int runEmit(mlir::MLIRContext &ctx) {
                  << "': the program trains --model, and the plan's step "
                     "time and memory do not describe it\n";
 
+  // The plan's figures were computed for its precision; the programs
+  // compute in f32 whatever the plan says (docs/emit.md, "Precision").
+  if (plan->precision != "fp32")
+    llvm::errs() << "trident: note: " << emitPlanOpt
+                 << "'s step time and memory assume " << plan->precision
+                 << " training; the emitted program trains in f32 (the "
+                    "runtime backends are f32-only); `trident plan "
+                    "--precision fp32` gives figures for it\n";
+
   conversion::TrainingOptions options;
   options.optimizer = emitOptimizerOpt;
   options.lr = emitLrOpt;
