@@ -1325,7 +1325,12 @@ protected:
     p.gatherRunning = true;
     gathersRunning += countsAsRunning(p);
   }
+  /// Not while pipeline sends are queued: a gather would issue them as a
+  /// group of their own, not with the next recv (docs/runtime.md,
+  /// "Pipeline point-to-point"); the next awaitParam after it resumes.
   void prefetchGathers() {
+    if (rt::sendsQueued())
+      return;
     while (gathersRunning < kParamGathersInFlight &&
            gatherCursor < gatherOrder.size()) {
       int j = gatherOrder[gatherCursor++];

@@ -79,7 +79,7 @@ if [ ${#plans[@]} -eq 0 ]; then
          tiny-mixtral-dp2-ep2-tp2-sp tiny-mixtral-dp2-ep2-cp2
          tiny-mixtral-tp2-etp2 tiny-mixtral-dp2-ep2-tp2-sp-etp
          tiny-qwen3-moe-dp2-ep2-tp2-sp-etp
-         tiny-mistral-cp2-tp2-sp zero2 zero2-dp2-tp2-pp2-sp
+         tiny-mistral-cp2-tp2-sp zero2 zero2-dp2-tp2-pp2-sp zero1-dp2-pp2-vpp2
          tiny-nemotron-tp2-sp tiny-qwen3-moe-dp4-ep2 tiny-bert-dp2-tp2-sp
          tiny-bert-cp2-pp2 tiny-bert-cp2-tp2-sp tiny-bert-v251-tp4
          tiny-gpt-oss-dp2-ep2-tp2-sp-etp tiny-deepseek-moe-dp2-ep2-tp2-sp-etp

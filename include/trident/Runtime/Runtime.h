@@ -867,6 +867,11 @@ void sendAsync(const Tensor &t, int peer, int tag, const Group &g);
 void recv(Tensor &t, int peer, int tag, const Group &g);
 /// Issues the queued sends (their group may still run on CUDA).
 void waitAllSends();
+/// Whether sendAsync has queued sends that no recv or collective has
+/// issued yet. Prefetches that are free to wait (the ZeRO-1/2 parameter
+/// gathers) hold back while it is true, so that the sends go out with the
+/// next recv (NCCL's pairing) rather than as a group of their own.
+bool sendsQueued();
 
 //===----------------------------------------------------------------------===//
 // Optimizers and ZeRO

@@ -89,6 +89,8 @@ void recv(Tensor &t, int peer, int tag, const Group &g) {
 
 void waitAllSends() { detail::flushSends("waitAllSends"); }
 
+bool sendsQueued() { return !queued.empty(); }
+
 namespace detail {
 
 void flushSends(const char *fn) {

@@ -328,10 +328,13 @@ void testSendRecv(const Grid &grid) {
     Tensor s1({4}), s2({2});
     fillConstant(s1, float(100 * round + r));
     fillConstant(s2, float(-r));
+    EXPECT(!sendsQueued(), "no send queued before sendAsync");
     sendAsync(s1, (r + 1) % n, 1, w);
+    EXPECT(sendsQueued(), "sendAsync queues its send");
     fillConstant(s1, -1.0f); // the queued copy keeps the sent values
     Tensor r1({4}), r2({2});
     recv(r1, (r + n - 1) % n, 1, w);
+    EXPECT(!sendsQueued(), "recv issues the queued send");
     sendAsync(s2, (r + n - 1) % n, 2, w);
     recv(r2, (r + 1) % n, 2, w);
     EXPECT(r1.toHost()[3] == float(100 * round + (r + n - 1) % n), "ring fwd");
@@ -358,7 +361,9 @@ void testSendRecv(const Grid &grid) {
     else
       recv(y, r - 1, 3, w);
     fillConstant(s, 1.0f);
+    EXPECT(sendsQueued() == (r % 2 == 0), "queued before the collective");
     allReduceSum(s, w);
+    EXPECT(!sendsQueued(), "a collective issues the queued sends");
     if (r % 2 == 1)
       EXPECT(y.toHost()[0] == float(r - 1), "send before a collective");
     EXPECT(s.toHost()[0] == float(n), "collective after a send");
