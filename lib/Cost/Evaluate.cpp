@@ -347,9 +347,9 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     // gradient sums (docs/emit.md, "Gradient sums overlapping the
     // backward"): ZeRO-0 all-reduces and ZeRO-1 reduce-scatters during
     // the last backward, on stages after the first only after their last
-    // send; ZeRO-2 reduce-scatters every micro-batch; ZeRO-3 gathers each
-    // parameter while the one before is used (rt::zero3GatherAsync), as
-    // Megatron-Core prefetches; ZeRO-1/2 gather the updated parameters
+    // send; ZeRO-2 reduce-scatters every micro-batch; ZeRO-3 gathers up to
+    // two matrices ahead of the parameter in use (rt::zero3GatherAsync),
+    // as Megatron-Core prefetches; ZeRO-1/2 gather the updated parameters
     // during the next forward, two matrices ahead of their first use
     // (rt::zeroGatherChunksAsync, as Megatron-LM's --overlap-param-gather).
     o.flashAttention = false;

@@ -172,12 +172,19 @@ private:
       os << "});\n";
     }
   }
-  /// ZeRO-3: each parameter gather's successor in the region when no send
-  /// or receive lies between them (its all-gather starts at the first
-  /// one, so it runs while the first's parameter is used), and the
-  /// gathers started that way.
-  DenseMap<Operation *, tx::ParamGatherOp> nextGather;
+  /// ZeRO-3: the region's parameter gathers in runs that no send or
+  /// receive interrupts (a gather's all-gather may start at an earlier
+  /// gather of its run, never across a transfer), each gather's run and
+  /// place in it, how far each run's gathers have been started, and the
+  /// gathers started ahead that way.
+  SmallVector<SmallVector<tx::ParamGatherOp>> gatherRuns;
+  DenseMap<Operation *, std::pair<size_t, size_t>> gatherPlace;
+  SmallVector<size_t> gatherRunStarted;
   DenseSet<Operation *> prefetched;
+  /// At most this many matrices' gathers run ahead of the parameter in
+  /// use (1-D parameters, biases and norm weights, go along uncounted), as
+  /// the ZeRO-1/2 programs' kParamGathersInFlight.
+  static constexpr int kZero3GathersAhead = 2;
   /// Kernel results that are a parameter's gradient buffer itself (the
   /// kernel accumulated into it): their texec.accumulate_grad adds nothing.
   DenseSet<Value> accumulatedInPlace;
@@ -199,14 +206,18 @@ LogicalResult RegionEmitter::emit(Block &block) {
       if (isa<tx::SendOp, tx::RecvOp>(op))
         lastTransfer = &op;
   {
-    tx::ParamGatherOp prev;
+    bool open = false;
     for (Operation &op : block) {
       if (isa<tx::SendOp, tx::RecvOp>(op))
-        prev = {};
+        open = false;
       if (auto g = dyn_cast<tx::ParamGatherOp>(op)) {
-        if (prev)
-          nextGather[prev] = g;
-        prev = g;
+        if (!open) {
+          gatherRuns.emplace_back();
+          gatherRunStarted.push_back(0);
+          open = true;
+        }
+        gatherPlace[g] = {gatherRuns.size() - 1, gatherRuns.back().size()};
+        gatherRuns.back().push_back(g);
       }
     }
   }
@@ -309,18 +320,29 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
       os << "    rt::zero3Gather(" << n << ", " << param(p.getSym())
          << ".value, " << groupExpr(p.getGroup()) << ");\n";
     }
-    // The region's next gather starts now, unless a send or receive comes
-    // first: moving a collective past a point-to-point transfer could
+    // The run's next gathers start now, until kZero3GathersAhead
+    // matrices' are running ahead of this one; a send or receive ends the
+    // run: moving a collective past a point-to-point transfer could
     // deadlock two pipeline stages.
-    auto next = nextGather.find(p);
-    if (next != nextGather.end()) {
-      tx::ParamGatherOp q = next->second;
+    auto [run, at] = gatherPlace.lookup(p);
+    ArrayRef<tx::ParamGatherOp> gathers = gatherRuns[run];
+    size_t &started = gatherRunStarted[run];
+    started = std::max(started, at + 1);
+    auto isMatrix = [](tx::ParamGatherOp g) {
+      return cast<RankedTensorType>(g.getResult().getType()).getRank() >= 2;
+    };
+    int ahead = 0;
+    for (size_t j = at + 1; j < started; ++j)
+      ahead += isMatrix(gathers[j]);
+    while (ahead < kZero3GathersAhead && started < gathers.size()) {
+      tx::ParamGatherOp q = gathers[started++];
       std::string n = declare(q.getResult());
       os << "    rt::Pending " << n << "_gather = rt::zero3GatherAsync(" << n
          << ", " << param(q.getSym()) << ".value, "
          << groupExpr(q.getGroup())
-         << "); // the next parameter, while this one is used\n";
+         << "); // ahead, while this parameter is used\n";
       prefetched.insert(q);
+      ahead += isMatrix(q);
     }
     return success();
   }

@@ -1,10 +1,11 @@
 // RUN: trident-translate --texec-to-cpp %s | FileCheck %s
 
-// ZeRO-3: each parameter gather of a region starts the next one (rt::
-// zero3GatherAsync) so that its all-gather runs while the current
-// parameter is used, and waits for its own where the parameter is needed.
-// A send or receive between two gathers stops the chain: the gather after
-// it is issued in place, so no collective moves past a pipeline transfer.
+// ZeRO-3: each parameter gather of a region starts the next ones (rt::
+// zero3GatherAsync, up to two matrices ahead: texec-to-cpp-zero3-window)
+// so that their all-gathers run while the current parameter is used, and
+// waits for its own where the parameter is needed. A send or receive
+// between two gathers stops the chain: the gather after it is issued in
+// place, so no collective moves past a pipeline transfer.
 
 // Stage 0's forward: w1 gathered in place, w2 started there, waited for
 // at its use; the send comes next, so w3 (after it) is gathered in place.
@@ -12,22 +13,23 @@
 // CHECK-LABEL: void forward0(int mb) {
 // CHECK: rt::zero3Gather([[W1:v[0-9]+]], P[0].value, c.group("dp"));
 // CHECK-NEXT: rt::Tensor [[W2:v[0-9]+]]({8, 8});
-// CHECK-NEXT: rt::Pending [[W2]]_gather = rt::zero3GatherAsync([[W2]], P[1].value, c.group("dp")); // the next parameter, while this one is used
+// CHECK-NEXT: rt::Pending [[W2]]_gather = rt::zero3GatherAsync([[W2]], P[1].value, c.group("dp")); // ahead, while this parameter is used
 // CHECK: rt::linearForward({{.*}}, act2({{v[0-9]+}}), [[W1]], rt::Tensor());
 // CHECK: [[W2]]_gather.wait();
 // CHECK: rt::linearForward({{.*}}, [[W2]], rt::Tensor());
 // CHECK-NOT: zero3GatherAsync
 // CHECK: rt::sendAsync(
 // CHECK: rt::zero3Gather({{v[0-9]+}}, P[2].value, c.group("dp"));
-// The backward: after its receive, w2 in place, then w1 and w3 each
-// started one parameter ahead.
+// The backward: after its receive, w2 in place, w1 and w3 both started
+// there (two matrices ahead).
 // CHECK-LABEL: void backward0(int mb) {
 // CHECK: rt::recv(
 // CHECK: rt::zero3Gather([[B2:v[0-9]+]], P[1].value, c.group("dp"));
 // CHECK: rt::Pending [[B1:v[0-9]+]]_gather = rt::zero3GatherAsync([[B1]], P[0].value, c.group("dp"));
+// CHECK: rt::Pending [[B3:v[0-9]+]]_gather = rt::zero3GatherAsync([[B3]], P[2].value, c.group("dp"));
+// CHECK-NOT: zero3GatherAsync
 // CHECK: rt::linearBackward({{.*}}, [[B2]]);
 // CHECK: [[B1]]_gather.wait();
-// CHECK: rt::Pending [[B3:v[0-9]+]]_gather = rt::zero3GatherAsync([[B3]], P[2].value, c.group("dp"));
 // CHECK: rt::linearBackward({{.*}}, [[B1]]);
 // CHECK: [[B3]]_gather.wait();
 texec.program @prefetch attributes {dp = 2 : i64, tp = 1 : i64, pp = 2 : i64,
