@@ -48,10 +48,12 @@ if [ -f "$e2e" ]; then
   # compile, and the script must stay under 5 minutes.
   # A mismatch does not stop the script: the benchmark still runs, and
   # the exit status says that something failed.
+  # Every program is compiled first, $jobs at a time (--jobs); the runs
+  # follow one at a time.
   # The references are the CPU runtime's single-rank runs, so a CUDA kernel
   # that is wrong the same way on every plan fails too; `single` compares
   # the CUDA single-rank run itself.
-  bash "$e2e" --backend cuda --reference-backend cpu --build-dir "$build" \
+  bash "$e2e" --backend cuda --reference-backend cpu --build-dir "$build" --jobs "$jobs" \
     --work "$build/e2e-cuda" single dp2 tp2 pp2 tp2-sp pp4-vpp2 dp2-tp2-pp2 zero1 zero3 pp2-uneven-3-1 \
     zero2 cp2 tiny-llama-cp2-tp2-sp tiny-mixtral-dp4-ep2-zero3 \
     tiny-mistral-cp2-tp2-sp tiny-nemotron-tp2-sp tiny-bert-cp2-tp2-sp \
@@ -60,7 +62,7 @@ if [ -f "$e2e" ]; then
     tiny-deepseek-cp2-tp2-sp || failed="$failed e2e"
   # Dropout, ViT, gpt-oss under cp and DLRM under SGD (lr 1), which
   # compares the gradients themselves.
-  bash "$e2e" --backend cuda --reference-backend cpu --build-dir "$build" \
+  bash "$e2e" --backend cuda --reference-backend cpu --build-dir "$build" --jobs "$jobs" \
     --work "$build/e2e-cuda-sgd" --optimizer sgd --lr 1 \
     tiny-gpt2-dropout-dp2-tp2-sp tiny-vit-tp2-pp2 tiny-vit-dp2-cp2 \
     tiny-gpt-oss-cp2-tp2-sp tiny-dlrm-single tiny-dlrm-dp2-tp2 \

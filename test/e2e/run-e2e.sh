@@ -41,9 +41,13 @@
 # fails (scripts/gpu-check.sh). List `single` (or `tiny-llama-single`, ...)
 # as a plan to compare the backend's own single-rank run.
 #
+# --jobs N emits and compiles up to N programs at once before the runs,
+# which stay one at a time (default 1: ctest runs other tests beside this
+# one; scripts/gpu-check.sh passes its core count).
+#
 # usage: run-e2e.sh --build-dir BUILD [--backend cpu|cuda] [--work DIR]
 #                   [--reference-backend cpu|cuda] [--rtol R] [--atol A]
-#                   [--optimizer adam|sgd] [--lr L]
+#                   [--optimizer adam|sgd] [--lr L] [--jobs N]
 #                   [PLAN ...]                            (PLAN: a name in plans/)
 # Exit: 0 all match; 1 a mismatch or a failed step; 77 skipped (no MPI, or
 # no CUDA for --backend cuda).
@@ -53,7 +57,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 src="$(cd "$here/../.." && pwd)"
 build="" backend=cpu refbackend="" work="" rtol=1e-5 atol=1e-5 optimizer=adam
-lr=1e-3 plans=()
+lr=1e-3 plans=() jobs=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build="$2"; shift 2 ;;
@@ -64,11 +68,14 @@ while [ $# -gt 0 ]; do
     --atol) atol="$2"; shift 2 ;;
     --optimizer) optimizer="$2"; shift 2 ;;
     --lr) lr="$2"; shift 2 ;;
+    --jobs) jobs="$2"; shift 2 ;;
     -*) echo "run-e2e: unknown option $1" >&2; exit 2 ;;
     *) plans+=("$1"); shift ;;
   esac
 done
 [ -n "$build" ] || { echo "run-e2e: --build-dir is required" >&2; exit 2; }
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] ||
+  { echo "run-e2e: --jobs must be a positive integer, got '$jobs'" >&2; exit 2; }
 build="$(cd "$build" && pwd)"
 if [ ${#plans[@]} -eq 0 ]; then
   plans=(dp2 tp2 pp2 tp2-sp pp4-vpp2 dp2-tp2-pp2 zero1 zero3 pp2-uneven-3-1
@@ -158,16 +165,23 @@ reference() {
   if [ "$m" = tiny-gpt ]; then echo single; else echo "$m-single"; fi
 }
 
-# run PLAN [BACKEND [DIR]]: emit, compile, run; leaves DIR (default
-# $work/PLAN) /{log,dump}.
-run() {
-  local p="$1" b="${2:-$backend}" d="${3:-$work/$1}" n
-  n="$(ranks "$p")"
+# build_program PLAN BACKEND DIR: emit and compile DIR/train.
+build_program() {
+  local p="$1" b="$2" d="$3"
   mkdir -p "$d"
   "$trident" emit --plan "$here/plans/$p.json" --model "$(model "$p")" \
     --backend "$b" --optimizer "$optimizer" --lr "$lr" --emit cpp \
     -o "$d/main.cpp"
   compile "$b" "$d/main.cpp" "$d/train"
+}
+# Programs built by this invocation's --jobs pass (DIR -> 1).
+declare -A prebuilt=()
+# run PLAN [BACKEND [DIR]]: emit, compile (unless prebuilt), run; leaves
+# DIR (default $work/PLAN) /{log,dump}.
+run() {
+  local p="$1" b="${2:-$backend}" d="${3:-$work/$1}" n
+  n="$(ranks "$p")"
+  [ -n "${prebuilt[$d]:-}" ] || build_program "$p" "$b" "$d"
   rm -rf "$d/dump"
   "${mpi[@]}" -np "$n" "$d/train" --steps 3 --dump "$d/dump" > "$d/log"
   echo "$n"
@@ -189,6 +203,33 @@ run_reference() {
     "$(awk '/^step/{printf "%s ", $4}' "$(refdir "$1")/log")" \
     "reference$refnote"
 }
+# --jobs N: every program of this invocation (plans and their references)
+# emitted and compiled N at a time first. One that fails here is built
+# again by run(), in order, so its error appears where it would without.
+if [ "$jobs" -gt 1 ]; then
+  todo=("single $refbackend $(refdir single)")
+  declare -A queued=([single]=1)
+  for p in "${plans[@]}"; do
+    ref="$(reference "$p")"
+    if [ -z "${queued[$ref]:-}" ]; then
+      queued[$ref]=1
+      todo+=("$ref $refbackend $(refdir "$ref")")
+    fi
+    todo+=("$p $backend $work/$p")
+  done
+  for item in "${todo[@]}"; do
+    read -r p b d <<< "$item"
+    mkdir -p "$d"
+    rm -f "$d/.built" "$d/train"
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+    ( build_program "$p" "$b" "$d" > "$d/build.log" 2>&1 && touch "$d/.built" ) &
+  done
+  wait || true
+  for item in "${todo[@]}"; do
+    read -r p b d <<< "$item"
+    if [ -f "$d/.built" ]; then prebuilt[$d]=1; fi
+  done
+fi
 printf '%-22s %5s  %-44s %s\n' plan ranks "losses (steps 1..3)" result
 run_reference single
 fail=0
