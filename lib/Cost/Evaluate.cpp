@@ -207,10 +207,23 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
     CommGroupShape sh = groupShape(hw, ax.ep, ax.tp * ax.cp);
     double bytes =
         L.a2aBytesPerSample * tokScale / (ax.sp ? tp : 1) * actScale;
-    double a2a = collectiveSeconds(hw, CollectiveOp::AllToAll, bytes, sh,
-                                   o.algorithm);
-    r.epFwd = 2 * a2a;
-    r.epBwd = 2 * a2a;
+    if (o.epAllGatherDispatcher && L.topK > 0) {
+      // The group's tokens, once each (not top-k copies): gathered for the
+      // dispatch and reduce-scattered back for the combine; the backward
+      // gathers the output gradients and reduce-scatters the input ones.
+      double group = bytes / double(L.topK) * double(ax.ep);
+      double ag = collectiveSeconds(hw, CollectiveOp::AllGather, group, sh,
+                                    o.algorithm);
+      double rs = collectiveSeconds(hw, CollectiveOp::ReduceScatter, group,
+                                    sh, o.algorithm);
+      r.epFwd = ag + rs;
+      r.epBwd = ag + rs;
+    } else {
+      double a2a = collectiveSeconds(hw, CollectiveOp::AllToAll, bytes, sh,
+                                     o.algorithm);
+      r.epFwd = 2 * a2a;
+      r.epBwd = 2 * a2a;
+    }
   }
 
   double s = L.actTpSharded / tp, rep = L.actReplicated / (ax.sp ? tp : 1);
@@ -311,6 +324,7 @@ void applyRuntime(EvalOptions &o, Runtime r) {
   o.zero2ReducePerMicroBatch = false;
   o.overlapZero3Gather = true;
   o.overlapParamGather = false;
+  o.epAllGatherDispatcher = false;
   switch (r) {
   case Runtime::MegatronCore:
     break;
@@ -359,6 +373,9 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     o.zero2ReducePerMicroBatch = true;
     o.overlapZero3Gather = true;
     o.overlapParamGather = true;
+    // Experts over ep: the all-gather token dispatcher (docs/emit.md,
+    // "Mixture of experts").
+    o.epAllGatherDispatcher = true;
     break;
   }
 }

@@ -154,6 +154,12 @@ struct EvalOptions {
   /// forward (Megatron-LM's --overlap-param-gather; the trident programs
   /// since they wait for each parameter at its first use).
   bool overlapParamGather = false;
+  /// Expert parallelism dispatches with an all-gather of the ep group's
+  /// tokens and combines with a reduce-scatter (Megatron-Core's
+  /// --moe-token-dispatcher-type allgather; the trident programs): each
+  /// direction moves every token of the group, not only the top-k copies
+  /// of a rank's own tokens that the all-to-all dispatcher sends.
+  bool epAllGatherDispatcher = false;
   bool overlapP2P = false;    ///< pipeline sends run beside compute
   CollectiveAlgo algorithm = CollectiveAlgo::Auto;
   /// Bytes per gradient element in memory and in the DP reduction; 0 =

@@ -2,6 +2,7 @@
 
 #include "GptProfile.h"
 
+#include "trident/Cost/Collectives.h"
 #include "trident/Cost/Evaluate.h"
 #include "trident/Hardware/Calibration.h"
 
@@ -450,6 +451,60 @@ TEST_CASE("expert parallelism and context parallelism", "[cost][evaluate]") {
   CHECK(eb.stages[0].activationBytes ==
         Approx(ea.stages[0].activationBytes / 2).epsilon(0.05));
   CHECK(eb.stages[0].hiddenCommSeconds > ea.stages[0].hiddenCommSeconds);
+}
+
+TEST_CASE("the trident runtime prices its all-gather token dispatcher",
+          "[cost][evaluate]") {
+  // The emitted programs gather the ep group's tokens and reduce-scatter
+  // the experts' outputs (and the same for the gradients), where the
+  // all-to-all dispatcher sends each token's top-k copies once.
+  LayerProfile p = mixtral();
+  Cluster c = *parseClusterSpec("dgx-h100:2");
+  ParallelConfig cfg = cfgOf(8, 2, 1, 1, 64);
+  cfg.sequenceParallel = true;
+  cfg.zeroStage = 1;
+  cfg.ep = 8;
+  EvalOptions gather;
+  applyRuntime(gather, Runtime::Trident);
+  CHECK(gather.epAllGatherDispatcher);
+  for (Runtime r : {Runtime::MegatronCore, Runtime::MegatronLm, Runtime::Fsdp,
+                    Runtime::Torchtitan}) {
+    EvalOptions o;
+    applyRuntime(o, r);
+    CHECK_FALSE(o.epAllGatherDispatcher);
+  }
+  EvalOptions a2a = gather;
+  a2a.epAllGatherDispatcher = false;
+  Evaluation eg = mustEvaluate(p, c, cfg, gather);
+  Evaluation ea = mustEvaluate(p, c, cfg, a2a);
+  // Per MoE layer and micro-batch, forward: AG + RS of the group's tokens
+  // against two all-to-alls of a rank's top-k copies.
+  const LayerGroup *moe = nullptr;
+  for (const LayerGroup &g : p.groups)
+    if (g.cost.topK > 0)
+      moe = &g;
+  REQUIRE(moe);
+  REQUIRE(moe->cost.topK == 2);
+  const NodeGroup &hw = c.groups[0];
+  CommGroupShape sh = groupShape(hw, 8, 2);
+  double rankBytes = moe->cost.a2aBytesPerSample / 2; // sp over tp 2
+  double group = rankBytes / 2 * 8;
+  double perLayer =
+      collectiveSeconds(hw, CollectiveOp::AllGather, group, sh,
+                        gather.algorithm) +
+      collectiveSeconds(hw, CollectiveOp::ReduceScatter, group, sh,
+                        gather.algorithm) -
+      2 * collectiveSeconds(hw, CollectiveOp::AllToAll, rankBytes, sh,
+                            gather.algorithm);
+  CHECK(perLayer > 0);
+  CHECK(eg.stages[0].forwardSecondsPerMicroBatch -
+            ea.stages[0].forwardSecondsPerMicroBatch ==
+        Approx(double(moe->count) * perLayer).epsilon(1e-9));
+  CHECK(eg.iterationSeconds > ea.iterationSeconds);
+  // Without expert parallelism nothing is dispatched either way.
+  cfg.ep = 1;
+  CHECK(mustEvaluate(p, c, cfg, gather).iterationSeconds ==
+        mustEvaluate(p, c, cfg, a2a).iterationSeconds);
 }
 
 TEST_CASE("an Evaluator gives identical results when reused",
