@@ -1,9 +1,12 @@
-//===- MoE.cpp - Routed mixture of experts, on the host -------------------===//
+//===- MoE.cpp - Routed mixture of experts ---------------------------------===//
 //
-// One implementation for both backends: tensors are read to host memory,
-// every token's routing and experts are computed in a fixed order, and the
-// results written back. On the CPU backend the copies are plain memcpys;
-// on CUDA they stage through the host (correct, not fast; docs/runtime.md).
+// One implementation for both backends. The routing, the activations and
+// the gather and weighted scatter of each expert's rows run on the host in
+// a fixed order; each local expert's GEMMs run on the backend's matmul
+// (Eigen on the CPU, cuBLAS on CUDA) over all the rows routed to it, with
+// views of the expert weights and their gradients, which never leave the
+// device. On CUDA the rows and the router stage through host memory
+// (docs/runtime.md).
 //
 // Routing (Mixtral, Jiang et al. 2024, "Mixtral of Experts"): softmax over
 // the router logits, the top-k experts, weights renormalised over them
@@ -226,23 +229,6 @@ Routing route(const std::vector<float> &X, const std::vector<float> &R,
   return r;
 }
 
-/// Local expert e's hidden pre-activations a = x wIn[e] + bIn[e] (fin
-/// values; bIn empty: no bias).
-void expertIn(std::vector<float> &a, const float *x, const std::vector<float> &W,
-              int64_t e, const Shape &s, const std::vector<float> &bIn) {
-  if (bIn.empty())
-    std::fill(a.begin(), a.end(), 0.0f);
-  else
-    std::copy_n(&bIn[size_t(e * s.fin)], s.fin, a.begin());
-  const float *w = &W[size_t(e * s.h * s.fin)];
-  for (int64_t i = 0; i < s.h; ++i) {
-    float xi = x[i];
-    const float *row = w + i * s.fin;
-    for (int64_t j = 0; j < s.fin; ++j)
-      a[size_t(j)] += xi * row[j];
-  }
-}
-
 /// gpt-oss's clamped SwiGLU of one (gate, up) pair, and its partial
 /// derivatives (the clamps pass the gradient where the value is inside,
 /// bounds included, as torch.clamp's backward does).
@@ -271,6 +257,83 @@ void expertHidden(std::vector<float> &u, const std::vector<float> &a,
                   : activate(d.act, a[size_t(j)]);
 }
 
+/// The rows routed to local expert e, in token order: their token, their
+/// (token, choice) slot in [n, k] and their weight.
+struct ExpertRows {
+  std::vector<int64_t> token, slot;
+  std::vector<float> weight;
+  int64_t size() const { return int64_t(token.size()); }
+};
+ExpertRows expertRows(const Routing &r, const Shape &s, int64_t e) {
+  ExpertRows rows;
+  for (int64_t t = 0; t < s.n; ++t)
+    for (int64_t j = 0; j < s.k; ++j)
+      if (r.expert[size_t(t * s.k + j)] - s.first == e) {
+        rows.token.push_back(t);
+        rows.slot.push_back(t * s.k + j);
+        rows.weight.push_back(r.weight[size_t(t * s.k + j)]);
+      }
+  return rows;
+}
+
+/// A host buffer as a backend tensor of `shape`.
+Tensor upload(const std::vector<float> &values, std::vector<int64_t> shape) {
+  Tensor t(std::move(shape));
+  t.fromHost(values);
+  return t;
+}
+
+/// The [cols, rows] transpose of a row-major [rows, cols] buffer.
+std::vector<float> transposed(const std::vector<float> &v, int64_t rows,
+                              int64_t cols) {
+  std::vector<float> t(v.size());
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      t[size_t(j * rows + i)] = v[size_t(i * cols + j)];
+  return t;
+}
+
+/// Local expert e's [hidden, fin] block of wIn (or of its gradient) and
+/// its [ffn, hidden] block of wOut, as views.
+Tensor expertIn(const Tensor &w, int64_t e, const Shape &s) {
+  return w.view(e * s.h * s.fin, {s.h, s.fin});
+}
+Tensor expertOut(const Tensor &w, int64_t e, const Shape &s) {
+  return w.view(e * s.f * s.h, {s.f, s.h});
+}
+
+/// An expert's rows through its first linear: x (the rows' inputs), a = x
+/// wIn[e] + bIn[e] (the GEMM on the backend) and u = act(a), each row-major
+/// on the host.
+struct ExpertActs {
+  std::vector<float> x, a, u;
+};
+ExpertActs expertForward(const std::vector<float> &X, const Tensor &wIn,
+                         const ExpertRows &rows, int64_t e, const Shape &s,
+                         const MoEDims &d, const std::vector<float> &bIn) {
+  const int64_t m = rows.size();
+  ExpertActs acts;
+  acts.x.resize(size_t(m * s.h));
+  for (int64_t q = 0; q < m; ++q)
+    std::copy_n(&X[size_t(rows.token[size_t(q)] * s.h)], s.h,
+                &acts.x[size_t(q * s.h)]);
+  Tensor a({m, s.fin});
+  matmul(a, upload(acts.x, {m, s.h}), expertIn(wIn, e, s), false);
+  acts.a = a.toHost();
+  if (!bIn.empty())
+    for (int64_t q = 0; q < m; ++q)
+      for (int64_t c = 0; c < s.fin; ++c)
+        acts.a[size_t(q * s.fin + c)] += bIn[size_t(e * s.fin + c)];
+  acts.u.resize(size_t(m * s.f));
+  std::vector<float> row(size_t(s.fin)), u(size_t(s.f));
+  for (int64_t q = 0; q < m; ++q) {
+    std::copy_n(&acts.a[size_t(q * s.fin)], s.fin, row.begin());
+    expertHidden(u, row, s, d);
+    std::copy(u.begin(), u.end(), &acts.u[size_t(q * s.f)]);
+  }
+  return acts;
+}
+
 } // namespace
 
 void moeForward(Tensor &y, const Tensor &x, const Tensor &router,
@@ -285,33 +348,31 @@ void moeForward(Tensor &y, const Tensor &x, const Tensor &router,
   Shape s = checkMoE(x, router, wIn, wOut, d, fn);
   checkBiases(biases, s, fn, "bias");
   check(y.numel() == x.numel(), fn, "y must have x's shape");
-  std::vector<float> X = x.toHost(), R = router.toHost(), Wi = wIn.toHost(),
-                     Wo = wOut.toHost(), Y(size_t(s.n * s.h), 0.0f);
+  std::vector<float> X = x.toHost(), R = router.toHost(),
+                     Y(size_t(s.n * s.h), 0.0f);
   const std::vector<float> Br = hostOrEmpty(biases.router),
                            Bi = hostOrEmpty(biases.in),
                            Bo = d.outBiasHere ? hostOrEmpty(biases.out)
                                               : std::vector<float>();
   Routing r = route(X, R, s, d, Br, hostOrEmpty(biases.select));
-  std::vector<float> a(size_t(s.fin)), u(size_t(s.f));
-  for (int64_t t = 0; t < s.n; ++t)
-    for (int64_t j = 0; j < s.k; ++j) {
-      int64_t e = r.expert[size_t(t * s.k + j)] - s.first;
-      if (e < 0 || e >= s.local)
-        continue; // held by another rank
-      float g = r.weight[size_t(t * s.k + j)];
-      expertIn(a, &X[size_t(t * s.h)], Wi, e, s, Bi);
-      expertHidden(u, a, s, d);
-      const float *w = &Wo[size_t(e * s.f * s.h)];
-      float *out = &Y[size_t(t * s.h)];
-      for (int64_t m = 0; m < s.f; ++m) {
-        float um = g * u[size_t(m)];
-        for (int64_t i = 0; i < s.h; ++i)
-          out[i] += um * w[m * s.h + i];
-      }
-      if (!Bo.empty())
-        for (int64_t i = 0; i < s.h; ++i)
-          out[i] += g * Bo[size_t(e * s.h + i)];
+  for (int64_t e = 0; e < s.local; ++e) {
+    ExpertRows rows = expertRows(r, s, e);
+    const int64_t m = rows.size();
+    if (m == 0)
+      continue;
+    ExpertActs acts = expertForward(X, wIn, rows, e, s, d, Bi);
+    // o = u wOut[e] on the backend; y[t] += g (o + bOut[e]).
+    Tensor o({m, s.h});
+    matmul(o, upload(acts.u, {m, s.f}), expertOut(wOut, e, s), false);
+    const std::vector<float> O = o.toHost();
+    for (int64_t q = 0; q < m; ++q) {
+      float g = rows.weight[size_t(q)];
+      float *out = &Y[size_t(rows.token[size_t(q)] * s.h)];
+      const float *oq = &O[size_t(q * s.h)];
+      for (int64_t i = 0; i < s.h; ++i)
+        out[i] += g * (Bo.empty() ? oq[i] : oq[i] + Bo[size_t(e * s.h + i)]);
     }
+  }
   y.fromHost(Y);
 }
 
@@ -340,87 +401,90 @@ void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
         "expert gradients must have their parameters' shapes");
   check(dgate.numel() == s.n * s.k, fn,
         "dgate " + dgate.shapeString() + " must be [n, topK]");
-  std::vector<float> X = x.toHost(), R = router.toHost(), Wi = wIn.toHost(),
-                     Wo = wOut.toHost(), DY = dy.toHost(),
-                     DX(size_t(s.n * s.h), 0.0f), DWi = dwIn.toHost(),
-                     DWo = dwOut.toHost(), DG(size_t(s.n * s.k), 0.0f);
+  std::vector<float> X = x.toHost(), R = router.toHost(), DY = dy.toHost(),
+                     DX(size_t(s.n * s.h), 0.0f), DG(size_t(s.n * s.k), 0.0f);
   const std::vector<float> Br = hostOrEmpty(biases.router),
                            Bi = hostOrEmpty(biases.in),
                            Bo = hostOrEmpty(biases.out);
   std::vector<float> DBi = hostOrEmpty(dbiases.in),
                      DBo = hostOrEmpty(dbiases.out);
   Routing r = route(X, R, s, d, Br, hostOrEmpty(biases.select));
-  std::vector<float> a(size_t(s.fin)), u(size_t(s.f)), du(size_t(s.f)),
-      da(size_t(s.fin));
-  for (int64_t t = 0; t < s.n; ++t) {
-    const float *xt = &X[size_t(t * s.h)], *dyt = &DY[size_t(t * s.h)];
-    float *dxt = &DX[size_t(t * s.h)];
-    for (int64_t j = 0; j < s.k; ++j) {
-      int64_t e = r.expert[size_t(t * s.k + j)] - s.first;
-      if (e < 0 || e >= s.local)
-        continue;
-      float g = r.weight[size_t(t * s.k + j)];
-      expertIn(a, xt, Wi, e, s, Bi);
-      expertHidden(u, a, s, d);
-      const float *wo = &Wo[size_t(e * s.f * s.h)];
-      float *dwo = &DWo[size_t(e * s.f * s.h)];
-      // o = u wOut[e]; y += g o. With back_m = wOut[e][m, :] . dy:
-      // dg = sum_m u_m back_m, du = g back, dwOut[e] += g u^T dy.
-      double dg = 0;
-      for (int64_t m = 0; m < s.f; ++m) {
-        double back = 0;
-        for (int64_t i = 0; i < s.h; ++i) {
-          back += double(wo[m * s.h + i]) * dyt[i];
-          dwo[m * s.h + i] += g * u[size_t(m)] * dyt[i];
-        }
-        dg += double(u[size_t(m)]) * back;
-        du[size_t(m)] = float(g * back);
+  for (int64_t e = 0; e < s.local; ++e) {
+    ExpertRows rows = expertRows(r, s, e);
+    const int64_t m = rows.size();
+    if (m == 0)
+      continue;
+    // The forward again: a = x wIn[e] + bIn[e], u = act(a).
+    ExpertActs acts = expertForward(X, wIn, rows, e, s, d, Bi);
+    // o = u wOut[e] (+ bOut[e]); y[t] += g o. With dy_q the row's output
+    // gradient: back = dy_q wOut[e]^T, dg = u . back (+ bOut[e] . dy_q
+    // where this rank adds the bias), du = g back, dwOut[e] += u^T (g
+    // dy), dbOut[e] += g dy.
+    std::vector<float> DYe(size_t(m * s.h)), GDY(size_t(m * s.h));
+    for (int64_t q = 0; q < m; ++q) {
+      const float *dyt = &DY[size_t(rows.token[size_t(q)] * s.h)];
+      float g = rows.weight[size_t(q)];
+      for (int64_t i = 0; i < s.h; ++i) {
+        DYe[size_t(q * s.h + i)] = dyt[i];
+        GDY[size_t(q * s.h + i)] = g * dyt[i];
       }
-      // o also holds bOut[e]: dg += bOut[e] . dy (where this rank adds
-      // it), dbOut[e] += g dy.
-      if (!Bo.empty()) {
+    }
+    Tensor back({m, s.f});
+    matmul(back, upload(DYe, {m, s.h}), expertOut(wOut, e, s), true);
+    const std::vector<float> B = back.toHost();
+    Tensor dwo = expertOut(dwOut, e, s);
+    matmul(dwo, upload(transposed(acts.u, m, s.f), {s.f, m}),
+           upload(GDY, {m, s.h}), false, 1.0f);
+    std::vector<float> DA(size_t(m * s.fin));
+    for (int64_t q = 0; q < m; ++q) {
+      float g = rows.weight[size_t(q)];
+      const float *u = &acts.u[size_t(q * s.f)], *bq = &B[size_t(q * s.f)];
+      const float *a = &acts.a[size_t(q * s.fin)];
+      const float *dyq = &DYe[size_t(q * s.h)];
+      double dg = 0;
+      for (int64_t j = 0; j < s.f; ++j)
+        dg += double(u[j]) * bq[j];
+      if (!Bo.empty())
         for (int64_t i = 0; i < s.h; ++i) {
           if (d.outBiasHere)
-            dg += double(Bo[size_t(e * s.h + i)]) * dyt[i];
-          DBo[size_t(e * s.h + i)] += g * dyt[i];
+            dg += double(Bo[size_t(e * s.h + i)]) * dyq[i];
+          DBo[size_t(e * s.h + i)] += g * dyq[i];
         }
-      }
-      DG[size_t(t * s.k + j)] = float(dg);
-      for (int64_t m = 0; m < s.f; ++m) {
-        float gv = a[size_t(m)];
+      DG[size_t(rows.slot[size_t(q)])] = float(dg);
+      float *da = &DA[size_t(q * s.fin)];
+      for (int64_t j = 0; j < s.f; ++j) {
+        float du = g * bq[j], gv = a[j];
         if (d.swigluLimit > 0.0f) {
-          ClampedSwiglu c =
-              clampedSwiglu(gv, a[size_t(s.f + m)], d.swigluLimit);
-          da[size_t(m)] = du[size_t(m)] * c.dGate;
-          da[size_t(s.f + m)] = du[size_t(m)] * c.dUp;
+          ClampedSwiglu c = clampedSwiglu(gv, a[s.f + j], d.swigluLimit);
+          da[j] = du * c.dGate;
+          da[s.f + j] = du * c.dUp;
         } else if (d.gated) {
-          float up = a[size_t(s.f + m)];
-          da[size_t(m)] = du[size_t(m)] * up * activateGrad(d.act, gv);
-          da[size_t(s.f + m)] = du[size_t(m)] * activate(d.act, gv);
+          float up = a[s.f + j];
+          da[j] = du * up * activateGrad(d.act, gv);
+          da[s.f + j] = du * activate(d.act, gv);
         } else {
-          da[size_t(m)] = du[size_t(m)] * activateGrad(d.act, gv);
+          da[j] = du * activateGrad(d.act, gv);
         }
       }
-      // a = x wIn[e] + bIn[e]: dwIn[e] += x^T da, dbIn[e] += da, dx +=
-      // wIn[e] da.
       if (!DBi.empty())
         for (int64_t c = 0; c < s.fin; ++c)
-          DBi[size_t(e * s.fin + c)] += da[size_t(c)];
-      const float *wi = &Wi[size_t(e * s.h * s.fin)];
-      float *dwi = &DWi[size_t(e * s.h * s.fin)];
-      for (int64_t i = 0; i < s.h; ++i) {
-        double acc = 0;
-        for (int64_t c = 0; c < s.fin; ++c) {
-          dwi[i * s.fin + c] += xt[i] * da[size_t(c)];
-          acc += double(wi[i * s.fin + c]) * da[size_t(c)];
-        }
-        dxt[i] += float(acc);
-      }
+          DBi[size_t(e * s.fin + c)] += da[c];
+    }
+    // a = x wIn[e] + bIn[e]: dwIn[e] += x^T da, dx += da wIn[e]^T.
+    Tensor dA = upload(DA, {m, s.fin});
+    Tensor dwi = expertIn(dwIn, e, s);
+    matmul(dwi, upload(transposed(acts.x, m, s.h), {s.h, m}), dA, false,
+           1.0f);
+    Tensor dxe({m, s.h});
+    matmul(dxe, dA, expertIn(wIn, e, s), true);
+    const std::vector<float> DXe = dxe.toHost();
+    for (int64_t q = 0; q < m; ++q) {
+      float *dxt = &DX[size_t(rows.token[size_t(q)] * s.h)];
+      for (int64_t i = 0; i < s.h; ++i)
+        dxt[i] += DXe[size_t(q * s.h + i)];
     }
   }
   dx.fromHost(DX);
-  dwIn.fromHost(DWi);
-  dwOut.fromHost(DWo);
   dgate.fromHost(DG);
   if (!DBi.empty())
     dbiases.in.fromHost(DBi);
