@@ -276,6 +276,17 @@ ExpertRows expertRows(const Routing &r, const Shape &s, int64_t e) {
   return rows;
 }
 
+/// body(e, rows) for each local expert that has rows routed to it, in
+/// expert order.
+template <typename Body>
+void forEachExpert(const Routing &r, const Shape &s, Body body) {
+  for (int64_t e = 0; e < s.local; ++e) {
+    ExpertRows rows = expertRows(r, s, e);
+    if (rows.size() > 0)
+      body(e, rows);
+  }
+}
+
 /// A host buffer as a backend tensor of `shape`.
 Tensor upload(const std::vector<float> &values, std::vector<int64_t> shape) {
   Tensor t(std::move(shape));
@@ -355,11 +366,8 @@ void moeForward(Tensor &y, const Tensor &x, const Tensor &router,
                            Bo = d.outBiasHere ? hostOrEmpty(biases.out)
                                               : std::vector<float>();
   Routing r = route(X, R, s, d, Br, hostOrEmpty(biases.select));
-  for (int64_t e = 0; e < s.local; ++e) {
-    ExpertRows rows = expertRows(r, s, e);
+  forEachExpert(r, s, [&](int64_t e, const ExpertRows &rows) {
     const int64_t m = rows.size();
-    if (m == 0)
-      continue;
     ExpertActs acts = expertForward(X, wIn, rows, e, s, d, Bi);
     // o = u wOut[e] on the backend; y[t] += g (o + bOut[e]).
     Tensor o({m, s.h});
@@ -372,7 +380,7 @@ void moeForward(Tensor &y, const Tensor &x, const Tensor &router,
       for (int64_t i = 0; i < s.h; ++i)
         out[i] += g * (Bo.empty() ? oq[i] : oq[i] + Bo[size_t(e * s.h + i)]);
     }
-  }
+  });
   y.fromHost(Y);
 }
 
@@ -409,11 +417,8 @@ void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
   std::vector<float> DBi = hostOrEmpty(dbiases.in),
                      DBo = hostOrEmpty(dbiases.out);
   Routing r = route(X, R, s, d, Br, hostOrEmpty(biases.select));
-  for (int64_t e = 0; e < s.local; ++e) {
-    ExpertRows rows = expertRows(r, s, e);
+  forEachExpert(r, s, [&](int64_t e, const ExpertRows &rows) {
     const int64_t m = rows.size();
-    if (m == 0)
-      continue;
     // The forward again: a = x wIn[e] + bIn[e], u = act(a).
     ExpertActs acts = expertForward(X, wIn, rows, e, s, d, Bi);
     // o = u wOut[e] (+ bOut[e]); y[t] += g o. With dy_q the row's output
@@ -483,7 +488,7 @@ void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
       for (int64_t i = 0; i < s.h; ++i)
         dxt[i] += DXe[size_t(q * s.h + i)];
     }
-  }
+  });
   dx.fromHost(DX);
   dgate.fromHost(DG);
   if (!DBi.empty())
