@@ -1046,6 +1046,18 @@ TEST_CASE("mixture of experts: routing by hand, backward against finite "
     moeRouterBackward(dxr, dr, dgate, x, r, d);
     add(dx, dxe, dxr);
     checkMoEGradients(loss, x, dx, r, dr, wi, dwi, wo, dwo);
+    // The expert gradients accumulate (a second micro-batch adds its
+    // own: here the same one again); dx and dgate are overwritten.
+    const std::vector<float> DWi = dwi.toHost(), DWo = dwo.toHost(),
+                             DXe = dxe.toHost(), DG = dgate.toHost();
+    moeBackward(dxe, dwi, dwo, dgate, g, x, r, wi, wo, d);
+    const std::vector<float> DWi2 = dwi.toHost(), DWo2 = dwo.toHost();
+    for (size_t i = 0; i < DWi.size(); ++i)
+      CHECK(DWi2[i] == Approx(2 * DWi[i]).margin(1e-6));
+    for (size_t i = 0; i < DWo.size(); ++i)
+      CHECK(DWo2[i] == Approx(2 * DWo[i]).margin(1e-6));
+    CHECK(dxe.toHost() == DXe);
+    CHECK(dgate.toHost() == DG);
   }
   // gpt-oss: router and expert biases, the clamped SwiGLU. A limit of 1.5
   // with inputs of scale 3 clamps many gates and ups, so the gradient's
@@ -1076,6 +1088,14 @@ TEST_CASE("mixture of experts: routing by hand, backward against finite "
     CHECK(fdError(loss, b.router, dbr.toHost(), 1e-3f) < 5e-3);
     CHECK(fdError(loss, b.in, db.in.toHost(), 1e-3f) < 5e-3);
     CHECK(fdError(loss, b.out, db.out.toHost(), 1e-3f) < 5e-3);
+    // The expert bias gradients accumulate like the weights'.
+    const std::vector<float> DBi = db.in.toHost(), DBo = db.out.toHost();
+    moeBackward(dxe, dwi, dwo, dgate, g, x, r, wi, wo, d, b, db);
+    const std::vector<float> DBi2 = db.in.toHost(), DBo2 = db.out.toHost();
+    for (size_t i = 0; i < DBi.size(); ++i)
+      CHECK(DBi2[i] == Approx(2 * DBi[i]).margin(1e-6));
+    for (size_t i = 0; i < DBo.size(); ++i)
+      CHECK(DBo2[i] == Approx(2 * DBo[i]).margin(1e-6));
     // One token, one expert, by hand: gate 2 clamps to 1.5, up -0.5 stays;
     // hidden = (-0.5 + 1) * 1.5 * sigmoid(1.702 * 1.5).
     MoEDims one;
