@@ -7,8 +7,35 @@
 # tests and the one-GPU benchmark (scripts/gpu-bench.sh: a ~1 B-parameter
 # GPT's measured step time against the cost model's). Meant to finish in
 # under 5 minutes on one GPU.
+#
+# `scripts/gpu-check.sh --list-plans` prints the end-to-end plans it runs
+# (`adam PLAN` / `sgd PLAN`, names in test/e2e/plans) and exits: ctest's
+# lit test gpu-check-plans.test checks that each exists, so a misspelt
+# plan is found here and not on a lent GPU.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# The issue's plans and one plan per later feature (context parallelism,
+# experts, experts split over tp with Qwen3's per-head norms, ZeRO-2,
+# windows, Nemotron's kernels, BERT's bidirectional attention and [CLS]
+# rows, padded vocabularies, gpt-oss's sinks and biased experts over ep
+# and tp, DeepSeek-V3's router and latent attention), not CI's whole
+# list: every plan costs a compile, and the script must stay under 5
+# minutes. `single` compares the CUDA single-rank run itself.
+adam_plans=(single dp2 tp2 pp2 tp2-sp pp4-vpp2 dp2-tp2-pp2 zero1 zero3
+            pp2-uneven-3-1 zero2 cp2 tiny-llama-cp2-tp2-sp
+            tiny-mixtral-dp4-ep2-zero3 tiny-mistral-cp2-tp2-sp
+            tiny-nemotron-tp2-sp tiny-bert-cp2-tp2-sp tiny-bert-v251-tp4
+            tiny-qwen3-moe-dp2-ep2-tp2-sp-etp tiny-gpt-oss-dp2-ep2-tp2-sp-etp
+            tiny-deepseek-moe-dp2-ep2-tp2-sp-etp tiny-deepseek-cp2-tp2-sp)
+# Dropout, ViT, gpt-oss under cp and DLRM under SGD (lr 1), which
+# compares the gradients themselves.
+sgd_plans=(tiny-gpt2-dropout-dp2-tp2-sp tiny-vit-tp2-pp2 tiny-vit-dp2-cp2
+           tiny-gpt-oss-cp2-tp2-sp tiny-dlrm-single tiny-dlrm-dp2-tp2)
+if [ "${1:-}" = --list-plans ]; then
+  printf 'adam %s\n' "${adam_plans[@]}"
+  printf 'sgd %s\n' "${sgd_plans[@]}"
+  exit 0
+fi
 build=${1:-$root/build-gpu}
 if [ ! -x /usr/local/cuda/bin/nvcc ]; then
   echo "gpu-check: /usr/local/cuda/bin/nvcc not found; nothing to check" >&2
@@ -39,33 +66,16 @@ if [ -f "$e2e" ]; then
   gpus=$(nvidia-smi -L | wc -l)
   echo "== CUDA end-to-end tests ($gpus GPU(s); ranks sharing a GPU use" \
        "host-staged MPI collectives instead of NCCL, docs/runtime.md)"
-  # The issue's plans and one plan per later feature (context parallelism,
-  # experts, experts split over tp with Qwen3's per-head norms, ZeRO-2,
-  # windows, Nemotron's kernels, BERT's bidirectional attention and [CLS]
-  # rows, padded vocabularies, gpt-oss's sinks and biased experts over ep
-  # and tp, DeepSeek-V3's router and latent attention), not CI's whole
-  # list: every plan costs a
-  # compile, and the script must stay under 5 minutes.
   # A mismatch does not stop the script: the benchmark still runs, and
   # the exit status says that something failed.
   # Every program is compiled first, $jobs at a time (--jobs); the runs
   # follow one at a time.
   # The references are the CPU runtime's single-rank runs, so a CUDA kernel
-  # that is wrong the same way on every plan fails too; `single` compares
-  # the CUDA single-rank run itself.
+  # that is wrong the same way on every plan fails too.
   bash "$e2e" --backend cuda --reference-backend cpu --build-dir "$build" --jobs "$jobs" \
-    --work "$build/e2e-cuda" single dp2 tp2 pp2 tp2-sp pp4-vpp2 dp2-tp2-pp2 zero1 zero3 pp2-uneven-3-1 \
-    zero2 cp2 tiny-llama-cp2-tp2-sp tiny-mixtral-dp4-ep2-zero3 \
-    tiny-mistral-cp2-tp2-sp tiny-nemotron-tp2-sp tiny-bert-cp2-tp2-sp \
-    tiny-bert-v251-tp4 tiny-qwen3-moe-dp2-ep2-tp2-sp-etp \
-    tiny-gpt-oss-dp2-ep2-tp2-sp-etp tiny-deepseek-moe-dp2-ep2-tp2-sp-etp \
-    tiny-deepseek-cp2-tp2-sp || failed="$failed e2e"
-  # Dropout, ViT, gpt-oss under cp and DLRM under SGD (lr 1), which
-  # compares the gradients themselves.
+    --work "$build/e2e-cuda" "${adam_plans[@]}" || failed="$failed e2e"
   bash "$e2e" --backend cuda --reference-backend cpu --build-dir "$build" --jobs "$jobs" \
-    --work "$build/e2e-cuda-sgd" --optimizer sgd --lr 1 \
-    tiny-gpt2-dropout-dp2-tp2-sp tiny-vit-tp2-pp2 tiny-vit-dp2-cp2 \
-    tiny-gpt-oss-cp2-tp2-sp tiny-dlrm-single tiny-dlrm-dp2-tp2 \
+    --work "$build/e2e-cuda-sgd" --optimizer sgd --lr 1 "${sgd_plans[@]}" \
     || failed="$failed e2e-sgd"
 else
   echo "gpu-check: $e2e not present; end-to-end tests skipped"
