@@ -165,14 +165,18 @@ reference() {
   if [ "$m" = tiny-gpt ]; then echo single; else echo "$m-single"; fi
 }
 
-# build_program PLAN BACKEND DIR: emit and compile DIR/train.
+# build_program PLAN BACKEND DIR: emit and compile DIR/train. A program
+# of an earlier invocation (a kept --work directory) is removed first, so
+# a failed emit or compile leaves none to run. (Callers test its status:
+# `set -e` does not reach into a function run in a condition or in $(...).)
 build_program() {
   local p="$1" b="$2" d="$3"
   mkdir -p "$d"
+  rm -f "$d/main.cpp" "$d/train"
   "$trident" emit --plan "$here/plans/$p.json" --model "$(model "$p")" \
     --backend "$b" --optimizer "$optimizer" --lr "$lr" --emit cpp \
-    -o "$d/main.cpp"
-  compile "$b" "$d/main.cpp" "$d/train"
+    -o "$d/main.cpp" || return 1
+  compile "$b" "$d/main.cpp" "$d/train" || return 1
 }
 # Programs built by this invocation's --jobs pass (DIR -> 1).
 declare -A prebuilt=()

@@ -16,6 +16,7 @@
 #include "dialects/Exec/IR/ExecOps.h"
 #include "dialects/Graph/IR/GraphOps.h"
 #include "trident/Conversion/TGraphToExec/TGraphToExec.h"
+#include "trident/Support/DType.h"
 #include "trident/Support/FileIO.h"
 #include "trident/Target/ExecToCpp.h"
 
@@ -130,12 +131,14 @@ int runEmit(mlir::MLIRContext &ctx) {
 
   // The plan's figures were computed for its precision; the programs
   // compute in f32 whatever the plan says (docs/emit.md, "Precision").
-  if (plan->precision != "fp32")
+  // (The plan reader accepted the name: parseDType knows it.)
+  if (parseDType(plan->precision) != DType::F32)
     llvm::errs() << "trident: note: " << emitPlanOpt
                  << "'s step time and memory assume " << plan->precision
                  << " training; the emitted program trains in f32 (the "
                     "runtime backends are f32-only); `trident plan "
-                    "--precision fp32` gives figures for it\n";
+                    "--precision fp32 --runtime trident` gives figures for "
+                    "it\n";
 
   conversion::TrainingOptions options;
   options.optimizer = emitOptimizerOpt;

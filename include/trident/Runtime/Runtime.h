@@ -970,7 +970,7 @@ void zero3Gather(Tensor &full, const Tensor &slice, const Group &dp);
 /// zero3Gather started without waiting: `full` holds the parameter once
 /// the Pending is waited for (on CUDA the all-gather runs on the
 /// communication stream while compute goes on: the emitted programs
-/// gather a chunk's next parameter while its current one is used).
+/// gather up to two weight matrices ahead of the one in use).
 [[nodiscard]] Pending zero3GatherAsync(Tensor &full, const Tensor &slice,
                                        const Group &dp);
 /// Reduce-scatters the SUM of the members' full gradients into this rank's

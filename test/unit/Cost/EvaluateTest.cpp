@@ -642,7 +642,7 @@ TEST_CASE("trident programs: which gradient sums overlap the backward",
   // trident emit starts ZeRO-0's all-reduces, ZeRO-1's reduce-scatters
   // and ZeRO-2's (every micro-batch) during the backward; ZeRO-1 and 2
   // gather the updated parameters while the next forward runs; ZeRO-3
-  // gathers each parameter while the one before is used.
+  // gathers up to two weight matrices ahead of the one in use.
   LayerProfile p = smallGpt();
   Cluster c = *parseClusterSpec("dgx-a100-80gb:2");
   EvalOptions ours, legacy;
