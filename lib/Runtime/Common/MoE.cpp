@@ -257,34 +257,33 @@ void expertHidden(std::vector<float> &u, const std::vector<float> &a,
                   : activate(d.act, a[size_t(j)]);
 }
 
-/// The rows routed to local expert e, in token order: their token, their
-/// (token, choice) slot in [n, k] and their weight.
+/// The rows routed to one local expert, in token order: their token,
+/// their (token, choice) slot in [n, k] and their weight.
 struct ExpertRows {
   std::vector<int64_t> token, slot;
   std::vector<float> weight;
   int64_t size() const { return int64_t(token.size()); }
 };
-ExpertRows expertRows(const Routing &r, const Shape &s, int64_t e) {
-  ExpertRows rows;
-  for (int64_t t = 0; t < s.n; ++t)
-    for (int64_t j = 0; j < s.k; ++j)
-      if (r.expert[size_t(t * s.k + j)] - s.first == e) {
-        rows.token.push_back(t);
-        rows.slot.push_back(t * s.k + j);
-        rows.weight.push_back(r.weight[size_t(t * s.k + j)]);
-      }
-  return rows;
-}
 
 /// body(e, rows) for each local expert that has rows routed to it, in
-/// expert order.
+/// expert order (one pass over the routing sorts the rows by expert;
+/// other ranks' experts are left out).
 template <typename Body>
 void forEachExpert(const Routing &r, const Shape &s, Body body) {
-  for (int64_t e = 0; e < s.local; ++e) {
-    ExpertRows rows = expertRows(r, s, e);
-    if (rows.size() > 0)
-      body(e, rows);
-  }
+  std::vector<ExpertRows> experts(size_t(s.local));
+  for (int64_t t = 0; t < s.n; ++t)
+    for (int64_t j = 0; j < s.k; ++j) {
+      int64_t e = r.expert[size_t(t * s.k + j)] - s.first;
+      if (e < 0 || e >= s.local)
+        continue; // held by another rank
+      ExpertRows &rows = experts[size_t(e)];
+      rows.token.push_back(t);
+      rows.slot.push_back(t * s.k + j);
+      rows.weight.push_back(r.weight[size_t(t * s.k + j)]);
+    }
+  for (int64_t e = 0; e < s.local; ++e)
+    if (experts[size_t(e)].size() > 0)
+      body(e, experts[size_t(e)]);
 }
 
 /// A host buffer as a backend tensor of `shape`.
