@@ -50,6 +50,9 @@ mlir=OFF
 e2e="$root/test/e2e/run-e2e.sh"
 [ -f "$e2e" ] && mlir=ON
 start=$(date +%s)
+# elapsed: seconds since the start, printed before each section, so a run
+# shows where the 5 minutes went.
+elapsed() { echo "gpu-check: $(( $(date +%s) - start )) s elapsed"; }
 failed=""
 cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
   -DTRIDENT_ENABLE_MLIR=$mlir >/dev/null
@@ -58,12 +61,14 @@ targets="TridentRuntimeCuda trident-runtime-cuda-smoke"
 [ "$mlir" = ON ] && targets="$targets TridentRuntimeCpu trident trident-compare-params"
 ninja -C "$build" -j"$jobs" $targets
 
+elapsed
 echo "== CUDA runtime smoke test (1 rank)"
 mpirun -np 1 --allow-run-as-root "$build/bin/trident-runtime-cuda-smoke"
 
 # ---- E2E HOOK: the CUDA end-to-end tests of the emitted programs --------
 if [ -f "$e2e" ]; then
   gpus=$(nvidia-smi -L | wc -l)
+  elapsed
   echo "== CUDA end-to-end tests ($gpus GPU(s); ranks sharing a GPU use" \
        "host-staged MPI collectives instead of NCCL, docs/runtime.md)"
   # A mismatch does not stop the script: the benchmark still runs, and
@@ -86,12 +91,14 @@ fi
 # against the cost model's prediction for this GPU (scripts/gpu-bench.sh,
 # docs/runtime.md "One-GPU benchmark").
 if [ "$mlir" = ON ]; then
+  elapsed
   echo "== one-GPU benchmark (bench/models/gpt-1b.json)"
   bash "$root/scripts/gpu-bench.sh" --backend cuda --build-dir "$build" \
     --work "$build/bench" || failed="$failed benchmark"
   # A small mixture of experts: its expert GEMMs run on cuBLAS, its
   # routing and row gathers on the host, which the prediction leaves out
   # (docs/cost-model.md, known gaps): the ratio measures that gap.
+  elapsed
   echo "== one-GPU MoE step (bench/models/mixtral-small.json)"
   bash "$root/scripts/gpu-bench.sh" --backend cuda --build-dir "$build" \
     --work "$build/bench-moe" --model "$root/bench/models/mixtral-small.json" \
