@@ -4,8 +4,9 @@
 // on machines without one). Without arguments (scripts/gpu-check.sh, on a
 // GPU): runs a few kernels and compares them with host formulas (the
 // reductions over rows with more rows than one block of them takes,
-// attention with grouped kv heads at a context-parallel offset, and DLRM's
-// bag pooling, dot interaction and binary cross-entropy).
+// attention with grouped kv heads at a context-parallel offset, DLRM's
+// bag pooling, dot interaction and binary cross-entropy, and a mixture of
+// experts whose GEMMs run on views of the expert weights).
 //
 //===----------------------------------------------------------------------===//
 
@@ -326,6 +327,92 @@ void checkRecommender() {
   expectNear("binaryCrossEntropyForward", 0, loss.toHost()[0], total, mag,
              2e-7);
 }
+/// A mixture of experts as an expert-parallel rank holds it: experts 2..5
+/// of 6, Mixtral's routing (softmax, top 2, renormalised), gated SiLU.
+/// Its GEMMs run on views of wIn / wOut at each expert's offset
+/// (lib/Runtime/Common/MoE.cpp); y, dx, dwIn and dwOut against host
+/// formulas in double.
+void checkExperts() {
+  const int64_t n = 37, h = 12, f = 7, fin = 2 * f, E = 6, first = 2,
+                local = 4, k = 2;
+  MoEDims d;
+  d.experts = E, d.topK = k, d.gated = true, d.expertOffset = first;
+  Tensor x = filled("moe.x", n, h), r = filled("moe.router", h, E, 2.0f),
+         dy = filled("moe.dy", n, h);
+  Tensor wIn({local, h, fin}), wOut({local, f, h});
+  initParam(wIn, "moe.wIn", {local, h, fin}, {0, 0, 0}, {local, h, fin}, 7,
+            1.0f);
+  initParam(wOut, "moe.wOut", {local, f, h}, {0, 0, 0}, {local, f, h}, 7,
+            1.0f);
+  Tensor y({n, h}), dx({n, h}), dwIn({local, h, fin}), dwOut({local, f, h}),
+      dgate({n, k});
+  moeForward(y, x, r, wIn, wOut, d);
+  moeBackward(dx, dwIn, dwOut, dgate, dy, x, r, wIn, wOut, d);
+  const std::vector<float> X = x.toHost(), R = r.toHost(), DY = dy.toHost(),
+                           Wi = wIn.toHost(), Wo = wOut.toHost();
+  std::vector<double> Y(static_cast<size_t>(n * h)),
+      DX(static_cast<size_t>(n * h)), DWi(Wi.size()), DWo(Wo.size());
+  for (int64_t t = 0; t < n; ++t) {
+    std::vector<double> p(static_cast<size_t>(E));
+    double mx = -INFINITY, z = 0.0;
+    for (int64_t e = 0; e < E; ++e) {
+      for (int64_t i = 0; i < h; ++i)
+        p[size_t(e)] += double(X[size_t(t * h + i)]) * R[size_t(i * E + e)];
+      mx = std::max(mx, p[size_t(e)]);
+    }
+    for (double &v : p)
+      z += (v = std::exp(v - mx));
+    std::vector<int64_t> order(static_cast<size_t>(E));
+    for (int64_t e = 0; e < E; ++e)
+      order[size_t(e)] = e;
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      return p[size_t(a)] > p[size_t(b)];
+    });
+    double chosen = p[size_t(order[0])] + p[size_t(order[1])];
+    for (int64_t j = 0; j < k; ++j) {
+      int64_t e = order[size_t(j)] - first;
+      if (e < 0 || e >= local)
+        continue; // another rank's expert
+      double g = p[size_t(order[size_t(j)])] / chosen;
+      const float *wi = &Wi[size_t(e * h * fin)], *wo = &Wo[size_t(e * f * h)];
+      std::vector<double> a(static_cast<size_t>(fin)), u(static_cast<size_t>(f)),
+          back(static_cast<size_t>(f));
+      for (int64_t c = 0; c < fin; ++c)
+        for (int64_t i = 0; i < h; ++i)
+          a[size_t(c)] += double(X[size_t(t * h + i)]) * wi[i * fin + c];
+      for (int64_t m = 0; m < f; ++m) {
+        double s = 1.0 / (1.0 + std::exp(-a[size_t(m)]));
+        u[size_t(m)] = a[size_t(m)] * s * a[size_t(f + m)];
+        for (int64_t i = 0; i < h; ++i) {
+          Y[size_t(t * h + i)] += g * u[size_t(m)] * wo[m * h + i];
+          back[size_t(m)] += double(wo[m * h + i]) * DY[size_t(t * h + i)];
+          DWo[size_t(e * f * h + m * h + i)] +=
+              g * u[size_t(m)] * DY[size_t(t * h + i)];
+        }
+        // da for the gate (SiLU' times up) and the up half (SiLU).
+        double du = g * back[size_t(m)], gate = a[size_t(m)];
+        double daGate = du * a[size_t(f + m)] * s * (1.0 + gate * (1.0 - s));
+        double daUp = du * gate * s;
+        for (int64_t i = 0; i < h; ++i) {
+          double xi = X[size_t(t * h + i)];
+          DWi[size_t(e * h * fin + i * fin + m)] += xi * daGate;
+          DWi[size_t(e * h * fin + i * fin + f + m)] += xi * daUp;
+          DX[size_t(t * h + i)] +=
+              daGate * wi[i * fin + m] + daUp * wi[i * fin + f + m];
+        }
+      }
+    }
+  }
+  auto compare = [](const char *what, const std::vector<float> &got,
+                    const std::vector<double> &want) {
+    for (size_t i = 0; i < want.size(); ++i)
+      expectNear(what, int64_t(i), got[i], want[i], std::fabs(want[i]), 1e-4);
+  };
+  compare("moeForward y", y.toHost(), Y);
+  compare("moeBackward dx", dx.toHost(), DX);
+  compare("moeBackward dwIn", dwIn.toHost(), DWi);
+  compare("moeBackward dwOut", dwOut.toHost(), DWo);
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -362,6 +449,7 @@ int main(int argc, char **argv) {
     checkReductions();
     checkAttention();
     checkRecommender();
+    checkExperts();
     Tensor t({4});
     fillConstant(t, 2.0f);
     allReduceSum(t, grid.group(Axis::World));
