@@ -175,12 +175,11 @@ private:
   /// ZeRO-3: the region's parameter gathers in runs that no send or
   /// receive interrupts (a gather's all-gather may start at an earlier
   /// gather of its run, never across a transfer), each gather's run and
-  /// place in it, how far each run's gathers have been started, and the
-  /// gathers started ahead that way.
+  /// place in it, and how many of each run's gathers have been started
+  /// (those before that place were started ahead and are waited for).
   SmallVector<SmallVector<tx::ParamGatherOp>> gatherRuns;
   DenseMap<Operation *, std::pair<size_t, size_t>> gatherPlace;
   SmallVector<size_t> gatherRunStarted;
-  DenseSet<Operation *> prefetched;
   /// At most this many matrices' gathers run ahead of the parameter in
   /// use (1-D parameters, biases and norm weights, go along uncounted), as
   /// the ZeRO-1/2 programs' kParamGathersInFlight.
@@ -312,22 +311,22 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
     return success();
   }
   if (auto p = dyn_cast<tx::ParamGatherOp>(op)) {
-    // Started at the gather before it (emit): wait for it here.
-    if (prefetched.contains(p)) {
+    auto [run, at] = gatherPlace.lookup(p);
+    ArrayRef<tx::ParamGatherOp> gathers = gatherRuns[run];
+    size_t &started = gatherRunStarted[run];
+    if (at < started) {
+      // Started at an earlier gather of its run: wait for it here.
       os << "    " << name(p.getResult()) << "_gather.wait();\n";
     } else {
       std::string n = declare(p.getResult());
       os << "    rt::zero3Gather(" << n << ", " << param(p.getSym())
          << ".value, " << groupExpr(p.getGroup()) << ");\n";
+      started = at + 1;
     }
     // The run's next gathers start now, until kZero3GathersAhead
     // matrices' are running ahead of this one; a send or receive ends the
     // run: moving a collective past a point-to-point transfer could
     // deadlock two pipeline stages.
-    auto [run, at] = gatherPlace.lookup(p);
-    ArrayRef<tx::ParamGatherOp> gathers = gatherRuns[run];
-    size_t &started = gatherRunStarted[run];
-    started = std::max(started, at + 1);
     auto isMatrix = [](tx::ParamGatherOp g) {
       return cast<RankedTensorType>(g.getResult().getType()).getRank() >= 2;
     };
@@ -341,7 +340,6 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
          << ", " << param(q.getSym()) << ".value, "
          << groupExpr(q.getGroup())
          << "); // ahead, while this parameter is used\n";
-      prefetched.insert(q);
       ahead += isMatrix(q);
     }
     return success();

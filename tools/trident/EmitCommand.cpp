@@ -130,8 +130,8 @@ int runEmit(mlir::MLIRContext &ctx) {
                     "time and memory do not describe it\n";
 
   // The plan's figures were computed for its precision; the programs
-  // compute in f32 whatever the plan says (docs/emit.md, "Precision").
-  // (The plan reader accepted the name: parseDType knows it.)
+  // compute in f32 whatever the plan says (docs/emit.md, the --plan
+  // option). The plan reader accepted the name, so parseDType knows it.
   if (parseDType(plan->precision) != DType::F32)
     llvm::errs() << "trident: note: " << emitPlanOpt
                  << "'s step time and memory assume " << plan->precision

@@ -293,16 +293,6 @@ Tensor upload(const std::vector<float> &values, std::vector<int64_t> shape) {
   return t;
 }
 
-/// The [cols, rows] transpose of a row-major [rows, cols] buffer.
-std::vector<float> transposed(const std::vector<float> &v, int64_t rows,
-                              int64_t cols) {
-  std::vector<float> t(v.size());
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j)
-      t[size_t(j * rows + i)] = v[size_t(i * cols + j)];
-  return t;
-}
-
 /// Local expert e's [hidden, fin] block of wIn (or of its gradient) and
 /// its [ffn, hidden] block of wOut, as views.
 Tensor expertIn(const Tensor &w, int64_t e, const Shape &s) {
@@ -312,11 +302,12 @@ Tensor expertOut(const Tensor &w, int64_t e, const Shape &s) {
   return w.view(e * s.f * s.h, {s.f, s.h});
 }
 
-/// An expert's rows through its first linear: x (the rows' inputs), a = x
-/// wIn[e] + bIn[e] (the GEMM on the backend) and u = act(a), each row-major
-/// on the host.
+/// An expert's rows through its first linear: x (the rows' inputs, also
+/// as the backend tensor xRows), a = x wIn[e] + bIn[e] (the GEMM on the
+/// backend) and u = act(a), each row-major on the host.
 struct ExpertActs {
   std::vector<float> x, a, u;
+  Tensor xRows;
 };
 ExpertActs expertForward(const std::vector<float> &X, const Tensor &wIn,
                          const ExpertRows &rows, int64_t e, const Shape &s,
@@ -327,8 +318,9 @@ ExpertActs expertForward(const std::vector<float> &X, const Tensor &wIn,
   for (int64_t q = 0; q < m; ++q)
     std::copy_n(&X[size_t(rows.token[size_t(q)] * s.h)], s.h,
                 &acts.x[size_t(q * s.h)]);
+  acts.xRows = upload(acts.x, {m, s.h});
   Tensor a({m, s.fin});
-  matmul(a, upload(acts.x, {m, s.h}), expertIn(wIn, e, s), false);
+  matmul(a, acts.xRows, expertIn(wIn, e, s), false);
   acts.a = a.toHost();
   if (!bIn.empty())
     for (int64_t q = 0; q < m; ++q)
@@ -436,9 +428,11 @@ void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
     Tensor back({m, s.f});
     matmul(back, upload(DYe, {m, s.h}), expertOut(wOut, e, s), true);
     const std::vector<float> B = back.toHost();
-    Tensor dwo = expertOut(dwOut, e, s);
-    matmul(dwo, upload(transposed(acts.u, m, s.f), {s.f, m}),
-           upload(GDY, {m, s.h}), false, 1.0f);
+    // The weight gradients are linearBackward's dW += dy^T x, with u as
+    // its dy and g dy as its x (and below x as dy, da as x).
+    Tensor noDx, noDb, dwo = expertOut(dwOut, e, s);
+    linearBackward(noDx, dwo, noDb, upload(acts.u, {m, s.f}),
+                   upload(GDY, {m, s.h}), expertOut(wOut, e, s));
     std::vector<float> DA(size_t(m * s.fin));
     for (int64_t q = 0; q < m; ++q) {
       float g = rows.weight[size_t(q)];
@@ -477,8 +471,7 @@ void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
     // a = x wIn[e] + bIn[e]: dwIn[e] += x^T da, dx += da wIn[e]^T.
     Tensor dA = upload(DA, {m, s.fin});
     Tensor dwi = expertIn(dwIn, e, s);
-    matmul(dwi, upload(transposed(acts.x, m, s.h), {s.h, m}), dA, false,
-           1.0f);
+    linearBackward(noDx, dwi, noDb, acts.xRows, dA, expertIn(wIn, e, s));
     Tensor dxe({m, s.h});
     matmul(dxe, dA, expertIn(wIn, e, s), true);
     const std::vector<float> DXe = dxe.toHost();

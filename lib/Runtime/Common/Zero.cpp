@@ -198,8 +198,6 @@ Pending zeroGatherChunksAsync(Tensor &padded, const Group &dp) {
   return allGatherAsync(padded, own, dp);
 }
 
-
-
 namespace {
 /// ZeRO-1: the summed slice of `grad` for a padded parameter.
 Tensor sliceOfSum(const Tensor &padded, const Tensor &grad, const Group &dp,
@@ -227,8 +225,6 @@ void zero1SgdUpdateChunk(Tensor &padded, const Tensor &grad, float lr,
   Tensor slice = sliceOfSum(padded, grad, dp, "zero1SgdUpdateChunk");
   zero2SgdUpdateChunk(padded, slice, lr, dp);
 }
-
-
 
 void zero3Gather(Tensor &full, const Tensor &slice, const Group &dp) {
   zero3GatherAsync(full, slice, dp).wait();
