@@ -843,13 +843,17 @@ private:
 /// only in wait(), so that a program reading or writing `t` too early
 /// fails its tests on the CPU as it would on a GPU.
 [[nodiscard]] Pending allReduceSumAsync(Tensor &t, const Group &g);
-/// Asynchronous reduceScatterSum; `out` must not be touched until wait()
-/// (deferred on the CPU likewise).
+/// Asynchronous reduceScatterSum; `out` must not be touched, nor `in`
+/// written, until wait(): NCCL may read `in` until then. The CPU backend
+/// under TRIDENT_RT_DEFER_ASYNC=1 holds the result back likewise and
+/// fails wait() when `in` changed.
 [[nodiscard]] Pending reduceScatterSumAsync(Tensor &out, const Tensor &in,
                                             int dim, const Group &g);
 /// Asynchronous allGather along the outermost dimension (`out` holds the
-/// members' `in` one after another); `out` must not be touched until
-/// wait() (deferred on the CPU likewise).
+/// members' `in` one after another); `out` must not be touched, nor `in`
+/// written, until wait() (checked on the CPU likewise). `in` may be this
+/// member's block of `out` (NCCL's in-place form); any other overlap is
+/// copied first.
 [[nodiscard]] Pending allGatherAsync(Tensor &out, const Tensor &in,
                                      const Group &g);
 

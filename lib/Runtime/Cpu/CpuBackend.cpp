@@ -235,14 +235,33 @@ Tensor issuedView(const Tensor &t) {
   return it != heldBack().end() ? it->second : t;
 }
 /// A Pending that copies `result` into `target` when waited for.
-Pending deferred(Tensor target, Tensor result) {
+///
+/// With `in` (the gathers and scatters): NCCL reads it on the
+/// communication stream, possibly until wait(), so it too must stay as it
+/// was; a change made before wait() is refused, since the GPU would have
+/// sent some of it. An `in` that has a held-back result of its own is left
+/// out (waiting for that one writes it).
+Pending deferred(Tensor target, Tensor result, const Tensor *in = nullptr,
+                 const char *fn = nullptr) {
+  Tensor seen;
+  if (in && !heldBack().count(in->f32()))
+    seen = in->clone();
   heldBack()[target.f32()] = result;
   return Pending(std::make_shared<Pending::Impl>())
-      .then([target, result]() mutable {
+      .then([target, result, source = seen.defined() ? *in : Tensor(), seen,
+             fn]() mutable {
+        bool unchanged =
+            !seen.defined() ||
+            std::memcmp(source.f32(), seen.f32(),
+                        sizeof(float) * size_t(seen.numel())) == 0;
         copy(target, result);
         auto it = heldBack().find(target.f32());
         if (it != heldBack().end() && it->second.f32() == result.f32())
           heldBack().erase(it);
+        check(unchanged, fn,
+              "its input " + source.shapeString() +
+                  " was written before wait(); a GPU may still be reading "
+                  "it");
       });
 }
 } // namespace
@@ -264,7 +283,7 @@ Pending reduceScatterSumAsync(Tensor &out, const Tensor &in, int dim,
   }
   Tensor result(out.shape());
   reduceScatterSum(result, issuedView(in), dim, g);
-  return deferred(out, result);
+  return deferred(out, result, &in, "reduceScatterSumAsync");
 }
 
 Pending allGatherAsync(Tensor &out, const Tensor &in, const Group &g) {
@@ -274,7 +293,7 @@ Pending allGatherAsync(Tensor &out, const Tensor &in, const Group &g) {
   }
   Tensor result(out.shape());
   allGather(result, issuedView(in), 0, g);
-  return deferred(out, result);
+  return deferred(out, result, &in, "allGatherAsync");
 }
 
 namespace detail {

@@ -22,8 +22,10 @@
 #include <cstdio>
 #include <deque>
 #include <limits>
+#include <memory>
 #include <set>
 #include <string>
+#include <thread>
 
 namespace trident::rt {
 
@@ -58,9 +60,10 @@ State &ready(const char *fn) {
 /// flat ZeRO buffer of over 512 M floats exceeds: one row, or pitches that
 /// large, go as plain copies instead.
 void copyRows(float *dst, size_t dpitch, const float *src, size_t spitch,
-              size_t row, int64_t height, const char *fn) {
+              size_t row, int64_t height, const char *fn,
+              cudaStream_t stream) {
   constexpr size_t kMaxPitch = (size_t(1) << 31) - 1;
-  cudaStream_t s = cuda::state().compute;
+  cudaStream_t s = stream ? stream : cuda::state().compute;
   if (height > 1 && dpitch <= kMaxPitch && spitch <= kMaxPitch) {
     cuda::check(cudaMemcpy2DAsync(dst, dpitch, src, spitch, row, height,
                                   cudaMemcpyDeviceToDevice, s),
@@ -82,12 +85,88 @@ using cuda::copyRows;
 void ncclCheck(ncclResult_t rc, const char *fn, const std::string &group) {
   if (rc != ncclSuccess)
     detail::fail(fn, "NCCL error on group '" + group +
-                         "': " + ncclGetErrorString(rc));
+                         "': " + ncclGetErrorString(rc) + " (" +
+                         ncclGetLastError(nullptr) + ")");
+}
+
+/// A group's NCCL communicator (Group::Impl::backend points at one).
+struct Comm {
+  ncclComm_t comm = nullptr;
+  std::string name;
+  bool aborted = false;
+};
+/// The live communicators, polled for asynchronous errors while the host
+/// waits for the device (drain).
+std::set<Comm *> &liveComms() {
+  static std::set<Comm *> live;
+  return live;
 }
 
 ncclComm_t commOf(const Group::Impl &G) {
-  return static_cast<ncclComm_t>(G.backend.get());
+  return static_cast<Comm *>(G.backend.get())->comm;
 }
+
+/// A failed peer or link leaves NCCL's kernels waiting forever; NCCL
+/// reports it through ncclCommGetAsyncError. Aborts every communicator
+/// (which lets the kernels end) and throws, naming the group.
+void checkCommErrors(const char *fn) {
+  for (Comm *c : liveComms()) {
+    ncclResult_t st = ncclSuccess;
+    if (c->aborted || ncclCommGetAsyncError(c->comm, &st) != ncclSuccess ||
+        st == ncclSuccess || st == ncclInProgress)
+      continue;
+    std::string what = "NCCL reported an asynchronous error on group '" +
+                       c->name + "': " + ncclGetErrorString(st) + " (" +
+                       ncclGetLastError(c->comm) +
+                       "); a peer rank may have failed or a link dropped";
+    for (Comm *other : liveComms())
+      if (!other->aborted) {
+        ncclCommAbort(other->comm);
+        other->aborted = true;
+      }
+    detail::fail(fn, what);
+  }
+}
+
+/// Waits for `stream` without blocking inside the CUDA driver, so that a
+/// communicator's asynchronous error ends the wait with a message instead
+/// of a hang.
+void drain(cudaStream_t stream, const char *fn) {
+  for (unsigned spins = 0;; ++spins) {
+    cudaError_t rc = cudaStreamQuery(stream);
+    if (rc == cudaSuccess)
+      return;
+    if (rc != cudaErrorNotReady)
+      cuda::check(rc, fn);
+    if (spins % 256 == 255)
+      checkCommErrors(fn);
+    std::this_thread::yield();
+  }
+}
+
+/// ncclGroupStart, and ncclGroupEnd however the scope is left: a failed
+/// call inside must not leave the group open for the next NCCL calls.
+class NcclGroup {
+public:
+  NcclGroup(const char *fn, const std::string &name) : fn_(fn), name_(name) {
+    ncclCheck(ncclGroupStart(), fn_, name_);
+  }
+  void end() {
+    open_ = false;
+    ncclCheck(ncclGroupEnd(), fn_, name_);
+  }
+  ~NcclGroup() {
+    if (open_)
+      ncclGroupEnd();
+  }
+  NcclGroup(const NcclGroup &) = delete;
+  NcclGroup &operator=(const NcclGroup &) = delete;
+
+private:
+  const char *fn_;
+  std::string name_;
+  bool open_ = true;
+};
 
 /// Orders the communication stream after the compute work issued so far.
 void beginComm(const char *fn) {
@@ -109,6 +188,13 @@ void endComm(const char *fn) {
   cudaEventDestroy(e);
 }
 
+/// Host-staged collectives read their tensors through the compute stream,
+/// which must first pass the collectives already queued on the
+/// communication stream: an asynchronous sum still running on the same
+/// tensor (a gradient summed over tp, then over a group whose ranks share
+/// a GPU) comes before, as in issue order on NCCL.
+void beforeHostStaged(const char *fn) { endComm(fn); }
+
 void around(const std::vector<int64_t> &shape, int dim, int64_t &a,
             int64_t &d, int64_t &b) {
   a = 1, b = 1;
@@ -128,13 +214,18 @@ void unpackBlocks(float *out, const float *blocks, int g, int64_t a,
              fn);
 }
 
-/// blocks [g][A, D, B] <- in [A, g*D, B].
+/// blocks [g][A, D, B] <- in [A, g*D, B] (on `stream`, compute if null).
 void packBlocks(float *blocks, const float *in, int g, int64_t a, int64_t d,
-                int64_t b, const char *fn) {
+                int64_t b, const char *fn, cudaStream_t stream = nullptr) {
   size_t row = sizeof(float) * d * b;
   for (int r = 0; r < g; ++r)
     copyRows(blocks + r * a * d * b, row, in + r * d * b, row * g, row, a,
-             fn);
+             fn, stream);
+}
+
+/// Whether [a, a + n) and [b, b + m) share a float.
+bool overlaps(const float *a, int64_t n, const float *b, int64_t m) {
+  return a < b + m && b < a + n;
 }
 
 void checkScaled(const Tensor &out, const Tensor &in, int dim, int64_t num,
@@ -161,12 +252,17 @@ bool setTf32Gemms(bool on) {
 }
 
 void synchronize() {
+  cuda::State &s = cuda::state();
+  if (s.ready) {
+    drain(s.compute, "synchronize");
+    drain(s.comm, "synchronize");
+  }
   cuda::check(cudaDeviceSynchronize(), "synchronize");
 }
 
 void synchronizeCompute() {
   cuda::State &s = cuda::ready("synchronizeCompute");
-  cuda::check(cudaStreamSynchronize(s.compute), "synchronizeCompute");
+  drain(s.compute, "synchronizeCompute");
 }
 
 namespace {
@@ -177,7 +273,11 @@ namespace detail {
 std::shared_ptr<void> allocate(size_t bytes) {
   cuda::State &s = cuda::ready("Tensor");
   void *p = nullptr;
-  cuda::check(cudaMallocAsync(&p, bytes, s.compute), "Tensor (allocate)");
+  cudaError_t rc = cudaMallocAsync(&p, bytes, s.compute);
+  if (rc != cudaSuccess)
+    detail::fail("Tensor (allocate)",
+                 std::string("CUDA error: ") + cudaGetErrorString(rc) +
+                     " allocating " + std::to_string(bytes) + " bytes");
   cuda::check(cudaMemsetAsync(p, 0, bytes, s.compute), "Tensor (zero)");
   return std::shared_ptr<void>(p, [](void *q) {
     // Stream-ordered: freed after every kernel already queued on compute.
@@ -190,18 +290,34 @@ void copyToHost(void *dst, const void *src, size_t bytes) {
   cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost,
                               s.compute),
               "Tensor::toHost");
-  cuda::check(cudaStreamSynchronize(s.compute), "Tensor::toHost");
+  drain(s.compute, "Tensor::toHost");
 }
 void copyFromHost(void *dst, const void *src, size_t bytes) {
   cuda::State &s = cuda::ready("Tensor::fromHost");
   cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice,
                               s.compute),
               "Tensor::fromHost");
-  cuda::check(cudaStreamSynchronize(s.compute), "Tensor::fromHost");
+  drain(s.compute, "Tensor::fromHost");
 }
 void copyOnBackend(void *dst, const void *src, size_t bytes) {
-  cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
-                              cuda::ready("copy").compute),
+  cudaStream_t s = cuda::ready("copy").compute;
+  auto *d = static_cast<char *>(dst);
+  const auto *c = static_cast<const char *>(src);
+  if (d == c || !bytes)
+    return;
+  if (d < c + bytes && c < d + bytes) {
+    // cudaMemcpy's ranges must not overlap (the CPU twin's memmove allows
+    // it): through a temporary.
+    void *tmp = nullptr;
+    cuda::check(cudaMallocAsync(&tmp, bytes, s), "copy");
+    cuda::check(cudaMemcpyAsync(tmp, src, bytes, cudaMemcpyDeviceToDevice, s),
+                "copy");
+    cuda::check(cudaMemcpyAsync(dst, tmp, bytes, cudaMemcpyDeviceToDevice, s),
+                "copy");
+    cuda::check(cudaFreeAsync(tmp, s), "copy");
+    return;
+  }
+  cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s),
               "copy");
 }
 
@@ -286,10 +402,16 @@ void backendGroupCreated(Group::Impl &g) {
     ncclCheck(ncclGetUniqueId(&id), fn, g.name);
   check(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, g.comm) == MPI_SUCCESS, fn,
         "MPI_Bcast of the NCCL unique id failed");
-  ncclComm_t comm;
-  ncclCheck(ncclCommInitRank(&comm, g.size, id, g.rank), fn, g.name);
-  g.backend = std::shared_ptr<void>(comm, [](void *c) {
-    ncclCommDestroy(static_cast<ncclComm_t>(c));
+  auto c = std::make_unique<Comm>();
+  c->name = g.name;
+  ncclCheck(ncclCommInitRank(&c->comm, g.size, id, g.rank), fn, g.name);
+  liveComms().insert(c.get());
+  g.backend = std::shared_ptr<void>(c.release(), [](void *v) {
+    auto *c = static_cast<Comm *>(v);
+    liveComms().erase(c);
+    if (!c->aborted) // an aborted communicator is already released
+      ncclCommDestroy(c->comm);
+    delete c;
   });
 }
 } // namespace detail
@@ -313,6 +435,7 @@ int mpiCount(int64_t n, const char *fn) {
 
 void hostAllReduce(Tensor &t, MPI_Op op, const Group::Impl &G,
                    const char *fn) {
+  beforeHostStaged(fn);
   std::vector<float> h = t.toHost();
   if (MPI_Allreduce(MPI_IN_PLACE, h.data(), mpiCount(t.numel(), fn), MPI_FLOAT,
                     op, G.comm) != MPI_SUCCESS)
@@ -357,6 +480,7 @@ void allGather(Tensor &out, const Tensor &in, int dim, const Group &g) {
   around(in.shape(), dim, a, d, b);
   Tensor blocks({in.numel() * G.size});
   if (hostStaged(G)) {
+    beforeHostStaged(fn);
     std::vector<float> mine = in.toHost(), all(size_t(blocks.numel()));
     int n = mpiCount(in.numel(), fn);
     if (MPI_Allgather(mine.data(), n, MPI_FLOAT, all.data(), n, MPI_FLOAT,
@@ -380,6 +504,8 @@ void reduceScatterSum(Tensor &out, const Tensor &in, int dim, const Group &g) {
   int64_t a, d, b;
   around(out.shape(), dim, a, d, b);
   Tensor blocks({in.numel()});
+  if (hostStaged(G))
+    beforeHostStaged(fn);
   packBlocks(blocks.f32(), in.f32(), G.size, a, d, b, fn);
   if (hostStaged(G)) {
     std::vector<float> all = blocks.toHost(), mine(size_t(out.numel()));
@@ -418,6 +544,8 @@ void allToAll(Tensor &out, const Tensor &in, int splitDim, int concatDim,
   int64_t a, d, b;
   around(in.shape(), splitDim, a, d, b);
   Tensor send({in.numel()}), recvd({in.numel()});
+  if (hostStaged(G))
+    beforeHostStaged(fn);
   packBlocks(send.f32(), in.f32(), G.size, a, d / G.size, b, fn);
   size_t per = in.numel() / G.size;
   if (hostStaged(G)) {
@@ -429,7 +557,7 @@ void allToAll(Tensor &out, const Tensor &in, int splitDim, int concatDim,
     recvd.fromHost(hr);
   } else {
     beginComm(fn);
-    ncclCheck(ncclGroupStart(), fn, G.name);
+    NcclGroup group(fn, G.name);
     for (int j = 0; j < G.size; ++j) {
       ncclCheck(ncclSend(send.f32() + j * per, per, ncclFloat, j, commOf(G),
                          cuda::state().comm),
@@ -438,7 +566,7 @@ void allToAll(Tensor &out, const Tensor &in, int splitDim, int concatDim,
                          cuda::state().comm),
                 fn, G.name);
     }
-    ncclCheck(ncclGroupEnd(), fn, G.name);
+    group.end();
     endComm(fn);
   }
   around(block, concatDim, a, d, b);
@@ -453,6 +581,7 @@ void broadcast(Tensor &t, int root, const Group &g) {
   if (G.size == 1 || !t.numel())
     return;
   if (hostStaged(G)) {
+    beforeHostStaged(fn);
     std::vector<float> h = t.toHost();
     if (MPI_Bcast(h.data(), mpiCount(t.numel(), fn), MPI_FLOAT, root,
                   G.comm) != MPI_SUCCESS)
@@ -470,7 +599,8 @@ void broadcast(Tensor &t, int root, const Group &g) {
 void barrier(const Group &g) {
   Group::Impl &G = detail::collectiveImpl(g, "barrier");
   synchronize();
-  MPI_Barrier(G.comm);
+  check(MPI_Barrier(G.comm) == MPI_SUCCESS, "barrier",
+        "MPI_Barrier failed on group '" + G.name + "'");
 }
 
 struct Pending::Impl {
@@ -538,15 +668,20 @@ Pending reduceScatterSumAsync(Tensor &out, const Tensor &in, int dim,
   int64_t a, d, b;
   around(out.shape(), dim, a, d, b);
   auto p = std::make_shared<Pending::Impl>();
-  if (a == 1) { // blocks along the outermost dimension: already in order
-    p->keep = in;
-  } else {
-    p->keep = Tensor({in.numel()});
-    packBlocks(p->keep.f32(), in.f32(), G.size, a, d, b, fn);
-  }
+  // NCCL's one in-place form: out is this rank's block of in.
+  bool inPlace = a == 1 && out.f32() == in.f32() + G.rank * out.numel();
+  bool packed = !inPlace && (a != 1 || overlaps(in.f32(), in.numel(),
+                                                out.f32(), out.numel()));
+  p->keep = packed ? Tensor({in.numel()}) : in;
   p->keep2 = out;
   cuda::check(cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming), fn);
   beginComm(fn);
+  // Packed on the communication stream: `in` is read after the
+  // collectives issued before this one (an earlier sum into it), as NCCL
+  // reads it in issue order when no packing is needed.
+  if (packed)
+    packBlocks(p->keep.f32(), in.f32(), G.size, a, d, b, fn,
+               cuda::state().comm);
   ncclCheck(ncclReduceScatter(p->keep.f32(), out.f32(), out.numel(),
                               ncclFloat, ncclSum, commOf(G),
                               cuda::state().comm),
@@ -567,11 +702,21 @@ Pending allGatherAsync(Tensor &out, const Tensor &in, const Group &g) {
   // Along the outermost dimension the members' blocks are already in
   // order: NCCL writes straight into `out`.
   auto p = std::make_shared<Pending::Impl>();
-  p->keep = in;
+  // NCCL's one in-place form: in is this rank's block of out. Any other
+  // overlap goes through a copy of in.
+  bool inPlace = in.f32() == out.f32() + G.rank * in.numel();
+  bool copied =
+      !inPlace && overlaps(in.f32(), in.numel(), out.f32(), out.numel());
+  p->keep = copied ? Tensor({in.numel()}) : in;
   p->keep2 = out;
   cuda::check(cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming), fn);
   beginComm(fn);
-  ncclCheck(ncclAllGather(in.f32(), out.f32(), in.numel(), ncclFloat,
+  if (copied)
+    cuda::check(cudaMemcpyAsync(p->keep.f32(), in.f32(),
+                                sizeof(float) * size_t(in.numel()),
+                                cudaMemcpyDeviceToDevice, cuda::state().comm),
+                fn);
+  ncclCheck(ncclAllGather(p->keep.f32(), out.f32(), in.numel(), ncclFloat,
                           commOf(G), cuda::state().comm),
             fn, G.name);
   cuda::check(cudaEventRecord(p->done, cuda::state().comm), fn);
@@ -595,9 +740,14 @@ std::deque<InFlight> inFlight;
 void releaseFinishedSends(bool all) {
   while (!inFlight.empty()) {
     InFlight &f = inFlight.front();
-    // Only a passed event frees the copies (an error keeps them).
-    if (!all && cudaEventQuery(f.done) != cudaSuccess)
-      return;
+    // Only a passed event frees the copies (an error keeps them, and is
+    // reported).
+    if (!all) {
+      cudaError_t rc = cudaEventQuery(f.done);
+      if (rc == cudaErrorNotReady)
+        return;
+      cuda::check(rc, "sendAsync (releasing sent copies)");
+    }
     cudaEventDestroy(f.done);
     inFlight.pop_front();
   }
@@ -617,12 +767,14 @@ void backendExchange(std::vector<QueuedSend> &sends, Tensor *recvInto,
   check(staged.size() == 1, fn,
         "one point-to-point exchange mixes groups with and without an NCCL "
         "communicator (ranks sharing a GPU); send over one group");
-  if (*staged.begin())
+  if (*staged.begin()) {
+    beforeHostStaged(fn);
     return mpiExchange(sends, recvInto, peer, tag, G, fn);
+  }
   (void)tag; // NCCL matches in issue order; the CPU twin checks the tags
   beginComm(fn);
   cudaStream_t comm = cuda::state().comm;
-  ncclCheck(ncclGroupStart(), fn, recvInto ? G->name : "(sends)");
+  NcclGroup group(fn, recvInto ? G->name : "(sends)");
   for (const QueuedSend &s : sends)
     ncclCheck(ncclSend(s.copy.f32(), size_t(s.copy.numel()), ncclFloat,
                        s.peer, commOf(s.impl()), comm),
@@ -631,7 +783,7 @@ void backendExchange(std::vector<QueuedSend> &sends, Tensor *recvInto,
     ncclCheck(ncclRecv(recvInto->f32(), size_t(recvInto->numel()), ncclFloat,
                        peer, commOf(*G), comm),
               fn, G->name);
-  ncclCheck(ncclGroupEnd(), fn, recvInto ? G->name : "(sends)");
+  group.end();
   endComm(fn);
   if (sends.empty())
     return;

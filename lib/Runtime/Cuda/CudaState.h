@@ -26,10 +26,11 @@ void check(cublasStatus_t rc, const char *fn);
 State &ready(const char *fn);
 
 /// `height` rows of `row` bytes from src (rows `spitch` apart) to dst
-/// (rows `dpitch` apart), on the compute stream; past cudaMemcpy2D's
-/// pitch limit (2^31 - 1 bytes) row by row.
+/// (rows `dpitch` apart), on `stream` (the compute stream if null); past
+/// cudaMemcpy2D's pitch limit (2^31 - 1 bytes) row by row.
 void copyRows(float *dst, size_t dpitch, const float *src, size_t spitch,
-              size_t row, int64_t height, const char *fn);
+              size_t row, int64_t height, const char *fn,
+              cudaStream_t stream = nullptr);
 
 } // namespace trident::rt::cuda
 

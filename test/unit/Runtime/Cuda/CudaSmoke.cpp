@@ -5,8 +5,9 @@
 // GPU): runs a few kernels and compares them with host formulas (the
 // reductions over rows with more rows than one block of them takes,
 // attention with grouped kv heads at a context-parallel offset, DLRM's
-// bag pooling, dot interaction and binary cross-entropy, and a mixture of
-// experts whose GEMMs run on views of the expert weights).
+// bag pooling, dot interaction and binary cross-entropy, a mixture of
+// experts whose GEMMs run on views of the expert weights, and a copy
+// between overlapping views).
 //
 //===----------------------------------------------------------------------===//
 
@@ -450,6 +451,25 @@ int main(int argc, char **argv) {
     checkAttention();
     checkRecommender();
     checkExperts();
+    // copy between overlapping views of one buffer, both ways (memmove's
+    // result; cudaMemcpy alone is undefined there).
+    for (int64_t shift : {2, -2}) {
+      Tensor buf({10});
+      std::vector<float> v(10);
+      for (int i = 0; i < 10; ++i)
+        v[size_t(i)] = float(i);
+      buf.fromHost(v);
+      Tensor dst = buf.view(shift > 0 ? shift : 0, {8});
+      Tensor src = buf.view(shift > 0 ? 0 : -shift, {8});
+      copy(dst, src);
+      std::vector<float> want = v;
+      for (int i = 0; i < 8; ++i)
+        want[size_t(i + (shift > 0 ? shift : 0))] =
+            v[size_t(i + (shift > 0 ? 0 : -shift))];
+      std::vector<float> got = buf.toHost();
+      for (size_t i = 0; i < 10; ++i)
+        expectNear("overlapping copy", int64_t(i), got[i], want[i], 0.0, 0.0);
+    }
     Tensor t({4});
     fillConstant(t, 2.0f);
     allReduceSum(t, grid.group(Axis::World));

@@ -254,6 +254,41 @@ void testCollectives(const Grid &grid) {
     for (int i = 0; i < 4 * n; ++i)
       uwant.push_back(float(i));
     EXPECT(ufull.toHost() == uwant, "zero3GatherAsync without padding");
+    // NCCL's in-place form: `in` is this rank's block of `out`.
+    Tensor whole({2 * n});
+    std::vector<float> wv(size_t(2 * n), -1.0f);
+    wv[size_t(2 * r)] = float(r);
+    wv[size_t(2 * r + 1)] = 0.5f + float(r);
+    whole.fromHost(wv);
+    Tensor mine = whole.view(2 * r, {2});
+    Pending ip = allGatherAsync(whole, mine, w);
+    ip.wait();
+    std::vector<float> ipWant;
+    for (int i = 0; i < n; ++i) {
+      ipWant.push_back(float(i));
+      ipWant.push_back(0.5f + float(i));
+    }
+    EXPECT(whole.toHost() == ipWant, "allGatherAsync in place");
+    // Deferred, `in` written before wait() is refused (NCCL may still be
+    // reading it on a GPU); unchanged, the gather and scatter pass.
+    if (const char *d = std::getenv("TRIDENT_RT_DEFER_ASYNC");
+        d && std::string(d) == "1") {
+      Tensor src({2}), dst({2 * n});
+      src.fromHost({1.0f, 2.0f});
+      Pending early = allGatherAsync(dst, src, w);
+      src.fromHost({3.0f, 4.0f});
+      std::string msg = errorOf([&] { early.wait(); });
+      EXPECT(msg.find("allGatherAsync") != std::string::npos &&
+                 msg.find("written before wait()") != std::string::npos,
+             "deferred: allGatherAsync's input written early");
+      Tensor rin({2 * n}), rout({2});
+      Pending rs = reduceScatterSumAsync(rout, rin, 0, w);
+      rin.fromHost(std::vector<float>(size_t(2 * n), 1.0f));
+      msg = errorOf([&] { rs.wait(); });
+      EXPECT(msg.find("reduceScatterSumAsync") != std::string::npos &&
+                 msg.find("written before wait()") != std::string::npos,
+             "deferred: reduceScatterSumAsync's input written early");
+    }
   }
   // all-gather along dim 1 of [2, 2]: out[i, 2r + j] = 10 r + 2 i + j.
   Tensor in({2, 2}), out({2, 2 * n});
