@@ -422,7 +422,7 @@ Evaluator::Evaluator(const Evaluator &o)
       numBlocks_(o.numBlocks_), modelFlopsPerToken_(o.modelFlopsPerToken_),
       blockFwdFlopsPerToken_(o.blockFwdFlopsPerToken_),
       attnCoreFlopsPerToken_(o.attnCoreFlopsPerToken_),
-      tiedVocabParams_(o.tiedVocabParams_), hasExperts_(o.hasExperts_),
+      tiedVocabParams_(o.tiedVocabParams_), headListsTied_(o.headListsTied_), hasExperts_(o.hasExperts_),
       minExperts_(o.minExperts_), groupEvaluators_(o.groupEvaluators_),
       impl_(std::make_unique<Impl>()) {
   for (Impl::Slot &slot : impl_->cache)
@@ -502,9 +502,15 @@ Result<Evaluator> Evaluator::create(const LayerProfile &profile,
   }
   if (e.numBlocks_ == 0)
     return Status::error(where + "the profile has no transformer blocks");
-  // Tied embeddings: the profile's total counts the vocabulary matrix once
-  // although embedding and head both list it.
-  if (!e.headGroups_.empty() && profile.totalParams > 0) {
+  // Tied embeddings: a profile analysed from tgraph names the matrix the
+  // head reads from the embedding (tiedParams); an analytic one lists it
+  // under both, its total counting it once.
+  for (int32_t gi : e.headGroups_) {
+    const LayerGroup &g = profile.groups[size_t(gi)];
+    e.tiedVocabParams_ += double(g.count) * double(g.cost.tiedParams);
+  }
+  if (e.tiedVocabParams_ == 0 && !e.headGroups_.empty() &&
+      profile.totalParams > 0) {
     double listed = 0;
     for (const LayerGroup &g : profile.groups)
       listed += double(g.count) * double(g.cost.params());
@@ -512,8 +518,10 @@ Result<Evaluator> Evaluator::create(const LayerProfile &profile,
     for (int32_t gi : e.headGroups_)
       headVocab += double(profile.groups[size_t(gi)].cost.paramsVocab);
     double extra = listed - double(profile.totalParams);
-    if (extra > 0 && std::fabs(extra - headVocab) <= 1e-6 * headVocab)
+    if (extra > 0 && std::fabs(extra - headVocab) <= 1e-6 * headVocab) {
       e.tiedVocabParams_ = headVocab;
+      e.headListsTied_ = true;
+    }
   }
   e.blockPrefix_.push_back(e.numBlocks_);
   e.modelFlopsPerToken_ = profile.trainFlopsPerToken > 0
@@ -772,6 +780,7 @@ Status Evaluator::evaluateShares(const ParallelConfig &c, Evaluation &out) {
   out.pipelineSeconds = slow.pipelineSeconds;
   out.bubbleFraction = slow.bubbleFraction;
   out.dpExposedSeconds = slow.dpExposedSeconds + cross;
+  out.tiedEmbeddingSeconds = slow.tiedEmbeddingSeconds;
   out.optimizerSeconds = slow.optimizerSeconds;
   out.crossGroupSyncSeconds = cross;
   out.microBatches = maxM;
@@ -995,8 +1004,13 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
 
   // Per-stage dense / expert parameter elements (stashed above).
   // weightBytes holds dense elements, gradientBytes expert elements.
-  if (p == 1 && tiedVocabParams_ > 0)
+  // One stage holds the tied matrix once; with pipeline stages the last
+  // keeps its own copy (Megatron's output_layer weight on the last stage,
+  // updated like the embedding from the summed gradient).
+  if (p == 1 && tiedVocabParams_ > 0 && headListsTied_)
     out.stages[0].weightBytes -= tiedVocabParams_ / double(c.tp);
+  if (p > 1 && tiedVocabParams_ > 0 && !headListsTied_)
+    out.stages[size_t(p - 1)].weightBytes += tiedVocabParams_ / double(c.tp);
   for (StageBreakdown &st : out.stages) {
     double dense = st.weightBytes, expert = st.gradientBytes;
     st.weightBytes = dense * weightBytes / (c.zeroStage >= 3 ? dpcp : 1) +
@@ -1176,11 +1190,39 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
     slack += chunk0Bwd + hop;
   }
 
+  // --- tied embedding: the first and last stage sum its gradient ---
+  // Megatron-LM all-reduces the shared vocabulary matrix over the embedding
+  // group (finalize_model_grads: _allreduce_embedding_grads, after the data
+  // parallel reduction); DeepSpeed's PipelineModule reduces its tied
+  // modules after the backward; the trident programs sum it after the
+  // schedule. None overlaps it with compute. The whole tp shard is summed
+  // (the reduction runs on the full gradient, ZeRO or not).
+  double tiedSum = 0;
+  if (p > 1 && tiedVocabParams_ > 0) {
+    double bytes = tiedVocabParams_ / double(c.tp) * gradBytes;
+    int64_t g0 = im.stageGroup.front(), g1 = im.stageGroup.back();
+    if (g0 != g1) { // two ranks: half the bytes each way, twice
+      tiedSum = 2 * cluster_.interGroup.latencySeconds +
+                bytes / cluster_.interGroup.bandwidthBytesPerS;
+    } else {
+      const NodeGroup &hw = cluster_.groups[size_t(g0)];
+      tiedSum = collectiveSeconds(hw, CollectiveOp::AllReduce, bytes,
+                                  groupShape(hw, 2, (p - 1) * stageGpus),
+                                  o.algorithm);
+    }
+    for (StageBreakdown *st : {&out.stages.front(), &out.stages.back()}) {
+      st->dpCommSeconds += tiedSum;
+      st->exposedCommSeconds += tiedSum;
+    }
+  }
+  out.tiedEmbeddingSeconds = tiedSum;
+
   // --- totals ---
-  out.iterationSeconds = makespan + exposedGrad + optimizer + paramGather;
+  out.iterationSeconds =
+      makespan + exposedGrad + optimizer + paramGather + tiedSum;
   out.pipelineSeconds = makespan;
   out.bubbleFraction = sim->bubbleFraction;
-  out.dpExposedSeconds = exposedGrad + paramGather;
+  out.dpExposedSeconds = exposedGrad + paramGather + tiedSum;
   out.optimizerSeconds = optimizer;
   out.microBatches = m;
   out.schedule = kind;

@@ -57,6 +57,11 @@ std::string renderEvaluationText(const LayerProfile &profile,
                      "{:.3f} s + optimizer {:.3f} s)\n",
                      e.iterationSeconds, e.pipelineSeconds, e.dpExposedSeconds,
                      e.optimizerSeconds);
+  if (e.tiedEmbeddingSeconds > 0)
+    out += fmt::format("            (exposed DP includes {:.1f} ms summing the "
+                       "tied embedding's gradient over the first and last "
+                       "stage)\n",
+                       1e3 * e.tiedEmbeddingSeconds);
   out += fmt::format("throughput  {:.0f} tokens/s ({:.0f} per GPU)\n",
                      e.tokensPerSecond, e.tokensPerSecondPerGpu);
   out += fmt::format("compute     {:.1f} TFLOP/s per GPU, MFU {:.1f}%, HFU "
@@ -114,6 +119,7 @@ std::string renderEvaluationJson(const LayerProfile &profile,
   j["pipeline_s"] = e.pipelineSeconds;
   j["bubble_fraction"] = e.bubbleFraction;
   j["dp_exposed_s"] = e.dpExposedSeconds;
+  j["tied_embedding_s"] = e.tiedEmbeddingSeconds;
   j["optimizer_s"] = e.optimizerSeconds;
   j["memory"] = {{"peak_bytes", e.peakMemoryBytes},
                  {"peak_stage", e.peakMemoryStage},

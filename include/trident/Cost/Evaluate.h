@@ -225,6 +225,10 @@ struct Evaluation {
   double pipelineSeconds = 0; ///< makespan of the schedule
   double bubbleFraction = 0;
   double dpExposedSeconds = 0;
+  /// With pipeline stages and a tied embedding: the sum of its gradient
+  /// between the first and last stage, after the schedule (counted in
+  /// dpExposedSeconds).
+  double tiedEmbeddingSeconds = 0;
   double optimizerSeconds = 0;
   int64_t microBatches = 0; ///< per replica (the most, with data shares)
   ScheduleKind schedule = ScheduleKind::OneFOneB;
@@ -291,6 +295,10 @@ private:
   /// Vocabulary parameters the head shares with the embedding (tied
   /// weights): stored once when both sit on the same stage.
   double tiedVocabParams_ = 0;
+  /// Whether the head's own parameter counts list that matrix (the
+  /// analytic profiles) or name it as read from the embedding (tiedParams,
+  /// the profiles analysed from tgraph).
+  bool headListsTied_ = false;
   bool hasExperts_ = false;
   int64_t minExperts_ = 0;
   /// Heterogeneous clusters: an Evaluator per node group alone, for plans

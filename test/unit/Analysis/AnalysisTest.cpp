@@ -1,6 +1,8 @@
 //===- AnalysisTest.cpp - tgraph costs against published formulas ---------===//
 
 #include "trident/Analysis/ModelAnalysis.h"
+#include "trident/Cost/Evaluate.h"
+#include "trident/Hardware/Cluster.h"
 #include "trident/Frontend/GraphBuilder.h"
 #include "trident/Frontend/ModelSource.h"
 
@@ -190,6 +192,35 @@ TEST_CASE("tied LM head is recorded on the head group", "[analysis]") {
   CHECK(p.hidden == 64);
   CHECK(p.numLayers == 4);
   CHECK(p.dtype == DType::F32);
+}
+
+TEST_CASE("a tied head analysed from tgraph: the last stage's own copy and "
+          "the gradient sum",
+          "[analysis]") {
+  // tiny-gpt ties its head to the 256 x 64 token embedding. On one stage
+  // the matrix is held once; with two stages the last holds a copy (as
+  // Megatron's output layer does) and the two stages sum its gradient.
+  auto m = load("tiny-gpt");
+  LayerProfile p = buildLayerProfile(m.model());
+  Cluster c = *parseClusterSpec("dgx-h100:1");
+  ParallelConfig one;
+  one.dp = 8;
+  one.microBatch = 1;
+  one.globalBatch = 16;
+  ParallelConfig two = one;
+  two.dp = 4;
+  two.pp = 2;
+  Result<Evaluation> e1 = evaluate(p, c, one), e2 = evaluate(p, c, two);
+  REQUIRE(e1.isOk());
+  REQUIRE(e2.isOk());
+  REQUIRE(e2->stages.size() == 2);
+  double held = e2->stages[0].weightBytes + e2->stages[1].weightBytes -
+                e1->stages[0].weightBytes;
+  double perElem = e1->stages[0].weightBytes / double(p.totalParams);
+  CHECK(held == Approx(256.0 * 64 * perElem).epsilon(1e-9));
+  CHECK(e1->tiedEmbeddingSeconds == 0);
+  CHECK(e2->tiedEmbeddingSeconds > 0);
+  CHECK(e2->dpExposedSeconds >= e2->tiedEmbeddingSeconds);
 }
 
 TEST_CASE("DLRM's tables split over tp, one all-reduce per bag",

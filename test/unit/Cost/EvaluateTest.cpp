@@ -507,6 +507,50 @@ TEST_CASE("the trident runtime prices its all-gather token dispatcher",
         mustEvaluate(p, c, cfg, a2a).iterationSeconds);
 }
 
+TEST_CASE("a tied embedding's gradient is summed over the first and last "
+          "stage after the schedule",
+          "[cost][evaluate]") {
+  // GPT ties its LM head to the token embedding (Megatron's default): with
+  // pipeline stages, the first and last stage each hold the matrix and
+  // all-reduce its gradient once per step, exposed.
+  LayerProfile gpt = smallGpt();
+  Cluster c = *parseClusterSpec("dgx-h100:2"); // 16 GPUs, 8 per node
+  ParallelConfig cfg = cfgOf(1, 4, 4, 1, 32);
+  EvalOptions o;
+  Evaluation e = mustEvaluate(gpt, c, cfg, o);
+  // Stage 0 on GPUs 0..3, stage 3 on GPUs 12..15: one in each node.
+  const NodeGroup &hw = c.groups[0];
+  StateBytesPerParam state = stateBytesPerParam(cfg.precision, o);
+  double bytes = 51200.0 * 2048 / 4 * state.gradient;
+  double sum = collectiveSeconds(hw, CollectiveOp::AllReduce, bytes,
+                                 groupShape(hw, 2, 12), o.algorithm);
+  CHECK(groupShape(hw, 2, 12).nodes() == 2);
+  CHECK(sum > 1e-4);
+  CHECK(e.tiedEmbeddingSeconds == Approx(sum).epsilon(1e-12));
+  CHECK(e.iterationSeconds ==
+        Approx(e.pipelineSeconds + e.dpExposedSeconds + e.optimizerSeconds));
+  CHECK(e.dpExposedSeconds >= sum);
+  // Only the first and last stage take part.
+  REQUIRE(e.stages.size() == 4);
+  CHECK(e.stages[0].dpCommSeconds ==
+        Approx(e.stages[1].dpCommSeconds + sum).epsilon(1e-9));
+  CHECK(e.stages[3].dpCommSeconds > e.stages[2].dpCommSeconds + 0.99 * sum);
+  // Two stages inside one node sum over NVLink: faster.
+  ParallelConfig two = cfgOf(1, 4, 2, 1, 32);
+  Evaluation e2 = mustEvaluate(gpt, *parseClusterSpec("dgx-h100:1"), two, o);
+  CHECK(e2.tiedEmbeddingSeconds ==
+        Approx(collectiveSeconds(hw, CollectiveOp::AllReduce, bytes,
+                                 groupShape(hw, 2, 4), o.algorithm))
+            .epsilon(1e-12));
+  CHECK(e2.tiedEmbeddingSeconds < sum);
+  // One stage holds the matrix once: nothing to sum.
+  CHECK(mustEvaluate(gpt, c, cfgOf(4, 4, 1, 1, 32), o).tiedEmbeddingSeconds ==
+        0);
+  // An untied model (Mixtral's separate LM head) sums nothing either.
+  ParallelConfig m = cfgOf(1, 4, 4, 1, 32);
+  CHECK(mustEvaluate(mixtral(), c, m, o).tiedEmbeddingSeconds == 0);
+}
+
 TEST_CASE("an Evaluator gives identical results when reused",
           "[cost][evaluate]") {
   LayerProfile p = test::gpt3_175B();
