@@ -42,6 +42,15 @@ std::optional<Backend> parseBackend(llvm::StringRef name) {
 
 namespace {
 
+/// How many weight matrices' parameter gathers run ahead of the one in
+/// use (1-D parameters, biases and norm weights, go along uncounted):
+/// under ZeRO-3 where the emitter places each gather's start, under
+/// ZeRO-1/2 the programs' prefetch at run time (kParamGathersInFlight,
+/// written into every main.cpp from this one value). Megatron-LM's
+/// --overlap-param-gather runs one bucket ahead; two matrices keep a
+/// layer's first weight from starting behind only a norm.
+constexpr int kParamGathersAhead = 2;
+
 std::string shapeList(ArrayRef<int64_t> shape) {
   std::string s = "{";
   for (size_t i = 0; i < shape.size(); ++i)
@@ -180,10 +189,6 @@ private:
   SmallVector<SmallVector<tx::ParamGatherOp>> gatherRuns;
   DenseMap<Operation *, std::pair<size_t, size_t>> gatherPlace;
   SmallVector<size_t> gatherRunStarted;
-  /// At most this many matrices' gathers run ahead of the parameter in
-  /// use (1-D parameters, biases and norm weights, go along uncounted), as
-  /// the ZeRO-1/2 programs' kParamGathersInFlight.
-  static constexpr int kZero3GathersAhead = 2;
   /// Kernel results that are a parameter's gradient buffer itself (the
   /// kernel accumulated into it): their texec.accumulate_grad adds nothing.
   DenseSet<Value> accumulatedInPlace;
@@ -323,7 +328,7 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
          << ".value, " << groupExpr(p.getGroup()) << ");\n";
       started = at + 1;
     }
-    // The run's next gathers start now, until kZero3GathersAhead
+    // The run's next gathers start now, until kParamGathersAhead
     // matrices' are running ahead of this one; a send or receive ends the
     // run: moving a collective past a point-to-point transfer could
     // deadlock two pipeline stages.
@@ -333,7 +338,7 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
     int ahead = 0;
     for (size_t j = at + 1; j < started; ++j)
       ahead += isMatrix(gathers[j]);
-    while (ahead < kZero3GathersAhead && started < gathers.size()) {
+    while (ahead < kParamGathersAhead && started < gathers.size()) {
       tx::ParamGatherOp q = gathers[started++];
       std::string n = declare(q.getResult());
       os << "    rt::Pending " << n << "_gather = rt::zero3GatherAsync(" << n
@@ -1334,7 +1339,6 @@ protected:
   std::vector<int> gatherOrder;
   size_t gatherCursor = 0;
   int gathersRunning = 0;
-  static constexpr int kParamGathersInFlight = 2;
   static bool countsAsRunning(const Param &p) { return p.local.size() >= 2; }
   void startGather(int i) {
     Param &p = P[i];
@@ -1683,6 +1687,10 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
      << "// Radford et al. 2019, used here as a uniform bound).\n"
      << "constexpr uint64_t kInitSeed = 1234, kDataSeed = 42;\n"
      << "constexpr float kInitScale = 0.02f;\n"
+     << "/// ZeRO-1/2: parameter all-gathers in flight ahead of the forward\n"
+     << "/// (matrices; 1-D parameters go along uncounted).\n"
+     << "constexpr int kParamGathersInFlight = " << kParamGathersAhead
+     << ";\n"
      << "} // namespace\n";
   os << kPrelude;
 
