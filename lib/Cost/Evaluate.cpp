@@ -355,9 +355,10 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     o.selectiveForwardFraction = 0.5;
     break;
   case Runtime::Trident:
-    // The programs of `trident emit` (lib/Runtime, docs/runtime.md): one
-    // GEMM pair and a softmax kernel per (sample, head), so the scores are
-    // materialised and kept for the backward like Megatron-LM's. Its
+    // The programs of `trident emit` (lib/Runtime, docs/runtime.md): per
+    // sample, batched GEMMs over the heads and one softmax kernel, so the
+    // scores are materialised and kept for the backward like
+    // Megatron-LM's. Its
     // gradient sums (docs/emit.md, "Gradient sums overlapping the
     // backward"): ZeRO-0 all-reduces and ZeRO-1 reduce-scatters during
     // the last backward, on stages after the first only after their last

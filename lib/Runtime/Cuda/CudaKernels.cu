@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaState.h"
+#include "../Common/AttentionGemms.h"
 #include "../Common/Hash.h"
 #include "../Common/TokenGroups.h"
 
@@ -500,16 +501,18 @@ __global__ void kAddBias(float *y, const float *b, int64_t n, int64_t cols) {
 }
 
 // --- attention ------------------------------------------------------------
-/// Row i of one (b, h) score matrix [s, t]: causal mask (query i sees keys
+/// Row blockIdx.x of consecutive [s, t] score matrices (the heads of one
+/// sample): row i of a matrix gets the causal mask (query i sees keys
 /// 0 .. off + i, the last `window` of them when window > 0; every key when
-/// not causal) and softmax in place.
-/// sink (nullptr: none) points at the head's sink logit, which joins the
-/// softmax without a value.
+/// not causal) and the softmax, in place.
+/// sinks (nullptr: none) holds each matrix's sink logit (matrix
+/// blockIdx.x / s), which joins the softmax without a value.
 __global__ void kMaskedSoftmax(float *p, int64_t s, int64_t t, int64_t off,
                                int64_t window, bool causal,
-                               const float *sink) {
+                               const float *sinks) {
   __shared__ float sh[kThreads];
-  float *row = p + blockIdx.x * t;
+  float *row = p + int64_t(blockIdx.x) * t;
+  const float *sink = sinks ? sinks + int64_t(blockIdx.x) / s : nullptr;
   int64_t last = causal ? off + int64_t(blockIdx.x) % s : t - 1;
   int64_t first = window > 0 && last - window + 1 > 0 ? last - window + 1 : 0;
   float m = -INFINITY;
@@ -565,8 +568,8 @@ void probDropout(float *dst, const float *src, int64_t b, int64_t h,
 __global__ void kSoftmaxBwd(float *dp, const float *p, int64_t t, float sc,
                             float *sinkRow) {
   __shared__ float sh[kThreads];
-  float *row = dp + blockIdx.x * t;
-  const float *prow = p + blockIdx.x * t;
+  float *row = dp + int64_t(blockIdx.x) * t;
+  const float *prow = p + int64_t(blockIdx.x) * t;
   float dot = 0.0f;
   for (int64_t j = threadIdx.x; j < t; j += blockDim.x)
     dot += row[j] * prow[j];
@@ -583,15 +586,17 @@ __global__ void kSoftmaxBwd(float *dp, const float *p, int64_t t, float sc,
     row[j] = prow[j] * (row[j] - dot) * sc;
 }
 
-/// acc[0] += the sum of x[0 .. n) (one block, a fixed tree: deterministic).
-__global__ void kAccumulateSum(float *acc, const float *x, int64_t n) {
+/// acc[i] += the sum of x[i n .. (i + 1) n), block i (a fixed tree:
+/// deterministic).
+__global__ void kAccumulateSums(float *acc, const float *x, int64_t n) {
   __shared__ float sh[kThreads];
+  const float *xi = x + int64_t(blockIdx.x) * n;
   float v = 0.0f;
   for (int64_t j = threadIdx.x; j < n; j += blockDim.x)
-    v += x[j];
+    v += xi[j];
   v = blockSum(v, sh);
   if (threadIdx.x == 0)
-    acc[0] += v;
+    acc[blockIdx.x] += v;
 }
 
 // --- cross-entropy --------------------------------------------------------
@@ -759,6 +764,30 @@ void gemmRowMajor(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
                           transA ? CUBLAS_OP_T : CUBLAS_OP_N, int(n), int(m),
                           int(k), &alpha, B, int(ldb), A, int(lda), &beta, C,
                           int(ldc)),
+              fn);
+}
+
+/// gemmRowMajor over `batch` products: product i reads A + i * strideA and
+/// B + i * strideB and writes C + i * strideC (cublasSgemmStridedBatched,
+/// one launch).
+void gemmRowMajorBatched(bool transA, bool transB, int64_t m, int64_t n,
+                         int64_t k, float alpha, const float *A, int64_t lda,
+                         int64_t strideA, const float *B, int64_t ldb,
+                         int64_t strideB, float beta, float *C, int64_t ldc,
+                         int64_t strideC, int64_t batch, const char *fn) {
+  if (batch == 1 || m == 0 || n == 0 || k == 0) {
+    for (int64_t i = 0; i < batch; ++i)
+      gemmRowMajor(transA, transB, m, n, k, alpha, A + i * strideA, lda,
+                   B + i * strideB, ldb, beta, C + i * strideC, ldc, fn);
+    return;
+  }
+  check(batch < (int64_t(1) << 31), fn, "more than 2^31 batched products");
+  cuda::check(cublasSgemmStridedBatched(
+                  cuda::state().cublas, transB ? CUBLAS_OP_T : CUBLAS_OP_N,
+                  transA ? CUBLAS_OP_T : CUBLAS_OP_N, int(n), int(m), int(k),
+                  &alpha, B, int(ldb), (long long)strideB, A, int(lda),
+                  (long long)strideA, &beta, C, int(ldc), (long long)strideC,
+                  int(batch)),
               fn);
 }
 } // namespace
@@ -1328,38 +1357,69 @@ void matmul(Tensor &c, const Tensor &a, const Tensor &b, bool transB,
                beta, c.f32(), n, fn);
 }
 
+namespace {
+/// The buffers of one sample's attention products (AttentionGemms.h).
+struct AttnBuffers {
+  const float *q, *k, *v, *dout;
+  float *out, *dq, *dk, *dv;
+  float *p, *pv, *dp; // the sample's [heads, s, keys] matrices
+  float *at(detail::AttnBuf b) const {
+    using detail::AttnBuf;
+    switch (b) {
+    case AttnBuf::Q: return const_cast<float *>(q);
+    case AttnBuf::K: return const_cast<float *>(k);
+    case AttnBuf::V: return const_cast<float *>(v);
+    case AttnBuf::DO: return const_cast<float *>(dout);
+    case AttnBuf::O: return out;
+    case AttnBuf::DQ: return dq;
+    case AttnBuf::DK: return dk;
+    case AttnBuf::DV: return dv;
+    case AttnBuf::P: return p;
+    case AttnBuf::PV: return pv;
+    case AttnBuf::DP: return dp;
+    }
+    return nullptr;
+  }
+};
+
+/// Runs the products of one phase of sample b's attention.
+void attentionGemms(const AttnBuffers &buf, const AttentionDims &d,
+                    int64_t b, detail::AttnPhase phase, const char *fn) {
+  for (const detail::AttnGemm &g : detail::attentionGemms(d, b, phase))
+    gemmRowMajorBatched(g.transA, g.transB, g.m, g.n, g.k, g.alpha,
+                        buf.at(g.a) + g.offA, g.lda, g.strideA,
+                        buf.at(g.b) + g.offB, g.ldb, g.strideB, g.beta,
+                        buf.at(g.c) + g.offC, g.ldc, g.strideC, g.batch, fn);
+}
+} // namespace
+
 void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
                       const Tensor &k, const Tensor &v, const Tensor &sinks,
                       const AttentionDims &d) {
   const char *fn = "attentionForward";
   detail::checkAttention(out, probs, q, k, v, d, fn);
   detail::checkSinks(sinks, d, fn);
-  int64_t s = d.seq, t = d.keys(), hd = d.headDim, vd = d.valueDim();
-  int64_t qs = d.heads * hd, ks = d.kvHeads * hd, group = d.heads / d.kvHeads;
-  int64_t os = d.heads * vd, vs = d.kvHeads * vd; // value and output rows
-  float sc = d.softmaxScale();
+  const int64_t s = d.seq, t = d.keys(), H = d.heads;
   const bool drop = d.dropout.rate > 0.0f;
-  Tensor dropped = drop ? Tensor({s, t}) : Tensor();
-  for (int64_t b = 0; b < d.batch; ++b)
-    for (int64_t h = 0; h < d.heads; ++h) {
-      const float *Q = q.f32() + b * s * qs + h * hd;
-      const float *K = k.f32() + b * t * ks + (h / group) * hd;
-      const float *V = v.f32() + b * t * vs + (h / group) * vd;
-      float *O = out.f32() + b * s * os + h * vd;
-      float *P = probs.f32() + (b * d.heads + h) * s * t;
-      gemmRowMajor(false, true, s, t, hd, sc, Q, qs, K, ks, 0.0f, P, t, fn);
-      kMaskedSoftmax<<<unsigned(s), kThreads, 0, stream()>>>(
-          P, s, t, d.qOffset, d.window, d.causal,
-          sinks.defined() ? sinks.f32() + h : nullptr);
-      launched(fn);
-      const float *PV = P;
-      if (drop) {
-        probDropout(dropped.f32(), P, b, h, d, fn);
-        PV = dropped.f32();
-      }
-      gemmRowMajor(false, false, s, vd, t, 1.0f, PV, t, V, vs, 0.0f, O, os,
-                   fn);
-    }
+  Tensor dropped = drop ? Tensor({H, s, t}) : Tensor();
+  AttnBuffers buf{q.f32(), k.f32(), v.f32(), nullptr, out.f32(), nullptr,
+                  nullptr, nullptr, nullptr, nullptr, nullptr};
+  // Per sample: the scores of all heads (batched products, AttentionGemms.h),
+  // one softmax launch over its heads' consecutive score matrices, the
+  // output.
+  for (int64_t b = 0; b < d.batch; ++b) {
+    buf.p = probs.f32() + b * H * s * t;
+    buf.pv = drop ? dropped.f32() : buf.p;
+    attentionGemms(buf, d, b, detail::AttnPhase::Scores, fn);
+    kMaskedSoftmax<<<unsigned(H * s), kThreads, 0, stream()>>>(
+        buf.p, s, t, d.qOffset, d.window, d.causal,
+        sinks.defined() ? sinks.f32() : nullptr);
+    launched(fn);
+    if (drop)
+      for (int64_t h = 0; h < H; ++h)
+        probDropout(buf.pv + h * s * t, buf.p + h * s * t, b, h, d, fn);
+    attentionGemms(buf, d, b, detail::AttnPhase::Output, fn);
+  }
 }
 
 void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
@@ -1375,47 +1435,41 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
   zero(dk);
   zero(dv);
   const bool sinks = dsinks.defined();
-  Tensor sinkRows = sinks ? Tensor({d.seq}) : Tensor();
   if (sinks)
     zero(dsinks);
-  int64_t s = d.seq, t = d.keys(), hd = d.headDim, vd = d.valueDim();
-  int64_t qs = d.heads * hd, ks = d.kvHeads * hd, group = d.heads / d.kvHeads;
-  int64_t os = d.heads * vd, vs = d.kvHeads * vd; // value and output rows
-  Tensor dP({s, t});
+  const int64_t s = d.seq, t = d.keys(), H = d.heads;
+  // One sample's heads at a time, as the forward: the gradient of its
+  // probabilities [H, s, t] and its sinks' rows [H, s].
+  Tensor sinkRows = sinks ? Tensor({H, s}) : Tensor();
+  Tensor dP({H, s, t});
   const bool drop = d.dropout.rate > 0.0f;
-  Tensor dropped = drop ? Tensor({s, t}) : Tensor();
-  float sc = d.softmaxScale();
-  for (int64_t b = 0; b < d.batch; ++b)
-    for (int64_t h = 0; h < d.heads; ++h) {
-      int64_t qOff = b * s * qs + h * hd, kOff = b * t * ks + (h / group) * hd;
-      int64_t oOff = b * s * os + h * vd, vOff = b * t * vs + (h / group) * vd;
-      const float *P = probs.f32() + (b * d.heads + h) * s * t;
-      // out = D(P) V with D the dropout mask: dV = D(P)^T dO, and the
-      // probabilities' gradient is D(dO V^T).
-      const float *PV = P;
-      if (drop) {
-        probDropout(dropped.f32(), P, b, h, d, fn);
-        PV = dropped.f32();
-      }
-      gemmRowMajor(true, false, t, vd, s, 1.0f, PV, t, dout.f32() + oOff, os,
-                   1.0f, dv.f32() + vOff, vs, fn);
-      gemmRowMajor(false, true, s, t, vd, 1.0f, dout.f32() + oOff, os,
-                   v.f32() + vOff, vs, 0.0f, dP.f32(), t, fn);
-      if (drop)
-        probDropout(dP.f32(), dP.f32(), b, h, d, fn);
-      kSoftmaxBwd<<<unsigned(s), kThreads, 0, stream()>>>(
-          dP.f32(), P, t, sc, sinks ? sinkRows.f32() : nullptr);
+  Tensor dropped = drop ? Tensor({H, s, t}) : Tensor();
+  AttnBuffers buf{q.f32(),  k.f32(),  v.f32(),  dout.f32(),
+                  nullptr,  dq.f32(), dk.f32(), dv.f32(),
+                  nullptr,  nullptr,  dP.f32()};
+  const float sc = d.softmaxScale();
+  for (int64_t b = 0; b < d.batch; ++b) {
+    buf.p = probs.f32() + b * H * s * t;
+    buf.pv = drop ? dropped.f32() : buf.p;
+    // out = D(P) V with D the dropout mask: dV = D(P)^T dO, and the
+    // probabilities' gradient is D(dO V^T).
+    if (drop)
+      for (int64_t h = 0; h < H; ++h)
+        probDropout(buf.pv + h * s * t, buf.p + h * s * t, b, h, d, fn);
+    attentionGemms(buf, d, b, detail::AttnPhase::BackwardValues, fn);
+    if (drop)
+      for (int64_t h = 0; h < H; ++h)
+        probDropout(buf.dp + h * s * t, buf.dp + h * s * t, b, h, d, fn);
+    kSoftmaxBwd<<<unsigned(H * s), kThreads, 0, stream()>>>(
+        buf.dp, buf.p, t, sc, sinks ? sinkRows.f32() : nullptr);
+    launched(fn);
+    if (sinks) {
+      kAccumulateSums<<<unsigned(H), kThreads, 0, stream()>>>(
+          dsinks.f32(), sinkRows.f32(), s);
       launched(fn);
-      if (sinks) {
-        kAccumulateSum<<<1, kThreads, 0, stream()>>>(dsinks.f32() + h,
-                                                     sinkRows.f32(), s);
-        launched(fn);
-      }
-      gemmRowMajor(false, false, s, hd, t, 1.0f, dP.f32(), t, k.f32() + kOff,
-                   ks, 0.0f, dq.f32() + qOff, qs, fn);
-      gemmRowMajor(true, false, t, hd, s, 1.0f, dP.f32(), t, q.f32() + qOff,
-                   qs, 1.0f, dk.f32() + kOff, ks, fn);
     }
+    attentionGemms(buf, d, b, detail::AttnPhase::BackwardKeys, fn);
+  }
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include "trident/Runtime/Runtime.h"
 
 // Header-only host helper of the CUDA embedding backward.
+#include "../../../lib/Runtime/Common/AttentionGemms.h"
 #include "../../../lib/Runtime/Common/TokenGroups.h"
 
 #include <catch2/catch.hpp>
@@ -790,6 +791,166 @@ TEST_CASE("attention dropout of a head shard is those heads of the whole",
   for (size_t i = 0; i < want.size(); ++i)
     differs |= std::abs(got[i] - want[i]) > 1e-4f;
   REQUIRE(differs);
+}
+
+TEST_CASE("attention's batched products reach every head's operands",
+          "[runtime]") {
+  // The descriptors the CUDA backend hands to cublasSgemmStridedBatched,
+  // run here through a plain host GEMM, against each head's products
+  // written out: 2 samples, 6 query heads on 2 kv heads (group 3), value
+  // heads narrower than query heads, 5 queries at positions 2..6 of 7
+  // keys; and plain multi-head attention (group 1).
+  for (int64_t kvHeads : {2, 6}) {
+    AttentionDims d;
+    d.batch = 2;
+    d.seq = 5;
+    d.heads = 6;
+    d.kvHeads = kvHeads;
+    d.headDim = 3;
+    d.vHeadDim = 2;
+    d.kvSeq = 7;
+    d.qOffset = 2;
+    const int64_t B = d.batch, S = d.seq, T = d.keys(), H = d.heads;
+    const int64_t hd = d.headDim, vd = d.valueDim(), group = H / kvHeads;
+    const int64_t qs = H * hd, ks = kvHeads * hd, vs = kvHeads * vd,
+                  os = H * vd;
+    auto filledHost = [](int64_t n, uint32_t seed) {
+      std::vector<float> v(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i)
+        v[size_t(i)] = float(((i * 2654435761u + seed) % 1000) / 500.0 - 1.0);
+      return v;
+    };
+    const float nan = std::nanf("");
+    std::vector<float> Q = filledHost(B * S * qs, 1), K = filledHost(B * T * ks, 2),
+                       V = filledHost(B * T * vs, 3),
+                       DO = filledHost(B * S * os, 4);
+    std::vector<float> O(size_t(B * S * os), nan), DQ(size_t(B * S * qs), nan),
+        DK(size_t(B * T * ks), 0.0f), DV(size_t(B * T * vs), 0.0f);
+    std::vector<std::vector<float>> Ps(static_cast<size_t>(B)),
+        PVs(static_cast<size_t>(B)), DPs(static_cast<size_t>(B));
+    auto run = [&](int64_t b, detail::AttnPhase phase) {
+      auto buffer = [&](detail::AttnBuf which) -> std::vector<float> & {
+        switch (which) {
+        case detail::AttnBuf::Q: return Q;
+        case detail::AttnBuf::K: return K;
+        case detail::AttnBuf::V: return V;
+        case detail::AttnBuf::DO: return DO;
+        case detail::AttnBuf::O: return O;
+        case detail::AttnBuf::DQ: return DQ;
+        case detail::AttnBuf::DK: return DK;
+        case detail::AttnBuf::DV: return DV;
+        case detail::AttnBuf::P: return Ps[size_t(b)];
+        case detail::AttnBuf::PV: return PVs[size_t(b)];
+        case detail::AttnBuf::DP: return DPs[size_t(b)];
+        }
+        return Q;
+      };
+      for (const detail::AttnGemm &g : detail::attentionGemms(d, b, phase)) {
+        REQUIRE(g.batch == kvHeads);
+        std::vector<float> &A = buffer(g.a), &Bm = buffer(g.b),
+                           &C = buffer(g.c);
+        for (int64_t p = 0; p < g.batch; ++p)
+          for (int64_t i = 0; i < g.m; ++i)
+            for (int64_t j = 0; j < g.n; ++j) {
+              double acc = 0;
+              for (int64_t e = 0; e < g.k; ++e) {
+                int64_t ia = g.offA + p * g.strideA +
+                             (g.transA ? e * g.lda + i : i * g.lda + e);
+                int64_t ib = g.offB + p * g.strideB +
+                             (g.transB ? j * g.ldb + e : e * g.ldb + j);
+                REQUIRE(ia >= 0);
+                REQUIRE(ia < int64_t(A.size()));
+                REQUIRE(ib >= 0);
+                REQUIRE(ib < int64_t(Bm.size()));
+                acc += double(A[size_t(ia)]) * Bm[size_t(ib)];
+              }
+              int64_t ic = g.offC + p * g.strideC + i * g.ldc + j;
+              REQUIRE(ic >= 0);
+              REQUIRE(ic < int64_t(C.size()));
+              float prev = g.beta == 0.0f ? 0.0f : C[size_t(ic)];
+              C[size_t(ic)] = float(g.alpha * acc + g.beta * prev);
+            }
+      }
+    };
+    for (int64_t b = 0; b < B; ++b) {
+      Ps[size_t(b)].assign(size_t(H * S * T), nan);
+      DPs[size_t(b)].assign(size_t(H * S * T), nan);
+      run(b, detail::AttnPhase::Scores);
+      // The scores of every head: scale q_h . k_(h / group).
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t i = 0; i < S; ++i)
+          for (int64_t j = 0; j < T; ++j) {
+            double want = 0;
+            for (int64_t e = 0; e < hd; ++e)
+              want += double(Q[size_t((b * S + i) * qs + h * hd + e)]) *
+                      K[size_t((b * T + j) * ks + (h / group) * hd + e)];
+            want *= d.softmaxScale();
+            REQUIRE(Ps[size_t(b)][size_t((h * S + i) * T + j)] ==
+                    Approx(want).margin(1e-6));
+          }
+      // Any matrix stands in for the weighted probabilities.
+      PVs[size_t(b)] = filledHost(H * S * T, uint32_t(10 + b));
+      run(b, detail::AttnPhase::Output);
+      run(b, detail::AttnPhase::BackwardValues);
+      // dP_h = dO_h V_j^T.
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t i = 0; i < S; ++i)
+          for (int64_t j = 0; j < T; ++j) {
+            double want = 0;
+            for (int64_t e = 0; e < vd; ++e)
+              want += double(DO[size_t((b * S + i) * os + h * vd + e)]) *
+                      V[size_t((b * T + j) * vs + (h / group) * vd + e)];
+            REQUIRE(DPs[size_t(b)][size_t((h * S + i) * T + j)] ==
+                    Approx(want).margin(1e-6));
+          }
+      run(b, detail::AttnPhase::BackwardKeys);
+    }
+    // O, dQ (every element written), dV and dK (summed over the group).
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t h = 0; h < H; ++h) {
+        const std::vector<float> &PV = PVs[size_t(b)], &DP = DPs[size_t(b)];
+        for (int64_t i = 0; i < S; ++i) {
+          for (int64_t e = 0; e < vd; ++e) {
+            double want = 0;
+            for (int64_t j = 0; j < T; ++j)
+              want += double(PV[size_t((h * S + i) * T + j)]) *
+                      V[size_t((b * T + j) * vs + (h / group) * vd + e)];
+            REQUIRE(O[size_t((b * S + i) * os + h * vd + e)] ==
+                    Approx(want).margin(1e-6));
+          }
+          for (int64_t e = 0; e < hd; ++e) {
+            double want = 0;
+            for (int64_t j = 0; j < T; ++j)
+              want += double(DP[size_t((h * S + i) * T + j)]) *
+                      K[size_t((b * T + j) * ks + (h / group) * hd + e)];
+            REQUIRE(DQ[size_t((b * S + i) * qs + h * hd + e)] ==
+                    Approx(want).margin(1e-5));
+          }
+        }
+      }
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t j = 0; j < T; ++j)
+        for (int64_t g = 0; g < kvHeads; ++g) {
+          for (int64_t e = 0; e < vd; ++e) {
+            double want = 0;
+            for (int64_t h = g * group; h < (g + 1) * group; ++h)
+              for (int64_t i = 0; i < S; ++i)
+                want += double(PVs[size_t(b)][size_t((h * S + i) * T + j)]) *
+                        DO[size_t((b * S + i) * os + h * vd + e)];
+            REQUIRE(DV[size_t((b * T + j) * vs + g * vd + e)] ==
+                    Approx(want).margin(1e-5));
+          }
+          for (int64_t e = 0; e < hd; ++e) {
+            double want = 0;
+            for (int64_t h = g * group; h < (g + 1) * group; ++h)
+              for (int64_t i = 0; i < S; ++i)
+                want += double(DPs[size_t(b)][size_t((h * S + i) * T + j)]) *
+                        Q[size_t((b * S + i) * qs + h * hd + e)];
+            REQUIRE(DK[size_t((b * T + j) * ks + g * hd + e)] ==
+                    Approx(want).margin(1e-5));
+          }
+        }
+  }
 }
 
 TEST_CASE("live and peak tensor bytes count storage once", "[runtime]") {
