@@ -325,6 +325,7 @@ void applyRuntime(EvalOptions &o, Runtime r) {
   o.overlapZero3Gather = true;
   o.overlapParamGather = false;
   o.epAllGatherDispatcher = false;
+  o.tiedSumOfZeroSlice = false;
   switch (r) {
   case Runtime::MegatronCore:
     break;
@@ -377,6 +378,9 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     // Experts over ep: the all-gather token dispatcher (docs/emit.md,
     // "Mixture of experts").
     o.epAllGatherDispatcher = true;
+    // A tied embedding's sum over the first and last stage: under ZeRO-2/3
+    // of the gradient slice (gradAllReduce in lib/Target/ExecToCpp.cpp).
+    o.tiedSumOfZeroSlice = true;
     break;
   }
 }
@@ -423,7 +427,8 @@ Evaluator::Evaluator(const Evaluator &o)
       numBlocks_(o.numBlocks_), modelFlopsPerToken_(o.modelFlopsPerToken_),
       blockFwdFlopsPerToken_(o.blockFwdFlopsPerToken_),
       attnCoreFlopsPerToken_(o.attnCoreFlopsPerToken_),
-      tiedVocabParams_(o.tiedVocabParams_), headListsTied_(o.headListsTied_), hasExperts_(o.hasExperts_),
+      tiedVocabParams_(o.tiedVocabParams_),
+      headListsTied_(o.headListsTied_), hasExperts_(o.hasExperts_),
       minExperts_(o.minExperts_), groupEvaluators_(o.groupEvaluators_),
       impl_(std::make_unique<Impl>()) {
   for (Impl::Slot &slot : impl_->cache)
@@ -1196,11 +1201,14 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
   // group (finalize_model_grads: _allreduce_embedding_grads, after the data
   // parallel reduction); DeepSpeed's PipelineModule reduces its tied
   // modules after the backward; the trident programs sum it after the
-  // schedule. None overlaps it with compute. The whole tp shard is summed
-  // (the reduction runs on the full gradient, ZeRO or not).
+  // schedule. None overlaps it with compute. Megatron and DeepSpeed sum
+  // the whole tp shard's gradient, ZeRO or not; the trident programs under
+  // ZeRO-2/3 the slice each rank holds (tiedSumOfZeroSlice).
   double tiedSum = 0;
   if (p > 1 && tiedVocabParams_ > 0) {
     double bytes = tiedVocabParams_ / double(c.tp) * gradBytes;
+    if (o.tiedSumOfZeroSlice && c.zeroStage >= 2)
+      bytes /= double(dpcp);
     int64_t g0 = im.stageGroup.front(), g1 = im.stageGroup.back();
     if (g0 != g1) { // two ranks: half the bytes each way, twice
       tiedSum = 2 * cluster_.interGroup.latencySeconds +

@@ -160,6 +160,11 @@ struct EvalOptions {
   /// direction moves every token of the group, not only the top-k copies
   /// of a rank's own tokens that the all-to-all dispatcher sends.
   bool epAllGatherDispatcher = false;
+  /// With pipeline stages and a tied embedding, ZeRO-2/3 sum the shared
+  /// matrix's gradient slice over the first and last stage, 1/(dp cp) of
+  /// it (the trident programs); Megatron-LM and DeepSpeed sum the whole
+  /// gradient.
+  bool tiedSumOfZeroSlice = false;
   bool overlapP2P = false;    ///< pipeline sends run beside compute
   CollectiveAlgo algorithm = CollectiveAlgo::Auto;
   /// Bytes per gradient element in memory and in the DP reduction; 0 =
@@ -293,7 +298,8 @@ private:
   double blockFwdFlopsPerToken_ = 0;   ///< for HFU under full recompute
   double attnCoreFlopsPerToken_ = 0;   ///< for HFU under selective
   /// Vocabulary parameters the head shares with the embedding (tied
-  /// weights): stored once when both sit on the same stage.
+  /// weights): stored once when both sit on the same stage, else once
+  /// more on the last stage, whose gradient the two stages sum.
   double tiedVocabParams_ = 0;
   /// Whether the head's own parameter counts list that matrix (the
   /// analytic profiles) or name it as read from the embedding (tiedParams,

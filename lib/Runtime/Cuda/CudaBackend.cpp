@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <set>
@@ -103,7 +104,11 @@ std::set<Comm *> &liveComms() {
 }
 
 ncclComm_t commOf(const Group::Impl &G) {
-  return static_cast<Comm *>(G.backend.get())->comm;
+  const Comm *c = static_cast<const Comm *>(G.backend.get());
+  if (c->aborted)
+    detail::fail("NCCL", "the communicator of group '" + G.name +
+                             "' was aborted after an earlier error");
+  return c->comm;
 }
 
 /// A failed peer or link leaves NCCL's kernels waiting forever; NCCL
@@ -223,9 +228,11 @@ void packBlocks(float *blocks, const float *in, int g, int64_t a, int64_t d,
              fn, stream);
 }
 
-/// Whether [a, a + n) and [b, b + m) share a float.
+/// Whether [a, a + n) and [b, b + m) share a float (std::less: a total
+/// order even for unrelated allocations).
 bool overlaps(const float *a, int64_t n, const float *b, int64_t m) {
-  return a < b + m && b < a + n;
+  std::less<const float *> lt;
+  return lt(a, b + m) && lt(b, a + n);
 }
 
 void checkScaled(const Tensor &out, const Tensor &in, int dim, int64_t num,
@@ -305,7 +312,8 @@ void copyOnBackend(void *dst, const void *src, size_t bytes) {
   const auto *c = static_cast<const char *>(src);
   if (d == c || !bytes)
     return;
-  if (d < c + bytes && c < d + bytes) {
+  std::less<const char *> lt;
+  if (lt(d, c + bytes) && lt(c, d + bytes)) {
     // cudaMemcpy's ranges must not overlap (the CPU twin's memmove allows
     // it): through a temporary.
     void *tmp = nullptr;
@@ -356,6 +364,12 @@ void backendFinalize() {
   cuda::State &s = cuda::state();
   if (!s.ready)
     return;
+  try { // a communicator's error ends the wait (and aborts them all)
+    drain(s.compute, "finalize");
+    drain(s.comm, "finalize");
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "trident runtime: %s\n", e.what());
+  }
   cudaDeviceSynchronize();
   releaseFinishedSends(true);
   cublasDestroy(s.cublas);
@@ -605,7 +619,10 @@ void barrier(const Group &g) {
 
 struct Pending::Impl {
   cudaEvent_t done = nullptr;
-  Tensor keep, keep2; // storage stays alive until the collective finished
+  // Storage stays alive until the collective finished: what NCCL reads
+  // and writes, and the caller's input when it is packed or copied on the
+  // communication stream.
+  Tensor keep, keep2, keep3;
   bool recorded = false, waited = false;
   ~Impl() {
     if (!done) // created first: nothing was queued
@@ -674,6 +691,7 @@ Pending reduceScatterSumAsync(Tensor &out, const Tensor &in, int dim,
                                                 out.f32(), out.numel()));
   p->keep = packed ? Tensor({in.numel()}) : in;
   p->keep2 = out;
+  p->keep3 = in;
   cuda::check(cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming), fn);
   beginComm(fn);
   // Packed on the communication stream: `in` is read after the
@@ -709,6 +727,7 @@ Pending allGatherAsync(Tensor &out, const Tensor &in, const Group &g) {
       !inPlace && overlaps(in.f32(), in.numel(), out.f32(), out.numel());
   p->keep = copied ? Tensor({in.numel()}) : in;
   p->keep2 = out;
+  p->keep3 = in;
   cuda::check(cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming), fn);
   beginComm(fn);
   if (copied)

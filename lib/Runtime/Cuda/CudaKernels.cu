@@ -803,10 +803,8 @@ void zero(Tensor &t) {
 
 void copy(Tensor &dst, const Tensor &src) {
   sameNumel(dst, src, "copy");
-  if (dst.numel())
-    cuda::check(cudaMemcpyAsync(dst.f32(), src.f32(), 4 * dst.numel(),
-                                cudaMemcpyDeviceToDevice, stream()),
-                "copy");
+  // Overlapping views go through a temporary there.
+  detail::copyOnBackend(dst.f32(), src.f32(), 4 * size_t(dst.numel()));
 }
 
 void scale(Tensor &t, float alpha) {

@@ -329,6 +329,10 @@ TEST_CASE("heterogeneous cluster: stages on different GPU types",
   REQUIRE(e.stages.size() == 2);
   CHECK(e.stages[0].nodeGroup == 0);
   CHECK(e.stages[1].nodeGroup == 1);
+  // The tied embedding's gradient (51200 x 2048, 4-byte gradients) is
+  // summed across the 20 GB/s, 20 us link between the groups.
+  double tied = 51200.0 * 2048 * stateBytesPerParam(cfg.precision, {}).gradient;
+  CHECK(e.tiedEmbeddingSeconds == Approx(2 * 20e-6 + tied / 20e9));
   // The A100 stage is slower per micro-batch (same layer count).
   CHECK(e.stages[1].forwardSecondsPerMicroBatch >
         e.stages[0].forwardSecondsPerMicroBatch * 1.5);
@@ -549,6 +553,37 @@ TEST_CASE("a tied embedding's gradient is summed over the first and last "
   // An untied model (Mixtral's separate LM head) sums nothing either.
   ParallelConfig m = cfgOf(1, 4, 4, 1, 32);
   CHECK(mustEvaluate(mixtral(), c, m, o).tiedEmbeddingSeconds == 0);
+  // Interleaved stages: the head's chunk still sits on the last stage.
+  ParallelConfig vpp = cfgOf(1, 4, 4, 1, 32);
+  vpp.vpp = 2;
+  Evaluation ev = mustEvaluate(gpt, c, vpp, o);
+  CHECK(ev.tiedEmbeddingSeconds == Approx(sum).epsilon(1e-12));
+  CHECK(ev.stages.back().hasHead);
+  // ZeRO-2 with dp 2 (on 4 nodes): Megatron sums the whole gradient, the
+  // trident programs their half of it.
+  Cluster four = *parseClusterSpec("dgx-h100:4");
+  ParallelConfig z2 = cfgOf(2, 4, 4, 1, 32);
+  z2.zeroStage = 2;
+  EvalOptions trident;
+  applyRuntime(trident, Runtime::Trident);
+  CHECK(trident.tiedSumOfZeroSlice);
+  StateBytesPerParam ts = stateBytesPerParam(z2.precision, trident);
+  CommGroupShape across = groupShape(four.groups[0], 2, 24);
+  CHECK(mustEvaluate(gpt, four, z2, o).tiedEmbeddingSeconds ==
+        Approx(collectiveSeconds(four.groups[0], CollectiveOp::AllReduce,
+                                 bytes, across, o.algorithm))
+            .epsilon(1e-12));
+  CHECK(mustEvaluate(gpt, four, z2, trident).tiedEmbeddingSeconds ==
+        Approx(collectiveSeconds(four.groups[0], CollectiveOp::AllReduce,
+                                 51200.0 * 2048 / 4 * ts.gradient / 2,
+                                 across, trident.algorithm))
+            .epsilon(1e-12));
+  z2.zeroStage = 1; // ZeRO-1 holds whole gradients
+  CHECK(mustEvaluate(gpt, four, z2, trident).tiedEmbeddingSeconds ==
+        Approx(collectiveSeconds(four.groups[0], CollectiveOp::AllReduce,
+                                 51200.0 * 2048 / 4 * ts.gradient, across,
+                                 trident.algorithm))
+            .epsilon(1e-12));
 }
 
 TEST_CASE("an Evaluator gives identical results when reused",
@@ -620,9 +655,11 @@ TEST_CASE("runtime presets set their switches and nothing else",
   CHECK_FALSE(o.flashAttention);
   CHECK(o.overlapGradReduce); // not ZeRO-1: see the test below
   CHECK(o.selectiveForwardFraction == 0); // reset by the new preset
+  CHECK(o.tiedSumOfZeroSlice);
   applyRuntime(o, Runtime::MegatronCore);
   CHECK(o.selectiveIsDominated());
   CHECK(o.overlapGradReduce);
+  CHECK_FALSE(o.tiedSumOfZeroSlice);
 }
 
 TEST_CASE("FlashAttention-2 runtimes are slower on Hopper only",
