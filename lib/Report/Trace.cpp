@@ -275,7 +275,10 @@ Trace buildTrace(const StepTimeline &step) {
   tr.tracks.push_back(dpTrack);
   int32_t optIdx = int32_t(tr.tracks.size());
   tr.tracks.push_back(optTrack);
-  if (ev.dpExposedSeconds > 0) {
+  // The data-parallel part, then the tied embedding's sum over the first
+  // and last stage (both counted in dpExposedSeconds).
+  const double dpOwn = ev.dpExposedSeconds - ev.tiedEmbeddingSeconds;
+  if (dpOwn > 0) {
     TraceEvent e;
     e.name = c.zeroStage >= 1 ? "gradient reduce-scatter / parameter "
                                 "all-gather (exposed)"
@@ -283,7 +286,16 @@ Trace buildTrace(const StepTimeline &step) {
     e.category = TraceCategory::DataParallel;
     e.track = dpIdx;
     e.startSeconds = tr.pipelineSeconds;
-    e.durationSeconds = ev.dpExposedSeconds;
+    e.durationSeconds = dpOwn;
+    tr.events.push_back(std::move(e));
+  }
+  if (ev.tiedEmbeddingSeconds > 0) {
+    TraceEvent e;
+    e.name = "tied embedding gradient all-reduce (first and last stage)";
+    e.category = TraceCategory::DataParallel;
+    e.track = dpIdx;
+    e.startSeconds = tr.pipelineSeconds + std::max(0.0, dpOwn);
+    e.durationSeconds = ev.tiedEmbeddingSeconds;
     tr.events.push_back(std::move(e));
   }
   if (ev.optimizerSeconds > 0) {

@@ -137,7 +137,22 @@ TEST_CASE("trace events replay the Evaluator's simulated step",
       CHECK(se.first >= prev.second + link - 1e-12);
     }
 
-    // The tail after the pipeline: exposed DP sync, then the optimizer.
+    // The tail after the pipeline: exposed DP sync (with pipeline stages,
+    // the tied embedding's sum last), then the optimizer.
+    double dpTotal = 0, tiedEvent = 0;
+    for (const report::TraceEvent &ev : tr.events)
+      if (ev.category == report::TraceCategory::DataParallel) {
+        dpTotal += ev.durationSeconds;
+        if (ev.name.find("tied embedding") != std::string::npos) {
+          tiedEvent += ev.durationSeconds;
+          CHECK(ev.startSeconds + ev.durationSeconds ==
+                Approx(e.pipelineSeconds + e.dpExposedSeconds)
+                    .epsilon(1e-12));
+        }
+      }
+    CHECK(dpTotal == Approx(e.dpExposedSeconds).epsilon(1e-12));
+    CHECK(tiedEvent == e.tiedEmbeddingSeconds);
+    CHECK((p > 1) == (e.tiedEmbeddingSeconds > 0));
     bool sawOptimizer = false;
     for (const report::TraceEvent &ev : tr.events)
       if (ev.category == report::TraceCategory::Optimizer) {
