@@ -5,8 +5,11 @@
 // a fixed order; each local expert's GEMMs run on the backend's matmul
 // (Eigen on the CPU, cuBLAS on CUDA) over all the rows routed to it, with
 // views of the expert weights and their gradients, which never leave the
-// device. On CUDA the rows and the router stage through host memory
-// (docs/runtime.md).
+// device. The rows of all local experts move together: each phase runs
+// every expert's GEMMs on its rows of one tensor before the phase's one
+// download, so on CUDA a call synchronises a fixed number of times (2 in
+// the forward, 3 in the backward's GEMM phases), not per expert. The rows
+// and the router still stage through host memory (docs/runtime.md).
 //
 // Routing (Mixtral, Jiang et al. 2024, "Mixtral of Experts"): softmax over
 // the router logits, the top-k experts, weights renormalised over them
@@ -257,33 +260,56 @@ void expertHidden(std::vector<float> &u, const std::vector<float> &a,
                   : activate(d.act, a[size_t(j)]);
 }
 
-/// The rows routed to one local expert, in token order: their token,
-/// their (token, choice) slot in [n, k] and their weight.
-struct ExpertRows {
+/// The rows routed to this rank's experts, concatenated in expert order
+/// (an expert's rows in token order): row q's token, its (token, choice)
+/// slot in [n, k] and its weight; expert e's rows are [begin[e],
+/// begin[e + 1]). Other ranks' experts are left out.
+struct RoutedRows {
   std::vector<int64_t> token, slot;
   std::vector<float> weight;
+  std::vector<int64_t> begin; ///< local experts + 1 entries
   int64_t size() const { return int64_t(token.size()); }
+  int64_t rowsOf(int64_t e) const {
+    return begin[size_t(e + 1)] - begin[size_t(e)];
+  }
 };
 
-/// body(e, rows) for each local expert that has rows routed to it, in
-/// expert order (one pass over the routing sorts the rows by expert;
-/// other ranks' experts are left out).
-template <typename Body>
-void forEachExpert(const Routing &r, const Shape &s, Body body) {
-  std::vector<ExpertRows> experts(size_t(s.local));
+RoutedRows routedRows(const Routing &r, const Shape &s) {
+  std::vector<int64_t> count(size_t(s.local), 0);
+  for (int64_t t = 0; t < s.n * s.k; ++t) {
+    int64_t e = r.expert[size_t(t)] - s.first;
+    if (e >= 0 && e < s.local)
+      ++count[size_t(e)];
+  }
+  RoutedRows rows;
+  rows.begin.assign(size_t(s.local + 1), 0);
+  for (int64_t e = 0; e < s.local; ++e)
+    rows.begin[size_t(e + 1)] = rows.begin[size_t(e)] + count[size_t(e)];
+  const int64_t total = rows.begin.back();
+  rows.token.resize(size_t(total));
+  rows.slot.resize(size_t(total));
+  rows.weight.resize(size_t(total));
+  std::vector<int64_t> next(rows.begin.begin(), rows.begin.end() - 1);
   for (int64_t t = 0; t < s.n; ++t)
     for (int64_t j = 0; j < s.k; ++j) {
       int64_t e = r.expert[size_t(t * s.k + j)] - s.first;
       if (e < 0 || e >= s.local)
         continue; // held by another rank
-      ExpertRows &rows = experts[size_t(e)];
-      rows.token.push_back(t);
-      rows.slot.push_back(t * s.k + j);
-      rows.weight.push_back(r.weight[size_t(t * s.k + j)]);
+      size_t q = size_t(next[size_t(e)]++);
+      rows.token[q] = t;
+      rows.slot[q] = t * s.k + j;
+      rows.weight[q] = r.weight[size_t(t * s.k + j)];
     }
+  return rows;
+}
+
+/// body(e, first, m) for each local expert with m > 0 rows routed to it,
+/// from row `first`, in expert order.
+template <typename Body>
+void forEachExpert(const RoutedRows &rows, const Shape &s, Body body) {
   for (int64_t e = 0; e < s.local; ++e)
-    if (experts[size_t(e)].size() > 0)
-      body(e, experts[size_t(e)]);
+    if (int64_t m = rows.rowsOf(e); m > 0)
+      body(e, rows.begin[size_t(e)], m);
 }
 
 /// A host buffer as a backend tensor of `shape`.
@@ -291,6 +317,12 @@ Tensor upload(const std::vector<float> &values, std::vector<int64_t> shape) {
   Tensor t(std::move(shape));
   t.fromHost(values);
   return t;
+}
+
+/// Rows [first, first + m) of a [rows, cols] tensor.
+Tensor rowsView(const Tensor &t, int64_t first, int64_t m) {
+  const int64_t cols = t.dim(1);
+  return t.view(first * cols, {m, cols});
 }
 
 /// Local expert e's [hidden, fin] block of wIn (or of its gradient) and
@@ -302,37 +334,43 @@ Tensor expertOut(const Tensor &w, int64_t e, const Shape &s) {
   return w.view(e * s.f * s.h, {s.f, s.h});
 }
 
-/// An expert's rows through its first linear: x (the rows' inputs, also
-/// as the backend tensor xRows), a = x wIn[e] + bIn[e] (the GEMM on the
-/// backend) and u = act(a), each row-major on the host.
+/// The routed rows through their experts' first linear: x (the rows'
+/// inputs, also as the backend tensor xRows), a = x wIn[e] + bIn[e] (each
+/// expert's GEMM on the backend, into its rows of one tensor) and u =
+/// act(a), each row-major on the host. One upload and one download for all
+/// experts: on CUDA, two synchronisations per call, not per expert.
 struct ExpertActs {
   std::vector<float> x, a, u;
   Tensor xRows;
 };
 ExpertActs expertForward(const std::vector<float> &X, const Tensor &wIn,
-                         const ExpertRows &rows, int64_t e, const Shape &s,
+                         const RoutedRows &rows, const Shape &s,
                          const MoEDims &d, const std::vector<float> &bIn) {
-  const int64_t m = rows.size();
+  const int64_t M = rows.size();
   ExpertActs acts;
-  acts.x.resize(size_t(m * s.h));
-  for (int64_t q = 0; q < m; ++q)
+  acts.x.resize(size_t(M * s.h));
+  for (int64_t q = 0; q < M; ++q)
     std::copy_n(&X[size_t(rows.token[size_t(q)] * s.h)], s.h,
                 &acts.x[size_t(q * s.h)]);
-  acts.xRows = upload(acts.x, {m, s.h});
-  Tensor a({m, s.fin});
-  matmul(a, acts.xRows, expertIn(wIn, e, s), false);
+  acts.xRows = upload(acts.x, {M, s.h});
+  Tensor a({M, s.fin});
+  forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
+    Tensor ae = rowsView(a, first, m);
+    matmul(ae, rowsView(acts.xRows, first, m), expertIn(wIn, e, s), false);
+  });
   acts.a = a.toHost();
-  if (!bIn.empty())
-    for (int64_t q = 0; q < m; ++q)
-      for (int64_t c = 0; c < s.fin; ++c)
-        acts.a[size_t(q * s.fin + c)] += bIn[size_t(e * s.fin + c)];
-  acts.u.resize(size_t(m * s.f));
+  acts.u.resize(size_t(M * s.f));
   std::vector<float> row(size_t(s.fin)), u(size_t(s.f));
-  for (int64_t q = 0; q < m; ++q) {
-    std::copy_n(&acts.a[size_t(q * s.fin)], s.fin, row.begin());
-    expertHidden(u, row, s, d);
-    std::copy(u.begin(), u.end(), &acts.u[size_t(q * s.f)]);
-  }
+  forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
+    for (int64_t q = first; q < first + m; ++q) {
+      if (!bIn.empty())
+        for (int64_t c = 0; c < s.fin; ++c)
+          acts.a[size_t(q * s.fin + c)] += bIn[size_t(e * s.fin + c)];
+      std::copy_n(&acts.a[size_t(q * s.fin)], s.fin, row.begin());
+      expertHidden(u, row, s, d);
+      std::copy(u.begin(), u.end(), &acts.u[size_t(q * s.f)]);
+    }
+  });
   return acts;
 }
 
@@ -357,21 +395,28 @@ void moeForward(Tensor &y, const Tensor &x, const Tensor &router,
                            Bo = d.outBiasHere ? hostOrEmpty(biases.out)
                                               : std::vector<float>();
   Routing r = route(X, R, s, d, Br, hostOrEmpty(biases.select));
-  forEachExpert(r, s, [&](int64_t e, const ExpertRows &rows) {
-    const int64_t m = rows.size();
-    ExpertActs acts = expertForward(X, wIn, rows, e, s, d, Bi);
+  const RoutedRows rows = routedRows(r, s);
+  if (rows.size() > 0) {
+    ExpertActs acts = expertForward(X, wIn, rows, s, d, Bi);
     // o = u wOut[e] on the backend; y[t] += g (o + bOut[e]).
-    Tensor o({m, s.h});
-    matmul(o, upload(acts.u, {m, s.f}), expertOut(wOut, e, s), false);
+    const int64_t M = rows.size();
+    Tensor uAll = upload(acts.u, {M, s.f}), o({M, s.h});
+    forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
+      Tensor oe = rowsView(o, first, m);
+      matmul(oe, rowsView(uAll, first, m), expertOut(wOut, e, s), false);
+    });
     const std::vector<float> O = o.toHost();
-    for (int64_t q = 0; q < m; ++q) {
-      float g = rows.weight[size_t(q)];
-      float *out = &Y[size_t(rows.token[size_t(q)] * s.h)];
-      const float *oq = &O[size_t(q * s.h)];
-      for (int64_t i = 0; i < s.h; ++i)
-        out[i] += g * (Bo.empty() ? oq[i] : oq[i] + Bo[size_t(e * s.h + i)]);
-    }
-  });
+    forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
+      for (int64_t q = first; q < first + m; ++q) {
+        float g = rows.weight[size_t(q)];
+        float *out = &Y[size_t(rows.token[size_t(q)] * s.h)];
+        const float *oq = &O[size_t(q * s.h)];
+        for (int64_t i = 0; i < s.h; ++i)
+          out[i] +=
+              g * (Bo.empty() ? oq[i] : oq[i] + Bo[size_t(e * s.h + i)]);
+      }
+    });
+  }
   y.fromHost(Y);
 }
 
@@ -408,16 +453,18 @@ void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
   std::vector<float> DBi = hostOrEmpty(dbiases.in),
                      DBo = hostOrEmpty(dbiases.out);
   Routing r = route(X, R, s, d, Br, hostOrEmpty(biases.select));
-  forEachExpert(r, s, [&](int64_t e, const ExpertRows &rows) {
-    const int64_t m = rows.size();
+  const RoutedRows rows = routedRows(r, s);
+  const int64_t M = rows.size();
+  if (M > 0) {
     // The forward again: a = x wIn[e] + bIn[e], u = act(a).
-    ExpertActs acts = expertForward(X, wIn, rows, e, s, d, Bi);
+    ExpertActs acts = expertForward(X, wIn, rows, s, d, Bi);
     // o = u wOut[e] (+ bOut[e]); y[t] += g o. With dy_q the row's output
     // gradient: back = dy_q wOut[e]^T, dg = u . back (+ bOut[e] . dy_q
     // where this rank adds the bias), du = g back, dwOut[e] += u^T (g
-    // dy), dbOut[e] += g dy.
-    std::vector<float> DYe(size_t(m * s.h)), GDY(size_t(m * s.h));
-    for (int64_t q = 0; q < m; ++q) {
+    // dy), dbOut[e] += g dy. Each phase runs every expert's GEMMs before
+    // the one download it needs.
+    std::vector<float> DYe(size_t(M * s.h)), GDY(size_t(M * s.h));
+    for (int64_t q = 0; q < M; ++q) {
       const float *dyt = &DY[size_t(rows.token[size_t(q)] * s.h)];
       float g = rows.weight[size_t(q)];
       for (int64_t i = 0; i < s.h; ++i) {
@@ -425,62 +472,74 @@ void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
         GDY[size_t(q * s.h + i)] = g * dyt[i];
       }
     }
-    Tensor back({m, s.f});
-    matmul(back, upload(DYe, {m, s.h}), expertOut(wOut, e, s), true);
+    Tensor dyAll = upload(DYe, {M, s.h}), back({M, s.f});
+    forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
+      Tensor be = rowsView(back, first, m);
+      matmul(be, rowsView(dyAll, first, m), expertOut(wOut, e, s), true);
+    });
     const std::vector<float> B = back.toHost();
     // The weight gradients are linearBackward's dW += dy^T x, with u as
     // its dy and g dy as its x (and below x as dy, da as x).
-    Tensor noDx, noDb, dwo = expertOut(dwOut, e, s);
-    linearBackward(noDx, dwo, noDb, upload(acts.u, {m, s.f}),
-                   upload(GDY, {m, s.h}), expertOut(wOut, e, s));
-    std::vector<float> DA(size_t(m * s.fin));
-    for (int64_t q = 0; q < m; ++q) {
-      float g = rows.weight[size_t(q)];
-      const float *u = &acts.u[size_t(q * s.f)], *bq = &B[size_t(q * s.f)];
-      const float *a = &acts.a[size_t(q * s.fin)];
-      const float *dyq = &DYe[size_t(q * s.h)];
-      double dg = 0;
-      for (int64_t j = 0; j < s.f; ++j)
-        dg += double(u[j]) * bq[j];
-      if (!Bo.empty())
-        for (int64_t i = 0; i < s.h; ++i) {
-          if (d.outBiasHere)
-            dg += double(Bo[size_t(e * s.h + i)]) * dyq[i];
-          DBo[size_t(e * s.h + i)] += g * dyq[i];
+    Tensor noDx, noDb;
+    Tensor uAll = upload(acts.u, {M, s.f}), gdyAll = upload(GDY, {M, s.h});
+    forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
+      Tensor dwo = expertOut(dwOut, e, s);
+      linearBackward(noDx, dwo, noDb, rowsView(uAll, first, m),
+                     rowsView(gdyAll, first, m), expertOut(wOut, e, s));
+    });
+    std::vector<float> DA(size_t(M * s.fin));
+    forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
+      for (int64_t q = first; q < first + m; ++q) {
+        float g = rows.weight[size_t(q)];
+        const float *u = &acts.u[size_t(q * s.f)], *bq = &B[size_t(q * s.f)];
+        const float *a = &acts.a[size_t(q * s.fin)];
+        const float *dyq = &DYe[size_t(q * s.h)];
+        double dg = 0;
+        for (int64_t j = 0; j < s.f; ++j)
+          dg += double(u[j]) * bq[j];
+        if (!Bo.empty())
+          for (int64_t i = 0; i < s.h; ++i) {
+            if (d.outBiasHere)
+              dg += double(Bo[size_t(e * s.h + i)]) * dyq[i];
+            DBo[size_t(e * s.h + i)] += g * dyq[i];
+          }
+        DG[size_t(rows.slot[size_t(q)])] = float(dg);
+        float *da = &DA[size_t(q * s.fin)];
+        for (int64_t j = 0; j < s.f; ++j) {
+          float du = g * bq[j], gv = a[j];
+          if (d.swigluLimit > 0.0f) {
+            ClampedSwiglu c = clampedSwiglu(gv, a[s.f + j], d.swigluLimit);
+            da[j] = du * c.dGate;
+            da[s.f + j] = du * c.dUp;
+          } else if (d.gated) {
+            float up = a[s.f + j];
+            da[j] = du * up * activateGrad(d.act, gv);
+            da[s.f + j] = du * activate(d.act, gv);
+          } else {
+            da[j] = du * activateGrad(d.act, gv);
+          }
         }
-      DG[size_t(rows.slot[size_t(q)])] = float(dg);
-      float *da = &DA[size_t(q * s.fin)];
-      for (int64_t j = 0; j < s.f; ++j) {
-        float du = g * bq[j], gv = a[j];
-        if (d.swigluLimit > 0.0f) {
-          ClampedSwiglu c = clampedSwiglu(gv, a[s.f + j], d.swigluLimit);
-          da[j] = du * c.dGate;
-          da[s.f + j] = du * c.dUp;
-        } else if (d.gated) {
-          float up = a[s.f + j];
-          da[j] = du * up * activateGrad(d.act, gv);
-          da[s.f + j] = du * activate(d.act, gv);
-        } else {
-          da[j] = du * activateGrad(d.act, gv);
-        }
+        if (!DBi.empty())
+          for (int64_t c = 0; c < s.fin; ++c)
+            DBi[size_t(e * s.fin + c)] += da[c];
       }
-      if (!DBi.empty())
-        for (int64_t c = 0; c < s.fin; ++c)
-          DBi[size_t(e * s.fin + c)] += da[c];
-    }
+    });
     // a = x wIn[e] + bIn[e]: dwIn[e] += x^T da, dx += da wIn[e]^T.
-    Tensor dA = upload(DA, {m, s.fin});
-    Tensor dwi = expertIn(dwIn, e, s);
-    linearBackward(noDx, dwi, noDb, acts.xRows, dA, expertIn(wIn, e, s));
-    Tensor dxe({m, s.h});
-    matmul(dxe, dA, expertIn(wIn, e, s), true);
+    Tensor dA = upload(DA, {M, s.fin}), dxe({M, s.h});
+    forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
+      Tensor dwi = expertIn(dwIn, e, s), dae = rowsView(dA, first, m);
+      linearBackward(noDx, dwi, noDb, rowsView(acts.xRows, first, m), dae,
+                     expertIn(wIn, e, s));
+      Tensor dxq = rowsView(dxe, first, m);
+      matmul(dxq, dae, expertIn(wIn, e, s), true);
+    });
     const std::vector<float> DXe = dxe.toHost();
-    for (int64_t q = 0; q < m; ++q) {
+    for (int64_t q = 0; q < M; ++q) {
       float *dxt = &DX[size_t(rows.token[size_t(q)] * s.h)];
       for (int64_t i = 0; i < s.h; ++i)
         dxt[i] += DXe[size_t(q * s.h + i)];
     }
-  });
+  }
   dx.fromHost(DX);
   dgate.fromHost(DG);
   if (!DBi.empty())
