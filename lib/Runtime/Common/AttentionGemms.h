@@ -9,10 +9,15 @@
 // onto one cuBLAS call.
 //
 // Query head h = j * group + r reads kv head j (grouped-query attention,
-// group = heads / kvHeads). For each r, one batched product runs over the
-// kv heads j: consecutive products are `group` query heads, one kv head and
-// `group` score matrices apart. A kv head's dV and dK so sum its query
-// heads r = 0, 1, ... in that order, as a loop over the heads would.
+// group = heads / kvHeads). A product that overwrites its output (scores,
+// output, dP, dQ) batches over the kv heads j, one call per r
+// (consecutive products `group` query heads, one kv head and `group`
+// score matrices apart), or, when a group is longer than the kv heads
+// (multi-query attention), over the r of one group, one call per j (one
+// query head and one score matrix apart, the same kv head). dV and dK,
+// which sum a kv head's query heads, always batch over j, one call per r
+// in order, so each kv head adds r = 0, 1, ... as a loop over the heads
+// would.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,54 +62,67 @@ inline std::vector<AttnGemm> attentionGemms(const AttentionDims &d, int64_t b,
   const int64_t s = d.seq, t = d.keys(), hd = d.headDim, vd = d.valueDim();
   const int64_t H = d.heads, kvH = d.kvHeads, group = H / kvH;
   const int64_t qs = H * hd, ks = kvH * hd, os = H * vd, vs = kvH * vd;
-  // Per r: query-side offsets and strides (rows of q, out, dout, dq), the
-  // kv side's (rows of k, v, dk, dv) and the score matrices'.
   const int64_t q0 = b * s * qs, o0 = b * s * os, k0 = b * t * ks,
                 v0 = b * t * vs, mat = s * t;
+  // A product is described for query head h = j * group + r by its
+  // buffers' offsets at (j, r) = (0, 0), and how far they move per kv
+  // head j (perJ) and per query head r of a group (perR; 0 on the kv side).
+  struct Operand {
+    AttnBuf buf;
+    int64_t off, ld, perJ, perR;
+  };
   std::vector<AttnGemm> out;
-  for (int64_t r = 0; r < group; ++r) {
-    auto add = [&](bool ta, bool tb, int64_t m, int64_t n, int64_t k,
-                   float alpha, float beta, AttnBuf A, int64_t offA,
-                   int64_t lda, int64_t strideA, AttnBuf B, int64_t offB,
-                   int64_t ldb, int64_t strideB, AttnBuf C, int64_t offC,
-                   int64_t ldc, int64_t strideC) {
+  // Products that overwrite their output batch over the longer of j and r
+  // (one call when either is 1: multi-head or multi-query attention);
+  // those that accumulate into a kv head (dK, dV) batch over j, one call
+  // per r in order, so each kv head sums its query heads r = 0, 1, ...
+  auto add = [&](bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                 float alpha, float beta, Operand A, Operand B, Operand C,
+                 bool accumulates) {
+    const bool overJ = accumulates || kvH >= group;
+    const int64_t outer = overJ ? group : kvH;
+    for (int64_t i = 0; i < outer; ++i) {
       AttnGemm g;
       g.transA = ta, g.transB = tb, g.m = m, g.n = n, g.k = k;
       g.alpha = alpha, g.beta = beta;
-      g.a = A, g.offA = offA, g.lda = lda, g.strideA = strideA;
-      g.b = B, g.offB = offB, g.ldb = ldb, g.strideB = strideB;
-      g.c = C, g.offC = offC, g.ldc = ldc, g.strideC = strideC;
-      g.batch = kvH;
+      auto place = [&](const Operand &o, AttnBuf &buf, int64_t &off,
+                       int64_t &ld, int64_t &stride) {
+        buf = o.buf;
+        ld = o.ld;
+        off = o.off + i * (overJ ? o.perR : o.perJ);
+        stride = overJ ? o.perJ : o.perR;
+      };
+      place(A, g.a, g.offA, g.lda, g.strideA);
+      place(B, g.b, g.offB, g.ldb, g.strideB);
+      place(C, g.c, g.offC, g.ldc, g.strideC);
+      g.batch = overJ ? kvH : group;
       out.push_back(g);
-    };
-    switch (phase) {
-    case AttnPhase::Scores: // P_h = scale Q_h K_j^T
-      add(false, true, s, t, hd, d.softmaxScale(), 0.0f, AttnBuf::Q,
-          q0 + r * hd, qs, group * hd, AttnBuf::K, k0, ks, hd, AttnBuf::P,
-          r * mat, t, group * mat);
-      break;
-    case AttnPhase::Output: // O_h = PV_h V_j
-      add(false, false, s, vd, t, 1.0f, 0.0f, AttnBuf::PV, r * mat, t,
-          group * mat, AttnBuf::V, v0, vs, vd, AttnBuf::O, o0 + r * vd, os,
-          group * vd);
-      break;
-    case AttnPhase::BackwardValues: // dV_j += PV_h^T dO_h; dP_h = dO_h V_j^T
-      add(true, false, t, vd, s, 1.0f, 1.0f, AttnBuf::PV, r * mat, t,
-          group * mat, AttnBuf::DO, o0 + r * vd, os, group * vd, AttnBuf::DV,
-          v0, vs, vd);
-      add(false, true, s, t, vd, 1.0f, 0.0f, AttnBuf::DO, o0 + r * vd, os,
-          group * vd, AttnBuf::V, v0, vs, vd, AttnBuf::DP, r * mat, t,
-          group * mat);
-      break;
-    case AttnPhase::BackwardKeys: // dQ_h = dP_h K_j; dK_j += dP_h^T Q_h
-      add(false, false, s, hd, t, 1.0f, 0.0f, AttnBuf::DP, r * mat, t,
-          group * mat, AttnBuf::K, k0, ks, hd, AttnBuf::DQ, q0 + r * hd, qs,
-          group * hd);
-      add(true, false, t, hd, s, 1.0f, 1.0f, AttnBuf::DP, r * mat, t,
-          group * mat, AttnBuf::Q, q0 + r * hd, qs, group * hd, AttnBuf::DK,
-          k0, ks, hd);
-      break;
     }
+  };
+  const Operand Q{AttnBuf::Q, q0, qs, group * hd, hd},
+      DQ{AttnBuf::DQ, q0, qs, group * hd, hd},
+      O{AttnBuf::O, o0, os, group * vd, vd},
+      DO{AttnBuf::DO, o0, os, group * vd, vd},
+      K{AttnBuf::K, k0, ks, hd, 0}, DK{AttnBuf::DK, k0, ks, hd, 0},
+      V{AttnBuf::V, v0, vs, vd, 0}, DV{AttnBuf::DV, v0, vs, vd, 0},
+      P{AttnBuf::P, 0, t, group * mat, mat},
+      PV{AttnBuf::PV, 0, t, group * mat, mat},
+      DP{AttnBuf::DP, 0, t, group * mat, mat};
+  switch (phase) {
+  case AttnPhase::Scores: // P_h = scale Q_h K_j^T
+    add(false, true, s, t, hd, d.softmaxScale(), 0.0f, Q, K, P, false);
+    break;
+  case AttnPhase::Output: // O_h = PV_h V_j
+    add(false, false, s, vd, t, 1.0f, 0.0f, PV, V, O, false);
+    break;
+  case AttnPhase::BackwardValues: // dV_j += PV_h^T dO_h; dP_h = dO_h V_j^T
+    add(true, false, t, vd, s, 1.0f, 1.0f, PV, DO, DV, true);
+    add(false, true, s, t, vd, 1.0f, 0.0f, DO, V, DP, false);
+    break;
+  case AttnPhase::BackwardKeys: // dQ_h = dP_h K_j; dK_j += dP_h^T Q_h
+    add(false, false, s, hd, t, 1.0f, 0.0f, DP, K, DQ, false);
+    add(true, false, t, hd, s, 1.0f, 1.0f, DP, Q, DK, true);
+    break;
   }
   return out;
 }

@@ -399,6 +399,7 @@ void moeForward(Tensor &y, const Tensor &x, const Tensor &router,
   const RoutedRows rows = routedRows(r, s);
   if (rows.size() > 0) {
     ExpertActs acts = expertForward(X, wIn, rows, s, d, Bi);
+    acts.xRows = Tensor(); // only the backward reuses the rows
     // o = u wOut[e] on the backend; y[t] += g (o + bOut[e]).
     const int64_t M = rows.size();
     Tensor uAll = upload(acts.u, {M, s.f}), o({M, s.h});
@@ -473,21 +474,28 @@ void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
         GDY[size_t(q * s.h + i)] = g * dyt[i];
       }
     }
-    Tensor dyAll = upload(DYe, {M, s.h}), back({M, s.f});
-    forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
-      Tensor be = rowsView(back, first, m);
-      matmul(be, rowsView(dyAll, first, m), expertOut(wOut, e, s), true);
-    });
-    const std::vector<float> B = back.toHost();
+    // Each phase's tensors hold every local expert's rows: scoped, so
+    // that one phase's are freed before the next allocates.
+    std::vector<float> B;
+    {
+      Tensor dyAll = upload(DYe, {M, s.h}), back({M, s.f});
+      forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
+        Tensor be = rowsView(back, first, m);
+        matmul(be, rowsView(dyAll, first, m), expertOut(wOut, e, s), true);
+      });
+      B = back.toHost();
+    }
     // The weight gradients are linearBackward's dW += dy^T x, with u as
     // its dy and g dy as its x (and below x as dy, da as x).
     Tensor noDx, noDb;
-    Tensor uAll = upload(acts.u, {M, s.f}), gdyAll = upload(GDY, {M, s.h});
-    forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
-      Tensor dwo = expertOut(dwOut, e, s);
-      linearBackward(noDx, dwo, noDb, rowsView(uAll, first, m),
-                     rowsView(gdyAll, first, m), expertOut(wOut, e, s));
-    });
+    {
+      Tensor uAll = upload(acts.u, {M, s.f}), gdyAll = upload(GDY, {M, s.h});
+      forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
+        Tensor dwo = expertOut(dwOut, e, s);
+        linearBackward(noDx, dwo, noDb, rowsView(uAll, first, m),
+                       rowsView(gdyAll, first, m), expertOut(wOut, e, s));
+      });
+    }
     std::vector<float> DA(size_t(M * s.fin));
     forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
       for (int64_t q = first; q < first + m; ++q) {
@@ -526,15 +534,18 @@ void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
       }
     });
     // a = x wIn[e] + bIn[e]: dwIn[e] += x^T da, dx += da wIn[e]^T.
-    Tensor dA = upload(DA, {M, s.fin}), dxe({M, s.h});
-    forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
-      Tensor dwi = expertIn(dwIn, e, s), dae = rowsView(dA, first, m);
-      linearBackward(noDx, dwi, noDb, rowsView(acts.xRows, first, m), dae,
-                     expertIn(wIn, e, s));
-      Tensor dxq = rowsView(dxe, first, m);
-      matmul(dxq, dae, expertIn(wIn, e, s), true);
-    });
-    const std::vector<float> DXe = dxe.toHost();
+    std::vector<float> DXe;
+    {
+      Tensor dA = upload(DA, {M, s.fin}), dxe({M, s.h});
+      forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
+        Tensor dwi = expertIn(dwIn, e, s), dae = rowsView(dA, first, m);
+        linearBackward(noDx, dwi, noDb, rowsView(acts.xRows, first, m), dae,
+                       expertIn(wIn, e, s));
+        Tensor dxq = rowsView(dxe, first, m);
+        matmul(dxq, dae, expertIn(wIn, e, s), true);
+      });
+      DXe = dxe.toHost();
+    }
     for (int64_t q = 0; q < M; ++q) {
       float *dxt = &DX[size_t(rows.token[size_t(q)] * s.h)];
       for (int64_t i = 0; i < s.h; ++i)

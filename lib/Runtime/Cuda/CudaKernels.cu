@@ -1398,6 +1398,7 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
   detail::checkAttention(out, probs, q, k, v, d, fn);
   detail::checkSinks(sinks, d, fn);
   const int64_t s = d.seq, t = d.keys(), H = d.heads;
+  check(H * s < (int64_t(1) << 31), fn, "more than 2^31 score rows a sample");
   const bool drop = d.dropout.rate > 0.0f;
   Tensor dropped = drop ? Tensor({H, s, t}) : Tensor();
   AttnBuffers buf{q.f32(), k.f32(), v.f32(), nullptr, out.f32(), nullptr,
@@ -1436,6 +1437,7 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
   if (sinks)
     zero(dsinks);
   const int64_t s = d.seq, t = d.keys(), H = d.heads;
+  check(H * s < (int64_t(1) << 31), fn, "more than 2^31 score rows a sample");
   // One sample's heads at a time, as the forward: the gradient of its
   // probabilities [H, s, t] and its sinks' rows [H, s].
   Tensor sinkRows = sinks ? Tensor({H, s}) : Tensor();

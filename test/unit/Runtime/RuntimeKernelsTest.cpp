@@ -797,10 +797,11 @@ TEST_CASE("attention's batched products reach every head's operands",
           "[runtime]") {
   // The descriptors the CUDA backend hands to cublasSgemmStridedBatched,
   // run here through a plain host GEMM, against each head's products
-  // written out: 2 samples, 6 query heads on 2 kv heads (group 3), value
-  // heads narrower than query heads, 5 queries at positions 2..6 of 7
-  // keys; and plain multi-head attention (group 1).
-  for (int64_t kvHeads : {2, 6}) {
+  // written out: 2 samples, 6 query heads on 1, 2, 3 and 6 kv heads
+  // (multi-query attention, whose products batch over a group's query
+  // heads; two grouped cases; multi-head attention), value heads narrower
+  // than query heads, 5 queries at positions 2..6 of 7 keys.
+  for (int64_t kvHeads : {1, 2, 3, 6}) {
     AttentionDims d;
     d.batch = 2;
     d.seq = 5;
@@ -846,7 +847,9 @@ TEST_CASE("attention's batched products reach every head's operands",
         return Q;
       };
       for (const detail::AttnGemm &g : detail::attentionGemms(d, b, phase)) {
-        REQUIRE(g.batch == kvHeads);
+        // Over the kv heads, or (multi-query) over a group's query heads.
+        REQUIRE(g.batch == (kvHeads >= group || g.beta != 0.0f ? kvHeads
+                                                               : group));
         std::vector<float> &A = buffer(g.a), &Bm = buffer(g.b),
                            &C = buffer(g.c);
         for (int64_t p = 0; p < g.batch; ++p)
