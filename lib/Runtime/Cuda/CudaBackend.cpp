@@ -105,6 +105,8 @@ std::set<Comm *> &liveComms() {
 
 ncclComm_t commOf(const Group::Impl &G) {
   const Comm *c = static_cast<const Comm *>(G.backend.get());
+  if (!c) // callers handle groups of one and host-staged groups first
+    detail::fail("NCCL", "group '" + G.name + "' has no NCCL communicator");
   if (c->aborted)
     detail::fail("NCCL", "the communicator of group '" + G.name +
                              "' was aborted after an earlier error");
@@ -380,6 +382,13 @@ void backendFinalize() {
 
 void backendGroupCreated(Group::Impl &g) {
   const char *fn = "Grid (NCCL)";
+  // A group of one communicates with nobody: its collectives are copies
+  // (or nothing) on the device, and it holds no NCCL communicator (a
+  // one-rank run would otherwise create one per grid axis).
+  if (g.size == 1) {
+    g.backend = nullptr;
+    return;
+  }
   // NCCL refuses two ranks of one communicator on the same GPU ("Duplicate
   // GPU detected", NVIDIA/nccl#418), which happens when a node runs more
   // ranks than it has GPUs (the end-to-end tests on a one-GPU machine).
@@ -437,8 +446,11 @@ void backendGroupCreated(Group::Impl &g) {
 namespace {
 /// Groups whose members share a GPU (backendGroupCreated) move their data
 /// through host memory with the MPI collective of the same layout as the
-/// NCCL one (rank-major blocks).
-bool hostStaged(const Group::Impl &G) { return G.backend == nullptr; }
+/// NCCL one (rank-major blocks). Groups of one have no communicator
+/// either, but every collective handles them first, on the device.
+bool hostStaged(const Group::Impl &G) {
+  return G.backend == nullptr && G.size > 1;
+}
 
 int mpiCount(int64_t n, const char *fn) {
   check(n <= int64_t(std::numeric_limits<int>::max()), fn,
@@ -490,6 +502,8 @@ void allGather(Tensor &out, const Tensor &in, int dim, const Group &g) {
   const char *fn = "allGather";
   Group::Impl &G = detail::collectiveImpl(g, fn);
   checkScaled(out, in, dim, G.size, 1, fn);
+  if (G.size == 1) // out = in
+    return copy(out, in);
   int64_t a, d, b;
   around(in.shape(), dim, a, d, b);
   Tensor blocks({in.numel() * G.size});
@@ -515,6 +529,8 @@ void reduceScatterSum(Tensor &out, const Tensor &in, int dim, const Group &g) {
   const char *fn = "reduceScatterSum";
   Group::Impl &G = detail::collectiveImpl(g, fn);
   checkScaled(out, in, dim, 1, G.size, fn);
+  if (G.size == 1) // out = in
+    return copy(out, in);
   int64_t a, d, b;
   around(out.shape(), dim, a, d, b);
   Tensor blocks({in.numel()});
@@ -555,6 +571,8 @@ void allToAll(Tensor &out, const Tensor &in, int splitDim, int concatDim,
   check(out.shape() == expect, fn,
         "output " + out.shapeString() + " should be " +
             detail::shapeToString(expect));
+  if (G.size == 1) // one block, kept
+    return copy(out, in);
   int64_t a, d, b;
   around(in.shape(), splitDim, a, d, b);
   Tensor send({in.numel()}), recvd({in.numel()});
