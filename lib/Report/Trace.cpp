@@ -277,27 +277,25 @@ Trace buildTrace(const StepTimeline &step) {
   tr.tracks.push_back(optTrack);
   // The data-parallel part, then the tied embedding's sum over the first
   // and last stage (both counted in dpExposedSeconds).
+  auto dpEvent = [&](std::string name, double start, double duration) {
+    if (duration <= 0)
+      return;
+    TraceEvent e;
+    e.name = std::move(name);
+    e.category = TraceCategory::DataParallel;
+    e.track = dpIdx;
+    e.startSeconds = start;
+    e.durationSeconds = duration;
+    tr.events.push_back(std::move(e));
+  };
   const double dpOwn = ev.dpExposedSeconds - ev.tiedEmbeddingSeconds;
-  if (dpOwn > 0) {
-    TraceEvent e;
-    e.name = c.zeroStage >= 1 ? "gradient reduce-scatter / parameter "
-                                "all-gather (exposed)"
-                              : "gradient all-reduce (exposed)";
-    e.category = TraceCategory::DataParallel;
-    e.track = dpIdx;
-    e.startSeconds = tr.pipelineSeconds;
-    e.durationSeconds = dpOwn;
-    tr.events.push_back(std::move(e));
-  }
-  if (ev.tiedEmbeddingSeconds > 0) {
-    TraceEvent e;
-    e.name = "tied embedding gradient all-reduce (first and last stage)";
-    e.category = TraceCategory::DataParallel;
-    e.track = dpIdx;
-    e.startSeconds = tr.pipelineSeconds + std::max(0.0, dpOwn);
-    e.durationSeconds = ev.tiedEmbeddingSeconds;
-    tr.events.push_back(std::move(e));
-  }
+  dpEvent(c.zeroStage >= 1 ? "gradient reduce-scatter / parameter "
+                             "all-gather (exposed)"
+                           : "gradient all-reduce (exposed)",
+          tr.pipelineSeconds, dpOwn);
+  dpEvent("tied embedding gradient all-reduce (first and last stage)",
+          tr.pipelineSeconds + std::max(0.0, dpOwn),
+          ev.tiedEmbeddingSeconds);
   if (ev.optimizerSeconds > 0) {
     TraceEvent e;
     e.name = "optimizer step";

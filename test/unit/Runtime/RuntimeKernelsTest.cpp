@@ -875,37 +875,35 @@ TEST_CASE("attention's batched products reach every head's operands",
             }
       }
     };
+    // M[h, i, j] = scale * (row i of head h of x) . (row j of kv head
+    // h / group of y), for every head of sample b.
+    auto expectScores = [&](const std::vector<float> &M,
+                            const std::vector<float> &x, int64_t xs,
+                            const std::vector<float> &y, int64_t ys,
+                            int64_t len, double scale, int64_t b) {
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t i = 0; i < S; ++i)
+          for (int64_t j = 0; j < T; ++j) {
+            double want = 0;
+            for (int64_t e = 0; e < len; ++e)
+              want += double(x[size_t((b * S + i) * xs + h * len + e)]) *
+                      y[size_t((b * T + j) * ys + (h / group) * len + e)];
+            REQUIRE(M[size_t((h * S + i) * T + j)] ==
+                    Approx(scale * want).margin(1e-6));
+          }
+    };
     for (int64_t b = 0; b < B; ++b) {
       Ps[size_t(b)].assign(size_t(H * S * T), nan);
       DPs[size_t(b)].assign(size_t(H * S * T), nan);
       run(b, detail::AttnPhase::Scores);
       // The scores of every head: scale q_h . k_(h / group).
-      for (int64_t h = 0; h < H; ++h)
-        for (int64_t i = 0; i < S; ++i)
-          for (int64_t j = 0; j < T; ++j) {
-            double want = 0;
-            for (int64_t e = 0; e < hd; ++e)
-              want += double(Q[size_t((b * S + i) * qs + h * hd + e)]) *
-                      K[size_t((b * T + j) * ks + (h / group) * hd + e)];
-            want *= d.softmaxScale();
-            REQUIRE(Ps[size_t(b)][size_t((h * S + i) * T + j)] ==
-                    Approx(want).margin(1e-6));
-          }
+      expectScores(Ps[size_t(b)], Q, qs, K, ks, hd, d.softmaxScale(), b);
       // Any matrix stands in for the weighted probabilities.
       PVs[size_t(b)] = filledHost(H * S * T, uint32_t(10 + b));
       run(b, detail::AttnPhase::Output);
       run(b, detail::AttnPhase::BackwardValues);
       // dP_h = dO_h V_j^T.
-      for (int64_t h = 0; h < H; ++h)
-        for (int64_t i = 0; i < S; ++i)
-          for (int64_t j = 0; j < T; ++j) {
-            double want = 0;
-            for (int64_t e = 0; e < vd; ++e)
-              want += double(DO[size_t((b * S + i) * os + h * vd + e)]) *
-                      V[size_t((b * T + j) * vs + (h / group) * vd + e)];
-            REQUIRE(DPs[size_t(b)][size_t((h * S + i) * T + j)] ==
-                    Approx(want).margin(1e-6));
-          }
+      expectScores(DPs[size_t(b)], DO, os, V, vs, vd, 1.0, b);
       run(b, detail::AttnPhase::BackwardKeys);
     }
     // O, dQ (every element written), dV and dK (summed over the group).
