@@ -3,9 +3,10 @@
 #
 # Usage: scripts/gpu-check.sh [BUILD_DIR]   (default: build-gpu)
 # Builds the CUDA runtime and its smoke test (MLIR tools too when the e2e
-# runner exists), runs the smoke test on the GPU, then the CUDA end-to-end
-# tests and the one-GPU benchmark (scripts/gpu-bench.sh: a ~1 B-parameter
-# GPT's measured step time against the cost model's; then a small MoE's).
+# runner exists), runs the smoke test on the GPU and the runtime's MPI
+# test on 4 ranks, then the CUDA end-to-end tests and the one-GPU
+# benchmark (scripts/gpu-bench.sh: a ~1 B-parameter GPT's measured step
+# time against the cost model's; then a small MoE's).
 # Meant to finish in under 5 minutes on one GPU.
 #
 # `scripts/gpu-check.sh --list-plans` prints the end-to-end plans it runs
@@ -56,7 +57,7 @@ elapsed() { echo "gpu-check: $(( $(date +%s) - start )) s elapsed"; }
 failed=""
 cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
   -DTRIDENT_ENABLE_MLIR=$mlir >/dev/null
-targets="TridentRuntimeCuda trident-runtime-cuda-smoke"
+targets="TridentRuntimeCuda trident-runtime-cuda-smoke trident-runtime-mpi-test-cuda"
 # The CPU runtime too: the CUDA runs are held to its single-rank runs.
 [ "$mlir" = ON ] && targets="$targets TridentRuntimeCpu trident trident-compare-params"
 ninja -C "$build" -j"$jobs" $targets
@@ -64,6 +65,13 @@ ninja -C "$build" -j"$jobs" $targets
 elapsed
 echo "== CUDA runtime smoke test (1 rank)"
 mpirun -np 1 --allow-run-as-root "$build/bin/trident-runtime-cuda-smoke"
+# The runtime's MPI test on the CUDA runtime: collectives, transfers,
+# ZeRO, vocab-parallel loss and a tp MLP on 4 ranks (host-staged where
+# they share a GPU, NCCL where each has its own).
+elapsed
+echo "== CUDA runtime MPI test (4 ranks)"
+mpirun -np 4 --oversubscribe --allow-run-as-root \
+  "$build/bin/trident-runtime-mpi-test-cuda" || failed="$failed mpi"
 
 # ---- E2E HOOK: the CUDA end-to-end tests of the emitted programs --------
 if [ -f "$e2e" ]; then

@@ -52,6 +52,15 @@ if(TRIDENT_MPIEXEC)
                        PASS_REGULAR_EXPRESSION "cpu smoke: PASSED")
 endif()
 
+# The MPI test against the CUDA runtime: built here (so that it keeps
+# compiling), run by scripts/gpu-check.sh on a GPU machine.
+if(TARGET TridentRuntimeCuda)
+  add_executable(trident-runtime-mpi-test-cuda
+    ${CMAKE_CURRENT_LIST_DIR}/Mpi/RuntimeMpiTest.cpp)
+  target_link_libraries(trident-runtime-mpi-test-cuda PRIVATE TridentRuntimeCuda)
+  target_compile_options(trident-runtime-mpi-test-cuda PRIVATE -fexceptions)
+endif()
+
 # CUDA: a tiny program must compile and link against TridentRuntimeCuda
 # (no GPU is needed to build it; scripts/gpu-check.sh runs it on a GPU).
 if(TARGET TridentRuntimeCuda)
