@@ -753,9 +753,11 @@ void gemmRowMajor(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
                                     sizeof(float) * size_t(n), size_t(m),
                                     stream()),
                   fn);
-    else
-      check(beta == 1.0f, fn, "an empty product scaling C by beta other "
-                              "than 0 or 1");
+    else if (beta != 1.0f) // row by row, as the CPU backend scales C
+      for (int64_t i = 0; i < m; ++i)
+        cuda::check(cublasSscal(cuda::state().cublas, int(n), &beta,
+                                C + i * ldc, 1),
+                    fn);
     return;
   }
   // C^T = op(B)^T op(A)^T in column-major terms.
@@ -1171,7 +1173,7 @@ void embeddingForward(Tensor &out, const Tensor &tokens, const Tensor &wte,
                                       " does not match [n, hidden]");
   check(seqLen > 0 && n % seqLen == 0, fn, "tokens are not whole sequences");
   bool pos = wpe.defined() && addPositions;
-  if (pos)
+  if (wpe.defined()) // checked whether used or not, as on the CPU
     check(wpe.rank() == 2 && wpe.dim(1) == h && posOffset >= 0 &&
               wpe.dim(0) >= posOffset + seqLen,
           fn, "wpe " + wpe.shapeString() + " cannot hold the positions");
@@ -1193,6 +1195,10 @@ void embeddingBackward(Tensor &dwte, Tensor &dwpe, const Tensor &dout,
         "dout " + dout.shapeString() + " does not match the tokens");
   check(seqLen > 0 && n % seqLen == 0, fn, "tokens are not whole sequences");
   check(n < (int64_t(1) << 31), fn, "more than 2^31 tokens");
+  if (dwpe.defined()) // checked whether used or not, as on the CPU
+    check(dwpe.rank() == 2 && dwpe.dim(1) == h && posOffset >= 0 &&
+              dwpe.dim(0) >= posOffset + seqLen,
+          fn, "dwpe " + dwpe.shapeString() + " cannot hold the positions");
   if (!n)
     return;
   // Group the token positions by table row on the host (a stable counting
@@ -1218,9 +1224,6 @@ void embeddingBackward(Tensor &dwte, Tensor &dwpe, const Tensor &dout,
     launched(fn);
   }
   if (dwpe.defined() && addPositions) {
-    check(dwpe.rank() == 2 && dwpe.dim(1) == h && posOffset >= 0 &&
-              dwpe.dim(0) >= posOffset + seqLen,
-          fn, "dwpe " + dwpe.shapeString() + " cannot hold the positions");
     kPosBwd<<<blocksFor(seqLen * h), kThreads, 0, stream()>>>(
         dwpe.f32(), dout.f32(), n, h, seqLen, posOffset);
     launched(fn);
