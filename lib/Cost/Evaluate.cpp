@@ -268,6 +268,18 @@ constexpr int kCacheSlots = 64;
 
 } // namespace
 
+namespace {
+/// A ring all-reduce of `bytes` per rank among k ranks, one in each node
+/// group, over the link between the groups: 2(k-1)/k of the bytes and
+/// 2(k-1) hops (Patarasuk & Yuan 2009, "Bandwidth optimal all-reduce
+/// algorithms").
+double interGroupAllReduceSeconds(const LinkSpec &link, double bytes,
+                                  double k) {
+  return 2 * (k - 1) / k * bytes / link.bandwidthBytesPerS +
+         2 * (k - 1) * link.latencySeconds;
+}
+} // namespace
+
 //===----------------------------------------------------------------------===//
 // Runtimes
 //===----------------------------------------------------------------------===//
@@ -359,11 +371,10 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     // The programs of `trident emit` (lib/Runtime, docs/runtime.md): per
     // sample, batched GEMMs over the heads and one softmax kernel, so the
     // scores are materialised and kept for the backward like
-    // Megatron-LM's. Its
-    // gradient sums (docs/emit.md, "Gradient sums overlapping the
-    // backward"): ZeRO-0 all-reduces and ZeRO-1 reduce-scatters during
-    // the last backward, on stages after the first only after their last
-    // send; ZeRO-2 reduce-scatters every micro-batch; ZeRO-3 gathers up to
+    // Megatron-LM's. Its gradient sums (docs/emit.md, "Gradient sums
+    // overlapping the backward"): ZeRO-0 all-reduces and ZeRO-1
+    // reduce-scatters during the last backward, on stages after the first
+    // only after their last send; ZeRO-2 reduce-scatters every micro-batch; ZeRO-3 gathers up to
     // two matrices ahead of the parameter in use (rt::zero3GatherAsync),
     // as Megatron-Core prefetches; ZeRO-1/2 gather the updated parameters
     // during the next forward, two matrices ahead of their first use
@@ -776,11 +787,9 @@ Status Evaluator::evaluateShares(const ParallelConfig &c, Evaluation &out) {
     maxM = std::max(maxM, e.microBatches);
   }
   double cross = 0;
-  if (n > 1) {
-    double k = double(n);
-    cross = 2 * (k - 1) / k * sliceBytes / cluster_.interGroup.bandwidthBytesPerS +
-            2 * (k - 1) * cluster_.interGroup.latencySeconds;
-  }
+  if (n > 1)
+    cross = interGroupAllReduceSeconds(cluster_.interGroup, sliceBytes,
+                                       double(n));
   const Evaluation &slow = shareEvals_[slowest];
   out.iterationSeconds = slow.iterationSeconds + cross;
   out.pipelineSeconds = slow.pipelineSeconds;
@@ -1210,9 +1219,8 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
     if (o.tiedSumOfZeroSlice && c.zeroStage >= 2)
       bytes /= double(dpcp);
     int64_t g0 = im.stageGroup.front(), g1 = im.stageGroup.back();
-    if (g0 != g1) { // two ranks: half the bytes each way, twice
-      tiedSum = 2 * cluster_.interGroup.latencySeconds +
-                bytes / cluster_.interGroup.bandwidthBytesPerS;
+    if (g0 != g1) {
+      tiedSum = interGroupAllReduceSeconds(cluster_.interGroup, bytes, 2);
     } else {
       const NodeGroup &hw = cluster_.groups[size_t(g0)];
       tiedSum = collectiveSeconds(hw, CollectiveOp::AllReduce, bytes,

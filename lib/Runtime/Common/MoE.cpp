@@ -335,13 +335,12 @@ Tensor expertOut(const Tensor &w, int64_t e, const Shape &s) {
   return w.view(e * s.f * s.h, {s.f, s.h});
 }
 
-/// The routed rows through their experts' first linear: x (the rows'
-/// inputs, also as the backend tensor xRows), a = x wIn[e] + bIn[e] (each
-/// expert's GEMM on the backend, into its rows of one tensor) and u =
-/// act(a), each row-major on the host. One upload and one download for all
-/// experts.
+/// The routed rows through their experts' first linear: xRows (the rows'
+/// inputs, a backend tensor), a = x wIn[e] + bIn[e] (each expert's GEMM on
+/// the backend, into its rows of one tensor) and u = act(a), a and u
+/// row-major on the host. One upload and one download for all experts.
 struct ExpertActs {
-  std::vector<float> x, a, u;
+  std::vector<float> a, u;
   Tensor xRows;
 };
 ExpertActs expertForward(const std::vector<float> &X, const Tensor &wIn,
@@ -349,11 +348,11 @@ ExpertActs expertForward(const std::vector<float> &X, const Tensor &wIn,
                          const MoEDims &d, const std::vector<float> &bIn) {
   const int64_t M = rows.size();
   ExpertActs acts;
-  acts.x.resize(size_t(M * s.h));
+  std::vector<float> x(size_t(M * s.h));
   for (int64_t q = 0; q < M; ++q)
     std::copy_n(&X[size_t(rows.token[size_t(q)] * s.h)], s.h,
-                &acts.x[size_t(q * s.h)]);
-  acts.xRows = upload(acts.x, {M, s.h});
+                &x[size_t(q * s.h)]);
+  acts.xRows = upload(x, {M, s.h});
   Tensor a({M, s.fin});
   forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
     Tensor ae = rowsView(a, first, m);

@@ -175,6 +175,20 @@ private:
   bool open_ = true;
 };
 
+/// Whether the byte ranges [a, a + n) and [b, b + m) overlap (std::less: a
+/// total order even for unrelated allocations).
+bool overlaps(const void *a, size_t n, const void *b, size_t m) {
+  std::less<const char *> lt;
+  const char *x = static_cast<const char *>(a);
+  const char *y = static_cast<const char *>(b);
+  return lt(x, y + m) && lt(y, x + n);
+}
+/// The same for float tensors' elements.
+bool overlaps(const Tensor &a, const Tensor &b) {
+  return overlaps(a.f32(), sizeof(float) * size_t(a.numel()), b.f32(),
+                  sizeof(float) * size_t(b.numel()));
+}
+
 /// Orders the communication stream after the compute work issued so far.
 void beginComm(const char *fn) {
   cuda::State &s = cuda::ready(fn);
@@ -230,12 +244,6 @@ void packBlocks(float *blocks, const float *in, int g, int64_t a, int64_t d,
              fn, stream);
 }
 
-/// Whether [a, a + n) and [b, b + m) share a float (std::less: a total
-/// order even for unrelated allocations).
-bool overlaps(const float *a, int64_t n, const float *b, int64_t m) {
-  std::less<const float *> lt;
-  return lt(a, b + m) && lt(b, a + n);
-}
 
 void checkScaled(const Tensor &out, const Tensor &in, int dim, int64_t num,
                  int64_t den, const char *fn) {
@@ -310,12 +318,9 @@ void copyFromHost(void *dst, const void *src, size_t bytes) {
 }
 void copyOnBackend(void *dst, const void *src, size_t bytes) {
   cudaStream_t s = cuda::ready("copy").compute;
-  auto *d = static_cast<char *>(dst);
-  const auto *c = static_cast<const char *>(src);
-  if (d == c || !bytes)
+  if (dst == src || !bytes)
     return;
-  std::less<const char *> lt;
-  if (lt(d, c + bytes) && lt(c, d + bytes)) {
+  if (overlaps(dst, bytes, src, bytes)) {
     // cudaMemcpy's ranges must not overlap (the CPU twin's memmove allows
     // it): through a temporary.
     void *tmp = nullptr;
@@ -705,8 +710,7 @@ Pending reduceScatterSumAsync(Tensor &out, const Tensor &in, int dim,
   auto p = std::make_shared<Pending::Impl>();
   // NCCL's one in-place form: out is this rank's block of in.
   bool inPlace = a == 1 && out.f32() == in.f32() + G.rank * out.numel();
-  bool packed = !inPlace && (a != 1 || overlaps(in.f32(), in.numel(),
-                                                out.f32(), out.numel()));
+  bool packed = !inPlace && (a != 1 || overlaps(in, out));
   p->keep = packed ? Tensor({in.numel()}) : in;
   p->keep2 = out;
   p->keep3 = in;
@@ -741,8 +745,7 @@ Pending allGatherAsync(Tensor &out, const Tensor &in, const Group &g) {
   // NCCL's one in-place form: in is this rank's block of out. Any other
   // overlap goes through a copy of in.
   bool inPlace = in.f32() == out.f32() + G.rank * in.numel();
-  bool copied =
-      !inPlace && overlaps(in.f32(), in.numel(), out.f32(), out.numel());
+  bool copied = !inPlace && overlaps(in, out);
   p->keep = copied ? Tensor({in.numel()}) : in;
   p->keep2 = out;
   p->keep3 = in;

@@ -822,7 +822,8 @@ TEST_CASE("attention's batched products reach every head's operands",
       return v;
     };
     const float nan = std::nanf("");
-    std::vector<float> Q = filledHost(B * S * qs, 1), K = filledHost(B * T * ks, 2),
+    std::vector<float> Q = filledHost(B * S * qs, 1),
+                       K = filledHost(B * T * ks, 2),
                        V = filledHost(B * T * vs, 3),
                        DO = filledHost(B * S * os, 4);
     std::vector<float> O(size_t(B * S * os), nan), DQ(size_t(B * S * qs), nan),

@@ -376,8 +376,8 @@ void checkExperts() {
         continue; // another rank's expert
       double g = p[size_t(order[size_t(j)])] / chosen;
       const float *wi = &Wi[size_t(e * h * fin)], *wo = &Wo[size_t(e * f * h)];
-      std::vector<double> a(static_cast<size_t>(fin)), u(static_cast<size_t>(f)),
-          back(static_cast<size_t>(f));
+      std::vector<double> a(static_cast<size_t>(fin)),
+          u(static_cast<size_t>(f)), back(static_cast<size_t>(f));
       for (int64_t c = 0; c < fin; ++c)
         for (int64_t i = 0; i < h; ++i)
           a[size_t(c)] += double(X[size_t(t * h + i)]) * wi[i * fin + c];
