@@ -657,8 +657,7 @@ Status Evaluator::validate(const ParallelConfig &c) const {
   if (numBlocks_ < c.pp * c.vpp)
     return err("the model has " + str(numBlocks_) +
                " layers, fewer than pp*vpp = " + str(c.pp * c.vpp));
-  ScheduleKind kind = c.schedule.value_or(
-      c.vpp > 1 ? ScheduleKind::Interleaved1F1B : ScheduleKind::OneFOneB);
+  ScheduleKind kind = c.scheduleKind();
   int64_t m = c.globalBatch / (c.dp * c.microBatch);
   if (Status s = checkScheduleParams(kind, c.pp, m, c.vpp); !s)
     return err("schedule " + std::string(scheduleKindName(kind)) + " with " +
@@ -848,8 +847,7 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
   const int64_t stageGpus = c.dp * c.tp * c.cp;
   const int64_t dpcp = c.dp * c.cp;
   const int64_t edp = std::max<int64_t>(1, c.dp * c.cp * c.tp / (c.ep * etp));
-  const ScheduleKind kind = c.schedule.value_or(
-      v > 1 ? ScheduleKind::Interleaved1F1B : ScheduleKind::OneFOneB);
+  const ScheduleKind kind = c.scheduleKind();
   const bool mixed = c.precision != DType::F32;
   const StateBytesPerParam state = stateBytesPerParam(c.precision, o);
   const double weightBytes = state.weight;

@@ -115,7 +115,8 @@ std::string withComments(const std::vector<std::string> &notes) {
 // turns into flags (ModelParallelConfig, TransformerConfig, TrainingConfig).
 //===----------------------------------------------------------------------===//
 
-Result<Exported> exportMegatron(const Plan &p, std::string_view source) {
+/// What Megatron-LM cannot run, from the parallel axes alone.
+Status megatronAxes(const Plan &p, std::string_view source) {
   constexpr std::string_view target = "Megatron-LM";
   if (p.schedule == "gpipe")
     return unsupported(source, target,
@@ -129,7 +130,17 @@ Result<Exported> exportMegatron(const Plan &p, std::string_view source) {
     return unsupported(source, target,
                        "sequence parallelism with tp 1: Megatron-LM turns "
                        "--sequence-parallel off when tp is 1");
+  if (p.precision != "bf16" && p.precision != "fp16" &&
+      p.precision != "fp8" && p.precision != "fp32")
+    return unsupported(source, target,
+                       "precision '" + p.precision + "' (expected bf16, fp16 "
+                       "or fp8)");
+  return Status::ok();
+}
 
+Result<Exported> exportMegatron(const Plan &p, std::string_view source) {
+  if (Status s = megatronAxes(p, source); !s)
+    return s;
   Exported e;
   e.notesInText = true;
   e.notes.push_back("Megatron-LM arguments for " + p.model + " on " +
@@ -216,12 +227,8 @@ Result<Exported> exportMegatron(const Plan &p, std::string_view source) {
     // FP8 GEMMs through Transformer Engine, bf16 elsewhere.
     flag("--bf16");
     flag("--fp8-format", "hybrid");
-  } else if (p.precision == "fp32") {
-    // Megatron-LM trains in fp32 unless --bf16 or --fp16 is given.
   } else {
-    return unsupported(source, target,
-                       "precision '" + p.precision + "' (expected bf16, fp16 "
-                       "or fp8)");
+    // fp32: Megatron-LM trains in fp32 unless --bf16 or --fp16 is given.
   }
 
   e.text = withComments(e.notes);
@@ -234,7 +241,8 @@ Result<Exported> exportMegatron(const Plan &p, std::string_view source) {
 // DeepSpeed: docs/_pages/config-json.md, deepspeed/runtime/pipe/.
 //===----------------------------------------------------------------------===//
 
-Result<Exported> exportDeepSpeed(const Plan &p, std::string_view source) {
+/// What DeepSpeed cannot run, from the parallel axes alone.
+Status deepSpeedAxes(const Plan &p, std::string_view source) {
   constexpr std::string_view target = "DeepSpeed";
   if (p.cp > 1)
     return unsupported(source, target,
@@ -258,11 +266,6 @@ Result<Exported> exportDeepSpeed(const Plan &p, std::string_view source) {
                            " with pp " + str(p.pp) +
                            ": DeepSpeed's PipelineEngine allows ZeRO 0 or 1 "
                            "only");
-  if (p.pp > 1 && !allEqual(p.layersPerChunk, 0, p.layersPerChunk.size()))
-    return unsupported(source, target,
-                       "uneven pipeline stages: PipelineModule's "
-                       "partition_method ('parameters', 'uniform', "
-                       "'type:REGEX') takes no explicit layers per stage");
   if (p.recompute == "selective")
     return unsupported(source, target,
                        "selective recomputation: DeepSpeed checkpoints whole "
@@ -284,6 +287,17 @@ Result<Exported> exportDeepSpeed(const Plan &p, std::string_view source) {
       p.precision != "fp32")
     return unsupported(source, target,
                        "precision '" + p.precision + "'");
+  return Status::ok();
+}
+
+Result<Exported> exportDeepSpeed(const Plan &p, std::string_view source) {
+  if (Status s = deepSpeedAxes(p, source); !s)
+    return s;
+  if (p.pp > 1 && !allEqual(p.layersPerChunk, 0, p.layersPerChunk.size()))
+    return unsupported(source, "DeepSpeed",
+                       "uneven pipeline stages: PipelineModule's "
+                       "partition_method ('parameters', 'uniform', "
+                       "'type:REGEX') takes no explicit layers per stage");
 
   nlohmann::ordered_json j;
   j["train_batch_size"] = p.globalBatch;
@@ -325,7 +339,8 @@ Result<Exported> exportDeepSpeed(const Plan &p, std::string_view source) {
 // ParallelismConfig), torchtitan/distributed/activation_checkpoint.py.
 //===----------------------------------------------------------------------===//
 
-Result<Exported> exportTorchTitan(const Plan &p, std::string_view source) {
+/// What torchtitan cannot run, from the parallel axes alone.
+Status torchTitanAxes(const Plan &p, std::string_view source) {
   constexpr std::string_view target = "torchtitan";
   if (p.zeroStage == 1)
     return unsupported(source, target,
@@ -343,7 +358,6 @@ Result<Exported> exportTorchTitan(const Plan &p, std::string_view source) {
                        "expert-tensor parallelism (etp " + str(p.etp) + ")");
   // ZeRO 0: DDP (replicate); ZeRO 2/3: FSDP (shard).
   int64_t shard = p.zeroStage == 0 ? 1 : p.dp;
-  int64_t replicate = p.zeroStage == 0 ? p.dp : 1;
   if (p.ep > 1 && (shard * p.cp * p.tp) % p.ep != 0)
     return unsupported(source, target,
                        "ep " + str(p.ep) +
@@ -352,6 +366,15 @@ Result<Exported> exportTorchTitan(const Plan &p, std::string_view source) {
                            str(shard * p.cp * p.tp) +
                            " (torchtitan's expert parallelism borrows ranks "
                            "from FSDP, cp and tp; ZeRO 0 replicates)");
+  return Status::ok();
+}
+
+Result<Exported> exportTorchTitan(const Plan &p, std::string_view source) {
+  if (Status s = torchTitanAxes(p, source); !s)
+    return s;
+  // ZeRO 0: DDP (replicate); ZeRO 2/3: FSDP (shard).
+  int64_t shard = p.zeroStage == 0 ? 1 : p.dp;
+  int64_t replicate = p.zeroStage == 0 ? p.dp : 1;
 
   Exported e;
   e.notesInText = true;
@@ -450,6 +473,19 @@ std::string_view exportTargetName(ExportTarget target) {
     return "torchtitan";
   }
   return "megatron";
+}
+
+Status checkExportAxes(const Plan &plan, ExportTarget target,
+                       std::string_view source) {
+  switch (target) {
+  case ExportTarget::Megatron:
+    return megatronAxes(plan, source);
+  case ExportTarget::DeepSpeed:
+    return deepSpeedAxes(plan, source);
+  case ExportTarget::TorchTitan:
+    return torchTitanAxes(plan, source);
+  }
+  return Status::error("unknown export target");
 }
 
 Result<Exported> exportPlan(const Plan &plan, ExportTarget target,

@@ -19,22 +19,16 @@ double exposedCommShare(const Evaluation &e) {
   return e.stages[crit].exposedCommSeconds / e.iterationSeconds;
 }
 
-Plan makePlan(const LayerProfile &profile, const Cluster &cluster,
-              const ParallelConfig &cfg, const Evaluation &eval,
-              double pricePerGpuHour) {
+Plan axesPlan(const ParallelConfig &cfg) {
   Plan p;
-  p.model = profile.modelName;
-  p.seqLen = profile.seqLen;
-  p.cluster = cluster.name;
-  p.gpus = cluster.totalGpus();
   p.precision = std::string(dtypeName(cfg.precision));
-  p.runtime = std::string(runtimeName(eval.runtime));
   p.globalBatch = cfg.globalBatch;
   p.dp = cfg.dp, p.tp = cfg.tp, p.pp = cfg.pp, p.cp = cfg.cp;
   p.ep = cfg.ep, p.etp = cfg.etp == 0 ? cfg.tp : cfg.etp, p.vpp = cfg.vpp;
   p.sequenceParallel = cfg.sequenceParallel;
   p.microBatchSize = cfg.microBatch;
-  p.numMicroBatches = eval.microBatches;
+  if (cfg.dp > 0 && cfg.microBatch > 0)
+    p.numMicroBatches = cfg.globalBatch / (cfg.dp * cfg.microBatch);
   // The heaviest policy of any stage (the same for every stage unless the
   // plan recomputes per stage).
   Recompute heaviest = Recompute::None;
@@ -42,6 +36,20 @@ Plan makePlan(const LayerProfile &profile, const Cluster &cluster,
     heaviest = std::max(heaviest, cfg.recomputeOf(s));
   p.recompute = std::string(recomputeName(heaviest));
   p.zeroStage = cfg.zeroStage;
+  p.schedule = std::string(scheduleKindName(cfg.scheduleKind()));
+  return p;
+}
+
+Plan makePlan(const LayerProfile &profile, const Cluster &cluster,
+              const ParallelConfig &cfg, const Evaluation &eval,
+              double pricePerGpuHour) {
+  Plan p = axesPlan(cfg);
+  p.model = profile.modelName;
+  p.seqLen = profile.seqLen;
+  p.cluster = cluster.name;
+  p.gpus = cluster.totalGpus();
+  p.runtime = std::string(runtimeName(eval.runtime));
+  p.numMicroBatches = eval.microBatches;
   p.schedule = std::string(scheduleKindName(eval.schedule));
 
   // Blocks per model chunk: the given split or the Evaluator's even one.

@@ -191,6 +191,8 @@ struct Shared {
   std::atomic<double> threshold{kInf};
   std::mutex topMutex;
   std::vector<Candidate> top;
+  /// The first SearchOptions::acceptAxes refusal of the enumeration.
+  std::string axesRefusal;
 };
 
 //===----------------------------------------------------------------------===//
@@ -303,10 +305,30 @@ Status probeKey(const Shared &sh, const Cluster &input, const AxesKey &k,
 // Worker
 //===----------------------------------------------------------------------===//
 
+/// SearchOptions::acceptAxes on family member (vpp, zero) of `c`.
+/// A refusal's reason goes to `why` when given and still empty.
+bool axesAccepted(const Shared &sh, const ParallelConfig &c, int64_t vpp,
+                  int zero, std::string *why = nullptr) {
+  if (!sh.opt.acceptAxes)
+    return true;
+  ParallelConfig m = c;
+  m.vpp = vpp;
+  m.zeroStage = zero;
+  m.schedule = sh.opt.pins.schedule;
+  std::string reason = sh.opt.acceptAxes(m);
+  if (reason.empty())
+    return true;
+  if (why && why->empty())
+    *why = std::move(reason);
+  return false;
+}
+
 /// Calls f(vpp, zero) for every virtual-stage count and ZeRO stage of a
-/// family (pins applied, exact dominance rules below).
+/// family (pins applied, exact dominance rules below, and
+/// SearchOptions::acceptAxes).
 template <typename F>
-void forEachMember(const Shared &sh, const Config &C, F &&f) {
+void forEachMember(const Shared &sh, const Config &C, F &&f,
+                   std::string *refused = nullptr) {
   const Pins &pin = sh.opt.pins;
   const ParallelConfig &c = C.cfg;
   const int64_t pp = c.pp, N = sh.numBlocks;
@@ -331,10 +353,13 @@ void forEachMember(const Shared &sh, const Config &C, F &&f) {
           continue;
         // ZeRO-1 and ZeRO-2 move the same bytes (reduce-scatter +
         // all-gather) in the cost model and ZeRO-2 also shards the
-        // gradients: ZeRO-1 is dominated.
-        if (zero == 1)
+        // gradients: ZeRO-1 is dominated, unless SearchOptions::acceptAxes
+        // refuses ZeRO-2 here (DeepSpeed's pipeline engine).
+        if (zero == 1 && axesAccepted(sh, c, vpp, 2))
           continue;
       }
+      if (!axesAccepted(sh, c, vpp, zero, refused))
+        continue;
       f(vpp, zero);
     }
   }
@@ -354,6 +379,8 @@ struct Worker {
   bool haveMiss = false;
   /// Evaluations kept for SearchResult::explored, with their lower bound.
   std::vector<std::pair<double, ExploredPoint>> explored;
+  /// The best plan SearchOptions::accept refused in this worker.
+  std::optional<Rejected> bestRejected;
 
   explicit Worker(Shared &s) : sh(s), evaluators(s.evaluators) {}
 
@@ -479,9 +506,36 @@ struct Worker {
     return sh.variants[size_t(C.variant)].objectiveScale * e.iterationSeconds;
   }
 
+  /// SearchOptions::accept on a fitting evaluation. A plan that cannot
+  /// enter the top K any more is not asked (offer() turns it away: the
+  /// threshold only falls); a refused one is remembered.
+  bool admits(const Config &C, const ParallelConfig &cfg, const Evaluation &e) {
+    if (!sh.opt.accept)
+      return true;
+    double objective = objectiveOf(C, e);
+    if (objective > sh.threshold.load(std::memory_order_relaxed))
+      return true;
+    std::string why =
+        sh.opt.accept(cfg, e, sh.variants[size_t(C.variant)].cluster);
+    if (why.empty())
+      return true;
+    ++stats.rejected;
+    Rejected r;
+    r.candidate.config = cfg;
+    r.candidate.eval = e;
+    r.candidate.clusterIndex = C.variant;
+    r.candidate.objective = objective;
+    r.reason = std::move(why);
+    if (!bestRejected || rankedBefore(r.candidate, bestRejected->candidate))
+      bestRejected = std::move(r);
+    return false;
+  }
+
   /// Offers a fitting evaluation to the shared top K.
   void offer(const Config &C, const ParallelConfig &cfg, const Evaluation &e,
              const char *how) {
+    if (!admits(C, cfg, e))
+      return;
     Candidate cand;
     cand.config = cfg;
     cand.eval = e;
@@ -717,7 +771,7 @@ struct Worker {
       ++stats.evaluations;
       if (Status s = ev.evaluate(c, evalAlt); !s)
         return s;
-      if (!fitsWithin(evalAlt, fraction))
+      if (!fitsWithin(evalAlt, fraction) || !admits(C, c, evalAlt))
         continue;
       if (!found || evalAlt.iterationSeconds < eval.iterationSeconds ||
           (evalAlt.iterationSeconds == eval.iterationSeconds &&
@@ -778,8 +832,7 @@ struct Worker {
 
     buildLayerCosts(C);
     const int64_t stageGpus = cfg.dp * cfg.tp * cfg.cp;
-    ScheduleKind kind = cfg.schedule.value_or(
-        v > 1 ? ScheduleKind::Interleaved1F1B : ScheduleKind::OneFOneB);
+    ScheduleKind kind = cfg.scheduleKind();
     Result<ScheduleCache::Entry> sched =
         ScheduleCache::global().get(kind, p, m, v);
     if (!sched)
@@ -851,7 +904,7 @@ struct Worker {
         return s;
       noteExplored(C, cfg, eval,
                    std::max(C.lowerBound, double(m) * part.maxStageSeconds * scale));
-      if (fitsWithin(eval, fraction)) {
+      if (fitsWithin(eval, fraction) && admits(C, cfg, eval)) {
         found = true;
         best = cfg;
         bestIsDp = true;
@@ -871,7 +924,7 @@ struct Worker {
       if (Status s = ev.evaluate(alt, evalAlt); !s)
         return s;
       noteExplored(C, alt, evalAlt, std::max(C.lowerBound, loadBound(even)));
-      if (fitsWithin(evalAlt, fraction)) {
+      if (fitsWithin(evalAlt, fraction) && admits(C, alt, evalAlt)) {
         double objAlt = scale * evalAlt.iterationSeconds;
         bool better = !found || objAlt < scale * bestEval->iterationSeconds ||
                       (objAlt == scale * bestEval->iterationSeconds &&
@@ -933,7 +986,8 @@ struct Worker {
         if (Status s = ev.evaluate(alt, evalMixed); !s)
           return s;
         if (fitsWithin(evalMixed, fraction) &&
-            evalMixed.iterationSeconds < bestEval->iterationSeconds) {
+            evalMixed.iterationSeconds < bestEval->iterationSeconds &&
+            admits(C, alt, evalMixed)) {
           best = alt;
           bestEval = &evalMixed;
         }
@@ -1128,7 +1182,8 @@ void enumerate(Shared &sh, int32_t vi, const Evaluator &ev) {
                 if (!ev.validate(c).isOk())
                   continue;
                 int64_t members = 0;
-                forEachMember(sh, C, [&](int64_t, int) { ++members; });
+                forEachMember(
+                    sh, C, [&](int64_t, int) { ++members; }, &sh.axesRefusal);
                 if (members == 0)
                   continue;
                 sh.members += members;
@@ -1397,7 +1452,11 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
   for (size_t vi = 0; vi < sh.variants.size(); ++vi)
     enumerate(sh, int32_t(vi), sh.evaluators[vi]);
   if (sh.configs.empty())
-    return Status::error(whyNoConfig(sh, sh.evaluators[0]));
+    return Status::error(
+        sh.axesRefusal.empty()
+            ? whyNoConfig(sh, sh.evaluators[0])
+            : "no configuration is accepted; the first refused: " +
+                  sh.axesRefusal);
 
   // Phase 2: the distinct per-layer cost keys, probed in parallel.
   for (Config &C : sh.configs)
@@ -1498,7 +1557,20 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
     result.stats.partitions += s.partitions;
     result.stats.evaluations += s.evaluations;
     result.stats.fitting += s.fitting;
+    result.stats.rejected += s.rejected;
   }
+  // The best refused plan, kept only where every thread count finds it:
+  // a plan that ranks before the final K-th was never pruned, and was
+  // asked (see admits()).
+  for (auto &w : workers)
+    if (w->bestRejected &&
+        (!result.bestRejected ||
+         rankedBefore(w->bestRejected->candidate,
+                      result.bestRejected->candidate)))
+      result.bestRejected = std::move(w->bestRejected);
+  if (result.bestRejected && sh.top.size() >= size_t(opt.topK) &&
+      !rankedBefore(result.bestRejected->candidate, sh.top.back()))
+    result.bestRejected.reset();
   if (opt.maxExplored > 0) {
     // Keep what every thread count evaluates: an evaluation whose bound is
     // within the final K-th best was never pruned (the threshold only
@@ -1528,7 +1600,23 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
     result.clusterNotes.push_back(v.note);
   }
 
-  if (result.top.empty()) {
+  if (result.top.empty() && result.bestRejected) {
+    // Plans fit, but SearchOptions::accept refused every one: say why for
+    // the best of them.
+    const Candidate &c = result.bestRejected->candidate;
+    NoFit nf;
+    nf.closest = c.config;
+    nf.eval = c.eval;
+    nf.clusterIndex = c.clusterIndex;
+    const ParallelConfig &b = c.config;
+    nf.message = "no plan that fits is accepted; the best that fits (dp=" +
+                 str(b.dp) + " tp=" + str(b.tp) + " pp=" + str(b.pp) +
+                 " cp=" + str(b.cp) + " ep=" + str(b.ep) + " vpp=" +
+                 str(b.vpp) + " micro-batch " + str(b.microBatch) +
+                 ", ZeRO-" + str(b.zeroStage) + ") is refused: " +
+                 result.bestRejected->reason;
+    result.noFit = std::move(nf);
+  } else if (result.top.empty()) {
     // Nothing fits: describe the closest miss (deterministically the
     // smallest memory ratio, then the configuration order).
     Worker *bestW = nullptr;

@@ -64,8 +64,8 @@ cl::opt<std::string> reportOpt(
     cl::value_desc("report.html"), cl::sub(planCmd), cl::cat(category));
 cl::opt<std::string> exportOpt(
     "export",
-    cl::desc("print the best plan as megatron, deepspeed or torchtitan "
-             "configuration instead of the table"),
+    cl::desc("rank only plans megatron, deepspeed or torchtitan can run "
+             "and print the best as its configuration instead of the table"),
     cl::value_desc("target"), cl::sub(planCmd), cl::cat(category));
 cl::opt<int64_t> threadsOpt("threads",
                             cl::desc("worker threads (0: all cores)"),
@@ -314,6 +314,9 @@ int runPlan(mlir::MLIRContext &ctx) {
       return fail("--export: " + t.message(), 2);
   if (threadsOpt < 0)
     return fail("--threads must be >= 0, got " + std::to_string(threadsOpt), 2);
+  std::optional<plan::ExportTarget> exportTarget;
+  if (!exportOpt.empty())
+    exportTarget = *plan::parseExportTarget(exportOpt);
   so.threads = threadsOpt;
   if (!(memFractionOpt > 0 && memFractionOpt <= 1))
     return fail("--max-memory-fraction must be in (0, 1], got " +
@@ -373,6 +376,23 @@ int runPlan(mlir::MLIRContext &ctx) {
     so.maxExplored = kReportPoints;
   const LayerProfile &profile = work->profile;
   const Cluster *cluster = &work->cluster;
+  if (exportTarget) {
+    // Plan for the target: a plan it cannot express (the exporter's own
+    // checks on the plan as written) is not ranked, and a configuration
+    // whose axes alone it cannot run is not evaluated.
+    so.acceptAxes = [target = *exportTarget](const ParallelConfig &cfg) {
+      Status s = plan::checkExportAxes(plan::axesPlan(cfg), target, "plan");
+      return s ? std::string() : s.message();
+    };
+    so.accept = [&profile, target = *exportTarget,
+                 price = so.pricePerGpuHour](const ParallelConfig &cfg,
+                                             const Evaluation &eval,
+                                             const Cluster &cl) {
+      auto e = plan::exportPlan(plan::makePlan(profile, cl, cfg, eval, price),
+                                target, "plan");
+      return e ? std::string() : e.message();
+    };
+  }
 
   auto res = search::searchPlans(profile, *cluster, so, evalOpt);
   if (!res)
@@ -428,8 +448,40 @@ int runPlan(mlir::MLIRContext &ctx) {
         return fail(s.message());
     }
   }
-  if (!exportOpt.empty())
+  if (exportTarget) {
+    // The best plan of the whole space (a second search without the
+    // target's checks), when the target cannot run it: what the choice of
+    // framework costs.
+    search::SearchOptions all = so;
+    all.accept = nullptr;
+    all.acceptAxes = nullptr;
+    all.topK = 1;
+    all.progress = nullptr;
+    all.maxExplored = 0;
+    if (auto best = search::searchPlans(profile, *cluster, all, evalOpt);
+        best && !best->top.empty() &&
+        search::rankedBefore(best->top[0], res->top[0])) {
+      const search::Candidate &o = best->top[0];
+      const ParallelConfig &b = o.config;
+      plan::Plan op = plan::makePlan(
+          profile, best->clusters[size_t(o.clusterIndex)], b, o.eval,
+          so.pricePerGpuHour);
+      auto why = plan::exportPlan(op, *exportTarget, "that plan");
+      double mine = res->top[0].eval.iterationSeconds;
+      double other = o.eval.iterationSeconds;
+      llvm::errs() << "trident: note: the best plan for --export "
+                   << plan::exportTargetName(*exportTarget) << " takes "
+                   << fmtD("%.3f", mine) << " s per step; the best of all (dp="
+                   << b.dp << " tp=" << b.tp << " pp=" << b.pp << " cp=" << b.cp
+                   << " ep=" << b.ep << " vpp=" << b.vpp << " micro-batch "
+                   << b.microBatch << ", ZeRO-" << b.zeroStage << ") takes "
+                   << fmtD("%.3f", other) << " s"
+                   << (why ? std::string()
+                           : std::string(" (") + why.message() + ")")
+                   << "\n";
+    }
     return printExported(plans[0], exportOpt, "best plan", "");
+  }
   if (jsonOpt) {
     llvm::outs() << plan::plansToJson(plans);
     return 0;

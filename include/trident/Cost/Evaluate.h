@@ -78,6 +78,12 @@ struct ParallelConfig {
   std::vector<int64_t> layersPerChunk;
 
   int64_t gpus() const { return dp * tp * pp * cp; }
+  /// The schedule: the given one, else interleaved 1F1B when vpp > 1,
+  /// else 1F1B.
+  ScheduleKind scheduleKind() const {
+    return schedule.value_or(vpp > 1 ? ScheduleKind::Interleaved1F1B
+                                     : ScheduleKind::OneFOneB);
+  }
   /// The recomputation policy of pipeline stage `stage`.
   Recompute recomputeOf(int64_t stage) const {
     return stageRecompute.empty() ? recompute

@@ -38,6 +38,13 @@ struct Exported {
   bool notesInText = false;
 };
 
+/// The target's checks that read only the parallel axes, schedule,
+/// recomputation, ZeRO stage and precision of `plan` (not its layer split,
+/// node groups or data shares): what the planner can ask before it
+/// evaluates a configuration. exportPlan makes them too.
+Status checkExportAxes(const Plan &plan, ExportTarget target,
+                       std::string_view source = "plan");
+
 /// Exports `plan` for `target`. Errors name `source` and the part of the
 /// plan the target cannot express.
 Result<Exported> exportPlan(const Plan &plan, ExportTarget target,

@@ -117,6 +117,11 @@ struct Plan {
 /// (compute + exposed communication) exposed communication over the step.
 double exposedCommShare(const Evaluation &e);
 
+/// The plan fields a configuration decides alone (parallel sizes, batch,
+/// micro-batches, recomputation, ZeRO stage, schedule, precision), before
+/// any evaluation; the rest is left empty.
+Plan axesPlan(const ParallelConfig &cfg);
+
 /// Builds a plan from an evaluated configuration. `layersPerChunk` of
 /// `cfg` may be empty (the Evaluator's even split is then written out).
 Plan makePlan(const LayerProfile &profile, const Cluster &cluster,

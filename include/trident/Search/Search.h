@@ -67,6 +67,20 @@ struct SearchOptions {
   /// Keep up to this many fully evaluated configurations in
   /// SearchResult::explored (0: keep none), for plots of the space.
   int64_t maxExplored = 0;
+  /// When set, only plans it accepts are ranked: it returns "" to accept
+  /// a fitting, fully evaluated configuration on `cluster` (the variant it
+  /// runs on), or why not. `trident plan --export T` refuses what T cannot
+  /// express, so the best plan is the best T can run. Called from worker
+  /// threads: it must be thread-safe and depend on its arguments only.
+  std::function<std::string(const ParallelConfig &cfg, const Evaluation &eval,
+                            const Cluster &cluster)>
+      accept;
+  /// When set, asked before a configuration is evaluated (its layer split
+  /// still empty): "" to go on, or why it is skipped. For the checks of
+  /// `accept` that need the parallel axes only; ZeRO-1, otherwise
+  /// dominated by ZeRO-2, is tried where this refuses ZeRO-2. Same thread
+  /// rules as `accept`.
+  std::function<std::string(const ParallelConfig &cfg)> acceptAxes;
 };
 
 /// One ranked plan.
@@ -104,6 +118,15 @@ struct SearchStats {
   int64_t fitting = 0;        ///< configurations with a plan that fits
   double seconds = 0;         ///< wall time
   int64_t threads = 1;
+  /// Fitting plans SearchOptions::accept refused (only those that could
+  /// still enter the top K are asked; depends on the threads' timing).
+  int64_t rejected = 0;
+};
+
+/// A fitting plan SearchOptions::accept refused, and its reason.
+struct Rejected {
+  Candidate candidate;
+  std::string reason;
 };
 
 /// Why nothing fits, and what would.
@@ -132,6 +155,10 @@ struct SearchResult {
   /// thread count evaluates, so the list is deterministic), best objective
   /// first, then peak memory; at most maxExplored.
   std::vector<ExploredPoint> explored;
+  /// With SearchOptions::accept: the best plan it refused, when that plan
+  /// ranks before top.back() (or top is empty), so that it is the same
+  /// whatever the thread count. Empty otherwise.
+  std::optional<Rejected> bestRejected;
 };
 
 /// Runs the search. Errors: bad options (the message names the option),
