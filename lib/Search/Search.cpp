@@ -353,9 +353,12 @@ void forEachMember(const Shared &sh, const Config &C, F &&f,
           continue;
         // ZeRO-1 and ZeRO-2 move the same bytes (reduce-scatter +
         // all-gather) in the cost model and ZeRO-2 also shards the
-        // gradients: ZeRO-1 is dominated, unless SearchOptions::acceptAxes
+        // gradients: ZeRO-1 is dominated, unless the runtime
+        // reduce-scatters ZeRO-2's gradients every micro-batch (m times
+        // the bytes: the trident programs) or SearchOptions::acceptAxes
         // refuses ZeRO-2 here (DeepSpeed's pipeline engine).
-        if (zero == 1 && axesAccepted(sh, c, vpp, 2))
+        if (zero == 1 && !sh.evalOpt.zero2ReducePerMicroBatch &&
+            axesAccepted(sh, c, vpp, 2))
           continue;
       }
       if (!axesAccepted(sh, c, vpp, zero, refused))
@@ -677,7 +680,9 @@ struct Worker {
                                         sh.evalOpt.selectiveIsDominated())
                   continue;
                 for (int zero = 0; zero <= 3; ++zero) {
-                  if (pin.zeroStage ? *pin.zeroStage != zero : zero == 1)
+                  if (pin.zeroStage ? *pin.zeroStage != zero
+                                    : zero == 1 &&
+                                          !sh.evalOpt.zero2ReducePerMicroBatch)
                     continue;
                   c = ParallelConfig{};
                   c.dp = dpSum, c.tp = tp, c.pp = pp, c.cp = cp;

@@ -557,3 +557,41 @@ TEST_CASE("recomputation is dropped on the stages that fit without it",
   REQUIRE(!p->top.empty());
   CHECK(p->top[0].config.stageRecompute.empty());
 }
+
+TEST_CASE("ZeRO-1 is searched where ZeRO-2 sums every micro-batch",
+          "[search]") {
+  // Under the trident programs' runtime ZeRO-2 reduce-scatters each
+  // micro-batch's gradients, m times ZeRO-1's bytes: on a slow network
+  // ZeRO-1 wins, and the search must not drop it as dominated.
+  LayerProfile prof = gpt("gpt-7.5b", 36, 4096, 32, 256);
+  Cluster cl = cluster("l40s-8x:4");
+  EvalOptions eo;
+  applyRuntime(eo, Runtime::Trident);
+  SearchOptions so;
+  so.globalBatch = 128;
+  so.topK = 1;
+  so.threads = 2;
+  so.pins.tp = 1, so.pins.pp = 1, so.pins.cp = 1, so.pins.microBatch = 1;
+  auto r = searchPlans(prof, cl, so, eo);
+  REQUIRE(r.isOk());
+  REQUIRE(r->top.size() == 1);
+  // The Evaluator's best over every ZeRO stage and recomputation.
+  auto ev = Evaluator::create(prof, cl, eo);
+  REQUIRE(ev.isOk());
+  double best = std::numeric_limits<double>::infinity();
+  int bestZero = -1;
+  Evaluation e;
+  for (int zero = 0; zero <= 3; ++zero)
+    for (Recompute rc :
+         {Recompute::None, Recompute::Selective, Recompute::Full}) {
+      ParallelConfig c;
+      c.dp = 32, c.tp = 1, c.pp = 1, c.cp = 1, c.microBatch = 1;
+      c.globalBatch = 128, c.recompute = rc, c.zeroStage = zero;
+      REQUIRE(ev->evaluate(c, e).isOk());
+      if (e.fits && e.iterationSeconds < best)
+        best = e.iterationSeconds, bestZero = zero;
+    }
+  CHECK(bestZero == 1);
+  CHECK(r->top[0].config.zeroStage == 1);
+  CHECK(r->top[0].eval.iterationSeconds == best);
+}
