@@ -261,16 +261,25 @@ TEST_CASE("the search finds the best plan of exhaustive enumeration",
   // Every configuration (even split) evaluated by brute force: the
   // search's winner must be at least as good, so its pruning never
   // dropped a better plan.
+  // Under every runtime: their presets change which choices dominate
+  // (ZeRO-2 sums every micro-batch under trident; selective recompute is
+  // dominated only under fused attention).
   LayerProfile prof = gpt("gpt-1.3b", 24, 2048, 16);
-  Cluster cl = cluster("dgx-a100-40gb:2");
+  Cluster cl = cluster(GENERATE("dgx-a100-40gb:2", "l40s-8x:2"));
+  Runtime runtime =
+      GENERATE(Runtime::MegatronCore, Runtime::MegatronLm, Runtime::Fsdp,
+               Runtime::Torchtitan, Runtime::Trident);
+  INFO("cluster " << cl.name << ", runtime " << runtimeName(runtime));
+  EvalOptions eo;
+  applyRuntime(eo, runtime);
   SearchOptions so;
   so.globalBatch = 64;
   so.topK = 3;
   so.threads = 2;
-  auto r = searchPlans(prof, cl, so);
+  auto r = searchPlans(prof, cl, so, eo);
   REQUIRE(r.isOk());
   REQUIRE(!r->top.empty());
-  auto ev = Evaluator::create(prof, cl);
+  auto ev = Evaluator::create(prof, cl, eo);
   REQUIRE(ev.isOk());
   double brute = std::numeric_limits<double>::infinity();
   Evaluation e;
