@@ -351,6 +351,11 @@ int runPlan(mlir::MLIRContext &ctx) {
     if (!runtime)
       return 1;
     applyRuntime(evalOpt, *runtime);
+  } else if (exportTarget == plan::ExportTarget::TorchTitan) {
+    // Planning for torchtitan: its kernels and checkpointing policy, unless
+    // --runtime says otherwise (megatron's is the default runtime already;
+    // DeepSpeed's has no preset of its own).
+    applyRuntime(evalOpt, Runtime::Torchtitan);
   }
   evalOpt.allowTpAcrossNodes = tpAcrossNodesOpt;
   if (isatty(2))
