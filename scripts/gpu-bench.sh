@@ -24,6 +24,13 @@
 # run checks the benchmark's mechanics (docs/runtime.md, "One-GPU
 # benchmark"), not the cost model.
 #
+# --bundle-out DIR (a machine with the MLIR tools) plans and emits only,
+# into DIR (plan.json, plan.txt, params, shape, main.cpp), for --gpu (default
+# h200, the lent machine's). --bundle-in DIR (scripts/gpu-device.sh on
+# the lent machine, which has no MLIR tools) compiles and runs DIR's
+# program against DIR's prediction; $MPICXX, $MPIRUN and
+# $TRIDENT_CUDA_LDFLAGS as in test/e2e/run-e2e.sh.
+#
 # Exit status: 0 when the program ran and every step's loss is finite; the
 # ratio is reported, not judged (a benchmark, not a test).
 #===----------------------------------------------------------------------===#
@@ -31,7 +38,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 backend=cuda build="" model="$root/bench/models/gpt-1b.json" gpu=""
-seq=2048 batch=8 mb=1 steps=6 work=""
+seq=2048 batch=8 mb=1 steps=6 work="" bundleOut="" bundleIn=""
 usage() { sed -n '4,6s/^# \{0,1\}//p' "$0"; }
 need() { [ $# -ge 2 ] && [ -n "$2" ] || { echo "gpu-bench: $1 needs a value" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
@@ -45,6 +52,8 @@ while [ $# -gt 0 ]; do
     --micro-batch) need "$@"; mb=$2; shift 2 ;;
     --steps) need "$@"; steps=$2; shift 2 ;;
     --work) need "$@"; work=$2; shift 2 ;;
+    --bundle-out) need "$@"; bundleOut=$2; shift 2 ;;
+    --bundle-in) need "$@"; bundleIn=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "gpu-bench: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac
@@ -56,15 +65,21 @@ for pair in seq-len:seq global-batch:batch micro-batch:mb steps:steps; do
 done
 [ "$steps" -ge 2 ] || { echo "gpu-bench: --steps must be at least 2 (step 1 is a warm-up)" >&2; exit 2; }
 
+[ -z "$bundleOut" ] || [ -z "$bundleIn" ] ||
+  { echo "gpu-bench: --bundle-out and --bundle-in exclude each other" >&2; exit 2; }
+[ -z "$bundleOut" ] || [ -n "$gpu" ] || gpu=h200
+MPICXX=${MPICXX:-mpicxx}
+MPIRUN=${MPIRUN:-mpirun}
 case "$backend" in
   cuda)
     [ -n "$build" ] || build="$root/build-gpu"
     cu=/usr/local/cuda
-    [ -x "$cu/bin/nvcc" ] || { echo "gpu-bench: $cu/bin/nvcc not found: no CUDA toolkit" >&2; exit 2; }
+    [ -n "$bundleOut" ] || [ -x "$cu/bin/nvcc" ] ||
+      { echo "gpu-bench: $cu/bin/nvcc not found: no CUDA toolkit" >&2; exit 2; }
     lib="$build/lib/libTridentRuntimeCuda.a"
-    link=(-L"$cu/lib64" -Wl,-rpath,"$cu/lib64" -lcublas -lcudart -lnccl)
+    read -r -a link <<< "${TRIDENT_CUDA_LDFLAGS:-"-L$cu/lib64 -Wl,-rpath,$cu/lib64 -lcublas -lcudart -lnccl"}"
     runflags=(--tf32)
-    if [ -z "$gpu" ]; then
+    if [ -z "$gpu" ] && [ -z "$bundleIn" ]; then
       name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || true)
       [ -n "$name" ] || { echo "gpu-bench: no GPU visible (nvidia-smi); name one with --gpu" >&2; exit 2; }
       # nvidia-smi's names ("NVIDIA H200", "NVIDIA A100-SXM4-80GB") to
@@ -92,45 +107,65 @@ case "$backend" in
 esac
 trident="$build/bin/trident"
 target=$([ "$backend" = cuda ] && echo TridentRuntimeCuda || echo TridentRuntimeCpu)
-for f in "$trident" "$lib"; do
+# --bundle-out needs trident only, --bundle-in the runtime archive only.
+needed=("$trident" "$lib")
+[ -z "$bundleOut" ] || needed=("$trident")
+[ -z "$bundleIn" ] || needed=("$lib")
+for f in "${needed[@]}"; do
   [ -e "$f" ] || { echo "gpu-bench: $f is not built (ninja -C $build trident $target; scripts/gpu-check.sh builds both in build-gpu)" >&2; exit 1; }
 done
-command -v mpirun >/dev/null || { echo "gpu-bench: mpirun not found" >&2; exit 1; }
+[ -n "$bundleOut" ] || command -v "$MPIRUN" >/dev/null ||
+  { echo "gpu-bench: $MPIRUN not found" >&2; exit 1; }
 
-if [ -z "$work" ]; then
+if [ -n "$bundleOut" ]; then
+  work=$bundleOut
+elif [ -z "$work" ]; then
   work=$(mktemp -d "${TMPDIR:-/tmp}/trident-bench.XXXXXX")
   trap 'rm -rf "$work"' EXIT
 fi
 mkdir -p "$work"
 
-# One GPU: a cluster of one node holding one.
-printf '{"name": "one-gpu", "groups": [{"gpu": "%s", "nodes": 1, "gpus_per_node": 1}]}\n' \
-  "$gpu" > "$work/cluster.json"
-"$trident" plan --model "$model" --cluster "$work/cluster.json" \
-  --global-batch "$batch" --seq-len "$seq" --precision fp32 --runtime trident \
-  --fix "tp=1,pp=1,dp=1,cp=1,mb=$mb,recompute=none,zero=0" \
-  -o "$work/plan.json" > "$work/plan.txt"
+if [ -n "$bundleIn" ]; then
+  for f in plan.json plan.txt params shape main.cpp; do
+    cp "$bundleIn/$f" "$work/$f" || { echo "gpu-bench: $bundleIn/$f missing" >&2; exit 1; }
+  done
+  # The batch it was planned for.
+  read -r batch seq mb < "$work/shape"
+else
+  # One GPU: a cluster of one node holding one.
+  printf '{"name": "one-gpu", "groups": [{"gpu": "%s", "nodes": 1, "gpus_per_node": 1}]}\n' \
+    "$gpu" > "$work/cluster.json"
+  "$trident" plan --model "$model" --cluster "$work/cluster.json" \
+    --global-batch "$batch" --seq-len "$seq" --precision fp32 --runtime trident \
+    --fix "tp=1,pp=1,dp=1,cp=1,mb=$mb,recompute=none,zero=0" \
+    -o "$work/plan.json" > "$work/plan.txt"
+  "$trident" inspect --model "$model" --seq-len "$seq" |
+    awk '/^parameters/{ gsub(/[()]/, ""); print $3, $4; exit }' > "$work/params"
+  echo "$batch $seq $mb" > "$work/shape"
+  "$trident" emit --plan "$work/plan.json" --model "$model" --backend "$backend" \
+    --emit cpp -o "$work/main.cpp" > "$work/emit.txt"
+fi
 # The plan's predictions (trident.plan/v1, docs/plan-schema.md).
 field() { sed -n "s/^ *\"$1\": \([-0-9.eE+]*\),\{0,1\}$/\1/p" "$work/plan.json" | head -n 1; }
 predicted=$(field iteration_time_s)
 predictedMem=$(field peak_memory_bytes)
 gpuName=$(sed -n 's/^ *"gpu": "\(.*\)",\{0,1\}$/\1/p' "$work/plan.json" | head -n 1)
-params=$("$trident" inspect --model "$model" --seq-len "$seq" |
-  awk '/^parameters/{ gsub(/[()]/, ""); print $3, $4; exit }')
+params=$(cat "$work/params")
 name=$(awk '/^model/{print $2; exit}' "$work/plan.txt")
 [ -n "$predicted" ] && [ -n "$predictedMem" ] ||
   { echo "gpu-bench: no prediction in $work/plan.json" >&2; exit 1; }
-
-"$trident" emit --plan "$work/plan.json" --model "$model" --backend "$backend" \
-  --emit cpp -o "$work/main.cpp" > "$work/emit.txt"
+if [ -n "$bundleOut" ]; then
+  echo "gpu-bench: planned and emitted $name for one $gpuName into $bundleOut"
+  exit 0
+fi
 # main.cpp is the schedule and calls into the runtime archive, whose
 # kernels are compiled optimised already: -O0, as test/e2e/run-e2e.sh
 # (gpt-1b's 6087 lines: 16.7 s at -O1 here, and the host only queues
 # kernels).
-mpicxx -std=c++20 -O0 "$work/main.cpp" -I"$root/include" "$lib" "${link[@]}" \
+$MPICXX -std=c++20 -O0 "$work/main.cpp" -I"$root/include" "$lib" "${link[@]}" \
   -o "$work/train"
 
-mpi=(mpirun -np 1)
+mpi=("$MPIRUN" -np 1)
 [ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 "${mpi[@]}" "$work/train" --steps "$steps" "${runflags[@]}" > "$work/run.log"

@@ -7,7 +7,10 @@
 # test on 4 ranks, then the CUDA end-to-end tests and the one-GPU
 # benchmark (scripts/gpu-bench.sh: a ~1 B-parameter GPT's measured step
 # time against the cost model's; then a small MoE's).
-# Meant to finish in under 5 minutes on one GPU.
+# Meant to finish in under 5 minutes on one GPU. It needs the full
+# toolchain (scripts/setup.sh); on a GPU machine without it (no MLIR, MPI
+# or package registry, as the lent one) use scripts/gpu-bundle.sh here
+# and scripts/gpu-device.sh there (docs/runtime.md).
 #
 # `scripts/gpu-check.sh --list-plans` prints the end-to-end plans it runs
 # (`adam PLAN` / `sgd PLAN`, names in test/e2e/plans) and exits: ctest's

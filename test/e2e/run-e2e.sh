@@ -45,9 +45,21 @@
 # which stay one at a time (default 1: ctest runs other tests beside this
 # one; scripts/gpu-check.sh passes its core count).
 #
+# --bundle-out DIR, on a machine with the MLIR tools: emit every plan's
+# program for --backend, and its reference's for --reference-backend, into
+# DIR/OPT-LR/BACKEND/PLAN/main.cpp; nothing is compiled or run.
+# --bundle-in DIR, on a machine without those tools (the lent GPU
+# machine, scripts/gpu-device.sh): the programs come from DIR instead of
+# `trident emit` (so BUILD needs the runtime archives and
+# trident-compare-params only); the rest is as without. The MPI compiler
+# and launcher are $MPICXX and $MPIRUN
+# (default mpicxx, mpirun), the CUDA link flags $TRIDENT_CUDA_LDFLAGS
+# (default: /usr/local/cuda/lib64's cuBLAS, cudart and NCCL).
+#
 # usage: run-e2e.sh --build-dir BUILD [--backend cpu|cuda] [--work DIR]
 #                   [--reference-backend cpu|cuda] [--rtol R] [--atol A]
 #                   [--optimizer adam|sgd] [--lr L] [--jobs N]
+#                   [--bundle-out DIR | --bundle-in DIR]
 #                   [PLAN ...]                            (PLAN: a name in plans/)
 # Exit: 0 all match; 1 a mismatch or a failed step; 77 skipped (no MPI, or
 # no CUDA for --backend cuda).
@@ -57,9 +69,11 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 src="$(cd "$here/../.." && pwd)"
 build="" backend=cpu refbackend="" work="" rtol=1e-5 atol=1e-5 optimizer=adam
-lr=1e-3 plans=() jobs=1
+lr=1e-3 plans=() jobs=1 bundleOut="" bundleIn=""
 while [ $# -gt 0 ]; do
   case "$1" in
+    --bundle-out) bundleOut="$2"; shift 2 ;;
+    --bundle-in) bundleIn="$2"; shift 2 ;;
     --build-dir) build="$2"; shift 2 ;;
     --backend) backend="$2"; shift 2 ;;
     --reference-backend) refbackend="$2"; shift 2 ;;
@@ -93,10 +107,20 @@ if [ ${#plans[@]} -eq 0 ]; then
          tiny-deepseek-moe-dp4-ep2-zero3 tiny-deepseek-moe-cp2-tp2-sp-zero2
          tiny-deepseek-cp2-tp2-sp tiny-deepseek-dp2-tp2-pp2)
 fi
-command -v mpirun >/dev/null || { echo "run-e2e: SKIP: mpirun not found"; exit 77; }
+[ -z "$bundleOut" ] || [ -z "$bundleIn" ] ||
+  { echo "run-e2e: --bundle-out and --bundle-in exclude each other" >&2; exit 2; }
+MPICXX=${MPICXX:-mpicxx}
+MPIRUN=${MPIRUN:-mpirun}
+command -v "$MPIRUN" >/dev/null || { echo "run-e2e: SKIP: $MPIRUN not found"; exit 77; }
 trident="$build/bin/trident"
 compare="$build/bin/trident-compare-params"
-for t in "$trident" "$compare"; do
+# The bundle's programs and references of this optimizer and rate.
+bundleSet() { echo "$1/$optimizer-$lr"; }
+if [ -n "$bundleIn" ]; then
+  bundleIn="$(cd "$bundleIn" && pwd)"
+  trident=""
+fi
+for t in $trident "$compare"; do
   [ -x "$t" ] || { echo "run-e2e: $t is not built" >&2; exit 1; }
 done
 
@@ -120,26 +144,27 @@ library() {
 }
 for b in "$backend" "$refbackend"; do
   case "$b" in
-    cpu) ;;
-    cuda)
-      [ -x "$cu/bin/nvcc" ] || { echo "run-e2e: SKIP: no /usr/local/cuda"; exit 77; } ;;
+    cpu|cuda) ;;
     *) echo "run-e2e: --backend and --reference-backend must be cpu or cuda" >&2
        exit 2 ;;
   esac
+  [ -z "$bundleOut" ] || continue # it compiles nothing
+  [ "$b" = cpu ] || [ -x "$cu/bin/nvcc" ] ||
+    { echo "run-e2e: SKIP: no /usr/local/cuda"; exit 77; }
   [ -f "$(library "$b")" ] || { echo "run-e2e: $(library "$b") is not built" >&2; exit 1; }
 done
 # compile BACKEND SOURCE BINARY
+cudaLink=${TRIDENT_CUDA_LDFLAGS:-"-L$cu/lib64 -Wl,-rpath,$cu/lib64 -lcublas -lcudart -lnccl"}
 compile() {
   local extra=()
-  [ "$1" = cuda ] && extra=(-L"$cu/lib64" -Wl,-rpath,"$cu/lib64" -lcublas
-                            -lcudart -lnccl)
-  mpicxx -std=c++20 $opt $san "$2" -I"$src/include" "$(library "$1")" \
+  [ "$1" = cuda ] && read -r -a extra <<< "$cudaLink"
+  $MPICXX -std=c++20 $opt $san "$2" -I"$src/include" "$(library "$1")" \
     "${extra[@]}" -o "$3"
 }
 
 [ -n "$work" ] || work="$(mktemp -d "${TMPDIR:-/tmp}/trident-e2e.XXXXXX")"
 mkdir -p "$work"
-mpi=(mpirun --oversubscribe --allow-run-as-root)
+mpi=("$MPIRUN" --oversubscribe --allow-run-as-root)
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 
 # ranks PLAN: dp*cp*tp*pp of a plan file.
@@ -173,11 +198,40 @@ build_program() {
   local p="$1" b="$2" d="$3"
   mkdir -p "$d"
   rm -f "$d/main.cpp" "$d/train"
-  "$trident" emit --plan "$here/plans/$p.json" --model "$(model "$p")" \
-    --backend "$b" --optimizer "$optimizer" --lr "$lr" --emit cpp \
-    -o "$d/main.cpp" || return 1
+  if [ -n "$bundleIn" ]; then
+    cp "$(bundleSet "$bundleIn")/$b/$p/main.cpp" "$d/main.cpp" || return 1
+  else
+    "$trident" emit --plan "$here/plans/$p.json" --model "$(model "$p")" \
+      --backend "$b" --optimizer "$optimizer" --lr "$lr" --emit cpp \
+      -o "$d/main.cpp" || return 1
+  fi
   compile "$b" "$d/main.cpp" "$d/train" || return 1
 }
+
+# --bundle-out: every program emitted, none compiled or run.
+if [ -n "$bundleOut" ]; then
+  set_dir="$(bundleSet "$bundleOut")"
+  rm -rf "$set_dir"
+  # emit_to PLAN BACKEND
+  emit_to() {
+    mkdir -p "$set_dir/$2/$1"
+    "$trident" emit --plan "$here/plans/$1.json" --model "$(model "$1")" \
+      --backend "$2" --optimizer "$optimizer" --lr "$lr" --emit cpp \
+      -o "$set_dir/$2/$1/main.cpp" > /dev/null
+  }
+  # `single` always: the table's first row is its reference.
+  emit_to single "$refbackend"
+  declare -A done_refs=([single]=1)
+  for p in "${plans[@]}"; do
+    emit_to "$p" "$backend"
+    ref="$(reference "$p")"
+    [ -n "${done_refs[$ref]:-}" ] || { done_refs[$ref]=1; emit_to "$ref" "$refbackend"; }
+  done
+  echo "run-e2e: emitted ${#plans[@]} $backend programs and" \
+       "${#done_refs[@]} $refbackend references into $set_dir"
+  exit 0
+fi
+
 # Programs built by this invocation's --jobs pass (DIR -> 1).
 declare -A prebuilt=()
 # run PLAN [BACKEND [DIR]]: emit, compile (unless prebuilt), run; leaves
