@@ -107,7 +107,8 @@ export MPIRUN MPICXX
 
 # NCCL and cuBLAS: beside nvcc, else Python's nvidia-nccl / nvidia-cublas.
 pyNvidia() { # pyNvidia MODULE: that package's folder, or nothing
-  python3 -c "import importlib, os; m = importlib.import_module('nvidia.$1'); print(os.path.dirname(m.__file__ or list(m.__path__)[0]))" 2>/dev/null || true
+  # (nvidia.* are namespace packages: no __file__, one __path__ entry.)
+  python3 -c "import importlib, os; m = importlib.import_module('nvidia.$1'); f = getattr(m, '__file__', None); print(os.path.dirname(f) if f else list(m.__path__)[0])" 2>/dev/null || true
 }
 findLib() { # findLib NAME DIR...: the first DIR holding libNAME.so[.N]
   local name=$1 d; shift
