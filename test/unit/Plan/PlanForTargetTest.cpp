@@ -79,15 +79,14 @@ std::vector<Candidate> reference(const LayerProfile &profile,
       // The even split of the same configuration, which the search also
       // weighs (the unrestricted search kept the faster of the two).
       if (c.config.pp > 1 && c.config.stageRecompute.empty()) {
+        const Cluster &on = r->clusters[size_t(c.clusterIndex)];
         Candidate even = c;
         even.config.layersPerChunk.clear();
-        auto ev = Evaluator::create(profile, r->clusters[size_t(c.clusterIndex)]);
+        auto ev = Evaluator::create(profile, on);
         REQUIRE(ev.isOk());
         REQUIRE(ev->evaluate(even.config, even.eval).isOk());
         even.config.layersPerChunk =
-            plan::makePlan(profile, r->clusters[size_t(c.clusterIndex)],
-                           even.config, even.eval)
-                .layersPerChunk;
+            plan::makePlan(profile, on, even.config, even.eval).layersPerChunk;
         even.objective = even.eval.iterationSeconds;
         if (even.config.layersPerChunk != c.config.layersPerChunk &&
             even.eval.fits && exports(profile, *r, even, target))
