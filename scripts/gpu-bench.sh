@@ -4,6 +4,7 @@
 # Usage: scripts/gpu-bench.sh [--backend cuda|cpu] [--build-dir DIR]
 #          [--model M] [--gpu NAME] [--seq-len S] [--global-batch B]
 #          [--micro-batch N] [--steps N] [--work DIR]
+#          [--bundle-out DIR | --bundle-in DIR]
 #
 # Plans the model for one GPU (dp = tp = pp = 1, the given micro-batch, no
 # recomputation) with `trident plan --precision fp32 --runtime trident`,
@@ -39,7 +40,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 
 backend=cuda build="" model="$root/bench/models/gpt-1b.json" gpu=""
 seq=2048 batch=8 mb=1 steps=6 work="" bundleOut="" bundleIn=""
-usage() { sed -n '4,6s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '4,7s/^# \{0,1\}//p' "$0"; }
 need() { [ $# -ge 2 ] && [ -n "$2" ] || { echo "gpu-bench: $1 needs a value" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -74,7 +75,9 @@ case "$backend" in
   cuda)
     [ -n "$build" ] || build="$root/build-gpu"
     cu=/usr/local/cuda
-    [ -n "$bundleOut" ] || [ -x "$cu/bin/nvcc" ] ||
+    # (--bundle-out compiles nothing; given link flags name the CUDA
+    # libraries wherever they are.)
+    [ -n "$bundleOut" ] || [ -x "$cu/bin/nvcc" ] || [ -n "${TRIDENT_CUDA_LDFLAGS:-}" ] ||
       { echo "gpu-bench: $cu/bin/nvcc not found: no CUDA toolkit" >&2; exit 2; }
     lib="$build/lib/libTridentRuntimeCuda.a"
     read -r -a link <<< "${TRIDENT_CUDA_LDFLAGS:-"-L$cu/lib64 -Wl,-rpath,$cu/lib64 -lcublas -lcudart -lnccl"}"
@@ -162,7 +165,7 @@ fi
 # kernels are compiled optimised already: -O0, as test/e2e/run-e2e.sh
 # (gpt-1b's 6087 lines: 16.7 s at -O1 here, and the host only queues
 # kernels).
-$MPICXX -std=c++20 -O0 "$work/main.cpp" -I"$root/include" "$lib" "${link[@]}" \
+"$MPICXX" -std=c++20 -O0 "$work/main.cpp" -I"$root/include" "$lib" "${link[@]}" \
   -o "$work/train"
 
 mpi=("$MPIRUN" -np 1)

@@ -20,8 +20,8 @@
 #   bench/         the one-GPU benchmarks (gpt-1b, mixtral-small) planned
 #                  for one H200 and emitted (scripts/gpu-bench.sh
 #                  --bundle-out);
-#   commit         the commit it was made from (gpu-device.sh warns when
-#                  the tree it runs in differs).
+#   commit         the commit it was made from (gpu-device.sh prints it,
+#                  and warns where git there names another).
 #
 # --no-debs leaves debs/ out (the tests; a device run then stops early,
 # naming what is missing). Exit: 0 done; 1 a step failed; 2 bad usage.

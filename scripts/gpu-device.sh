@@ -57,7 +57,13 @@ bundle=$(cd "$bundle" && pwd)
 start=$(date +%s)
 elapsed() { echo "gpu-device: $(( $(date +%s) - start )) s elapsed"; }
 jobs=$(nproc)
-echo "gpu-device: bundle from commit $(cat "$bundle/commit" 2>/dev/null || echo unknown)"
+made=$(cat "$bundle/commit" 2>/dev/null || echo unknown)
+echo "gpu-device: bundle from commit $made"
+# The tree travels without .git to the lent machine; where git knows the
+# commit, a bundle of another one is worth a warning.
+here=$(git -C "$root" rev-parse HEAD 2>/dev/null || true)
+[ -z "$here" ] || [ "$here" = "$made" ] ||
+  echo "gpu-device: warning: the tree is at $here, the bundle was made at $made (rerun scripts/gpu-bundle.sh)"
 
 #--- 1. Toolchain --------------------------------------------------------===#
 nvcc=$(command -v nvcc || true)
@@ -114,8 +120,9 @@ findLib() { # findLib NAME DIR...: the first DIR holding libNAME.so[.N]
   local name=$1 d; shift
   for d in "$@"; do
     [ -n "$d" ] || continue
-    ls "$d"/lib"$name".so* > /dev/null 2>&1 && { echo "$d"; return; }
+    ls "$d"/lib"$name".so* > /dev/null 2>&1 && { echo "$d"; return 0; }
   done
+  return 0
 }
 ncclDir=$(pyNvidia nccl)
 ncclLib=$(findLib nccl "$cu/lib64" "$cu/lib" /usr/lib/$arch "${ncclDir:+$ncclDir/lib}")
@@ -169,29 +176,36 @@ compileOne() { # compileOne BACKEND SOURCE
        fi ;;
   esac
 }
-fails=0
+# At most $jobs at once; every job's status is collected by its PID at
+# the end (wait -n only paces the loop).
+fails=0 pids=()
 while read -r b f; do
-  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || fails=1; done
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
   compileOne "$b" "$f" &
+  pids+=("$!")
 done < "$objs/list"
-while [ "$(jobs -rp | wc -l)" -gt 0 ]; do wait -n || fails=1; done
+for p in "${pids[@]}"; do wait "$p" || fails=1; done
 [ "$fails" = 0 ] || { echo "gpu-device: FAILED: compiling the runtime" >&2; exit 1; }
 rm -f "$build/lib/libTridentRuntimeCpu.a" "$build/lib/libTridentRuntimeCuda.a"
 ar rcs "$build/lib/libTridentRuntimeCpu.a" "$objs"/cpu/*.o
 ar rcs "$build/lib/libTridentRuntimeCuda.a" "$objs"/cuda/*.o
 read -r -a cudaLink <<< "$TRIDENT_CUDA_LDFLAGS"
+built() { echo "gpu-device: FAILED: building $1" >&2; exit 1; }
 g++ -std=c++20 -O2 -fexceptions -I"$root/include" \
   "$root/tools/trident-compare-params/trident-compare-params.cpp" \
-  "$rt/Common/ParamCompare.cpp" -o "$build/bin/trident-compare-params"
+  "$rt/Common/ParamCompare.cpp" -o "$build/bin/trident-compare-params" ||
+  built trident-compare-params
 "$MPICXX" -std=c++20 -O2 -fexceptions -I"$root/include" \
   "$root/test/unit/Runtime/Cuda/CudaSmoke.cpp" "$build/lib/libTridentRuntimeCuda.a" \
-  "${cudaLink[@]}" -o "$build/bin/trident-runtime-cuda-smoke"
+  "${cudaLink[@]}" -o "$build/bin/trident-runtime-cuda-smoke" ||
+  built trident-runtime-cuda-smoke
 "$MPICXX" -std=c++20 -O2 -fexceptions -I"$root/include" \
   "$root/test/unit/Runtime/Mpi/RuntimeMpiTest.cpp" "$build/lib/libTridentRuntimeCuda.a" \
-  "${cudaLink[@]}" -o "$build/bin/trident-runtime-mpi-test-cuda"
+  "${cudaLink[@]}" -o "$build/bin/trident-runtime-mpi-test-cuda" ||
+  built trident-runtime-mpi-test-cuda
 "$MPICXX" -std=c++20 -O2 -fexceptions -I"$root/include" \
   "$root/test/unit/Runtime/Mpi/RuntimeMpiTest.cpp" "$build/lib/libTridentRuntimeCpu.a" \
-  -o "$build/bin/trident-runtime-mpi-test"
+  -o "$build/bin/trident-runtime-mpi-test" || built trident-runtime-mpi-test
 
 failed=""
 mpi=("$MPIRUN" --allow-run-as-root --oversubscribe)

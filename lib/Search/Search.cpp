@@ -509,14 +509,17 @@ struct Worker {
     return sh.variants[size_t(C.variant)].objectiveScale * e.iterationSeconds;
   }
 
-  /// SearchOptions::accept on a fitting evaluation. A plan that cannot
-  /// enter the top K any more is not asked (offer() turns it away: the
-  /// threshold only falls); a refused one is remembered.
-  bool admits(const Config &C, const ParallelConfig &cfg, const Evaluation &e) {
+  /// SearchOptions::accept on a fitting evaluation; a refused one is
+  /// remembered. With `shortcut` (offer() alone) a plan that can no longer
+  /// enter the top K is not asked: offer() turns it away (the threshold
+  /// only falls). The choices between a configuration's splits always
+  /// ask, so that they do not depend on the threads' timing.
+  bool admits(const Config &C, const ParallelConfig &cfg, const Evaluation &e,
+              bool shortcut = false) {
     if (!sh.opt.accept)
       return true;
     double objective = objectiveOf(C, e);
-    if (objective > sh.threshold.load(std::memory_order_relaxed))
+    if (shortcut && objective > sh.threshold.load(std::memory_order_relaxed))
       return true;
     std::string why =
         sh.opt.accept(cfg, e, sh.variants[size_t(C.variant)].cluster);
@@ -534,10 +537,11 @@ struct Worker {
     return false;
   }
 
-  /// Offers a fitting evaluation to the shared top K.
+  /// Offers a fitting evaluation to the shared top K (`admitted`: the
+  /// caller has had it accepted already).
   void offer(const Config &C, const ParallelConfig &cfg, const Evaluation &e,
-             const char *how) {
-    if (!admits(C, cfg, e))
+             const char *how, bool admitted = false) {
+    if (!admitted && !admits(C, cfg, e, /*shortcut=*/true))
       return;
     Candidate cand;
     cand.config = cfg;
@@ -788,7 +792,7 @@ struct Worker {
     }
     if (found) {
       ++stats.fitting;
-      offer(C, best, eval, "balanced");
+      offer(C, best, eval, "balanced", /*admitted=*/true);
     }
     return Status::ok();
   }
@@ -1000,7 +1004,8 @@ struct Worker {
     }
     if (found) {
       ++stats.fitting;
-      offer(C, best, *bestEval, bestIsDp ? "dp" : "balanced");
+      offer(C, best, *bestEval, bestIsDp ? "dp" : "balanced",
+            /*admitted=*/true);
     }
     return Status::ok();
   }

@@ -52,9 +52,9 @@
 # machine, scripts/gpu-device.sh): the programs come from DIR instead of
 # `trident emit` (so BUILD needs the runtime archives and
 # trident-compare-params only); the rest is as without. The MPI compiler
-# and launcher are $MPICXX and $MPIRUN
-# (default mpicxx, mpirun), the CUDA link flags $TRIDENT_CUDA_LDFLAGS
-# (default: /usr/local/cuda/lib64's cuBLAS, cudart and NCCL).
+# and launcher are $MPICXX and $MPIRUN (default mpicxx, mpirun; one path
+# each), the CUDA link flags $TRIDENT_CUDA_LDFLAGS (split at spaces;
+# default: /usr/local/cuda/lib64's cuBLAS, cudart and NCCL).
 #
 # usage: run-e2e.sh --build-dir BUILD [--backend cpu|cuda] [--work DIR]
 #                   [--reference-backend cpu|cuda] [--rtol R] [--atol A]
@@ -111,16 +111,18 @@ fi
   { echo "run-e2e: --bundle-out and --bundle-in exclude each other" >&2; exit 2; }
 MPICXX=${MPICXX:-mpicxx}
 MPIRUN=${MPIRUN:-mpirun}
-command -v "$MPIRUN" >/dev/null || { echo "run-e2e: SKIP: $MPIRUN not found"; exit 77; }
+# (--bundle-out only emits: it needs no MPI.)
+[ -n "$bundleOut" ] || command -v "$MPIRUN" >/dev/null ||
+  { echo "run-e2e: SKIP: $MPIRUN not found"; exit 77; }
 trident="$build/bin/trident"
 compare="$build/bin/trident-compare-params"
 # The bundle's programs and references of this optimizer and rate.
 bundleSet() { echo "$1/$optimizer-$lr"; }
-if [ -n "$bundleIn" ]; then
-  bundleIn="$(cd "$bundleIn" && pwd)"
-  trident=""
-fi
-for t in $trident "$compare"; do
+needed=("$compare")
+[ -n "$bundleIn" ] || needed+=("$trident")
+[ -z "$bundleIn" ] || bundleIn="$(cd "$bundleIn" && pwd)"
+[ -z "$bundleOut" ] || needed=("$trident")
+for t in "${needed[@]}"; do
   [ -x "$t" ] || { echo "run-e2e: $t is not built" >&2; exit 1; }
 done
 
@@ -149,7 +151,8 @@ for b in "$backend" "$refbackend"; do
        exit 2 ;;
   esac
   [ -z "$bundleOut" ] || continue # it compiles nothing
-  [ "$b" = cpu ] || [ -x "$cu/bin/nvcc" ] ||
+  # (Given link flags name the CUDA libraries wherever they are.)
+  [ "$b" = cpu ] || [ -x "$cu/bin/nvcc" ] || [ -n "${TRIDENT_CUDA_LDFLAGS:-}" ] ||
     { echo "run-e2e: SKIP: no /usr/local/cuda"; exit 77; }
   [ -f "$(library "$b")" ] || { echo "run-e2e: $(library "$b") is not built" >&2; exit 1; }
 done
@@ -158,12 +161,14 @@ cudaLink=${TRIDENT_CUDA_LDFLAGS:-"-L$cu/lib64 -Wl,-rpath,$cu/lib64 -lcublas -lcu
 compile() {
   local extra=()
   [ "$1" = cuda ] && read -r -a extra <<< "$cudaLink"
-  $MPICXX -std=c++20 $opt $san "$2" -I"$src/include" "$(library "$1")" \
+  "$MPICXX" -std=c++20 $opt $san "$2" -I"$src/include" "$(library "$1")" \
     "${extra[@]}" -o "$3"
 }
 
-[ -n "$work" ] || work="$(mktemp -d "${TMPDIR:-/tmp}/trident-e2e.XXXXXX")"
-mkdir -p "$work"
+if [ -z "$bundleOut" ]; then
+  [ -n "$work" ] || work="$(mktemp -d "${TMPDIR:-/tmp}/trident-e2e.XXXXXX")"
+  mkdir -p "$work"
+fi
 mpi=("$MPIRUN" --oversubscribe --allow-run-as-root)
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 

@@ -384,7 +384,9 @@ int runPlan(mlir::MLIRContext &ctx) {
   if (exportTarget) {
     // Plan for the target: a plan it cannot express (the exporter's own
     // checks on the plan as written) is not ranked, and a configuration
-    // whose axes alone it cannot run is not evaluated.
+    // whose axes alone it cannot run is not evaluated. No exporter runs
+    // data shares (replicas with their own micro-batch counts).
+    so.dataShares = false;
     so.acceptAxes = [target = *exportTarget](const ParallelConfig &cfg) {
       Status s = plan::checkExportAxes(plan::axesPlan(cfg), target, "plan");
       return s ? std::string() : s.message();
@@ -472,15 +474,21 @@ int runPlan(mlir::MLIRContext &ctx) {
           profile, best->clusters[size_t(o.clusterIndex)], b, o.eval,
           so.pricePerGpuHour);
       auto why = plan::exportPlan(op, *exportTarget, "that plan");
-      double mine = res->top[0].eval.iterationSeconds;
-      double other = o.eval.iterationSeconds;
+      // What is ranked: seconds per step, or dollars per million tokens.
+      bool cost = so.objective == search::Objective::CostPerToken;
+      auto measure = [&](const search::Candidate &c) {
+        return cost ? "costs $" + fmtD("%.3f", 1e6 * c.costPerToken) +
+                          " per million tokens"
+                    : "takes " + fmtD("%.3f", c.eval.iterationSeconds) +
+                          " s per step";
+      };
       llvm::errs() << "trident: note: the best plan for --export "
-                   << plan::exportTargetName(*exportTarget) << " takes "
-                   << fmtD("%.3f", mine) << " s per step; the best of all (dp="
+                   << plan::exportTargetName(*exportTarget) << " "
+                   << measure(res->top[0]) << "; the best of all (dp="
                    << b.dp << " tp=" << b.tp << " pp=" << b.pp << " cp=" << b.cp
                    << " ep=" << b.ep << " vpp=" << b.vpp << " micro-batch "
-                   << b.microBatch << ", ZeRO-" << b.zeroStage << ") takes "
-                   << fmtD("%.3f", other) << " s"
+                   << b.microBatch << ", ZeRO-" << b.zeroStage << ") "
+                   << measure(o)
                    << (why ? std::string()
                            : std::string(" (") + why.message() + ")")
                    << "\n";

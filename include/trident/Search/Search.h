@@ -156,8 +156,9 @@ struct SearchResult {
   /// first, then peak memory; at most maxExplored.
   std::vector<ExploredPoint> explored;
   /// With SearchOptions::accept: the best plan it refused, when that plan
-  /// ranks before top.back() (or top is empty), so that it is the same
-  /// whatever the thread count. Empty otherwise.
+  /// ranks before top.back() or top holds fewer than K plans (nothing was
+  /// pruned then), so that it is the same whatever the thread count.
+  /// Empty otherwise.
   std::optional<Rejected> bestRejected;
 };
 
