@@ -381,6 +381,16 @@ int runPlan(mlir::MLIRContext &ctx) {
     so.maxExplored = kReportPoints;
   const LayerProfile &profile = work->profile;
   const Cluster *cluster = &work->cluster;
+  if (exportTarget && !cluster->homogeneous())
+    // Every plan of a cluster of several node groups spans them, and no
+    // target can place stages or replicas on different groups: say so
+    // now rather than after a search whose every plan is refused.
+    return fail("--export " + exportOpt + ": cluster '" + cluster->name +
+                "' has " + std::to_string(cluster->groups.size()) +
+                " node groups, and " +
+                std::string(plan::exportTargetName(*exportTarget)) +
+                " launches one homogeneous job; plan each group's nodes "
+                "as a cluster of their own to export");
   if (exportTarget) {
     // Plan for the target: a plan it cannot express (the exporter's own
     // checks on the plan as written) is not ranked, and a configuration
