@@ -488,6 +488,19 @@ Status checkExportAxes(const Plan &plan, ExportTarget target,
   return Status::error("unknown export target");
 }
 
+std::string axesRefusal(const ParallelConfig &cfg, ExportTarget target) {
+  Status s = checkExportAxes(axesPlan(cfg), target, "plan");
+  return s ? std::string() : s.message();
+}
+
+std::string planRefusal(const LayerProfile &profile, const Cluster &cluster,
+                        const ParallelConfig &cfg, const Evaluation &eval,
+                        ExportTarget target, double pricePerGpuHour) {
+  auto e = exportPlan(makePlan(profile, cluster, cfg, eval, pricePerGpuHour),
+                      target, "plan");
+  return e ? std::string() : e.message();
+}
+
 Result<Exported> exportPlan(const Plan &plan, ExportTarget target,
                             std::string_view source) {
   std::string_view names[] = {"Megatron-LM", "DeepSpeed", "torchtitan"};

@@ -305,6 +305,14 @@ Status probeKey(const Shared &sh, const Cluster &input, const AxesKey &k,
 // Worker
 //===----------------------------------------------------------------------===//
 
+/// ZeRO-1 and ZeRO-2 move the same bytes (reduce-scatter + all-gather)
+/// in the cost model and ZeRO-2 also shards the gradients, so ZeRO-1 is
+/// dominated: unless the runtime reduce-scatters ZeRO-2's gradients every
+/// micro-batch (m times the bytes: the trident programs).
+bool zero1Dominated(const Shared &sh) {
+  return !sh.evalOpt.zero2ReducePerMicroBatch;
+}
+
 /// SearchOptions::acceptAxes on family member (vpp, zero) of `c`.
 /// A refusal's reason goes to `why` when given and still empty.
 bool axesAccepted(const Shared &sh, const ParallelConfig &c, int64_t vpp,
@@ -351,14 +359,9 @@ void forEachMember(const Shared &sh, const Config &C, F &&f,
         // Without data parallelism there is nothing to shard.
         if (zero > 0 && dpcp == 1 && edp == 1)
           continue;
-        // ZeRO-1 and ZeRO-2 move the same bytes (reduce-scatter +
-        // all-gather) in the cost model and ZeRO-2 also shards the
-        // gradients: ZeRO-1 is dominated, unless the runtime
-        // reduce-scatters ZeRO-2's gradients every micro-batch (m times
-        // the bytes: the trident programs) or SearchOptions::acceptAxes
+        // ZeRO-1 (zero1Dominated), unless SearchOptions::acceptAxes
         // refuses ZeRO-2 here (DeepSpeed's pipeline engine).
-        if (zero == 1 && !sh.evalOpt.zero2ReducePerMicroBatch &&
-            axesAccepted(sh, c, vpp, 2))
+        if (zero == 1 && zero1Dominated(sh) && axesAccepted(sh, c, vpp, 2))
           continue;
       }
       if (!axesAccepted(sh, c, vpp, zero, refused))
@@ -685,8 +688,7 @@ struct Worker {
                   continue;
                 for (int zero = 0; zero <= 3; ++zero) {
                   if (pin.zeroStage ? *pin.zeroStage != zero
-                                    : zero == 1 &&
-                                          !sh.evalOpt.zero2ReducePerMicroBatch)
+                                    : zero == 1 && zero1Dominated(sh))
                     continue;
                   c = ParallelConfig{};
                   c.dp = dpSum, c.tp = tp, c.pp = pp, c.cp = cp;

@@ -195,6 +195,11 @@ reference() {
   if [ "$m" = tiny-gpt ]; then echo single; else echo "$m-single"; fi
 }
 
+# emit_program PLAN BACKEND FILE: the plan's training program.
+emit_program() {
+  "$trident" emit --plan "$here/plans/$1.json" --model "$(model "$1")" \
+    --backend "$2" --optimizer "$optimizer" --lr "$lr" --emit cpp -o "$3"
+}
 # build_program PLAN BACKEND DIR: emit and compile DIR/train. A program
 # of an earlier invocation (a kept --work directory) is removed first, so
 # a failed emit or compile leaves none to run. (Callers test its status:
@@ -206,9 +211,7 @@ build_program() {
   if [ -n "$bundleIn" ]; then
     cp "$(bundleSet "$bundleIn")/$b/$p/main.cpp" "$d/main.cpp" || return 1
   else
-    "$trident" emit --plan "$here/plans/$p.json" --model "$(model "$p")" \
-      --backend "$b" --optimizer "$optimizer" --lr "$lr" --emit cpp \
-      -o "$d/main.cpp" || return 1
+    emit_program "$p" "$b" "$d/main.cpp" || return 1
   fi
   compile "$b" "$d/main.cpp" "$d/train" || return 1
 }
@@ -220,9 +223,7 @@ if [ -n "$bundleOut" ]; then
   # emit_to PLAN BACKEND
   emit_to() {
     mkdir -p "$set_dir/$2/$1"
-    "$trident" emit --plan "$here/plans/$1.json" --model "$(model "$1")" \
-      --backend "$2" --optimizer "$optimizer" --lr "$lr" --emit cpp \
-      -o "$set_dir/$2/$1/main.cpp" > /dev/null
+    emit_program "$1" "$2" "$set_dir/$2/$1/main.cpp" > /dev/null
   }
   # `single` always: the table's first row is its reference.
   emit_to single "$refbackend"

@@ -398,16 +398,13 @@ int runPlan(mlir::MLIRContext &ctx) {
     // data shares (replicas with their own micro-batch counts).
     so.dataShares = false;
     so.acceptAxes = [target = *exportTarget](const ParallelConfig &cfg) {
-      Status s = plan::checkExportAxes(plan::axesPlan(cfg), target, "plan");
-      return s ? std::string() : s.message();
+      return plan::axesRefusal(cfg, target);
     };
     so.accept = [&profile, target = *exportTarget,
                  price = so.pricePerGpuHour](const ParallelConfig &cfg,
                                              const Evaluation &eval,
                                              const Cluster &cl) {
-      auto e = plan::exportPlan(plan::makePlan(profile, cl, cfg, eval, price),
-                                target, "plan");
-      return e ? std::string() : e.message();
+      return plan::planRefusal(profile, cl, cfg, eval, target, price);
     };
   }
 

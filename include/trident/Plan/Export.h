@@ -45,6 +45,18 @@ struct Exported {
 Status checkExportAxes(const Plan &plan, ExportTarget target,
                        std::string_view source = "plan");
 
+/// Why `target` cannot run a configuration, from its axes alone
+/// (checkExportAxes on axesPlan(cfg)), or "": what `trident plan --export`
+/// hands the search as search::SearchOptions::acceptAxes.
+std::string axesRefusal(const ParallelConfig &cfg, ExportTarget target);
+
+/// Why `target` cannot express the evaluated configuration as written
+/// (exportPlan on makePlan), or "": search::SearchOptions::accept of
+/// `trident plan --export`.
+std::string planRefusal(const LayerProfile &profile, const Cluster &cluster,
+                        const ParallelConfig &cfg, const Evaluation &eval,
+                        ExportTarget target, double pricePerGpuHour = 0);
+
 /// Exports `plan` for `target`. Errors name `source` and the part of the
 /// plan the target cannot express.
 Result<Exported> exportPlan(const Plan &plan, ExportTarget target,

@@ -17,6 +17,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <optional>
 
 using namespace trident;
 using namespace trident::search;
@@ -33,25 +34,19 @@ Cluster clusterOf(const char *spec) {
 void restrictTo(SearchOptions &so, const LayerProfile &profile,
                 plan::ExportTarget target) {
   so.acceptAxes = [target](const ParallelConfig &cfg) {
-    Status s =
-        plan::checkExportAxes(plan::axesPlan(cfg), target, "plan");
-    return s ? std::string() : s.message();
+    return plan::axesRefusal(cfg, target);
   };
   so.accept = [&profile, target](const ParallelConfig &cfg,
                                  const Evaluation &eval, const Cluster &cl) {
-    auto e = plan::exportPlan(plan::makePlan(profile, cl, cfg, eval), target,
-                              "plan");
-    return e ? std::string() : e.message();
+    return plan::planRefusal(profile, cl, cfg, eval, target);
   };
 }
 
 bool exports(const LayerProfile &profile, const SearchResult &r,
              const Candidate &c, plan::ExportTarget target) {
-  return plan::exportPlan(
-             plan::makePlan(profile, r.clusters[size_t(c.clusterIndex)],
-                            c.config, c.eval),
-             target)
-      .isOk();
+  return plan::planRefusal(profile, r.clusters[size_t(c.clusterIndex)],
+                           c.config, c.eval, target)
+      .empty();
 }
 
 /// Every fitting plan of the unrestricted search (ZeRO pinned to each
@@ -71,8 +66,7 @@ std::vector<Candidate> reference(const LayerProfile &profile,
       // the same plan with ZeRO-2 is as fast and needs less memory).
       ParallelConfig z2 = c.config;
       z2.zeroStage = 2;
-      if (zero == 1 &&
-          plan::checkExportAxes(plan::axesPlan(z2), target).isOk())
+      if (zero == 1 && plan::axesRefusal(z2, target).empty())
         continue;
       if (exports(profile, *r, c, target))
         all.push_back(c);
@@ -112,6 +106,15 @@ std::string describe(const Candidate &c) {
   return s + "] " + std::to_string(c.eval.iterationSeconds);
 }
 
+/// Global batch B on 2 threads, pp pinned when given.
+SearchOptions options(int64_t globalBatch, std::optional<int64_t> pp = {}) {
+  SearchOptions so;
+  so.globalBatch = globalBatch;
+  so.threads = 2;
+  so.pins.pp = pp;
+  return so;
+}
+
 constexpr plan::ExportTarget kTargets[] = {plan::ExportTarget::Megatron,
                                            plan::ExportTarget::DeepSpeed,
                                            plan::ExportTarget::TorchTitan};
@@ -126,10 +129,7 @@ TEST_CASE("one stage: the restricted search is the exhaustive reference",
   Cluster cl = clusterOf("dgx-a100-40gb:2");
   for (plan::ExportTarget target : kTargets) {
     INFO("target " << plan::exportTargetName(target));
-    SearchOptions so;
-    so.globalBatch = 64;
-    so.threads = 2;
-    so.pins.pp = 1;
+    SearchOptions so = options(64, 1);
     std::vector<Candidate> ref = reference(prof, cl, so, target);
     REQUIRE(ref.size() >= 5);
     so.topK = 5;
@@ -157,10 +157,7 @@ TEST_CASE("pipelines: the restricted search is at least the reference",
   Cluster cl = clusterOf("dgx-a100-40gb:4");
   for (plan::ExportTarget target : kTargets) {
     INFO("target " << plan::exportTargetName(target));
-    SearchOptions so;
-    so.globalBatch = 256;
-    so.threads = 2;
-    so.pins.pp = 4;
+    SearchOptions so = options(256, 4);
     std::vector<Candidate> ref = reference(prof, cl, so, target);
     REQUIRE(!ref.empty());
     so.topK = 4;
@@ -197,11 +194,8 @@ TEST_CASE("DeepSpeed's pipeline engine gets ZeRO-1, which is otherwise "
   // to want optimizer sharding, the restricted search finds it.
   LayerProfile prof = test::gptProfile("gpt-13b", 40, 5120, 40, 2048);
   Cluster cl = clusterOf("dgx-a100-40gb:4");
-  SearchOptions so;
-  so.globalBatch = 256;
-  so.threads = 2;
+  SearchOptions so = options(256, 4);
   so.topK = 10;
-  so.pins.pp = 4;
   so.pins.tp = 4;
   restrictTo(so, prof, plan::ExportTarget::DeepSpeed);
   auto r = searchPlans(prof, cl, so);
@@ -219,9 +213,7 @@ TEST_CASE("everything refused is an error that says why",
           "[search][export]") {
   LayerProfile prof = test::gptProfile("gpt-1.3b", 24, 2048, 16, 2048);
   Cluster cl = clusterOf("dgx-a100-40gb:2");
-  SearchOptions so;
-  so.globalBatch = 64;
-  so.threads = 2;
+  SearchOptions so = options(64);
   // Refused before evaluation: no configuration at all.
   so.acceptAxes = [](const ParallelConfig &) {
     return std::string("refused for the test");
