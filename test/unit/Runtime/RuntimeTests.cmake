@@ -53,7 +53,8 @@ if(TRIDENT_MPIEXEC)
 endif()
 
 # The MPI test against the CUDA runtime: built here (so that it keeps
-# compiling), run by scripts/gpu-check.sh on a GPU machine.
+# compiling), run on a GPU by ctest's runtime-mpi-4-cuda (below) and by
+# scripts/gpu-check.sh.
 if(TARGET TridentRuntimeCuda)
   add_executable(trident-runtime-mpi-test-cuda
     ${CMAKE_CURRENT_LIST_DIR}/Mpi/RuntimeMpiTest.cpp)
@@ -72,6 +73,26 @@ if(TARGET TridentRuntimeCuda)
     COMMAND trident-runtime-cuda-smoke --link-only)
   set_tests_properties(runtime-cuda-link PROPERTIES
     PASS_REGULAR_EXPRESSION "linked backend cuda")
+  # On a GPU (test/e2e/gpu-gate.sh: skipped, exit 77, where nvidia-smi
+  # lists none): the smoke test's kernels against host formulas on one
+  # rank, and the MPI test on 4 ranks (host-staged collectives where ranks
+  # share a GPU, NCCL where each has its own).
+  if(TRIDENT_MPIEXEC)
+    set(TRIDENT_GPU_GATE ${PROJECT_SOURCE_DIR}/test/e2e/gpu-gate.sh)
+    add_test(NAME runtime-smoke-cuda
+      COMMAND bash ${TRIDENT_GPU_GATE} ${TRIDENT_MPIEXEC} -np 1
+              --allow-run-as-root $<TARGET_FILE:trident-runtime-cuda-smoke>)
+    set_tests_properties(runtime-smoke-cuda PROPERTIES TIMEOUT 300
+                         SKIP_RETURN_CODE 77
+                         ENVIRONMENT "${TRIDENT_MPI_TEST_ENV}"
+                         FAIL_REGULAR_EXPRESSION "cuda smoke: FAILED")
+    add_test(NAME runtime-mpi-4-cuda
+      COMMAND bash ${TRIDENT_GPU_GATE} ${TRIDENT_MPIEXEC} -np 4 --oversubscribe
+              --allow-run-as-root $<TARGET_FILE:trident-runtime-mpi-test-cuda>)
+    set_tests_properties(runtime-mpi-4-cuda PROPERTIES TIMEOUT 300
+                         SKIP_RETURN_CODE 77
+                         ENVIRONMENT "${TRIDENT_MPI_TEST_ENV}")
+  endif()
 else()
   message(STATUS "Trident: CUDA runtime not built; runtime-cuda-link skipped")
 endif()
