@@ -737,6 +737,11 @@ __global__ void kBceBwd(float *dz, const float *z, const int32_t *y, int64_t n,
   GRID_STRIDE(i, n) dz[i] = scale * (sigmoidf(z[i]) - float(y[i]));
 }
 
+/// The one-block-per-row kernels launch n blocks: the grid's x limit.
+void rowGrid(int64_t n, const char *fn) {
+  check(n < (int64_t(1) << 31), fn, "more than 2^31 - 1 rows");
+}
+
 /// Row-major C[m,n] = alpha * op(A) op(B) + beta * C through cuBLAS (which
 /// sees every row-major matrix as its column-major transpose).
 void gemmRowMajor(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
@@ -747,6 +752,11 @@ void gemmRowMajor(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
   // leading dimensions of 0.
   if (m == 0 || n == 0)
     return;
+  // cuBLAS takes int sizes: a larger one would wrap silently.
+  constexpr int64_t kIntMax = (int64_t(1) << 31) - 1;
+  check(m <= kIntMax && n <= kIntMax && k <= kIntMax && lda <= kIntMax &&
+            ldb <= kIntMax && ldc <= kIntMax,
+        fn, "a matrix dimension exceeds cuBLAS's 2^31 - 1");
   if (k == 0) { // C = beta C
     if (beta == 0.0f)
       cuda::check(cudaMemset2DAsync(C, sizeof(float) * size_t(ldc), 0,
@@ -1241,6 +1251,7 @@ void layerNormForward(Tensor &y, Tensor &mean, Tensor &rstd, const Tensor &x,
   check(!beta.defined() || beta.numel() == h, fn, "beta must match gamma");
   if (!n)
     return;
+  rowGrid(n, fn);
   kLayerNorm<<<unsigned(n), kThreads, 0, stream()>>>(
       y.f32(), mean.f32(), rstd.f32(), x.f32(), gamma.f32(),
       beta.defined() ? beta.f32() : nullptr, h, eps, gammaShift);
@@ -1259,10 +1270,9 @@ void layerNormBackward(Tensor &dx, Tensor &dgamma, Tensor &dbeta,
   check(!dbeta.defined() || dbeta.numel() == h, fn, "dbeta must match gamma");
   if (!n)
     return;
-  kLayerNormBwdX<<<unsigned(n), kThreads, 0, stream()>>>(
-      dx.f32(), dy.f32(), x.f32(), gamma.f32(), mean.f32(), rstd.f32(), h,
-      gammaShift);
-  launched(fn);
+  rowGrid(n, fn);
+  // The weight gradients first: they read dy, which dx may alias (the CPU
+  // twin reads each row of dy before writing that row of dx).
   ColTerms t;
   t.dy = dy.f32();
   t.x = x.f32();
@@ -1270,6 +1280,10 @@ void layerNormBackward(Tensor &dx, Tensor &dgamma, Tensor &dbeta,
   t.rstd = rstd.f32();
   columnSums(dgamma.f32(), dbeta.defined() ? dbeta.f32() : nullptr, t, n, h,
              fn);
+  kLayerNormBwdX<<<unsigned(n), kThreads, 0, stream()>>>(
+      dx.f32(), dy.f32(), x.f32(), gamma.f32(), mean.f32(), rstd.f32(), h,
+      gammaShift);
+  launched(fn);
 }
 
 void rmsNormForward(Tensor &y, Tensor &rstd, const Tensor &x,
@@ -1280,6 +1294,7 @@ void rmsNormForward(Tensor &y, Tensor &rstd, const Tensor &x,
   check(rstd.numel() == n, fn, "rstd must have one element per group");
   if (!n)
     return;
+  rowGrid(n, fn);
   kRmsNorm<<<unsigned(n), kThreads, 0, stream()>>>(y.f32(), rstd.f32(),
                                                     x.f32(), gamma.f32(), h, eps);
   launched(fn);
@@ -1295,14 +1310,16 @@ void rmsNormBackward(Tensor &dx, Tensor &dgamma, const Tensor &dy,
   check(rstd.numel() == n, fn, "rstd size does not match x");
   if (!n)
     return;
-  kRmsNormBwdX<<<unsigned(n), kThreads, 0, stream()>>>(
-      dx.f32(), dy.f32(), x.f32(), gamma.f32(), rstd.f32(), h);
-  launched(fn);
+  rowGrid(n, fn);
+  // dgamma first: dx may alias dy (see layerNormBackward).
   ColTerms t;
   t.dy = dy.f32();
   t.x = x.f32();
   t.rstd = rstd.f32();
   columnSums(dgamma.f32(), nullptr, t, n, h, fn);
+  kRmsNormBwdX<<<unsigned(n), kThreads, 0, stream()>>>(
+      dx.f32(), dy.f32(), x.f32(), gamma.f32(), rstd.f32(), h);
+  launched(fn);
 }
 
 void linearForward(Tensor &y, const Tensor &x, const Tensor &w,
@@ -1610,11 +1627,14 @@ void crossEntropyForward(Tensor &lossSum, Tensor &lse, const Tensor &logits,
     check(t >= 0 && t < V, fn,
           "target " + std::to_string(t) + " outside [0, " +
               std::to_string(V) + ")");
+  rowGrid(n, fn);
   Tensor mx({n}), z({n}), tl({n});
   kRowMax<<<unsigned(n), kThreads, 0, stream()>>>(mx.f32(), logits.f32(), V,
                                                   V);
+  launched(fn);
   kSumExp<<<unsigned(n), kThreads, 0, stream()>>>(
       z.f32(), tl.f32(), logits.f32(), mx.f32(), targets.i32(), V, V, 0);
+  launched(fn);
   kCeFinish<<<1, kThreads, 0, stream()>>>(lossSum.f32(), lse.f32(), mx.f32(), z.f32(),
                                    tl.f32(), n);
   launched(fn);
@@ -1645,6 +1665,7 @@ void vocabParallelCrossEntropyForward(Tensor &lossSum, Tensor &lse,
     check(t >= 0 && t < real, fn,
           "target " + std::to_string(t) + " outside [0, " +
               std::to_string(real) + ")");
+  rowGrid(n, fn);
   Tensor mx({n}), z({n}), tl({n});
   if (n) {
     kRowMax<<<unsigned(n), kThreads, 0, stream()>>>(mx.f32(), logits.f32(),
