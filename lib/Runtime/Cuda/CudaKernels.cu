@@ -347,19 +347,22 @@ __global__ void kPosBwd(float *dwpe, const float *dout, int64_t n, int64_t h,
 }
 
 // --- norms ----------------------------------------------------------------
+// The statistics in double and 1 / sqrt in double, rounded once to float,
+// as the CPU twin computes them; the outputs from the float values stored.
 __global__ void kLayerNorm(float *y, float *mean, float *rstd, const float *x,
                            const float *g, const float *b, int64_t h,
                            float eps, float shift) {
-  __shared__ float sh[kThreads];
+  __shared__ double sh[kThreads];
   const float *row = x + blockIdx.x * h;
-  float s = 0.0f;
+  double s = 0.0;
   for (int64_t j = threadIdx.x; j < h; j += blockDim.x)
     s += row[j];
-  float m = blockSum(s, sh) / h;
-  float q = 0.0f;
+  double md = blockSum(s, sh) / double(h);
+  double q = 0.0;
   for (int64_t j = threadIdx.x; j < h; j += blockDim.x)
-    q += (row[j] - m) * (row[j] - m);
-  float r = rsqrtf(blockSum(q, sh) / h + eps);
+    q += (row[j] - md) * (row[j] - md);
+  float r = float(1.0 / sqrt(blockSum(q, sh) / double(h) + double(eps)));
+  float m = float(md);
   if (threadIdx.x == 0)
     mean[blockIdx.x] = m, rstd[blockIdx.x] = r;
   for (int64_t j = threadIdx.x; j < h; j += blockDim.x)
@@ -368,30 +371,32 @@ __global__ void kLayerNorm(float *y, float *mean, float *rstd, const float *x,
 __global__ void kLayerNormBwdX(float *dx, const float *dy, const float *x,
                                const float *g, const float *mean,
                                const float *rstd, int64_t h, float shift) {
-  __shared__ float sh[kThreads];
+  __shared__ double sh[kThreads];
   int64_t i = blockIdx.x;
   const float *row = x + i * h, *grow = dy + i * h;
-  float a = 0.0f, c = 0.0f;
+  double a = 0.0, c = 0.0; // mean(dy*g), mean(dy*g*xhat), in double as on the CPU
   for (int64_t j = threadIdx.x; j < h; j += blockDim.x) {
     float xhat = (row[j] - mean[i]) * rstd[i];
-    a += grow[j] * (g[j] + shift);
-    c += grow[j] * (g[j] + shift) * xhat;
+    float dyg = grow[j] * (g[j] + shift);
+    a += dyg;
+    c += dyg * xhat;
   }
-  a = blockSum(a, sh) / h;
-  c = blockSum(c, sh) / h;
+  a = blockSum(a, sh) / double(h);
+  c = blockSum(c, sh) / double(h);
   for (int64_t j = threadIdx.x; j < h; j += blockDim.x) {
     float xhat = (row[j] - mean[i]) * rstd[i];
-    dx[i * h + j] = rstd[i] * (grow[j] * (g[j] + shift) - a - xhat * c);
+    dx[i * h + j] =
+        float(rstd[i] * (grow[j] * (g[j] + shift) - a - xhat * c));
   }
 }
 __global__ void kRmsNorm(float *y, float *rstd, const float *x, const float *g,
                          int64_t h, float eps) {
-  __shared__ float sh[kThreads];
+  __shared__ double sh[kThreads];
   const float *row = x + blockIdx.x * h;
-  float q = 0.0f;
+  double q = 0.0; // in double, as on the CPU
   for (int64_t j = threadIdx.x; j < h; j += blockDim.x)
-    q += row[j] * row[j];
-  float r = rsqrtf(blockSum(q, sh) / h + eps);
+    q += double(row[j]) * row[j];
+  float r = float(1.0 / sqrt(blockSum(q, sh) / double(h) + double(eps)));
   if (threadIdx.x == 0)
     rstd[blockIdx.x] = r;
   for (int64_t j = threadIdx.x; j < h; j += blockDim.x)
@@ -399,15 +404,17 @@ __global__ void kRmsNorm(float *y, float *rstd, const float *x, const float *g,
 }
 __global__ void kRmsNormBwdX(float *dx, const float *dy, const float *x,
                              const float *g, const float *rstd, int64_t h) {
-  __shared__ float sh[kThreads];
+  __shared__ double sh[kThreads];
   int64_t i = blockIdx.x;
   const float *row = x + i * h, *grow = dy + i * h;
-  float c = 0.0f;
+  double c = 0.0; // mean(dy*g*xhat), in double as on the CPU
+  for (int64_t j = threadIdx.x; j < h; j += blockDim.x) {
+    float xhat = row[j] * rstd[i];
+    c += grow[j] * g[j] * xhat;
+  }
+  c = blockSum(c, sh) / double(h);
   for (int64_t j = threadIdx.x; j < h; j += blockDim.x)
-    c += grow[j] * g[j] * row[j] * rstd[i];
-  c = blockSum(c, sh) / h;
-  for (int64_t j = threadIdx.x; j < h; j += blockDim.x)
-    dx[i * h + j] = rstd[i] * (grow[j] * g[j] - row[j] * rstd[i] * c);
+    dx[i * h + j] = float(rstd[i] * (grow[j] * g[j] - row[j] * rstd[i] * c));
 }
 // Column sums (bias and norm-weight gradients) in two passes, so that a
 // [16384, 2048] gradient is read by thousands of blocks instead of by one
@@ -521,14 +528,17 @@ __global__ void kMaskedSoftmax(float *p, int64_t s, int64_t t, int64_t off,
   m = blockMax(m, sh);
   if (sink)
     m = fmaxf(m, *sink);
-  float z = 0.0f;
+  // The sum in double and one float reciprocal, as the CPU twin.
+  __shared__ double shd[kThreads];
+  double z = 0.0;
   for (int64_t j = first + threadIdx.x; j <= last; j += blockDim.x)
     z += expf(row[j] - m);
-  z = blockSum(z, sh);
+  z = blockSum(z, shd);
   if (sink)
-    z += expf(*sink - m);
+    z += exp(double(*sink) - double(m));
+  const float inv = float(1.0 / z);
   for (int64_t j = threadIdx.x; j < t; j += blockDim.x)
-    row[j] = (j >= first && j <= last) ? expf(row[j] - m) / z : 0.0f;
+    row[j] = (j >= first && j <= last) ? expf(row[j] - m) * inv : 0.0f;
 }
 
 // --- dropout --------------------------------------------------------------
@@ -567,23 +577,25 @@ void probDropout(float *dst, const float *src, int64_t b, int64_t h,
 /// p_sink = 1 - rowsum(P).
 __global__ void kSoftmaxBwd(float *dp, const float *p, int64_t t, float sc,
                             float *sinkRow) {
-  __shared__ float sh[kThreads];
+  // The row sums in double, as the CPU twin (masked entries have P = 0).
+  __shared__ double sh[kThreads];
   float *row = dp + int64_t(blockIdx.x) * t;
   const float *prow = p + int64_t(blockIdx.x) * t;
-  float dot = 0.0f;
+  double dot = 0.0;
   for (int64_t j = threadIdx.x; j < t; j += blockDim.x)
-    dot += row[j] * prow[j];
+    dot += double(row[j]) * prow[j];
   dot = blockSum(dot, sh);
   if (sinkRow) {
-    float kept = 0.0f;
+    double kept = 0.0;
     for (int64_t j = threadIdx.x; j < t; j += blockDim.x)
       kept += prow[j];
     kept = blockSum(kept, sh);
     if (threadIdx.x == 0)
-      sinkRow[blockIdx.x] = -(1.0f - kept) * dot;
+      sinkRow[blockIdx.x] = float(-(1.0 - kept) * dot);
   }
+  const float d = float(dot);
   for (int64_t j = threadIdx.x; j < t; j += blockDim.x)
-    row[j] = prow[j] * (row[j] - dot) * sc;
+    row[j] = prow[j] * (row[j] - d) * sc;
 }
 
 /// acc[i] += the sum of x[i n .. (i + 1) n), block i (a fixed tree:
@@ -617,15 +629,15 @@ __global__ void kRowMax(float *mx, const float *L, int64_t V, int64_t valid) {
 __global__ void kSumExp(float *z, float *tl, const float *L, const float *mx,
                         const int32_t *t, int64_t V, int64_t valid,
                         int64_t vocabOff) {
-  __shared__ float sh[kThreads];
+  __shared__ double sh[kThreads];
   int64_t i = blockIdx.x;
   const float *row = L + i * V;
-  float s = 0.0f;
+  double s = 0.0; // in double, rounded once, as on the CPU
   for (int64_t j = threadIdx.x; j < valid; j += blockDim.x)
-    s += expf(row[j] - mx[i]);
+    s += exp(double(row[j]) - mx[i]);
   s = blockSum(s, sh);
   if (threadIdx.x == 0) {
-    z[i] = s;
+    z[i] = float(s);
     int64_t c = t[i] - vocabOff;
     tl[i] = (c >= 0 && c < valid) ? row[c] : 0.0f;
   }
