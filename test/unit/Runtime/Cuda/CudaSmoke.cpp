@@ -114,6 +114,27 @@ void checkReductions() {
       if (!rms)
         expectNear("layerNormBackward dbeta", j, DBETA[j], sb[j], mb[j]);
     }
+    // In place (dx aliasing dy): the same dx and weight gradients, to the
+    // bit (the weight gradients read dy before dx overwrites it).
+    Tensor io({n, h}), dg2({h}), dbeta2({h});
+    copy(io, dy);
+    fillConstant(dg2, 0.5f);
+    fillConstant(dbeta2, 0.75f);
+    if (rms)
+      rmsNormBackward(io, dg2, io, xs, g, rstd);
+    else
+      layerNormBackward(io, dg2, dbeta2, io, xs, g, mean, rstd);
+    const char *inPlace =
+        rms ? "rmsNormBackward in place" : "layerNormBackward in place";
+    std::vector<float> IO = io.toHost(), DXS = dxs.toHost(),
+                       DG2 = dg2.toHost(), DBETA2 = dbeta2.toHost();
+    for (int64_t e = 0; e < n * h; ++e)
+      expectNear(inPlace, e, IO[size_t(e)], DXS[size_t(e)], 0.0, 0.0);
+    for (int64_t j = 0; j < h; ++j) {
+      expectNear(inPlace, j, DG2[size_t(j)], DG[size_t(j)], 0.0, 0.0);
+      if (!rms)
+        expectNear(inPlace, j, DBETA2[size_t(j)], DBETA[size_t(j)], 0.0, 0.0);
+    }
   }
   // Cross-entropy: the loss sums lse - logit[target] over the rows.
   const int64_t V = 50;
