@@ -68,6 +68,12 @@ ninja -C "$build" -j"$jobs" $targets
 elapsed
 echo "== CUDA runtime smoke test (1 rank)"
 mpirun -np 1 --allow-run-as-root "$build/bin/trident-runtime-cuda-smoke"
+# Again with one-rank NCCL communicators for the groups of one: NCCL's
+# collectives, in-place forms and events on this one GPU.
+elapsed
+echo "== CUDA runtime smoke test (1 rank, TRIDENT_CUDA_NCCL_SELF=1: NCCL)"
+TRIDENT_CUDA_NCCL_SELF=1 mpirun -np 1 --allow-run-as-root \
+  "$build/bin/trident-runtime-cuda-smoke" || failed="$failed smoke-nccl-self"
 # The runtime's MPI test on the CUDA runtime: collectives, transfers,
 # ZeRO, vocab-parallel loss and a tp MLP on 4 ranks (host-staged where
 # they share a GPU, NCCL where each has its own).

@@ -19,11 +19,15 @@
 #     smoke test and the runtime's MPI test, compiled straight from the
 #     sources (no CMake), every object in parallel;
 #  3. the runtime's MPI test on 4 ranks on the CPU runtime (the bundle's
-#     MPI works), then on the CUDA runtime (host-staged collectives: the
-#     ranks share the GPU), and the CUDA smoke test on 1 rank;
+#     MPI works), the CUDA smoke test on 1 rank, again with one-rank NCCL
+#     communicators (TRIDENT_CUDA_NCCL_SELF=1: NCCL's collectives on one
+#     GPU), then the MPI test on the CUDA runtime (host-staged
+#     collectives: the ranks share the GPU; skipped, and reported, when
+#     the GPU's compute mode admits one process only);
 #  4. the bundle's CUDA end-to-end programs, each held to the CPU runtime's
 #     single-rank run of its model compiled and run here
-#     (test/e2e/run-e2e.sh --bundle-in);
+#     (test/e2e/run-e2e.sh --bundle-in): `single` with one-rank NCCL
+#     communicators first, then every plan;
 #  5. the one-GPU benchmarks against the bundle's predictions
 #     (scripts/gpu-bench.sh --bundle-in).
 #
@@ -225,17 +229,45 @@ if [ "$gpu" = 0 ]; then
   [ -z "$failed" ] || { echo "gpu-device: FAILED:$failed" >&2; exit 1; }
   exit 0
 fi
-elapsed
-echo "== CUDA runtime MPI test (4 ranks)"
-"${mpi[@]}" -np 4 "$build/bin/trident-runtime-mpi-test-cuda" || failed="$failed mpi"
+# Several ranks on the one GPU need its default compute mode: under an
+# exclusive mode every rank after the first fails to create its context,
+# so those checks are skipped (and the summary says so) rather than run
+# into a known failure. The mode is only read, never changed.
+mode=$(nvidia-smi --query-gpu=compute_mode --format=csv,noheader 2>/dev/null |
+       head -1 || true)
+echo "gpu-device: GPU compute mode: ${mode:-unknown}"
+multi=1
+case "$mode" in
+*[Ee]xclusive*|*[Pp]rohibited*)
+  multi=0
+  echo "gpu-device: compute mode '$mode' allows one process on the GPU:" \
+       "the multi-rank CUDA checks are skipped"
+  failed="$failed multi-rank-skipped" ;;
+esac
 elapsed
 echo "== CUDA runtime smoke test (1 rank)"
 "${mpi[@]}" -np 1 "$build/bin/trident-runtime-cuda-smoke" || failed="$failed smoke"
+elapsed
+echo "== CUDA runtime smoke test (1 rank, TRIDENT_CUDA_NCCL_SELF=1: NCCL)"
+TRIDENT_CUDA_NCCL_SELF=1 "${mpi[@]}" -np 1 "$build/bin/trident-runtime-cuda-smoke" ||
+  failed="$failed smoke-nccl-self"
+if [ "$multi" = 1 ]; then
+  elapsed
+  echo "== CUDA runtime MPI test (4 ranks)"
+  "${mpi[@]}" -np 4 "$build/bin/trident-runtime-mpi-test-cuda" || failed="$failed mpi"
+fi
 
 #--- 4. End-to-end -------------------------------------------------------===#
 # run-e2e's table; the plans are the bundle's.
 bundlePlans() { ls "$bundle/e2e/$1/cuda"; }
 if [ "$e2e" = 1 ]; then
+  elapsed
+  echo "== CUDA end-to-end, one rank with NCCL groups of one (TRIDENT_CUDA_NCCL_SELF=1)"
+  TRIDENT_CUDA_NCCL_SELF=1 bash "$root/test/e2e/run-e2e.sh" --backend cuda \
+    --reference-backend cpu --build-dir "$build" --work "$build/e2e-cuda-nccl-self" \
+    --bundle-in "$bundle/e2e" single || failed="$failed e2e-nccl-self"
+fi
+if [ "$e2e" = 1 ] && [ "$multi" = 1 ]; then
   elapsed
   echo "== CUDA end-to-end tests (ranks share the GPU: host-staged MPI collectives)"
   # shellcheck disable=SC2046 # one plan name per word

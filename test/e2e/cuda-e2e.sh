@@ -8,12 +8,13 @@
 # CUDA runtime, each held to the CPU runtime's single-rank run
 # (run-e2e.sh --backend cuda --reference-backend cpu): first the Adam
 # plans (3 steps, every loss and final parameter within 1e-5), then the SGD
-# ones (lr 1, which compares the gradients). BUILD needs the CUDA and CPU
+# ones (lr 1, which compares the gradients), then the single-rank run with
+# one-rank NCCL communicators (TRIDENT_CUDA_NCCL_SELF=1). BUILD needs the CUDA and CPU
 # runtime archives, trident and trident-compare-params (the main build has
-# them). Work goes to DIR/e2e-cuda and DIR/e2e-cuda-sgd (default: BUILD/test/e2e).
-# Both lists run even when the first fails; the exit status is 1 if either
-# failed. ctest's e2e-cuda calls it through gpu-gate.sh; gpu-check.sh calls
-# it directly. --dry-run prints the two run-e2e.sh command lines instead.
+# them). Work goes to DIR/e2e-cuda, DIR/e2e-cuda-sgd and
+# DIR/e2e-cuda-nccl-self (default DIR: BUILD/test/e2e). Every run goes
+# ahead when an earlier one fails; the exit status is 1 if any failed. ctest's e2e-cuda calls it through gpu-gate.sh; gpu-check.sh calls
+# it directly. --dry-run prints the three command lines instead.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -61,9 +62,16 @@ common=(--backend cuda --reference-backend cpu --build-dir "$build" --jobs "$job
 cmd_adam=(bash "$here/run-e2e.sh" "${common[@]}" --work "$work/e2e-cuda" "${adam[@]}")
 cmd_sgd=(bash "$here/run-e2e.sh" "${common[@]}" --work "$work/e2e-cuda-sgd"
          --optimizer sgd --lr 1 "${sgd[@]}")
+# One rank whose groups of one hold one-rank NCCL communicators
+# (TRIDENT_CUDA_NCCL_SELF=1): the program's gradient sums, vocabulary
+# maxima and the like run through NCCL and its events on a single GPU,
+# where the multi-rank plans share that GPU and stage through MPI.
+cmd_self=(env TRIDENT_CUDA_NCCL_SELF=1 bash "$here/run-e2e.sh" "${common[@]}"
+          --work "$work/e2e-cuda-nccl-self" single)
 if [ $dry = 1 ]; then
   echo "${cmd_adam[*]}"
   echo "${cmd_sgd[*]}"
+  echo "${cmd_self[*]}"
   exit 0
 fi
 failed=""
@@ -71,6 +79,8 @@ echo "== CUDA end-to-end, Adam: ${#adam[@]} plans"
 "${cmd_adam[@]}" || failed="$failed adam"
 echo "== CUDA end-to-end, SGD (lr 1): ${#sgd[@]} plans"
 "${cmd_sgd[@]}" || failed="$failed sgd"
+echo "== CUDA end-to-end, one rank with NCCL groups of one (TRIDENT_CUDA_NCCL_SELF=1)"
+"${cmd_self[@]}" || failed="$failed nccl-self"
 if [ -n "$failed" ]; then
   echo "cuda-e2e.sh: FAILED:$failed" >&2
   exit 1

@@ -18,6 +18,7 @@
 
 #include <nccl.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstdio>
 #include <deque>
@@ -27,6 +28,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace trident::rt {
 
@@ -90,11 +92,31 @@ void ncclCheck(ncclResult_t rc, const char *fn, const std::string &group) {
                          ncclGetLastError(nullptr) + ")");
 }
 
+/// TRIDENT_CUDA_NCCL_SELF=1: groups of one get a one-rank NCCL
+/// communicator (backendGroupCreated), so that the NCCL collectives run on
+/// a machine with one GPU (scripts/gpu-check.sh, ctest's
+/// runtime-smoke-cuda-nccl-self). Unset or 0: they do not.
+bool ncclSelf() {
+  static const int on = [] {
+    const char *v = std::getenv("TRIDENT_CUDA_NCCL_SELF");
+    if (!v || !*v || std::string(v) == "0")
+      return 0;
+    if (std::string(v) == "1")
+      return 1;
+    return -1;
+  }();
+  if (on < 0)
+    detail::fail("init (CUDA)", "TRIDENT_CUDA_NCCL_SELF must be 0 or 1");
+  return on == 1;
+}
+
 /// A group's NCCL communicator (Group::Impl::backend points at one).
 struct Comm {
   ncclComm_t comm = nullptr;
   std::string name;
-  bool aborted = false;
+  bool aborted = false;  ///< aborted or released: not to be used again
+  bool released = false; ///< destroyed by finalize
+  uint64_t serial = 0;   ///< creation order (the same on every rank)
 };
 /// The live communicators, polled for asynchronous errors while the host
 /// waits for the device (drain).
@@ -107,6 +129,9 @@ ncclComm_t commOf(const Group::Impl &G) {
   const Comm *c = static_cast<const Comm *>(G.backend.get());
   if (!c) // callers handle groups of one and host-staged groups first
     detail::fail("NCCL", "group '" + G.name + "' has no NCCL communicator");
+  if (c->released)
+    detail::fail("NCCL", "the communicator of group '" + G.name +
+                             "' was released by finalize");
   if (c->aborted)
     detail::fail("NCCL", "the communicator of group '" + G.name +
                              "' was aborted after an earlier error");
@@ -304,6 +329,10 @@ std::shared_ptr<void> allocate(size_t bytes) {
 }
 void copyToHost(void *dst, const void *src, size_t bytes) {
   cuda::State &s = cuda::ready("Tensor::toHost");
+  // A copy into pageable memory returns only when it is done, blocking in
+  // the driver behind whatever compute waits for (an NCCL event): drained
+  // first, a failed peer ends the wait with an error instead of a hang.
+  drain(s.compute, "Tensor::toHost");
   cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost,
                               s.compute),
               "Tensor::toHost");
@@ -344,10 +373,13 @@ void backendInit() {
   check(count > 0, fn, "no CUDA device visible");
   // Node-local rank picks the device.
   MPI_Comm local;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                      &local);
-  int localRank = 0;
-  MPI_Comm_rank(local, &localRank);
+  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+                            MPI_INFO_NULL, &local) == MPI_SUCCESS,
+        fn, "MPI_Comm_split_type (the node's ranks) failed");
+  int localRank = 0, localSize = 1;
+  check(MPI_Comm_rank(local, &localRank) == MPI_SUCCESS &&
+            MPI_Comm_size(local, &localSize) == MPI_SUCCESS,
+        fn, "MPI_Comm_rank/size of the node's ranks failed");
   MPI_Comm_free(&local);
   s.device = localRank % count;
   cuda::check(cudaSetDevice(s.device), fn);
@@ -356,11 +388,14 @@ void backendInit() {
   cuda::check(cublasCreate(&s.cublas), fn);
   cuda::check(cublasSetStream(s.cublas, s.compute), fn);
   // Deterministic cuBLAS: no split-K atomics.
-  cublasSetAtomicsMode(s.cublas, CUBLAS_ATOMICS_NOT_ALLOWED);
+  cuda::check(cublasSetAtomicsMode(s.cublas, CUBLAS_ATOMICS_NOT_ALLOWED), fn);
   // Keep freed blocks in the stream-ordered pool instead of returning them
-  // to the driver at every synchronisation (the default threshold 0).
+  // to the driver at every synchronisation (the default threshold 0), when
+  // this rank has its GPU to itself: ranks sharing one keep the default,
+  // so that no process holds its peak while another needs the memory.
   cudaMemPool_t pool;
-  if (cudaDeviceGetDefaultMemPool(&pool, s.device) == cudaSuccess) {
+  if (localSize <= count &&
+      cudaDeviceGetDefaultMemPool(&pool, s.device) == cudaSuccess) {
     uint64_t keep = UINT64_MAX;
     cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
   }
@@ -379,6 +414,19 @@ void backendFinalize() {
   }
   cudaDeviceSynchronize();
   releaseFinishedSends(true);
+  // Runtime.h: finalize frees the communicators, also of groups that are
+  // still alive (their deleters then skip them), before the streams go and
+  // before MPI_Finalize; in the order they were created on every rank.
+  std::vector<Comm *> comms(liveComms().begin(), liveComms().end());
+  std::sort(comms.begin(), comms.end(),
+            [](const Comm *a, const Comm *b) { return a->serial < b->serial; });
+  for (Comm *c : comms) {
+    if (!c->aborted)
+      ncclCommDestroy(c->comm);
+    c->aborted = true; // released: any later use is refused by commOf
+    c->released = true;
+  }
+  liveComms().clear();
   cublasDestroy(s.cublas);
   cudaStreamDestroy(s.comm);
   cudaStreamDestroy(s.compute);
@@ -389,8 +437,11 @@ void backendGroupCreated(Group::Impl &g) {
   const char *fn = "Grid (NCCL)";
   // A group of one communicates with nobody: its collectives are copies
   // (or nothing) on the device, and it holds no NCCL communicator (a
-  // one-rank run would otherwise create one per grid axis).
-  if (g.size == 1) {
+  // one-rank run would otherwise create one per grid axis); except under
+  // TRIDENT_CUDA_NCCL_SELF=1, where it gets a one-rank communicator and its
+  // collectives run through NCCL, so that a machine with one GPU exercises
+  // the NCCL paths (several ranks on one GPU are host-staged, below).
+  if (g.size == 1 && !ncclSelf()) {
     g.backend = nullptr;
     return;
   }
@@ -399,7 +450,7 @@ void backendGroupCreated(Group::Impl &g) {
   // ranks than it has GPUs (the end-to-end tests on a one-GPU machine).
   // Such a group keeps no NCCL communicator: its collectives are staged
   // through host memory over its MPI communicator (g.backend == nullptr).
-  {
+  if (g.size > 1) {
     // The GPU by host and PCI bus id, not by device ordinal: under
     // per-rank CUDA_VISIBLE_DEVICES (Slurm's --gpus-per-task) every rank
     // of a node sees its own GPU as device 0.
@@ -430,15 +481,21 @@ void backendGroupCreated(Group::Impl &g) {
     ncclCheck(ncclGetUniqueId(&id), fn, g.name);
   check(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, g.comm) == MPI_SUCCESS, fn,
         "MPI_Bcast of the NCCL unique id failed");
+  static uint64_t created = 0;
   auto c = std::make_unique<Comm>();
   c->name = g.name;
+  c->serial = created++;
   ncclCheck(ncclCommInitRank(&c->comm, g.size, id, g.rank), fn, g.name);
   liveComms().insert(c.get());
   g.backend = std::shared_ptr<void>(c.release(), [](void *v) {
     auto *c = static_cast<Comm *>(v);
     liveComms().erase(c);
-    if (!c->aborted) // an aborted communicator is already released
+    if (!c->aborted) { // an aborted or released one is gone already
+      // Nothing queued on the communication stream may still use it.
+      if (cuda::state().ready)
+        cudaStreamSynchronize(cuda::state().comm);
       ncclCommDestroy(c->comm);
+    }
     delete c;
   });
 }
@@ -457,6 +514,12 @@ bool hostStaged(const Group::Impl &G) {
   return G.backend == nullptr && G.size > 1;
 }
 
+/// A group of one without a communicator: its collectives are done here,
+/// on the device (a copy or nothing).
+bool alone(const Group::Impl &G) {
+  return G.size == 1 && G.backend == nullptr;
+}
+
 int mpiCount(int64_t n, const char *fn) {
   check(n <= int64_t(std::numeric_limits<int>::max()), fn,
         std::to_string(n) + " elements exceed one MPI call (host-staged "
@@ -468,9 +531,20 @@ void hostAllReduce(Tensor &t, MPI_Op op, const Group::Impl &G,
                    const char *fn) {
   beforeHostStaged(fn);
   std::vector<float> h = t.toHost();
-  if (MPI_Allreduce(MPI_IN_PLACE, h.data(), mpiCount(t.numel(), fn), MPI_FLOAT,
-                    op, G.comm) != MPI_SUCCESS)
+  const int n = mpiCount(t.numel(), fn);
+  if (op == MPI_SUM) {
+    // As the CPU twin sums: onto group rank 0, then broadcast, so that
+    // every member holds the same bits and the order depends only on the
+    // group (MPI_Allreduce may pick another algorithm by size).
+    void *send = G.rank == 0 ? MPI_IN_PLACE : h.data();
+    if (MPI_Reduce(send, G.rank == 0 ? h.data() : nullptr, n, MPI_FLOAT,
+                   MPI_SUM, 0, G.comm) != MPI_SUCCESS ||
+        MPI_Bcast(h.data(), n, MPI_FLOAT, 0, G.comm) != MPI_SUCCESS)
+      detail::fail(fn, "MPI_Reduce/MPI_Bcast failed on group '" + G.name + "'");
+  } else if (MPI_Allreduce(MPI_IN_PLACE, h.data(), n, MPI_FLOAT, op,
+                           G.comm) != MPI_SUCCESS) {
     detail::fail(fn, "MPI_Allreduce failed on group '" + G.name + "'");
+  }
   t.fromHost(h);
 }
 } // namespace
@@ -478,7 +552,7 @@ void hostAllReduce(Tensor &t, MPI_Op op, const Group::Impl &G,
 void allReduceSum(Tensor &t, const Group &g) {
   const char *fn = "allReduceSum";
   Group::Impl &G = detail::collectiveImpl(g, fn);
-  if (G.size == 1 || !t.numel())
+  if (alone(G) || !t.numel())
     return;
   if (hostStaged(G))
     return hostAllReduce(t, MPI_SUM, G, fn);
@@ -492,7 +566,7 @@ void allReduceSum(Tensor &t, const Group &g) {
 void allReduceMax(Tensor &t, const Group &g) {
   const char *fn = "allReduceMax";
   Group::Impl &G = detail::collectiveImpl(g, fn);
-  if (G.size == 1 || !t.numel())
+  if (alone(G) || !t.numel())
     return;
   if (hostStaged(G))
     return hostAllReduce(t, MPI_MAX, G, fn);
@@ -507,7 +581,7 @@ void allGather(Tensor &out, const Tensor &in, int dim, const Group &g) {
   const char *fn = "allGather";
   Group::Impl &G = detail::collectiveImpl(g, fn);
   checkScaled(out, in, dim, G.size, 1, fn);
-  if (G.size == 1) // out = in
+  if (alone(G)) // out = in
     return copy(out, in);
   int64_t a, d, b;
   around(in.shape(), dim, a, d, b);
@@ -534,7 +608,7 @@ void reduceScatterSum(Tensor &out, const Tensor &in, int dim, const Group &g) {
   const char *fn = "reduceScatterSum";
   Group::Impl &G = detail::collectiveImpl(g, fn);
   checkScaled(out, in, dim, 1, G.size, fn);
-  if (G.size == 1) // out = in
+  if (alone(G)) // out = in
     return copy(out, in);
   int64_t a, d, b;
   around(out.shape(), dim, a, d, b);
@@ -576,7 +650,7 @@ void allToAll(Tensor &out, const Tensor &in, int splitDim, int concatDim,
   check(out.shape() == expect, fn,
         "output " + out.shapeString() + " should be " +
             detail::shapeToString(expect));
-  if (G.size == 1) // one block, kept
+  if (alone(G)) // one block, kept
     return copy(out, in);
   int64_t a, d, b;
   around(in.shape(), splitDim, a, d, b);
@@ -615,7 +689,7 @@ void broadcast(Tensor &t, int root, const Group &g) {
   Group::Impl &G = detail::collectiveImpl(g, fn);
   check(root >= 0 && root < G.size, fn,
         "root " + std::to_string(root) + " outside group '" + G.name + "'");
-  if (G.size == 1 || !t.numel())
+  if (alone(G) || !t.numel())
     return;
   if (hostStaged(G)) {
     beforeHostStaged(fn);
@@ -676,7 +750,7 @@ void Pending::wait() {
 Pending allReduceSumAsync(Tensor &t, const Group &g) {
   const char *fn = "allReduceSumAsync";
   Group::Impl &G = detail::collectiveImpl(g, fn);
-  if (G.size == 1 || !t.numel())
+  if (alone(G) || !t.numel())
     return Pending();
   if (hostStaged(G)) {
     hostAllReduce(t, MPI_SUM, G, fn); // complete on return
@@ -700,7 +774,7 @@ Pending reduceScatterSumAsync(Tensor &out, const Tensor &in, int dim,
                               const Group &g) {
   const char *fn = "reduceScatterSumAsync";
   Group::Impl &G = detail::collectiveImpl(g, fn);
-  if (hostStaged(G) || G.size == 1 || !out.numel()) {
+  if (hostStaged(G) || alone(G) || !out.numel()) {
     reduceScatterSum(out, in, dim, g); // complete on return
     return Pending();
   }
@@ -734,7 +808,7 @@ Pending reduceScatterSumAsync(Tensor &out, const Tensor &in, int dim,
 Pending allGatherAsync(Tensor &out, const Tensor &in, const Group &g) {
   const char *fn = "allGatherAsync";
   Group::Impl &G = detail::collectiveImpl(g, fn);
-  if (hostStaged(G) || G.size == 1 || !in.numel()) {
+  if (hostStaged(G) || alone(G) || !in.numel()) {
     allGather(out, in, 0, g); // complete on return
     return Pending();
   }

@@ -435,6 +435,67 @@ void checkExperts() {
   compare("moeBackward dwIn", dwIn.toHost(), DWi);
   compare("moeBackward dwOut", dwOut.toHost(), DWo);
 }
+/// Every collective on a group of one leaves the data as it is. On CUDA
+/// under TRIDENT_CUDA_NCCL_SELF=1 the group has a one-rank NCCL
+/// communicator, so this runs NCCL's all-reduce (sum, max), all-gather,
+/// reduce-scatter, send/receive (all-to-all), broadcast and the
+/// asynchronous forms with their events on a machine with one GPU.
+void checkCollectivesAlone(const Group &g) {
+  const int64_t r = 6, c = 10;
+  Tensor src = filled("collective", r, c);
+  const std::vector<float> S = src.toHost();
+  auto same = [&](const char *what, const Tensor &t) {
+    std::vector<float> got = t.toHost();
+    if (got.size() != S.size()) {
+      std::printf("%s smoke: %s has %zu elements, want %zu\n", backendName(),
+                  what, got.size(), S.size());
+      ++bad;
+      return;
+    }
+    for (size_t i = 0; i < S.size(); ++i)
+      expectNear(what, int64_t(i), got[i], S[i], 0.0, 0.0);
+  };
+  Tensor t({r, c});
+  copy(t, src);
+  allReduceSum(t, g);
+  same("allReduceSum (group of one)", t);
+  allReduceMax(t, g);
+  same("allReduceMax (group of one)", t);
+  broadcast(t, 0, g);
+  same("broadcast (group of one)", t);
+  for (int dim : {0, 1}) {
+    Tensor gathered({r, c}), scattered({r, c}), exchanged({r, c});
+    allGather(gathered, src, dim, g);
+    same(dim ? "allGather dim 1 (group of one)" : "allGather dim 0 (group of one)",
+         gathered);
+    reduceScatterSum(scattered, src, dim, g);
+    same(dim ? "reduceScatterSum dim 1 (group of one)"
+             : "reduceScatterSum dim 0 (group of one)",
+         scattered);
+    allToAll(exchanged, src, dim, 1 - dim, g);
+    same("allToAll (group of one)", exchanged);
+  }
+  Tensor a({r, c}), rs({r, c}), ag({r, c});
+  copy(a, src);
+  Pending pa = allReduceSumAsync(a, g);
+  Pending prs = reduceScatterSumAsync(rs, src, 0, g);
+  Pending pag = allGatherAsync(ag, src, g);
+  pa.wait();
+  prs.wait();
+  pag.wait();
+  same("allReduceSumAsync (group of one)", a);
+  same("reduceScatterSumAsync (group of one)", rs);
+  same("allGatherAsync (group of one)", ag);
+  // In place: out is in (NCCL's in-place forms).
+  Tensor ip({r, c});
+  copy(ip, src);
+  Pending pip = reduceScatterSumAsync(ip, ip, 0, g);
+  pip.wait();
+  same("reduceScatterSumAsync in place (group of one)", ip);
+  Pending pig = allGatherAsync(ip, ip, g);
+  pig.wait();
+  same("allGatherAsync in place (group of one)", ip);
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -496,6 +557,7 @@ int main(int argc, char **argv) {
     allReduceSum(t, grid.group(Axis::World));
     if (t.toHost()[0] != 2.0f)
       ++bad;
+    checkCollectivesAlone(grid.group(Axis::World));
     std::printf("%s smoke: %s (%d mismatches)\n", backendName(),
                 bad ? "FAILED" : "PASSED", bad);
     finalize();
