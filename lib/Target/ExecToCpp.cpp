@@ -1553,7 +1553,11 @@ int usage(const char *argv0) {
 } // namespace
 
 int main(int argc, char **argv) {
-  rt::init(&argc, &argv);
+  try {
+    rt::init(&argc, &argv);
+  } catch (const std::exception &e) { // no GPU, no driver, MPI refused
+    rt::reportFatal(e);
+  }
   int64_t steps = 3;
   std::string dumpDir;
   bool tf32 = false;

@@ -32,3 +32,24 @@ cmake --build "$work/proj/build" > "$work/build.log" 2>&1 ||
 ls -l "$work/proj/build/train" | awk '{print "cuda-compile: built train,", $5, "bytes"}'
 grep -c 'rt::attentionForward' "$work/proj/main.cpp" |
   awk '{print "cuda-compile: attention calls in main.cpp:", $1}'
+# Where no GPU is visible, the program must fail as a user would want: the
+# runtime's one-line error naming rank and cause, exit status 1, no
+# uncaught exception (the emitted main catches rt::init's). On a GPU
+# machine e2e-cuda runs programs instead.
+if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+  if command -v mpirun > /dev/null; then
+    set +e
+    mpirun -np 1 --allow-run-as-root "$work/proj/build/train" --steps 1 \
+      > "$work/run.log" 2>&1
+    rc=$?
+    set -e
+    if [ $rc -eq 0 ] || grep -q 'terminate called\|what()' "$work/run.log" ||
+       ! grep -q '^trident-runtime: error (rank 0): init (CUDA): ' "$work/run.log"; then
+      echo "cuda-compile: without a GPU the program should end with the" \
+           "runtime's init error (exit $rc):" >&2
+      cat "$work/run.log" >&2
+      exit 1
+    fi
+    echo "cuda-compile: without a GPU: $(grep -m1 '^trident-runtime: error' "$work/run.log")"
+  fi
+fi
