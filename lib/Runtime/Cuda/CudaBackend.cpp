@@ -490,12 +490,17 @@ void backendGroupCreated(Group::Impl &g) {
   g.backend = std::shared_ptr<void>(c.release(), [](void *v) {
     auto *c = static_cast<Comm *>(v);
     liveComms().erase(c);
-    if (!c->aborted) { // an aborted or released one is gone already
-      // Nothing queued on the communication stream may still use it.
-      if (cuda::state().ready)
-        cudaStreamSynchronize(cuda::state().comm);
-      ncclCommDestroy(c->comm);
+    // Nothing queued on the communication stream may still use it: a
+    // polling wait (a failed peer aborts the communicators and ends it).
+    if (!c->aborted && cuda::state().ready) {
+      try {
+        drain(cuda::state().comm, "Grid (releasing an NCCL communicator)");
+      } catch (const std::exception &e) {
+        std::fprintf(stderr, "trident runtime: %s\n", e.what());
+      }
     }
+    if (!c->aborted) // an aborted or released one is gone already
+      ncclCommDestroy(c->comm);
     delete c;
   });
 }
