@@ -840,8 +840,9 @@ private:
 /// Asynchronous in-place sum; `t` must not be touched until wait().
 /// The CPU backend completes it before returning, or with
 /// TRIDENT_RT_DEFER_ASYNC=1 in the environment writes the result into `t`
-/// only in wait(), so that a program reading or writing `t` too early
-/// fails its tests on the CPU as it would on a GPU.
+/// only in wait(), so that a program reading `t` too early fails its tests
+/// on the CPU as it would on a GPU, and refuses in wait() a write to `t`
+/// made before it.
 [[nodiscard]] Pending allReduceSumAsync(Tensor &t, const Group &g);
 /// Asynchronous reduceScatterSum; `out` must not be touched, nor `in`
 /// written, until wait(): NCCL may read `in` until then. The CPU backend
@@ -928,7 +929,10 @@ void zero2AccumulateGrad(Tensor &sliceGrad, const Tensor &fullGrad,
 /// wait(), which must come before `sliceGrad` is read. The caller may
 /// release `fullGrad` at once; until wait() a full-size copy of it stays
 /// alive. The CPU backend completes it before returning (in wait() under
-/// TRIDENT_RT_DEFER_ASYNC=1).
+/// TRIDENT_RT_DEFER_ASYNC=1). `fullGrad` is read on the compute stream
+/// when called: an asynchronous sum into it (allReduceSumAsync over tp)
+/// must be waited for first, unlike reduceScatterSumAsync's input, which
+/// is read on the communication stream after the sums issued before it.
 [[nodiscard]] Pending zero2AccumulateGradAsync(Tensor &sliceGrad,
                                                const Tensor &fullGrad,
                                                const Group &dp);

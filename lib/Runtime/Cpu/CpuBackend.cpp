@@ -236,7 +236,8 @@ Tensor issuedView(const Tensor &t) {
 }
 /// A Pending that copies `result` into `target` when waited for.
 ///
-/// With `in` (the gathers and scatters): NCCL reads it on the
+/// With `in` (the gathers and scatters, and the all-reduce's own buffer):
+/// NCCL reads it on the
 /// communication stream, possibly until wait(), so it too must stay as it
 /// was; a change made before wait() is refused, since the GPU would have
 /// sent some of it. An `in` that has a held-back result of its own is left
@@ -273,7 +274,9 @@ Pending allReduceSumAsync(Tensor &t, const Group &g) {
   }
   Tensor result = issuedView(t).clone();
   allReduceSum(result, g);
-  return deferred(t, result);
+  // NCCL reads and writes `t` in place until wait(): a write before it is
+  // refused, as for the gathers' and scatters' inputs.
+  return deferred(t, result, &t, "allReduceSumAsync");
 }
 Pending reduceScatterSumAsync(Tensor &out, const Tensor &in, int dim,
                               const Group &g) {

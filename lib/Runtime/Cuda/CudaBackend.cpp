@@ -293,6 +293,10 @@ bool setTf32Gemms(bool on) {
   return true;
 }
 
+namespace {
+void releaseFinishedSends(bool all);
+} // namespace
+
 void synchronize() {
   cuda::State &s = cuda::state();
   if (s.ready) {
@@ -300,6 +304,11 @@ void synchronize() {
     drain(s.comm, "synchronize");
   }
   cuda::check(cudaDeviceSynchronize(), "synchronize");
+  // Sent copies whose transfer is done go now (else only at the next
+  // exchange), so a memory report after a step counts what the CPU twin's
+  // does.
+  if (s.ready)
+    releaseFinishedSends(false);
 }
 
 void synchronizeCompute() {
@@ -307,9 +316,6 @@ void synchronizeCompute() {
   drain(s.compute, "synchronizeCompute");
 }
 
-namespace {
-void releaseFinishedSends(bool all);
-} // namespace
 
 namespace detail {
 std::shared_ptr<void> allocate(size_t bytes) {

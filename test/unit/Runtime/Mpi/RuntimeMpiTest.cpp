@@ -296,6 +296,15 @@ void testCollectives(const Grid &grid) {
       EXPECT(msg.find("reduceScatterSumAsync") != std::string::npos &&
                  msg.find("written before wait()") != std::string::npos,
              "deferred: reduceScatterSumAsync's input written early");
+      // The in-place sum's own buffer, which NCCL reads and writes.
+      Tensor sumBuf({2});
+      sumBuf.fromHost({1.0f, float(r)});
+      Pending sum = allReduceSumAsync(sumBuf, w);
+      sumBuf.fromHost({5.0f, 5.0f});
+      msg = errorOf([&] { sum.wait(); });
+      EXPECT(msg.find("allReduceSumAsync") != std::string::npos &&
+                 msg.find("written before wait()") != std::string::npos,
+             "deferred: allReduceSumAsync's buffer written early");
     }
   }
   // all-gather along dim 1 of [2, 2]: out[i, 2r + j] = 10 r + 2 i + j.
