@@ -13,12 +13,20 @@
 #  2. runs one bundled program the way the device does, through
 #     test/e2e/run-e2e.sh --bundle-in: taken from the bundle instead of
 #     `trident emit`, compiled and run here on the CPU runtime, and held
-#     to its own single-rank run.
+#     to its own single-rank run;
+#  3. shows how ctest's GPU tests decide (test/e2e/gpu-gate.sh: skipped
+#     with exit 77 where nvidia-smi lists no GPU, run where it does) and
+#     what e2e-cuda runs on a GPU machine (test/e2e/cuda-e2e.sh
+#     --dry-run: the Adam and SGD plans on the CUDA runtime against the
+#     CPU runtime's single-rank runs, then the single-rank run with
+#     one-rank NCCL communicators).
 #
 # Expected output shape: the bundle's lines ("emitted 22 cuda programs and
 # 11 cpu references", "emitted 6 ...", two "planned and emitted" lines,
 # its size); the program counts per folder; then run-e2e's table with a
-# "reference" row and a "match" row for tiny-llama-single.
+# "reference" row and a "match" row for tiny-llama-single; the gate's
+# line and its exit status (77 here, without a GPU); three run-e2e.sh
+# command lines.
 #
 # Usage: bash python-free-examples/25-gpu-bundle.sh
 #        (needs mpirun; TRIDENT_BIN as in example 01: the build directory
@@ -44,3 +52,15 @@ echo "# 2. One bundled program through run-e2e.sh --bundle-in (CPU runtime)"
 echo "\$ bash test/e2e/run-e2e.sh --bundle-in bundle/e2e tiny-llama-single"
 bash test/e2e/run-e2e.sh --build-dir "$BUILD" --work "$tmp/work" \
   --bundle-in "$tmp/bundle/e2e" tiny-llama-single
+
+echo
+echo "# 3. ctest's GPU tests: the gate, and what e2e-cuda runs on a GPU"
+echo "\$ bash test/e2e/gpu-gate.sh true"
+set +e
+bash test/e2e/gpu-gate.sh true
+rc=$?
+set -e
+echo "exit status $rc"
+echo "\$ bash test/e2e/cuda-e2e.sh --build-dir build --dry-run"
+bash test/e2e/cuda-e2e.sh --build-dir "$BUILD" --dry-run |
+  sed "s|$BUILD|build|g; s|$(pwd)/||g"
