@@ -72,7 +72,7 @@ mpirun -np 1 --allow-run-as-root "$build/bin/trident-runtime-cuda-smoke"
 # collectives, in-place forms and events on this one GPU.
 elapsed
 echo "== CUDA runtime smoke test (1 rank, TRIDENT_CUDA_NCCL_SELF=1: NCCL)"
-TRIDENT_CUDA_NCCL_SELF=1 mpirun -np 1 --allow-run-as-root \
+bash "$root/test/unit/Runtime/Cuda/nccl-self-smoke.sh" mpirun \
   "$build/bin/trident-runtime-cuda-smoke" || failed="$failed smoke-nccl-self"
 # The runtime's MPI test on the CUDA runtime: collectives, transfers,
 # ZeRO, vocab-parallel loss and a tp MLP on 4 ranks (host-staged where

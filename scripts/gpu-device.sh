@@ -240,8 +240,9 @@ multi=1
 case "$mode" in
 *[Ee]xclusive*|*[Pp]rohibited*)
   multi=0
-  echo "gpu-device: compute mode '$mode' allows one process on the GPU:" \
-       "the multi-rank CUDA checks are skipped"
+  echo "gpu-device: compute mode '$mode' admits one process on the GPU" \
+       "(Exclusive_Process) or none (Prohibited): the multi-rank CUDA" \
+       "checks are skipped"
   failed="$failed multi-rank-skipped" ;;
 esac
 elapsed
@@ -249,8 +250,8 @@ echo "== CUDA runtime smoke test (1 rank)"
 "${mpi[@]}" -np 1 "$build/bin/trident-runtime-cuda-smoke" || failed="$failed smoke"
 elapsed
 echo "== CUDA runtime smoke test (1 rank, TRIDENT_CUDA_NCCL_SELF=1: NCCL)"
-TRIDENT_CUDA_NCCL_SELF=1 "${mpi[@]}" -np 1 "$build/bin/trident-runtime-cuda-smoke" ||
-  failed="$failed smoke-nccl-self"
+bash "$root/test/unit/Runtime/Cuda/nccl-self-smoke.sh" "$MPIRUN" \
+  "$build/bin/trident-runtime-cuda-smoke" || failed="$failed smoke-nccl-self"
 if [ "$multi" = 1 ]; then
   elapsed
   echo "== CUDA runtime MPI test (4 ranks)"

@@ -42,7 +42,7 @@ if [ -z "$build" ]; then
   exit 2
 fi
 case "$jobs" in
-''|*[!0-9]*|0) echo "cuda-e2e.sh: --jobs expects a positive integer, got '$jobs'" >&2; exit 2 ;;
+''|*[!0-9]*|0*) echo "cuda-e2e.sh: --jobs expects a positive integer, got '$jobs'" >&2; exit 2 ;;
 esac
 work=${work:-$build/test/e2e}
 adam=() sgd=()

@@ -4,8 +4,8 @@
 # usage: gpu-gate.sh COMMAND [ARG...]
 #
 # ctest registers the CUDA runtime's tests (runtime-smoke-cuda,
-# runtime-mpi-4-cuda, e2e-cuda) through this gate wherever the CUDA runtime
-# is built. On a machine with a GPU (`nvidia-smi -L` lists one) it runs
+# runtime-smoke-cuda-nccl-self, runtime-mpi-4-cuda, e2e-cuda) through this
+# gate wherever the CUDA runtime is built and mpirun is found. On a machine with a GPU (`nvidia-smi -L` lists one) it runs
 # COMMAND and exits with its status; elsewhere it prints why and exits 77,
 # which the tests declare as SKIP_RETURN_CODE, so ctest reports them as
 # skipped, not passed. TRIDENT_GPU_TESTS=0 skips them on a GPU machine too.

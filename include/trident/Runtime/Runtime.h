@@ -842,7 +842,8 @@ private:
 /// TRIDENT_RT_DEFER_ASYNC=1 in the environment writes the result into `t`
 /// only in wait(), so that a program reading `t` too early fails its tests
 /// on the CPU as it would on a GPU, and refuses in wait() a write to `t`
-/// made before it.
+/// made before it (not checked for a sum issued while an earlier one on
+/// `t` is still held back: that one's wait() writes `t`).
 [[nodiscard]] Pending allReduceSumAsync(Tensor &t, const Group &g);
 /// Asynchronous reduceScatterSum; `out` must not be touched, nor `in`
 /// written, until wait(): NCCL may read `in` until then. The CPU backend

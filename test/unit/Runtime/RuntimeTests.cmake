@@ -83,25 +83,24 @@ if(TARGET TridentRuntimeCuda)
       COMMAND bash ${TRIDENT_GPU_GATE} ${TRIDENT_MPIEXEC} -np 1
               --allow-run-as-root $<TARGET_FILE:trident-runtime-cuda-smoke>)
     set_tests_properties(runtime-smoke-cuda PROPERTIES TIMEOUT 300
-                         SKIP_RETURN_CODE 77
+                         SKIP_RETURN_CODE 77 RESOURCE_LOCK gpu
                          ENVIRONMENT "${TRIDENT_MPI_TEST_ENV}"
                          FAIL_REGULAR_EXPRESSION "cuda smoke: FAILED")
     # The same with one-rank NCCL communicators for the groups of one
     # (TRIDENT_CUDA_NCCL_SELF=1): NCCL's collectives, their in-place forms
     # and events on one GPU (ranks sharing a GPU cannot use NCCL).
-    set(TRIDENT_NCCL_SELF_ENV ${TRIDENT_MPI_TEST_ENV} TRIDENT_CUDA_NCCL_SELF=1)
     add_test(NAME runtime-smoke-cuda-nccl-self
-      COMMAND bash ${TRIDENT_GPU_GATE} ${TRIDENT_MPIEXEC} -np 1
-              --allow-run-as-root $<TARGET_FILE:trident-runtime-cuda-smoke>)
+      COMMAND bash ${TRIDENT_GPU_GATE} bash
+              ${CMAKE_CURRENT_LIST_DIR}/Cuda/nccl-self-smoke.sh
+              ${TRIDENT_MPIEXEC} $<TARGET_FILE:trident-runtime-cuda-smoke>)
     set_tests_properties(runtime-smoke-cuda-nccl-self PROPERTIES TIMEOUT 300
-                         SKIP_RETURN_CODE 77
-                         ENVIRONMENT "${TRIDENT_NCCL_SELF_ENV}"
-                         FAIL_REGULAR_EXPRESSION "cuda smoke: FAILED")
+                         SKIP_RETURN_CODE 77 RESOURCE_LOCK gpu
+                         ENVIRONMENT "${TRIDENT_MPI_TEST_ENV}")
     add_test(NAME runtime-mpi-4-cuda
       COMMAND bash ${TRIDENT_GPU_GATE} ${TRIDENT_MPIEXEC} -np 4 --oversubscribe
               --allow-run-as-root $<TARGET_FILE:trident-runtime-mpi-test-cuda>)
     set_tests_properties(runtime-mpi-4-cuda PROPERTIES TIMEOUT 300
-                         SKIP_RETURN_CODE 77
+                         SKIP_RETURN_CODE 77 RESOURCE_LOCK gpu
                          ENVIRONMENT "${TRIDENT_MPI_TEST_ENV}")
   endif()
 else()
