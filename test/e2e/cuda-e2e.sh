@@ -80,7 +80,20 @@ echo "== CUDA end-to-end, Adam: ${#adam[@]} plans"
 echo "== CUDA end-to-end, SGD (lr 1): ${#sgd[@]} plans"
 "${cmd_sgd[@]}" || failed="$failed sgd"
 echo "== CUDA end-to-end, one rank with NCCL groups of one (TRIDENT_CUDA_NCCL_SELF=1)"
-"${cmd_self[@]}" || failed="$failed nccl-self"
+# Its output kept, to require the runtime's report that NCCL
+# communicators were used (the run would match without them too).
+mkdir -p "$work"
+set +e
+"${cmd_self[@]}" 2>&1 | tee "$work/e2e-cuda-nccl-self.out"
+rc=${PIPESTATUS[0]}
+set -e
+if [ "$rc" -ne 0 ]; then
+  failed="$failed nccl-self"
+elif ! grep -Eq 'TRIDENT_CUDA_NCCL_SELF=1: [1-9][0-9]* NCCL communicators live at finalize' \
+       "$work/e2e-cuda-nccl-self.out"; then
+  echo "cuda-e2e.sh: the TRIDENT_CUDA_NCCL_SELF=1 run used no NCCL communicator" >&2
+  failed="$failed nccl-self(no NCCL)"
+fi
 if [ -n "$failed" ]; then
   echo "cuda-e2e.sh: FAILED:$failed" >&2
   exit 1
