@@ -97,7 +97,7 @@ if(TARGET TridentRuntimeCuda)
                          SKIP_RETURN_CODE 77 RESOURCE_LOCK gpu
                          ENVIRONMENT "${TRIDENT_MPI_TEST_ENV}")
     add_test(NAME runtime-mpi-4-cuda
-      COMMAND bash ${TRIDENT_GPU_GATE} ${TRIDENT_MPIEXEC} -np 4 --oversubscribe
+      COMMAND bash ${TRIDENT_GPU_GATE} --ranks 4 ${TRIDENT_MPIEXEC} -np 4 --oversubscribe
               --allow-run-as-root $<TARGET_FILE:trident-runtime-mpi-test-cuda>)
     set_tests_properties(runtime-mpi-4-cuda PROPERTIES TIMEOUT 300
                          SKIP_RETURN_CODE 77 RESOURCE_LOCK gpu
