@@ -72,8 +72,9 @@ mpirun -np 1 --allow-run-as-root "$build/bin/trident-runtime-cuda-smoke"
 # collectives, in-place forms and events on this one GPU.
 elapsed
 echo "== CUDA runtime smoke test (1 rank, TRIDENT_CUDA_NCCL_SELF=1: NCCL)"
-bash "$root/test/unit/Runtime/Cuda/nccl-self-smoke.sh" mpirun \
-  "$build/bin/trident-runtime-cuda-smoke" || failed="$failed smoke-nccl-self"
+bash "$root/test/e2e/nccl-self.sh" "$build/nccl-self-smoke.out" \
+  mpirun -np 1 --allow-run-as-root "$build/bin/trident-runtime-cuda-smoke" ||
+  failed="$failed smoke-nccl-self"
 # The runtime's MPI test on the CUDA runtime: collectives, transfers,
 # ZeRO, vocab-parallel loss and a tp MLP on 4 ranks (host-staged where
 # they share a GPU, NCCL where each has its own).

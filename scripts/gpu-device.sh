@@ -22,8 +22,9 @@
 #     MPI works), the CUDA smoke test on 1 rank, again with one-rank NCCL
 #     communicators (TRIDENT_CUDA_NCCL_SELF=1: NCCL's collectives on one
 #     GPU), then the MPI test on the CUDA runtime (host-staged
-#     collectives: the ranks share the GPU; skipped, and reported, when
-#     the GPU's compute mode admits one process only);
+#     collectives: the ranks share the GPU; through test/e2e/gpu-gate.sh,
+#     which skips it, reported, where the compute mode admits fewer
+#     processes);
 #  4. the bundle's CUDA end-to-end programs, each held to the CPU runtime's
 #     single-rank run of its model compiled and run here
 #     (test/e2e/run-e2e.sh --bundle-in): `single` with one-rank NCCL
@@ -229,34 +230,31 @@ if [ "$gpu" = 0 ]; then
   [ -z "$failed" ] || { echo "gpu-device: FAILED:$failed" >&2; exit 1; }
   exit 0
 fi
-# Several ranks on the one GPU need its default compute mode: under an
-# exclusive mode every rank after the first fails to create its context,
-# so those checks are skipped (and the summary says so) rather than run
-# into a known failure. The mode is only read, never changed.
-mode=$(nvidia-smi --query-gpu=compute_mode --format=csv,noheader 2>/dev/null |
-       head -1 || true)
-echo "gpu-device: GPU compute mode: ${mode:-unknown}"
-multi=1
-case "$mode" in
-*[Ee]xclusive*|*[Pp]rohibited*)
-  multi=0
-  echo "gpu-device: compute mode '$mode' admits one process on the GPU" \
-       "(Exclusive_Process) or none (Prohibited): the multi-rank CUDA" \
-       "checks are skipped"
-  failed="$failed multi-rank-skipped" ;;
-esac
+# gated RANKS NAME COMMAND...: COMMAND through test/e2e/gpu-gate.sh, which
+# reads the GPUs' compute mode (never changing it) and skips, saying why,
+# a check of more ranks than an exclusive mode admits (ranks after the
+# first would fail to open the GPU); a skip is reported as NAME-skipped.
+gated() {
+  local ranks=$1 name=$2 rc=0
+  shift 2
+  bash "$root/test/e2e/gpu-gate.sh" --ranks "$ranks" "$@" || rc=$?
+  case $rc in
+  0) ;;
+  77) failed="$failed $name-skipped" ;;
+  *) failed="$failed $name" ;;
+  esac
+}
 elapsed
 echo "== CUDA runtime smoke test (1 rank)"
 "${mpi[@]}" -np 1 "$build/bin/trident-runtime-cuda-smoke" || failed="$failed smoke"
 elapsed
 echo "== CUDA runtime smoke test (1 rank, TRIDENT_CUDA_NCCL_SELF=1: NCCL)"
-bash "$root/test/unit/Runtime/Cuda/nccl-self-smoke.sh" "$MPIRUN" \
-  "$build/bin/trident-runtime-cuda-smoke" || failed="$failed smoke-nccl-self"
-if [ "$multi" = 1 ]; then
-  elapsed
-  echo "== CUDA runtime MPI test (4 ranks)"
-  "${mpi[@]}" -np 4 "$build/bin/trident-runtime-mpi-test-cuda" || failed="$failed mpi"
-fi
+bash "$root/test/e2e/nccl-self.sh" "$build/nccl-self-smoke.out" \
+  "${mpi[@]}" -np 1 "$build/bin/trident-runtime-cuda-smoke" ||
+  failed="$failed smoke-nccl-self"
+elapsed
+echo "== CUDA runtime MPI test (4 ranks)"
+gated 4 mpi "${mpi[@]}" -np 4 "$build/bin/trident-runtime-mpi-test-cuda"
 
 #--- 4. End-to-end -------------------------------------------------------===#
 # run-e2e's table; the plans are the bundle's.
@@ -265,23 +263,22 @@ if [ "$e2e" = 1 ]; then
   elapsed
   echo "== CUDA end-to-end, one rank with NCCL groups of one (TRIDENT_CUDA_NCCL_SELF=1)"
   # Requires the runtime's report of NCCL communicators too.
-  bash "$root/test/e2e/nccl-self-e2e.sh" "$build/e2e-cuda-nccl-self.out" \
+  bash "$root/test/e2e/nccl-self.sh" "$build/e2e-cuda-nccl-self.out" \
+    bash "$root/test/e2e/run-e2e.sh" \
     --backend cuda --reference-backend cpu --build-dir "$build" \
     --work "$build/e2e-cuda-nccl-self" --bundle-in "$bundle/e2e" single ||
     failed="$failed e2e-nccl-self"
-fi
-if [ "$e2e" = 1 ] && [ "$multi" = 1 ]; then
   elapsed
   echo "== CUDA end-to-end tests (ranks share the GPU: host-staged MPI collectives)"
   # shellcheck disable=SC2046 # one plan name per word
-  bash "$root/test/e2e/run-e2e.sh" --backend cuda --reference-backend cpu \
-    --build-dir "$build" --jobs "$jobs" --work "$build/e2e-cuda" \
-    --bundle-in "$bundle/e2e" $(bundlePlans adam-1e-3) || failed="$failed e2e"
+  gated 8 e2e bash "$root/test/e2e/run-e2e.sh" --backend cuda \
+    --reference-backend cpu --build-dir "$build" --jobs "$jobs" \
+    --work "$build/e2e-cuda" --bundle-in "$bundle/e2e" $(bundlePlans adam-1e-3)
   # shellcheck disable=SC2046
-  bash "$root/test/e2e/run-e2e.sh" --backend cuda --reference-backend cpu \
-    --build-dir "$build" --jobs "$jobs" --work "$build/e2e-cuda-sgd" \
-    --optimizer sgd --lr 1 --bundle-in "$bundle/e2e" $(bundlePlans sgd-1) ||
-    failed="$failed e2e-sgd"
+  gated 8 e2e-sgd bash "$root/test/e2e/run-e2e.sh" --backend cuda \
+    --reference-backend cpu --build-dir "$build" --jobs "$jobs" \
+    --work "$build/e2e-cuda-sgd" --optimizer sgd --lr 1 \
+    --bundle-in "$bundle/e2e" $(bundlePlans sgd-1)
 fi
 
 #--- 5. Benchmarks -------------------------------------------------------===#

@@ -66,8 +66,9 @@ cmd_sgd=(bash "$here/run-e2e.sh" "${common[@]}" --work "$work/e2e-cuda-sgd"
 # (TRIDENT_CUDA_NCCL_SELF=1): the program's gradient sums, vocabulary
 # maxima and the like run through NCCL and its events on a single GPU,
 # where the multi-rank plans share that GPU and stage through MPI.
-cmd_self=(bash "$here/nccl-self-e2e.sh" "$work/e2e-cuda-nccl-self.out"
-          "${common[@]}" --work "$work/e2e-cuda-nccl-self" single)
+cmd_self=(bash "$here/nccl-self.sh" "$work/e2e-cuda-nccl-self.out"
+          bash "$here/run-e2e.sh" "${common[@]}" --work "$work/e2e-cuda-nccl-self"
+          single)
 if [ $dry = 1 ]; then
   echo "${cmd_adam[*]}"
   echo "${cmd_sgd[*]}"

@@ -114,14 +114,16 @@ bool ncclSelf() {
 struct Comm {
   ncclComm_t comm = nullptr;
   std::string name;
-  bool aborted = false;  ///< aborted or released: not to be used again
-  bool released = false; ///< destroyed by finalize
-  uint64_t serial = 0;   ///< creation order (the same on every rank)
+  /// Live; aborted after an error (ncclCommAbort); released by finalize
+  /// (ncclCommDestroy). Only a live one may be used or destroyed.
+  enum class Status { Live, Aborted, Released } status = Status::Live;
+  bool live() const { return status == Status::Live; }
 };
-/// The live communicators, polled for asynchronous errors while the host
-/// waits for the device (drain).
-std::set<Comm *> &liveComms() {
-  static std::set<Comm *> live;
+/// The live communicators in creation order (the same on every rank),
+/// polled for asynchronous errors while the host waits for the device
+/// (drain) and destroyed in that order by finalize.
+std::vector<Comm *> &liveComms() {
+  static std::vector<Comm *> live;
   return live;
 }
 
@@ -129,10 +131,10 @@ ncclComm_t commOf(const Group::Impl &G) {
   const Comm *c = static_cast<const Comm *>(G.backend.get());
   if (!c) // callers handle groups of one and host-staged groups first
     detail::fail("NCCL", "group '" + G.name + "' has no NCCL communicator");
-  if (c->released)
+  if (c->status == Comm::Status::Released)
     detail::fail("NCCL", "the communicator of group '" + G.name +
                              "' was released by finalize");
-  if (c->aborted)
+  if (c->status == Comm::Status::Aborted)
     detail::fail("NCCL", "the communicator of group '" + G.name +
                              "' was aborted after an earlier error");
   return c->comm;
@@ -144,7 +146,7 @@ ncclComm_t commOf(const Group::Impl &G) {
 void checkCommErrors(const char *fn) {
   for (Comm *c : liveComms()) {
     ncclResult_t st = ncclSuccess;
-    if (c->aborted || ncclCommGetAsyncError(c->comm, &st) != ncclSuccess ||
+    if (!c->live() || ncclCommGetAsyncError(c->comm, &st) != ncclSuccess ||
         st == ncclSuccess || st == ncclInProgress)
       continue;
     std::string what = "NCCL reported an asynchronous error on group '" +
@@ -152,9 +154,9 @@ void checkCommErrors(const char *fn) {
                        ncclGetLastError(c->comm) +
                        "); a peer rank may have failed or a link dropped";
     for (Comm *other : liveComms())
-      if (!other->aborted) {
+      if (other->live()) {
         ncclCommAbort(other->comm);
-        other->aborted = true;
+        other->status = Comm::Status::Aborted;
       }
     detail::fail(fn, what);
   }
@@ -371,6 +373,33 @@ void copyOnBackend(void *dst, const void *src, size_t bytes) {
               "copy");
 }
 
+namespace {
+/// Every member's GPU as "host#PCI bus id", gathered over `comm` in rank
+/// order: by bus id, not by device ordinal, since under per-rank
+/// CUDA_VISIBLE_DEVICES (Slurm's --gpus-per-task) every rank of a node sees
+/// its own GPU as device 0.
+std::vector<std::string> gatherGpuIds(MPI_Comm comm, int size,
+                                      const char *fn) {
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int len = 0;
+  MPI_Get_processor_name(name, &len);
+  char bus[32] = {};
+  cuda::check(cudaDeviceGetPCIBusId(bus, int(sizeof bus) - 1,
+                                    cuda::state().device),
+              fn);
+  constexpr int kKey = MPI_MAX_PROCESSOR_NAME + 48;
+  std::vector<char> mine(kKey, 0), all(size_t(kKey) * size_t(size), 0);
+  std::snprintf(mine.data(), kKey, "%s#%s", name, bus);
+  check(MPI_Allgather(mine.data(), kKey, MPI_CHAR, all.data(), kKey, MPI_CHAR,
+                      comm) == MPI_SUCCESS,
+        fn, "MPI_Allgather of the GPU identities failed");
+  std::vector<std::string> ids;
+  for (int r = 0; r < size; ++r)
+    ids.emplace_back(all.data() + size_t(r) * kKey);
+  return ids;
+}
+} // namespace
+
 void backendInit() {
   cuda::State &s = cuda::state();
   const char *fn = "init (CUDA)";
@@ -388,19 +417,11 @@ void backendInit() {
         fn, "MPI_Comm_rank/size of the node's ranks failed");
   s.device = localRank % count;
   cuda::check(cudaSetDevice(s.device), fn);
-  // How many of the node's ranks use this GPU, by PCI bus id (under
-  // per-rank CUDA_VISIBLE_DEVICES every rank sees its own GPU as device 0).
-  constexpr int kBus = 32;
-  char bus[kBus] = {};
-  cuda::check(cudaDeviceGetPCIBusId(bus, kBus - 1, s.device), fn);
-  std::vector<char> buses(size_t(kBus) * size_t(localSize), 0);
-  check(MPI_Allgather(bus, kBus, MPI_CHAR, buses.data(), kBus, MPI_CHAR,
-                      local) == MPI_SUCCESS,
-        fn, "MPI_Allgather of the node's GPU bus ids failed");
+  // How many of the node's ranks use this GPU.
+  const std::vector<std::string> nodeGpus = gatherGpuIds(local, localSize, fn);
   MPI_Comm_free(&local);
-  int onThisGpu = 0;
-  for (int r = 0; r < localSize; ++r)
-    onThisGpu += std::string(buses.data() + size_t(r) * kBus) == bus;
+  const auto onThisGpu = std::count(nodeGpus.begin(), nodeGpus.end(),
+                                    nodeGpus[size_t(localRank)]);
   cuda::check(cudaStreamCreateWithFlags(&s.compute, cudaStreamNonBlocking), fn);
   cuda::check(cudaStreamCreateWithFlags(&s.comm, cudaStreamNonBlocking), fn);
   cuda::check(cublasCreate(&s.cublas), fn);
@@ -435,20 +456,17 @@ void backendFinalize() {
   // Runtime.h: finalize frees the communicators, also of groups that are
   // still alive (their deleters then skip them), before the streams go and
   // before MPI_Finalize; in the order they were created on every rank.
-  std::vector<Comm *> comms(liveComms().begin(), liveComms().end());
+  const std::vector<Comm *> comms = liveComms();
   if (ncclSelf()) // what ctest's runtime-smoke-cuda-nccl-self looks for
     std::fprintf(stderr,
                  "trident runtime: TRIDENT_CUDA_NCCL_SELF=1: %d NCCL "
                  "communicators live at finalize\n",
                  int(std::count_if(comms.begin(), comms.end(),
-                                   [](const Comm *c) { return !c->aborted; })));
-  std::sort(comms.begin(), comms.end(),
-            [](const Comm *a, const Comm *b) { return a->serial < b->serial; });
+                                   [](const Comm *c) { return c->live(); })));
   for (Comm *c : comms) {
-    if (!c->aborted)
+    if (c->live())
       ncclCommDestroy(c->comm);
-    c->aborted = true; // released: any later use is refused by commOf
-    c->released = true;
+    c->status = Comm::Status::Released; // later use is refused by commOf
   }
   liveComms().clear();
   cublasDestroy(s.cublas);
@@ -475,27 +493,8 @@ void backendGroupCreated(Group::Impl &g) {
   // Such a group keeps no NCCL communicator: its collectives are staged
   // through host memory over its MPI communicator (g.backend == nullptr).
   if (g.size > 1) {
-    // The GPU by host and PCI bus id, not by device ordinal: under
-    // per-rank CUDA_VISIBLE_DEVICES (Slurm's --gpus-per-task) every rank
-    // of a node sees its own GPU as device 0.
-    char name[MPI_MAX_PROCESSOR_NAME] = {};
-    int len = 0;
-    MPI_Get_processor_name(name, &len);
-    char bus[32] = {};
-    cuda::check(cudaDeviceGetPCIBusId(bus, int(sizeof bus) - 1,
-                                      cuda::state().device),
-                fn);
-    constexpr int kKey = MPI_MAX_PROCESSOR_NAME + 48;
-    std::vector<char> mine(kKey, 0), all(size_t(kKey) * size_t(g.size), 0);
-    std::snprintf(mine.data(), kKey, "%s#%s", name, bus);
-    check(MPI_Allgather(mine.data(), kKey, MPI_CHAR, all.data(), kKey,
-                        MPI_CHAR, g.comm) == MPI_SUCCESS,
-          fn, "MPI_Allgather of the GPU identities failed");
-    std::set<std::string> seen;
-    bool shared = false;
-    for (int r = 0; r < g.size; ++r)
-      shared |= !seen.insert(std::string(all.data() + size_t(r) * kKey)).second;
-    if (shared) {
+    const std::vector<std::string> ids = gatherGpuIds(g.comm, g.size, fn);
+    if (std::set<std::string>(ids.begin(), ids.end()).size() < ids.size()) {
       g.backend = nullptr;
       return;
     }
@@ -505,26 +504,24 @@ void backendGroupCreated(Group::Impl &g) {
     ncclCheck(ncclGetUniqueId(&id), fn, g.name);
   check(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, g.comm) == MPI_SUCCESS, fn,
         "MPI_Bcast of the NCCL unique id failed");
-  static uint64_t created = 0;
   auto c = std::make_unique<Comm>();
   c->name = g.name;
-  c->serial = created++;
   ncclCheck(ncclCommInitRank(&c->comm, g.size, id, g.rank), fn, g.name);
-  liveComms().insert(c.get());
+  liveComms().push_back(c.get());
   g.backend = std::shared_ptr<void>(c.release(), [](void *v) {
     auto *c = static_cast<Comm *>(v);
     // Nothing queued on the communication stream may still use it: a
     // polling wait, with this communicator still among those polled (a
     // failed peer aborts them all and ends it).
-    if (!c->aborted && cuda::state().ready) {
+    if (c->live() && cuda::state().ready) {
       try {
         drain(cuda::state().comm, "Grid (releasing an NCCL communicator)");
       } catch (const std::exception &e) {
         std::fprintf(stderr, "trident runtime: %s\n", e.what());
       }
     }
-    liveComms().erase(c);
-    if (!c->aborted) // an aborted or released one is gone already
+    std::erase(liveComms(), c);
+    if (c->live()) // an aborted or released one is gone already
       ncclCommDestroy(c->comm);
     delete c;
   });

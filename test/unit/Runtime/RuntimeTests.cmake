@@ -91,8 +91,10 @@ if(TARGET TridentRuntimeCuda)
     # and events on one GPU (ranks sharing a GPU cannot use NCCL).
     add_test(NAME runtime-smoke-cuda-nccl-self
       COMMAND bash ${TRIDENT_GPU_GATE} bash
-              ${CMAKE_CURRENT_LIST_DIR}/Cuda/nccl-self-smoke.sh
-              ${TRIDENT_MPIEXEC} $<TARGET_FILE:trident-runtime-cuda-smoke>)
+              ${PROJECT_SOURCE_DIR}/test/e2e/nccl-self.sh
+              ${CMAKE_CURRENT_BINARY_DIR}/nccl-self-smoke.out
+              ${TRIDENT_MPIEXEC} -np 1 --allow-run-as-root
+              $<TARGET_FILE:trident-runtime-cuda-smoke>)
     set_tests_properties(runtime-smoke-cuda-nccl-self PROPERTIES TIMEOUT 300
                          SKIP_RETURN_CODE 77 RESOURCE_LOCK gpu
                          ENVIRONMENT "${TRIDENT_MPI_TEST_ENV}")
