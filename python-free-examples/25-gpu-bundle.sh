@@ -18,14 +18,13 @@
 #     with exit 77 where nvidia-smi lists no GPU, run where it does) and
 #     what e2e-cuda runs on a GPU machine (test/e2e/cuda-e2e.sh
 #     --dry-run: the Adam and SGD plans on the CUDA runtime against the
-#     CPU runtime's single-rank runs, then the single-rank run with
-#     one-rank NCCL communicators).
+#     CPU runtime's single-rank runs).
 #
 # Expected output shape: the bundle's lines ("emitted 22 cuda programs and
 # 11 cpu references", "emitted 6 ...", two "planned and emitted" lines,
 # its size); the program counts per folder; then run-e2e's table with a
 # "reference" row and a "match" row for tiny-llama-single; the gate's
-# line and its exit status (77 here, without a GPU); three run-e2e.sh
+# line and its exit status (77 here, without a GPU); two run-e2e.sh
 # command lines.
 #
 # Usage: bash python-free-examples/25-gpu-bundle.sh

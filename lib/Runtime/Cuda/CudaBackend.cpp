@@ -127,7 +127,20 @@ std::vector<Comm *> &liveComms() {
   return live;
 }
 
+/// NCCL communicators created and NCCL operations issued (each call of
+/// commOf), for finalize's TRIDENT_CUDA_NCCL_SELF=1 report: an emitted
+/// program releases its groups, and with them their communicators, before
+/// it calls finalize, so the live ones alone would show nothing.
+struct NcclUse {
+  long comms = 0, ops = 0;
+};
+NcclUse &ncclUse() {
+  static NcclUse u;
+  return u;
+}
+
 ncclComm_t commOf(const Group::Impl &G) {
+  ++ncclUse().ops;
   const Comm *c = static_cast<const Comm *>(G.backend.get());
   if (!c) // callers handle groups of one and host-staged groups first
     detail::fail("NCCL", "group '" + G.name + "' has no NCCL communicator");
@@ -457,10 +470,12 @@ void backendFinalize() {
   // still alive (their deleters then skip them), before the streams go and
   // before MPI_Finalize; in the order they were created on every rank.
   const std::vector<Comm *> comms = liveComms();
-  if (ncclSelf()) // what ctest's runtime-smoke-cuda-nccl-self looks for
+  if (ncclSelf()) // what test/e2e/nccl-self.sh looks for
     std::fprintf(stderr,
-                 "trident runtime: TRIDENT_CUDA_NCCL_SELF=1: %d NCCL "
+                 "trident runtime: TRIDENT_CUDA_NCCL_SELF=1: %ld NCCL "
+                 "communicators created, %ld NCCL operations issued, %d "
                  "communicators live at finalize\n",
+                 ncclUse().comms, ncclUse().ops,
                  int(std::count_if(comms.begin(), comms.end(),
                                    [](const Comm *c) { return c->live(); })));
   for (Comm *c : comms) {
@@ -507,6 +522,7 @@ void backendGroupCreated(Group::Impl &g) {
   auto c = std::make_unique<Comm>();
   c->name = g.name;
   ncclCheck(ncclCommInitRank(&c->comm, g.size, id, g.rank), fn, g.name);
+  ++ncclUse().comms;
   liveComms().push_back(c.get());
   g.backend = std::shared_ptr<void>(c.release(), [](void *v) {
     auto *c = static_cast<Comm *>(v);

@@ -18,6 +18,14 @@
 #include <string>
 #include <vector>
 
+// A kernel launch: `kernel<<<grid, block, shmem, stream>>>` under nvcc;
+// under the host emulation (Emu/include/EmuKernel.h, which defines it
+// first) a call that runs the kernel's threads on the CPU.
+#ifndef TRIDENT_LAUNCH
+#define TRIDENT_LAUNCH(kernel, grid, block, shmem, stream)                     \
+  kernel<<<grid, block, shmem, stream>>>
+#endif
+
 namespace trident::rt {
 
 using detail::check;
@@ -496,10 +504,10 @@ void columnSums(float *outA, float *outB, const ColTerms &t, int64_t rows,
     partB = Tensor({parts * cols});
   dim3 grid(unsigned((cols + kColTile - 1) / kColTile), unsigned(parts));
   dim3 block(kColTile, kColLanes);
-  kColPartial<<<grid, block, 0, stream()>>>(
+  TRIDENT_LAUNCH(kColPartial, grid, block, 0, stream())(
       partA.f32(), outB ? partB.f32() : nullptr, t, rows, cols, chunk);
   launched(fn);
-  kColFinish<<<blocksFor(cols), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kColFinish, blocksFor(cols), kThreads, 0, stream())(
       outA, outB, partA.f32(), outB ? partB.f32() : nullptr, parts, cols);
   launched(fn);
 }
@@ -563,7 +571,7 @@ void probDropout(float *dst, const float *src, int64_t b, int64_t h,
                  const AttentionDims &d, const char *fn) {
   const DropoutSite &site = d.dropout;
   const int64_t s = d.seq, t = d.keys();
-  kDropout<<<blocksFor(s * t), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kDropout, blocksFor(s * t), kThreads, 0, stream())(
       dst, src, s * t, s, t,
       hash::dropoutKey(site.seed, site.step, site.site),
       hash::dropoutThreshold(site.rate),
@@ -834,7 +842,7 @@ void copy(Tensor &dst, const Tensor &src) {
 void scale(Tensor &t, float alpha) {
   if (!t.numel())
     return;
-  kScale<<<blocksFor(t.numel()), kThreads, 0, stream()>>>(t.f32(), alpha,
+  TRIDENT_LAUNCH(kScale, blocksFor(t.numel()), kThreads, 0, stream())(t.f32(), alpha,
                                                            t.numel());
   launched("scale");
 }
@@ -843,7 +851,7 @@ void axpy(Tensor &y, const Tensor &x, float alpha) {
   sameNumel(y, x, "axpy");
   if (!y.numel())
     return;
-  kAxpy<<<blocksFor(y.numel()), kThreads, 0, stream()>>>(y.f32(), x.f32(),
+  TRIDENT_LAUNCH(kAxpy, blocksFor(y.numel()), kThreads, 0, stream())(y.f32(), x.f32(),
                                                           alpha, y.numel());
   launched("axpy");
 }
@@ -853,7 +861,7 @@ void add(Tensor &out, const Tensor &a, const Tensor &b) {
   sameNumel(out, b, "add");
   if (!out.numel())
     return;
-  kAdd<<<blocksFor(out.numel()), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kAdd, blocksFor(out.numel()), kThreads, 0, stream())(
       out.f32(), a.f32(), b.f32(), out.numel());
   launched("add");
 }
@@ -863,7 +871,7 @@ void mul(Tensor &out, const Tensor &a, const Tensor &b) {
   sameNumel(out, b, "mul");
   if (!out.numel())
     return;
-  kMul<<<blocksFor(out.numel()), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kMul, blocksFor(out.numel()), kThreads, 0, stream())(
       out.f32(), a.f32(), b.f32(), out.numel());
   launched("mul");
 }
@@ -879,7 +887,7 @@ void geluForward(Tensor &y, const Tensor &x, bool approximate) {
   sameNumel(y, x, "geluForward");
   if (!x.numel())
     return;
-  kGelu<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(y.f32(), x.f32(),
+  TRIDENT_LAUNCH(kGelu, blocksFor(x.numel()), kThreads, 0, stream())(y.f32(), x.f32(),
                                                           x.numel(), approximate);
   launched("geluForward");
 }
@@ -890,7 +898,7 @@ void geluBackward(Tensor &dx, const Tensor &dy, const Tensor &x,
   sameNumel(dy, x, "geluBackward");
   if (!x.numel())
     return;
-  kGeluBwd<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kGeluBwd, blocksFor(x.numel()), kThreads, 0, stream())(
       dx.f32(), dy.f32(), x.f32(), x.numel(), approximate);
   launched("geluBackward");
 }
@@ -901,7 +909,7 @@ void dropoutApply(Tensor &y, const Tensor &x, int64_t batch, int64_t seq,
   const int64_t f = detail::checkDropoutApply(y, x, batch, seq, site, fn);
   if (!x.numel())
     return;
-  kDropout<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kDropout, blocksFor(x.numel()), kThreads, 0, stream())(
       y.f32(), x.f32(), x.numel(), seq, f,
       hash::dropoutKey(site.seed, site.step, site.site),
       hash::dropoutThreshold(site.rate),
@@ -917,7 +925,7 @@ void launchPointwise(void (*k)(float *, const float *, int64_t), Tensor &y,
   sameNumel(y, x, fn);
   if (!x.numel())
     return;
-  k<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(y.f32(), x.f32(),
+  TRIDENT_LAUNCH(k, blocksFor(x.numel()), kThreads, 0, stream())(y.f32(), x.f32(),
                                                       x.numel());
   launched(fn);
 }
@@ -930,7 +938,7 @@ void launchPointwiseBwd(void (*k)(float *, const float *, const float *,
   sameNumel(dy, x, fn);
   if (!x.numel())
     return;
-  k<<<blocksFor(x.numel()), kThreads, 0, stream()>>>(dx.f32(), dy.f32(),
+  TRIDENT_LAUNCH(k, blocksFor(x.numel()), kThreads, 0, stream())(dx.f32(), dy.f32(),
                                                       x.f32(), x.numel());
   launched(fn);
 }
@@ -979,13 +987,13 @@ void patchEmbedForward(Tensor &out, const Tensor &images, const Tensor &w,
   if (!rows)
     return;
   Tensor patches({rows, cols});
-  kPatchRows<<<blocksFor(rows * cols), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kPatchRows, blocksFor(rows * cols), kThreads, 0, stream())(
       patches.f32(), images.f32(), b, channels, side, patch);
   launched(fn);
   gemmRowMajor(false, false, rows, h, cols, 1.0f, patches.f32(), cols,
                w.f32(), h, 0.0f, out.f32(), h, fn);
   if (bias.defined()) {
-    kAddBias<<<blocksFor(rows * h), kThreads, 0, stream()>>>(
+    TRIDENT_LAUNCH(kAddBias, blocksFor(rows * h), kThreads, 0, stream())(
         out.f32(), bias.f32(), rows, h);
     launched(fn);
   }
@@ -1005,7 +1013,7 @@ void patchEmbedBackward(Tensor &dw, Tensor &db, const Tensor &dy,
   if (!rows)
     return;
   Tensor patches({rows, cols});
-  kPatchRows<<<blocksFor(rows * cols), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kPatchRows, blocksFor(rows * cols), kThreads, 0, stream())(
       patches.f32(), images.f32(), b, channels, side, patch);
   launched(fn);
   gemmRowMajor(true, false, cols, h, rows, 1.0f, patches.f32(), cols,
@@ -1024,7 +1032,7 @@ void prependTokenForward(Tensor &out, const Tensor &x, const Tensor &token,
   const int64_t h = token.numel();
   if (!b)
     return;
-  kPrependToken<<<blocksFor(b * (tokens + 1) * h), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kPrependToken, blocksFor(b * (tokens + 1) * h), kThreads, 0, stream())(
       out.f32(), x.f32(), token.f32(), b, tokens, h);
   launched(fn);
 }
@@ -1034,13 +1042,13 @@ void prependTokenBackward(Tensor &dx, Tensor &dtoken, const Tensor &dy,
   const char *fn = "prependTokenBackward";
   const int64_t b = detail::checkPrependToken(dy, dx, dtoken, tokens, fn);
   const int64_t h = dtoken.numel();
-  kFirstRowSum<<<blocksFor(h), kThreads, 0, stream()>>>(dtoken.f32(),
+  TRIDENT_LAUNCH(kFirstRowSum, blocksFor(h), kThreads, 0, stream())(dtoken.f32(),
                                                          dy.f32(), b, tokens,
                                                          h);
   launched(fn);
   if (!b)
     return;
-  kDropFirstRow<<<blocksFor(b * tokens * h), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kDropFirstRow, blocksFor(b * tokens * h), kThreads, 0, stream())(
       dx.f32(), dy.f32(), b, tokens, h);
   launched(fn);
 }
@@ -1053,7 +1061,7 @@ void positionAddForward(Tensor &y, const Tensor &x, const Tensor &wpe,
   if (!n)
     return;
   const int64_t h = wpe.dim(1);
-  kPositionAdd<<<blocksFor(n * h), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kPositionAdd, blocksFor(n * h), kThreads, 0, stream())(
       y.f32(), x.f32(), wpe.f32(), n, h, seq, posOffset);
   launched(fn);
 }
@@ -1064,7 +1072,7 @@ void positionAddBackward(Tensor &dwpe, const Tensor &dy, int64_t seq,
   const int64_t n = detail::checkPositionAdd(dy, dwpe, seq, posOffset, fn);
   const int64_t h = dwpe.dim(1);
   zero(dwpe);
-  kPositionSum<<<blocksFor(seq * h), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kPositionSum, blocksFor(seq * h), kThreads, 0, stream())(
       dwpe.f32(), dy.f32(), n, h, seq, posOffset);
   launched(fn);
 }
@@ -1091,7 +1099,7 @@ void selectRows(Tensor &x, Tensor &rows, int64_t seq, int64_t index,
   if (index < 0 || index >= seq || !rows.numel())
     return;
   const int64_t h = rows.dim(1);
-  kSelectRows<<<blocksFor(batch * h), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kSelectRows, blocksFor(batch * h), kThreads, 0, stream())(
       x.f32(), rows.f32(), batch, seq, h, index, toX);
   launched(fn);
 }
@@ -1115,7 +1123,7 @@ void swigluForward(Tensor &y, const Tensor &gate, const Tensor &up) {
   sameNumel(y, up, "swigluForward");
   if (!y.numel())
     return;
-  kSwiglu<<<blocksFor(y.numel()), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kSwiglu, blocksFor(y.numel()), kThreads, 0, stream())(
       y.f32(), gate.f32(), up.f32(), y.numel());
   launched("swigluForward");
 }
@@ -1129,7 +1137,7 @@ void swigluBackward(Tensor &dgate, Tensor &dup, const Tensor &dy,
   sameNumel(up, gate, fn);
   if (!gate.numel())
     return;
-  kSwigluBwd<<<blocksFor(gate.numel()), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kSwigluBwd, blocksFor(gate.numel()), kThreads, 0, stream())(
       dgate.f32(), dup.f32(), dy.f32(), gate.f32(), up.f32(), gate.numel());
   launched(fn);
 }
@@ -1151,7 +1159,7 @@ void ropeApply(Tensor &y, const Tensor &x, int64_t seq, int64_t heads,
     return;
   int64_t rows = x.numel() / (heads * headDim);
   int64_t work = rows * heads * (headDim - rotaryDim / 2);
-  kRope<<<blocksFor(work), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kRope, blocksFor(work), kThreads, 0, stream())(
       y.f32(), x.f32(), rows, seq, posOffset, heads, headDim, rotaryDim,
       rotaryOffset, table, inverse, interleaved);
   launched(fn);
@@ -1164,7 +1172,7 @@ void latentKeyForward(Tensor &k, const Tensor &kNope, const Tensor &kRope,
   const int64_t n = kRope.numel() / ropeDim;
   if (!n)
     return;
-  kLatentKey<<<blocksFor(k.numel()), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kLatentKey, blocksFor(k.numel()), kThreads, 0, stream())(
       k.f32(), kNope.f32(), kRope.f32(), n, heads, nopeDim, ropeDim);
   launched(fn);
 }
@@ -1176,10 +1184,10 @@ void latentKeyBackward(Tensor &dkNope, Tensor &dkRope, const Tensor &dk,
   const int64_t n = dkRope.numel() / ropeDim;
   if (!n)
     return;
-  kLatentKeyNopeBwd<<<blocksFor(dkNope.numel()), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kLatentKeyNopeBwd, blocksFor(dkNope.numel()), kThreads, 0, stream())(
       dkNope.f32(), dk.f32(), n, heads, nopeDim, ropeDim);
   launched(fn);
-  kLatentKeyRopeBwd<<<blocksFor(dkRope.numel()), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kLatentKeyRopeBwd, blocksFor(dkRope.numel()), kThreads, 0, stream())(
       dkRope.f32(), dk.f32(), n, heads, nopeDim, ropeDim);
   launched(fn);
 }
@@ -1201,7 +1209,7 @@ void embeddingForward(Tensor &out, const Tensor &tokens, const Tensor &wte,
           fn, "wpe " + wpe.shapeString() + " cannot hold the positions");
   if (!n)
     return;
-  kEmbed<<<blocksFor(n * h), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kEmbed, blocksFor(n * h), kThreads, 0, stream())(
       out.f32(), tokens.i32(), wte.f32(), pos ? wpe.f32() : nullptr, n, h,
       wte.dim(0), seqLen, posOffset, vocabOffset);
   launched(fn);
@@ -1240,13 +1248,13 @@ void embeddingBackward(Tensor &dwte, Tensor &dwpe, const Tensor &dout,
     packed.insert(packed.end(), g.order.begin(), g.order.end());
     Tensor all({distinct + starts + orders}, DType::I32);
     all.fromHostI32(packed);
-    kEmbedBwd<<<blocksFor(distinct * h), kThreads, 0, stream()>>>(
+    TRIDENT_LAUNCH(kEmbedBwd, blocksFor(distinct * h), kThreads, 0, stream())(
         dwte.f32(), dout.f32(), all.i32(), all.i32() + distinct,
         all.i32() + distinct + starts, distinct, h);
     launched(fn);
   }
   if (dwpe.defined() && addPositions) {
-    kPosBwd<<<blocksFor(seqLen * h), kThreads, 0, stream()>>>(
+    TRIDENT_LAUNCH(kPosBwd, blocksFor(seqLen * h), kThreads, 0, stream())(
         dwpe.f32(), dout.f32(), n, h, seqLen, posOffset);
     launched(fn);
   }
@@ -1264,7 +1272,7 @@ void layerNormForward(Tensor &y, Tensor &mean, Tensor &rstd, const Tensor &x,
   if (!n)
     return;
   rowGrid(n, fn);
-  kLayerNorm<<<unsigned(n), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kLayerNorm, unsigned(n), kThreads, 0, stream())(
       y.f32(), mean.f32(), rstd.f32(), x.f32(), gamma.f32(),
       beta.defined() ? beta.f32() : nullptr, h, eps, gammaShift);
   launched(fn);
@@ -1292,7 +1300,7 @@ void layerNormBackward(Tensor &dx, Tensor &dgamma, Tensor &dbeta,
   t.rstd = rstd.f32();
   columnSums(dgamma.f32(), dbeta.defined() ? dbeta.f32() : nullptr, t, n, h,
              fn);
-  kLayerNormBwdX<<<unsigned(n), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kLayerNormBwdX, unsigned(n), kThreads, 0, stream())(
       dx.f32(), dy.f32(), x.f32(), gamma.f32(), mean.f32(), rstd.f32(), h,
       gammaShift);
   launched(fn);
@@ -1307,7 +1315,7 @@ void rmsNormForward(Tensor &y, Tensor &rstd, const Tensor &x,
   if (!n)
     return;
   rowGrid(n, fn);
-  kRmsNorm<<<unsigned(n), kThreads, 0, stream()>>>(y.f32(), rstd.f32(),
+  TRIDENT_LAUNCH(kRmsNorm, unsigned(n), kThreads, 0, stream())(y.f32(), rstd.f32(),
                                                     x.f32(), gamma.f32(), h, eps);
   launched(fn);
 }
@@ -1329,7 +1337,7 @@ void rmsNormBackward(Tensor &dx, Tensor &dgamma, const Tensor &dy,
   t.x = x.f32();
   t.rstd = rstd.f32();
   columnSums(dgamma.f32(), nullptr, t, n, h, fn);
-  kRmsNormBwdX<<<unsigned(n), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kRmsNormBwdX, unsigned(n), kThreads, 0, stream())(
       dx.f32(), dy.f32(), x.f32(), gamma.f32(), rstd.f32(), h);
   launched(fn);
 }
@@ -1348,7 +1356,7 @@ void linearForward(Tensor &y, const Tensor &x, const Tensor &w,
   gemmRowMajor(false, true, n, out, in, 1.0f, x.f32(), in, w.f32(), in, 0.0f,
                y.f32(), out, fn);
   if (b.defined()) {
-    kAddBias<<<blocksFor(n * out), kThreads, 0, stream()>>>(y.f32(), b.f32(),
+    TRIDENT_LAUNCH(kAddBias, blocksFor(n * out), kThreads, 0, stream())(y.f32(), b.f32(),
                                                              n, out);
     launched(fn);
   }
@@ -1446,7 +1454,7 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
     buf.p = probs.f32() + b * H * s * t;
     buf.pv = drop ? dropped.f32() : buf.p;
     attentionGemms(buf, d, b, detail::AttnPhase::Scores, fn);
-    kMaskedSoftmax<<<unsigned(H * s), kThreads, 0, stream()>>>(
+    TRIDENT_LAUNCH(kMaskedSoftmax, unsigned(H * s), kThreads, 0, stream())(
         buf.p, s, t, d.qOffset, d.window, d.causal,
         sinks.defined() ? sinks.f32() : nullptr);
     launched(fn);
@@ -1496,11 +1504,11 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
     if (drop)
       for (int64_t h = 0; h < H; ++h)
         probDropout(buf.dp + h * s * t, buf.dp + h * s * t, b, h, d, fn);
-    kSoftmaxBwd<<<unsigned(H * s), kThreads, 0, stream()>>>(
+    TRIDENT_LAUNCH(kSoftmaxBwd, unsigned(H * s), kThreads, 0, stream())(
         buf.dp, buf.p, t, sc, sinks ? sinkRows.f32() : nullptr);
     launched(fn);
     if (sinks) {
-      kAccumulateSums<<<unsigned(H), kThreads, 0, stream()>>>(
+      TRIDENT_LAUNCH(kAccumulateSums, unsigned(H), kThreads, 0, stream())(
           dsinks.f32(), sinkRows.f32(), s);
       launched(fn);
     }
@@ -1529,7 +1537,7 @@ void bagPoolForward(Tensor &out, const Tensor &x, int64_t bag, bool mean) {
   const int64_t d = out.dim(-1), n = out.numel() / d;
   if (!n)
     return;
-  kBagPool<<<blocksFor(n * d), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kBagPool, blocksFor(n * d), kThreads, 0, stream())(
       out.f32(), x.f32(), n, bag, d, mean ? 1.0f / float(bag) : 1.0f);
   launched(fn);
 }
@@ -1540,7 +1548,7 @@ void bagPoolBackward(Tensor &dx, const Tensor &dout, int64_t bag, bool mean) {
   const int64_t d = dout.dim(-1), n = dout.numel() / d;
   if (!n)
     return;
-  kBagPoolBwd<<<blocksFor(n * bag * d), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kBagPoolBwd, blocksFor(n * bag * d), kThreads, 0, stream())(
       dx.f32(), dout.f32(), n, bag, d, mean ? 1.0f / float(bag) : 1.0f);
   launched(fn);
 }
@@ -1575,7 +1583,7 @@ void dotInteractionForward(Tensor &out, const std::vector<Tensor> &features) {
   const int64_t F = int64_t(features.size());
   Tensor T({n, F, d});
   stackFeatures(T, features, n, d, true, fn);
-  kDotInteract<<<blocksFor(n * out.dim(-1)), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kDotInteract, blocksFor(n * out.dim(-1)), kThreads, 0, stream())(
       out.f32(), T.f32(), n, F, d);
   launched(fn);
 }
@@ -1592,7 +1600,7 @@ void dotInteractionBackward(const std::vector<Tensor> &dfeatures,
   const int64_t F = int64_t(features.size());
   Tensor T({n, F, d}), dT({n, F, d});
   stackFeatures(T, features, n, d, true, fn);
-  kDotInteractBwd<<<blocksFor(n * F * d), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kDotInteractBwd, blocksFor(n * F * d), kThreads, 0, stream())(
       dT.f32(), dout.f32(), T.f32(), n, F, d);
   launched(fn);
   stackFeatures(dT, dfeatures, n, d, false, fn);
@@ -1609,7 +1617,7 @@ void binaryCrossEntropyForward(Tensor &lossSum, const Tensor &logits,
   for (int32_t y : labels.toHostI32())
     check(y == 0 || y == 1, fn,
           "label " + std::to_string(y) + " is not 0 or 1");
-  kBce<<<1, kThreads, 0, stream()>>>(lossSum.f32(), logits.f32(), labels.i32(),
+  TRIDENT_LAUNCH(kBce, 1, kThreads, 0, stream())(lossSum.f32(), logits.f32(), labels.i32(),
                                      logits.numel());
   launched(fn);
 }
@@ -1621,7 +1629,7 @@ void binaryCrossEntropyBackward(Tensor &dlogits, const Tensor &logits,
   sameNumel(dlogits, logits, fn);
   if (!logits.numel())
     return;
-  kBceBwd<<<blocksFor(logits.numel()), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kBceBwd, blocksFor(logits.numel()), kThreads, 0, stream())(
       dlogits.f32(), logits.f32(), labels.i32(), logits.numel(), gradScale);
   launched(fn);
 }
@@ -1641,13 +1649,13 @@ void crossEntropyForward(Tensor &lossSum, Tensor &lse, const Tensor &logits,
               std::to_string(V) + ")");
   rowGrid(n, fn);
   Tensor mx({n}), z({n}), tl({n});
-  kRowMax<<<unsigned(n), kThreads, 0, stream()>>>(mx.f32(), logits.f32(), V,
+  TRIDENT_LAUNCH(kRowMax, unsigned(n), kThreads, 0, stream())(mx.f32(), logits.f32(), V,
                                                   V);
   launched(fn);
-  kSumExp<<<unsigned(n), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kSumExp, unsigned(n), kThreads, 0, stream())(
       z.f32(), tl.f32(), logits.f32(), mx.f32(), targets.i32(), V, V, 0);
   launched(fn);
-  kCeFinish<<<1, kThreads, 0, stream()>>>(lossSum.f32(), lse.f32(), mx.f32(), z.f32(),
+  TRIDENT_LAUNCH(kCeFinish, 1, kThreads, 0, stream())(lossSum.f32(), lse.f32(), mx.f32(), z.f32(),
                                    tl.f32(), n);
   launched(fn);
 }
@@ -1680,13 +1688,13 @@ void vocabParallelCrossEntropyForward(Tensor &lossSum, Tensor &lse,
   rowGrid(n, fn);
   Tensor mx({n}), z({n}), tl({n});
   if (n) {
-    kRowMax<<<unsigned(n), kThreads, 0, stream()>>>(mx.f32(), logits.f32(),
+    TRIDENT_LAUNCH(kRowMax, unsigned(n), kThreads, 0, stream())(mx.f32(), logits.f32(),
                                                     V, valid);
     launched(fn);
   }
   allReduceMax(mx, tp);
   if (n) {
-    kSumExp<<<unsigned(n), kThreads, 0, stream()>>>(
+    TRIDENT_LAUNCH(kSumExp, unsigned(n), kThreads, 0, stream())(
         z.f32(), tl.f32(), logits.f32(), mx.f32(), targets.i32(), V, valid,
         vocabOffset);
     launched(fn);
@@ -1695,7 +1703,7 @@ void vocabParallelCrossEntropyForward(Tensor &lossSum, Tensor &lse,
   allReduceSum(tl, tp);
   if (!n)
     return;
-  kCeFinish<<<1, kThreads, 0, stream()>>>(lossSum.f32(), lse.f32(), mx.f32(), z.f32(),
+  TRIDENT_LAUNCH(kCeFinish, 1, kThreads, 0, stream())(lossSum.f32(), lse.f32(), mx.f32(), z.f32(),
                                    tl.f32(), n);
   launched(fn);
 }
@@ -1713,7 +1721,7 @@ void vocabParallelCrossEntropyBackward(Tensor &dlogits, const Tensor &logits,
     return;
   const int64_t valid =
       vocab > 0 ? detail::validColumns(vocab, vocabOffset, V) : V;
-  kCeBwd<<<blocksFor(n * V), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kCeBwd, blocksFor(n * V), kThreads, 0, stream())(
       dlogits.f32(), logits.f32(), targets.i32(), lse.f32(), n, V, valid,
       vocabOffset, gradScale);
   launched(fn);
@@ -1734,7 +1742,7 @@ void adamUpdate(Tensor &param, const Tensor &grad, Tensor &m, Tensor &v,
     return;
   float bc1 = 1.0f - static_cast<float>(std::pow(double(cfg.beta1), step));
   float bc2 = 1.0f - static_cast<float>(std::pow(double(cfg.beta2), step));
-  kAdam<<<blocksFor(param.numel()), kThreads, 0, stream()>>>(
+  TRIDENT_LAUNCH(kAdam, blocksFor(param.numel()), kThreads, 0, stream())(
       param.f32(), grad.f32(), m.f32(), v.f32(), param.numel(), cfg.lr,
       cfg.beta1, cfg.beta2, cfg.eps, cfg.weightDecay, bc1, bc2);
   launched(fn);

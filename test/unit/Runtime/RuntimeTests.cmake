@@ -52,6 +52,67 @@ if(TRIDENT_MPIEXEC)
                        PASS_REGULAR_EXPRESSION "cpu smoke: PASSED")
 endif()
 
+# The CUDA backend's sources on the CPU (TridentRuntimeCudaEmu: the CUDA
+# runtime, cuBLAS and NCCL emulated; docs/runtime.md, "CUDA source on the
+# CPU"), on every machine: the smoke test's checks of every CUDA kernel
+# against host formulas, also with one-rank NCCL communicators; the MPI
+# test on 4 ranks sharing one emulated GPU (host-staged collectives) and
+# on 4 emulated GPUs (NCCL, emulated over MPI).
+if(TRIDENT_MPIEXEC)
+  add_executable(trident-runtime-smoke-cuda-emu
+    ${CMAKE_CURRENT_LIST_DIR}/Cuda/CudaSmoke.cpp)
+  target_link_libraries(trident-runtime-smoke-cuda-emu PRIVATE
+    TridentRuntimeCudaEmu)
+  target_compile_options(trident-runtime-smoke-cuda-emu PRIVATE -fexceptions)
+  add_executable(trident-runtime-mpi-test-cuda-emu
+    ${CMAKE_CURRENT_LIST_DIR}/Mpi/RuntimeMpiTest.cpp)
+  target_link_libraries(trident-runtime-mpi-test-cuda-emu PRIVATE
+    TridentRuntimeCudaEmu)
+  target_compile_options(trident-runtime-mpi-test-cuda-emu PRIVATE -fexceptions)
+  # The emulation itself: CUDA's semantics, and each of its checks fires
+  # (its expected complaints are printed, so no FAIL_REGULAR_EXPRESSION).
+  add_executable(trident-cuda-emu-selftest
+    ${CMAKE_CURRENT_LIST_DIR}/Cuda/EmuSelfTest.cpp)
+  target_include_directories(trident-cuda-emu-selftest BEFORE PRIVATE
+    ${PROJECT_SOURCE_DIR}/lib/Runtime/Cuda/Emu/include)
+  target_link_libraries(trident-cuda-emu-selftest PRIVATE
+    TridentRuntimeCudaEmu)
+  add_test(NAME cuda-emu-selftest
+    COMMAND ${TRIDENT_MPIEXEC} -np 2 --oversubscribe --allow-run-as-root
+            $<TARGET_FILE:trident-cuda-emu-selftest>)
+  set_tests_properties(cuda-emu-selftest PROPERTIES TIMEOUT 120
+                       ENVIRONMENT "${TRIDENT_MPI_TEST_ENV}"
+                       PASS_REGULAR_EXPRESSION "emu self-test: PASSED")
+  add_test(NAME runtime-smoke-cuda-emu
+    COMMAND ${TRIDENT_MPIEXEC} -np 1 --allow-run-as-root
+            $<TARGET_FILE:trident-runtime-smoke-cuda-emu>)
+  set_tests_properties(runtime-smoke-cuda-emu PROPERTIES TIMEOUT 300
+                       ENVIRONMENT "${TRIDENT_MPI_TEST_ENV}"
+                       PASS_REGULAR_EXPRESSION "cuda smoke: PASSED"
+                       FAIL_REGULAR_EXPRESSION "cuda-emu")
+  add_test(NAME runtime-smoke-cuda-emu-nccl-self
+    COMMAND bash ${PROJECT_SOURCE_DIR}/test/e2e/nccl-self.sh
+            ${CMAKE_CURRENT_BINARY_DIR}/nccl-self-smoke-emu.out
+            ${TRIDENT_MPIEXEC} -np 1 --allow-run-as-root
+            $<TARGET_FILE:trident-runtime-smoke-cuda-emu>)
+  set_tests_properties(runtime-smoke-cuda-emu-nccl-self PROPERTIES
+                       TIMEOUT 300 ENVIRONMENT "${TRIDENT_MPI_TEST_ENV}"
+                       FAIL_REGULAR_EXPRESSION "cuda-emu")
+  add_test(NAME runtime-mpi-4-cuda-emu
+    COMMAND ${TRIDENT_MPIEXEC} -np 4 --oversubscribe --allow-run-as-root
+            $<TARGET_FILE:trident-runtime-mpi-test-cuda-emu>)
+  set_tests_properties(runtime-mpi-4-cuda-emu PROPERTIES TIMEOUT 300
+                       ENVIRONMENT "${TRIDENT_MPI_TEST_ENV}"
+                       FAIL_REGULAR_EXPRESSION "cuda-emu")
+  add_test(NAME runtime-mpi-4-cuda-emu-nccl
+    COMMAND ${TRIDENT_MPIEXEC} -np 4 --oversubscribe --allow-run-as-root
+            $<TARGET_FILE:trident-runtime-mpi-test-cuda-emu>)
+  # (Every rank must have made NCCL calls: the emulation's exit report.)
+  set_tests_properties(runtime-mpi-4-cuda-emu-nccl PROPERTIES TIMEOUT 300
+                       ENVIRONMENT "${TRIDENT_MPI_TEST_ENV};TRIDENT_CUDA_EMU_DEVICES=4;TRIDENT_CUDA_EMU_REPORT=1"
+                       FAIL_REGULAR_EXPRESSION "cuda-emu; 0 NCCL calls")
+endif()
+
 # The MPI test against the CUDA runtime: built here (so that it keeps
 # compiling), run on a GPU by ctest's runtime-mpi-4-cuda (below) and by
 # scripts/gpu-check.sh.

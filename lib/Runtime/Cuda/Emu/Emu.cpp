@@ -1,0 +1,1430 @@
+//===- Emu.cpp - CUDA runtime, cuBLAS and NCCL emulated on the host -------===//
+//
+// The implementation behind include/{cuda_runtime,cublas_v2,nccl}.h: the
+// CUDA backend's own sources (CudaBackend.cpp, CudaKernels.cu) compiled by
+// the host compiler against these run on any machine, so that every test
+// of the CUDA backend runs where no GPU is (docs/runtime.md, "CUDA source
+// on the CPU").
+//
+// Semantics are the documented ones, executed at the call (a stream's work
+// is done when it is queued; every query answers "done"). What the
+// emulation checks beyond a GPU:
+// - device memory: every cudaMalloc block is registered and filled with
+//   0xff bytes (a float NaN) so that reading what was never written shows;
+//   copies, memsets, cuBLAS operands, NCCL buffers and kernel pointer
+//   arguments must lie inside a registered block (a copy's direction is
+//   checked against its cudaMemcpyKind); a violation is reported on
+//   stderr and returned as the CUDA error the call would give, or that a
+//   GPU would report for a faulting kernel.
+// - kernels: block and grid limits; all threads of a block pass the same
+//   number of barriers.
+// What it cannot show: races between streams (each call completes before
+// the next), the GPU's rounding of expf and friends (the host's libm),
+// timing and memory capacity.
+//
+// Environment: TRIDENT_CUDA_EMU_DEVICES (default 1), the devices each
+// node shows; ranks on the same device stage their collectives through
+// the host, ranks on different devices use the (emulated) NCCL.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cublas_v2.h"
+#include "cuda_runtime.h"
+#include "nccl.h"
+
+#include <mpi.h>
+#include <sys/mman.h>
+
+// The kernels' built-in names are macros (EmuKernel.h); not needed here.
+#undef threadIdx
+#undef blockIdx
+#undef blockDim
+#undef gridDim
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#if !defined(__x86_64__)
+#include <ucontext.h>
+#endif
+
+#include <pthread.h>
+
+// Under AddressSanitizer each switch is announced (its fiber API), so that
+// the kernels run instrumented on their fiber stacks.
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#define TRIDENT_EMU_ASAN 1
+#endif
+
+struct CUstream_st {
+  int device;
+};
+struct CUevent_st {
+  bool recorded = false;
+};
+struct CUmemPoolHandle_st {
+  int device;
+};
+struct cublasContext {
+  cudaStream_t stream = nullptr;
+  cublasMath_t math = CUBLAS_DEFAULT_MATH;
+};
+struct ncclComm {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rank = 0, size = 0;
+};
+
+namespace trident::emu {
+namespace {
+
+std::recursive_mutex &lock() {
+  static std::recursive_mutex m;
+  return m;
+}
+
+/// This process's MPI rank, once MPI is up (-1 before).
+int worldRank() {
+  static int rank = -1;
+  int init = 0, done = 0;
+  if (rank < 0 && MPI_Initialized(&init) == MPI_SUCCESS && init &&
+      MPI_Finalized(&done) == MPI_SUCCESS && !done)
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+/// A misuse the emulation found (ctest's emulated tests fail on the
+/// "cuda-emu" in it).
+void report(const std::string &what) {
+  std::fprintf(stderr, "trident cuda-emu (rank %d): %s\n", worldRank(),
+               what.c_str());
+}
+
+/// What ran, printed at exit under TRIDENT_CUDA_EMU_REPORT=1 (the tests
+/// check that the NCCL paths were taken).
+struct Counts {
+  long launches = 0, blocks = 0, gemms = 0, ncclCalls = 0, comms = 0;
+  ~Counts() {
+    const char *v = std::getenv("TRIDENT_CUDA_EMU_REPORT");
+    if (v && std::string(v) == "1")
+      std::fprintf(stderr,
+                   "trident cuda emulation (rank %d): %ld kernel launches "
+                   "(%ld blocks), %ld cuBLAS calls, %ld NCCL calls on %ld "
+                   "communicators\n",
+                   worldRank(), launches, blocks, gemms, ncclCalls, comms);
+  }
+};
+Counts counts;
+
+thread_local cudaError_t lastError = cudaSuccess;
+
+cudaError_t fail(cudaError_t e, const std::string &what) {
+  report(what);
+  lastError = e;
+  return e;
+}
+
+int deviceCount() {
+  static const int n = [] {
+    const char *v = std::getenv("TRIDENT_CUDA_EMU_DEVICES");
+    if (!v || !*v)
+      return 1;
+    char *end = nullptr;
+    long d = std::strtol(v, &end, 10);
+    if (*end || d < 1 || d > 1024) {
+      report(std::string("TRIDENT_CUDA_EMU_DEVICES='") + v +
+             "' must be a number of devices from 1 to 1024; using 1");
+      return 1;
+    }
+    return int(d);
+  }();
+  return n;
+}
+thread_local int currentDevice = 0;
+
+// --- device memory ---------------------------------------------------------
+
+/// The cudaMalloc blocks: start -> size in bytes. What is still allocated
+/// at exit is freed then, as the driver frees a context's memory (the CUDA
+/// backend does not free tensors that outlive rt::finalize).
+struct DeviceMemory {
+  std::map<uintptr_t, size_t> blocks;
+  ~DeviceMemory() {
+    for (auto &[start, bytes] : blocks)
+      std::free(reinterpret_cast<void *>(start));
+  }
+};
+std::map<uintptr_t, size_t> &blocks() {
+  static DeviceMemory m;
+  return m.blocks;
+}
+
+/// The block holding [p, p + bytes) (a zero-byte range may sit at a
+/// block's end), or null.
+const std::pair<const uintptr_t, size_t> *blockOf(const void *p,
+                                                  size_t bytes) {
+  std::lock_guard<std::recursive_mutex> g(lock());
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  auto it = blocks().upper_bound(a);
+  if (it == blocks().begin())
+    return nullptr;
+  --it;
+  if (a - it->first > it->second || bytes > it->second - (a - it->first))
+    return nullptr;
+  return &*it;
+}
+
+bool onDevice(const void *p, size_t bytes) {
+  return bytes == 0 ? (p == nullptr || blockOf(p, 0))
+                    : blockOf(p, bytes) != nullptr;
+}
+
+std::string where(const void *p, size_t bytes) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "[%p, +%zu bytes)", p, bytes);
+  return buf;
+}
+
+cudaError_t allocate(void **p, size_t bytes) {
+  if (!p)
+    return fail(cudaErrorInvalidValue, "cudaMalloc: null result pointer");
+  *p = nullptr;
+  if (bytes == 0)
+    return cudaSuccess;
+  // 256-byte aligned, as cudaMalloc's blocks are.
+  void *q = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+  if (!q)
+    return fail(cudaErrorMemoryAllocation,
+                "cudaMalloc of " + std::to_string(bytes) + " bytes failed");
+  std::memset(q, 0xff, bytes);
+  std::lock_guard<std::recursive_mutex> g(lock());
+  blocks()[reinterpret_cast<uintptr_t>(q)] = bytes;
+  *p = q;
+  return cudaSuccess;
+}
+
+cudaError_t release(void *p, const char *fn) {
+  if (!p)
+    return cudaSuccess;
+  std::lock_guard<std::recursive_mutex> g(lock());
+  auto it = blocks().find(reinterpret_cast<uintptr_t>(p));
+  if (it == blocks().end())
+    return fail(cudaErrorInvalidValue,
+                std::string(fn) + ": " + where(p, 0) +
+                    " is not the start of a cudaMalloc block");
+  std::memset(p, 0xff, it->second); // a later read of it shows as NaN
+  blocks().erase(it);
+  std::free(p);
+  return cudaSuccess;
+}
+
+/// Checks a copy's ranges against its kind.
+cudaError_t checkCopy(void *dst, const void *src, size_t bytes,
+                      cudaMemcpyKind kind, const char *fn) {
+  if (bytes == 0)
+    return cudaSuccess;
+  const bool dDev = onDevice(dst, bytes), sDev = onDevice(src, bytes);
+  bool ok = true;
+  switch (kind) {
+  case cudaMemcpyHostToDevice:
+    ok = dDev && !blockOf(src, 0);
+    break;
+  case cudaMemcpyDeviceToHost:
+    ok = sDev && !blockOf(dst, 0);
+    break;
+  case cudaMemcpyDeviceToDevice:
+    ok = dDev && sDev;
+    break;
+  case cudaMemcpyHostToHost:
+    ok = !blockOf(dst, 0) && !blockOf(src, 0);
+    break;
+  case cudaMemcpyDefault:
+    ok = (dDev || !blockOf(dst, 0)) && (sDev || !blockOf(src, 0));
+    break;
+  default:
+    return fail(cudaErrorInvalidValue,
+                std::string(fn) + ": unknown cudaMemcpyKind " +
+                    std::to_string(int(kind)));
+  }
+  if (!ok)
+    return fail(cudaErrorInvalidValue,
+                std::string(fn) + ": kind " + std::to_string(int(kind)) +
+                    " does not fit destination " + where(dst, bytes) +
+                    (dDev ? " (device)" : " (not a whole device range)") +
+                    " and source " + where(src, bytes) +
+                    (sDev ? " (device)" : " (not a whole device range)"));
+  const uintptr_t d = reinterpret_cast<uintptr_t>(dst),
+                  s = reinterpret_cast<uintptr_t>(src);
+  if (d < s + bytes && s < d + bytes && d != s)
+    return fail(cudaErrorInvalidValue,
+                std::string(fn) + ": overlapping ranges " + where(dst, bytes) +
+                    " and " + where(src, bytes));
+  return cudaSuccess;
+}
+
+cudaError_t copy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
+                   size_t width, size_t height, cudaMemcpyKind kind,
+                   const char *fn) {
+  if (width == 0 || height == 0)
+    return cudaSuccess;
+  if (dpitch < width || spitch < width)
+    return fail(cudaErrorInvalidValue,
+                std::string(fn) + ": a pitch is below the row width");
+  constexpr size_t kMaxPitch = (size_t(1) << 31) - 1; // cudaDevAttrMaxPitch
+  if (dpitch > kMaxPitch || spitch > kMaxPitch)
+    return fail(cudaErrorInvalidValue,
+                std::string(fn) + ": pitch above cudaDevAttrMaxPitch");
+  const size_t dExtent = dpitch * (height - 1) + width,
+               sExtent = spitch * (height - 1) + width;
+  if (cudaError_t e = checkCopy(dst, src, 0, kind, fn); e != cudaSuccess)
+    return e;
+  const bool toDev = kind == cudaMemcpyHostToDevice ||
+                     kind == cudaMemcpyDeviceToDevice;
+  const bool fromDev = kind == cudaMemcpyDeviceToHost ||
+                       kind == cudaMemcpyDeviceToDevice;
+  if ((toDev && !onDevice(dst, dExtent)) ||
+      (fromDev && !onDevice(src, sExtent)))
+    return fail(cudaErrorInvalidValue,
+                std::string(fn) + ": rows outside their device block: "
+                                  "destination " +
+                    where(dst, dExtent) + ", source " + where(src, sExtent));
+  for (size_t r = 0; r < height; ++r)
+    std::memmove(static_cast<char *>(dst) + r * dpitch,
+                 static_cast<const char *>(src) + r * spitch, width);
+  return cudaSuccess;
+}
+
+// --- handles ---------------------------------------------------------------
+
+template <class T> std::set<T *> &live() {
+  static std::set<T *> s;
+  return s;
+}
+template <class T> bool isLive(T *p) {
+  std::lock_guard<std::recursive_mutex> g(lock());
+  return live<T>().count(p) != 0;
+}
+bool streamOk(cudaStream_t s) { return s == nullptr || isLive(s); }
+
+// --- kernels: fibers -------------------------------------------------------
+
+constexpr size_t kStack = 128 * 1024;
+constexpr unsigned kMaxThreads = 1024;
+
+#if defined(__x86_64__)
+// switchTo(&saveSp, sp): saves the callee-saved registers on this stack,
+// stores its stack pointer, and resumes the stack at sp (System V ABI).
+extern "C" void trident_emu_switch(void **save, void *sp);
+extern "C" void trident_emu_start();
+asm(R"(
+  .text
+  .globl trident_emu_switch
+  .type trident_emu_switch,@function
+trident_emu_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size trident_emu_switch, .-trident_emu_switch
+  .globl trident_emu_start
+  .type trident_emu_start,@function
+trident_emu_start:
+  movq %r12, %rdi
+  callq *%r13
+  ud2
+  .size trident_emu_start, .-trident_emu_start
+)");
+#endif
+
+struct Fiber {
+  char *stack = nullptr;
+  void *fakeStack = nullptr; ///< AddressSanitizer's, while switched away
+#if defined(__x86_64__)
+  void *sp = nullptr;
+#else
+  ucontext_t ctx;
+#endif
+  unsigned index = 0;
+  uint3 thread{};    ///< its threadIdx
+  long barriers = 0; ///< passed so far
+  bool done = false;
+};
+
+struct BlockRun {
+  std::vector<Fiber> fibers;
+#if defined(__x86_64__)
+  void *mainSp = nullptr;
+#else
+  ucontext_t mainCtx;
+#endif
+  void *mainFake = nullptr;
+  const void *mainBottom = nullptr; ///< the launching thread's stack
+  size_t mainSize = 0;
+  unsigned current = 0, liveCount = 0;
+  long endBarriers = -1; ///< barriers the first thread to end passed
+  uint3 block{};
+  dim3 blockSize, gridSize;
+  void (*body)(void *) = nullptr;
+  void *closure = nullptr;
+  bool direct = false; ///< threads run one after another, no fibers
+  bool sawBarrier = false;
+  std::string error;
+};
+
+BlockRun *running = nullptr; // the block whose threads run now
+
+char *stackPool() {
+  static char *pool = [] {
+    const size_t total = size_t(kMaxThreads) * kStack;
+    void *p = mmap(nullptr, total, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+      report("mmap of the fiber stacks failed");
+      std::abort();
+    }
+    // A guard page at the bottom of each stack.
+    for (unsigned i = 0; i < kMaxThreads; ++i)
+      mprotect(static_cast<char *>(p) + size_t(i) * kStack, 4096, PROT_NONE);
+    return static_cast<char *>(p);
+  }();
+  return pool;
+}
+
+uint3 threadOf(const BlockRun &b, unsigned t) {
+  return {t % b.blockSize.x, (t / b.blockSize.x) % b.blockSize.y,
+          t / (b.blockSize.x * b.blockSize.y)};
+}
+
+/// The block's ids (at its start; a switch changes only the thread's).
+void setBlockIds(const BlockRun &b) {
+  ids.block = b.block;
+  ids.blockSize = b.blockSize;
+  ids.gridSize = b.gridSize;
+}
+
+/// AddressSanitizer: about to leave `save`'s stack (null when it ends) for
+/// [bottom, bottom + size); and, back on a stack, the switch is complete.
+void leaving(void **save, const void *bottom, size_t size) {
+#ifdef TRIDENT_EMU_ASAN
+  __sanitizer_start_switch_fiber(save, bottom, size);
+#else
+  (void)save, (void)bottom, (void)size;
+#endif
+}
+void arrived(void *fake) {
+#ifdef TRIDENT_EMU_ASAN
+  __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#else
+  (void)fake;
+#endif
+}
+
+const void *stackBottom(const Fiber &f) { return f.stack + 4096; }
+constexpr size_t kUsable = kStack - 4096;
+
+void switchFiber(Fiber &from, Fiber *to) {
+  BlockRun &b = *running;
+  if (to)
+    leaving(from.done ? nullptr : &from.fakeStack, stackBottom(*to), kUsable);
+  else
+    leaving(from.done ? nullptr : &from.fakeStack, b.mainBottom, b.mainSize);
+#if defined(__x86_64__)
+  void *target = to ? to->sp : b.mainSp;
+  if (to) {
+    b.current = to->index;
+    ids.thread = to->thread;
+  }
+  trident_emu_switch(&from.sp, target);
+#else
+  if (to) {
+    b.current = to->index;
+    ids.thread = to->thread;
+    swapcontext(&from.ctx, &to->ctx);
+  } else {
+    swapcontext(&from.ctx, &b.mainCtx);
+  }
+#endif
+  // Resumed (the switch into this fiber set its ids).
+  arrived(from.fakeStack);
+}
+
+/// The next fiber after `t` that has not ended, cyclically; null if none.
+Fiber *nextLive(BlockRun &b, unsigned t) {
+  const unsigned n = unsigned(b.fibers.size());
+  for (unsigned i = 1; i <= n; ++i) {
+    Fiber &f = b.fibers[(t + i) % n];
+    if (!f.done)
+      return &f;
+  }
+  return nullptr;
+}
+
+void fiberMain(void *arg) {
+  arrived(nullptr); // a new stack: no fake stack to restore
+  Fiber &self = *static_cast<Fiber *>(arg);
+  BlockRun &b = *running;
+  b.body(b.closure);
+  self.done = true;
+  --b.liveCount;
+  // Every thread of a block passes the same number of barriers.
+  if (b.endBarriers < 0)
+    b.endBarriers = self.barriers;
+  else if (b.endBarriers != self.barriers && b.error.empty())
+    b.error = "thread " + std::to_string(self.index) + " of a block passed " +
+              std::to_string(self.barriers) + " __syncthreads, an earlier "
+              "one " + std::to_string(b.endBarriers);
+  Fiber *next = nextLive(b, self.index);
+  switchFiber(self, next); // never returns
+  std::abort();
+}
+
+#if !defined(__x86_64__)
+void fiberEntry(unsigned hi, unsigned lo) {
+  fiberMain(reinterpret_cast<void *>((uintptr_t(hi) << 32) | uintptr_t(lo)));
+}
+#endif
+
+void runBlockFibers(BlockRun &b, unsigned nThreads) {
+  char *pool = stackPool();
+  b.fibers.assign(nThreads, Fiber{});
+  for (unsigned t = 0; t < nThreads; ++t) {
+    Fiber &f = b.fibers[t];
+    f.index = t;
+    f.thread = threadOf(b, t);
+    f.stack = pool + size_t(t) * kStack;
+#ifdef TRIDENT_EMU_ASAN
+    // A fiber that ended left its frames' redzones poisoned.
+    ASAN_UNPOISON_MEMORY_REGION(f.stack + 4096, kUsable);
+#endif
+#if defined(__x86_64__)
+    // The frame trident_emu_switch pops: r15 r14 r13 r12 rbx rbp, then the
+    // return address (trident_emu_start), which calls r13(r12) with the
+    // stack 16-byte aligned.
+    // Stack tops staggered by 5 cache lines per thread: tops a power of
+    // two apart would all fall into the same cache sets.
+    uintptr_t top = (reinterpret_cast<uintptr_t>(f.stack) + kStack -
+                     (size_t(t) * 320) % 32768) &
+                    ~uintptr_t(15);
+    void **sp = reinterpret_cast<void **>(top - 72);
+    sp[0] = nullptr;                                    // r15
+    sp[1] = nullptr;                                    // r14
+    sp[2] = reinterpret_cast<void *>(&fiberMain);       // r13
+    sp[3] = &f;                                         // r12
+    sp[4] = nullptr;                                    // rbx
+    sp[5] = nullptr;                                    // rbp
+    sp[6] = reinterpret_cast<void *>(&trident_emu_start); // return address
+    f.sp = sp;
+#else
+    getcontext(&f.ctx);
+    f.ctx.uc_stack.ss_sp = f.stack + 4096;
+    f.ctx.uc_stack.ss_size = kStack - 4096;
+    f.ctx.uc_link = nullptr;
+    const uintptr_t a = reinterpret_cast<uintptr_t>(&f);
+    makecontext(&f.ctx, reinterpret_cast<void (*)()>(&fiberEntry), 2,
+                unsigned(a >> 32), unsigned(a & 0xffffffffu));
+#endif
+  }
+  b.liveCount = nThreads;
+  b.current = 0;
+  b.endBarriers = -1;
+  setBlockIds(b);
+  ids.thread = b.fibers[0].thread;
+#ifdef TRIDENT_EMU_ASAN
+  if (!b.mainBottom) {
+    pthread_attr_t attr;
+    void *addr = nullptr;
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+      pthread_attr_getstack(&attr, &addr, &size);
+      pthread_attr_destroy(&attr);
+    }
+    b.mainBottom = addr;
+    b.mainSize = size;
+  }
+#endif
+  leaving(&b.mainFake, stackBottom(b.fibers[0]), kUsable);
+#if defined(__x86_64__)
+  trident_emu_switch(&b.mainSp, b.fibers[0].sp);
+#else
+  swapcontext(&b.mainCtx, &b.fibers[0].ctx);
+#endif
+  arrived(b.mainFake);
+}
+
+/// Kernels seen to run without a barrier: their later blocks run their
+/// threads one after another on this stack.
+std::unordered_map<const void *, bool> &barrierFree() {
+  static std::unordered_map<const void *, bool> m;
+  return m;
+}
+
+} // namespace
+
+ThreadIds ids;
+
+void syncthreads() {
+  BlockRun *b = running;
+  if (!b) {
+    report("__syncthreads outside a kernel");
+    std::abort();
+  }
+  if (b->direct) {
+    report("a kernel reached __syncthreads after its first block ran "
+           "without one (data-dependent barriers are not emulated)");
+    std::abort();
+  }
+  b->sawBarrier = true;
+  Fiber &self = b->fibers[b->current];
+  ++self.barriers;
+  // Round robin in thread order: when this fiber runs again, every other
+  // live fiber has reached this barrier too.
+  Fiber *next = nextLive(*b, self.index);
+  if (next != &self)
+    switchFiber(self, next);
+}
+
+void launchGrid(const void *kernelId, const char *name, dim3 grid,
+                dim3 block, size_t shmem, cudaStream_t stream,
+                void (*body)(void *), void *closure,
+                const void *const *pointers, int nPointers) {
+  std::lock_guard<std::recursive_mutex> g(lock());
+  const std::string k = std::string("kernel ") + name;
+  const unsigned long long threads =
+      1ull * block.x * block.y * block.z;
+  if (threads == 0 || threads > kMaxThreads || block.z > 64 ||
+      grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > 2147483647u ||
+      grid.y > 65535 || grid.z > 65535) {
+    fail(cudaErrorInvalidConfiguration,
+         k + ": invalid launch configuration grid (" +
+             std::to_string(grid.x) + ", " + std::to_string(grid.y) + ", " +
+             std::to_string(grid.z) + ") block (" + std::to_string(block.x) +
+             ", " + std::to_string(block.y) + ", " + std::to_string(block.z) +
+             ")");
+    return;
+  }
+  if (shmem != 0) {
+    fail(cudaErrorInvalidValue,
+         k + ": dynamic shared memory is not emulated");
+    return;
+  }
+  if (!streamOk(stream)) {
+    fail(cudaErrorInvalidValue, k + ": launched on a destroyed stream");
+    return;
+  }
+  for (int i = 0; i < nPointers; ++i)
+    if (pointers[i] && !onDevice(pointers[i], 0)) {
+      fail(cudaErrorLaunchFailure,
+           k + ": pointer argument " + std::to_string(i + 1) + " (" +
+               where(pointers[i], 0) +
+               ") is not in device memory (a GPU would fault)");
+      return;
+    }
+  if (running) {
+    report(k + ": launched from inside a kernel");
+    std::abort();
+  }
+  ++counts.launches;
+  counts.blocks += long(grid.x) * grid.y * grid.z;
+  BlockRun b;
+  b.blockSize = block;
+  b.gridSize = grid;
+  b.body = body;
+  b.closure = closure;
+  running = &b;
+  for (unsigned z = 0; z < grid.z; ++z)
+    for (unsigned y = 0; y < grid.y; ++y)
+      for (unsigned x = 0; x < grid.x; ++x) {
+        b.block = {x, y, z};
+        auto known = barrierFree().find(kernelId);
+        if (known != barrierFree().end() && known->second) {
+          b.direct = true;
+          setBlockIds(b);
+          for (unsigned t = 0; t < unsigned(threads); ++t) {
+            ids.thread = threadOf(b, t);
+            body(closure);
+          }
+          continue;
+        }
+        b.direct = false;
+        b.sawBarrier = false;
+        runBlockFibers(b, unsigned(threads));
+        if (!b.error.empty()) {
+          running = nullptr;
+          fail(cudaErrorLaunchFailure, k + ": " + b.error);
+          return;
+        }
+        barrierFree()[kernelId] = !b.sawBarrier;
+      }
+  running = nullptr;
+}
+
+} // namespace trident::emu
+
+using namespace trident::emu;
+
+// --- CUDA runtime ------------------------------------------------------------
+
+const char *cudaGetErrorString(cudaError_t e) {
+  switch (e) {
+  case cudaSuccess:
+    return "no error";
+  case cudaErrorInvalidValue:
+    return "invalid argument";
+  case cudaErrorMemoryAllocation:
+    return "out of memory";
+  case cudaErrorInvalidDevice:
+    return "invalid device ordinal";
+  case cudaErrorInvalidConfiguration:
+    return "invalid configuration argument";
+  case cudaErrorInvalidDevicePointer:
+    return "invalid device pointer";
+  case cudaErrorNotReady:
+    return "device not ready";
+  case cudaErrorLaunchFailure:
+    return "unspecified launch failure";
+  }
+  return "unknown error";
+}
+
+cudaError_t cudaGetLastError() {
+  cudaError_t e = lastError;
+  lastError = cudaSuccess;
+  return e;
+}
+
+cudaError_t cudaGetDeviceCount(int *count) {
+  *count = deviceCount();
+  return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device) {
+  if (device < 0 || device >= deviceCount())
+    return fail(cudaErrorInvalidDevice,
+                "cudaSetDevice(" + std::to_string(device) + ")");
+  currentDevice = device;
+  worldRank(); // remembered for the messages after MPI_Finalize
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetPCIBusId(char *bus, int len, int device) {
+  if (device < 0 || device >= deviceCount() || len < 13)
+    return fail(cudaErrorInvalidValue, "cudaDeviceGetPCIBusId");
+  std::snprintf(bus, size_t(len), "0000:%02x:00.0", unsigned(device) & 0xffu);
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int) {
+  if (attr != cudaDevAttrMaxPitch)
+    return fail(cudaErrorInvalidValue, "cudaDeviceGetAttribute");
+  *value = 2147483647;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned) {
+  std::lock_guard<std::recursive_mutex> g(lock());
+  *s = new CUstream_st{currentDevice};
+  live<CUstream_st>().insert(*s);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t s) {
+  std::lock_guard<std::recursive_mutex> g(lock());
+  if (!s || !live<CUstream_st>().erase(s))
+    return fail(cudaErrorInvalidValue, "cudaStreamDestroy of no live stream");
+  delete s;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t s) {
+  return streamOk(s) ? cudaSuccess
+                     : fail(cudaErrorInvalidValue,
+                            "cudaStreamSynchronize of a destroyed stream");
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t s) { return cudaStreamSynchronize(s); }
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned) {
+  if (!streamOk(s) || !isLive(e))
+    return fail(cudaErrorInvalidValue,
+                "cudaStreamWaitEvent on a destroyed stream or event");
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned) {
+  std::lock_guard<std::recursive_mutex> g(lock());
+  *e = new CUevent_st;
+  live<CUevent_st>().insert(*e);
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
+  if (!streamOk(s) || !isLive(e))
+    return fail(cudaErrorInvalidValue,
+                "cudaEventRecord of a destroyed event or stream");
+  e->recorded = true;
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t e) {
+  return isLive(e) ? cudaSuccess
+                   : fail(cudaErrorInvalidValue,
+                          "cudaEventQuery of a destroyed event");
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t e) {
+  std::lock_guard<std::recursive_mutex> g(lock());
+  if (!e || !live<CUevent_st>().erase(e))
+    return fail(cudaErrorInvalidValue, "cudaEventDestroy of no live event");
+  delete e;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMalloc(void **p, size_t bytes) { return allocate(p, bytes); }
+cudaError_t cudaFree(void *p) { return release(p, "cudaFree"); }
+cudaError_t cudaMallocAsync(void **p, size_t bytes, cudaStream_t s) {
+  if (!streamOk(s))
+    return fail(cudaErrorInvalidValue, "cudaMallocAsync on a destroyed stream");
+  return allocate(p, bytes);
+}
+cudaError_t cudaFreeAsync(void *p, cudaStream_t s) {
+  if (!streamOk(s))
+    return fail(cudaErrorInvalidValue, "cudaFreeAsync on a destroyed stream");
+  return release(p, "cudaFreeAsync");
+}
+
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device) {
+  static CUmemPoolHandle_st pools[1024];
+  if (device < 0 || device >= deviceCount())
+    return fail(cudaErrorInvalidDevice, "cudaDeviceGetDefaultMemPool");
+  pools[device].device = device;
+  *pool = &pools[device];
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr,
+                                    void *value) {
+  if (!pool || !value || attr != cudaMemPoolAttrReleaseThreshold)
+    return fail(cudaErrorInvalidValue, "cudaMemPoolSetAttribute");
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes,
+                       cudaMemcpyKind kind) {
+  if (cudaError_t e = checkCopy(dst, src, bytes, kind, "cudaMemcpy");
+      e != cudaSuccess)
+    return e;
+  if (bytes)
+    std::memmove(dst, src, bytes);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes,
+                            cudaMemcpyKind kind, cudaStream_t s) {
+  if (!streamOk(s))
+    return fail(cudaErrorInvalidValue, "cudaMemcpyAsync on a destroyed stream");
+  if (cudaError_t e = checkCopy(dst, src, bytes, kind, "cudaMemcpyAsync");
+      e != cudaSuccess)
+    return e;
+  if (bytes)
+    std::memmove(dst, src, bytes);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src,
+                         size_t spitch, size_t width, size_t height,
+                         cudaMemcpyKind kind) {
+  return copy2D(dst, dpitch, src, spitch, width, height, kind, "cudaMemcpy2D");
+}
+
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
+                              size_t spitch, size_t width, size_t height,
+                              cudaMemcpyKind kind, cudaStream_t s) {
+  if (!streamOk(s))
+    return fail(cudaErrorInvalidValue,
+                "cudaMemcpy2DAsync on a destroyed stream");
+  return copy2D(dst, dpitch, src, spitch, width, height, kind,
+                "cudaMemcpy2DAsync");
+}
+
+cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t s) {
+  if (!streamOk(s))
+    return fail(cudaErrorInvalidValue, "cudaMemsetAsync on a destroyed stream");
+  if (bytes == 0)
+    return cudaSuccess;
+  if (!onDevice(p, bytes))
+    return fail(cudaErrorInvalidValue,
+                "cudaMemsetAsync: " + where(p, bytes) +
+                    " is not inside one device block");
+  std::memset(p, value, bytes);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int value, size_t width,
+                              size_t height, cudaStream_t s) {
+  if (!streamOk(s))
+    return fail(cudaErrorInvalidValue,
+                "cudaMemset2DAsync on a destroyed stream");
+  if (width == 0 || height == 0)
+    return cudaSuccess;
+  if (pitch < width || !onDevice(p, pitch * (height - 1) + width))
+    return fail(cudaErrorInvalidValue,
+                "cudaMemset2DAsync: rows of " + std::to_string(width) +
+                    " bytes, pitch " + std::to_string(pitch) + ", at " +
+                    where(p, pitch * (height - 1) + width) +
+                    " are not inside one device block");
+  for (size_t r = 0; r < height; ++r)
+    std::memset(static_cast<char *>(p) + r * pitch, value, width);
+  return cudaSuccess;
+}
+
+// --- cuBLAS ------------------------------------------------------------------
+
+namespace {
+bool handleOk(cublasHandle_t h) { return h && isLive(h); }
+
+cublasStatus_t blasFail(const std::string &what) {
+  report(what);
+  return CUBLAS_STATUS_INVALID_VALUE;
+}
+
+/// A float rounded to TF32 (10 explicit mantissa bits, round to nearest
+/// even), as tensor cores read fp32 operands under TF32 math.
+float toTf32(float v) {
+  if (!std::isfinite(v))
+    return v;
+  uint32_t u;
+  std::memcpy(&u, &v, 4);
+  u += 0xfffu + ((u >> 13) & 1u);
+  u &= ~0x1fffu;
+  std::memcpy(&v, &u, 4);
+  return v;
+}
+
+/// The elements a column-major operand of `rows` x `cols` with leading
+/// dimension ld reaches: ld * (cols - 1) + rows.
+size_t extent(int rows, int cols, int ld) {
+  return rows == 0 || cols == 0 ? 0 : size_t(ld) * size_t(cols - 1) + size_t(rows);
+}
+
+cublasStatus_t gemm(const char *fn, cublasHandle_t h, cublasOperation_t ta,
+                    cublasOperation_t tb, int m, int n, int k,
+                    const float *alpha, const float *A, int lda,
+                    long long strideA, const float *B, int ldb,
+                    long long strideB, const float *beta, float *C, int ldc,
+                    long long strideC, int batch) {
+  if (!handleOk(h))
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  ++counts.gemms;
+  const std::string f = fn;
+  if ((ta != CUBLAS_OP_N && ta != CUBLAS_OP_T) ||
+      (tb != CUBLAS_OP_N && tb != CUBLAS_OP_T) || m < 0 || n < 0 || k < 0 ||
+      batch < 0 || !alpha || !beta)
+    return blasFail(f + ": invalid operation, size or scalar");
+  const int aRows = ta == CUBLAS_OP_N ? m : k, aCols = ta == CUBLAS_OP_N ? k : m;
+  const int bRows = tb == CUBLAS_OP_N ? k : n, bCols = tb == CUBLAS_OP_N ? n : k;
+  if (lda < std::max(1, aRows) || ldb < std::max(1, bRows) ||
+      ldc < std::max(1, m))
+    return blasFail(f + ": leading dimensions lda " + std::to_string(lda) +
+                    ", ldb " + std::to_string(ldb) + ", ldc " +
+                    std::to_string(ldc) + " below the rows " +
+                    std::to_string(aRows) + ", " + std::to_string(bRows) +
+                    ", " + std::to_string(m));
+  if (onDevice(alpha, 4) || onDevice(beta, 4))
+    return blasFail(f + ": alpha and beta must be host pointers "
+                        "(CUBLAS_POINTER_MODE_HOST)");
+  if (m == 0 || n == 0 || batch == 0)
+    return CUBLAS_STATUS_SUCCESS;
+  const bool tf32 = h->math == CUBLAS_TF32_TENSOR_OP_MATH;
+  const float al = *alpha, be = *beta;
+  for (int b = 0; b < batch; ++b) {
+    const float *a = A + b * strideA, *bb = B + b * strideB;
+    float *c = C + b * strideC;
+    const bool readAB = k > 0 && al != 0.0f;
+    if ((readAB && (!onDevice(a, 4 * extent(aRows, aCols, lda)) ||
+                    !onDevice(bb, 4 * extent(bRows, bCols, ldb)))) ||
+        !onDevice(c, 4 * extent(m, n, ldc)))
+      return blasFail(f + ": batch " + std::to_string(b) +
+                      ": an operand reaches outside its device block (A " +
+                      where(a, 4 * extent(aRows, aCols, lda)) + ", B " +
+                      where(bb, 4 * extent(bRows, bCols, ldb)) + ", C " +
+                      where(c, 4 * extent(m, n, ldc)) + ")");
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) {
+        double acc = 0;
+        if (readAB)
+          for (int l = 0; l < k; ++l) {
+            float x = ta == CUBLAS_OP_N ? a[i + size_t(l) * lda]
+                                        : a[l + size_t(i) * lda];
+            float y = tb == CUBLAS_OP_N ? bb[l + size_t(j) * ldb]
+                                        : bb[j + size_t(l) * ldb];
+            if (tf32) {
+              x = toTf32(x);
+              y = toTf32(y);
+            }
+            acc += double(x) * double(y);
+          }
+        float &out = c[i + size_t(j) * ldc];
+        // beta 0: C is not read (it may hold NaN).
+        out = be == 0.0f ? float(al * acc) : float(al * acc + double(be) * out);
+      }
+  }
+  return CUBLAS_STATUS_SUCCESS;
+}
+} // namespace
+
+cublasStatus_t cublasCreate(cublasHandle_t *h) {
+  std::lock_guard<std::recursive_mutex> g(lock());
+  *h = new cublasContext;
+  live<cublasContext>().insert(*h);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasDestroy(cublasHandle_t h) {
+  std::lock_guard<std::recursive_mutex> g(lock());
+  if (!h || !live<cublasContext>().erase(h))
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  delete h;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetStream(cublasHandle_t h, cudaStream_t s) {
+  if (!handleOk(h))
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!streamOk(s))
+    return blasFail("cublasSetStream: a destroyed stream");
+  h->stream = s;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetMathMode(cublasHandle_t h, cublasMath_t mode) {
+  if (!handleOk(h))
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (mode != CUBLAS_DEFAULT_MATH && mode != CUBLAS_TF32_TENSOR_OP_MATH)
+    return blasFail("cublasSetMathMode: unknown mode");
+  h->math = mode;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetAtomicsMode(cublasHandle_t h, cublasAtomicsMode_t) {
+  return handleOk(h) ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
+}
+
+cublasStatus_t cublasSgemm(cublasHandle_t h, cublasOperation_t ta,
+                           cublasOperation_t tb, int m, int n, int k,
+                           const float *alpha, const float *A, int lda,
+                           const float *B, int ldb, const float *beta,
+                           float *C, int ldc) {
+  return gemm("cublasSgemm", h, ta, tb, m, n, k, alpha, A, lda, 0, B, ldb, 0,
+              beta, C, ldc, 0, 1);
+}
+
+cublasStatus_t cublasSgemmStridedBatched(
+    cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
+    int k, const float *alpha, const float *A, int lda, long long strideA,
+    const float *B, int ldb, long long strideB, const float *beta, float *C,
+    int ldc, long long strideC, int batchCount) {
+  return gemm("cublasSgemmStridedBatched", h, ta, tb, m, n, k, alpha, A, lda,
+              strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+}
+
+cublasStatus_t cublasSscal(cublasHandle_t h, int n, const float *alpha,
+                           float *x, int incx) {
+  if (!handleOk(h))
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (n <= 0 || incx <= 0)
+    return CUBLAS_STATUS_SUCCESS; // cuBLAS returns at once for these
+  if (!alpha || onDevice(alpha, 4))
+    return blasFail("cublasSscal: alpha must be a host pointer");
+  if (!onDevice(x, 4 * (size_t(n - 1) * size_t(incx) + 1)))
+    return blasFail("cublasSscal: x reaches outside its device block");
+  ++counts.gemms;
+  for (int i = 0; i < n; ++i)
+    x[size_t(i) * size_t(incx)] *= *alpha;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+// --- NCCL over MPI -----------------------------------------------------------
+
+namespace {
+std::string ncclLast;
+
+ncclResult_t ncclFail(ncclResult_t r, const std::string &what) {
+  report(what);
+  ncclLast = what;
+  return r;
+}
+
+bool commOk(ncclComm_t c) { return c && isLive(c); }
+
+int mpiWorldRank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+/// The id: "trident-emu", the creating world rank, its counter.
+struct IdFields {
+  char magic[12];
+  int world;
+  int counter;
+};
+
+MPI_Datatype mpiType(ncclDataType_t t) {
+  return t == ncclFloat ? MPI_FLOAT : t == ncclInt32 ? MPI_INT : MPI_DATATYPE_NULL;
+}
+size_t typeSize(ncclDataType_t t) { return t == ncclFloat || t == ncclInt32 ? 4 : 0; }
+MPI_Op mpiOp(ncclRedOp_t op) {
+  switch (op) {
+  case ncclSum:
+    return MPI_SUM;
+  case ncclProd:
+    return MPI_PROD;
+  case ncclMax:
+    return MPI_MAX;
+  case ncclMin:
+    return MPI_MIN;
+  }
+  return MPI_OP_NULL;
+}
+
+/// A queued call of a group (ncclGroupStart .. ncclGroupEnd).
+struct P2p {
+  bool send;
+  void *buf;
+  size_t count;
+  ncclDataType_t type;
+  int peer;
+  ncclComm_t comm;
+};
+int groupDepth = 0;
+std::vector<P2p> groupOps;
+constexpr int kP2pTag = 7;
+
+ncclResult_t checkArgs(const char *fn, ncclComm_t comm, cudaStream_t s,
+                       ncclDataType_t type,
+                       std::initializer_list<std::pair<const void *, size_t>>
+                           buffers) {
+  if (!commOk(comm))
+    return ncclFail(ncclInvalidArgument, std::string(fn) + ": no live communicator");
+  ++counts.ncclCalls;
+  if (!streamOk(s))
+    return ncclFail(ncclInvalidArgument, std::string(fn) + ": a destroyed stream");
+  if (mpiType(type) == MPI_DATATYPE_NULL)
+    return ncclFail(ncclInvalidArgument, std::string(fn) + ": data type not emulated");
+  for (auto [p, bytes] : buffers)
+    if (bytes && !onDevice(p, bytes))
+      return ncclFail(ncclInvalidArgument,
+                      std::string(fn) + ": buffer " + where(p, bytes) +
+                          " is not inside one device block");
+  return ncclSuccess;
+}
+
+ncclResult_t mpiOk(int rc, const char *fn) {
+  return rc == MPI_SUCCESS
+             ? ncclSuccess
+             : ncclFail(ncclSystemError, std::string(fn) + ": MPI call failed");
+}
+
+ncclResult_t runP2p(const std::vector<P2p> &ops) {
+  std::vector<MPI_Request> reqs;
+  reqs.reserve(ops.size());
+  // Receives first, then sends: no order of the peers' calls can block.
+  for (int pass = 0; pass < 2; ++pass)
+    for (const P2p &o : ops) {
+      if (o.send != (pass == 1))
+        continue;
+      if (o.count > size_t(INT32_MAX))
+        return ncclFail(ncclInvalidArgument, "ncclSend/ncclRecv: count above 2^31");
+      reqs.emplace_back();
+      int rc = o.send ? MPI_Isend(o.buf, int(o.count), mpiType(o.type), o.peer,
+                                  kP2pTag, o.comm->comm, &reqs.back())
+                      : MPI_Irecv(o.buf, int(o.count), mpiType(o.type), o.peer,
+                                  kP2pTag, o.comm->comm, &reqs.back());
+      if (rc != MPI_SUCCESS)
+        return ncclFail(ncclSystemError, "ncclSend/ncclRecv: MPI failed");
+    }
+  return mpiOk(MPI_Waitall(int(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE),
+               "ncclGroupEnd");
+}
+} // namespace
+
+const char *ncclGetErrorString(ncclResult_t r) {
+  switch (r) {
+  case ncclSuccess:
+    return "no error";
+  case ncclUnhandledCudaError:
+    return "unhandled cuda error";
+  case ncclSystemError:
+    return "unhandled system error";
+  case ncclInternalError:
+    return "internal error";
+  case ncclInvalidArgument:
+    return "invalid argument";
+  case ncclInvalidUsage:
+    return "invalid usage";
+  case ncclRemoteError:
+    return "remote process exited or there was a network error";
+  case ncclInProgress:
+    return "NCCL operation in progress";
+  }
+  return "unknown result code";
+}
+
+const char *ncclGetLastError(ncclComm_t) { return ncclLast.c_str(); }
+
+ncclResult_t ncclGetUniqueId(ncclUniqueId *id) {
+  static int counter = 0;
+  std::memset(id, 0, sizeof *id);
+  IdFields f{};
+  std::memcpy(f.magic, "trident-emu", 12);
+  f.world = mpiWorldRank();
+  f.counter = counter++;
+  std::memcpy(id->internal, &f, sizeof f);
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id,
+                              int rank) {
+  IdFields f;
+  std::memcpy(&f, id.internal, sizeof f);
+  if (std::memcmp(f.magic, "trident-emu", 12) != 0)
+    return ncclFail(ncclInvalidArgument,
+                    "ncclCommInitRank: the unique id was not made by "
+                    "ncclGetUniqueId");
+  if (nranks < 1 || rank < 0 || rank >= nranks)
+    return ncclFail(ncclInvalidArgument, "ncclCommInitRank: rank " +
+                                             std::to_string(rank) + " of " +
+                                             std::to_string(nranks));
+  // The creating rank gathers every member's world rank in group order and
+  // sends the list back; then the members form the MPI communicator.
+  const int me = mpiWorldRank();
+  const int tag = 16384 + f.counter % 16384;
+  std::vector<int> world(size_t(nranks), -1);
+  if (me == f.world) {
+    world[size_t(rank)] = me;
+    for (int i = 1; i < nranks; ++i) {
+      int msg[2];
+      MPI_Status st;
+      if (MPI_Recv(msg, 2, MPI_INT, MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &st) !=
+          MPI_SUCCESS)
+        return ncclFail(ncclSystemError, "ncclCommInitRank: MPI_Recv failed");
+      if (msg[0] < 0 || msg[0] >= nranks || world[size_t(msg[0])] != -1)
+        return ncclFail(ncclInvalidUsage,
+                        "ncclCommInitRank: rank " + std::to_string(msg[0]) +
+                            " joined twice or is out of range");
+      world[size_t(msg[0])] = msg[1];
+    }
+    for (int r = 0; r < nranks; ++r)
+      if (r != rank)
+        MPI_Send(world.data(), nranks, MPI_INT, world[size_t(r)], tag,
+                 MPI_COMM_WORLD);
+  } else {
+    int msg[2] = {rank, me};
+    MPI_Send(msg, 2, MPI_INT, f.world, tag, MPI_COMM_WORLD);
+    MPI_Recv(world.data(), nranks, MPI_INT, f.world, tag, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
+    if (world[size_t(rank)] != me)
+      return ncclFail(ncclInvalidUsage,
+                      "ncclCommInitRank: the member list does not hold this "
+                      "rank");
+  }
+  MPI_Group all, members;
+  MPI_Comm_group(MPI_COMM_WORLD, &all);
+  MPI_Group_incl(all, nranks, world.data(), &members);
+  auto *c = new ncclComm;
+  int rc = MPI_Comm_create_group(MPI_COMM_WORLD, members, tag, &c->comm);
+  MPI_Group_free(&members);
+  MPI_Group_free(&all);
+  if (rc != MPI_SUCCESS) {
+    delete c;
+    return ncclFail(ncclSystemError, "ncclCommInitRank: MPI_Comm_create_group failed");
+  }
+  MPI_Comm_rank(c->comm, &c->rank);
+  MPI_Comm_size(c->comm, &c->size);
+  if (c->rank != rank || c->size != nranks) {
+    delete c;
+    return ncclFail(ncclInternalError, "ncclCommInitRank: rank order differs");
+  }
+  {
+    std::lock_guard<std::recursive_mutex> g(lock());
+    live<ncclComm>().insert(c);
+  }
+  ++counts.comms;
+  *comm = c;
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommDestroy(ncclComm_t comm) {
+  {
+    std::lock_guard<std::recursive_mutex> g(lock());
+    if (!comm || !live<ncclComm>().erase(comm))
+      return ncclFail(ncclInvalidArgument, "ncclCommDestroy of no live communicator");
+  }
+  MPI_Comm_free(&comm->comm);
+  delete comm;
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommAbort(ncclComm_t comm) { return ncclCommDestroy(comm); }
+
+ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *state) {
+  if (!commOk(comm))
+    return ncclFail(ncclInvalidArgument, "ncclCommGetAsyncError of no live communicator");
+  *state = ncclSuccess;
+  return ncclSuccess;
+}
+
+ncclResult_t ncclGroupStart() {
+  ++groupDepth;
+  return ncclSuccess;
+}
+
+ncclResult_t ncclGroupEnd() {
+  if (groupDepth == 0)
+    return ncclFail(ncclInvalidUsage, "ncclGroupEnd without ncclGroupStart");
+  if (--groupDepth > 0)
+    return ncclSuccess;
+  std::vector<P2p> ops;
+  ops.swap(groupOps);
+  return runP2p(ops);
+}
+
+ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count,
+                           ncclDataType_t type, ncclRedOp_t op,
+                           ncclComm_t comm, cudaStream_t s) {
+  const size_t bytes = count * typeSize(type);
+  if (ncclResult_t r = checkArgs("ncclAllReduce", comm, s, type,
+                                 {{send, bytes}, {recv, bytes}});
+      r != ncclSuccess)
+    return r;
+  if (groupDepth > 0)
+    return ncclFail(ncclInvalidUsage, "collectives inside a group are not emulated");
+  if (count > size_t(INT32_MAX) || mpiOp(op) == MPI_OP_NULL)
+    return ncclFail(ncclInvalidArgument, "ncclAllReduce: count or operation");
+  return mpiOk(MPI_Allreduce(send == recv ? MPI_IN_PLACE : send, recv,
+                             int(count), mpiType(type), mpiOp(op), comm->comm),
+               "ncclAllReduce");
+}
+
+ncclResult_t ncclAllGather(const void *send, void *recv, size_t sendcount,
+                           ncclDataType_t type, ncclComm_t comm,
+                           cudaStream_t s) {
+  const size_t bytes = sendcount * typeSize(type);
+  if (ncclResult_t r = checkArgs("ncclAllGather", comm, s, type,
+                                 {{send, bytes}, {recv, bytes * size_t(comm ? comm->size : 0)}});
+      r != ncclSuccess)
+    return r;
+  if (groupDepth > 0)
+    return ncclFail(ncclInvalidUsage, "collectives inside a group are not emulated");
+  if (sendcount > size_t(INT32_MAX))
+    return ncclFail(ncclInvalidArgument, "ncclAllGather: count above 2^31");
+  const char *mine = static_cast<const char *>(recv) + bytes * size_t(comm->rank);
+  const bool inPlace = send == mine;
+  const uintptr_t sa = uintptr_t(send), ra = uintptr_t(recv);
+  if (!inPlace && sa < ra + bytes * size_t(comm->size) && ra < sa + bytes)
+    return ncclFail(ncclInvalidArgument,
+                    "ncclAllGather: the send buffer overlaps the receive "
+                    "buffer other than at this rank's block");
+  return mpiOk(MPI_Allgather(inPlace ? MPI_IN_PLACE : send, int(sendcount),
+                             mpiType(type), recv, int(sendcount), mpiType(type),
+                             comm->comm),
+               "ncclAllGather");
+}
+
+ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t recvcount,
+                               ncclDataType_t type, ncclRedOp_t op,
+                               ncclComm_t comm, cudaStream_t s) {
+  const size_t bytes = recvcount * typeSize(type);
+  if (ncclResult_t r = checkArgs("ncclReduceScatter", comm, s, type,
+                                 {{send, bytes * size_t(comm ? comm->size : 0)}, {recv, bytes}});
+      r != ncclSuccess)
+    return r;
+  if (groupDepth > 0)
+    return ncclFail(ncclInvalidUsage, "collectives inside a group are not emulated");
+  if (recvcount > size_t(INT32_MAX) || mpiOp(op) == MPI_OP_NULL)
+    return ncclFail(ncclInvalidArgument, "ncclReduceScatter: count or operation");
+  // In place when recv is this rank's block of send; through a buffer
+  // (MPI's in-place form keeps the result at the start instead).
+  std::vector<char> tmp(bytes);
+  int rc = MPI_Reduce_scatter_block(send, tmp.data(), int(recvcount),
+                                    mpiType(type), mpiOp(op), comm->comm);
+  if (bytes)
+    std::memcpy(recv, tmp.data(), bytes);
+  return mpiOk(rc, "ncclReduceScatter");
+}
+
+ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count,
+                           ncclDataType_t type, int root, ncclComm_t comm,
+                           cudaStream_t s) {
+  const size_t bytes = count * typeSize(type);
+  if (ncclResult_t r = checkArgs("ncclBroadcast", comm, s, type, {{recv, bytes}});
+      r != ncclSuccess)
+    return r;
+  if (groupDepth > 0)
+    return ncclFail(ncclInvalidUsage, "collectives inside a group are not emulated");
+  if (root < 0 || root >= comm->size || count > size_t(INT32_MAX))
+    return ncclFail(ncclInvalidArgument, "ncclBroadcast: root or count");
+  if (comm->rank == root && send != recv) {
+    if (bytes && !onDevice(send, bytes))
+      return ncclFail(ncclInvalidArgument, "ncclBroadcast: send buffer not on the device");
+    std::memmove(recv, send, bytes);
+  }
+  return mpiOk(MPI_Bcast(recv, int(count), mpiType(type), root, comm->comm),
+               "ncclBroadcast");
+}
+
+ncclResult_t ncclSend(const void *send, size_t count, ncclDataType_t type,
+                      int peer, ncclComm_t comm, cudaStream_t s) {
+  if (ncclResult_t r = checkArgs("ncclSend", comm, s, type,
+                                 {{send, count * typeSize(type)}});
+      r != ncclSuccess)
+    return r;
+  if (peer < 0 || peer >= comm->size)
+    return ncclFail(ncclInvalidArgument, "ncclSend: peer " + std::to_string(peer));
+  P2p op{true, const_cast<void *>(send), count, type, peer, comm};
+  if (groupDepth > 0) {
+    groupOps.push_back(op);
+    return ncclSuccess;
+  }
+  return runP2p({op});
+}
+
+ncclResult_t ncclRecv(void *recv, size_t count, ncclDataType_t type, int peer,
+                      ncclComm_t comm, cudaStream_t s) {
+  if (ncclResult_t r = checkArgs("ncclRecv", comm, s, type,
+                                 {{recv, count * typeSize(type)}});
+      r != ncclSuccess)
+    return r;
+  if (peer < 0 || peer >= comm->size)
+    return ncclFail(ncclInvalidArgument, "ncclRecv: peer " + std::to_string(peer));
+  P2p op{false, recv, count, type, peer, comm};
+  if (groupDepth > 0) {
+    groupOps.push_back(op);
+    return ncclSuccess;
+  }
+  return runP2p({op});
+}

@@ -1,0 +1,283 @@
+//===- EmuSelfTest.cpp - The CUDA emulation's own checks ------------------===//
+//
+// The emulation (lib/Runtime/Cuda/Emu) stands in for a GPU in the tests of
+// the CUDA backend; this test shows that it executes CUDA's semantics
+// (barriers, 2-D thread ids, cuBLAS's column-major GEMM, NCCL's
+// collectives) and that each of its checks fires: a host pointer passed to
+// a kernel, a copy against its cudaMemcpyKind or past its block, a GEMM
+// operand past its block or with a short leading dimension, threads of a
+// block passing different numbers of barriers, a block too large, memory
+// read before it was written. Run on 2 MPI ranks (the NCCL checks);
+// prints "emu self-test: PASSED" when every check holds.
+//
+//===----------------------------------------------------------------------===//
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace {
+
+int failures = 0;
+void expect(bool ok, const std::string &what) {
+  if (!ok) {
+    ++failures;
+    std::fprintf(stderr, "emu self-test: FAILED: %s\n", what.c_str());
+  }
+}
+
+// --- kernels, written as for nvcc ------------------------------------------
+
+/// Block-wide tree sum of v[block * n + thread]; thread 0 writes it.
+__global__ void kBlockSum(float *out, const float *v) {
+  __shared__ float sh[256];
+  const unsigned t = threadIdx.x;
+  sh[t] = v[blockIdx.x * blockDim.x + t];
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (t < s)
+      sh[t] += sh[t + s];
+    __syncthreads();
+  }
+  if (t == 0)
+    out[blockIdx.x] = sh[0];
+}
+
+/// Each thread reads its right neighbour's value after a barrier.
+__global__ void kRotate(int *out) {
+  __shared__ int sh[128];
+  const unsigned t = threadIdx.x;
+  sh[t] = int(t) * 10;
+  __syncthreads();
+  out[t] = sh[(t + 1) % blockDim.x];
+}
+
+/// 2-D blocks in a 2-D grid: every thread writes its linear position.
+__global__ void kIds(int *out, int width) {
+  const int x = int(blockIdx.x * blockDim.x + threadIdx.x);
+  const int y = int(blockIdx.y * blockDim.y + threadIdx.y);
+  out[y * width + x] = y * 1000 + x;
+}
+
+/// Thread 0 skips the barrier that every other thread passes.
+__global__ void kDivergent(int *out) {
+  if (threadIdx.x != 0)
+    __syncthreads();
+  out[threadIdx.x] = 1;
+}
+
+__global__ void kFill(float *p, float v, int n) {
+  for (int i = int(blockIdx.x * blockDim.x + threadIdx.x); i < n;
+       i += int(blockDim.x * gridDim.x))
+    p[i] = v;
+}
+
+template <class T> T *deviceAlloc(size_t n) {
+  T *p = nullptr;
+  expect(cudaMalloc(&p, n * sizeof(T)) == cudaSuccess, "cudaMalloc");
+  return p;
+}
+
+void kernels() {
+  // Barrier-separated tree sums, 4 blocks of 256.
+  std::vector<float> v(1024);
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = float(i % 7);
+  float *dv = deviceAlloc<float>(1024), *dout = deviceAlloc<float>(4);
+  cudaMemcpy(dv, v.data(), 4096, cudaMemcpyHostToDevice);
+  TRIDENT_LAUNCH(kBlockSum, 4, 256, 0, nullptr)(dout, dv);
+  expect(cudaGetLastError() == cudaSuccess, "kBlockSum launch");
+  std::vector<float> out(4);
+  cudaMemcpy(out.data(), dout, 16, cudaMemcpyDeviceToHost);
+  for (int b = 0; b < 4; ++b) {
+    double want = 0;
+    for (int i = 0; i < 256; ++i)
+      want += v[size_t(b * 256 + i)];
+    expect(out[size_t(b)] == float(want),
+           "block " + std::to_string(b) + " sums to " +
+               std::to_string(out[size_t(b)]) + ", not " +
+               std::to_string(want));
+  }
+
+  int *dr = deviceAlloc<int>(128);
+  TRIDENT_LAUNCH(kRotate, 1, 128, 0, nullptr)(dr);
+  std::vector<int> r(128);
+  cudaMemcpy(r.data(), dr, 512, cudaMemcpyDeviceToHost);
+  for (int t = 0; t < 128; ++t)
+    expect(r[size_t(t)] == ((t + 1) % 128) * 10,
+           "thread " + std::to_string(t) + " read its neighbour before the "
+                                            "barrier");
+
+  const int w = 48, h = 20;
+  int *di = deviceAlloc<int>(size_t(w * h));
+  TRIDENT_LAUNCH(kIds, dim3(3, 5), dim3(16, 4), 0, nullptr)(di, w);
+  std::vector<int> ids(size_t(w * h));
+  cudaMemcpy(ids.data(), di, sizeof(int) * ids.size(), cudaMemcpyDeviceToHost);
+  bool idsOk = true;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      idsOk = idsOk && ids[size_t(y * w + x)] == y * 1000 + x;
+  expect(idsOk, "2-D thread and block ids");
+
+  // Checks that must fire.
+  std::vector<float> host(16, 0.0f);
+  TRIDENT_LAUNCH(kFill, 1, 32, 0, nullptr)(host.data(), 1.0f, 16);
+  expect(cudaGetLastError() == cudaErrorLaunchFailure && host[0] == 0.0f,
+         "a host pointer passed to a kernel is refused");
+  TRIDENT_LAUNCH(kFill, 1, 2048, 0, nullptr)(dv, 1.0f, 16);
+  expect(cudaGetLastError() == cudaErrorInvalidConfiguration,
+         "a block of 2048 threads is refused");
+  TRIDENT_LAUNCH(kDivergent, 1, 64, 0, nullptr)(dr);
+  expect(cudaGetLastError() == cudaErrorLaunchFailure,
+         "threads passing different numbers of barriers are reported");
+
+  float *fresh = deviceAlloc<float>(8);
+  float f = 0;
+  cudaMemcpy(&f, fresh + 3, 4, cudaMemcpyDeviceToHost);
+  expect(std::isnan(f), "fresh device memory reads as NaN");
+  expect(cudaMemcpy(dv, dout, 16, cudaMemcpyHostToDevice) != cudaSuccess,
+         "a device source under cudaMemcpyHostToDevice is refused");
+  expect(cudaMemcpy(host.data(), dout, 32, cudaMemcpyDeviceToHost) !=
+             cudaSuccess,
+         "a copy past the end of its block is refused");
+  expect(cudaMemsetAsync(dout + 2, 0, 16, nullptr) != cudaSuccess,
+         "a memset past the end of its block is refused");
+  expect(cudaFree(dv + 1) != cudaSuccess,
+         "freeing inside a block is refused");
+  cudaFree(fresh);
+  cudaFree(di);
+  cudaFree(dr);
+  cudaFree(dout);
+  cudaFree(dv);
+}
+
+void blas() {
+  // Row-major C[m x n] = A[m x k] B[k x n], through the column-major
+  // transposes (C^T = B^T A^T), and with A given transposed.
+  const int m = 5, n = 3, k = 4;
+  std::vector<float> A(size_t(m * k)), At(size_t(k * m)), B(size_t(k * n));
+  for (int i = 0; i < m; ++i)
+    for (int l = 0; l < k; ++l) {
+      A[size_t(i * k + l)] = float(i + 2 * l) - 3.0f;
+      At[size_t(l * m + i)] = A[size_t(i * k + l)];
+    }
+  for (int l = 0; l < k; ++l)
+    for (int j = 0; j < n; ++j)
+      B[size_t(l * n + j)] = float(l * j % 5) - 1.5f;
+  float *dA = deviceAlloc<float>(A.size()), *dAt = deviceAlloc<float>(At.size()),
+        *dB = deviceAlloc<float>(B.size()), *dC = deviceAlloc<float>(size_t(m * n));
+  cudaMemcpy(dA, A.data(), 4 * A.size(), cudaMemcpyHostToDevice);
+  cudaMemcpy(dAt, At.data(), 4 * At.size(), cudaMemcpyHostToDevice);
+  cudaMemcpy(dB, B.data(), 4 * B.size(), cudaMemcpyHostToDevice);
+  cublasHandle_t hd;
+  cublasCreate(&hd);
+  const float one = 1.0f, zero = 0.0f;
+  for (bool transA : {false, true}) {
+    // C may hold NaN: beta 0 must not read it.
+    cudaMemsetAsync(dC, 0xff, sizeof(float) * size_t(m * n), nullptr);
+    cublasStatus_t st =
+        cublasSgemm(hd, CUBLAS_OP_N, transA ? CUBLAS_OP_T : CUBLAS_OP_N, n, m,
+                    k, &one, dB, n, transA ? dAt : dA, transA ? m : k, &zero,
+                    dC, n);
+    expect(st == CUBLAS_STATUS_SUCCESS, "cublasSgemm");
+    std::vector<float> C(size_t(m * n));
+    cudaMemcpy(C.data(), dC, 4 * C.size(), cudaMemcpyDeviceToHost);
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        double want = 0;
+        for (int l = 0; l < k; ++l)
+          want += double(A[size_t(i * k + l)]) * B[size_t(l * n + j)];
+        expect(C[size_t(i * n + j)] == float(want),
+               std::string("GEMM") + (transA ? " (A transposed)" : "") +
+                   " element " + std::to_string(i) + "," + std::to_string(j));
+      }
+  }
+  expect(cublasSgemm(hd, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, dB, n - 1,
+                     dA, k, &zero, dC, n) == CUBLAS_STATUS_INVALID_VALUE,
+         "a leading dimension below the rows is refused");
+  expect(cublasSgemm(hd, CUBLAS_OP_N, CUBLAS_OP_N, n, m + 1, k, &one, dB, n,
+                     dA, k, &zero, dC, n) == CUBLAS_STATUS_INVALID_VALUE,
+         "an operand past its block is refused");
+  cublasDestroy(hd);
+  cudaFree(dA);
+  cudaFree(dAt);
+  cudaFree(dB);
+  cudaFree(dC);
+}
+
+void nccl(int rank, int size) {
+  ncclUniqueId id;
+  if (rank == 0)
+    ncclGetUniqueId(&id);
+  MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+  ncclComm_t comm;
+  expect(ncclCommInitRank(&comm, size, id, rank) == ncclSuccess,
+         "ncclCommInitRank");
+  const int n = 6;
+  float *d = deviceAlloc<float>(size_t(n * size));
+  std::vector<float> v(size_t(n * size));
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = float(rank + 1) * float(i + 1);
+  cudaMemcpy(d, v.data(), 4 * v.size(), cudaMemcpyHostToDevice);
+  ncclAllReduce(d, d, size_t(n * size), ncclFloat, ncclSum, comm, nullptr);
+  cudaMemcpy(v.data(), d, 4 * v.size(), cudaMemcpyDeviceToHost);
+  const float ranks = float(size * (size + 1) / 2);
+  bool ok = true;
+  for (size_t i = 0; i < v.size(); ++i)
+    ok = ok && v[i] == ranks * float(i + 1);
+  expect(ok, "in-place ncclAllReduce");
+  // In place: this rank's block of the sum, then gathered back.
+  ncclReduceScatter(d, d + rank * n, size_t(n), ncclFloat, ncclSum, comm,
+                    nullptr);
+  ncclAllGather(d + rank * n, d, size_t(n), ncclFloat, comm, nullptr);
+  cudaMemcpy(v.data(), d, 4 * v.size(), cudaMemcpyDeviceToHost);
+  ok = true;
+  for (size_t i = 0; i < v.size(); ++i)
+    ok = ok && v[i] == float(size) * ranks * float(i + 1);
+  expect(ok, "in-place ncclReduceScatter then ncclAllGather");
+  // A ring of sends and receives in one group.
+  float *s = deviceAlloc<float>(1), *r = deviceAlloc<float>(1);
+  float mine = float(rank);
+  cudaMemcpy(s, &mine, 4, cudaMemcpyHostToDevice);
+  ncclGroupStart();
+  ncclSend(s, 1, ncclFloat, (rank + 1) % size, comm, nullptr);
+  ncclRecv(r, 1, ncclFloat, (rank + size - 1) % size, comm, nullptr);
+  expect(ncclGroupEnd() == ncclSuccess, "ncclGroupEnd");
+  float got = -1;
+  cudaMemcpy(&got, r, 4, cudaMemcpyDeviceToHost);
+  expect(got == float((rank + size - 1) % size), "grouped send/recv ring");
+  std::vector<float> hostBuf(4);
+  expect(ncclAllReduce(hostBuf.data(), hostBuf.data(), 4, ncclFloat, ncclSum,
+                       comm, nullptr) == ncclInvalidArgument,
+         "a host buffer given to NCCL is refused");
+  ncclCommDestroy(comm);
+  cudaFree(s);
+  cudaFree(r);
+  cudaFree(d);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  kernels();
+  blas();
+  nccl(rank, size);
+  int total = 0;
+  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0)
+    std::printf("emu self-test: %s (%d failed checks over %d ranks)\n",
+                total == 0 ? "PASSED" : "FAILED", total, size);
+  MPI_Finalize();
+  return total == 0 ? 0 : 1;
+}
