@@ -7,8 +7,12 @@
 // on the CPU").
 //
 // Semantics are the documented ones, executed at the call (a stream's work
-// is done when it is queued; every query answers "done"). What the
-// emulation checks beyond a GPU:
+// is done when it is queued), but completion is reported late, as a busy
+// GPU reports it: after new work on a stream, its next
+// TRIDENT_CUDA_EMU_NOT_READY (default 2) cudaStreamQuery or cudaEventQuery
+// calls answer cudaErrorNotReady (synchronising, or a stream's completion
+// implied by another's that waited for it, ends that), so the callers'
+// polling paths run. What the emulation checks beyond a GPU:
 // - device memory: every cudaMalloc block is registered and filled with
 //   0xff bytes (a float NaN) so that reading what was never written shows;
 //   copies, memsets, cuBLAS operands, NCCL buffers and kernel pointer
@@ -68,11 +72,22 @@
 #define TRIDENT_EMU_ASAN 1
 #endif
 
+/// A stream's work is done at the call, but it reports completion as a
+/// GPU may, late: work queued since the last completion makes the next
+/// TRIDENT_CUDA_EMU_NOT_READY queries (default 2) answer
+/// cudaErrorNotReady, so that the callers' polling paths run.
 struct CUstream_st {
   int device;
+  long queued = 0, done = 0; ///< operations queued; completed up to
+  int notReady = 0;          ///< queries still to answer "not ready"
+  /// Events this stream waits for (cudaStreamWaitEvent) since it was last
+  /// complete: its completion implies theirs.
+  std::vector<std::pair<CUstream_st *, long>> waits;
 };
 struct CUevent_st {
-  bool recorded = false;
+  CUstream_st *stream = nullptr; ///< where it was recorded (null: done)
+  long at = 0;                   ///< that stream's operation count then
+  int notReady = 0;
 };
 struct CUmemPoolHandle_st {
   int device;
@@ -84,6 +99,10 @@ struct cublasContext {
 struct ncclComm {
   MPI_Comm comm = MPI_COMM_NULL;
   int rank = 0, size = 0;
+  ~ncclComm() {
+    if (comm != MPI_COMM_NULL)
+      MPI_Comm_free(&comm);
+  }
 };
 
 namespace trident::emu {
@@ -114,15 +133,17 @@ void report(const std::string &what) {
 /// What ran, printed at exit under TRIDENT_CUDA_EMU_REPORT=1 (the tests
 /// check that the NCCL paths were taken).
 struct Counts {
-  long launches = 0, blocks = 0, gemms = 0, ncclCalls = 0, comms = 0;
+  long launches = 0, blocks = 0, gemms = 0, ncclCalls = 0, comms = 0,
+       notReady = 0;
   ~Counts() {
     const char *v = std::getenv("TRIDENT_CUDA_EMU_REPORT");
     if (v && std::string(v) == "1")
       std::fprintf(stderr,
                    "trident cuda emulation (rank %d): %ld kernel launches "
                    "(%ld blocks), %ld cuBLAS calls, %ld NCCL calls on %ld "
-                   "communicators\n",
-                   worldRank(), launches, blocks, gemms, ncclCalls, comms);
+                   "communicators, %ld queries answered not ready\n",
+                   worldRank(), launches, blocks, gemms, ncclCalls, comms,
+                   notReady);
   }
 };
 Counts counts;
@@ -135,20 +156,27 @@ cudaError_t fail(cudaError_t e, const std::string &what) {
   return e;
 }
 
+/// The whole number in environment variable `name` (`fallback` when unset
+/// or empty); outside [lo, hi], or not a number, ends the process with a
+/// message.
+int envCount(const char *name, long lo, long hi, int fallback) {
+  const char *v = std::getenv(name);
+  if (!v || !*v)
+    return fallback;
+  char *end = nullptr;
+  errno = 0;
+  long k = std::strtol(v, &end, 10);
+  if (*end || errno || k < lo || k > hi) {
+    report(std::string(name) + "='" + v + "' must be a whole number from " +
+           std::to_string(lo) + " to " + std::to_string(hi));
+    std::exit(2);
+  }
+  return int(k);
+}
+
+/// GPUs a node shows (TRIDENT_CUDA_EMU_DEVICES).
 int deviceCount() {
-  static const int n = [] {
-    const char *v = std::getenv("TRIDENT_CUDA_EMU_DEVICES");
-    if (!v || !*v)
-      return 1;
-    char *end = nullptr;
-    long d = std::strtol(v, &end, 10);
-    if (*end || d < 1 || d > 1024) {
-      report(std::string("TRIDENT_CUDA_EMU_DEVICES='") + v +
-             "' must be a number of devices from 1 to 1024; using 1");
-      return 1;
-    }
-    return int(d);
-  }();
+  static const int n = envCount("TRIDENT_CUDA_EMU_DEVICES", 1, 1024, 1);
   return n;
 }
 thread_local int currentDevice = 0;
@@ -315,7 +343,50 @@ template <class T> bool isLive(T *p) {
   std::lock_guard<std::recursive_mutex> g(lock());
   return live<T>().count(p) != 0;
 }
+/// A new handle, registered live.
+template <class T> T *adopt(T *p) {
+  std::lock_guard<std::recursive_mutex> g(lock());
+  live<T>().insert(p);
+  return p;
+}
+/// Unregisters and deletes a live handle; false if `p` is none.
+template <class T> bool drop(T *p) {
+  std::lock_guard<std::recursive_mutex> g(lock());
+  if (!p || !live<T>().erase(p))
+    return false;
+  delete p;
+  return true;
+}
 bool streamOk(cudaStream_t s) { return s == nullptr || isLive(s); }
+
+/// Queries answered "not ready" after new work (TRIDENT_CUDA_EMU_NOT_READY).
+int notReadyQueries() {
+  static const int n = envCount("TRIDENT_CUDA_EMU_NOT_READY", 0, 100000, 2);
+  return n;
+}
+
+/// An operation queued on `s` (the legacy stream, null, is not tracked).
+void queued(cudaStream_t s) {
+  if (!s)
+    return;
+  ++s->queued;
+  s->notReady = notReadyQueries();
+}
+
+/// `s` complete up to operation `upTo`, with the streams it waited for.
+void complete(CUstream_st *s, long upTo) {
+  if (!s || s->done >= upTo)
+    return;
+  s->done = std::min(upTo, s->queued);
+  if (s->done == s->queued) {
+    s->notReady = 0;
+    std::vector<std::pair<CUstream_st *, long>> waits;
+    waits.swap(s->waits);
+    for (auto [other, at] : waits)
+      if (isLive(other))
+        complete(other, at);
+  }
+}
 
 // --- kernels: fibers -------------------------------------------------------
 
@@ -647,6 +718,7 @@ void launchGrid(const void *kernelId, const char *name, dim3 grid,
   }
   ++counts.launches;
   counts.blocks += long(grid.x) * grid.y * grid.z;
+  queued(stream);
   BlockRun b;
   b.blockSize = block;
   b.gridSize = grid;
@@ -742,42 +814,60 @@ cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int) {
   return cudaSuccess;
 }
 
-cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
+cudaError_t cudaDeviceSynchronize() {
+  std::lock_guard<std::recursive_mutex> g(lock());
+  for (CUstream_st *s : live<CUstream_st>())
+    complete(s, s->queued);
+  return cudaSuccess;
+}
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned) {
-  std::lock_guard<std::recursive_mutex> g(lock());
-  *s = new CUstream_st{currentDevice};
-  live<CUstream_st>().insert(*s);
+  *s = adopt(new CUstream_st{currentDevice});
   return cudaSuccess;
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t s) {
-  std::lock_guard<std::recursive_mutex> g(lock());
-  if (!s || !live<CUstream_st>().erase(s))
-    return fail(cudaErrorInvalidValue, "cudaStreamDestroy of no live stream");
-  delete s;
-  return cudaSuccess;
+  return drop(s) ? cudaSuccess
+                 : fail(cudaErrorInvalidValue,
+                        "cudaStreamDestroy of no live stream");
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t s) {
-  return streamOk(s) ? cudaSuccess
-                     : fail(cudaErrorInvalidValue,
-                            "cudaStreamSynchronize of a destroyed stream");
+  if (!streamOk(s))
+    return fail(cudaErrorInvalidValue,
+                "cudaStreamSynchronize of a destroyed stream");
+  if (s)
+    complete(s, s->queued);
+  return cudaSuccess;
 }
 
-cudaError_t cudaStreamQuery(cudaStream_t s) { return cudaStreamSynchronize(s); }
+cudaError_t cudaStreamQuery(cudaStream_t s) {
+  if (!streamOk(s))
+    return fail(cudaErrorInvalidValue, "cudaStreamQuery of a destroyed stream");
+  if (!s || s->done == s->queued)
+    return cudaSuccess;
+  if (s->notReady > 0) {
+    --s->notReady;
+    ++counts.notReady;
+    return cudaErrorNotReady;
+  }
+  complete(s, s->queued);
+  return cudaSuccess;
+}
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned) {
   if (!streamOk(s) || !isLive(e))
     return fail(cudaErrorInvalidValue,
                 "cudaStreamWaitEvent on a destroyed stream or event");
+  if (s && e->stream && isLive(e->stream) && e->stream->done < e->at) {
+    queued(s);
+    s->waits.emplace_back(e->stream, e->at);
+  }
   return cudaSuccess;
 }
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned) {
-  std::lock_guard<std::recursive_mutex> g(lock());
-  *e = new CUevent_st;
-  live<CUevent_st>().insert(*e);
+  *e = adopt(new CUevent_st);
   return cudaSuccess;
 }
 
@@ -785,22 +875,30 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
   if (!streamOk(s) || !isLive(e))
     return fail(cudaErrorInvalidValue,
                 "cudaEventRecord of a destroyed event or stream");
-  e->recorded = true;
+  e->stream = s;
+  e->at = s ? s->queued : 0;
+  e->notReady = s && s->done < s->queued ? notReadyQueries() : 0;
   return cudaSuccess;
 }
 
 cudaError_t cudaEventQuery(cudaEvent_t e) {
-  return isLive(e) ? cudaSuccess
-                   : fail(cudaErrorInvalidValue,
-                          "cudaEventQuery of a destroyed event");
+  if (!isLive(e))
+    return fail(cudaErrorInvalidValue, "cudaEventQuery of a destroyed event");
+  if (!e->stream || !isLive(e->stream) || e->stream->done >= e->at)
+    return cudaSuccess;
+  if (e->notReady > 0) {
+    --e->notReady;
+    ++counts.notReady;
+    return cudaErrorNotReady;
+  }
+  complete(e->stream, e->at);
+  return cudaSuccess;
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t e) {
-  std::lock_guard<std::recursive_mutex> g(lock());
-  if (!e || !live<CUevent_st>().erase(e))
-    return fail(cudaErrorInvalidValue, "cudaEventDestroy of no live event");
-  delete e;
-  return cudaSuccess;
+  return drop(e) ? cudaSuccess
+                 : fail(cudaErrorInvalidValue,
+                        "cudaEventDestroy of no live event");
 }
 
 cudaError_t cudaMalloc(void **p, size_t bytes) { return allocate(p, bytes); }
@@ -808,11 +906,13 @@ cudaError_t cudaFree(void *p) { return release(p, "cudaFree"); }
 cudaError_t cudaMallocAsync(void **p, size_t bytes, cudaStream_t s) {
   if (!streamOk(s))
     return fail(cudaErrorInvalidValue, "cudaMallocAsync on a destroyed stream");
+  queued(s);
   return allocate(p, bytes);
 }
 cudaError_t cudaFreeAsync(void *p, cudaStream_t s) {
   if (!streamOk(s))
     return fail(cudaErrorInvalidValue, "cudaFreeAsync on a destroyed stream");
+  queued(s);
   return release(p, "cudaFreeAsync");
 }
 
@@ -849,6 +949,7 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes,
   if (cudaError_t e = checkCopy(dst, src, bytes, kind, "cudaMemcpyAsync");
       e != cudaSuccess)
     return e;
+  queued(s);
   if (bytes)
     std::memmove(dst, src, bytes);
   return cudaSuccess;
@@ -866,6 +967,7 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
   if (!streamOk(s))
     return fail(cudaErrorInvalidValue,
                 "cudaMemcpy2DAsync on a destroyed stream");
+  queued(s);
   return copy2D(dst, dpitch, src, spitch, width, height, kind,
                 "cudaMemcpy2DAsync");
 }
@@ -873,6 +975,7 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
 cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t s) {
   if (!streamOk(s))
     return fail(cudaErrorInvalidValue, "cudaMemsetAsync on a destroyed stream");
+  queued(s);
   if (bytes == 0)
     return cudaSuccess;
   if (!onDevice(p, bytes))
@@ -888,6 +991,7 @@ cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int value, size_t width,
   if (!streamOk(s))
     return fail(cudaErrorInvalidValue,
                 "cudaMemset2DAsync on a destroyed stream");
+  queued(s);
   if (width == 0 || height == 0)
     return cudaSuccess;
   if (pitch < width || !onDevice(p, pitch * (height - 1) + width))
@@ -939,6 +1043,7 @@ cublasStatus_t gemm(const char *fn, cublasHandle_t h, cublasOperation_t ta,
   if (!handleOk(h))
     return CUBLAS_STATUS_NOT_INITIALIZED;
   ++counts.gemms;
+  queued(h->stream);
   const std::string f = fn;
   if ((ta != CUBLAS_OP_N && ta != CUBLAS_OP_T) ||
       (tb != CUBLAS_OP_N && tb != CUBLAS_OP_T) || m < 0 || n < 0 || k < 0 ||
@@ -997,18 +1102,12 @@ cublasStatus_t gemm(const char *fn, cublasHandle_t h, cublasOperation_t ta,
 } // namespace
 
 cublasStatus_t cublasCreate(cublasHandle_t *h) {
-  std::lock_guard<std::recursive_mutex> g(lock());
-  *h = new cublasContext;
-  live<cublasContext>().insert(*h);
+  *h = adopt(new cublasContext);
   return CUBLAS_STATUS_SUCCESS;
 }
 
 cublasStatus_t cublasDestroy(cublasHandle_t h) {
-  std::lock_guard<std::recursive_mutex> g(lock());
-  if (!h || !live<cublasContext>().erase(h))
-    return CUBLAS_STATUS_NOT_INITIALIZED;
-  delete h;
-  return CUBLAS_STATUS_SUCCESS;
+  return drop(h) ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
 }
 
 cublasStatus_t cublasSetStream(cublasHandle_t h, cudaStream_t s) {
@@ -1062,6 +1161,7 @@ cublasStatus_t cublasSscal(cublasHandle_t h, int n, const float *alpha,
   if (!onDevice(x, 4 * (size_t(n - 1) * size_t(incx) + 1)))
     return blasFail("cublasSscal: x reaches outside its device block");
   ++counts.gemms;
+  queued(h->stream);
   for (int i = 0; i < n; ++i)
     x[size_t(i) * size_t(incx)] *= *alpha;
   return CUBLAS_STATUS_SUCCESS;
@@ -1133,6 +1233,7 @@ ncclResult_t checkArgs(const char *fn, ncclComm_t comm, cudaStream_t s,
   ++counts.ncclCalls;
   if (!streamOk(s))
     return ncclFail(ncclInvalidArgument, std::string(fn) + ": a destroyed stream");
+  queued(s);
   if (mpiType(type) == MPI_DATATYPE_NULL)
     return ncclFail(ncclInvalidArgument, std::string(fn) + ": data type not emulated");
   for (auto [p, bytes] : buffers)
@@ -1269,24 +1370,15 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id,
     delete c;
     return ncclFail(ncclInternalError, "ncclCommInitRank: rank order differs");
   }
-  {
-    std::lock_guard<std::recursive_mutex> g(lock());
-    live<ncclComm>().insert(c);
-  }
   ++counts.comms;
-  *comm = c;
+  *comm = adopt(c);
   return ncclSuccess;
 }
 
 ncclResult_t ncclCommDestroy(ncclComm_t comm) {
-  {
-    std::lock_guard<std::recursive_mutex> g(lock());
-    if (!comm || !live<ncclComm>().erase(comm))
-      return ncclFail(ncclInvalidArgument, "ncclCommDestroy of no live communicator");
-  }
-  MPI_Comm_free(&comm->comm);
-  delete comm;
-  return ncclSuccess;
+  return drop(comm) ? ncclSuccess
+                    : ncclFail(ncclInvalidArgument,
+                               "ncclCommDestroy of no live communicator");
 }
 
 ncclResult_t ncclCommAbort(ncclComm_t comm) { return ncclCommDestroy(comm); }
