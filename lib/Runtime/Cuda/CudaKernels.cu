@@ -14,6 +14,7 @@
 #include "../Common/TokenGroups.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -438,6 +439,12 @@ constexpr int64_t kMaxColParts = 64;
 struct ColTerms {
   const float *dy = nullptr, *x = nullptr, *mean = nullptr, *rstd = nullptr;
 };
+#ifdef TRIDENT_CUDA_EMULATION
+// The pointers it holds, for the emulation's check of kernel arguments.
+inline std::array<const void *, 4> emuPointers(const ColTerms &t) {
+  return {t.dy, t.x, t.mean, t.rstd};
+}
+#endif
 
 /// Pass 1: partA[p, j] (partB[p, j]) = the sum over the rows
 /// [p * chunk, (p + 1) * chunk) of column j's terms.

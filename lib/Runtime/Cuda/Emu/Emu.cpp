@@ -17,18 +17,23 @@
 //   0xff bytes (a float NaN) so that reading what was never written shows;
 //   copies, memsets, cuBLAS operands, NCCL buffers and kernel pointer
 //   arguments must lie inside a registered block (a copy's direction is
-//   checked against its cudaMemcpyKind); a violation is reported on
-//   stderr and returned as the CUDA error the call would give, or that a
-//   GPU would report for a faulting kernel.
+//   checked against its cudaMemcpyKind; copies may not overlap, NCCL's
+//   buffers only in NCCL's in-place forms, cuBLAS's C not A, B or another
+//   batch's C; a receive must get exactly its count); a violation is
+//   reported on stderr and returned as the CUDA error the call would
+//   give, or that a GPU would report for a faulting kernel.
 // - kernels: block and grid limits; all threads of a block pass the same
-//   number of barriers.
+//   number of barriers; TRIDENT_CUDA_EMU_ORDER=reverse runs blocks and
+//   threads in reverse order (races show as other results).
 // What it cannot show: races between streams (each call completes before
-// the next), the GPU's rounding of expf and friends (the host's libm),
-// timing and memory capacity.
+// the next), reads of __shared__ memory before a write, the GPU's
+// rounding of expf and friends (the host's libm), timing and memory
+// capacity.
 //
 // Environment: TRIDENT_CUDA_EMU_DEVICES (default 1), the devices each
 // node shows; ranks on the same device stage their collectives through
 // the host, ranks on different devices use the (emulated) NCCL.
+// TRIDENT_CUDA_EMU_REPORT=1 prints what ran at exit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,7 +60,6 @@
 #include <mutex>
 #include <set>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #if !defined(__x86_64__)
@@ -257,28 +261,29 @@ cudaError_t release(void *p, const char *fn) {
   return cudaSuccess;
 }
 
-/// Checks a copy's ranges against its kind.
-cudaError_t checkCopy(void *dst, const void *src, size_t bytes,
-                      cudaMemcpyKind kind, const char *fn) {
-  if (bytes == 0)
-    return cudaSuccess;
-  const bool dDev = onDevice(dst, bytes), sDev = onDevice(src, bytes);
+/// Checks a copy's ranges, [dst, dst + dBytes) and [src, src + sBytes),
+/// against its kind: a device side must lie inside one cudaMalloc block, a
+/// host side outside every block.
+cudaError_t checkKind(void *dst, size_t dBytes, const void *src,
+                      size_t sBytes, cudaMemcpyKind kind, const char *fn) {
+  const bool dDev = onDevice(dst, dBytes), sDev = onDevice(src, sBytes);
+  const bool dHost = !blockOf(dst, 0), sHost = !blockOf(src, 0);
   bool ok = true;
   switch (kind) {
   case cudaMemcpyHostToDevice:
-    ok = dDev && !blockOf(src, 0);
+    ok = dDev && sHost;
     break;
   case cudaMemcpyDeviceToHost:
-    ok = sDev && !blockOf(dst, 0);
+    ok = sDev && dHost;
     break;
   case cudaMemcpyDeviceToDevice:
     ok = dDev && sDev;
     break;
   case cudaMemcpyHostToHost:
-    ok = !blockOf(dst, 0) && !blockOf(src, 0);
+    ok = dHost && sHost;
     break;
   case cudaMemcpyDefault:
-    ok = (dDev || !blockOf(dst, 0)) && (sDev || !blockOf(src, 0));
+    ok = (dDev || dHost) && (sDev || sHost);
     break;
   default:
     return fail(cudaErrorInvalidValue,
@@ -288,13 +293,30 @@ cudaError_t checkCopy(void *dst, const void *src, size_t bytes,
   if (!ok)
     return fail(cudaErrorInvalidValue,
                 std::string(fn) + ": kind " + std::to_string(int(kind)) +
-                    " does not fit destination " + where(dst, bytes) +
+                    " does not fit destination " + where(dst, dBytes) +
                     (dDev ? " (device)" : " (not a whole device range)") +
-                    " and source " + where(src, bytes) +
+                    " and source " + where(src, sBytes) +
                     (sDev ? " (device)" : " (not a whole device range)"));
-  const uintptr_t d = reinterpret_cast<uintptr_t>(dst),
-                  s = reinterpret_cast<uintptr_t>(src);
-  if (d < s + bytes && s < d + bytes && d != s)
+  return cudaSuccess;
+}
+
+/// Whether [a, a + n) and [b, b + m) share a byte.
+bool overlaps(const void *a, size_t n, const void *b, size_t m) {
+  const uintptr_t x = reinterpret_cast<uintptr_t>(a),
+                  y = reinterpret_cast<uintptr_t>(b);
+  return n && m && x < y + m && y < x + n;
+}
+
+/// A 1-D copy: kind and ranges; the ranges may not overlap (cudaMemcpy's
+/// are undefined then), unless they are the same.
+cudaError_t checkCopy(void *dst, const void *src, size_t bytes,
+                      cudaMemcpyKind kind, const char *fn) {
+  if (bytes == 0)
+    return cudaSuccess;
+  if (cudaError_t e = checkKind(dst, bytes, src, bytes, kind, fn);
+      e != cudaSuccess)
+    return e;
+  if (dst != src && overlaps(dst, bytes, src, bytes))
     return fail(cudaErrorInvalidValue,
                 std::string(fn) + ": overlapping ranges " + where(dst, bytes) +
                     " and " + where(src, bytes));
@@ -315,21 +337,31 @@ cudaError_t copy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
                 std::string(fn) + ": pitch above cudaDevAttrMaxPitch");
   const size_t dExtent = dpitch * (height - 1) + width,
                sExtent = spitch * (height - 1) + width;
-  if (cudaError_t e = checkCopy(dst, src, 0, kind, fn); e != cudaSuccess)
+  if (cudaError_t e = checkKind(dst, dExtent, src, sExtent, kind, fn);
+      e != cudaSuccess)
     return e;
-  const bool toDev = kind == cudaMemcpyHostToDevice ||
-                     kind == cudaMemcpyDeviceToDevice;
-  const bool fromDev = kind == cudaMemcpyDeviceToHost ||
-                       kind == cudaMemcpyDeviceToDevice;
-  if ((toDev && !onDevice(dst, dExtent)) ||
-      (fromDev && !onDevice(src, sExtent)))
-    return fail(cudaErrorInvalidValue,
-                std::string(fn) + ": rows outside their device block: "
-                                  "destination " +
-                    where(dst, dExtent) + ", source " + where(src, sExtent));
+  // The two areas may not overlap: each destination row against the
+  // source rows that reach its bytes.
+  if (overlaps(dst, dExtent, src, sExtent)) {
+    const char *d = static_cast<const char *>(dst),
+               *sp = static_cast<const char *>(src);
+    for (size_t r = 0; r < height; ++r) {
+      const char *row = d + r * dpitch;
+      for (size_t q = 0; q < height; ++q) {
+        const char *other = sp + q * spitch;
+        if (other >= row + width)
+          break; // later source rows start further on
+        if (overlaps(row, width, other, width))
+          return fail(cudaErrorInvalidValue,
+                      std::string(fn) + ": destination row " +
+                          std::to_string(r) + " overlaps source row " +
+                          std::to_string(q));
+      }
+    }
+  }
   for (size_t r = 0; r < height; ++r)
-    std::memmove(static_cast<char *>(dst) + r * dpitch,
-                 static_cast<const char *>(src) + r * spitch, width);
+    std::memcpy(static_cast<char *>(dst) + r * dpitch,
+                static_cast<const char *>(src) + r * spitch, width);
   return cudaSuccess;
 }
 
@@ -577,13 +609,37 @@ void fiberEntry(unsigned hi, unsigned lo) {
 }
 #endif
 
+/// TRIDENT_CUDA_EMU_ORDER: "forward" (default) runs a grid's blocks, and a
+/// block's threads between two barriers, in index order; "reverse" in the
+/// opposite order, so that a kernel whose threads or blocks race (one
+/// reads what another writes without a barrier between) gives other
+/// results under one of the two.
+bool reverseOrder() {
+  static const bool r = [] {
+    const char *v = std::getenv("TRIDENT_CUDA_EMU_ORDER");
+    if (!v || !*v || std::string(v) == "forward")
+      return false;
+    if (std::string(v) == "reverse")
+      return true;
+    report(std::string("TRIDENT_CUDA_EMU_ORDER='") + v +
+           "' must be forward or reverse");
+    std::exit(2);
+  }();
+  return r;
+}
+
+/// The thread index fiber (or turn) `t` of `n` runs.
+unsigned logicalThread(unsigned t, unsigned n) {
+  return reverseOrder() ? n - 1 - t : t;
+}
+
 void runBlockFibers(BlockRun &b, unsigned nThreads) {
   char *pool = stackPool();
   b.fibers.assign(nThreads, Fiber{});
   for (unsigned t = 0; t < nThreads; ++t) {
     Fiber &f = b.fibers[t];
     f.index = t;
-    f.thread = threadOf(b, t);
+    f.thread = threadOf(b, logicalThread(t, nThreads));
     f.stack = pool + size_t(t) * kStack;
 #ifdef TRIDENT_EMU_ASAN
     // A fiber that ended left its frames' redzones poisoned.
@@ -644,13 +700,6 @@ void runBlockFibers(BlockRun &b, unsigned nThreads) {
   arrived(b.mainFake);
 }
 
-/// Kernels seen to run without a barrier: their later blocks run their
-/// threads one after another on this stack.
-std::unordered_map<const void *, bool> &barrierFree() {
-  static std::unordered_map<const void *, bool> m;
-  return m;
-}
-
 } // namespace
 
 ThreadIds ids;
@@ -676,9 +725,8 @@ void syncthreads() {
     switchFiber(self, next);
 }
 
-void launchGrid(const void *kernelId, const char *name, dim3 grid,
-                dim3 block, size_t shmem, cudaStream_t stream,
-                void (*body)(void *), void *closure,
+void launchGrid(const char *name, dim3 grid, dim3 block, size_t shmem,
+                cudaStream_t stream, void (*body)(void *), void *closure,
                 const void *const *pointers, int nPointers) {
   std::lock_guard<std::recursive_mutex> g(lock());
   const std::string k = std::string("kernel ") + name;
@@ -725,30 +773,33 @@ void launchGrid(const void *kernelId, const char *name, dim3 grid,
   b.body = body;
   b.closure = closure;
   running = &b;
-  for (unsigned z = 0; z < grid.z; ++z)
-    for (unsigned y = 0; y < grid.y; ++y)
-      for (unsigned x = 0; x < grid.x; ++x) {
-        b.block = {x, y, z};
-        auto known = barrierFree().find(kernelId);
-        if (known != barrierFree().end() && known->second) {
-          b.direct = true;
-          setBlockIds(b);
-          for (unsigned t = 0; t < unsigned(threads); ++t) {
-            ids.thread = threadOf(b, t);
-            body(closure);
-          }
-          continue;
-        }
-        b.direct = false;
-        b.sawBarrier = false;
-        runBlockFibers(b, unsigned(threads));
-        if (!b.error.empty()) {
-          running = nullptr;
-          fail(cudaErrorLaunchFailure, k + ": " + b.error);
-          return;
-        }
-        barrierFree()[kernelId] = !b.sawBarrier;
+  // A launch whose first block passed no barrier runs the threads of its
+  // later blocks one after another on this stack.
+  bool barrierFree = false;
+  const unsigned long long nBlocks = 1ull * grid.x * grid.y * grid.z;
+  for (unsigned long long i = 0; i < nBlocks; ++i) {
+    const unsigned long long L = reverseOrder() ? nBlocks - 1 - i : i;
+    b.block = {unsigned(L % grid.x), unsigned(L / grid.x % grid.y),
+               unsigned(L / (1ull * grid.x * grid.y))};
+    if (barrierFree) {
+      b.direct = true;
+      setBlockIds(b);
+      for (unsigned t = 0; t < unsigned(threads); ++t) {
+        ids.thread = threadOf(b, logicalThread(t, unsigned(threads)));
+        body(closure);
       }
+      continue;
+    }
+    b.direct = false;
+    b.sawBarrier = false;
+    runBlockFibers(b, unsigned(threads));
+    if (!b.error.empty()) {
+      running = nullptr;
+      fail(cudaErrorLaunchFailure, k + ": " + b.error);
+      return;
+    }
+    barrierFree = !b.sawBarrier;
+  }
   running = nullptr;
 }
 
@@ -1065,6 +1116,17 @@ cublasStatus_t gemm(const char *fn, cublasHandle_t h, cublasOperation_t ta,
     return CUBLAS_STATUS_SUCCESS;
   const bool tf32 = h->math == CUBLAS_TF32_TENSOR_OP_MATH;
   const float al = *alpha, be = *beta;
+  const size_t cBytes = 4 * extent(m, n, ldc);
+  // The batches' C matrices may not share an element: they lie apart
+  // (|strideC| past one C's extent), or side by side within each column
+  // stride (strideC >= m, all of them inside ldc).
+  const size_t sC = size_t(strideC < 0 ? -strideC : strideC);
+  if (batch > 1 && 4 * sC < cBytes &&
+      !(sC >= size_t(m) && size_t(batch - 1) * sC + size_t(m) <= size_t(ldc)))
+    return blasFail(f + ": the batches' C matrices overlap (m " +
+                    std::to_string(m) + ", ldc " + std::to_string(ldc) +
+                    ", strideC " + std::to_string(strideC) + ", " +
+                    std::to_string(batch) + " batches)");
   for (int b = 0; b < batch; ++b) {
     const float *a = A + b * strideA, *bb = B + b * strideB;
     float *c = C + b * strideC;
@@ -1077,6 +1139,10 @@ cublasStatus_t gemm(const char *fn, cublasHandle_t h, cublasOperation_t ta,
                       where(a, 4 * extent(aRows, aCols, lda)) + ", B " +
                       where(bb, 4 * extent(bRows, bCols, ldb)) + ", C " +
                       where(c, 4 * extent(m, n, ldc)) + ")");
+    if (readAB && (overlaps(c, cBytes, a, 4 * extent(aRows, aCols, lda)) ||
+                   overlaps(c, cBytes, bb, 4 * extent(bRows, bCols, ldb))))
+      return blasFail(f + ": batch " + std::to_string(b) +
+                      ": C overlaps A or B (cuBLAS leaves that undefined)");
     for (int j = 0; j < n; ++j)
       for (int i = 0; i < m; ++i) {
         double acc = 0;
@@ -1224,10 +1290,10 @@ int groupDepth = 0;
 std::vector<P2p> groupOps;
 constexpr int kP2pTag = 7;
 
-ncclResult_t checkArgs(const char *fn, ncclComm_t comm, cudaStream_t s,
-                       ncclDataType_t type,
-                       std::initializer_list<std::pair<const void *, size_t>>
-                           buffers) {
+/// A call's communicator, stream and type (before anything reads the
+/// communicator).
+ncclResult_t checkCall(const char *fn, ncclComm_t comm, cudaStream_t s,
+                       ncclDataType_t type) {
   if (!commOk(comm))
     return ncclFail(ncclInvalidArgument, std::string(fn) + ": no live communicator");
   ++counts.ncclCalls;
@@ -1236,6 +1302,13 @@ ncclResult_t checkArgs(const char *fn, ncclComm_t comm, cudaStream_t s,
   queued(s);
   if (mpiType(type) == MPI_DATATYPE_NULL)
     return ncclFail(ncclInvalidArgument, std::string(fn) + ": data type not emulated");
+  return ncclSuccess;
+}
+
+/// Every buffer inside one device block.
+ncclResult_t checkBuffers(
+    const char *fn,
+    std::initializer_list<std::pair<const void *, size_t>> buffers) {
   for (auto [p, bytes] : buffers)
     if (bytes && !onDevice(p, bytes))
       return ncclFail(ncclInvalidArgument,
@@ -1244,32 +1317,68 @@ ncclResult_t checkArgs(const char *fn, ncclComm_t comm, cudaStream_t s,
   return ncclSuccess;
 }
 
+/// NCCL's in-place rule: the send buffer is `inPlace` (where the operation
+/// documents its in-place form) or shares no byte with the receive buffer.
+ncclResult_t checkInPlace(const char *fn, const void *send, size_t sendBytes,
+                          const void *recv, size_t recvBytes,
+                          const void *inPlace) {
+  if (send == inPlace || !overlaps(send, sendBytes, recv, recvBytes))
+    return ncclSuccess;
+  return ncclFail(ncclInvalidArgument,
+                  std::string(fn) + ": send " + where(send, sendBytes) +
+                      " overlaps receive " + where(recv, recvBytes) +
+                      " other than in NCCL's in-place form");
+}
+
 ncclResult_t mpiOk(int rc, const char *fn) {
   return rc == MPI_SUCCESS
              ? ncclSuccess
              : ncclFail(ncclSystemError, std::string(fn) + ": MPI call failed");
 }
 
+/// A group's sends and receives, all checked before any is posted; the
+/// sends are synchronous (MPI_Issend), as an NCCL send completes only
+/// with its receive, and each receive must get exactly its count.
 ncclResult_t runP2p(const std::vector<P2p> &ops) {
+  for (const P2p &o : ops)
+    if (o.count > size_t(INT32_MAX))
+      return ncclFail(ncclInvalidArgument,
+                      "ncclSend/ncclRecv: count above 2^31");
   std::vector<MPI_Request> reqs;
+  std::vector<const P2p *> of;
   reqs.reserve(ops.size());
-  // Receives first, then sends: no order of the peers' calls can block.
+  // Receives first, then sends.
   for (int pass = 0; pass < 2; ++pass)
     for (const P2p &o : ops) {
       if (o.send != (pass == 1))
         continue;
-      if (o.count > size_t(INT32_MAX))
-        return ncclFail(ncclInvalidArgument, "ncclSend/ncclRecv: count above 2^31");
       reqs.emplace_back();
-      int rc = o.send ? MPI_Isend(o.buf, int(o.count), mpiType(o.type), o.peer,
-                                  kP2pTag, o.comm->comm, &reqs.back())
+      of.push_back(&o);
+      int rc = o.send ? MPI_Issend(o.buf, int(o.count), mpiType(o.type),
+                                   o.peer, kP2pTag, o.comm->comm, &reqs.back())
                       : MPI_Irecv(o.buf, int(o.count), mpiType(o.type), o.peer,
                                   kP2pTag, o.comm->comm, &reqs.back());
       if (rc != MPI_SUCCESS)
         return ncclFail(ncclSystemError, "ncclSend/ncclRecv: MPI failed");
     }
-  return mpiOk(MPI_Waitall(int(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE),
-               "ncclGroupEnd");
+  std::vector<MPI_Status> st(reqs.size());
+  if (ncclResult_t r = mpiOk(MPI_Waitall(int(reqs.size()), reqs.data(),
+                                         st.data()),
+                             "ncclGroupEnd");
+      r != ncclSuccess)
+    return r;
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    if (of[i]->send)
+      continue;
+    int got = 0;
+    MPI_Get_count(&st[i], mpiType(of[i]->type), &got);
+    if (size_t(got) != of[i]->count)
+      return ncclFail(ncclInvalidUsage,
+                      "ncclRecv of " + std::to_string(of[i]->count) +
+                          " elements from peer " + std::to_string(of[i]->peer) +
+                          " matched a send of " + std::to_string(got));
+  }
+  return ncclSuccess;
 }
 } // namespace
 
@@ -1321,7 +1430,9 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id,
                                              std::to_string(rank) + " of " +
                                              std::to_string(nranks));
   // The creating rank gathers every member's world rank in group order and
-  // sends the list back; then the members form the MPI communicator.
+  // sends the list back; then the members form the MPI communicator. (So
+  // the rank that made the id must be a member, which NCCL does not
+  // require; the backend's groups make it on their rank 0.)
   const int me = mpiWorldRank();
   const int tag = 16384 + f.counter % 16384;
   std::vector<int> world(size_t(nranks), -1);
@@ -1340,14 +1451,19 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id,
       world[size_t(msg[0])] = msg[1];
     }
     for (int r = 0; r < nranks; ++r)
-      if (r != rank)
-        MPI_Send(world.data(), nranks, MPI_INT, world[size_t(r)], tag,
-                 MPI_COMM_WORLD);
+      if (r != rank && MPI_Send(world.data(), nranks, MPI_INT,
+                                world[size_t(r)], tag,
+                                MPI_COMM_WORLD) != MPI_SUCCESS)
+        return ncclFail(ncclSystemError,
+                        "ncclCommInitRank: sending the member list failed");
   } else {
     int msg[2] = {rank, me};
-    MPI_Send(msg, 2, MPI_INT, f.world, tag, MPI_COMM_WORLD);
-    MPI_Recv(world.data(), nranks, MPI_INT, f.world, tag, MPI_COMM_WORLD,
-             MPI_STATUS_IGNORE);
+    if (MPI_Send(msg, 2, MPI_INT, f.world, tag, MPI_COMM_WORLD) !=
+            MPI_SUCCESS ||
+        MPI_Recv(world.data(), nranks, MPI_INT, f.world, tag, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      return ncclFail(ncclSystemError,
+                      "ncclCommInitRank: joining the id's rank failed");
     if (world[size_t(rank)] != me)
       return ncclFail(ncclInvalidUsage,
                       "ncclCommInitRank: the member list does not hold this "
@@ -1381,7 +1497,14 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm) {
                                "ncclCommDestroy of no live communicator");
 }
 
-ncclResult_t ncclCommAbort(ncclComm_t comm) { return ncclCommDestroy(comm); }
+ncclResult_t ncclCommAbort(ncclComm_t comm) {
+  // Local, unlike MPI_Comm_free: the MPI communicator is left to MPI.
+  if (commOk(comm))
+    comm->comm = MPI_COMM_NULL;
+  return drop(comm) ? ncclSuccess
+                    : ncclFail(ncclInvalidArgument,
+                               "ncclCommAbort of no live communicator");
+}
 
 ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *state) {
   if (!commOk(comm))
@@ -1408,9 +1531,14 @@ ncclResult_t ncclGroupEnd() {
 ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count,
                            ncclDataType_t type, ncclRedOp_t op,
                            ncclComm_t comm, cudaStream_t s) {
+  const char *fn = "ncclAllReduce";
   const size_t bytes = count * typeSize(type);
-  if (ncclResult_t r = checkArgs("ncclAllReduce", comm, s, type,
-                                 {{send, bytes}, {recv, bytes}});
+  if (ncclResult_t r = checkCall(fn, comm, s, type); r != ncclSuccess)
+    return r;
+  if (ncclResult_t r = checkBuffers(fn, {{send, bytes}, {recv, bytes}});
+      r != ncclSuccess)
+    return r;
+  if (ncclResult_t r = checkInPlace(fn, send, bytes, recv, bytes, recv);
       r != ncclSuccess)
     return r;
   if (groupDepth > 0)
@@ -1419,80 +1547,102 @@ ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count,
     return ncclFail(ncclInvalidArgument, "ncclAllReduce: count or operation");
   return mpiOk(MPI_Allreduce(send == recv ? MPI_IN_PLACE : send, recv,
                              int(count), mpiType(type), mpiOp(op), comm->comm),
-               "ncclAllReduce");
+               fn);
 }
 
 ncclResult_t ncclAllGather(const void *send, void *recv, size_t sendcount,
                            ncclDataType_t type, ncclComm_t comm,
                            cudaStream_t s) {
-  const size_t bytes = sendcount * typeSize(type);
-  if (ncclResult_t r = checkArgs("ncclAllGather", comm, s, type,
-                                 {{send, bytes}, {recv, bytes * size_t(comm ? comm->size : 0)}});
+  const char *fn = "ncclAllGather";
+  if (ncclResult_t r = checkCall(fn, comm, s, type); r != ncclSuccess)
+    return r;
+  const size_t bytes = sendcount * typeSize(type),
+               all = bytes * size_t(comm->size);
+  if (ncclResult_t r = checkBuffers(fn, {{send, bytes}, {recv, all}});
+      r != ncclSuccess)
+    return r;
+  // In place: the send buffer is this rank's block of the receive buffer.
+  const char *mine = static_cast<const char *>(recv) + bytes * size_t(comm->rank);
+  if (ncclResult_t r = checkInPlace(fn, send, bytes, recv, all, mine);
       r != ncclSuccess)
     return r;
   if (groupDepth > 0)
     return ncclFail(ncclInvalidUsage, "collectives inside a group are not emulated");
   if (sendcount > size_t(INT32_MAX))
     return ncclFail(ncclInvalidArgument, "ncclAllGather: count above 2^31");
-  const char *mine = static_cast<const char *>(recv) + bytes * size_t(comm->rank);
-  const bool inPlace = send == mine;
-  const uintptr_t sa = uintptr_t(send), ra = uintptr_t(recv);
-  if (!inPlace && sa < ra + bytes * size_t(comm->size) && ra < sa + bytes)
-    return ncclFail(ncclInvalidArgument,
-                    "ncclAllGather: the send buffer overlaps the receive "
-                    "buffer other than at this rank's block");
-  return mpiOk(MPI_Allgather(inPlace ? MPI_IN_PLACE : send, int(sendcount),
-                             mpiType(type), recv, int(sendcount), mpiType(type),
-                             comm->comm),
-               "ncclAllGather");
+  return mpiOk(MPI_Allgather(send == mine ? MPI_IN_PLACE : send,
+                             int(sendcount), mpiType(type), recv,
+                             int(sendcount), mpiType(type), comm->comm),
+               fn);
 }
 
 ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t recvcount,
                                ncclDataType_t type, ncclRedOp_t op,
                                ncclComm_t comm, cudaStream_t s) {
-  const size_t bytes = recvcount * typeSize(type);
-  if (ncclResult_t r = checkArgs("ncclReduceScatter", comm, s, type,
-                                 {{send, bytes * size_t(comm ? comm->size : 0)}, {recv, bytes}});
+  const char *fn = "ncclReduceScatter";
+  if (ncclResult_t r = checkCall(fn, comm, s, type); r != ncclSuccess)
+    return r;
+  const size_t bytes = recvcount * typeSize(type),
+               all = bytes * size_t(comm->size);
+  if (ncclResult_t r = checkBuffers(fn, {{send, all}, {recv, bytes}});
       r != ncclSuccess)
     return r;
+  // In place: the receive buffer is this rank's block of the send buffer.
+  const char *mine = static_cast<const char *>(send) + bytes * size_t(comm->rank);
+  if (recv != mine && overlaps(send, all, recv, bytes))
+    return ncclFail(ncclInvalidArgument,
+                    std::string(fn) + ": receive " + where(recv, bytes) +
+                        " overlaps send " + where(send, all) +
+                        " other than as this rank's block");
   if (groupDepth > 0)
     return ncclFail(ncclInvalidUsage, "collectives inside a group are not emulated");
   if (recvcount > size_t(INT32_MAX) || mpiOp(op) == MPI_OP_NULL)
     return ncclFail(ncclInvalidArgument, "ncclReduceScatter: count or operation");
-  // In place when recv is this rank's block of send; through a buffer
-  // (MPI's in-place form keeps the result at the start instead).
+  // Through a buffer (MPI's in-place form keeps the result at the start).
   std::vector<char> tmp(bytes);
-  int rc = MPI_Reduce_scatter_block(send, tmp.data(), int(recvcount),
-                                    mpiType(type), mpiOp(op), comm->comm);
+  if (ncclResult_t r = mpiOk(MPI_Reduce_scatter_block(send, tmp.data(),
+                                                      int(recvcount),
+                                                      mpiType(type), mpiOp(op),
+                                                      comm->comm),
+                             fn);
+      r != ncclSuccess)
+    return r;
   if (bytes)
     std::memcpy(recv, tmp.data(), bytes);
-  return mpiOk(rc, "ncclReduceScatter");
+  return ncclSuccess;
 }
 
 ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count,
                            ncclDataType_t type, int root, ncclComm_t comm,
                            cudaStream_t s) {
+  const char *fn = "ncclBroadcast";
   const size_t bytes = count * typeSize(type);
-  if (ncclResult_t r = checkArgs("ncclBroadcast", comm, s, type, {{recv, bytes}});
-      r != ncclSuccess)
+  if (ncclResult_t r = checkCall(fn, comm, s, type); r != ncclSuccess)
+    return r;
+  if (ncclResult_t r = checkBuffers(fn, {{recv, bytes}}); r != ncclSuccess)
     return r;
   if (groupDepth > 0)
     return ncclFail(ncclInvalidUsage, "collectives inside a group are not emulated");
   if (root < 0 || root >= comm->size || count > size_t(INT32_MAX))
     return ncclFail(ncclInvalidArgument, "ncclBroadcast: root or count");
-  if (comm->rank == root && send != recv) {
-    if (bytes && !onDevice(send, bytes))
-      return ncclFail(ncclInvalidArgument, "ncclBroadcast: send buffer not on the device");
-    std::memmove(recv, send, bytes);
+  if (comm->rank == root) {
+    if (ncclResult_t r = checkBuffers(fn, {{send, bytes}}); r != ncclSuccess)
+      return r;
+    if (ncclResult_t r = checkInPlace(fn, send, bytes, recv, bytes, recv);
+        r != ncclSuccess)
+      return r;
+    if (send != recv && bytes)
+      std::memcpy(recv, send, bytes);
   }
   return mpiOk(MPI_Bcast(recv, int(count), mpiType(type), root, comm->comm),
-               "ncclBroadcast");
+               fn);
 }
 
 ncclResult_t ncclSend(const void *send, size_t count, ncclDataType_t type,
                       int peer, ncclComm_t comm, cudaStream_t s) {
-  if (ncclResult_t r = checkArgs("ncclSend", comm, s, type,
-                                 {{send, count * typeSize(type)}});
+  if (ncclResult_t r = checkCall("ncclSend", comm, s, type); r != ncclSuccess)
+    return r;
+  if (ncclResult_t r = checkBuffers("ncclSend", {{send, count * typeSize(type)}});
       r != ncclSuccess)
     return r;
   if (peer < 0 || peer >= comm->size)
@@ -1507,8 +1657,9 @@ ncclResult_t ncclSend(const void *send, size_t count, ncclDataType_t type,
 
 ncclResult_t ncclRecv(void *recv, size_t count, ncclDataType_t type, int peer,
                       ncclComm_t comm, cudaStream_t s) {
-  if (ncclResult_t r = checkArgs("ncclRecv", comm, s, type,
-                                 {{recv, count * typeSize(type)}});
+  if (ncclResult_t r = checkCall("ncclRecv", comm, s, type); r != ncclSuccess)
+    return r;
+  if (ncclResult_t r = checkBuffers("ncclRecv", {{recv, count * typeSize(type)}});
       r != ncclSuccess)
     return r;
   if (peer < 0 || peer >= comm->size)

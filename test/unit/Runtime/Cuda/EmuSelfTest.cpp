@@ -18,6 +18,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -72,6 +73,13 @@ __global__ void kDivergent(int *out) {
     __syncthreads();
   out[threadIdx.x] = 1;
 }
+
+/// A kernel argument holding a pointer, listed for the check.
+struct Target {
+  float *p;
+};
+std::array<const void *, 1> emuPointers(const Target &t) { return {t.p}; }
+__global__ void kFillTarget(Target t) { t.p[threadIdx.x] = 2.0f; }
 
 __global__ void kFill(float *p, float v, int n) {
   for (int i = int(blockIdx.x * blockDim.x + threadIdx.x); i < n;
@@ -131,6 +139,9 @@ void kernels() {
   TRIDENT_LAUNCH(kFill, 1, 32, 0, nullptr)(host.data(), 1.0f, 16);
   expect(cudaGetLastError() == cudaErrorLaunchFailure && host[0] == 0.0f,
          "a host pointer passed to a kernel is refused");
+  TRIDENT_LAUNCH(kFillTarget, 1, 4, 0, nullptr)(Target{host.data()});
+  expect(cudaGetLastError() == cudaErrorLaunchFailure && host[0] == 0.0f,
+         "a host pointer inside a kernel's struct argument is refused");
   TRIDENT_LAUNCH(kFill, 1, 2048, 0, nullptr)(dv, 1.0f, 16);
   expect(cudaGetLastError() == cudaErrorInvalidConfiguration,
          "a block of 2048 threads is refused");
@@ -151,6 +162,17 @@ void kernels() {
          "a memset past the end of its block is refused");
   expect(cudaFree(dv + 1) != cudaSuccess,
          "freeing inside a block is refused");
+  // 2-D copies: rows of 8 bytes, pitches 16, 3 rows inside one block;
+  // side by side they are fine, rows that overlap are refused.
+  expect(cudaMemcpy2D(dv + 2, 16, dv, 16, 8, 3, cudaMemcpyDeviceToDevice) ==
+             cudaSuccess,
+         "2-D copy between interleaved, disjoint rows");
+  expect(cudaMemcpy2D(dv + 1, 16, dv, 16, 8, 3, cudaMemcpyDeviceToDevice) !=
+             cudaSuccess,
+         "a 2-D copy between overlapping rows is refused");
+  expect(cudaMemcpy2D(dv, 16, host.data(), 16, 8, 3,
+                      cudaMemcpyDeviceToDevice) != cudaSuccess,
+         "a host source of a device-to-device 2-D copy is refused");
   cudaFree(fresh);
   cudaFree(di);
   cudaFree(dr);
@@ -205,6 +227,19 @@ void blas() {
   expect(cublasSgemm(hd, CUBLAS_OP_N, CUBLAS_OP_N, n, m + 1, k, &one, dB, n,
                      dA, k, &zero, dC, n) == CUBLAS_STATUS_INVALID_VALUE,
          "an operand past its block is refused");
+  expect(cublasSgemm(hd, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, dA, 2,
+                     dA + 4, 2, &zero, dA + 2, 2) == CUBLAS_STATUS_INVALID_VALUE,
+         "C overlapping A is refused");
+  // Batches side by side within ldc (as attention's heads) are fine;
+  // batches whose C matrices share elements are refused.
+  expect(cublasSgemmStridedBatched(hd, CUBLAS_OP_N, CUBLAS_OP_N, 1, 2, 1,
+                                   &one, dA, 1, 1, dB, 1, 2, &zero, dC, 3, 1,
+                                   3) == CUBLAS_STATUS_SUCCESS,
+         "batched GEMM with side-by-side C matrices");
+  expect(cublasSgemmStridedBatched(hd, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 1,
+                                   &one, dA, 2, 2, dB, 1, 2, &zero, dC, 3, 1,
+                                   2) == CUBLAS_STATUS_INVALID_VALUE,
+         "batched GEMM whose C matrices overlap is refused");
   cublasDestroy(hd);
   cudaFree(dA);
   cudaFree(dAt);
@@ -253,6 +288,22 @@ void nccl(int rank, int size) {
   float got = -1;
   cudaMemcpy(&got, r, 4, cudaMemcpyDeviceToHost);
   expect(got == float((rank + size - 1) % size), "grouped send/recv ring");
+  // A receive of 2 elements matched by a send of 1 is refused.
+  if (size >= 2 && rank < 2) {
+    ncclGroupStart();
+    if (rank == 0)
+      ncclSend(s, 1, ncclFloat, 1, comm, nullptr);
+    else
+      ncclRecv(d, 2, ncclFloat, 0, comm, nullptr);
+    ncclResult_t res = ncclGroupEnd();
+    expect(rank == 0 ? res == ncclSuccess : res == ncclInvalidUsage,
+           "a receive must get exactly its count");
+  }
+  // Reduce-scatter: in place only as this rank's block (d + 2 rank for
+  // blocks of 2); d + 1 is no rank's.
+  expect(ncclReduceScatter(d, d + 1, 2, ncclFloat, ncclSum, comm, nullptr) ==
+             ncclInvalidArgument,
+         "a reduce-scatter overlapping other than in place is refused");
   std::vector<float> hostBuf(4);
   expect(ncclAllReduce(hostBuf.data(), hostBuf.data(), 4, ncclFloat, ncclSum,
                        comm, nullptr) == ncclInvalidArgument,

@@ -25,6 +25,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #define __global__
 #define __device__
@@ -46,10 +47,15 @@ void syncthreads();
 
 /// Runs `body(closure)` once per CUDA thread of the grid; `pointers` are
 /// the launch's pointer arguments (checked). Errors go to cudaGetLastError.
-void launchGrid(const void *kernelId, const char *name, dim3 grid,
-                dim3 block, size_t shmem, cudaStream_t stream,
-                void (*body)(void *), void *closure,
+void launchGrid(const char *name, dim3 grid, dim3 block, size_t shmem,
+                cudaStream_t stream, void (*body)(void *), void *closure,
                 const void *const *pointers, int nPointers);
+
+/// A kernel argument of class type that holds pointers lists them with a
+/// function `emuPointers(const T &)` found by argument-dependent lookup
+/// (returning a range of `const void *`), so that they are checked too.
+template <class T>
+concept ListsPointers = requires(const T &v) { emuPointers(v); };
 
 template <class... P> struct Launch {
   void (*kernel)(P...);
@@ -61,14 +67,17 @@ template <class... P> struct Launch {
   template <class... A> void operator()(A &&...a) const {
     static_assert(sizeof...(A) == sizeof...(P), "kernel argument count");
     std::tuple<P...> args(static_cast<P>(std::forward<A>(a))...);
-    const void *pointers[sizeof...(P) + 1] = {};
-    int n = 0;
+    std::vector<const void *> pointers;
     std::apply(
         [&](const auto &...v) {
           (
               [&] {
-                if constexpr (std::is_pointer_v<std::decay_t<decltype(v)>>)
-                  pointers[n++] = static_cast<const void *>(v);
+                using T = std::decay_t<decltype(v)>;
+                if constexpr (std::is_pointer_v<T>)
+                  pointers.push_back(static_cast<const void *>(v));
+                else if constexpr (ListsPointers<T>)
+                  for (const void *q : emuPointers(v))
+                    pointers.push_back(q);
               }(),
               ...);
         },
@@ -78,12 +87,12 @@ template <class... P> struct Launch {
       std::tuple<P...> *args;
     } c{kernel, &args};
     launchGrid(
-        reinterpret_cast<const void *>(kernel), name, grid, block, shmem, stream,
+        name, grid, block, shmem, stream,
         [](void *p) {
           auto *c = static_cast<Closure *>(p);
           std::apply(c->kernel, *c->args); // each thread its own copies
         },
-        &c, pointers, n);
+        &c, pointers.data(), int(pointers.size()));
   }
 };
 
