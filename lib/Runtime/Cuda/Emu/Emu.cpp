@@ -12,7 +12,11 @@
 // TRIDENT_CUDA_EMU_NOT_READY (default 2) cudaStreamQuery or cudaEventQuery
 // calls answer cudaErrorNotReady (synchronising, or a stream's completion
 // implied by another's that waited for it, ends that), so the callers'
-// polling paths run. What the emulation checks beyond a GPU:
+// polling paths run. An NCCL call's result reaches its buffer only when
+// its stream is seen to pass the call (EmuCommit: a later operation on
+// that stream, a wait for an event recorded after it, a synchronisation
+// or a query answering "done"), and its buffers must keep their bytes
+// until then. What the emulation checks beyond a GPU:
 // - device memory: every cudaMalloc block is registered and filled with
 //   0xff bytes (a float NaN) so that reading what was never written shows;
 //   copies, memsets, cuBLAS operands, NCCL buffers and kernel pointer
@@ -25,10 +29,10 @@
 // - kernels: block and grid limits; all threads of a block pass the same
 //   number of barriers; TRIDENT_CUDA_EMU_ORDER=reverse runs blocks and
 //   threads in reverse order (races show as other results).
-// What it cannot show: races between streams (each call completes before
-// the next), reads of __shared__ memory before a write, the GPU's
-// rounding of expf and friends (the host's libm), timing and memory
-// capacity.
+// What it cannot show: the other races between streams (kernels, copies
+// and cuBLAS calls complete at the call), reads of __shared__ memory
+// before a write, the GPU's rounding of expf and friends (the host's
+// libm), timing and memory capacity.
 //
 // Environment: TRIDENT_CUDA_EMU_DEVICES (default 1), the devices each
 // node shows; ranks on the same device stage their collectives through
@@ -76,6 +80,21 @@
 #define TRIDENT_EMU_ASAN 1
 #endif
 
+/// What an NCCL operation on a stream leaves to do until that stream is
+/// seen to pass it: its result is computed at the call but written to
+/// its buffer only then (as a GPU's may land any time before), and its
+/// buffers must not change before (the GPU may still read them).
+struct EmuCommit {
+  long at = 0;                   ///< the stream's operation count
+  std::string what;              ///< the call, for messages
+  char *dst = nullptr;           ///< receive buffer (null: a send)
+  std::vector<char> result;      ///< what to write there
+  const char *src = nullptr;     ///< send buffer (may be dst)
+  std::vector<char> srcAtCall;   ///< its bytes at the call
+  std::vector<char> dstAtCall;   ///< the receive buffer's bytes then
+  uint64_t dstGen = 0, srcGen = 0; ///< their blocks' allocations
+};
+
 /// A stream's work is done at the call, but it reports completion as a
 /// GPU may, late: work queued since the last completion makes the next
 /// TRIDENT_CUDA_EMU_NOT_READY queries (default 2) answer
@@ -87,6 +106,7 @@ struct CUstream_st {
   /// Events this stream waits for (cudaStreamWaitEvent) since it was last
   /// complete: its completion implies theirs.
   std::vector<std::pair<CUstream_st *, long>> waits;
+  std::vector<EmuCommit> pending; ///< NCCL results not yet visible
 };
 struct CUevent_st {
   CUstream_st *stream = nullptr; ///< where it was recorded (null: done)
@@ -201,6 +221,14 @@ std::map<uintptr_t, size_t> &blocks() {
   static DeviceMemory m;
   return m.blocks;
 }
+/// Each block's allocation number (a block freed and another allocated
+/// at its address differ).
+std::map<uintptr_t, uint64_t> &generations() {
+  static std::map<uintptr_t, uint64_t> g;
+  return g;
+}
+/// The allocation number of the block holding [p, p + bytes), 0 if none.
+uint64_t generationOf(const void *p, size_t bytes);
 
 /// The block holding [p, p + bytes) (a zero-byte range may sit at a
 /// block's end), or null.
@@ -215,6 +243,14 @@ const std::pair<const uintptr_t, size_t> *blockOf(const void *p,
   if (a - it->first > it->second || bytes > it->second - (a - it->first))
     return nullptr;
   return &*it;
+}
+
+uint64_t generationOf(const void *p, size_t bytes) {
+  const auto *b = blockOf(p, bytes);
+  if (!b)
+    return 0;
+  auto it = generations().find(b->first);
+  return it == generations().end() ? 0 : it->second;
 }
 
 bool onDevice(const void *p, size_t bytes) {
@@ -242,6 +278,8 @@ cudaError_t allocate(void **p, size_t bytes) {
   std::memset(q, 0xff, bytes);
   std::lock_guard<std::recursive_mutex> g(lock());
   blocks()[reinterpret_cast<uintptr_t>(q)] = bytes;
+  static uint64_t next = 0;
+  generations()[reinterpret_cast<uintptr_t>(q)] = ++next;
   *p = q;
   return cudaSuccess;
 }
@@ -257,6 +295,7 @@ cudaError_t release(void *p, const char *fn) {
                     " is not the start of a cudaMalloc block");
   std::memset(p, 0xff, it->second); // a later read of it shows as NaN
   blocks().erase(it);
+  generations().erase(reinterpret_cast<uintptr_t>(p));
   std::free(p);
   return cudaSuccess;
 }
@@ -397,17 +436,65 @@ int notReadyQueries() {
   return n;
 }
 
-/// An operation queued on `s` (the legacy stream, null, is not tracked).
+/// Makes the results of `s`'s NCCL operations up to `upTo` visible,
+/// after checking that their buffers kept their bytes since the call.
+void commitUpTo(CUstream_st *s, long upTo) {
+  if (s->pending.empty())
+    return;
+  // In call order (a group's receives are registered before its sends).
+  std::stable_sort(s->pending.begin(), s->pending.end(),
+                   [](const EmuCommit &a, const EmuCommit &b) {
+                     return a.at < b.at;
+                   });
+  size_t n = 0;
+  while (n < s->pending.size() && s->pending[n].at <= upTo)
+    ++n;
+  if (n == 0)
+    return;
+  std::vector<EmuCommit> due(std::make_move_iterator(s->pending.begin()),
+                             std::make_move_iterator(s->pending.begin() + n));
+  s->pending.erase(s->pending.begin(), s->pending.begin() + n);
+  for (EmuCommit &c : due) {
+    const size_t sb = c.srcAtCall.size(), db = c.result.size();
+    if ((c.src && sb && generationOf(c.src, sb) != c.srcGen) ||
+        (c.dst && db && generationOf(c.dst, db) != c.dstGen)) {
+      fail(cudaErrorLaunchFailure,
+           c.what + ": a buffer was freed before the stream reached the "
+                    "call (the GPU would still use it)");
+      continue;
+    }
+    if (c.src && sb && std::memcmp(c.src, c.srcAtCall.data(), sb) != 0)
+      fail(cudaErrorLaunchFailure,
+           c.what + ": its send buffer " + where(c.src, sb) +
+               " changed before its stream was waited for (the GPU may "
+               "still be reading it)");
+    if (c.dst && db && c.dst != c.src &&
+        std::memcmp(c.dst, c.dstAtCall.data(), db) != 0)
+      fail(cudaErrorLaunchFailure,
+           c.what + ": its receive buffer " + where(c.dst, db) +
+               " was written before its stream was waited for (the GPU "
+               "writes it then)");
+    if (c.dst && db)
+      std::memcpy(c.dst, c.result.data(), db);
+  }
+}
+
+/// An operation queued on `s` (the legacy stream, null, is not tracked);
+/// it sees what the stream's earlier operations wrote.
 void queued(cudaStream_t s) {
   if (!s)
     return;
+  commitUpTo(s, s->queued);
   ++s->queued;
   s->notReady = notReadyQueries();
 }
 
 /// `s` complete up to operation `upTo`, with the streams it waited for.
 void complete(CUstream_st *s, long upTo) {
-  if (!s || s->done >= upTo)
+  if (!s)
+    return;
+  commitUpTo(s, upTo);
+  if (s->done >= upTo)
     return;
   s->done = std::min(upTo, s->queued);
   if (s->done == s->queued) {
@@ -878,6 +965,8 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned) {
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t s) {
+  if (isLive(s)) // its queued work still completes
+    complete(s, s->queued);
   return drop(s) ? cudaSuccess
                  : fail(cudaErrorInvalidValue,
                         "cudaStreamDestroy of no live stream");
@@ -910,9 +999,13 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned) {
   if (!streamOk(s) || !isLive(e))
     return fail(cudaErrorInvalidValue,
                 "cudaStreamWaitEvent on a destroyed stream or event");
-  if (s && e->stream && isLive(e->stream) && e->stream->done < e->at) {
-    queued(s);
-    s->waits.emplace_back(e->stream, e->at);
+  if (e->stream && isLive(e->stream)) {
+    // What `s` runs next sees the event's stream up to the event.
+    commitUpTo(e->stream, e->at);
+    if (s && e->stream->done < e->at) {
+      queued(s);
+      s->waits.emplace_back(e->stream, e->at);
+    }
   }
   return cudaSuccess;
 }
@@ -1285,6 +1378,8 @@ struct P2p {
   ncclDataType_t type;
   int peer;
   ncclComm_t comm;
+  cudaStream_t stream;
+  long at; ///< the stream's operation count at the call
 };
 int groupDepth = 0;
 std::vector<P2p> groupOps;
@@ -1330,6 +1425,48 @@ ncclResult_t checkInPlace(const char *fn, const void *send, size_t sendBytes,
                       " other than in NCCL's in-place form");
 }
 
+/// The bytes of [p, p + n).
+std::vector<char> bytesOf(const void *p, size_t n) {
+  const char *c = static_cast<const char *>(p);
+  return n && p ? std::vector<char>(c, c + n) : std::vector<char>();
+}
+
+/// The buffers of an NCCL call on a stream, taken before it runs; after
+/// it ran, `deferResult` moves its result aside until the stream is seen
+/// to pass the call (commitUpTo).
+struct CallBuffers {
+  cudaStream_t stream;
+  const char *what;
+  char *dst;
+  size_t dstBytes;
+  const char *src;
+  size_t srcBytes;
+  std::vector<char> dstAtCall, srcAtCall;
+  CallBuffers(cudaStream_t s, const char *fn, void *d, size_t db,
+              const void *sp, size_t sb)
+      : stream(s), what(fn), dst(static_cast<char *>(d)), dstBytes(db),
+        src(static_cast<const char *>(sp)), srcBytes(sb),
+        dstAtCall(bytesOf(d, db)), srcAtCall(bytesOf(sp, sb)) {}
+  /// Call after the operation wrote its result into dst.
+  void deferResult() {
+    if (!stream)
+      return; // the legacy stream: no later reader to check
+    EmuCommit c;
+    c.at = stream->queued;
+    c.what = what;
+    c.dst = dstBytes ? dst : nullptr;
+    c.result = bytesOf(dst, dstBytes);
+    c.src = srcBytes ? src : nullptr;
+    c.srcAtCall = std::move(srcAtCall);
+    c.dstAtCall = dstAtCall;
+    c.dstGen = generationOf(dst, dstBytes);
+    c.srcGen = generationOf(src, srcBytes);
+    if (dstBytes)
+      std::memcpy(dst, dstAtCall.data(), dstBytes); // not visible yet
+    stream->pending.push_back(std::move(c));
+  }
+};
+
 ncclResult_t mpiOk(int rc, const char *fn) {
   return rc == MPI_SUCCESS
              ? ncclSuccess
@@ -1346,7 +1483,9 @@ ncclResult_t runP2p(const std::vector<P2p> &ops) {
                       "ncclSend/ncclRecv: count above 2^31");
   std::vector<MPI_Request> reqs;
   std::vector<const P2p *> of;
+  std::vector<CallBuffers> bufs;
   reqs.reserve(ops.size());
+  bufs.reserve(ops.size());
   // Receives first, then sends.
   for (int pass = 0; pass < 2; ++pass)
     for (const P2p &o : ops) {
@@ -1354,6 +1493,10 @@ ncclResult_t runP2p(const std::vector<P2p> &ops) {
         continue;
       reqs.emplace_back();
       of.push_back(&o);
+      const size_t bytes = o.count * typeSize(o.type);
+      bufs.emplace_back(o.stream, o.send ? "ncclSend" : "ncclRecv",
+                        o.send ? nullptr : o.buf, o.send ? 0 : bytes,
+                        o.send ? o.buf : nullptr, o.send ? bytes : 0);
       int rc = o.send ? MPI_Issend(o.buf, int(o.count), mpiType(o.type),
                                    o.peer, kP2pTag, o.comm->comm, &reqs.back())
                       : MPI_Irecv(o.buf, int(o.count), mpiType(o.type), o.peer,
@@ -1377,6 +1520,13 @@ ncclResult_t runP2p(const std::vector<P2p> &ops) {
                       "ncclRecv of " + std::to_string(of[i]->count) +
                           " elements from peer " + std::to_string(of[i]->peer) +
                           " matched a send of " + std::to_string(got));
+  }
+  // Visible (and their buffers free to change) once their streams pass
+  // the calls, in the order the calls were made.
+  for (size_t i = 0; i < bufs.size(); ++i) {
+    bufs[i].deferResult();
+    if (bufs[i].stream) // at the call's own place in its stream
+      bufs[i].stream->pending.back().at = of[i]->at;
   }
   return ncclSuccess;
 }
@@ -1545,9 +1695,15 @@ ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count,
     return ncclFail(ncclInvalidUsage, "collectives inside a group are not emulated");
   if (count > size_t(INT32_MAX) || mpiOp(op) == MPI_OP_NULL)
     return ncclFail(ncclInvalidArgument, "ncclAllReduce: count or operation");
-  return mpiOk(MPI_Allreduce(send == recv ? MPI_IN_PLACE : send, recv,
-                             int(count), mpiType(type), mpiOp(op), comm->comm),
-               fn);
+  CallBuffers b(s, fn, recv, bytes, send, bytes);
+  if (ncclResult_t r = mpiOk(MPI_Allreduce(send == recv ? MPI_IN_PLACE : send,
+                                           recv, int(count), mpiType(type),
+                                           mpiOp(op), comm->comm),
+                             fn);
+      r != ncclSuccess)
+    return r;
+  b.deferResult();
+  return ncclSuccess;
 }
 
 ncclResult_t ncclAllGather(const void *send, void *recv, size_t sendcount,
@@ -1570,10 +1726,16 @@ ncclResult_t ncclAllGather(const void *send, void *recv, size_t sendcount,
     return ncclFail(ncclInvalidUsage, "collectives inside a group are not emulated");
   if (sendcount > size_t(INT32_MAX))
     return ncclFail(ncclInvalidArgument, "ncclAllGather: count above 2^31");
-  return mpiOk(MPI_Allgather(send == mine ? MPI_IN_PLACE : send,
-                             int(sendcount), mpiType(type), recv,
-                             int(sendcount), mpiType(type), comm->comm),
-               fn);
+  CallBuffers b(s, fn, recv, all, send, bytes);
+  if (ncclResult_t r = mpiOk(MPI_Allgather(send == mine ? MPI_IN_PLACE : send,
+                                           int(sendcount), mpiType(type), recv,
+                                           int(sendcount), mpiType(type),
+                                           comm->comm),
+                             fn);
+      r != ncclSuccess)
+    return r;
+  b.deferResult();
+  return ncclSuccess;
 }
 
 ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t recvcount,
@@ -1598,6 +1760,7 @@ ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t recvcount,
     return ncclFail(ncclInvalidUsage, "collectives inside a group are not emulated");
   if (recvcount > size_t(INT32_MAX) || mpiOp(op) == MPI_OP_NULL)
     return ncclFail(ncclInvalidArgument, "ncclReduceScatter: count or operation");
+  CallBuffers b(s, fn, recv, bytes, send, all);
   // Through a buffer (MPI's in-place form keeps the result at the start).
   std::vector<char> tmp(bytes);
   if (ncclResult_t r = mpiOk(MPI_Reduce_scatter_block(send, tmp.data(),
@@ -1609,6 +1772,7 @@ ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t recvcount,
     return r;
   if (bytes)
     std::memcpy(recv, tmp.data(), bytes);
+  b.deferResult();
   return ncclSuccess;
 }
 
@@ -1625,17 +1789,25 @@ ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count,
     return ncclFail(ncclInvalidUsage, "collectives inside a group are not emulated");
   if (root < 0 || root >= comm->size || count > size_t(INT32_MAX))
     return ncclFail(ncclInvalidArgument, "ncclBroadcast: root or count");
-  if (comm->rank == root) {
+  const bool isRoot = comm->rank == root;
+  if (isRoot) {
     if (ncclResult_t r = checkBuffers(fn, {{send, bytes}}); r != ncclSuccess)
       return r;
     if (ncclResult_t r = checkInPlace(fn, send, bytes, recv, bytes, recv);
         r != ncclSuccess)
       return r;
-    if (send != recv && bytes)
-      std::memcpy(recv, send, bytes);
   }
-  return mpiOk(MPI_Bcast(recv, int(count), mpiType(type), root, comm->comm),
-               fn);
+  CallBuffers b(s, fn, recv, bytes, isRoot ? send : nullptr,
+                isRoot ? bytes : 0);
+  if (isRoot && send != recv && bytes)
+    std::memcpy(recv, send, bytes);
+  if (ncclResult_t r = mpiOk(MPI_Bcast(recv, int(count), mpiType(type), root,
+                                       comm->comm),
+                             fn);
+      r != ncclSuccess)
+    return r;
+  b.deferResult();
+  return ncclSuccess;
 }
 
 ncclResult_t ncclSend(const void *send, size_t count, ncclDataType_t type,
@@ -1647,7 +1819,8 @@ ncclResult_t ncclSend(const void *send, size_t count, ncclDataType_t type,
     return r;
   if (peer < 0 || peer >= comm->size)
     return ncclFail(ncclInvalidArgument, "ncclSend: peer " + std::to_string(peer));
-  P2p op{true, const_cast<void *>(send), count, type, peer, comm};
+  P2p op{true, const_cast<void *>(send), count, type, peer, comm, s,
+         s ? s->queued : 0};
   if (groupDepth > 0) {
     groupOps.push_back(op);
     return ncclSuccess;
@@ -1664,7 +1837,7 @@ ncclResult_t ncclRecv(void *recv, size_t count, ncclDataType_t type, int peer,
     return r;
   if (peer < 0 || peer >= comm->size)
     return ncclFail(ncclInvalidArgument, "ncclRecv: peer " + std::to_string(peer));
-  P2p op{false, recv, count, type, peer, comm};
+  P2p op{false, recv, count, type, peer, comm, s, s ? s->queued : 0};
   if (groupDepth > 0) {
     groupOps.push_back(op);
     return ncclSuccess;

@@ -7,7 +7,9 @@
 // a kernel, a copy against its cudaMemcpyKind or past its block, a GEMM
 // operand past its block or with a short leading dimension, threads of a
 // block passing different numbers of barriers, a block too large, memory
-// read before it was written. Run on 2 MPI ranks (the NCCL checks);
+// read before it was written, an NCCL result read by a stream that did not
+// wait for it, an NCCL buffer written before its stream was waited for.
+// Run on 2 MPI ranks (the NCCL checks);
 // prints "emu self-test: PASSED" when every check holds.
 //
 //===----------------------------------------------------------------------===//
@@ -304,6 +306,35 @@ void nccl(int rank, int size) {
   expect(ncclReduceScatter(d, d + 1, 2, ncclFloat, ncclSum, comm, nullptr) ==
              ncclInvalidArgument,
          "a reduce-scatter overlapping other than in place is refused");
+  // Stream order: an all-reduce on stream A is seen by stream B only
+  // after B waits for an event recorded on A after it; its buffer may not
+  // change before.
+  cudaStream_t A, B;
+  cudaStreamCreateWithFlags(&A, cudaStreamNonBlocking);
+  cudaStreamCreateWithFlags(&B, cudaStreamNonBlocking);
+  cudaEvent_t ev;
+  cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+  float one = 1.0f, seen = 0.0f;
+  cudaMemcpy(s, &one, 4, cudaMemcpyHostToDevice);
+  ncclAllReduce(s, s, 1, ncclFloat, ncclSum, comm, A);
+  cudaMemcpyAsync(&seen, s, 4, cudaMemcpyDeviceToHost, B);
+  expect(seen == 1.0f, "an all-reduce's result is not visible to another "
+                       "stream that did not wait for it");
+  cudaEventRecord(ev, A);
+  cudaStreamWaitEvent(B, ev, 0);
+  cudaMemcpyAsync(&seen, s, 4, cudaMemcpyDeviceToHost, B);
+  expect(seen == float(size), "an all-reduce's result is visible after "
+                              "waiting for its stream's event");
+  ncclAllReduce(s, s, 1, ncclFloat, ncclSum, comm, A);
+  cudaMemsetAsync(s, 0, 4, B); // before anyone waited for A
+  cudaGetLastError();
+  cudaStreamSynchronize(A);
+  expect(cudaGetLastError() == cudaErrorLaunchFailure,
+         "a buffer written while an all-reduce on another stream may still "
+         "use it is reported");
+  cudaEventDestroy(ev);
+  cudaStreamDestroy(A);
+  cudaStreamDestroy(B);
   std::vector<float> hostBuf(4);
   expect(ncclAllReduce(hostBuf.data(), hostBuf.data(), 4, ncclFloat, ncclSum,
                        comm, nullptr) == ncclInvalidArgument,
