@@ -12,9 +12,9 @@
 # so success alone would not show that NCCL ran. (Communicators live at
 # finalize would not do: an emitted program releases its grid, and with
 # it every communicator, before it calls finalize; the emulated backend's
-# run of cuda-e2e.sh showed it.) Used for the smoke test (ctest runtime-smoke-cuda-nccl-self,
-# gpu-check.sh, gpu-device.sh) and the single-rank end-to-end run
-# (cuda-e2e.sh, gpu-device.sh).
+# run of cuda-e2e.sh showed it.) Used for the smoke test (ctest
+# runtime-smoke-cuda-nccl-self and runtime-smoke-cuda-emu-nccl-self,
+# gpu-check.sh, gpu-device.sh).
 set -uo pipefail
 if [ $# -lt 2 ]; then
   echo "nccl-self.sh: usage: nccl-self.sh OUT COMMAND [ARG...]" >&2
