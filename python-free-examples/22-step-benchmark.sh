@@ -15,9 +15,12 @@
 #     plan, emit, compile, run and comparison steps on the CPU runtime.
 #     The prediction stays the GPU's, so that ratio checks the script's
 #     mechanics, not the cost model; the memory ratio does compare like
-#     with like (the program's tensors against the plan's).
+#     with like (the program's tensors against the plan's);
+#  3. runs it again with --backend cuda-emu: the CUDA program a GPU runs,
+#     TF32 GEMMs included, against the emulated CUDA runtime
+#     (docs/runtime.md, "CUDA source on the CPU").
 #
-# Expected output shape: the plan's table row and predictions; the
+# Expected output shape: the plan's table row and predictions; twice the
 # script's "run" lines for 3 steps, then "predicted", "measured" and
 # "ratio" lines.
 #
@@ -46,4 +49,10 @@ echo
 echo "# 2. scripts/gpu-bench.sh on the CPU runtime (tiny-gpt, 3 steps)"
 echo "\$ bash scripts/gpu-bench.sh --backend cpu --model tiny-gpt --seq-len 32 --global-batch 4 --steps 3"
 bash scripts/gpu-bench.sh --backend cpu --build-dir "$build" --model tiny-gpt \
+  --seq-len 32 --global-batch 4 --steps 3
+
+echo
+echo "# 3. The same CUDA program the GPU runs (with --tf32), on the emulated CUDA runtime"
+echo "\$ bash scripts/gpu-bench.sh --backend cuda-emu --model tiny-gpt --seq-len 32 --global-batch 4 --steps 3"
+bash scripts/gpu-bench.sh --backend cuda-emu --build-dir "$build" --model tiny-gpt \
   --seq-len 32 --global-batch 4 --steps 3

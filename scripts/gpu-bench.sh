@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 #===- scripts/gpu-bench.sh - one-GPU step time: measured against predicted -===#
 #
-# Usage: scripts/gpu-bench.sh [--backend cuda|cpu] [--build-dir DIR]
+# Usage: scripts/gpu-bench.sh [--backend cuda|cpu|cuda-emu] [--build-dir DIR]
 #          [--model M] [--gpu NAME] [--seq-len S] [--global-batch B]
 #          [--micro-batch N] [--steps N] [--work DIR]
 #          [--bundle-out DIR | --bundle-in DIR]
@@ -23,7 +23,12 @@
 # --backend cpu runs the same steps on the CPU runtime (build directory
 # build). The prediction is still the GPU's (--gpu, default H200): that
 # run checks the benchmark's mechanics (docs/runtime.md, "One-GPU
-# benchmark"), not the cost model.
+# benchmark"), not the cost model. --backend cuda-emu runs the CUDA
+# program, with --tf32, against the emulated CUDA runtime
+# (libTridentRuntimeCudaEmu.a of the build directory build; docs/runtime.md,
+# "CUDA source on the CPU"): the GPU run's path, cuBLAS's TF32 mode
+# included, on the CPU; for a tiny model only (the emulated GEMMs are
+# plain loops).
 #
 # --bundle-out DIR (a machine with the MLIR tools) plans and emits only,
 # into DIR (plan.json, plan.txt, params, shape, main.cpp), for --gpu (default
@@ -106,10 +111,22 @@ case "$backend" in
     link=()
     runflags=()
     [ -n "$gpu" ] || gpu=h200 ;;
-  *) echo "gpu-bench: --backend must be cuda or cpu, got '$backend'" >&2; exit 2 ;;
+  cuda-emu)
+    [ -n "$build" ] || build="$root/build"
+    lib="$build/lib/libTridentRuntimeCudaEmu.a"
+    link=()
+    runflags=(--tf32)
+    [ -n "$gpu" ] || gpu=h200 ;;
+  *) echo "gpu-bench: --backend must be cuda, cpu or cuda-emu, got '$backend'" >&2; exit 2 ;;
 esac
 trident="$build/bin/trident"
-target=$([ "$backend" = cuda ] && echo TridentRuntimeCuda || echo TridentRuntimeCpu)
+case "$backend" in
+  cuda) target=TridentRuntimeCuda ;;
+  cpu) target=TridentRuntimeCpu ;;
+  cuda-emu) target=TridentRuntimeCudaEmu ;;
+esac
+# The CUDA program runs on the emulated backend too.
+emitBackend=$([ "$backend" = cpu ] && echo cpu || echo cuda)
 # --bundle-out needs trident only, --bundle-in the runtime archive only.
 needed=("$trident" "$lib")
 [ -z "$bundleOut" ] || needed=("$trident")
@@ -145,7 +162,7 @@ else
   "$trident" inspect --model "$model" --seq-len "$seq" |
     awk '/^parameters/{ gsub(/[()]/, ""); print $3, $4; exit }' > "$work/params"
   echo "$batch $seq $mb" > "$work/shape"
-  "$trident" emit --plan "$work/plan.json" --model "$model" --backend "$backend" \
+  "$trident" emit --plan "$work/plan.json" --model "$model" --backend "$emitBackend" \
     --emit cpp -o "$work/main.cpp" > "$work/emit.txt"
 fi
 # The plan's predictions (trident.plan/v1, docs/plan-schema.md).
@@ -181,7 +198,7 @@ measured=$(awk '/^step / && $2 >= 2 { print $6 }' "$work/run.log" | sort -g |
   awk '{ t[NR] = $1 } END { if (NR % 2) print t[(NR + 1) / 2]; else print (t[NR / 2] + t[NR / 2 + 1]) / 2 }')
 measuredMem=$(sed -n 's/^memory: peak tensor bytes \([0-9]*\) .*/\1/p' "$work/run.log")
 
-echo "model      $name ($params parameters), $batch x $seq tokens per step, micro-batch $mb, fp32$([ "$backend" = cuda ] && echo " (TF32 GEMMs)")"
+echo "model      $name ($params parameters), $batch x $seq tokens per step, micro-batch $mb, fp32$([ "$backend" != cpu ] && echo " (TF32 GEMMs)")"
 echo "plan       trident plan --precision fp32 --runtime trident on one $gpuName"
 awk '/^step /{ printf "run        step %s loss %s time %.4f s\n", $2, $4, $6 }' "$work/run.log"
 # The plan's peak memory counts 1 GB per GPU for the CUDA context, library
@@ -194,6 +211,6 @@ awk -v p="$predicted" -v m="$measured" -v pm="$predictedMem" -v mm="$measuredMem
   printf "measured   step %.4f s (median of steps 2..%d, backend %s), peak tensor memory %.3f GB\n", m, n, b, mm / 1e9
   printf "ratio      measured / predicted: step %.2f, tensor memory %.2f\n", m / p, mm / (pm - r)
 }'
-if [ "$backend" = cpu ]; then
-  echo "note       the cpu backend ran the program; the prediction is for the GPU: the ratio checks this script, not the cost model"
+if [ "$backend" != cuda ]; then
+  echo "note       the $backend backend ran the program; the prediction is for the GPU: the ratio checks this script, not the cost model"
 fi
