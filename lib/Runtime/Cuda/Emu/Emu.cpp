@@ -16,7 +16,10 @@
 // its stream is seen to pass the call (EmuCommit: a later operation on
 // that stream, a wait for an event recorded after it, a synchronisation
 // or a query answering "done"), and its buffers must keep their bytes
-// until then. What the emulation checks beyond a GPU:
+// until then. Each stream keeps a vector clock (events waited for, what
+// the host saw complete), and every use of a device block is checked
+// against the other streams' last write and reads of it (use()). What
+// the emulation checks beyond a GPU:
 // - device memory: every cudaMalloc block is registered and filled with
 //   0xff bytes (a float NaN) so that reading what was never written shows;
 //   copies, memsets, cuBLAS operands, NCCL buffers and kernel pointer
@@ -29,10 +32,11 @@
 // - kernels: block and grid limits; all threads of a block pass the same
 //   number of barriers; TRIDENT_CUDA_EMU_ORDER=reverse runs blocks and
 //   threads in reverse order (races show as other results).
-// What it cannot show: the other races between streams (kernels, copies
-// and cuBLAS calls complete at the call), reads of __shared__ memory
-// before a write, the GPU's rounding of expf and friends (the host's
-// libm), timing and memory capacity.
+// The ordering check is per block (stricter than a GPU where streams use
+// disjoint parts of one) and leaves out host memory and the legacy
+// stream. What it cannot show: reads of __shared__ memory before a write,
+// the GPU's rounding of expf and friends (the host's libm), timing and
+// memory capacity.
 //
 // Environment: TRIDENT_CUDA_EMU_DEVICES (default 1), the devices each
 // node shows; ranks on the same device stage their collectives through
@@ -107,11 +111,16 @@ struct CUstream_st {
   /// complete: its completion implies theirs.
   std::vector<std::pair<CUstream_st *, long>> waits;
   std::vector<EmuCommit> pending; ///< NCCL results not yet visible
+  /// How far this stream is ordered after each other stream (through
+  /// event waits and host synchronisation): operation counts.
+  std::map<CUstream_st *, long> knows;
 };
 struct CUevent_st {
   CUstream_st *stream = nullptr; ///< where it was recorded (null: done)
   long at = 0;                   ///< that stream's operation count then
   int notReady = 0;
+  /// What a stream that waits for it is ordered after.
+  std::map<CUstream_st *, long> clock;
 };
 struct CUmemPoolHandle_st {
   int device;
@@ -229,6 +238,8 @@ std::map<uintptr_t, uint64_t> &generations() {
 }
 /// The allocation number of the block holding [p, p + bytes), 0 if none.
 uint64_t generationOf(const void *p, size_t bytes);
+/// Drops the streams' recorded uses of a freed block.
+void forgetUses(uintptr_t start);
 
 /// The block holding [p, p + bytes) (a zero-byte range may sit at a
 /// block's end), or null.
@@ -296,6 +307,7 @@ cudaError_t release(void *p, const char *fn) {
   std::memset(p, 0xff, it->second); // a later read of it shows as NaN
   blocks().erase(it);
   generations().erase(reinterpret_cast<uintptr_t>(p));
+  forgetUses(reinterpret_cast<uintptr_t>(p));
   std::free(p);
   return cudaSuccess;
 }
@@ -479,6 +491,19 @@ void commitUpTo(CUstream_st *s, long upTo) {
   }
 }
 
+/// How far the host has seen each stream complete (a synchronisation, a
+/// query answering "done"): what it queues next is ordered after that.
+std::map<CUstream_st *, long> &hostKnows() {
+  static std::map<CUstream_st *, long> k;
+  return k;
+}
+
+void merge(std::map<CUstream_st *, long> &into,
+           const std::map<CUstream_st *, long> &from) {
+  for (auto [t, at] : from)
+    into[t] = std::max(into[t], at);
+}
+
 /// An operation queued on `s` (the legacy stream, null, is not tracked);
 /// it sees what the stream's earlier operations wrote.
 void queued(cudaStream_t s) {
@@ -487,6 +512,64 @@ void queued(cudaStream_t s) {
   commitUpTo(s, s->queued);
   ++s->queued;
   s->notReady = notReadyQueries();
+  merge(s->knows, hostKnows());
+}
+
+/// The streams' last uses of each device block (by its start): the last
+/// write, and the last read per stream, each at its stream's operation
+/// count. A use by another stream must be ordered after them (events),
+/// or the GPU may run the two at once.
+struct BlockUse {
+  CUstream_st *writer = nullptr;
+  long writeAt = 0;
+  std::map<CUstream_st *, long> readers;
+};
+std::map<uintptr_t, BlockUse> &blockUses() {
+  static std::map<uintptr_t, BlockUse> u;
+  return u;
+}
+
+void forgetUses(uintptr_t start) { blockUses().erase(start); }
+
+/// Whether `s`'s current operation is ordered after `t`'s operation `at`.
+bool orderedAfter(CUstream_st *s, CUstream_st *t, long at) {
+  if (!t || t == s || !isLive(t))
+    return true;
+  auto it = s->knows.find(t);
+  return it != s->knows.end() && it->second >= at;
+}
+
+/// Records that `s`'s current operation (`what`) reads or writes the
+/// block holding `p`, after checking that it is ordered after the other
+/// streams' conflicting uses. Returns false (reported) when it is not.
+bool use(cudaStream_t s, const void *p, bool writes, const std::string &what) {
+  if (!s || !p)
+    return true;
+  const auto *b = blockOf(p, 0);
+  if (!b)
+    return true;
+  BlockUse &u = blockUses()[b->first];
+  bool ok = true;
+  if (!orderedAfter(s, u.writer, u.writeAt))
+    ok = false;
+  if (writes)
+    for (auto [t, at] : u.readers)
+      if (!orderedAfter(s, t, at))
+        ok = false;
+  if (!ok)
+    fail(cudaErrorLaunchFailure,
+         what + ": uses " + where(p, 0) + ", which another stream " +
+             (writes ? "reads or writes" : "writes") +
+             " without this stream waiting for it (an event); on a GPU "
+             "the two may run at once");
+  if (writes) {
+    u.writer = s;
+    u.writeAt = s->queued;
+    u.readers.clear();
+  } else {
+    u.readers[s] = s->queued;
+  }
+  return ok;
 }
 
 /// `s` complete up to operation `upTo`, with the streams it waited for.
@@ -494,6 +577,7 @@ void complete(CUstream_st *s, long upTo) {
   if (!s)
     return;
   commitUpTo(s, upTo);
+  hostKnows()[s] = std::max(hostKnows()[s], std::min(upTo, s->queued));
   if (s->done >= upTo)
     return;
   s->done = std::min(upTo, s->queued);
@@ -814,7 +898,8 @@ void syncthreads() {
 
 void launchGrid(const char *name, dim3 grid, dim3 block, size_t shmem,
                 cudaStream_t stream, void (*body)(void *), void *closure,
-                const void *const *pointers, int nPointers) {
+                const void *const *pointers, const unsigned char *writes,
+                int nPointers) {
   std::lock_guard<std::recursive_mutex> g(lock());
   const std::string k = std::string("kernel ") + name;
   const unsigned long long threads =
@@ -854,6 +939,8 @@ void launchGrid(const char *name, dim3 grid, dim3 block, size_t shmem,
   ++counts.launches;
   counts.blocks += long(grid.x) * grid.y * grid.z;
   queued(stream);
+  for (int i = 0; i < nPointers; ++i)
+    use(stream, pointers[i], writes[i], k);
   BlockRun b;
   b.blockSize = block;
   b.gridSize = grid;
@@ -999,6 +1086,8 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned) {
   if (!streamOk(s) || !isLive(e))
     return fail(cudaErrorInvalidValue,
                 "cudaStreamWaitEvent on a destroyed stream or event");
+  if (s)
+    merge(s->knows, e->clock);
   if (e->stream && isLive(e->stream)) {
     // What `s` runs next sees the event's stream up to the event.
     commitUpTo(e->stream, e->at);
@@ -1021,6 +1110,11 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
                 "cudaEventRecord of a destroyed event or stream");
   e->stream = s;
   e->at = s ? s->queued : 0;
+  e->clock.clear();
+  if (s) {
+    e->clock = s->knows;
+    e->clock[s] = s->queued;
+  }
   e->notReady = s && s->done < s->queued ? notReadyQueries() : 0;
   return cudaSuccess;
 }
@@ -1057,6 +1151,7 @@ cudaError_t cudaFreeAsync(void *p, cudaStream_t s) {
   if (!streamOk(s))
     return fail(cudaErrorInvalidValue, "cudaFreeAsync on a destroyed stream");
   queued(s);
+  use(s, p, true, "cudaFreeAsync");
   return release(p, "cudaFreeAsync");
 }
 
@@ -1094,6 +1189,10 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes,
       e != cudaSuccess)
     return e;
   queued(s);
+  if (bytes) {
+    use(s, src, false, "cudaMemcpyAsync");
+    use(s, dst, true, "cudaMemcpyAsync");
+  }
   if (bytes)
     std::memmove(dst, src, bytes);
   return cudaSuccess;
@@ -1112,6 +1211,10 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
     return fail(cudaErrorInvalidValue,
                 "cudaMemcpy2DAsync on a destroyed stream");
   queued(s);
+  if (width && height) {
+    use(s, src, false, "cudaMemcpy2DAsync");
+    use(s, dst, true, "cudaMemcpy2DAsync");
+  }
   return copy2D(dst, dpitch, src, spitch, width, height, kind,
                 "cudaMemcpy2DAsync");
 }
@@ -1122,6 +1225,7 @@ cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t s) {
   queued(s);
   if (bytes == 0)
     return cudaSuccess;
+  use(s, p, true, "cudaMemsetAsync");
   if (!onDevice(p, bytes))
     return fail(cudaErrorInvalidValue,
                 "cudaMemsetAsync: " + where(p, bytes) +
@@ -1138,6 +1242,7 @@ cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int value, size_t width,
   queued(s);
   if (width == 0 || height == 0)
     return cudaSuccess;
+  use(s, p, true, "cudaMemset2DAsync");
   if (pitch < width || !onDevice(p, pitch * (height - 1) + width))
     return fail(cudaErrorInvalidValue,
                 "cudaMemset2DAsync: rows of " + std::to_string(width) +
@@ -1232,6 +1337,11 @@ cublasStatus_t gemm(const char *fn, cublasHandle_t h, cublasOperation_t ta,
                       where(a, 4 * extent(aRows, aCols, lda)) + ", B " +
                       where(bb, 4 * extent(bRows, bCols, ldb)) + ", C " +
                       where(c, 4 * extent(m, n, ldc)) + ")");
+    if (readAB) {
+      use(h->stream, a, false, f);
+      use(h->stream, bb, false, f);
+    }
+    use(h->stream, c, true, f);
     if (readAB && (overlaps(c, cBytes, a, 4 * extent(aRows, aCols, lda)) ||
                    overlaps(c, cBytes, bb, 4 * extent(bRows, bCols, ldb))))
       return blasFail(f + ": batch " + std::to_string(b) +
@@ -1321,6 +1431,7 @@ cublasStatus_t cublasSscal(cublasHandle_t h, int n, const float *alpha,
     return blasFail("cublasSscal: x reaches outside its device block");
   ++counts.gemms;
   queued(h->stream);
+  use(h->stream, x, true, "cublasSscal");
   for (int i = 0; i < n; ++i)
     x[size_t(i) * size_t(incx)] *= *alpha;
   return CUBLAS_STATUS_SUCCESS;
@@ -1695,6 +1806,8 @@ ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count,
     return ncclFail(ncclInvalidUsage, "collectives inside a group are not emulated");
   if (count > size_t(INT32_MAX) || mpiOp(op) == MPI_OP_NULL)
     return ncclFail(ncclInvalidArgument, "ncclAllReduce: count or operation");
+  use(s, send, false, fn);
+  use(s, recv, true, fn);
   CallBuffers b(s, fn, recv, bytes, send, bytes);
   if (ncclResult_t r = mpiOk(MPI_Allreduce(send == recv ? MPI_IN_PLACE : send,
                                            recv, int(count), mpiType(type),
@@ -1726,6 +1839,8 @@ ncclResult_t ncclAllGather(const void *send, void *recv, size_t sendcount,
     return ncclFail(ncclInvalidUsage, "collectives inside a group are not emulated");
   if (sendcount > size_t(INT32_MAX))
     return ncclFail(ncclInvalidArgument, "ncclAllGather: count above 2^31");
+  use(s, send, false, fn);
+  use(s, recv, true, fn);
   CallBuffers b(s, fn, recv, all, send, bytes);
   if (ncclResult_t r = mpiOk(MPI_Allgather(send == mine ? MPI_IN_PLACE : send,
                                            int(sendcount), mpiType(type), recv,
@@ -1760,6 +1875,8 @@ ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t recvcount,
     return ncclFail(ncclInvalidUsage, "collectives inside a group are not emulated");
   if (recvcount > size_t(INT32_MAX) || mpiOp(op) == MPI_OP_NULL)
     return ncclFail(ncclInvalidArgument, "ncclReduceScatter: count or operation");
+  use(s, send, false, fn);
+  use(s, recv, true, fn);
   CallBuffers b(s, fn, recv, bytes, send, all);
   // Through a buffer (MPI's in-place form keeps the result at the start).
   std::vector<char> tmp(bytes);
@@ -1790,6 +1907,9 @@ ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count,
   if (root < 0 || root >= comm->size || count > size_t(INT32_MAX))
     return ncclFail(ncclInvalidArgument, "ncclBroadcast: root or count");
   const bool isRoot = comm->rank == root;
+  if (isRoot)
+    use(s, send, false, fn);
+  use(s, recv, true, fn);
   if (isRoot) {
     if (ncclResult_t r = checkBuffers(fn, {{send, bytes}}); r != ncclSuccess)
       return r;
@@ -1819,6 +1939,7 @@ ncclResult_t ncclSend(const void *send, size_t count, ncclDataType_t type,
     return r;
   if (peer < 0 || peer >= comm->size)
     return ncclFail(ncclInvalidArgument, "ncclSend: peer " + std::to_string(peer));
+  use(s, send, false, "ncclSend");
   P2p op{true, const_cast<void *>(send), count, type, peer, comm, s,
          s ? s->queued : 0};
   if (groupDepth > 0) {
@@ -1837,6 +1958,7 @@ ncclResult_t ncclRecv(void *recv, size_t count, ncclDataType_t type, int peer,
     return r;
   if (peer < 0 || peer >= comm->size)
     return ncclFail(ncclInvalidArgument, "ncclRecv: peer " + std::to_string(peer));
+  use(s, recv, true, "ncclRecv");
   P2p op{false, recv, count, type, peer, comm, s, s ? s->queued : 0};
   if (groupDepth > 0) {
     groupOps.push_back(op);

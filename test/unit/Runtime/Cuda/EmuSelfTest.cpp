@@ -8,7 +8,8 @@
 // operand past its block or with a short leading dimension, threads of a
 // block passing different numbers of barriers, a block too large, memory
 // read before it was written, an NCCL result read by a stream that did not
-// wait for it, an NCCL buffer written before its stream was waited for.
+// wait for it, an NCCL buffer written before its stream was waited for,
+// an NCCL call on a buffer another stream wrote without waiting for it.
 // Run on 2 MPI ranks (the NCCL checks);
 // prints "emu self-test: PASSED" when every check holds.
 //
@@ -332,6 +333,23 @@ void nccl(int rank, int size) {
   expect(cudaGetLastError() == cudaErrorLaunchFailure,
          "a buffer written while an all-reduce on another stream may still "
          "use it is reported");
+  // An all-reduce on A of what B wrote needs A to wait for B's event.
+  cudaStreamSynchronize(A);
+  cudaStreamSynchronize(B);
+  cudaMemsetAsync(s, 0, 4, B);
+  cudaGetLastError();
+  ncclAllReduce(s, s, 1, ncclFloat, ncclSum, comm, A);
+  expect(cudaGetLastError() == cudaErrorLaunchFailure,
+         "an all-reduce of a buffer another stream wrote, without waiting "
+         "for it, is reported");
+  cudaStreamSynchronize(A);
+  cudaMemsetAsync(s, 0, 4, B);
+  cudaEventRecord(ev, B);
+  cudaStreamWaitEvent(A, ev, 0);
+  ncclAllReduce(s, s, 1, ncclFloat, ncclSum, comm, A);
+  expect(cudaGetLastError() == cudaSuccess,
+         "the same after waiting for the writer's event");
+  cudaStreamSynchronize(A);
   cudaEventDestroy(ev);
   cudaStreamDestroy(A);
   cudaStreamDestroy(B);

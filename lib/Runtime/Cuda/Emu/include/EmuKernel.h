@@ -49,7 +49,8 @@ void syncthreads();
 /// the launch's pointer arguments (checked). Errors go to cudaGetLastError.
 void launchGrid(const char *name, dim3 grid, dim3 block, size_t shmem,
                 cudaStream_t stream, void (*body)(void *), void *closure,
-                const void *const *pointers, int nPointers);
+                const void *const *pointers, const unsigned char *writes,
+                int nPointers);
 
 /// A kernel argument of class type that holds pointers lists them with a
 /// function `emuPointers(const T &)` found by argument-dependent lookup
@@ -68,16 +69,22 @@ template <class... P> struct Launch {
     static_assert(sizeof...(A) == sizeof...(P), "kernel argument count");
     std::tuple<P...> args(static_cast<P>(std::forward<A>(a))...);
     std::vector<const void *> pointers;
+    std::vector<unsigned char> writes; // through a pointer to non-const
     std::apply(
         [&](const auto &...v) {
           (
               [&] {
                 using T = std::decay_t<decltype(v)>;
-                if constexpr (std::is_pointer_v<T>)
+                if constexpr (std::is_pointer_v<T>) {
                   pointers.push_back(static_cast<const void *>(v));
-                else if constexpr (ListsPointers<T>)
-                  for (const void *q : emuPointers(v))
+                  writes.push_back(
+                      !std::is_const_v<std::remove_pointer_t<T>>);
+                } else if constexpr (ListsPointers<T>) {
+                  for (const void *q : emuPointers(v)) {
                     pointers.push_back(q);
+                    writes.push_back(0); // listed pointers are read
+                  }
+                }
               }(),
               ...);
         },
@@ -92,7 +99,8 @@ template <class... P> struct Launch {
           auto *c = static_cast<Closure *>(p);
           std::apply(c->kernel, *c->args); // each thread its own copies
         },
-        &c, pointers.data(), int(pointers.size()));
+        &c, pointers.data(), writes.data(),
+        int(pointers.size()));
   }
 };
 
