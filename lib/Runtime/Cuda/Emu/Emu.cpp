@@ -1789,34 +1789,54 @@ ncclResult_t ncclGroupEnd() {
   return runP2p(ops);
 }
 
+namespace {
+/// One collective on `s`, after checkCall: the checks every one makes
+/// (buffers inside their blocks, overlap only in the in-place form,
+/// `count` within MPI's int, no group), then the stream
+/// order of its buffers, then `run` (the MPI call, writing `recv`), whose
+/// result becomes visible when the stream is seen to pass the call.
+template <class Run>
+ncclResult_t collective(const char *fn, cudaStream_t s, size_t count,
+                        const void *send, size_t sendBytes, void *recv,
+                        size_t recvBytes, bool inPlace, Run run) {
+  if (ncclResult_t r = checkBuffers(fn, {{send, sendBytes}, {recv, recvBytes}});
+      r != ncclSuccess)
+    return r;
+  if (!inPlace && overlaps(send, sendBytes, recv, recvBytes))
+    return ncclFail(ncclInvalidArgument,
+                    std::string(fn) + ": send " + where(send, sendBytes) +
+                        " overlaps receive " + where(recv, recvBytes) +
+                        " other than in NCCL's in-place form");
+  if (groupDepth > 0)
+    return ncclFail(ncclInvalidUsage,
+                    "collectives inside a group are not emulated");
+  if (count > size_t(INT32_MAX))
+    return ncclFail(ncclInvalidArgument, std::string(fn) + ": count above 2^31");
+  use(s, send, false, fn);
+  use(s, recv, true, fn);
+  CallBuffers b(s, fn, recv, recvBytes, send, sendBytes);
+  if (ncclResult_t r = mpiOk(run(), fn); r != ncclSuccess)
+    return r;
+  b.deferResult();
+  return ncclSuccess;
+}
+} // namespace
+
 ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count,
                            ncclDataType_t type, ncclRedOp_t op,
                            ncclComm_t comm, cudaStream_t s) {
   const char *fn = "ncclAllReduce";
-  const size_t bytes = count * typeSize(type);
   if (ncclResult_t r = checkCall(fn, comm, s, type); r != ncclSuccess)
     return r;
-  if (ncclResult_t r = checkBuffers(fn, {{send, bytes}, {recv, bytes}});
-      r != ncclSuccess)
-    return r;
-  if (ncclResult_t r = checkInPlace(fn, send, bytes, recv, bytes, recv);
-      r != ncclSuccess)
-    return r;
-  if (groupDepth > 0)
-    return ncclFail(ncclInvalidUsage, "collectives inside a group are not emulated");
-  if (count > size_t(INT32_MAX) || mpiOp(op) == MPI_OP_NULL)
-    return ncclFail(ncclInvalidArgument, "ncclAllReduce: count or operation");
-  use(s, send, false, fn);
-  use(s, recv, true, fn);
-  CallBuffers b(s, fn, recv, bytes, send, bytes);
-  if (ncclResult_t r = mpiOk(MPI_Allreduce(send == recv ? MPI_IN_PLACE : send,
+  if (mpiOp(op) == MPI_OP_NULL)
+    return ncclFail(ncclInvalidArgument, "ncclAllReduce: operation");
+  const size_t bytes = count * typeSize(type);
+  return collective(fn, s, count, send, bytes, recv, bytes, send == recv,
+                    [&] {
+                      return MPI_Allreduce(send == recv ? MPI_IN_PLACE : send,
                                            recv, int(count), mpiType(type),
-                                           mpiOp(op), comm->comm),
-                             fn);
-      r != ncclSuccess)
-    return r;
-  b.deferResult();
-  return ncclSuccess;
+                                           mpiOp(op), comm->comm);
+                    });
 }
 
 ncclResult_t ncclAllGather(const void *send, void *recv, size_t sendcount,
@@ -1827,30 +1847,16 @@ ncclResult_t ncclAllGather(const void *send, void *recv, size_t sendcount,
     return r;
   const size_t bytes = sendcount * typeSize(type),
                all = bytes * size_t(comm->size);
-  if (ncclResult_t r = checkBuffers(fn, {{send, bytes}, {recv, all}});
-      r != ncclSuccess)
-    return r;
   // In place: the send buffer is this rank's block of the receive buffer.
-  const char *mine = static_cast<const char *>(recv) + bytes * size_t(comm->rank);
-  if (ncclResult_t r = checkInPlace(fn, send, bytes, recv, all, mine);
-      r != ncclSuccess)
-    return r;
-  if (groupDepth > 0)
-    return ncclFail(ncclInvalidUsage, "collectives inside a group are not emulated");
-  if (sendcount > size_t(INT32_MAX))
-    return ncclFail(ncclInvalidArgument, "ncclAllGather: count above 2^31");
-  use(s, send, false, fn);
-  use(s, recv, true, fn);
-  CallBuffers b(s, fn, recv, all, send, bytes);
-  if (ncclResult_t r = mpiOk(MPI_Allgather(send == mine ? MPI_IN_PLACE : send,
+  const bool inPlace =
+      send == static_cast<const char *>(recv) + bytes * size_t(comm->rank);
+  return collective(fn, s, sendcount, send, bytes, recv, all, inPlace,
+                    [&] {
+                      return MPI_Allgather(inPlace ? MPI_IN_PLACE : send,
                                            int(sendcount), mpiType(type), recv,
                                            int(sendcount), mpiType(type),
-                                           comm->comm),
-                             fn);
-      r != ncclSuccess)
-    return r;
-  b.deferResult();
-  return ncclSuccess;
+                                           comm->comm);
+                    });
 }
 
 ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t recvcount,
@@ -1859,38 +1865,25 @@ ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t recvcount,
   const char *fn = "ncclReduceScatter";
   if (ncclResult_t r = checkCall(fn, comm, s, type); r != ncclSuccess)
     return r;
+  if (mpiOp(op) == MPI_OP_NULL)
+    return ncclFail(ncclInvalidArgument, "ncclReduceScatter: operation");
   const size_t bytes = recvcount * typeSize(type),
                all = bytes * size_t(comm->size);
-  if (ncclResult_t r = checkBuffers(fn, {{send, all}, {recv, bytes}});
-      r != ncclSuccess)
-    return r;
   // In place: the receive buffer is this rank's block of the send buffer.
-  const char *mine = static_cast<const char *>(send) + bytes * size_t(comm->rank);
-  if (recv != mine && overlaps(send, all, recv, bytes))
-    return ncclFail(ncclInvalidArgument,
-                    std::string(fn) + ": receive " + where(recv, bytes) +
-                        " overlaps send " + where(send, all) +
-                        " other than as this rank's block");
-  if (groupDepth > 0)
-    return ncclFail(ncclInvalidUsage, "collectives inside a group are not emulated");
-  if (recvcount > size_t(INT32_MAX) || mpiOp(op) == MPI_OP_NULL)
-    return ncclFail(ncclInvalidArgument, "ncclReduceScatter: count or operation");
-  use(s, send, false, fn);
-  use(s, recv, true, fn);
-  CallBuffers b(s, fn, recv, bytes, send, all);
-  // Through a buffer (MPI's in-place form keeps the result at the start).
-  std::vector<char> tmp(bytes);
-  if (ncclResult_t r = mpiOk(MPI_Reduce_scatter_block(send, tmp.data(),
-                                                      int(recvcount),
-                                                      mpiType(type), mpiOp(op),
-                                                      comm->comm),
-                             fn);
-      r != ncclSuccess)
-    return r;
-  if (bytes)
-    std::memcpy(recv, tmp.data(), bytes);
-  b.deferResult();
-  return ncclSuccess;
+  const bool inPlace =
+      recv == static_cast<const char *>(send) + bytes * size_t(comm->rank);
+  return collective(fn, s, recvcount, send, all, recv, bytes, inPlace,
+                    [&] {
+                      // Through a buffer (MPI's in-place form keeps the
+                      // result at the start).
+                      std::vector<char> tmp(bytes);
+                      int rc = MPI_Reduce_scatter_block(
+                          send, tmp.data(), int(recvcount), mpiType(type),
+                          mpiOp(op), comm->comm);
+                      if (rc == MPI_SUCCESS && bytes)
+                        std::memcpy(recv, tmp.data(), bytes);
+                      return rc;
+                    });
 }
 
 ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count,
