@@ -9,7 +9,8 @@
 # tp 2 x pp 2 (`trident emit --backend cuda --emit cpp`) is linked against
 # it and run on 4 MPI ranks, each on its own emulated GPU
 # (TRIDENT_CUDA_EMU_DEVICES=4), so its tensor-parallel sums and its
-# pipeline sends go through NCCL's calls (emulated over MPI); the
+# pipeline sends go through NCCL's calls (emulated over MPI), on
+# communicators split (ncclCommSplit) from one world communicator; the
 # emulation's report (TRIDENT_CUDA_EMU_REPORT=1) counts what ran. Its
 # losses and final parameters are then held to the CPU runtime's run on
 # one rank, as the CUDA end-to-end tests hold a GPU's (losses within 1e-5
@@ -20,7 +21,7 @@
 # Expected output shape: "$ trident emit ... --backend cuda ...", the
 # compile line, three "step N loss L time T" lines, one "trident cuda
 # emulation (rank R): ... kernel launches ..., N NCCL calls on C
-# communicators" line per rank (sorted), the CPU run's three step lines,
+# communicators (S split)" line per rank (sorted), the CPU run's three step lines,
 # then the compare tool's "OK: 3 steps" and "OK: 68 parameters, 218496
 # elements, 0 outside ..." lines.
 #

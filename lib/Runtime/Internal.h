@@ -401,7 +401,10 @@ void copyOnBackend(void *dst, const void *src, size_t bytes);
 void backendInit();
 /// Called from finalize() before MPI_Finalize.
 void backendFinalize();
-/// Called collectively by every member after `g` got its MPI communicator.
+/// Called collectively by every rank of the world, in the same order,
+/// each time groups are formed (one MPI_Comm_split of the world): after
+/// `g` got its MPI communicator, or with g.size == 0 on a rank that joins
+/// no group (Grid::subgroup's non-members).
 void backendGroupCreated(Group::Impl &g);
 
 } // namespace detail

@@ -205,8 +205,8 @@ struct GridShape {
 /// The process grid: coordinates of this rank and one Group per axis.
 /// Construction is collective over MPI_COMM_WORLD (every rank must build the
 /// same grid at the same point) and creates every group (MPI_Comm_split and,
-/// on CUDA, one NCCL communicator per group from an ncclUniqueId broadcast
-/// over that group's MPI communicator).
+/// on CUDA, one NCCL communicator per group, split by ncclCommSplit from a
+/// world communicator made from one ncclUniqueId broadcast over MPI).
 class Grid {
 public:
   /// Throws if the shape does not match the world size.

@@ -149,6 +149,7 @@ Group makeGroup(const std::string &name, int color, int key) {
     MPI_Comm_split(MPI_COMM_WORLD, MPI_UNDEFINED, 0, &none);
     impl->size = 0;
     impl->rank = -1;
+    detail::backendGroupCreated(*impl); // collective over the world too
     return Group(impl);
   }
   int rc = MPI_Comm_split(MPI_COMM_WORLD, color, key, &impl->comm);

@@ -121,7 +121,7 @@ struct Comm {
 };
 /// The live communicators in creation order (the same on every rank),
 /// polled for asynchronous errors while the host waits for the device
-/// (drain) and destroyed in that order by finalize.
+/// (drain) and destroyed in the reverse order by finalize.
 std::vector<Comm *> &liveComms() {
   static std::vector<Comm *> live;
   return live;
@@ -468,7 +468,8 @@ void backendFinalize() {
   releaseFinishedSends(true);
   // Runtime.h: finalize frees the communicators, also of groups that are
   // still alive (their deleters then skip them), before the streams go and
-  // before MPI_Finalize; in the order they were created on every rank.
+  // before MPI_Finalize; in the reverse of the order they were created in,
+  // the same on every rank.
   const std::vector<Comm *> comms = liveComms();
   if (ncclSelf()) // what test/e2e/nccl-self.sh looks for
     std::fprintf(stderr,
@@ -478,7 +479,10 @@ void backendFinalize() {
                  ncclUse().comms, ncclUse().ops,
                  int(std::count_if(comms.begin(), comms.end(),
                                    [](const Comm *c) { return c->live(); })));
-  for (Comm *c : comms) {
+  // Newest first: the groups' communicators before the world's they were
+  // split from.
+  for (auto it = comms.rbegin(); it != comms.rend(); ++it) {
+    Comm *c = *it;
     if (c->live())
       ncclCommDestroy(c->comm);
     c->status = Comm::Status::Released; // later use is refused by commOf
@@ -490,38 +494,72 @@ void backendFinalize() {
   s.ready = false;
 }
 
-void backendGroupCreated(Group::Impl &g) {
-  const char *fn = "Grid (NCCL)";
-  // A group of one communicates with nobody: its collectives are copies
-  // (or nothing) on the device, and it holds no NCCL communicator (a
-  // one-rank run would otherwise create one per grid axis); except under
-  // TRIDENT_CUDA_NCCL_SELF=1, where it gets a one-rank communicator and its
-  // collectives run through NCCL, so that a machine with one GPU exercises
-  // the NCCL paths (several ranks on one GPU are host-staged, below).
-  if (g.size == 1 && !ncclSelf()) {
-    g.backend = nullptr;
+namespace {
+/// Whether group `g` gets an NCCL communicator. A group of one
+/// communicates with nobody: its collectives are copies (or nothing) on
+/// the device, and it holds no communicator (a one-rank run would
+/// otherwise create one per grid axis); except under
+/// TRIDENT_CUDA_NCCL_SELF=1, where it gets a one-rank communicator and its
+/// collectives run through NCCL, so that a machine with one GPU exercises
+/// the NCCL paths. A rank outside every group (size 0) gets none.
+bool wantsComm(const Group::Impl &g) {
+  return g.size > 1 || (g.size == 1 && ncclSelf());
+}
+
+/// Whether the GPUs of `ids` (gatherGpuIds) are all different.
+bool distinct(const std::vector<std::string> &ids) {
+  return std::set<std::string>(ids.begin(), ids.end()).size() == ids.size();
+}
+
+/// The world's NCCL communicator, made from one NCCL unique id that world
+/// rank 0 creates and broadcasts over MPI; every group's communicator is
+/// split from it (ncclCommSplit), so a run bootstraps NCCL once. It is
+/// made at the first group's creation, which every rank reaches together.
+/// None when no group needs NCCL (one rank, no TRIDENT_CUDA_NCCL_SELF) or
+/// when ranks share a GPU, which NCCL refuses within one communicator
+/// ("Duplicate GPU detected", NVIDIA/nccl#418: more ranks on a node than
+/// it has GPUs, as in the end-to-end tests on a one-GPU machine). Then a
+/// group whose members have distinct GPUs gets a communicator from its
+/// own unique id, and one whose members share a GPU keeps none: its
+/// collectives are staged through host memory over its MPI communicator.
+struct Parent {
+  bool decided = false;
+  std::unique_ptr<Comm> comm; ///< null: none
+};
+Parent &parent() {
+  static Parent p;
+  return p;
+}
+
+void makeParent(const char *fn) {
+  Parent &p = parent();
+  if (p.decided)
     return;
-  }
-  // NCCL refuses two ranks of one communicator on the same GPU ("Duplicate
-  // GPU detected", NVIDIA/nccl#418), which happens when a node runs more
-  // ranks than it has GPUs (the end-to-end tests on a one-GPU machine).
-  // Such a group keeps no NCCL communicator: its collectives are staged
-  // through host memory over its MPI communicator (g.backend == nullptr).
-  if (g.size > 1) {
-    const std::vector<std::string> ids = gatherGpuIds(g.comm, g.size, fn);
-    if (std::set<std::string>(ids.begin(), ids.end()).size() < ids.size()) {
-      g.backend = nullptr;
-      return;
-    }
-  }
+  p.decided = true;
+  const int world = worldSize(), me = worldRank();
+  if (world == 1 && !ncclSelf())
+    return;
+  if (!distinct(gatherGpuIds(MPI_COMM_WORLD, world, fn)))
+    return;
   ncclUniqueId id;
-  if (g.rank == 0)
-    ncclCheck(ncclGetUniqueId(&id), fn, g.name);
-  check(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, g.comm) == MPI_SUCCESS, fn,
-        "MPI_Bcast of the NCCL unique id failed");
+  if (me == 0)
+    ncclCheck(ncclGetUniqueId(&id), fn, "world");
+  check(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD) ==
+            MPI_SUCCESS,
+        fn, "MPI_Bcast of the NCCL unique id failed");
+  auto c = std::make_unique<Comm>();
+  c->name = "world (the parent of the groups' communicators)";
+  ncclCheck(ncclCommInitRank(&c->comm, world, id, me), fn, "world");
+  ++ncclUse().comms;
+  liveComms().push_back(c.get());
+  p.comm = std::move(c);
+}
+
+/// Gives `g` the communicator `nc` (its Group::Impl::backend).
+void attach(Group::Impl &g, ncclComm_t nc) {
   auto c = std::make_unique<Comm>();
   c->name = g.name;
-  ncclCheck(ncclCommInitRank(&c->comm, g.size, id, g.rank), fn, g.name);
+  c->comm = nc;
   ++ncclUse().comms;
   liveComms().push_back(c.get());
   g.backend = std::shared_ptr<void>(c.release(), [](void *v) {
@@ -541,6 +579,60 @@ void backendGroupCreated(Group::Impl &g) {
       ncclCommDestroy(c->comm);
     delete c;
   });
+}
+} // namespace
+
+void backendGroupCreated(Group::Impl &g) {
+  const char *fn = "Grid (NCCL)";
+  g.backend = nullptr;
+  makeParent(fn);
+  if (Comm *world = parent().comm.get()) {
+    check(world->live(), fn,
+          "the world's NCCL communicator was aborted after an error or "
+          "released by finalize");
+    // Every rank of the world splits, those without a communicator with
+    // NCCL_SPLIT_NOCOLOR; a group's colour is its first member's world
+    // rank (groups formed together are disjoint), its key the rank in the
+    // MPI communicator, so NCCL ranks the members in the same order.
+    const bool wants = wantsComm(g);
+    ncclComm_t nc = nullptr;
+    ncclCheck(ncclCommSplit(world->comm,
+                            wants ? g.worldRanks.at(0) : NCCL_SPLIT_NOCOLOR,
+                            wants ? g.rank : 0, &nc, nullptr),
+              fn, g.name);
+    if (!wants)
+      return;
+    check(nc != nullptr, fn, "ncclCommSplit gave group '" + g.name +
+                                 "' no communicator");
+    int count = 0, rank = -1;
+    ncclCheck(ncclCommCount(nc, &count), fn, g.name);
+    ncclCheck(ncclCommUserRank(nc, &rank), fn, g.name);
+    if (count != g.size || rank != g.rank) {
+      ncclCommDestroy(nc);
+      detail::fail(fn, "ncclCommSplit made group '" + g.name + "' rank " +
+                           std::to_string(rank) + " of " +
+                           std::to_string(count) + ", MPI rank " +
+                           std::to_string(g.rank) + " of " +
+                           std::to_string(g.size));
+    }
+    attach(g, nc);
+    return;
+  }
+  if (!wantsComm(g))
+    return;
+  // No parent (ranks share GPUs): a group of distinct GPUs makes its
+  // communicator from its own unique id; one whose members share a GPU
+  // stays host-staged (g.backend == nullptr).
+  if (g.size > 1 && !distinct(gatherGpuIds(g.comm, g.size, fn)))
+    return;
+  ncclUniqueId id;
+  if (g.rank == 0)
+    ncclCheck(ncclGetUniqueId(&id), fn, g.name);
+  check(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, g.comm) == MPI_SUCCESS, fn,
+        "MPI_Bcast of the NCCL unique id failed");
+  ncclComm_t nc = nullptr;
+  ncclCheck(ncclCommInitRank(&nc, g.size, id, g.rank), fn, g.name);
+  attach(g, nc);
 }
 } // namespace detail
 

@@ -81,7 +81,7 @@ if(TRIDENT_MPIEXEC)
     COMMAND ${TRIDENT_MPIEXEC} -np 2 --oversubscribe --allow-run-as-root
             $<TARGET_FILE:trident-cuda-emu-selftest>)
   set_tests_properties(cuda-emu-selftest PROPERTIES TIMEOUT 120
-                       ENVIRONMENT "${TRIDENT_MPI_TEST_ENV}"
+                       ENVIRONMENT "${TRIDENT_MPI_TEST_ENV};TRIDENT_CUDA_EMU_DEVICES=2"
                        PASS_REGULAR_EXPRESSION "emu self-test: PASSED")
   add_test(NAME runtime-smoke-cuda-emu
     COMMAND ${TRIDENT_MPIEXEC} -np 1 --allow-run-as-root
@@ -113,13 +113,23 @@ if(TRIDENT_MPIEXEC)
   set_tests_properties(runtime-mpi-4-cuda-emu PROPERTIES TIMEOUT 300
                        ENVIRONMENT "${TRIDENT_MPI_TEST_ENV}"
                        FAIL_REGULAR_EXPRESSION "cuda-emu")
+  # 4 ranks on 2 GPUs: no world NCCL communicator (ranks share GPUs); the
+  # groups of distinct GPUs get their own, the others stage through host
+  # memory, in one run.
+  add_test(NAME runtime-mpi-4-cuda-emu-2gpu
+    COMMAND ${TRIDENT_MPIEXEC} -np 4 --oversubscribe --allow-run-as-root
+            $<TARGET_FILE:trident-runtime-mpi-test-cuda-emu>)
+  set_tests_properties(runtime-mpi-4-cuda-emu-2gpu PROPERTIES TIMEOUT 300
+                       ENVIRONMENT "${TRIDENT_MPI_TEST_ENV};TRIDENT_CUDA_EMU_DEVICES=2;TRIDENT_CUDA_EMU_REPORT=1"
+                       FAIL_REGULAR_EXPRESSION "cuda-emu; 0 NCCL calls;[1-9][0-9]* split")
   add_test(NAME runtime-mpi-4-cuda-emu-nccl
     COMMAND ${TRIDENT_MPIEXEC} -np 4 --oversubscribe --allow-run-as-root
             $<TARGET_FILE:trident-runtime-mpi-test-cuda-emu>)
-  # (Every rank must have made NCCL calls: the emulation's exit report.)
+  # (Every rank must have made NCCL calls, on communicators split from the
+  # world's: the emulation's exit report.)
   set_tests_properties(runtime-mpi-4-cuda-emu-nccl PROPERTIES TIMEOUT 300
                        ENVIRONMENT "${TRIDENT_MPI_TEST_ENV};TRIDENT_CUDA_EMU_DEVICES=4;TRIDENT_CUDA_EMU_REPORT=1"
-                       FAIL_REGULAR_EXPRESSION "cuda-emu; 0 NCCL calls")
+                       FAIL_REGULAR_EXPRESSION "cuda-emu; 0 NCCL calls;\\(0 split\\)")
 endif()
 
 # The MPI test against the CUDA runtime: built here (so that it keeps

@@ -167,16 +167,17 @@ void report(const std::string &what) {
 /// check that the NCCL paths were taken).
 struct Counts {
   long launches = 0, blocks = 0, gemms = 0, ncclCalls = 0, comms = 0,
-       notReady = 0;
+       splits = 0, notReady = 0;
   ~Counts() {
     const char *v = std::getenv("TRIDENT_CUDA_EMU_REPORT");
     if (v && std::string(v) == "1")
       std::fprintf(stderr,
                    "trident cuda emulation (rank %d): %ld kernel launches "
                    "(%ld blocks), %ld cuBLAS calls, %ld NCCL calls on %ld "
-                   "communicators, %ld queries answered not ready\n",
+                   "communicators (%ld split), %ld queries answered not "
+                   "ready\n",
                    worldRank(), launches, blocks, gemms, ncclCalls, comms,
-                   notReady);
+                   splits, notReady);
   }
 };
 Counts counts;
@@ -453,11 +454,7 @@ int notReadyQueries() {
 void commitUpTo(CUstream_st *s, long upTo) {
   if (s->pending.empty())
     return;
-  // In call order (a group's receives are registered before its sends).
-  std::stable_sort(s->pending.begin(), s->pending.end(),
-                   [](const EmuCommit &a, const EmuCommit &b) {
-                     return a.at < b.at;
-                   });
+  // pending is in call order (CallBuffers::deferResult inserts so).
   size_t n = 0;
   while (n < s->pending.size() && s->pending[n].at <= upTo)
     ++n;
@@ -656,7 +653,7 @@ struct BlockRun {
   void *mainFake = nullptr;
   const void *mainBottom = nullptr; ///< the launching thread's stack
   size_t mainSize = 0;
-  unsigned current = 0, liveCount = 0;
+  unsigned current = 0;
   long endBarriers = -1; ///< barriers the first thread to end passed
   uint3 block{};
   dim3 blockSize, gridSize;
@@ -761,7 +758,6 @@ void fiberMain(void *arg) {
   BlockRun &b = *running;
   b.body(b.closure);
   self.done = true;
-  --b.liveCount;
   // Every thread of a block passes the same number of barriers.
   if (b.endBarriers < 0)
     b.endBarriers = self.barriers;
@@ -844,7 +840,6 @@ void runBlockFibers(BlockRun &b, unsigned nThreads) {
                 unsigned(a >> 32), unsigned(a & 0xffffffffu));
 #endif
   }
-  b.liveCount = nThreads;
   b.current = 0;
   b.endBarriers = -1;
   setBlockIds(b);
@@ -1523,19 +1518,6 @@ ncclResult_t checkBuffers(
   return ncclSuccess;
 }
 
-/// NCCL's in-place rule: the send buffer is `inPlace` (where the operation
-/// documents its in-place form) or shares no byte with the receive buffer.
-ncclResult_t checkInPlace(const char *fn, const void *send, size_t sendBytes,
-                          const void *recv, size_t recvBytes,
-                          const void *inPlace) {
-  if (send == inPlace || !overlaps(send, sendBytes, recv, recvBytes))
-    return ncclSuccess;
-  return ncclFail(ncclInvalidArgument,
-                  std::string(fn) + ": send " + where(send, sendBytes) +
-                      " overlaps receive " + where(recv, recvBytes) +
-                      " other than in NCCL's in-place form");
-}
-
 /// The bytes of [p, p + n).
 std::vector<char> bytesOf(const void *p, size_t n) {
   const char *c = static_cast<const char *>(p);
@@ -1558,12 +1540,14 @@ struct CallBuffers {
       : stream(s), what(fn), dst(static_cast<char *>(d)), dstBytes(db),
         src(static_cast<const char *>(sp)), srcBytes(sb),
         dstAtCall(bytesOf(d, db)), srcAtCall(bytesOf(sp, sb)) {}
-  /// Call after the operation wrote its result into dst.
-  void deferResult() {
+  /// Call after the operation wrote its result into dst; `at` is the
+  /// call's place in its stream (default: the stream's current operation;
+  /// a group's calls pass the place each was made at).
+  void deferResult(long at = -1) {
     if (!stream)
       return; // the legacy stream: no later reader to check
     EmuCommit c;
-    c.at = stream->queued;
+    c.at = at < 0 ? stream->queued : at;
     c.what = what;
     c.dst = dstBytes ? dst : nullptr;
     c.result = bytesOf(dst, dstBytes);
@@ -1574,7 +1558,13 @@ struct CallBuffers {
     c.srcGen = generationOf(src, srcBytes);
     if (dstBytes)
       std::memcpy(dst, dstAtCall.data(), dstBytes); // not visible yet
-    stream->pending.push_back(std::move(c));
+    // In call order, after those made at the same place (a group's
+    // receives are registered before its sends).
+    auto &p = stream->pending;
+    auto pos = std::upper_bound(
+        p.begin(), p.end(), c.at,
+        [](long v, const EmuCommit &e) { return v < e.at; });
+    p.insert(pos, std::move(c));
   }
 };
 
@@ -1634,11 +1624,8 @@ ncclResult_t runP2p(const std::vector<P2p> &ops) {
   }
   // Visible (and their buffers free to change) once their streams pass
   // the calls, in the order the calls were made.
-  for (size_t i = 0; i < bufs.size(); ++i) {
-    bufs[i].deferResult();
-    if (bufs[i].stream) // at the call's own place in its stream
-      bufs[i].stream->pending.back().at = of[i]->at;
-  }
+  for (size_t i = 0; i < bufs.size(); ++i)
+    bufs[i].deferResult(of[i]->at); // at the call's own place in its stream
   return ncclSuccess;
 }
 } // namespace
@@ -1666,6 +1653,30 @@ const char *ncclGetErrorString(ncclResult_t r) {
 }
 
 const char *ncclGetLastError(ncclComm_t) { return ncclLast.c_str(); }
+
+namespace {
+/// Empty when the ranks of `comm` each use a different GPU (node name and
+/// device index); otherwise which two share one, the same on every rank.
+std::string sharedDevice(MPI_Comm comm) {
+  constexpr int kKey = MPI_MAX_PROCESSOR_NAME + 16;
+  char mine[kKey] = {};
+  int len = 0;
+  MPI_Get_processor_name(mine, &len);
+  std::snprintf(mine + len, size_t(kKey - len), "#%d", currentDevice);
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  std::vector<char> all(size_t(kKey) * size_t(size));
+  MPI_Allgather(mine, kKey, MPI_CHAR, all.data(), kKey, MPI_CHAR, comm);
+  for (int a = 0; a < size; ++a)
+    for (int b = 0; b < a; ++b)
+      if (std::strncmp(&all[size_t(a) * kKey], &all[size_t(b) * kKey],
+                       kKey) == 0)
+        return "Duplicate GPU detected: ranks " + std::to_string(b) +
+               " and " + std::to_string(a) + " both use device " +
+               std::string(&all[size_t(a) * kKey]);
+  return "";
+}
+} // namespace
 
 ncclResult_t ncclGetUniqueId(ncclUniqueId *id) {
   static int counter = 0;
@@ -1747,8 +1758,65 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id,
     delete c;
     return ncclFail(ncclInternalError, "ncclCommInitRank: rank order differs");
   }
+  // NCCL refuses two ranks of one communicator on the same GPU ("Duplicate
+  // GPU detected", NVIDIA/nccl#418); every member learns it.
+  if (std::string dup = sharedDevice(c->comm); !dup.empty()) {
+    delete c;
+    return ncclFail(ncclInvalidUsage, "ncclCommInitRank: " + dup);
+  }
   ++counts.comms;
   *comm = adopt(c);
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
+                           ncclComm_t *newcomm, ncclConfig_t *config) {
+  if (!commOk(comm) || !newcomm)
+    return ncclFail(ncclInvalidArgument,
+                    "ncclCommSplit of no live communicator or into null");
+  if (config)
+    return ncclFail(ncclInvalidArgument,
+                    "ncclCommSplit: a config is not emulated (null inherits "
+                    "the parent's)");
+  if (color < 0 && color != NCCL_SPLIT_NOCOLOR)
+    return ncclFail(ncclInvalidArgument,
+                    "ncclCommSplit: colour " + std::to_string(color) +
+                        " (non-negative, or NCCL_SPLIT_NOCOLOR)");
+  if (groupDepth > 0)
+    return ncclFail(ncclInvalidUsage,
+                    "ncclCommSplit inside a group is not emulated");
+  // Every rank of the parent calls it; those of one colour form a new
+  // communicator, ranked by key, then by their rank in the parent.
+  MPI_Comm out = MPI_COMM_NULL;
+  if (MPI_Comm_split(comm->comm,
+                     color == NCCL_SPLIT_NOCOLOR ? MPI_UNDEFINED : color, key,
+                     &out) != MPI_SUCCESS)
+    return ncclFail(ncclSystemError, "ncclCommSplit: MPI_Comm_split failed");
+  *newcomm = nullptr;
+  if (out == MPI_COMM_NULL)
+    return ncclSuccess; // NCCL_SPLIT_NOCOLOR: no communicator
+  auto *c = new ncclComm;
+  c->comm = out;
+  MPI_Comm_rank(c->comm, &c->rank);
+  MPI_Comm_size(c->comm, &c->size);
+  ++counts.comms;
+  ++counts.splits;
+  *newcomm = adopt(c);
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommCount(const ncclComm_t comm, int *count) {
+  if (!commOk(comm) || !count)
+    return ncclFail(ncclInvalidArgument, "ncclCommCount of no live communicator");
+  *count = comm->size;
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank) {
+  if (!commOk(comm) || !rank)
+    return ncclFail(ncclInvalidArgument,
+                    "ncclCommUserRank of no live communicator");
+  *rank = comm->rank;
   return ncclSuccess;
 }
 
@@ -1802,6 +1870,8 @@ ncclResult_t collective(const char *fn, cudaStream_t s, size_t count,
   if (ncclResult_t r = checkBuffers(fn, {{send, sendBytes}, {recv, recvBytes}});
       r != ncclSuccess)
     return r;
+  // NCCL's in-place rule: the send buffer shares no byte with the
+  // receive buffer, except in the operation's documented in-place form.
   if (!inPlace && overlaps(send, sendBytes, recv, recvBytes))
     return ncclFail(ncclInvalidArgument,
                     std::string(fn) + ": send " + where(send, sendBytes) +
@@ -1890,37 +1960,23 @@ ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count,
                            ncclDataType_t type, int root, ncclComm_t comm,
                            cudaStream_t s) {
   const char *fn = "ncclBroadcast";
-  const size_t bytes = count * typeSize(type);
   if (ncclResult_t r = checkCall(fn, comm, s, type); r != ncclSuccess)
     return r;
-  if (ncclResult_t r = checkBuffers(fn, {{recv, bytes}}); r != ncclSuccess)
-    return r;
-  if (groupDepth > 0)
-    return ncclFail(ncclInvalidUsage, "collectives inside a group are not emulated");
-  if (root < 0 || root >= comm->size || count > size_t(INT32_MAX))
-    return ncclFail(ncclInvalidArgument, "ncclBroadcast: root or count");
+  if (root < 0 || root >= comm->size)
+    return ncclFail(ncclInvalidArgument,
+                    "ncclBroadcast: root " + std::to_string(root) + " of " +
+                        std::to_string(comm->size) + " ranks");
+  const size_t bytes = count * typeSize(type);
+  // Only the root reads its send buffer (in place: send == recv).
   const bool isRoot = comm->rank == root;
-  if (isRoot)
-    use(s, send, false, fn);
-  use(s, recv, true, fn);
-  if (isRoot) {
-    if (ncclResult_t r = checkBuffers(fn, {{send, bytes}}); r != ncclSuccess)
-      return r;
-    if (ncclResult_t r = checkInPlace(fn, send, bytes, recv, bytes, recv);
-        r != ncclSuccess)
-      return r;
-  }
-  CallBuffers b(s, fn, recv, bytes, isRoot ? send : nullptr,
-                isRoot ? bytes : 0);
-  if (isRoot && send != recv && bytes)
-    std::memcpy(recv, send, bytes);
-  if (ncclResult_t r = mpiOk(MPI_Bcast(recv, int(count), mpiType(type), root,
-                                       comm->comm),
-                             fn);
-      r != ncclSuccess)
-    return r;
-  b.deferResult();
-  return ncclSuccess;
+  const void *from = isRoot ? send : nullptr;
+  return collective(fn, s, count, from, isRoot ? bytes : 0, recv, bytes,
+                    from == recv, [&] {
+                      if (isRoot && send != recv && bytes)
+                        std::memcpy(recv, send, bytes);
+                      return MPI_Bcast(recv, int(count), mpiType(type), root,
+                                       comm->comm);
+                    });
 }
 
 ncclResult_t ncclSend(const void *send, size_t count, ncclDataType_t type,

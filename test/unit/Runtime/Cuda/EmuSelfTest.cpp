@@ -9,8 +9,10 @@
 // block passing different numbers of barriers, a block too large, memory
 // read before it was written, an NCCL result read by a stream that did not
 // wait for it, an NCCL buffer written before its stream was waited for,
-// an NCCL call on a buffer another stream wrote without waiting for it.
-// Run on 2 MPI ranks (the NCCL checks);
+// an NCCL call on a buffer another stream wrote without waiting for it,
+// a communicator of ranks sharing a GPU; and NCCL's broadcast and
+// communicator split. Run on 2 MPI ranks and 2 emulated GPUs (the NCCL
+// checks);
 // prints "emu self-test: PASSED" when every check holds.
 //
 //===----------------------------------------------------------------------===//
@@ -250,14 +252,27 @@ void blas() {
   cudaFree(dC);
 }
 
-void nccl(int rank, int size) {
+/// A world communicator from one unique id made by rank 0.
+ncclResult_t worldComm(ncclComm_t *comm, int rank, int size) {
   ncclUniqueId id;
   if (rank == 0)
     ncclGetUniqueId(&id);
   MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
-  ncclComm_t comm;
-  expect(ncclCommInitRank(&comm, size, id, rank) == ncclSuccess,
-         "ncclCommInitRank");
+  return ncclCommInitRank(comm, size, id, rank);
+}
+
+void nccl(int rank, int size) {
+  // Two ranks on one GPU: NCCL refuses the communicator, on every rank.
+  cudaSetDevice(0);
+  ncclComm_t comm = nullptr;
+  if (size > 1)
+    expect(worldComm(&comm, rank, size) == ncclInvalidUsage,
+           "a communicator of ranks sharing a GPU is refused");
+  int devices = 0;
+  cudaGetDeviceCount(&devices);
+  expect(devices >= size, "TRIDENT_CUDA_EMU_DEVICES gives each rank a GPU");
+  cudaSetDevice(rank % devices);
+  expect(worldComm(&comm, rank, size) == ncclSuccess, "ncclCommInitRank");
   const int n = 6;
   float *d = deviceAlloc<float>(size_t(n * size));
   std::vector<float> v(size_t(n * size));
@@ -353,6 +368,54 @@ void nccl(int rank, int size) {
   cudaEventDestroy(ev);
   cudaStreamDestroy(A);
   cudaStreamDestroy(B);
+  // Broadcast: from the last rank's own buffer into everyone's, then in
+  // place from rank 0; only the root's send buffer is read.
+  float *src = deviceAlloc<float>(3), *dst = deviceAlloc<float>(3);
+  const int root = size - 1;
+  const float three[3] = {7.0f, 8.0f, float(rank)};
+  cudaMemcpy(rank == root ? src : dst, three, 12, cudaMemcpyHostToDevice);
+  expect(ncclBroadcast(rank == root ? src : nullptr, dst, 3, ncclFloat, root,
+                       comm, nullptr) == ncclSuccess,
+         "ncclBroadcast");
+  float back[3] = {};
+  cudaMemcpy(back, dst, 12, cudaMemcpyDeviceToHost);
+  expect(back[0] == 7.0f && back[1] == 8.0f && back[2] == float(root),
+         "ncclBroadcast from the last rank");
+  expect(ncclBroadcast(dst, dst, 3, ncclFloat, 0, comm, nullptr) ==
+             ncclSuccess,
+         "in-place ncclBroadcast");
+  expect(ncclBroadcast(dst, dst, 3, ncclFloat, size, comm, nullptr) ==
+             ncclInvalidArgument,
+         "a broadcast from a root outside the communicator is refused");
+  cudaFree(src);
+  cudaFree(dst);
+  // Split: one colour, keys reversed (NCCL ranks by key); then rank 0 out
+  // (NCCL_SPLIT_NOCOLOR: a null communicator).
+  ncclComm_t sub = nullptr;
+  int count = 0, subRank = -1;
+  expect(ncclCommSplit(comm, 3, size - 1 - rank, &sub, nullptr) ==
+                 ncclSuccess &&
+             ncclCommCount(sub, &count) == ncclSuccess &&
+             ncclCommUserRank(sub, &subRank) == ncclSuccess &&
+             count == size && subRank == size - 1 - rank,
+         "ncclCommSplit ranks the members by key");
+  cudaMemcpy(s, &one, 4, cudaMemcpyHostToDevice);
+  ncclAllReduce(s, s, 1, ncclFloat, ncclSum, sub, nullptr);
+  cudaMemcpy(&seen, s, 4, cudaMemcpyDeviceToHost);
+  expect(seen == float(size), "an all-reduce on a split communicator");
+  ncclCommDestroy(sub);
+  sub = reinterpret_cast<ncclComm_t>(&count);
+  expect(ncclCommSplit(comm, rank == 0 ? NCCL_SPLIT_NOCOLOR : 0, 0, &sub,
+                       nullptr) == ncclSuccess &&
+             (rank == 0) == (sub == nullptr),
+         "NCCL_SPLIT_NOCOLOR gives no communicator");
+  if (sub) {
+    expect(ncclCommCount(sub, &count) == ncclSuccess && count == size - 1,
+           "the other ranks' communicator");
+    ncclCommDestroy(sub);
+  }
+  expect(ncclCommSplit(comm, -5, 0, &sub, nullptr) == ncclInvalidArgument,
+         "a negative colour other than NCCL_SPLIT_NOCOLOR is refused");
   std::vector<float> hostBuf(4);
   expect(ncclAllReduce(hostBuf.data(), hostBuf.data(), 4, ncclFloat, ncclSum,
                        comm, nullptr) == ncclInvalidArgument,

@@ -109,6 +109,20 @@ void testGrid() {
   EXPECT(g.group(Axis::PP).worldRanks() == std::vector<int>({me % 2, me % 2 + 2}),
          "pp group");
   EXPECT(g.worldRankOf(1, 0, 0, 1) == 3, "worldRankOf");
+  // A sum over tp, then over pp. On CUDA with 2 GPUs for the 4 ranks
+  // (local rank % 2; ctest's runtime-mpi-4-cuda-emu-2gpu) the tp groups
+  // {0, 1} {2, 3} have distinct GPUs (NCCL) and the pp groups {0, 2}
+  // {1, 3} share one (host-staged), in one run.
+  {
+    Tensor t({2});
+    t.fromHost({float(me), 1.0f});
+    Pending tp = allReduceSumAsync(t, g.group(Axis::TP));
+    tp.wait();
+    EXPECT(t.toHost() == std::vector<float>({float(2 * (me / 2) * 2 + 1), 2}),
+           "tp sum");
+    allReduceSum(t, g.group(Axis::PP));
+    EXPECT(t.toHost() == std::vector<float>({6, 4}), "tp then pp sum");
+  }
   // dp=2 x cp=2 (ep=2 carved out of dp): world = cp + 2 * dp.
   Grid h({1, 2, 2, 1, 2});
   EXPECT(h.coord(Axis::CP) == me % 2 && h.coord(Axis::DP) == me / 2, "dp/cp");
@@ -142,24 +156,37 @@ void testGrid() {
   // Sub-group of the dp axis {1, 0} (e.g. tied embedding of two stages):
   // only dp coordinates 0 and 1 are members, ordered as listed.
   Group sub = h.subgroup(Axis::DP, {1, 0}, "emb");
-  if (h.coord(Axis::DP) <= 1) {
-    EXPECT(sub.size() == 2 && sub.rank() == 1 - h.coord(Axis::DP),
-           "subgroup rank %d", sub.rank());
-    // world = cp + 2 * dp: members dp 1 then dp 0 with this rank's cp.
-    EXPECT(sub.worldRanks() == std::vector<int>({2 + me % 2, me % 2}),
-           "subgroup members");
+  EXPECT(sub.size() == 2 && sub.rank() == 1 - h.coord(Axis::DP),
+         "subgroup rank %d", sub.rank());
+  // world = cp + 2 * dp: members dp 1 then dp 0 with this rank's cp.
+  EXPECT(sub.worldRanks() == std::vector<int>({2 + me % 2, me % 2}),
+         "subgroup members");
+  {
     Tensor s({1});
     fillConstant(s, float(me));
     allReduceSum(s, sub);
     EXPECT(s.toHost()[0] == float(2 * (me % 2) + 2), "subgroup sum");
+  }
+  // dp {3, 1} of dp = 4 (world = dp): ranks 3 and 1, in that order; ranks
+  // 0 and 2 are in no group.
+  Group odd = e.subgroup(Axis::DP, {3, 1}, "odd");
+  if (me % 2 == 1) {
+    EXPECT(odd.size() == 2 && odd.rank() == (me == 3 ? 0 : 1) &&
+               odd.worldRanks() == std::vector<int>({3, 1}),
+           "subgroup {3, 1} rank %d", odd.rank());
+    Tensor s({1});
+    fillConstant(s, float(me));
+    allReduceSum(s, odd);
+    EXPECT(s.toHost()[0] == 4.0f, "subgroup {3, 1} sum");
   } else {
+    const Group &sub = odd;
     EXPECT(sub.size() == 0, "non-member size %d", sub.size());
     Tensor s({1});
     bool threw = false;
     try {
       allReduceSum(s, sub);
     } catch (const Error &e) {
-      threw = std::string(e.what()).find("not a member of group 'emb'") !=
+      threw = std::string(e.what()).find("not a member of group 'odd'") !=
               std::string::npos;
     }
     EXPECT(threw, "non-member use must throw");

@@ -2,10 +2,12 @@
 //
 // Part of the CUDA emulation (cuda_runtime.h). A communicator is an MPI
 // communicator of its ranks, built by ncclCommInitRank from the unique id
-// (which names the MPI rank that created it); collectives and grouped
-// send/receive run at the call on device (cudaMalloc) buffers, checked to
-// lie inside their blocks. Between ncclGroupStart and ncclGroupEnd the
-// calls are queued; ncclGroupEnd posts every receive and send, then waits.
+// (which names the MPI rank that created it), which refuses two ranks on
+// one GPU as NCCL does, or by ncclCommSplit from a parent's. Collectives
+// and grouped send/receive run at the call on device (cudaMalloc)
+// buffers, checked to lie inside their blocks. Between ncclGroupStart and
+// ncclGroupEnd the calls are queued; ncclGroupEnd posts every receive and
+// send, then waits.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +29,12 @@ enum ncclResult_t {
 enum ncclDataType_t { ncclInt32 = 2, ncclFloat = 7 };
 enum ncclRedOp_t { ncclSum = 0, ncclProd = 1, ncclMax = 2, ncclMin = 3 };
 
+/// ncclCommSplit's colour for a rank that joins no new communicator.
+#define NCCL_SPLIT_NOCOLOR -1
+
+/// Communicator options; the emulation takes none (null: the parent's).
+struct ncclConfig_t;
+
 struct ncclUniqueId {
   char internal[128];
 };
@@ -38,6 +46,10 @@ const char *ncclGetLastError(ncclComm_t comm);
 ncclResult_t ncclGetUniqueId(ncclUniqueId *id);
 ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id,
                               int rank);
+ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
+                           ncclComm_t *newcomm, ncclConfig_t *config);
+ncclResult_t ncclCommCount(const ncclComm_t comm, int *count);
+ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank);
 ncclResult_t ncclCommDestroy(ncclComm_t comm);
 ncclResult_t ncclCommAbort(ncclComm_t comm);
 ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *state);
