@@ -127,6 +127,26 @@ std::vector<Comm *> &liveComms() {
   return live;
 }
 
+/// The world's NCCL communicator, made from one NCCL unique id that world
+/// rank 0 creates and broadcasts over MPI; every group's communicator is
+/// split from it (ncclCommSplit), so a run bootstraps NCCL once. It is
+/// made at the first group's creation, which every rank reaches together.
+/// None when no group needs NCCL (one rank, no TRIDENT_CUDA_NCCL_SELF) or
+/// when ranks share a GPU, which NCCL does not support in one communicator
+/// ("Duplicate GPU detected", NVIDIA/nccl#418: more ranks on a node than
+/// it has GPUs, as in the end-to-end tests on a one-GPU machine). Then a
+/// group whose members have distinct GPUs gets a communicator from its
+/// own unique id, and one whose members share a GPU keeps none: its
+/// collectives are staged through host memory over its MPI communicator.
+struct Parent {
+  bool decided = false;
+  std::unique_ptr<Comm> comm; ///< null: none
+};
+Parent &parent() {
+  static Parent p;
+  return p;
+}
+
 /// NCCL communicators created and NCCL operations issued (each call of
 /// commOf), for finalize's TRIDENT_CUDA_NCCL_SELF=1 report: an emitted
 /// program releases its groups, and with them their communicators, before
@@ -416,6 +436,9 @@ std::vector<std::string> gatherGpuIds(MPI_Comm comm, int size,
 void backendInit() {
   cuda::State &s = cuda::state();
   const char *fn = "init (CUDA)";
+  // Read on every rank here: a bad value must not stop only the ranks
+  // that read it later (those of groups of one), inside a collective.
+  ncclSelf();
   int count = 0;
   cuda::check(cudaGetDeviceCount(&count), fn);
   check(count > 0, fn, "no CUDA device visible");
@@ -488,6 +511,7 @@ void backendFinalize() {
     c->status = Comm::Status::Released; // later use is refused by commOf
   }
   liveComms().clear();
+  parent() = Parent(); // a later init makes a new one
   cublasDestroy(s.cublas);
   cudaStreamDestroy(s.comm);
   cudaStreamDestroy(s.compute);
@@ -509,26 +533,6 @@ bool wantsComm(const Group::Impl &g) {
 /// Whether the GPUs of `ids` (gatherGpuIds) are all different.
 bool distinct(const std::vector<std::string> &ids) {
   return std::set<std::string>(ids.begin(), ids.end()).size() == ids.size();
-}
-
-/// The world's NCCL communicator, made from one NCCL unique id that world
-/// rank 0 creates and broadcasts over MPI; every group's communicator is
-/// split from it (ncclCommSplit), so a run bootstraps NCCL once. It is
-/// made at the first group's creation, which every rank reaches together.
-/// None when no group needs NCCL (one rank, no TRIDENT_CUDA_NCCL_SELF) or
-/// when ranks share a GPU, which NCCL refuses within one communicator
-/// ("Duplicate GPU detected", NVIDIA/nccl#418: more ranks on a node than
-/// it has GPUs, as in the end-to-end tests on a one-GPU machine). Then a
-/// group whose members have distinct GPUs gets a communicator from its
-/// own unique id, and one whose members share a GPU keeps none: its
-/// collectives are staged through host memory over its MPI communicator.
-struct Parent {
-  bool decided = false;
-  std::unique_ptr<Comm> comm; ///< null: none
-};
-Parent &parent() {
-  static Parent p;
-  return p;
 }
 
 void makeParent(const char *fn) {

@@ -121,7 +121,7 @@ if(TRIDENT_MPIEXEC)
             $<TARGET_FILE:trident-runtime-mpi-test-cuda-emu>)
   set_tests_properties(runtime-mpi-4-cuda-emu-2gpu PROPERTIES TIMEOUT 300
                        ENVIRONMENT "${TRIDENT_MPI_TEST_ENV};TRIDENT_CUDA_EMU_DEVICES=2;TRIDENT_CUDA_EMU_REPORT=1"
-                       FAIL_REGULAR_EXPRESSION "cuda-emu; 0 NCCL calls;[1-9][0-9]* split")
+                       FAIL_REGULAR_EXPRESSION "cuda-emu;, 0 NCCL calls;[1-9][0-9]* split")
   add_test(NAME runtime-mpi-4-cuda-emu-nccl
     COMMAND ${TRIDENT_MPIEXEC} -np 4 --oversubscribe --allow-run-as-root
             $<TARGET_FILE:trident-runtime-mpi-test-cuda-emu>)
@@ -129,7 +129,7 @@ if(TRIDENT_MPIEXEC)
   # world's: the emulation's exit report.)
   set_tests_properties(runtime-mpi-4-cuda-emu-nccl PROPERTIES TIMEOUT 300
                        ENVIRONMENT "${TRIDENT_MPI_TEST_ENV};TRIDENT_CUDA_EMU_DEVICES=4;TRIDENT_CUDA_EMU_REPORT=1"
-                       FAIL_REGULAR_EXPRESSION "cuda-emu; 0 NCCL calls;\\(0 split\\)")
+                       FAIL_REGULAR_EXPRESSION "cuda-emu;, 0 NCCL calls;\\(0 split\\)")
 endif()
 
 # The MPI test against the CUDA runtime: built here (so that it keeps

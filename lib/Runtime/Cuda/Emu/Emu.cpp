@@ -1758,8 +1758,9 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id,
     delete c;
     return ncclFail(ncclInternalError, "ncclCommInitRank: rank order differs");
   }
-  // NCCL refuses two ranks of one communicator on the same GPU ("Duplicate
-  // GPU detected", NVIDIA/nccl#418); every member learns it.
+  // NCCL does not support two ranks of one communicator on the same GPU
+  // ("Duplicate GPU detected", NVIDIA/nccl#418: the ranks that share one
+  // fail, the others may hang); here every member is refused.
   if (std::string dup = sharedDevice(c->comm); !dup.empty()) {
     delete c;
     return ncclFail(ncclInvalidUsage, "ncclCommInitRank: " + dup);
@@ -1771,6 +1772,10 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id,
 
 ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
                            ncclComm_t *newcomm, ncclConfig_t *config) {
+  // The refusals below return before the collective MPI_Comm_split: a
+  // rank refused alone leaves the others waiting in it (NCCL would join
+  // its own exchange). The colour check follows NCCL's documentation
+  // (non-negative, or NCCL_SPLIT_NOCOLOR), which its code does not enforce.
   if (!commOk(comm) || !newcomm)
     return ncclFail(ncclInvalidArgument,
                     "ncclCommSplit of no live communicator or into null");
