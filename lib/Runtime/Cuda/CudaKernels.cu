@@ -41,6 +41,19 @@ unsigned blocksFor(int64_t n) {
   return static_cast<unsigned>(b < 65535 ? (b > 0 ? b : 1) : 65535);
 }
 
+/// Threads of a one-block-per-row kernel over rows of `cols` elements:
+/// the smallest power of two (blockSum and blockMax halve blockDim.x) that
+/// covers the row, at least a warp (32) and at most kThreads. A row of
+/// hidden 64 then takes 64 threads, not 256 of which 192 would only add
+/// zeros to the sums; and each barrier of the sums waits for 4x fewer
+/// threads.
+unsigned rowThreads(int64_t cols) {
+  unsigned t = 32;
+  while (t < unsigned(kThreads) && int64_t(t) < cols)
+    t *= 2;
+  return t;
+}
+
 void launched(const char *fn) { cuda::check(cudaGetLastError(), fn); }
 
 void sameNumel(const Tensor &a, const Tensor &b, const char *fn) {
@@ -1279,7 +1292,7 @@ void layerNormForward(Tensor &y, Tensor &mean, Tensor &rstd, const Tensor &x,
   if (!n)
     return;
   rowGrid(n, fn);
-  TRIDENT_LAUNCH(kLayerNorm, unsigned(n), kThreads, 0, stream())(
+  TRIDENT_LAUNCH(kLayerNorm, unsigned(n), rowThreads(h), 0, stream())(
       y.f32(), mean.f32(), rstd.f32(), x.f32(), gamma.f32(),
       beta.defined() ? beta.f32() : nullptr, h, eps, gammaShift);
   launched(fn);
@@ -1307,7 +1320,7 @@ void layerNormBackward(Tensor &dx, Tensor &dgamma, Tensor &dbeta,
   t.rstd = rstd.f32();
   columnSums(dgamma.f32(), dbeta.defined() ? dbeta.f32() : nullptr, t, n, h,
              fn);
-  TRIDENT_LAUNCH(kLayerNormBwdX, unsigned(n), kThreads, 0, stream())(
+  TRIDENT_LAUNCH(kLayerNormBwdX, unsigned(n), rowThreads(h), 0, stream())(
       dx.f32(), dy.f32(), x.f32(), gamma.f32(), mean.f32(), rstd.f32(), h,
       gammaShift);
   launched(fn);
@@ -1322,7 +1335,7 @@ void rmsNormForward(Tensor &y, Tensor &rstd, const Tensor &x,
   if (!n)
     return;
   rowGrid(n, fn);
-  TRIDENT_LAUNCH(kRmsNorm, unsigned(n), kThreads, 0, stream())(y.f32(), rstd.f32(),
+  TRIDENT_LAUNCH(kRmsNorm, unsigned(n), rowThreads(h), 0, stream())(y.f32(), rstd.f32(),
                                                     x.f32(), gamma.f32(), h, eps);
   launched(fn);
 }
@@ -1344,7 +1357,7 @@ void rmsNormBackward(Tensor &dx, Tensor &dgamma, const Tensor &dy,
   t.x = x.f32();
   t.rstd = rstd.f32();
   columnSums(dgamma.f32(), nullptr, t, n, h, fn);
-  TRIDENT_LAUNCH(kRmsNormBwdX, unsigned(n), kThreads, 0, stream())(
+  TRIDENT_LAUNCH(kRmsNormBwdX, unsigned(n), rowThreads(h), 0, stream())(
       dx.f32(), dy.f32(), x.f32(), gamma.f32(), rstd.f32(), h);
   launched(fn);
 }
@@ -1461,7 +1474,7 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
     buf.p = probs.f32() + b * H * s * t;
     buf.pv = drop ? dropped.f32() : buf.p;
     attentionGemms(buf, d, b, detail::AttnPhase::Scores, fn);
-    TRIDENT_LAUNCH(kMaskedSoftmax, unsigned(H * s), kThreads, 0, stream())(
+    TRIDENT_LAUNCH(kMaskedSoftmax, unsigned(H * s), rowThreads(t), 0, stream())(
         buf.p, s, t, d.qOffset, d.window, d.causal,
         sinks.defined() ? sinks.f32() : nullptr);
     launched(fn);
@@ -1511,11 +1524,11 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
     if (drop)
       for (int64_t h = 0; h < H; ++h)
         probDropout(buf.dp + h * s * t, buf.dp + h * s * t, b, h, d, fn);
-    TRIDENT_LAUNCH(kSoftmaxBwd, unsigned(H * s), kThreads, 0, stream())(
+    TRIDENT_LAUNCH(kSoftmaxBwd, unsigned(H * s), rowThreads(t), 0, stream())(
         buf.dp, buf.p, t, sc, sinks ? sinkRows.f32() : nullptr);
     launched(fn);
     if (sinks) {
-      TRIDENT_LAUNCH(kAccumulateSums, unsigned(H), kThreads, 0, stream())(
+      TRIDENT_LAUNCH(kAccumulateSums, unsigned(H), rowThreads(s), 0, stream())(
           dsinks.f32(), sinkRows.f32(), s);
       launched(fn);
     }
@@ -1656,10 +1669,10 @@ void crossEntropyForward(Tensor &lossSum, Tensor &lse, const Tensor &logits,
               std::to_string(V) + ")");
   rowGrid(n, fn);
   Tensor mx({n}), z({n}), tl({n});
-  TRIDENT_LAUNCH(kRowMax, unsigned(n), kThreads, 0, stream())(mx.f32(), logits.f32(), V,
+  TRIDENT_LAUNCH(kRowMax, unsigned(n), rowThreads(V), 0, stream())(mx.f32(), logits.f32(), V,
                                                   V);
   launched(fn);
-  TRIDENT_LAUNCH(kSumExp, unsigned(n), kThreads, 0, stream())(
+  TRIDENT_LAUNCH(kSumExp, unsigned(n), rowThreads(V), 0, stream())(
       z.f32(), tl.f32(), logits.f32(), mx.f32(), targets.i32(), V, V, 0);
   launched(fn);
   TRIDENT_LAUNCH(kCeFinish, 1, kThreads, 0, stream())(lossSum.f32(), lse.f32(), mx.f32(), z.f32(),
@@ -1695,13 +1708,13 @@ void vocabParallelCrossEntropyForward(Tensor &lossSum, Tensor &lse,
   rowGrid(n, fn);
   Tensor mx({n}), z({n}), tl({n});
   if (n) {
-    TRIDENT_LAUNCH(kRowMax, unsigned(n), kThreads, 0, stream())(mx.f32(), logits.f32(),
+    TRIDENT_LAUNCH(kRowMax, unsigned(n), rowThreads(V), 0, stream())(mx.f32(), logits.f32(),
                                                     V, valid);
     launched(fn);
   }
   allReduceMax(mx, tp);
   if (n) {
-    TRIDENT_LAUNCH(kSumExp, unsigned(n), kThreads, 0, stream())(
+    TRIDENT_LAUNCH(kSumExp, unsigned(n), rowThreads(V), 0, stream())(
         z.f32(), tl.f32(), logits.f32(), mx.f32(), targets.i32(), V, valid,
         vocabOffset);
     launched(fn);
