@@ -2078,7 +2078,17 @@ std::string emitCMakeLists(llvm::StringRef programName, Backend backend,
      << "  add_subdirectory(\"${TRIDENT_SOURCE_DIR}/lib/Runtime\" "
         "trident-runtime)\n"
      << "endif()\n\n"
+     << "# main.cpp is the schedule and its calls into the runtime, whose\n"
+     << "# kernels the runtime library holds already optimised: -O1 compiles\n"
+     << "# it in half the time of -O3 and runs a step as fast (docs/emit.md,\n"
+     << "# \"Building the project\"). Set TRIDENT_PROGRAM_OPT to change it.\n"
+     << "set(TRIDENT_PROGRAM_OPT \"-O1\" CACHE STRING \"Optimisation flags of "
+        "main.cpp (the runtime keeps its own)\")\n"
      << "add_executable(train main.cpp)\n"
+     << "if(CMAKE_BUILD_TYPE STREQUAL \"Release\" AND TRIDENT_PROGRAM_OPT)\n"
+     << "  set_source_files_properties(main.cpp PROPERTIES COMPILE_OPTIONS\n"
+     << "    \"${TRIDENT_PROGRAM_OPT}\")\n"
+     << "endif()\n"
      << "target_link_libraries(train PRIVATE " << lib << ")\n";
   return os.str();
 }
