@@ -51,6 +51,13 @@
 # fails (scripts/gpu-check.sh). List `single` (or `tiny-llama-single`, ...)
 # as a plan to compare the backend's own single-rank run.
 #
+# --deferred-too runs every plan's program a second time with
+# TRIDENT_RT_DEFER_ASYNC=1 (the CPU runtime holds back each asynchronous
+# result until it is waited for, as a GPU may; docs/emit.md, "Gradient
+# sums overlapping the backward") and holds that run to the same
+# single-rank reference: a second table row per plan, "PLAN (deferred)".
+# The program is compiled once for both runs.
+#
 # --jobs N emits and compiles up to N programs at once before the runs,
 # which stay one at a time (default 1: ctest runs other tests beside this
 # one; scripts/gpu-check.sh passes its core count).
@@ -70,6 +77,7 @@
 #                   [--work DIR] [--reference-backend cpu|cuda|cuda-emu]
 #                   [--rtol R] [--atol A]
 #                   [--optimizer adam|sgd] [--lr L] [--jobs N]
+#                   [--deferred-too]
 #                   [--bundle-out DIR | --bundle-in DIR]
 #                   [PLAN ...]                            (PLAN: a name in plans/)
 # Exit: 0 all match; 1 a mismatch or a failed step; 77 skipped (no MPI, or
@@ -80,7 +88,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 src="$(cd "$here/../.." && pwd)"
 build="" backend=cpu refbackend="" work="" rtol=1e-5 atol="" optimizer=adam
-lr=1e-3 plans=() jobs=1 bundleOut="" bundleIn=""
+lr=1e-3 plans=() jobs=1 bundleOut="" bundleIn="" deferredToo=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --bundle-out) bundleOut="$2"; shift 2 ;;
@@ -94,6 +102,7 @@ while [ $# -gt 0 ]; do
     --optimizer) optimizer="$2"; shift 2 ;;
     --lr) lr="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
+    --deferred-too) deferredToo=1; shift ;;
     -*) echo "run-e2e: unknown option $1" >&2; exit 2 ;;
     *) plans+=("$1"); shift ;;
   esac
@@ -102,6 +111,8 @@ done
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] ||
   { echo "run-e2e: --jobs must be a positive integer, got '$jobs'" >&2; exit 2; }
 build="$(cd "$build" && pwd)"
+[ "$deferredToo" = 0 ] || [ "$backend" = cpu ] ||
+  { echo "run-e2e: --deferred-too is a mode of the CPU runtime: it needs --backend cpu" >&2; exit 2; }
 if [ ${#plans[@]} -eq 0 ]; then
   plans=(dp2 tp2 pp2 tp2-sp pp4-vpp2 dp2-tp2-pp2 zero1 zero3 pp2-uneven-3-1
          tp2-pp2 gpipe-pp2 recompute-tp2-pp2 recompute-zero3
@@ -274,17 +285,24 @@ declare -A prebuilt=()
 # run PLAN [BACKEND [DIR]]: emit, compile (unless prebuilt), run; leaves
 # DIR (default $work/PLAN) /{log,dump}.
 run() {
-  local p="$1" b="${2:-$backend}" d="${3:-$work/$1}" n
-  n="$(ranks "$p")"
+  local p="$1" b="${2:-$backend}" d="${3:-$work/$1}"
   [ -n "${prebuilt[$d]:-}" ] || build_program "$p" "$b" "$d"
-  rm -rf "$d/dump"
-  if ! "${mpi[@]}" -np "$n" "$d/train" --steps 3 --dump "$d/dump" > "$d/log" \
-       2> "$d/stderr"; then
-    cat "$d/stderr" >&2
+  execute "$p" "$b" "$d" "$d"
+}
+# execute PLAN BACKEND DIR OUT: runs DIR/train on the plan's ranks (in the
+# caller's environment), leaving OUT/{log,stderr,dump}; prints the ranks.
+execute() {
+  local p="$1" b="$2" d="$3" out="$4" n
+  n="$(ranks "$p")"
+  mkdir -p "$out"
+  rm -rf "$out/dump"
+  if ! "${mpi[@]}" -np "$n" "$d/train" --steps 3 --dump "$out/dump" \
+       > "$out/log" 2> "$out/stderr"; then
+    cat "$out/stderr" >&2
     return 1
   fi
-  cat "$d/stderr" >&2
-  if [ "$b" = cuda-emu ] && grep -q "trident cuda-emu" "$d/stderr"; then
+  cat "$out/stderr" >&2
+  if [ "$b" = cuda-emu ] && grep -q "trident cuda-emu" "$out/stderr"; then
     echo "run-e2e: $p: the CUDA emulation reported a misuse (above)" >&2
     return 1
   fi
@@ -337,21 +355,32 @@ fi
 printf '%-22s %5s  %-44s %s\n' plan ranks "losses (steps 1..3)" result
 run_reference single
 fail=0
+# row LABEL REF RANKS OUT: compares OUT/{log,dump} with REF's and prints
+# the table row.
+row() {
+  local label="$1" ref="$2" n="$3" out="$4" result
+  if "$compare" --losses "$(refdir "$ref")/log" "$out/log" --rtol "$rtol" \
+       > "$out/compare-losses" 2>&1 &&
+     "$compare" "$(refdir "$ref")/dump" "$out/dump" --rtol "$rtol" \
+       --atol "$atol" > "$out/compare-params" 2>&1; then
+    result="match: $(sed -n 's/^OK: 3 steps, worst relative difference \([^ ]*\).*/loss rel. diff \1/p' "$out/compare-losses"), $(sed -n 's/.*|diff| \/ bound = \([^)]*\)).*/param diff\/bound \1/p' "$out/compare-params")"
+  else
+    # The parameter comparison does not run when the losses already differ.
+    result="MISMATCH: $( (cat "$out/compare-losses" "$out/compare-params" 2>/dev/null || true) | (grep MISMATCH || true) | tail -n 2 | tr '\n' ' ')"
+    fail=1
+  fi
+  printf '%-22s %5s  %-44s %s\n' "$label" "$n" \
+    "$(awk '/^step/{printf "%s ", $4}' "$out/log")" "$result"
+}
 for p in "${plans[@]}"; do
   ref="$(reference "$p")"
   run_reference "$ref"
   n="$(run "$p")"
-  if "$compare" --losses "$(refdir "$ref")/log" "$work/$p/log" --rtol "$rtol" \
-       > "$work/$p/compare-losses" 2>&1 &&
-     "$compare" "$(refdir "$ref")/dump" "$work/$p/dump" --rtol "$rtol" \
-       --atol "$atol" > "$work/$p/compare-params" 2>&1; then
-    result="match: $(sed -n 's/^OK: 3 steps, worst relative difference \([^ ]*\).*/loss rel. diff \1/p' "$work/$p/compare-losses"), $(sed -n 's/.*|diff| \/ bound = \([^)]*\)).*/param diff\/bound \1/p' "$work/$p/compare-params")"
-  else
-    # The parameter comparison does not run when the losses already differ.
-    result="MISMATCH: $( (cat "$work/$p/compare-losses" "$work/$p/compare-params" 2>/dev/null || true) | (grep MISMATCH || true) | tail -n 2 | tr '\n' ' ')"
-    fail=1
+  row "$p" "$ref" "$n" "$work/$p"
+  if [ "$deferredToo" = 1 ]; then
+    n="$(TRIDENT_RT_DEFER_ASYNC=1 execute "$p" "$backend" "$work/$p" \
+           "$work/$p/deferred")"
+    row "$p (deferred)" "$ref" "$n" "$work/$p/deferred"
   fi
-  printf '%-22s %5s  %-44s %s\n' "$p" "$n" \
-    "$(awk '/^step/{printf "%s ", $4}' "$work/$p/log")" "$result"
 done
 exit $fail

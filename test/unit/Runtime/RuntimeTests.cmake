@@ -15,7 +15,7 @@ if(TRIDENT_MPIEXEC)
   set_tests_properties(runtime-mpi-4 PROPERTIES TIMEOUT 120
                        ENVIRONMENT "${TRIDENT_MPI_TEST_ENV}")
   # The same with the CPU runtime's asynchronous results held back until
-  # wait() (TRIDENT_RT_DEFER_ASYNC, the mode e2e-cpu-deferred-async uses).
+  # wait() (TRIDENT_RT_DEFER_ASYNC, the mode of e2e-cpu's "(deferred)" runs).
   set(TRIDENT_MPI_DEFER_ENV ${TRIDENT_MPI_TEST_ENV} TRIDENT_RT_DEFER_ASYNC=1)
   add_test(NAME runtime-mpi-4-deferred
     COMMAND ${TRIDENT_MPIEXEC} -np 4 --oversubscribe --allow-run-as-root
