@@ -12,16 +12,22 @@
 # usage: bash bench/emit-build.sh [--build-dir build] [--plan FILE]
 #                                 [--model M] [--ranks N] [--steps N]
 #                                 [LEVEL ...]          (e.g. -O0 -O1 -O3)
+# Relative paths are taken from the current directory; the defaults
+# (build, the plan) from the repository root.
 #===----------------------------------------------------------------------===#
 set -euo pipefail
+caller="$PWD"
 cd "$(dirname "$0")/.."
+# from PATH: PATH as the caller meant it (relative to its directory).
+from() { case "$1" in /*) echo "$1" ;; *) echo "$caller/$1" ;; esac; }
 build=build plan=test/e2e/plans/zero1.json model=tiny-gpt ranks=2 steps=20
 levels=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --build-dir) build="$2"; shift 2 ;;
-    --plan) plan="$2"; shift 2 ;;
-    --model) model="$2"; shift 2 ;;
+    --build-dir) build="$(from "$2")"; shift 2 ;;
+    --plan) plan="$(from "$2")"; shift 2 ;;
+    --model) model="$2"  # a zoo name, or a file
+             [ ! -e "$(from "$2")" ] || model="$(from "$2")"; shift 2 ;;
     --ranks) ranks="$2"; shift 2 ;;
     --steps) steps="$2"; shift 2 ;;
     -O*) levels+=("$1"); shift ;;
