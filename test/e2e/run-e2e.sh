@@ -359,6 +359,9 @@ fail=0
 # the table row.
 row() {
   local label="$1" ref="$2" n="$3" out="$4" result
+  # (A kept --work directory may hold an earlier run's reports: the
+  # MISMATCH message below must read this comparison's only.)
+  rm -f "$out/compare-losses" "$out/compare-params"
   if "$compare" --losses "$(refdir "$ref")/log" "$out/log" --rtol "$rtol" \
        > "$out/compare-losses" 2>&1 &&
      "$compare" "$(refdir "$ref")/dump" "$out/dump" --rtol "$rtol" \
