@@ -5,7 +5,8 @@
 # 4 heads, vocabulary 256, sequence 32, fp32) with tensor parallelism 2 and
 # two pipeline stages (1F1B, 4 micro-batches) into a C++ project; the
 # project built through its own CMakeLists.txt (which adds the runtime from
-# this source tree, or links the prebuilt one named by TRIDENT_RUNTIME_LIB);
+# this source tree, or links the prebuilt one named by TRIDENT_RUNTIME_LIB;
+# TRIDENT_PROGRAM_OPT, when set, is main.cpp's optimisation level there);
 # 3 Adam steps on 4 MPI ranks; the same model on 1 rank; and
 # trident-compare-params checking that the losses agree within 1e-5
 # relative and every final parameter within 1e-5 relative + 1e-5 absolute

@@ -6,7 +6,8 @@
 # 21-deepseek-mla.sh, 23-overlapped-gradient-sums.sh and 24-dlrm.sh from the
 # repository root. Sets BIN (TRIDENT_BIN, default build/bin), LIB (TRIDENT_RUNTIME_LIB: a prebuilt runtime archive
 # to link, default none: the project builds lib/Runtime itself) and tmp (a
-# scratch directory removed on exit).
+# scratch directory removed on exit). TRIDENT_PROGRAM_OPT, when set, is
+# the project's TRIDENT_PROGRAM_OPT (main.cpp's optimisation flags).
 #
 # emit_build PLAN MODEL DIR [EMIT OPTION ...]: `trident emit` the project of
 # MODEL under PLAN into DIR (paths under $tmp printed relative; further
@@ -28,6 +29,10 @@ emit_build() {
     -o "$dir" | sed "s|$tmp/||g"
   local extra=()
   [ -n "$LIB" ] && extra=(-DTRIDENT_RUNTIME_LIBRARY="$LIB")
+  # main.cpp's optimisation (the project's default is -O1; the tests ask
+  # for -O0, which compiles it in half the time: docs/emit.md, "Building
+  # the project").
+  [ -n "${TRIDENT_PROGRAM_OPT:-}" ] && extra+=(-DTRIDENT_PROGRAM_OPT="$TRIDENT_PROGRAM_OPT")
   # A sanitizer build's runtime archive needs the sanitizer at link time.
   if [ -n "${TRIDENT_E2E_SANITIZE:-}" ]; then
     extra+=("-DCMAKE_CXX_FLAGS=$TRIDENT_E2E_SANITIZE"

@@ -26,6 +26,12 @@ if config.trident_sanitize_link_flags:
     sanitize_env = "TRIDENT_E2E_SANITIZE=%s %s" % (
         config.trident_sanitize_link_flags, config.trident_mpi_test_env)
 config.substitutions.append(("%sanitize_env", sanitize_env))
+# The examples that emit and build a project compile its main.cpp at -O0
+# (python-free-examples/_emit-build.sh): half the project's default -O1
+# build time, and the steps run as fast, since the kernels are in the
+# prebuilt runtime archive (docs/emit.md, "Building the project").
+# tools/emit-build-bench.test checks the default itself.
+config.environment["TRIDENT_PROGRAM_OPT"] = "-O0"
 # Feature 'sanitizer': tests that only repeat, more slowly, runtime paths
 # the sanitizer build's e2e-cpu plans already drive can opt out of it.
 if config.trident_sanitize_link_flags:
