@@ -92,13 +92,18 @@ if(TRIDENT_MPIEXEC)
                        FAIL_REGULAR_EXPRESSION "cuda-emu")
   # Blocks, and threads between barriers, in reverse order: a kernel whose
   # threads or blocks race gives other results in one of the two orders.
-  add_test(NAME runtime-smoke-cuda-emu-reverse
-    COMMAND ${TRIDENT_MPIEXEC} -np 1 --allow-run-as-root
-            $<TARGET_FILE:trident-runtime-smoke-cuda-emu>)
-  set_tests_properties(runtime-smoke-cuda-emu-reverse PROPERTIES TIMEOUT 300
-                       ENVIRONMENT "${TRIDENT_MPI_TEST_ENV};TRIDENT_CUDA_EMU_ORDER=reverse"
-                       PASS_REGULAR_EXPRESSION "cuda smoke: PASSED"
-                       FAIL_REGULAR_EXPRESSION "cuda-emu")
+  # Not in the sanitizer pass: the order changes which results a race
+  # gives, not which addresses a kernel touches, so the instrumented run
+  # above checks the same accesses (and this one took 72 s there in CI).
+  if(NOT TRIDENT_SANITIZE)
+    add_test(NAME runtime-smoke-cuda-emu-reverse
+      COMMAND ${TRIDENT_MPIEXEC} -np 1 --allow-run-as-root
+              $<TARGET_FILE:trident-runtime-smoke-cuda-emu>)
+    set_tests_properties(runtime-smoke-cuda-emu-reverse PROPERTIES TIMEOUT 300
+                         ENVIRONMENT "${TRIDENT_MPI_TEST_ENV};TRIDENT_CUDA_EMU_ORDER=reverse"
+                         PASS_REGULAR_EXPRESSION "cuda smoke: PASSED"
+                         FAIL_REGULAR_EXPRESSION "cuda-emu")
+  endif()
   add_test(NAME runtime-smoke-cuda-emu-nccl-self
     COMMAND bash ${PROJECT_SOURCE_DIR}/test/e2e/nccl-self.sh
             ${CMAKE_CURRENT_BINARY_DIR}/nccl-self-smoke-emu.out
