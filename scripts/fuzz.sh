@@ -12,7 +12,7 @@
 # timeout (-timeout, default 10 s per input) or out-of-memory input is
 # saved as fuzz/crashes/<target>/<kind>-<sha1>. Exits 1 when any target
 # found something. Targets: hf-config cluster calibration plan-json
-# plan-search (all by default). See docs/robustness.md.
+# plan-search cluster-search (all by default). See docs/robustness.md.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -21,7 +21,7 @@ secs=${1:-60}
 shift || true
 targets=("$@")
 [[ ${#targets[@]} -eq 0 ]] &&
-  targets=(hf-config cluster calibration plan-json plan-search)
+  targets=(hf-config cluster calibration plan-json plan-search cluster-search)
 BUILD_DIR=${TRIDENT_FUZZ_BUILD_DIR:-build-fuzz}
 CC=${TRIDENT_FUZZ_CC:-clang-22}
 CXX=${TRIDENT_FUZZ_CXX:-clang++-22}

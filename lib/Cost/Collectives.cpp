@@ -51,6 +51,12 @@ CommGroupShape groupShape(const NodeGroup &hw, int64_t size, int64_t stride) {
   stride = std::max<int64_t>(stride, 1);
   int64_t perNode = hw.gpusPerNode / stride; // members that fit in a node
   s.ranksPerNode = std::clamp<int64_t>(perNode, 1, s.size);
+  // A group of one node holds every member, whatever the stride: with 3
+  // GPUs a node, the first and last of 3 pipeline stages (stride 2) share
+  // it. Counting them as one per node sent their sum over a network that a
+  // one-node cluster.json need not describe (0 bytes/s: an infinite time).
+  if (hw.nodes <= 1)
+    s.ranksPerNode = s.size;
   return s;
 }
 

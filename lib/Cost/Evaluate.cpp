@@ -799,12 +799,12 @@ Status Evaluator::evaluateShares(const ParallelConfig &c, Evaluation &out) {
   out.crossGroupSyncSeconds = cross;
   out.microBatches = maxM;
   out.schedule = slow.schedule;
-  finishTotals(c, recomputedFlops, out);
-  return Status::ok();
+  return finishTotals(c, recomputedFlops, out);
 }
 
-void Evaluator::finishTotals(const ParallelConfig &c, double recomputedFlops,
-                             Evaluation &out) const {
+Status Evaluator::finishTotals(const ParallelConfig &c,
+                               double recomputedFlops,
+                               Evaluation &out) const {
   out.runtime = options_.runtime;
   double tokens = double(c.globalBatch) * double(profile_.seqLen);
   out.tokensPerSecond = tokens / out.iterationSeconds;
@@ -830,6 +830,54 @@ void Evaluator::finishTotals(const ParallelConfig &c, double recomputedFlops,
       out.memoryCapacityBytes = st.capacityBytes;
     }
   }
+  return checkFinite(c, out);
+}
+
+/// Every time and byte count of an evaluation is a finite number: a plan
+/// with an infinite or NaN prediction must never be ranked or written
+/// (ARCHITECTURE.md, "Predictions are finite"). A failure here is a bug of
+/// the cost model for an input it accepted; the message names the
+/// configuration and the first field that broke, so that it can be
+/// reported and reproduced with `trident evaluate`.
+Status Evaluator::checkFinite(const ParallelConfig &c,
+                              const Evaluation &out) const {
+  auto bad = [&](const std::string &field, double v) {
+    return Status::error(
+        "cost model: " + field + " is " + std::to_string(v) + " for dp=" +
+        std::to_string(c.dp) + " tp=" + std::to_string(c.tp) + " pp=" +
+        std::to_string(c.pp) + " cp=" + std::to_string(c.cp) + " ep=" +
+        std::to_string(c.ep) + " on cluster '" + cluster_.name +
+        "' (an internal error: please report the model, cluster and "
+        "configuration)");
+  };
+  for (auto [name, v] :
+       {std::pair{"iteration time", out.iterationSeconds},
+        std::pair{"pipeline time", out.pipelineSeconds},
+        std::pair{"exposed data-parallel time", out.dpExposedSeconds},
+        std::pair{"optimizer time", out.optimizerSeconds},
+        std::pair{"throughput", out.tokensPerSecond},
+        std::pair{"MFU", out.mfu},
+        std::pair{"bubble fraction", out.bubbleFraction},
+        std::pair{"peak memory", out.peakMemoryBytes}})
+    if (!std::isfinite(v))
+      return bad(name, v);
+  if (!(out.iterationSeconds > 0))
+    return bad("iteration time", out.iterationSeconds);
+  for (size_t s = 0; s < out.stages.size(); ++s) {
+    const StageBreakdown &st = out.stages[s];
+    const std::string at = "stage " + std::to_string(s) + " ";
+    for (auto [name, v] :
+         {std::pair{"compute time", st.computeSeconds},
+          std::pair{"exposed communication", st.exposedCommSeconds},
+          std::pair{"hidden communication", st.hiddenCommSeconds},
+          std::pair{"bubble", st.bubbleSeconds},
+          std::pair{"data-parallel time", st.dpCommSeconds},
+          std::pair{"optimizer time", st.optimizerSeconds},
+          std::pair{"memory", st.totalBytes}})
+      if (!std::isfinite(v))
+        return bad(at + name, v);
+  }
+  return Status::ok();
 }
 
 Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
@@ -1258,8 +1306,7 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
       extra += perToken * double(out.stages[size_t(s)].layers) /
                double(numBlocks_);
   }
-  finishTotals(c, extra * tokens, out);
-  return Status::ok();
+  return finishTotals(c, extra * tokens, out);
 }
 
 StateBytesPerParam stateBytesPerParam(DType precision,

@@ -321,9 +321,11 @@ private:
   Status evaluateShares(const ParallelConfig &cfg, Evaluation &out);
   ParallelConfig shareConfig(const ParallelConfig &cfg, size_t share) const;
   /// From out.iterationSeconds and out.stages: throughput, FLOPs (the
-  /// model's plus `recomputedFlops`), MFU/HFU, peak memory and fit.
-  void finishTotals(const ParallelConfig &cfg, double recomputedFlops,
-                    Evaluation &out) const;
+  /// model's plus `recomputedFlops`), MFU/HFU, peak memory and fit; an
+  /// error when any of them is not finite (checkFinite).
+  Status finishTotals(const ParallelConfig &cfg, double recomputedFlops,
+                      Evaluation &out) const;
+  Status checkFinite(const ParallelConfig &cfg, const Evaluation &out) const;
   std::unique_ptr<Impl> impl_;
 };
 

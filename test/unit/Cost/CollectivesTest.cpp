@@ -136,3 +136,28 @@ TEST_CASE("collective calibration replaces the modelled bandwidth",
   CHECK(after == Approx(2 * 7.0 / 8 * S / 150e9));
   CHECK(after > before);
 }
+
+TEST_CASE("a one-node group holds every member, whatever the stride",
+          "[cost][collectives]") {
+  // One node of 3 GPUs and no network: the first and last of 3 pipeline
+  // stages (stride 2) sum a tied embedding inside the node. The shape used
+  // to say one member per node, i.e. over a network of 0 bytes/s: an
+  // infinite time that `trident plan` ranked and wrote as null.
+  Cluster c = *parseClusterJson(
+      R"({"name": "three", "groups": [{"gpu": "a100-80gb", "nodes": 1,
+          "gpus_per_node": 3}]})",
+      "three.json");
+  const NodeGroup &hw = c.groups[0];
+  REQUIRE(hw.nodeNetworkBytesPerS() == 0);
+  CommGroupShape g = groupShape(hw, 2, 2);
+  CHECK(g.ranksPerNode == 2);
+  CHECK(g.nodes() == 1);
+  double t = collectiveSeconds(hw, CollectiveOp::AllReduce, 1e6, g);
+  CHECK(std::isfinite(t));
+  CHECK(t > 0);
+  // Several nodes: a stride that does not divide the node keeps the
+  // conservative count (members 0 and 4 of 3-GPU nodes sit in two nodes).
+  NodeGroup two = hw;
+  two.nodes = 2;
+  CHECK(groupShape(two, 2, 4).ranksPerNode == 1);
+}

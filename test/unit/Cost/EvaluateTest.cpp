@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <string>
 
 using namespace trident;
@@ -852,4 +853,33 @@ TEST_CASE("torchtitan's selective recompute sits between none and full",
   double extraSel = sel.hardwareFlopsPerStep - sel.modelFlopsPerStep;
   double extraFull = full.hardwareFlopsPerStep - full.modelFlopsPerStep;
   CHECK(extraSel == Approx(0.5 * extraFull).epsilon(1e-9));
+}
+
+TEST_CASE("every accepted configuration has a finite prediction",
+          "[cost][evaluate]") {
+  // One node of 3 A100s written as a cluster.json without a network (none
+  // is needed for one node): pp 3 sums the tied embedding's gradient over
+  // stages 0 and 2 inside the node.
+  Cluster c = *parseClusterJson(
+      R"({"name": "three", "groups": [{"gpu": "a100-80gb", "nodes": 1,
+          "gpus_per_node": 3}]})",
+      "three.json");
+  LayerProfile p = smallGpt();
+  for (DType precision : {DType::BF16, DType::F32})
+    for (auto [dp, pp] : {std::pair{3, 1}, std::pair{1, 3}}) {
+      ParallelConfig cfg = cfgOf(dp, 1, pp, 1, 24);
+      cfg.precision = precision;
+      Evaluation e = mustEvaluate(p, c, cfg);
+      INFO("dp " << dp << " pp " << pp);
+      CHECK(std::isfinite(e.iterationSeconds));
+      CHECK(e.iterationSeconds > 0);
+      CHECK(std::isfinite(e.dpExposedSeconds));
+      for (const StageBreakdown &s : e.stages)
+        CHECK(std::isfinite(s.exposedCommSeconds));
+      if (pp == 3) {
+        // The sum is NVLink-fast: well under a millisecond per MB.
+        CHECK(e.tiedEmbeddingSeconds > 0);
+        CHECK(e.tiedEmbeddingSeconds < e.iterationSeconds);
+      }
+    }
 }
