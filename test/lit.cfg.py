@@ -12,6 +12,7 @@ config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.trident_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "unit", "lib", "data", "Inputs",
+                   "golden",
                    "bad-inputs", "e2e"]
 
 config.substitutions.append(("%shared", config.trident_shared_dir))

@@ -284,44 +284,6 @@ double interGroupAllReduceSeconds(const LinkSpec &link, double bytes,
 // Runtimes
 //===----------------------------------------------------------------------===//
 
-namespace {
-struct RuntimeEntry {
-  Runtime runtime;
-  std::string_view name;
-};
-constexpr RuntimeEntry kRuntimes[] = {
-    {Runtime::MegatronCore, "megatron-core"},
-    {Runtime::MegatronLm, "megatron-lm"},
-    {Runtime::Fsdp, "fsdp"},
-    {Runtime::Torchtitan, "torchtitan"},
-    {Runtime::Trident, "trident"},
-};
-} // namespace
-
-std::string_view runtimeName(Runtime r) {
-  for (const RuntimeEntry &e : kRuntimes)
-    if (e.runtime == r)
-      return e.name;
-  return "?";
-}
-
-std::optional<Runtime> parseRuntime(std::string_view name) {
-  for (const RuntimeEntry &e : kRuntimes)
-    if (e.name == name)
-      return e.runtime;
-  return std::nullopt;
-}
-
-std::string runtimeNames() {
-  std::string s;
-  for (const RuntimeEntry &e : kRuntimes) {
-    if (!s.empty())
-      s += ", ";
-    s += e.name;
-  }
-  return s;
-}
-
 void applyRuntime(EvalOptions &o, Runtime r) {
   o.runtime = r;
   // Megatron-Core / NeMo: Transformer Engine's cuDNN fused attention,
@@ -568,31 +530,26 @@ Result<Evaluator> Evaluator::create(const LayerProfile &profile,
 Status Evaluator::validate(const ParallelConfig &c) const {
   auto err = [](const std::string &m) { return Status::error("config: " + m); };
   auto str = [](int64_t v) { return std::to_string(v); };
-  struct {
-    const char *name;
-    int64_t v;
-  } sizes[] = {{"dp", c.dp}, {"tp", c.tp}, {"pp", c.pp}, {"cp", c.cp},
-               {"ep", c.ep}, {"vpp", c.vpp}, {"micro_batch", c.microBatch},
-               {"global_batch", c.globalBatch}};
-  // Products of two sizes must fit in 64 bits: 2^24 (the cluster limit)
-  // for the parallel sizes, 2^31 for the batch.
-  for (auto &sz : sizes) {
-    if (sz.v < 1)
-      return err(std::string(sz.name) + " must be >= 1, got " + str(sz.v));
-    int64_t limit = std::string_view(sz.name) == "global_batch"
-                        ? (int64_t(1) << 31)
-                        : (int64_t(1) << 24);
-    if (sz.v > limit)
-      return err(std::string(sz.name) + " = " + str(sz.v) +
-                 " is above the supported limit " + str(limit));
+  // Every axis within its row's bounds (kAxes, Plan/Parallel.h): 2^24 for
+  // the sizes (the cluster limit), so that products of two fit in 64
+  // bits; 2^31 for the batch.
+  for (const AxisSpec &a : kAxes) {
+    int64_t v = a.get(c);
+    if (v < a.minValue)
+      return err(std::string(a.jsonKey) + " must be >= " + str(a.minValue) +
+                 (a.axis == Axis::Etp ? " (0 = tp)" : "") + ", got " + str(v));
+    if (v > a.maxValue)
+      return err(std::string(a.jsonKey) + " = " + str(v) +
+                 " is above the supported limit " + str(a.maxValue));
   }
-  if (c.etp < 0)
-    return err("etp must be >= 0 (0 = tp), got " + str(c.etp));
+  if (c.globalBatch < 1)
+    return err("global_batch must be >= 1, got " + str(c.globalBatch));
+  if (c.globalBatch > (int64_t(1) << 31))
+    return err("global_batch = " + str(c.globalBatch) +
+               " is above the supported limit " + str(int64_t(1) << 31));
   if (!c.stageRecompute.empty() && int64_t(c.stageRecompute.size()) != c.pp)
     return err("per-stage recompute lists " + str(int64_t(c.stageRecompute.size())) +
                " stages but pp=" + str(c.pp));
-  if (c.zeroStage < 0 || c.zeroStage > 3)
-    return err("zero stage must be 0..3, got " + str(c.zeroStage));
   if (!c.dataShares.empty())
     return validateShares(c);
   int64_t total = cluster_.totalGpus();

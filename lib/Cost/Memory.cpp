@@ -6,28 +6,6 @@
 
 namespace trident {
 
-std::string_view recomputeName(Recompute r) {
-  switch (r) {
-  case Recompute::None:
-    return "none";
-  case Recompute::Selective:
-    return "selective";
-  case Recompute::Full:
-    return "full";
-  }
-  return "none";
-}
-
-std::optional<Recompute> parseRecompute(std::string_view n) {
-  if (n == "none" || n == "no" || n == "off")
-    return Recompute::None;
-  if (n == "selective")
-    return Recompute::Selective;
-  if (n == "full" || n == "block" || n == "uniform")
-    return Recompute::Full;
-  return std::nullopt;
-}
-
 double korthikantiLayerActivationBytes(double s, double b, double h, double a,
                                        double t, bool sp, Recompute r) {
   t = std::max(t, 1.0);

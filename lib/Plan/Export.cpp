@@ -30,25 +30,24 @@ Status unsupported(std::string_view source, std::string_view target,
 /// homogeneous job and cannot pin a stage to a node group).
 Status checkCommon(const Plan &p, std::string_view source,
                    std::string_view target) {
-  if (p.tp < 1 || p.pp < 1 || p.dp < 1 || p.cp < 1 || p.ep < 1 || p.vpp < 1)
+  for (const AxisSpec &a : kAxes)
+    if (Status s = checkAxisBounds(a, a.get(p), a.jsonKey); !s)
+      return Status::error(std::string(source) + ": " + s.message());
+  if (p.numMicroBatches < 1 || p.globalBatch < 1 || p.seqLen < 1)
     return Status::error(std::string(source) +
-                         ": parallel sizes must be >= 1");
-  if (p.microBatchSize < 1 || p.numMicroBatches < 1 || p.globalBatch < 1 ||
-      p.seqLen < 1)
-    return Status::error(std::string(source) +
-                         ": micro_batch_size, num_micro_batches, "
-                         "global_batch and seq_len must be >= 1");
+                         ": num_micro_batches, global_batch and seq_len "
+                         "must be >= 1");
   if (!p.dataShares.empty())
     return unsupported(
         source, target,
         "the plan's data-parallel replicas run different micro-batch counts "
         "on different node groups (data_shares); it launches one homogeneous "
         "job with one batch per replica");
-  if (p.globalBatch != p.dp * p.microBatchSize * p.numMicroBatches)
+  if (p.globalBatch != p.dp * p.microBatch * p.numMicroBatches)
     return Status::error(
         std::string(source) + ": global_batch " + str(p.globalBatch) +
         " is not dp * micro_batch_size * num_micro_batches = " +
-        str(p.dp * p.microBatchSize * p.numMicroBatches));
+        str(p.dp * p.microBatch * p.numMicroBatches));
   if (int64_t(p.layersPerChunk.size()) != p.pp * p.vpp)
     return Status::error(std::string(source) + ": layers_per_chunk has " +
                          str(int64_t(p.layersPerChunk.size())) +
@@ -64,30 +63,21 @@ Status checkCommon(const Plan &p, std::string_view source,
               "); it launches one homogeneous job and cannot place pipeline "
               "stages on different node groups");
   }
-  if (p.schedule != "1f1b" && p.schedule != "interleaved-1f1b" &&
-      p.schedule != "gpipe")
-    return Status::error(std::string(source) + ": unknown schedule '" +
-                         p.schedule + "'");
-  if ((p.schedule == "interleaved-1f1b") != (p.vpp > 1))
-    return Status::error(std::string(source) + ": schedule '" + p.schedule +
+  if ((p.scheduleKind() == ScheduleKind::Interleaved1F1B) != (p.vpp > 1))
+    return Status::error(std::string(source) + ": schedule '" +
+                         std::string(scheduleKindName(p.scheduleKind())) +
                          "' does not match vpp " + str(p.vpp) +
                          " (interleaved-1f1b needs vpp > 1, the others vpp 1)");
-  if (p.recompute != "none" && p.recompute != "selective" &&
-      p.recompute != "full")
-    return Status::error(std::string(source) + ": unknown recompute '" +
-                         p.recompute + "'");
   for (const StagePlan &s : p.stages)
     if (s.recompute != p.stages.front().recompute)
       return unsupported(
           source, target,
-          "stage " + str(s.index) + " recomputes '" + s.recompute +
-              "' and stage " + str(p.stages.front().index) + " '" +
-              p.stages.front().recompute +
+          "stage " + str(s.index) + " recomputes '" +
+              std::string(recomputeName(s.recompute)) + "' and stage " +
+              str(p.stages.front().index) + " '" +
+              std::string(recomputeName(p.stages.front().recompute)) +
               "'; its activation checkpointing setting applies to every "
               "pipeline stage alike");
-  if (p.zeroStage < 0 || p.zeroStage > 3)
-    return Status::error(std::string(source) + ": zero_stage " +
-                         str(p.zeroStage) + " is not 0..3");
   return Status::ok();
 }
 
@@ -118,10 +108,9 @@ std::string withComments(const std::vector<std::string> &notes) {
 /// What Megatron-LM cannot run, from the parallel axes alone.
 Status megatronAxes(const Plan &p, std::string_view source) {
   constexpr std::string_view target = "Megatron-LM";
-  if (p.schedule == "gpipe")
-    return unsupported(source, target,
-                       "schedule 'gpipe': Megatron-LM trains with 1F1B "
-                       "(interleaved when vpp > 1) only");
+  if (std::string why = exportAxisRefusal(p, ExportTarget::Megatron);
+      !why.empty())
+    return unsupported(source, target, why);
   if (p.vpp > 1 && p.pp < 2)
     return unsupported(source, target,
                        "vpp " + str(p.vpp) +
@@ -166,8 +155,8 @@ Result<Exported> exportMegatron(const Plan &p, std::string_view source) {
   flag("--pipeline-model-parallel-size", str(p.pp));
   flag("--context-parallel-size", str(p.cp));
   flag("--expert-model-parallel-size", str(p.ep));
-  if (p.ep > 1 && p.etp > 0)
-    flag("--expert-tensor-parallel-size", str(p.etp));
+  if (p.ep > 1)
+    flag("--expert-tensor-parallel-size", str(p.expertTp()));
 
   // Layers per stage. Even: nothing to say (Megatron splits evenly). Uneven
   // with vpp 1 and equal middle stages: first/last stage sizes. Anything
@@ -200,12 +189,12 @@ Result<Exported> exportMegatron(const Plan &p, std::string_view source) {
 
   if (p.sequenceParallel)
     flag("--sequence-parallel");
-  flag("--micro-batch-size", str(p.microBatchSize));
+  flag("--micro-batch-size", str(p.microBatch));
   flag("--global-batch-size", str(p.globalBatch));
   flag("--seq-length", str(p.seqLen));
-  if (p.recompute == "selective") {
+  if (p.recompute == Recompute::Selective) {
     flag("--recompute-granularity", "selective");
-  } else if (p.recompute == "full") {
+  } else if (p.recompute == Recompute::Full) {
     // Every block recomputed, one checkpoint per block (Narayanan et al.).
     flag("--recompute-granularity", "full");
     flag("--recompute-method", "uniform");
@@ -244,40 +233,23 @@ Result<Exported> exportMegatron(const Plan &p, std::string_view source) {
 /// What DeepSpeed cannot run, from the parallel axes alone.
 Status deepSpeedAxes(const Plan &p, std::string_view source) {
   constexpr std::string_view target = "DeepSpeed";
-  if (p.cp > 1)
-    return unsupported(source, target,
-                       "context parallelism (cp " + str(p.cp) +
-                           "): DeepSpeed's sequence parallelism is Ulysses "
-                           "(all-to-all over heads), not the ring context "
-                           "parallelism the plan was costed with");
-  if (p.sequenceParallel)
-    return unsupported(source, target,
-                       "Megatron sequence parallelism: DeepSpeed AutoTP "
-                       "does not shard the norm and dropout activations "
-                       "over the tensor-parallel group");
-  if (p.schedule != "1f1b")
-    return unsupported(source, target,
-                       "schedule '" + p.schedule +
-                           "': DeepSpeed's PipelineEngine runs only its 1F1B "
-                           "TrainSchedule");
+  if (std::string why = exportAxisRefusal(p, ExportTarget::DeepSpeed);
+      !why.empty())
+    return unsupported(source, target, why);
   if (p.pp > 1 && p.zeroStage >= 2)
     return unsupported(source, target,
                        "ZeRO stage " + str(p.zeroStage) +
                            " with pp " + str(p.pp) +
                            ": DeepSpeed's PipelineEngine allows ZeRO 0 or 1 "
                            "only");
-  if (p.recompute == "selective")
-    return unsupported(source, target,
-                       "selective recomputation: DeepSpeed checkpoints whole "
-                       "layers (activation_checkpoint_interval), not only "
-                       "attention");
   if (p.ep > 1 && p.tp > 1)
     return unsupported(source, target,
                        "expert parallelism with tensor parallelism: AutoEP "
                        "cannot be combined with AutoTP");
-  if (p.ep > 1 && p.etp > 1)
+  if (p.ep > 1 && p.expertTp() > 1)
     return unsupported(source, target,
-                       "expert-tensor parallelism (etp " + str(p.etp) + ")");
+                       "expert-tensor parallelism (etp " +
+                           str(p.expertTp()) + ")");
   if (p.precision == "fp8")
     return unsupported(source, target,
                        "fp8: the DeepSpeed config has no FP8 training switch "
@@ -301,7 +273,7 @@ Result<Exported> exportDeepSpeed(const Plan &p, std::string_view source) {
 
   nlohmann::ordered_json j;
   j["train_batch_size"] = p.globalBatch;
-  j["train_micro_batch_size_per_gpu"] = p.microBatchSize;
+  j["train_micro_batch_size_per_gpu"] = p.microBatch;
   j["gradient_accumulation_steps"] = p.numMicroBatches;
   // fp32 is DeepSpeed's default: neither "bf16" nor "fp16" enabled.
   if (p.precision != "fp32")
@@ -325,7 +297,7 @@ Result<Exported> exportDeepSpeed(const Plan &p, std::string_view source) {
         "deepspeed.pipe.PipelineModule(layers=..., num_stages=" +
         str(p.pp) + ", partition_method=\"uniform\") (" +
         str(p.layersPerChunk.front()) + " blocks per stage)");
-  if (p.recompute == "full")
+  if (p.recompute == Recompute::Full)
     e.notes.push_back(
         p.pp > 1 ? "full recomputation: "
                    "PipelineModule(activation_checkpoint_interval=1)"
@@ -342,20 +314,19 @@ Result<Exported> exportDeepSpeed(const Plan &p, std::string_view source) {
 /// What torchtitan cannot run, from the parallel axes alone.
 Status torchTitanAxes(const Plan &p, std::string_view source) {
   constexpr std::string_view target = "torchtitan";
-  if (p.zeroStage == 1)
-    return unsupported(source, target,
-                       "ZeRO stage 1: torchtitan shards with FSDP2 "
-                       "(parameters, gradients and optimizer states) or "
-                       "replicates; it has no optimizer-only sharding");
+  if (std::string why = exportAxisRefusal(p, ExportTarget::TorchTitan);
+      !why.empty())
+    return unsupported(source, target, why);
   if (p.precision != "bf16" && p.precision != "fp32")
     return unsupported(source, target,
                        "precision '" + p.precision +
                            "': training.mixed_precision_param takes "
                            "bfloat16 or float32 (fp8 is a model converter, "
                            "fp16 is absent)");
-  if (p.ep > 1 && p.etp > 1)
+  if (p.ep > 1 && p.expertTp() > 1)
     return unsupported(source, target,
-                       "expert-tensor parallelism (etp " + str(p.etp) + ")");
+                       "expert-tensor parallelism (etp " +
+                           str(p.expertTp()) + ")");
   // ZeRO 0: DDP (replicate); ZeRO 2/3: FSDP (shard).
   int64_t shard = p.zeroStage == 0 ? 1 : p.dp;
   if (p.ep > 1 && (shard * p.cp * p.tp) % p.ep != 0)
@@ -392,10 +363,12 @@ Result<Exported> exportTorchTitan(const Plan &p, std::string_view source) {
       "Trainer.Config, or --section.key value on the command line");
   e.notes.push_back("launch on " + str(p.dp * p.tp * p.pp * p.cp) +
                     " GPUs (NGPU = dp * tp * pp * cp)");
-  const char *ac = p.recompute == "full"        ? "FullAC.Config()"
-                   : p.recompute == "selective" ? "SelectiveAC.Config()"
-                                                : "None";
-  e.notes.push_back(std::string("activation checkpointing '") + p.recompute +
+  const char *ac = p.recompute == Recompute::Full ? "FullAC.Config()"
+                   : p.recompute == Recompute::Selective
+                       ? "SelectiveAC.Config()"
+                       : "None";
+  e.notes.push_back(std::string("activation checkpointing '") +
+                    std::string(recomputeName(p.recompute)) +
                     "': config.activation_checkpoint = " + ac +
                     " (a policy class, not a key)");
 
@@ -413,9 +386,10 @@ Result<Exported> exportTorchTitan(const Plan &p, std::string_view source) {
   t += "expert_parallel_degree = " + str(p.ep) + "\n";
   t += "pipeline_parallel_degree = " + str(p.pp) + "\n";
   if (p.pp > 1) {
-    const char *sched = p.schedule == "gpipe"              ? "GPipe"
-                        : p.schedule == "interleaved-1f1b" ? "Interleaved1F1B"
-                                                           : "1F1B";
+    const ScheduleKind k = p.scheduleKind();
+    const char *sched = k == ScheduleKind::GPipe             ? "GPipe"
+                        : k == ScheduleKind::Interleaved1F1B ? "Interleaved1F1B"
+                                                             : "1F1B";
     t += std::string("pipeline_parallel_schedule = \"") + sched + "\"\n";
     t += "num_pp_microbatches = " + str(p.numMicroBatches) + "\n";
     // The split as written, one model chunk per line in model order, with
@@ -441,7 +415,7 @@ Result<Exported> exportTorchTitan(const Plan &p, std::string_view source) {
   }
   t += "\n[training]\n";
   t += "num_tokens_per_microbatch_per_dp_rank = " +
-       str(p.microBatchSize * p.seqLen) + "\n";
+       str(p.microBatch * p.seqLen) + "\n";
   t += "num_tokens_per_train_step = " + str(p.globalBatch * p.seqLen) + "\n";
   t += "max_context_length = " + str(p.seqLen) + "\n";
   t += p.precision == "fp32" ? "mixed_precision_param = \"float32\"\n"

@@ -21,12 +21,9 @@ double exposedCommShare(const Evaluation &e) {
 
 Plan axesPlan(const ParallelConfig &cfg) {
   Plan p;
+  static_cast<ParallelAxes &>(p) = cfg;
   p.precision = std::string(dtypeName(cfg.precision));
   p.globalBatch = cfg.globalBatch;
-  p.dp = cfg.dp, p.tp = cfg.tp, p.pp = cfg.pp, p.cp = cfg.cp;
-  p.ep = cfg.ep, p.etp = cfg.etp == 0 ? cfg.tp : cfg.etp, p.vpp = cfg.vpp;
-  p.sequenceParallel = cfg.sequenceParallel;
-  p.microBatchSize = cfg.microBatch;
   if (cfg.dp > 0 && cfg.microBatch > 0)
     p.numMicroBatches = cfg.globalBatch / (cfg.dp * cfg.microBatch);
   // The heaviest policy of any stage (the same for every stage unless the
@@ -34,9 +31,8 @@ Plan axesPlan(const ParallelConfig &cfg) {
   Recompute heaviest = Recompute::None;
   for (int64_t s = 0; s < cfg.pp; ++s)
     heaviest = std::max(heaviest, cfg.recomputeOf(s));
-  p.recompute = std::string(recomputeName(heaviest));
-  p.zeroStage = cfg.zeroStage;
-  p.schedule = std::string(scheduleKindName(cfg.scheduleKind()));
+  p.recompute = heaviest;
+  p.schedule = cfg.scheduleKind();
   return p;
 }
 
@@ -50,7 +46,7 @@ Plan makePlan(const LayerProfile &profile, const Cluster &cluster,
   p.gpus = cluster.totalGpus();
   p.runtime = std::string(runtimeName(eval.runtime));
   p.numMicroBatches = eval.microBatches;
-  p.schedule = std::string(scheduleKindName(eval.schedule));
+  p.schedule = eval.schedule;
 
   // Blocks per model chunk: the given split or the Evaluator's even one.
   int64_t numBlocks = 0;
@@ -104,7 +100,7 @@ Plan makePlan(const LayerProfile &profile, const Cluster &cluster,
     }
     st.hasEmbedding = b.hasEmbedding;
     st.hasHead = b.hasHead;
-    st.recompute = std::string(recomputeName(cfg.recomputeOf(s)));
+    st.recompute = cfg.recomputeOf(s);
     if (b.nodeGroup >= 0 && size_t(b.nodeGroup) < cluster.groups.size()) {
       st.deviceGroup = cluster.groups[size_t(b.nodeGroup)].name;
       st.gpu = cluster.groups[size_t(b.nodeGroup)].gpu.name;
@@ -140,41 +136,24 @@ Plan makePlan(const LayerProfile &profile, const Cluster &cluster,
 
 Result<ParallelConfig> toParallelConfig(const Plan &p) {
   ParallelConfig c;
-  c.dp = p.dp, c.tp = p.tp, c.pp = p.pp, c.cp = p.cp, c.ep = p.ep;
-  c.etp = p.etp == p.tp ? 0 : p.etp;
-  c.vpp = p.vpp;
-  c.microBatch = p.microBatchSize;
+  static_cast<ParallelAxes &>(c) = p;
   c.globalBatch = p.globalBatch;
-  c.sequenceParallel = p.sequenceParallel;
-  auto r = parseRecompute(p.recompute);
-  if (!r)
-    return Status::error("plan: recompute '" + p.recompute + "' is unknown");
-  c.recompute = *r;
+  c.schedule = p.scheduleKind();
   // Per-stage policies, when the stages do not all use the plan's.
   bool differs = false;
   std::vector<Recompute> perStage;
   for (const StagePlan &st : p.stages) {
     if (int64_t(perStage.size()) == p.pp)
       break; // data shares repeat the stages per share
-    auto sr = parseRecompute(st.recompute);
-    if (!sr)
-      return Status::error("plan: stages[" + std::to_string(st.index) +
-                           "].recompute '" + st.recompute +
-                           "' is unknown (none, selective, full)");
-    perStage.push_back(*sr);
-    differs = differs || *sr != *r;
+    perStage.push_back(st.recompute);
+    differs = differs || st.recompute != p.recompute;
   }
   if (differs && int64_t(perStage.size()) == p.pp)
     c.stageRecompute = std::move(perStage);
-  c.zeroStage = int(p.zeroStage);
   auto d = parseDType(p.precision);
   if (!d)
     return Status::error("plan: precision '" + p.precision + "' is unknown");
   c.precision = *d;
-  auto k = parseScheduleKind(p.schedule);
-  if (!k)
-    return Status::error("plan: schedule '" + p.schedule + "' is unknown");
-  c.schedule = *k;
   c.layersPerChunk = p.layersPerChunk;
   // Data shares are listed in the cluster's node-group order.
   for (const DataSharePlan &d : p.dataShares) {

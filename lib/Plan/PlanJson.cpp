@@ -6,9 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include <cstdint>
 #include "trident/Plan/Plan.h"
+#include "trident/Plan/ParallelJson.h"
 #include "trident/Support/DType.h"
+
+#include <cstdint>
 
 #include <nlohmann/json.hpp>
 
@@ -31,7 +33,7 @@ Json stageJson(const StagePlan &s) {
   j["chunk_block_ranges"] = ranges;
   j["has_embedding"] = s.hasEmbedding;
   j["has_head"] = s.hasHead;
-  j["recompute"] = s.recompute;
+  j["recompute"] = std::string(recomputeName(s.recompute));
   j["devices"] = {{"group", s.deviceGroup},
                   {"gpu", s.gpu},
                   {"first_gpu", s.firstGpu},
@@ -59,14 +61,12 @@ Json planJson(const Plan &p) {
   j["precision"] = p.precision;
   j["runtime"] = p.runtime;
   j["global_batch"] = p.globalBatch;
-  j["parallel"] = {{"dp", p.dp},   {"tp", p.tp},   {"pp", p.pp},
-                   {"cp", p.cp},   {"ep", p.ep},   {"etp", p.etp},
-                   {"vpp", p.vpp}, {"sequence_parallel", p.sequenceParallel}};
-  j["micro_batch_size"] = p.microBatchSize;
-  j["num_micro_batches"] = p.numMicroBatches;
-  j["recompute"] = p.recompute;
-  j["zero_stage"] = p.zeroStage;
-  j["schedule"] = p.schedule;
+  // The axes as the table spells them; the micro-batch count follows the
+  // micro-batch size.
+  writeAxesJson(j, p, [&](Axis a, Json &out) {
+    if (a == Axis::MicroBatch)
+      out["num_micro_batches"] = p.numMicroBatches;
+  });
   j["partition"] = p.partition;
   j["layers_per_chunk"] = p.layersPerChunk;
   if (!p.dataShares.empty()) {
@@ -209,10 +209,8 @@ size_t jsonNestingDepth(std::string_view text) {
 }
 constexpr size_t kMaxPlanNesting = 64;
 
-/// Largest parallel size, micro-batch or layer count a plan may name: the
-/// limit the cluster and model readers use (2^24 GPUs), so that products of
-/// two sizes fit in 64 bits.
-constexpr int64_t kMaxPlanSize = int64_t(1) << 24;
+/// Largest parallel size, micro-batch or layer count a plan may name.
+constexpr int64_t kMaxPlanSize = kMaxAxisSize;
 
 } // namespace
 
@@ -263,21 +261,11 @@ Result<Plan> parsePlanJson(std::string_view text, std::string_view source) {
                 ", got '" + p.runtime + "'";
   }
   r.get(j, "global_batch", "", p.globalBatch);
-  if (const Json *par = r.field(j, "parallel", "")) {
-    r.get(*par, "dp", "parallel", p.dp);
-    r.get(*par, "tp", "parallel", p.tp);
-    r.get(*par, "pp", "parallel", p.pp);
-    r.get(*par, "cp", "parallel", p.cp);
-    r.get(*par, "ep", "parallel", p.ep);
-    r.get(*par, "etp", "parallel", p.etp);
-    r.get(*par, "vpp", "parallel", p.vpp);
-    r.get(*par, "sequence_parallel", "parallel", p.sequenceParallel);
+  if (r.error.empty()) {
+    if (Status s = readAxesJson(j, p, AxesLayout::Plan, src); !s)
+      r.error = s.message();
   }
-  r.get(j, "micro_batch_size", "", p.microBatchSize);
   r.get(j, "num_micro_batches", "", p.numMicroBatches);
-  r.get(j, "recompute", "", p.recompute);
-  r.get(j, "zero_stage", "", p.zeroStage);
-  r.get(j, "schedule", "", p.schedule);
   r.get(j, "partition", "", p.partition);
   r.get(j, "layers_per_chunk", "", p.layersPerChunk);
   // Optional: heterogeneous data parallelism.
@@ -331,9 +319,16 @@ Result<Plan> parsePlanJson(std::string_view text, std::string_view source) {
       r.get(sj, "has_embedding", path, s.hasEmbedding);
       r.get(sj, "has_head", path, s.hasHead);
       // Optional (plans written before per-stage recompute): the plan's.
-      s.recompute.clear();
-      if (sj.is_object() && sj.contains("recompute"))
-        r.get(sj, "recompute", path, s.recompute);
+      s.recompute = p.recompute;
+      if (r.error.empty() && sj.is_object() && sj.contains("recompute")) {
+        std::string name;
+        r.get(sj, "recompute", path, name);
+        auto rc = parseRecompute(name);
+        if (r.error.empty() && !rc)
+          r.error = src + ": '" + path + ".recompute' is '" + name +
+                    "'; expected none, selective or full";
+        s.recompute = rc.value_or(p.recompute);
+      }
       if (const Json *d = r.field(sj, "devices", path)) {
         std::string dp = path + ".devices";
         r.get(*d, "group", dp, s.deviceGroup);
@@ -375,28 +370,10 @@ Result<Plan> parsePlanJson(std::string_view text, std::string_view source) {
   }
   if (!r.error.empty())
     return Status::error(r.error);
-  for (StagePlan &st : p.stages)
-    if (st.recompute.empty())
-      st.recompute = p.recompute;
-  // Consistency a runtime relies on.
-  for (auto [name, v] : {std::pair{"parallel.dp", p.dp},
-                         std::pair{"parallel.tp", p.tp},
-                         std::pair{"parallel.pp", p.pp},
-                         std::pair{"parallel.cp", p.cp},
-                         std::pair{"parallel.ep", p.ep},
-                         std::pair{"parallel.vpp", p.vpp},
-                         std::pair{"micro_batch_size", p.microBatchSize}})
-    if (v < 1 || v > kMaxPlanSize)
-      return Status::error(src + ": '" + name + "' must be in [1, " +
-                           std::to_string(kMaxPlanSize) + "], got " +
-                           std::to_string(v));
-  // The schema's rules for fields the readers use (hand-written plans
-  // need not carry a prediction, so the schema itself is not applied).
-  if (p.etp < 0 || p.etp > kMaxPlanSize)
-    return Status::error(src + ": 'parallel.etp' must be in [0, " +
-                         std::to_string(kMaxPlanSize) +
-                         "] (0: experts split like the dense layers), got " +
-                         std::to_string(p.etp));
+  // The axes' bounds were checked as they were read (readAxesJson); the
+  // schema's rules for the other fields the readers use follow
+  // (hand-written plans need not carry a prediction, so the schema itself
+  // is not applied).
   if (!parseDType(p.precision))
     return Status::error(src + ": 'precision' is '" + p.precision +
                          "'; expected fp32, bf16, fp16 or fp8");

@@ -1,6 +1,7 @@
 //===- EvaluationReport.cpp - Rendering one evaluated plan ----------------===//
 
 #include "trident/Report/EvaluationReport.h"
+#include "trident/Plan/ParallelJson.h"
 #include "trident/Report/InspectReport.h"
 
 #include <algorithm>
@@ -95,20 +96,13 @@ std::string renderEvaluationJson(const LayerProfile &profile,
   j["model"] = profile.modelName;
   j["seq_len"] = profile.seqLen;
   j["gpus"] = cluster.totalGpus();
-  j["parallel"] = {{"dp", cfg.dp},
-                   {"tp", cfg.tp},
-                   {"pp", cfg.pp},
-                   {"cp", cfg.cp},
-                   {"ep", cfg.ep},
-                   {"vpp", cfg.vpp},
-                   {"sequence_parallel", cfg.sequenceParallel}};
-  j["micro_batch_size"] = cfg.microBatch;
   j["global_batch"] = cfg.globalBatch;
-  j["num_micro_batches"] = e.microBatches;
-  j["recompute"] = std::string(recomputeName(cfg.recompute));
-  j["zero_stage"] = cfg.zeroStage;
+  // The axes as a plan file writes them (kAxes; etp included).
+  writeAxesJson(j, cfg, [&](Axis a, json &out) {
+    if (a == Axis::MicroBatch)
+      out["num_micro_batches"] = e.microBatches;
+  });
   j["precision"] = std::string(dtypeName(cfg.precision));
-  j["schedule"] = std::string(scheduleKindName(e.schedule));
   j["runtime"] = std::string(runtimeName(e.runtime));
   j["iteration_time_s"] = e.iterationSeconds;
   j["tokens_per_s"] = e.tokensPerSecond;

@@ -151,7 +151,7 @@ std::string plansTable(const HtmlReportInput &in) {
     }
     if (split.size() > 24)
       split = split.substr(0, 21) + "...";
-    std::string rc = p.recompute;
+    std::string rc(recomputeName(p.recompute));
     for (const plan::StagePlan &s : p.stages)
       if (s.recompute != p.recompute) {
         rc += " (per stage)";
@@ -164,10 +164,11 @@ std::string plansTable(const HtmlReportInput &in) {
          "</td><td>" + std::to_string(p.ep) + "</td><td>" +
          std::to_string(p.vpp) + "</td><td>" +
          (p.sequenceParallel ? "on" : "-") + "</td><td>" +
-         std::to_string(p.microBatchSize) + " &times; " +
+         std::to_string(p.microBatch) + " &times; " +
          std::to_string(p.numMicroBatches) + "</td><td>" + esc(rc) +
          "</td><td>" + std::to_string(p.zeroStage) + "</td><td>" +
-         esc(p.schedule) + "</td><td>[" + esc(split) + "] " +
+         esc(scheduleKindName(p.scheduleKind())) + "</td><td>[" +
+         esc(split) + "] " +
          esc(p.partition) + "</td><td>" +
          fmt("%.3f", p.predicted.iterationSeconds) + "</td><td>" +
          fmt("%.0f", p.predicted.tokensPerSecond) + "</td><td>" +

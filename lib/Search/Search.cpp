@@ -313,17 +313,22 @@ bool zero1Dominated(const Shared &sh) {
   return !sh.evalOpt.zero2ReducePerMicroBatch;
 }
 
-/// SearchOptions::acceptAxes on family member (vpp, zero) of `c`.
-/// A refusal's reason goes to `why` when given and still empty.
+/// Whether the runtime the plan is costed for can run family member (vpp,
+/// zero) of `c` (the runtime column of the axis table, Plan/Parallel.h),
+/// then SearchOptions::acceptAxes on it. A refusal's reason goes to `why`
+/// when given and still empty.
 bool axesAccepted(const Shared &sh, const ParallelConfig &c, int64_t vpp,
                   int zero, std::string *why = nullptr) {
-  if (!sh.opt.acceptAxes)
-    return true;
   ParallelConfig m = c;
   m.vpp = vpp;
   m.zeroStage = zero;
-  m.schedule = sh.opt.pins.schedule;
-  std::string reason = sh.opt.acceptAxes(m);
+  m.schedule = sh.opt.pins.as<ScheduleKind>(Axis::Schedule);
+  std::string reason = runtimeAxisRefusal(m, sh.evalOpt.runtime);
+  if (!reason.empty())
+    reason = "runtime '" + std::string(runtimeName(sh.evalOpt.runtime)) +
+             "' cannot run " + reason;
+  else if (sh.opt.acceptAxes)
+    reason = sh.opt.acceptAxes(m);
   if (reason.empty())
     return true;
   if (why && why->empty())
@@ -344,18 +349,18 @@ void forEachMember(const Shared &sh, const Config &C, F &&f,
   const int64_t dpcp = c.dp * c.cp;
   const int64_t edp = std::max<int64_t>(1, c.dp * c.cp / c.ep);
   for (int64_t vpp = 1; vpp * pp <= N; ++vpp) {
-    if (pin.vpp && *pin.vpp != vpp)
+    if (!pin.admits(Axis::Vpp, vpp))
       continue;
     // Interleaving needs pp > 1 and m divisible by pp (Megatron-LM).
     if (vpp > 1 && (pp == 1 || m % pp != 0))
       break;
-    if (pin.schedule &&
-        (*pin.schedule == ScheduleKind::Interleaved1F1B) != (vpp > 1))
+    if (auto sched = pin.as<ScheduleKind>(Axis::Schedule);
+        sched && (*sched == ScheduleKind::Interleaved1F1B) != (vpp > 1))
       continue;
     for (int zero = 0; zero <= 3; ++zero) {
-      if (pin.zeroStage && *pin.zeroStage != zero)
+      if (!pin.admits(Axis::Zero, zero))
         continue;
-      if (!pin.zeroStage) {
+      if (!pin[Axis::Zero]) {
         // Without data parallelism there is nothing to shard.
         if (zero > 0 && dpcp == 1 && edp == 1)
           continue;
@@ -626,8 +631,8 @@ struct Worker {
     const Cluster &cl = sh.variants[0].cluster;
     const size_t n = cl.groups.size();
     const Pins &pin = sh.opt.pins;
-    if (n < 2 || (pin.ep && *pin.ep != 1) || (pin.vpp && *pin.vpp != 1) ||
-        (pin.schedule && *pin.schedule == ScheduleKind::Interleaved1F1B))
+    if (n < 2 || !pin.admits(Axis::Ep, 1) || !pin.admits(Axis::Vpp, 1) ||
+        pin.as<ScheduleKind>(Axis::Schedule) == ScheduleKind::Interleaved1F1B)
       return Status::ok();
     Evaluator &ev = evaluators[0];
     const LayerProfile &prof = sh.profile;
@@ -647,7 +652,7 @@ struct Worker {
     ParallelConfig c;
     std::vector<double> t(n), f(n);
     for (int64_t tp : divisorsOf(minNode)) {
-      bool tpOk = pinned(pin.tp, tp) &&
+      bool tpOk = pin.admits(Axis::Tp, tp) &&
                   (prof.numHeads <= 0 || prof.numHeads % tp == 0) &&
                   (prof.numKvHeads <= 0 || prof.numKvHeads % tp == 0);
       for (const NodeGroup &g : cl.groups)
@@ -655,10 +660,10 @@ struct Worker {
       if (!tpOk)
         continue;
       for (int64_t cp : divisorsOf(minGpus / tp)) {
-        if (!pinned(pin.cp, cp) || prof.seqLen % cp != 0)
+        if (!pin.admits(Axis::Cp, cp) || prof.seqLen % cp != 0)
           continue;
         for (int64_t pp : divisorsOf(minGpus / (tp * cp))) {
-          if (pp > sh.numBlocks || !pinned(pin.pp, pp))
+          if (pp > sh.numBlocks || !pin.admits(Axis::Pp, pp))
             continue;
           const int64_t unit = tp * cp * pp;
           std::vector<DataShare> shares(n);
@@ -670,25 +675,26 @@ struct Worker {
             shares[g].dp = cl.groups[g].gpus() / unit;
             dpSum += shares[g].dp;
           }
-          if (!ok || !pinned(pin.dp, dpSum))
+          if (!ok || !pin.admits(Axis::Dp, dpSum))
             continue;
           for (int sp = 0; sp <= 1; ++sp) {
             if (sp && (tp == 1 || (prof.seqLen / cp) % tp != 0))
               continue;
-            if (pin.sequenceParallel && *pin.sequenceParallel != bool(sp))
+            if (!pin.admits(Axis::Sp, sp))
               continue;
             for (int64_t mb : divisorsOf(B)) {
-              if (!pinned(pin.microBatch, mb) || B / mb < dpSum)
+              if (!pin.admits(Axis::MicroBatch, mb) || B / mb < dpSum)
                 continue;
               for (Recompute rc : {Recompute::None, Recompute::Selective,
                                    Recompute::Full}) {
-                if (pin.recompute ? *pin.recompute != rc
-                                  : rc == Recompute::Selective &&
+                if (pin[Axis::Recompute]
+                        ? !pin.admits(Axis::Recompute, int64_t(rc))
+                        : rc == Recompute::Selective &&
                                         sh.evalOpt.selectiveIsDominated())
                   continue;
                 for (int zero = 0; zero <= 3; ++zero) {
-                  if (pin.zeroStage ? *pin.zeroStage != zero
-                                    : zero == 1 && zero1Dominated(sh))
+                  if (pin[Axis::Zero] ? !pin.admits(Axis::Zero, zero)
+                                      : zero == 1 && zero1Dominated(sh))
                     continue;
                   c = ParallelConfig{};
                   c.dp = dpSum, c.tp = tp, c.pp = pp, c.cp = cp;
@@ -697,7 +703,9 @@ struct Worker {
                   c.recompute = rc;
                   c.zeroStage = zero;
                   c.precision = sh.opt.precision;
-                  c.schedule = pin.schedule;
+                  c.schedule = pin.as<ScheduleKind>(Axis::Schedule);
+                  if (!runtimeAxisRefusal(c, sh.evalOpt.runtime).empty())
+                    continue;
                   if (Status s = shareShape(C, c, shares, B / mb, fraction, t,
                                             f, ev);
                       !s)
@@ -808,7 +816,7 @@ struct Worker {
         return;
       C.cfg.vpp = vpp;
       C.cfg.zeroStage = zero;
-      C.cfg.schedule = sh.opt.pins.schedule;
+      C.cfg.schedule = sh.opt.pins.as<ScheduleKind>(Axis::Schedule);
       if (!evaluators[size_t(F.variant)].validate(C.cfg).isOk())
         return;
       status = process(C);
@@ -957,7 +965,7 @@ struct Worker {
     // giving each stage the lightest policy that fits (for this split) is
     // the best per-stage assignment.
     if (found && p > 1 && best.recompute != Recompute::None &&
-        !sh.opt.pins.recompute) {
+        !sh.opt.pins[Axis::Recompute]) {
       std::vector<Recompute> levels{Recompute::None};
       if (best.recompute == Recompute::Full &&
           !sh.evalOpt.selectiveIsDominated())
@@ -1133,16 +1141,16 @@ void enumerate(Shared &sh, int32_t vi, const Evaluator &ev) {
     return !p || *p == v;
   };
   for (int64_t tp : tps) {
-    if (!pinned(pin.tp, tp))
+    if (!pin.admits(Axis::Tp, tp))
       continue;
     for (int64_t cp : divisorsOf(total / tp)) {
-      if (!pinned(pin.cp, cp) || prof.seqLen % cp != 0)
+      if (!pin.admits(Axis::Cp, cp) || prof.seqLen % cp != 0)
         continue;
       for (int64_t pp : divisorsOf(total / (tp * cp))) {
-        if (pp > N || !pinned(pin.pp, pp))
+        if (pp > N || !pin.admits(Axis::Pp, pp))
           continue;
         int64_t dp = total / (tp * cp * pp);
-        if (!pinned(pin.dp, dp) || B % dp != 0)
+        if (!pin.admits(Axis::Dp, dp) || B % dp != 0)
           continue;
         int64_t stageGpus = dp * tp * cp;
         bool ok = true;
@@ -1158,25 +1166,25 @@ void enumerate(Shared &sh, int32_t vi, const Evaluator &ev) {
               eps.push_back(ep);
         }
         for (int64_t ep : eps) {
-          if (!pinned(pin.ep, ep))
+          if (!pin.admits(Axis::Ep, ep))
             continue;
           for (int sp = 0; sp <= 1; ++sp) {
             // sp with tp = 1 is the same plan as without.
             if (sp && (tp == 1 || (prof.seqLen / cp) % tp != 0))
               continue;
-            if (pin.sequenceParallel && *pin.sequenceParallel != bool(sp))
+            if (!pin.admits(Axis::Sp, sp))
               continue;
             for (int64_t mb : divisorsOf(B / dp)) {
-              if (!pinned(pin.microBatch, mb))
+              if (!pin.admits(Axis::MicroBatch, mb))
                 continue;
               for (Recompute rc : {Recompute::None, Recompute::Selective,
                                    Recompute::Full}) {
-                if (pin.recompute && *pin.recompute != rc)
+                if (!pin.admits(Axis::Recompute, int64_t(rc)))
                   continue;
                 // With fused (flash) attention Megatron's selective
                 // recompute keeps the same activations as none and only
                 // adds time: an exactly dominated choice.
-                if (!pin.recompute && rc == Recompute::Selective &&
+                if (!pin[Axis::Recompute] && rc == Recompute::Selective &&
                     sh.evalOpt.selectiveIsDominated())
                   continue;
                 // One family: the virtual stages and ZeRO stages share the
@@ -1216,20 +1224,11 @@ std::string whyNoConfig(const Shared &sh, const Evaluator &ev) {
   const Cluster &cl = sh.variants[0].cluster;
   int64_t total = cl.totalGpus();
   ParallelConfig c;
-  c.tp = pin.tp.value_or(1);
-  c.cp = pin.cp.value_or(1);
-  c.pp = pin.pp.value_or(1);
-  c.ep = pin.ep.value_or(1);
-  c.vpp = pin.vpp.value_or(1);
-  c.microBatch = pin.microBatch.value_or(1);
-  c.sequenceParallel = pin.sequenceParallel.value_or(false);
-  c.recompute = pin.recompute.value_or(Recompute::None);
-  c.zeroStage = pin.zeroStage.value_or(0);
-  c.schedule = pin.schedule;
+  pin.applyTo(c);
   c.precision = sh.opt.precision;
   c.globalBatch = sh.opt.globalBatch;
   int64_t rest = c.tp * c.cp * c.pp;
-  c.dp = pin.dp.value_or(rest > 0 && total % rest == 0 ? total / rest : 1);
+  c.dp = pin[Axis::Dp].value_or(rest > 0 && total % rest == 0 ? total / rest : 1);
   std::string head = "no parallel configuration of " + str(total) +
                      " GPUs fits the model, the global batch " +
                      str(sh.opt.globalBatch);
@@ -1376,37 +1375,38 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
   // Pins that cannot work on this cluster or model: input errors.
   const Pins &pin = opt.pins;
   int64_t total = cluster.totalGpus();
-  if (pin.tp)
+  if (auto tp = pin[Axis::Tp])
     for (const NodeGroup &g : cluster.groups) {
-      if (*pin.tp > g.gpusPerNode && !evalOpt.allowTpAcrossNodes)
+      if (*tp > g.gpusPerNode && !evalOpt.allowTpAcrossNodes)
         return Status::error(
-            "--fix: tp=" + str(*pin.tp) + " exceeds the " +
+            "--fix: tp=" + str(*tp) + " exceeds the " +
             str(g.gpusPerNode) + " GPUs of a node of '" + g.name +
             "' (tensor parallelism stays inside an NVLink domain)");
     }
-  if (pin.ep && *pin.ep > 1 && !sh.hasExperts)
-    return Status::error("--fix: ep=" + str(*pin.ep) + " but model '" +
+  if (auto ep = pin[Axis::Ep]; ep && *ep > 1 && !sh.hasExperts)
+    return Status::error("--fix: ep=" + str(*ep) + " but model '" +
                          profile.modelName + "' has no routed experts");
   {
     int64_t prod = 1;
     std::string names;
-    for (auto [name, v] : {std::pair{"dp", pin.dp}, std::pair{"tp", pin.tp},
-                           std::pair{"pp", pin.pp}, std::pair{"cp", pin.cp}})
-      if (v) {
+    for (Axis a : {Axis::Dp, Axis::Tp, Axis::Pp, Axis::Cp})
+      if (auto v = pin[a]; v) {
         prod *= *v;
-        names += std::string(names.empty() ? "" : "*") + name;
+        names += std::string(names.empty() ? "" : "*") +
+                 std::string(axisSpec(a).name);
       }
     if (prod > 1 && total % prod != 0)
       return Status::error("--fix: " + names + " = " + str(prod) +
                            " does not divide the " + str(total) +
                            " GPUs of cluster '" + cluster.name + "'");
-    if (pin.dp && pin.tp && pin.pp && pin.cp && prod != total)
+    if (pin[Axis::Dp] && pin[Axis::Tp] && pin[Axis::Pp] && pin[Axis::Cp] &&
+        prod != total)
       return Status::error("--fix: dp*tp*pp*cp = " + str(prod) +
                            " but cluster '" + cluster.name + "' has " +
                            str(total) + " GPUs");
   }
-  if (pin.pp && *pin.pp > sh.numBlocks)
-    return Status::error("--fix: pp=" + str(*pin.pp) + " exceeds the " +
+  if (auto pp = pin[Axis::Pp]; pp && *pp > sh.numBlocks)
+    return Status::error("--fix: pp=" + str(*pp) + " exceeds the " +
                          str(sh.numBlocks) + " layers of the model");
 
   // Cluster variants.
@@ -1672,19 +1672,19 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
       if (c0.recompute != Recompute::Full) {
         ParallelConfig c = c0;
         c.recompute = Recompute::Full;
-        tryLever(pin.recompute ? "full recompute (unpin recompute)"
+        tryLever(pin[Axis::Recompute] ? "full recompute (unpin recompute)"
                                : "full recompute",
                  c);
       }
       if (c0.zeroStage < 3 && c0.dp * c0.cp > 1) {
         ParallelConfig c = c0;
         c.zeroStage = 3;
-        tryLever(pin.zeroStage ? "ZeRO-3 (unpin zero)" : "ZeRO-3", c);
+        tryLever(pin[Axis::Zero] ? "ZeRO-3 (unpin zero)" : "ZeRO-3", c);
       }
       if (c0.microBatch > 1) {
         ParallelConfig c = c0;
         c.microBatch = 1;
-        tryLever(pin.microBatch ? "micro-batch 1 (unpin mb)" : "micro-batch 1",
+        tryLever(pin[Axis::MicroBatch] ? "micro-batch 1 (unpin mb)" : "micro-batch 1",
                  c);
       }
       // More GPUs: model states alone, fully sharded, need this many.

@@ -65,26 +65,23 @@ LogicalResult attachPlan(ModelOp model, const tp::plan::Plan &plan,
                      b.getF64FloatAttr(plan.predicted.peakMemoryBytes))};
   SmallVector<NamedAttribute> fields = {
       b.getNamedAttr("schema", b.getStringAttr(plan.schema)),
-      b.getNamedAttr("dp", b.getI64IntegerAttr(plan.dp)),
-      b.getNamedAttr("tp", b.getI64IntegerAttr(plan.tp)),
-      b.getNamedAttr("pp", b.getI64IntegerAttr(plan.pp)),
-      b.getNamedAttr("cp", b.getI64IntegerAttr(plan.cp)),
-      b.getNamedAttr("ep", b.getI64IntegerAttr(plan.ep)),
-      b.getNamedAttr("vpp", b.getI64IntegerAttr(plan.vpp)),
-      b.getNamedAttr("sequence_parallel",
-                     b.getBoolAttr(plan.sequenceParallel)),
-      b.getNamedAttr("micro_batch_size",
-                     b.getI64IntegerAttr(plan.microBatchSize)),
       b.getNamedAttr("num_micro_batches",
                      b.getI64IntegerAttr(plan.numMicroBatches)),
-      b.getNamedAttr("recompute", b.getStringAttr(plan.recompute)),
-      b.getNamedAttr("zero_stage", b.getI64IntegerAttr(plan.zeroStage)),
-      b.getNamedAttr("schedule", b.getStringAttr(plan.schedule)),
       b.getNamedAttr("precision", b.getStringAttr(plan.precision)),
       b.getNamedAttr("global_batch", b.getI64IntegerAttr(plan.globalBatch)),
       b.getNamedAttr("layers_per_chunk",
                      b.getDenseI64ArrayAttr(plan.layersPerChunk)),
       b.getNamedAttr("predicted", b.getDictionaryAttr(predicted))};
+  // The axes as the table names them (kAxes).
+  for (const ::trident::AxisSpec &a : ::trident::kAxes) {
+    int64_t v = a.get(plan);
+    Attribute value =
+        a.type == ::trident::AxisType::Bool ? Attribute(b.getBoolAttr(v != 0))
+        : a.type == ::trident::AxisType::Choice
+            ? Attribute(b.getStringAttr(::trident::axisValueText(a, v)))
+            : Attribute(b.getI64IntegerAttr(v));
+    fields.push_back(b.getNamedAttr(a.jsonKey, value));
+  }
   model->setAttr("tgraph.plan", b.getDictionaryAttr(fields));
 
   // The stage of each iteration of every top-level repeat, in model order.

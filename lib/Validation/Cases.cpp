@@ -1,6 +1,7 @@
 //===- Cases.cpp - cases.json parsing, error statistics, rendering --------===//
 
 #include "trident/Validation/Validation.h"
+#include "trident/Plan/ParallelJson.h"
 #include "trident/Support/FileIO.h"
 
 #include <algorithm>
@@ -90,31 +91,17 @@ Result<std::vector<Case>> parseCases(std::string_view text,
       return Status::ok();
     };
     ParallelConfig &p = c.config;
-    int64_t zero = 0;
     for (auto [key, fallback, out] :
          std::initializer_list<std::tuple<const char *, int64_t, int64_t *>>{
              {"gpus", 0, &c.gpus},
              {"seq_len", 0, &c.seqLen},
-             {"global_batch", 0, &p.globalBatch},
-             {"micro_batch", 1, &p.microBatch},
-             {"tp", 1, &p.tp},
-             {"pp", 1, &p.pp},
-             {"dp", 1, &p.dp},
-             {"cp", 1, &p.cp},
-             {"ep", 1, &p.ep},
-             {"etp", 0, &p.etp},
-             {"vpp", 1, &p.vpp},
-             {"zero", 0, &zero}})
+             {"global_batch", 0, &p.globalBatch}})
       if (Status s = get(key, fallback, *out); !s)
         return s;
-    p.zeroStage = static_cast<int>(zero);
-    p.sequenceParallel = j.value("sequence_parallel", false);
-    std::string recompute = j.value("recompute", std::string("none"));
-    auto r = parseRecompute(recompute);
-    if (!r)
-      return Status::error(where + ": field 'recompute': unknown policy '" +
-                           recompute + "'");
-    p.recompute = *r;
+    // The axes as the table names them (cases.json writes "micro_batch" and
+    // "zero", the rows' aliases); absent or null: the record's default.
+    if (Status s = readAxesJson(j, p, AxesLayout::Flat, where); !s)
+      return s;
     std::string precision = j.value("precision", std::string("bf16"));
     auto d = parseDType(precision);
     if (!d)

@@ -13,38 +13,84 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <array>
+#include <memory>
 
 namespace cl = llvm::cl;
 
 namespace trident::tool {
 
 namespace {
-#define TRIDENT_INT_OPT(VAR, NAME, DESC, INIT)                                 \
-  cl::opt<int64_t> VAR(NAME, cl::desc(DESC), cl::value_desc("N"),              \
-                       cl::init(INIT), cl::sub(evaluateCmd), cl::cat(category))
-TRIDENT_INT_OPT(tpOpt, "tp", "tensor-parallel size", 1);
-TRIDENT_INT_OPT(ppOpt, "pp", "pipeline-parallel size", 1);
-TRIDENT_INT_OPT(dpOpt, "dp", "data-parallel size", 1);
-TRIDENT_INT_OPT(cpOpt, "cp", "context-parallel size", 1);
-TRIDENT_INT_OPT(epOpt, "ep", "expert-parallel size (carved out of dp)", 1);
-TRIDENT_INT_OPT(etpOpt, "etp", "expert tensor-parallel size (0: = tp)", 0);
-TRIDENT_INT_OPT(vppOpt, "vpp", "virtual pipeline stages per rank", 1);
-TRIDENT_INT_OPT(microBatchOpt, "micro-batch", "sequences per micro-batch", 1);
-TRIDENT_INT_OPT(zeroOpt, "zero", "ZeRO stage 0..3 (1 = distributed optimizer)",
-                0);
-#undef TRIDENT_INT_OPT
-cl::opt<std::string> recomputeOpt("recompute",
-                                  cl::desc("none, selective or full; or one "
-                                           "per pipeline stage, comma-separated "
-                                           "(full,full,none,none)"),
-                                  cl::init("none"), cl::sub(evaluateCmd),
-                                  cl::cat(category));
-cl::opt<bool> spOpt("sequence-parallel",
-                    cl::desc("Megatron sequence parallelism"),
-                    cl::sub(evaluateCmd), cl::cat(category));
-cl::opt<std::string> scheduleOpt("schedule",
-                                 cl::desc("gpipe, 1f1b or interleaved-1f1b"),
-                                 cl::sub(evaluateCmd), cl::cat(category));
+/// One flag per axis of the plan record (kAxes): its name, value name and
+/// help come from the row, its value is parsed by the row; a boolean axis
+/// is a switch. Unset flags leave the record's default.
+struct AxisFlags {
+  std::array<std::unique_ptr<cl::opt<std::string>>, kAxisCount> value;
+  std::array<std::unique_ptr<cl::opt<bool>>, kAxisCount> flag;
+  AxisFlags() {
+    for (const AxisSpec &a : kAxes) {
+      llvm::StringRef name(a.flag.data(), a.flag.size());
+      llvm::StringRef help(a.help.data(), a.help.size());
+      if (a.type == AxisType::Bool)
+        flag[size_t(a.axis)] = std::make_unique<cl::opt<bool>>(
+            name, cl::desc(help), cl::sub(evaluateCmd), cl::cat(category));
+      else
+        value[size_t(a.axis)] = std::make_unique<cl::opt<std::string>>(
+            name, cl::desc(help),
+            cl::value_desc(a.flagValue.empty() ? "VALUE" : a.flagValue.data()),
+            cl::sub(evaluateCmd), cl::cat(category));
+    }
+  }
+};
+AxisFlags axisFlags;
+
+/// Sets `cfg`'s axes from the flags given; "" or the message of the first
+/// bad one.
+std::string applyAxisFlags(ParallelConfig &cfg) {
+  for (const AxisSpec &a : kAxes) {
+    const std::string prefix = "--" + std::string(a.flag) + ": ";
+    if (a.type == AxisType::Bool) {
+      if (*axisFlags.flag[size_t(a.axis)])
+        a.set(cfg, 1);
+      continue;
+    }
+    const cl::opt<std::string> &opt = *axisFlags.value[size_t(a.axis)];
+    if (opt.getNumOccurrences() == 0)
+      continue;
+    if (a.axis != Axis::Recompute) {
+      auto v = parseAxisValue(a, opt.getValue());
+      if (!v)
+        return prefix + v.message();
+      a.set(cfg, *v);
+      continue;
+    }
+    // One policy, or one per pipeline stage (checked against --pp by the
+    // cost model).
+    std::vector<Recompute> perStage;
+    std::string_view rest = opt.getValue();
+    for (;;) {
+      size_t comma = rest.find(',');
+      auto v = parseAxisValue(a, rest.substr(0, comma));
+      if (!v)
+        return prefix + v.message() + " (or one policy per stage, "
+                                       "comma-separated)";
+      perStage.push_back(Recompute(*v));
+      if (comma == std::string_view::npos)
+        break;
+      rest = rest.substr(comma + 1);
+    }
+    cfg.recompute = *std::max_element(perStage.begin(), perStage.end());
+    if (perStage.size() > 1)
+      cfg.stageRecompute = std::move(perStage);
+  }
+  if (!cfg.stageRecompute.empty() &&
+      int64_t(cfg.stageRecompute.size()) != cfg.pp)
+    return "--recompute lists " + std::to_string(cfg.stageRecompute.size()) +
+           " policies but --pp is " + std::to_string(cfg.pp) +
+           " (give one policy, or one per stage)";
+  return "";
+}
+
 cl::opt<std::string> evalTraceOpt(
     "trace",
     cl::desc("write the simulated step as a Chrome trace (Perfetto, "
@@ -62,62 +108,25 @@ cl::opt<std::string> writeDocOpt("write-doc",
 
 int runEvaluate(mlir::MLIRContext &ctx) {
   ParallelConfig cfg;
-  cfg.tp = tpOpt;
-  cfg.pp = ppOpt;
-  cfg.dp = dpOpt;
-  cfg.cp = cpOpt;
-  cfg.ep = epOpt;
-  cfg.etp = etpOpt;
-  cfg.vpp = vppOpt;
-  cfg.microBatch = microBatchOpt;
   cfg.globalBatch = globalBatchOpt;
-  cfg.sequenceParallel = spOpt;
-  if (zeroOpt < 0 || zeroOpt > 3)
-    return fail("--zero must be 0, 1, 2 or 3, got " + std::to_string(zeroOpt));
-  cfg.zeroStage = static_cast<int>(zeroOpt);
-  {
-    // One policy, or one per pipeline stage.
-    std::vector<Recompute> perStage;
-    std::string_view rest = recomputeOpt.getValue();
-    for (;;) {
-      size_t comma = rest.find(',');
-      std::string_view item = rest.substr(0, comma);
-      auto recompute = parseRecompute(item);
-      if (!recompute)
-        return fail("--recompute: expected none, selective or full (or one "
-                    "per stage, comma-separated), got '" +
-                    std::string(item) + "'");
-      perStage.push_back(*recompute);
-      if (comma == std::string_view::npos)
-        break;
-      rest = rest.substr(comma + 1);
-    }
-    cfg.recompute = *std::max_element(perStage.begin(), perStage.end());
-    if (perStage.size() > 1) {
-      if (int64_t(perStage.size()) != cfg.pp)
-        return fail("--recompute lists " + std::to_string(perStage.size()) +
-                    " policies but --pp is " + std::to_string(cfg.pp) +
-                    " (give one policy, or one per stage)");
-      cfg.stageRecompute = std::move(perStage);
-    }
-  }
+  if (std::string bad = applyAxisFlags(cfg); !bad.empty())
+    return fail(bad);
   auto precision = precisionOption();
   if (!precision)
     return 1;
   cfg.precision = *precision;
-  if (!scheduleOpt.empty()) {
-    auto kind = parseScheduleKind(scheduleOpt);
-    if (!kind)
-      return fail("--schedule: expected gpipe, 1f1b or interleaved-1f1b, got '" +
-                  scheduleOpt + "'");
-    cfg.schedule = *kind;
-  }
 
   auto runtime = runtimeOption();
   if (!runtime)
     return 1;
   EvalOptions options;
   applyRuntime(options, *runtime);
+  // The cost model prices what it is asked; say when the software named
+  // cannot run it (the axis table's runtime column).
+  if (std::string why = runtimeAxisRefusal(cfg, *runtime); !why.empty())
+    llvm::errs() << "trident: note: runtime '" << runtimeName(*runtime)
+                 << "' cannot run " << why
+                 << "; the figures assume it could\n";
 
   auto work = loadWorkload(ctx);
   if (!work)

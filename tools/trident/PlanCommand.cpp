@@ -124,12 +124,13 @@ std::string renderTable(const search::SearchResult &r,
   for (size_t i = 0; i < plans.size(); ++i) {
     const plan::Plan &p = plans[i];
     const search::Candidate &c = r.top[i];
-    std::string mbm = std::to_string(p.microBatchSize) + " x " +
+    std::string mbm = std::to_string(p.microBatch) + " x " +
                       std::to_string(p.numMicroBatches);
     // Per-stage recomputation shows as "mixed", spelled out after the row.
-    std::string recompute = p.recompute, stageList;
+    std::string recompute(recomputeName(p.recompute)), stageList;
     for (size_t k = 0; k < p.stages.size() && int64_t(k) < p.pp; ++k) {
-      stageList += (k ? "," : "") + p.stages[k].recompute;
+      stageList += (k ? "," : "") +
+                   std::string(recomputeName(p.stages[k].recompute));
       if (p.stages[k].recompute != p.recompute)
         recompute = "mixed";
     }
@@ -523,7 +524,8 @@ int runPlan(mlir::MLIRContext &ctx) {
   std::string split;
   for (size_t i = 0; i < w.layersPerChunk.size(); ++i)
     split += (i ? "," : "") + std::to_string(w.layersPerChunk[i]);
-  llvm::outs() << "best        " << w.schedule << ", layers per "
+  llvm::outs() << "best        " << scheduleKindName(w.scheduleKind())
+               << ", layers per "
                << (w.vpp > 1 ? "chunk" : "stage") << " [" << split << "] ("
                << w.partition << ")\n";
   llvm::outs() << search::explainWinner(*res);

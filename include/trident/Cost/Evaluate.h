@@ -23,6 +23,7 @@
 #include "trident/Cost/LayerProfile.h"
 #include "trident/Cost/Memory.h"
 #include "trident/Hardware/Cluster.h"
+#include "trident/Plan/Parallel.h"
 #include "trident/Schedule/Schedule.h"
 #include "trident/Schedule/Simulator.h"
 #include "trident/Support/DType.h"
@@ -35,80 +36,6 @@
 #include <vector>
 
 namespace trident {
-
-/// Heterogeneous clusters: the data-parallel replicas of one node group
-/// and the micro-batches each of them runs per step. With data shares
-/// every group runs whole replicas of the same (tp, cp, pp) shape, and the
-/// faster GPU type takes more micro-batches (docs/planner.md).
-struct DataShare {
-  int64_t group = 0;        ///< index into Cluster::groups
-  int64_t dp = 1;           ///< replicas on that group
-  int64_t microBatches = 1; ///< per replica per step
-  bool operator==(const DataShare &) const = default;
-  auto operator<=>(const DataShare &) const = default;
-};
-
-/// One parallel plan. Ranks are ordered tp (innermost), cp, dp, pp
-/// (Megatron-LM); expert parallelism is carved out of dp (x cp).
-struct ParallelConfig {
-  int64_t dp = 1, tp = 1, pp = 1, cp = 1;
-  int64_t ep = 1;  ///< expert parallel (divides dp)
-  int64_t etp = 0; ///< expert tensor parallel; 0 = same as tp
-  int64_t vpp = 1; ///< virtual chunks per pipeline stage
-  int64_t microBatch = 1;  ///< sequences per micro-batch
-  int64_t globalBatch = 1; ///< sequences per step
-  bool sequenceParallel = false;
-  Recompute recompute = Recompute::None;
-  /// Per pipeline stage recomputation (size pp), overriding `recompute`
-  /// stage by stage; empty: every stage uses `recompute`. Lets the stages
-  /// that hold the most in-flight micro-batches (the first ones under 1F1B)
-  /// recompute while the others do not.
-  std::vector<Recompute> stageRecompute;
-  /// One entry per node group (heterogeneous clusters), or empty: every
-  /// stage's dp ranks then sit in one group and run m = B/(dp mb)
-  /// micro-batches each. With shares, dp is their sum and the global batch
-  /// is sum(dp_g * microBatch * m_g).
-  std::vector<DataShare> dataShares;
-  int zeroStage = 0; ///< 0..3 (distributed optimizer = 1, FSDP = 3)
-  DType precision = DType::BF16;
-  /// Default: interleaved 1F1B when vpp > 1, else 1F1B.
-  std::optional<ScheduleKind> schedule;
-  /// Transformer blocks per model chunk, in model order (chunk g = c*pp+s
-  /// of stage s); size pp*vpp, or pp when vpp == 1. Empty: balanced.
-  std::vector<int64_t> layersPerChunk;
-
-  int64_t gpus() const { return dp * tp * pp * cp; }
-  /// The schedule: the given one, else interleaved 1F1B when vpp > 1,
-  /// else 1F1B.
-  ScheduleKind scheduleKind() const {
-    return schedule.value_or(vpp > 1 ? ScheduleKind::Interleaved1F1B
-                                     : ScheduleKind::OneFOneB);
-  }
-  /// The recomputation policy of pipeline stage `stage`.
-  Recompute recomputeOf(int64_t stage) const {
-    return stageRecompute.empty() ? recompute
-                                  : stageRecompute[size_t(stage)];
-  }
-};
-
-/// The training software that runs a plan. The same plan runs at
-/// different speeds under different runtimes: which attention kernel they
-/// call, whether elementwise work runs in fp32, whether the gradient
-/// reduction overlaps the backward. Each runtime is a preset of the
-/// EvalOptions switches below (applyRuntime); docs/cost-model.md#runtimes
-/// gives the sources.
-enum class Runtime : uint8_t {
-  MegatronCore, ///< Megatron-Core / NeMo with Transformer Engine (default)
-  MegatronLm,   ///< Megatron-LM before Megatron-Core (2020-2022)
-  Fsdp,         ///< PyTorch FSDP with AMP autocast (llm-foundry, HF)
-  Torchtitan,   ///< PyTorch FSDP2 with bf16 parameters (torchtitan)
-  Trident,      ///< the programs `trident emit` writes (lib/Runtime)
-};
-std::string_view runtimeName(Runtime r);
-/// Inverse of runtimeName; nullopt for an unknown name.
-std::optional<Runtime> parseRuntime(std::string_view name);
-/// Every runtime name, for help texts and error messages.
-std::string runtimeNames();
 
 /// Which fused attention kernel the runtime calls (GpuSpec has both).
 enum class AttentionKernel : uint8_t {

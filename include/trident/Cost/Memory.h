@@ -14,17 +14,13 @@
 #ifndef TRIDENT_COST_MEMORY_H
 #define TRIDENT_COST_MEMORY_H
 
+#include "trident/Plan/Parallel.h" // Recompute
+
 #include <cstdint>
 #include <optional>
 #include <string_view>
 
 namespace trident {
-
-/// Activation recomputation policy.
-enum class Recompute : uint8_t { None, Selective, Full };
-std::string_view recomputeName(Recompute r);
-/// "none", "selective", "full" (also "no", "off", "block").
-std::optional<Recompute> parseRecompute(std::string_view name);
 
 /// Korthikanti et al. 2022 per-layer activation bytes for sequence s,
 /// micro-batch b, hidden h, heads a, tensor-parallel t:

@@ -21,7 +21,8 @@
 
 namespace trident::plan {
 
-enum class ExportTarget { Megatron, DeepSpeed, TorchTitan };
+// ExportTarget is declared with the axis table (Parallel.h), whose rows say
+// what each target can express.
 
 /// "megatron", "deepspeed" or "torchtitan".
 Result<ExportTarget> parseExportTarget(std::string_view name);

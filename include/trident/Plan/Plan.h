@@ -14,6 +14,7 @@
 #include "trident/Cost/Evaluate.h"
 #include "trident/Cost/LayerProfile.h"
 #include "trident/Hardware/Cluster.h"
+#include "trident/Plan/Parallel.h"
 #include "trident/Support/Status.h"
 
 #include <cstdint>
@@ -36,9 +37,9 @@ struct StagePlan {
   /// First and one-past-last block of each chunk, in model numbering.
   std::vector<std::pair<int64_t, int64_t>> chunkBlockRanges;
   bool hasEmbedding = false, hasHead = false;
-  /// This stage's recomputation ("none", "selective", "full"); the plan's
-  /// top-level `recompute` is the heaviest of them.
-  std::string recompute = "none";
+  /// This stage's recomputation; the plan's top-level `recompute` is the
+  /// heaviest of them.
+  Recompute recompute = Recompute::None;
   // --- devices ---
   std::string deviceGroup; ///< node group name
   std::string gpu;         ///< GPU type
@@ -77,7 +78,10 @@ struct Predicted {
   bool operator==(const Predicted &) const = default;
 };
 
-struct Plan {
+/// A plan: the parallel axes (ParallelAxes, the record every other file
+/// reads through the axis table of Parallel.h; `schedule` is always set),
+/// and what the planner adds to them.
+struct Plan : ParallelAxes {
   std::string schema = std::string(kPlanSchema);
   std::string model;
   int64_t seqLen = 0;
@@ -89,14 +93,7 @@ struct Plan {
   /// written before it existed read as megatron-core.
   std::string runtime = "megatron-core";
   int64_t globalBatch = 0;
-  // parallel
-  int64_t dp = 1, tp = 1, pp = 1, cp = 1, ep = 1, etp = 0, vpp = 1;
-  bool sequenceParallel = false;
-  int64_t microBatchSize = 1;
   int64_t numMicroBatches = 1;
-  std::string recompute = "none";
-  int64_t zeroStage = 0;
-  std::string schedule = "1f1b";
   /// Blocks per model chunk in model order (size pp * vpp).
   std::vector<int64_t> layersPerChunk;
   /// Empty, or one entry per node group in the cluster's group order

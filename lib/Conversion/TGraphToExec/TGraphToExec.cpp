@@ -2058,25 +2058,14 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
   // Recomputation per stage: full (texec.chunk `recompute`: the whole
   // forward again before the backward) or selective (the attention core
   // again inside the backward, its probabilities never saved).
-  auto stageRecompute = [&](int64_t s) -> const std::string & {
+  auto stageRecompute = [&](int64_t s) {
     return size_t(s) < plan.stages.size() ? plan.stages[size_t(s)].recompute
                                           : plan.recompute;
   };
-  auto knownRecompute = [](const std::string &r) {
-    return r == "none" || r == "selective" || r == "full";
-  };
-  if (!knownRecompute(plan.recompute))
-    return fail("plan 'recompute' = '" + plan.recompute +
-                "': expected none, selective or full");
-  for (int64_t s = 0; s < int64_t(plan.stages.size()); ++s)
-    if (!knownRecompute(plan.stages[size_t(s)].recompute))
-      return fail("plan 'stages[" + std::to_string(s) + "].recompute' = '" +
-                  plan.stages[size_t(s)].recompute +
-                  "': expected none, selective or full");
-  if (plan.dp * plan.microBatchSize * plan.numMicroBatches != plan.globalBatch)
+  if (plan.dp * plan.microBatch * plan.numMicroBatches != plan.globalBatch)
     return fail("plan 'global_batch' (" + std::to_string(plan.globalBatch) +
                 ") must equal dp * micro_batch_size * num_micro_batches (" +
-                std::to_string(plan.dp * plan.microBatchSize *
+                std::to_string(plan.dp * plan.microBatch *
                                plan.numMicroBatches) +
                 ")");
   if (plan.sequenceParallel && plan.seqLen % (plan.tp * plan.cp) != 0)
@@ -2087,10 +2076,9 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
   if (!(options.moeBiasUpdateRate >= 0.0 && options.moeBiasUpdateRate <= 1.0))
     return fail("the MoE selection-bias update rate must be in [0, 1], got " +
                 std::to_string(options.moeBiasUpdateRate));
-  auto kind = ::trident::parseScheduleKind(plan.schedule);
-  if (!kind)
-    return fail("plan 'schedule' '" + plan.schedule + "' is unknown");
-  auto schedule = ::trident::buildSchedule(*kind, plan.pp,
+  const ::trident::ScheduleKind kind = plan.scheduleKind();
+  const std::string scheduleName(::trident::scheduleKindName(kind));
+  auto schedule = ::trident::buildSchedule(kind, plan.pp,
                                            plan.numMicroBatches, plan.vpp);
   if (!schedule)
     return fail("plan schedule: " + schedule.message());
@@ -2169,8 +2157,8 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
   auto program = tx::ProgramOp::create(
       b, loc, b.getStringAttr(model.getSymName()), i64(plan.dp), i64(plan.tp),
       i64(plan.pp), i64(plan.vpp), i64(plan.numMicroBatches),
-      i64(plan.microBatchSize), i64(plan.seqLen), i64(vocab),
-      i64(plan.zeroStage), b.getStringAttr(plan.schedule),
+      i64(plan.microBatch), i64(plan.seqLen), i64(vocab),
+      i64(plan.zeroStage), b.getStringAttr(scheduleName),
       plan.sequenceParallel && plan.tp > 1 ? b.getUnitAttr() : UnitAttr(),
       i64(plan.cp), i64(plan.ep));
   Block &pbody = program.getBody().emplaceBlock();
@@ -2193,7 +2181,7 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
   }
 
   ProgramState st{plan, options, model, program, plan.tp,
-                  plan.microBatchSize, plan.seqLen / plan.cp,
+                  plan.microBatch, plan.seqLen / plan.cp,
                   plan.pp * plan.vpp, plan.sequenceParallel && plan.tp > 1,
                   plan.zeroStage, 0.0, {}, {}};
   st.gradScale = 1.0 / double(plan.globalBatch * plan.seqLen);
@@ -2223,10 +2211,11 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
       int64_t g = c * plan.pp + s;
       b.setInsertionPointToEnd(&sbody);
       auto chunk = tx::ChunkOp::create(b, loc, i64(c));
-      if (stageRecompute(s) == "full")
+      if (stageRecompute(s) == ::trident::Recompute::Full)
         chunk.setRecompute(true);
       ChunkLowering lowering(st, stage, chunk, decls, lastDecl);
-      lowering.setSelectiveRecompute(stageRecompute(s) == "selective");
+      lowering.setSelectiveRecompute(stageRecompute(s) ==
+                                     ::trident::Recompute::Selective);
       ArrayRef<BlockRef> mine =
           firstRepeat ? ArrayRef<BlockRef>(blocks.begin() + chunkBegin[g],
                                            blocks.begin() + chunkBegin[g + 1])
@@ -2243,13 +2232,13 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
     for (const ::trident::ScheduleAction &a : schedule->perStage[s]) {
       if (a.kind != ::trident::ActionKind::Forward &&
           a.kind != ::trident::ActionKind::Backward)
-        return fail("schedule '" + plan.schedule +
+        return fail("schedule '" + scheduleName +
                     "' splits backward passes, which texec does not run");
       actions.append({a.kind == ::trident::ActionKind::Forward ? 0 : 1,
                       a.microBatch, a.chunk});
     }
     b.setInsertionPointToEnd(&sbody);
-    tx::ScheduleOp::create(b, loc, plan.schedule, actions);
+    tx::ScheduleOp::create(b, loc, scheduleName, actions);
   }
 
   // Every parameter a stage holds gets a gradient in it: a gradient rule

@@ -68,7 +68,7 @@ TEST_CASE("config validation names the problem", "[cost][evaluate]") {
   {
     ParallelConfig x = cfgOf(16, 1, 1, 1, 64);
     x.zeroStage = 4;
-    expectError(x, "zero stage must be 0..3");
+    expectError(x, "zero_stage = 4 is above the supported limit 3");
   }
   {
     ParallelConfig x = cfgOf(1, 1, 16, 1, 64);

@@ -26,11 +26,11 @@ Plan gpt3() {
   p.tp = 8;
   p.pp = 12;
   p.sequenceParallel = true;
-  p.microBatchSize = 1;
+  p.microBatch = 1;
   p.numMicroBatches = 96;
-  p.recompute = "full";
+  p.recompute = Recompute::Full;
   p.zeroStage = 1;
-  p.schedule = "1f1b";
+  p.schedule = ScheduleKind::OneFOneB;
   p.layersPerChunk.assign(12, 8);
   for (int64_t s = 0; s < 12; ++s) {
     StagePlan st;
@@ -92,7 +92,7 @@ TEST_CASE("Megatron-LM arguments of the GPT-3 plan", "[export]") {
 TEST_CASE("Megatron-LM virtual stages and uneven splits", "[export]") {
   Plan p = gpt3();
   p.vpp = 2;
-  p.schedule = "interleaved-1f1b";
+  p.schedule = ScheduleKind::Interleaved1F1B;
   p.layersPerChunk.assign(24, 4);
   CHECK(has(exported(p, ExportTarget::Megatron),
             "--num-virtual-stages-per-pipeline-rank 2 \\\n"));
@@ -111,7 +111,7 @@ TEST_CASE("Megatron-LM virtual stages and uneven splits", "[export]") {
   v.dp = 96;
   v.numMicroBatches = 16;
   v.vpp = 2;
-  v.schedule = "interleaved-1f1b";
+  v.schedule = ScheduleKind::Interleaved1F1B;
   v.layersPerChunk = {23, 25, 24, 24};
   v.stages.resize(2);
   std::string lt = exported(v, ExportTarget::Megatron);
@@ -123,7 +123,7 @@ TEST_CASE("Megatron-LM precision and ZeRO", "[export]") {
   Plan p = gpt3();
   p.precision = "fp8";
   p.zeroStage = 3;
-  p.recompute = "selective";
+  p.recompute = Recompute::Selective;
   std::string t = exported(p, ExportTarget::Megatron);
   CHECK(has(t, "--fp8-format hybrid"));
   CHECK(has(t, "--bf16 \\\n"));
@@ -230,7 +230,7 @@ TEST_CASE("plans a target cannot express are errors", "[export]") {
   }
   // GPipe in Megatron-LM.
   Plan g = gpt3();
-  g.schedule = "gpipe";
+  g.schedule = ScheduleKind::GPipe;
   auto rg = exportPlan(g, ExportTarget::Megatron, "plan.json");
   REQUIRE_FALSE(rg.isOk());
   CHECK(has(rg.message(), "schedule 'gpipe'"));
@@ -253,8 +253,17 @@ TEST_CASE("plans a target cannot express are errors", "[export]") {
   Plan v = gpt3();
   v.sequenceParallel = false;
   v.vpp = 2;
-  v.schedule = "interleaved-1f1b";
+  v.schedule = ScheduleKind::Interleaved1F1B;
   v.layersPerChunk.assign(24, 4);
   CHECK(has(exportPlan(v, ExportTarget::DeepSpeed).message(),
-            "schedule 'interleaved-1f1b'"));
+            "virtual pipeline stages (vpp 2): DeepSpeed's PipelineEngine"));
+  // An interleaved schedule without virtual stages is malformed.
+  v.vpp = 1;
+  v.layersPerChunk.assign(12, 8);
+  CHECK(has(exportPlan(v, ExportTarget::Megatron).message(),
+            "schedule 'interleaved-1f1b' does not match vpp 1"));
+  // GPipe: the table's schedule row for DeepSpeed names the value.
+  v.schedule = ScheduleKind::GPipe;
+  CHECK(has(exportPlan(v, ExportTarget::DeepSpeed).message(),
+            "schedule 'gpipe': DeepSpeed's PipelineEngine runs only its 1F1B"));
 }

@@ -57,7 +57,7 @@ std::vector<Candidate> reference(const LayerProfile &profile,
   std::vector<Candidate> all;
   so.topK = 100000;
   for (int zero = 0; zero <= 3; ++zero) {
-    so.pins.zeroStage = zero;
+    so.pins[Axis::Zero] = zero;
     auto r = searchPlans(profile, cl, so);
     if (!r)
       continue; // no configuration with this ZeRO stage
@@ -111,7 +111,7 @@ SearchOptions options(int64_t globalBatch, std::optional<int64_t> pp = {}) {
   SearchOptions so;
   so.globalBatch = globalBatch;
   so.threads = 2;
-  so.pins.pp = pp;
+  so.pins[Axis::Pp] = pp;
   return so;
 }
 
@@ -196,7 +196,7 @@ TEST_CASE("DeepSpeed's pipeline engine gets ZeRO-1, which is otherwise "
   Cluster cl = clusterOf("dgx-a100-40gb:4");
   SearchOptions so = options(256, 4);
   so.topK = 10;
-  so.pins.tp = 4;
+  so.pins[Axis::Tp] = 4;
   restrictTo(so, prof, plan::ExportTarget::DeepSpeed);
   auto r = searchPlans(prof, cl, so);
   REQUIRE(r.isOk());

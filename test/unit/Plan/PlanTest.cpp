@@ -62,7 +62,7 @@ TEST_CASE("a written plan reads back identical", "[plan]") {
   CHECK(p.stages[1].chunkLayers == std::vector<int64_t>{4, 4});
   CHECK(p.stages[1].chunkBlockRanges[1] == std::pair<int64_t, int64_t>{20, 24});
   CHECK(p.numMicroBatches == 64);
-  CHECK(p.schedule == "interleaved-1f1b");
+  CHECK(p.schedule == ScheduleKind::Interleaved1F1B);
   CHECK(p.predicted.costPerMillionTokens > 0);
   std::string text = plan::planToJson(p);
   auto back = plan::parsePlanJson(text);
@@ -101,9 +101,9 @@ TEST_CASE("per-stage recompute and data shares read back identical",
   CHECK(p.stages[2].index == 0);
   CHECK(p.stages[2].firstGpu == 8);
   CHECK(p.stages[3].firstGpu == 12);
-  CHECK(p.stages[0].recompute == "full");
-  CHECK(p.stages[1].recompute == "none");
-  CHECK(p.recompute == "full");
+  CHECK(p.stages[0].recompute == Recompute::Full);
+  CHECK(p.stages[1].recompute == Recompute::None);
+  CHECK(p.recompute == Recompute::Full);
   std::string text = plan::planToJson(p);
   auto back = plan::parsePlanJson(text);
   REQUIRE(back.isOk());

@@ -187,7 +187,8 @@ TEST_CASE("mutated plans are rejected naming the JSON path",
         "$.stages[0].has_embedding: expected boolean, got integer 1");
   // Bad enum.
   CHECK(mutate("\"schedule\": \"", "\"schedule\": \"zb-") ==
-        "$.schedule: \"zb-" + plans[0].schedule +
+        "$.schedule: \"zb-" +
+            std::string(scheduleKindName(plans[0].scheduleKind())) +
             "\" is not one of \"1f1b\", \"interleaved-1f1b\", \"gpipe\"");
   // Negative size, deep inside a stage.
   {
