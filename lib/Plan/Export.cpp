@@ -30,28 +30,14 @@ Status unsupported(std::string_view source, std::string_view target,
 /// homogeneous job and cannot pin a stage to a node group).
 Status checkCommon(const Plan &p, std::string_view source,
                    std::string_view target) {
-  for (const AxisSpec &a : kAxes)
-    if (Status s = checkAxisBounds(a, a.get(p), a.jsonKey); !s)
-      return Status::error(std::string(source) + ": " + s.message());
-  if (p.numMicroBatches < 1 || p.globalBatch < 1 || p.seqLen < 1)
-    return Status::error(std::string(source) +
-                         ": num_micro_batches, global_batch and seq_len "
-                         "must be >= 1");
+  if (Status s = verify(p, source); !s)
+    return s;
   if (!p.dataShares.empty())
     return unsupported(
         source, target,
         "the plan's data-parallel replicas run different micro-batch counts "
         "on different node groups (data_shares); it launches one homogeneous "
         "job with one batch per replica");
-  if (p.globalBatch != p.dp * p.microBatch * p.numMicroBatches)
-    return Status::error(
-        std::string(source) + ": global_batch " + str(p.globalBatch) +
-        " is not dp * micro_batch_size * num_micro_batches = " +
-        str(p.dp * p.microBatch * p.numMicroBatches));
-  if (int64_t(p.layersPerChunk.size()) != p.pp * p.vpp)
-    return Status::error(std::string(source) + ": layers_per_chunk has " +
-                         str(int64_t(p.layersPerChunk.size())) +
-                         " entries, expected pp * vpp = " + str(p.pp * p.vpp));
   for (const StagePlan &s : p.stages) {
     const StagePlan &first = p.stages.front();
     if (s.deviceGroup != first.deviceGroup || s.gpu != first.gpu)
@@ -63,11 +49,6 @@ Status checkCommon(const Plan &p, std::string_view source,
               "); it launches one homogeneous job and cannot place pipeline "
               "stages on different node groups");
   }
-  if ((p.scheduleKind() == ScheduleKind::Interleaved1F1B) != (p.vpp > 1))
-    return Status::error(std::string(source) + ": schedule '" +
-                         std::string(scheduleKindName(p.scheduleKind())) +
-                         "' does not match vpp " + str(p.vpp) +
-                         " (interleaved-1f1b needs vpp > 1, the others vpp 1)");
   for (const StagePlan &s : p.stages)
     if (s.recompute != p.stages.front().recompute)
       return unsupported(

@@ -3,8 +3,27 @@
 #include "trident/Plan/Plan.h"
 
 #include <algorithm>
+#include <cctype>
+#include <tuple>
 
 namespace trident::plan {
+
+int64_t plannedBlocks(const LayerProfile &profile) {
+  int64_t n = 0;
+  for (const LayerGroup &g : profile.groups)
+    if (g.cost.kind == LayerKind::Block || g.cost.kind == LayerKind::Other)
+      n += g.count;
+  return n;
+}
+
+ModelShape modelShapeOf(const LayerProfile &profile) {
+  ModelShape s;
+  s.layers = plannedBlocks(profile);
+  s.hidden = profile.hidden;
+  s.vocab = profile.vocabSize;
+  s.params = profile.totalParams;
+  return s;
+}
 
 double exposedCommShare(const Evaluation &e) {
   if (e.stages.empty() || e.iterationSeconds <= 0)
@@ -41,6 +60,7 @@ Plan makePlan(const LayerProfile &profile, const Cluster &cluster,
               double pricePerGpuHour) {
   Plan p = axesPlan(cfg);
   p.model = profile.modelName;
+  p.modelShape = modelShapeOf(profile);
   p.seqLen = profile.seqLen;
   p.cluster = cluster.name;
   p.gpus = cluster.totalGpus();
@@ -49,10 +69,7 @@ Plan makePlan(const LayerProfile &profile, const Cluster &cluster,
   p.schedule = eval.schedule;
 
   // Blocks per model chunk: the given split or the Evaluator's even one.
-  int64_t numBlocks = 0;
-  for (const LayerGroup &g : profile.groups)
-    if (g.cost.kind == LayerKind::Block || g.cost.kind == LayerKind::Other)
-      numBlocks += g.count;
+  const int64_t numBlocks = plannedBlocks(profile);
   const int64_t G = cfg.pp * cfg.vpp;
   if (int64_t(cfg.layersPerChunk.size()) == G) {
     p.layersPerChunk = cfg.layersPerChunk;
@@ -164,6 +181,102 @@ Result<ParallelConfig> toParallelConfig(const Plan &p) {
     c.dataShares.push_back(share);
   }
   return c;
+}
+
+namespace {
+
+/// Model names compare as tgraph symbols in any case: every character
+/// other than a letter or digit is '_' ("Llama-3-8B" and "llama_3_8b"
+/// agree).
+std::string symbolKey(std::string_view name) {
+  std::string out;
+  for (char c : name)
+    out += std::isalnum(static_cast<unsigned char>(c))
+               ? char(std::tolower(static_cast<unsigned char>(c)))
+               : '_';
+  return out;
+}
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+} // namespace
+
+Status verify(const Plan &p, std::string_view planSource,
+              const PlanTarget &target) {
+  const std::string src(planSource);
+  auto bad = [&](const std::string &what) {
+    return Status::error(src + ": " + what);
+  };
+  // The plan's own rules.
+  for (const AxisSpec &a : kAxes)
+    if (Status s = checkAxisBounds(a, a.get(p),
+                                   (a.inParallelObject ? "parallel." : "") +
+                                       std::string(a.jsonKey));
+        !s)
+      return bad(s.message());
+  if (p.numMicroBatches < 1 || p.globalBatch < 1 || p.seqLen < 1)
+    return bad("num_micro_batches, global_batch and seq_len must be >= 1");
+  if (p.dataShares.empty() &&
+      p.globalBatch != p.dp * p.microBatch * p.numMicroBatches)
+    return bad("global_batch " + str(p.globalBatch) +
+               " is not dp * micro_batch_size * num_micro_batches = " +
+               str(p.dp * p.microBatch * p.numMicroBatches));
+  if (int64_t(p.layersPerChunk.size()) != p.pp * p.vpp)
+    return bad("layers_per_chunk has " + str(int64_t(p.layersPerChunk.size())) +
+               " entries, expected pp * vpp = " + str(p.pp * p.vpp));
+  if ((p.scheduleKind() == ScheduleKind::Interleaved1F1B) != (p.vpp > 1))
+    return bad("schedule '" + std::string(scheduleKindName(p.scheduleKind())) +
+               "' does not match vpp " + str(p.vpp) +
+               " (interleaved-1f1b needs vpp > 1, the others vpp 1)");
+  const int64_t product = p.dp * p.tp * p.pp * p.cp;
+  if (p.gpus > 0 && p.gpus != product)
+    return bad("cluster.gpus is " + str(p.gpus) + " but dp * tp * pp * cp = " +
+               str(product));
+  int64_t layers = 0;
+  for (int64_t n : p.layersPerChunk)
+    layers += n;
+
+  // The model it is applied to.
+  if (const LayerProfile *m = target.model) {
+    const std::string on = " but " + target.modelSource;
+    if (!p.model.empty() && symbolKey(p.model) != symbolKey(m->modelName))
+      return bad("the plan is for model '" + p.model + "'" + on + " is '" +
+                 m->modelName + "'");
+    const int64_t blocks = plannedBlocks(*m);
+    if (layers != blocks)
+      return bad("the plan splits " + str(layers) + " layers into stages" + on +
+                 " has " + str(blocks) +
+                 ": the plan was made for another model");
+    const ModelShape shape = modelShapeOf(*m);
+    if (p.modelShape.known())
+      for (auto [name, planned, actual] :
+           {std::tuple{"hidden size", p.modelShape.hidden, shape.hidden},
+            std::tuple{"vocabulary", p.modelShape.vocab, shape.vocab},
+            std::tuple{"parameter count", p.modelShape.params, shape.params},
+            std::tuple{"layer count", p.modelShape.layers, shape.layers}})
+        if (planned != actual)
+          return bad("the plan's model has " + std::string(name) + " " +
+                     str(planned) + on + " has " + str(actual) +
+                     ": the plan was made for another model of that name");
+    if (m->seqLen > 0 && m->seqLen != p.seqLen)
+      return bad("the plan is for sequence length " + str(p.seqLen) + on +
+                 " is at " + str(m->seqLen));
+  }
+
+  // The cluster.
+  if (const Cluster *c = target.cluster) {
+    const int64_t total = c->totalGpus();
+    // A plan may use a part of the cluster (the cost objective tries
+    // fewer nodes; the note says so).
+    const bool part = !p.clusterNote.empty() && p.gpus > 0 && p.gpus < total;
+    if (p.gpus > 0 && p.gpus != total && !part)
+      return bad("the plan uses " + str(p.gpus) + " GPUs but " +
+                 target.clusterSource + " has " + str(total));
+    if (product > total)
+      return bad("dp * tp * pp * cp = " + str(product) + " GPUs but " +
+                 target.clusterSource + " has " + str(total));
+  }
+  return Status::ok();
 }
 
 } // namespace trident::plan

@@ -56,6 +56,11 @@ Json planJson(const Plan &p) {
   Json j;
   j["schema"] = p.schema;
   j["model"] = p.model;
+  if (p.modelShape.known())
+    j["model_shape"] = {{"layers", p.modelShape.layers},
+                        {"hidden", p.modelShape.hidden},
+                        {"vocab", p.modelShape.vocab},
+                        {"params", p.modelShape.params}};
   j["seq_len"] = p.seqLen;
   j["cluster"] = {{"name", p.cluster}, {"gpus", p.gpus}, {"note", p.clusterNote}};
   j["precision"] = p.precision;
@@ -247,6 +252,19 @@ Result<Plan> parsePlanJson(std::string_view text, std::string_view source) {
     return Status::error(src + ": 'schema' is '" + p.schema + "', expected '" +
                          std::string(kPlanSchema) + "'");
   r.get(j, "model", "", p.model);
+  // Optional: plans written before it carry no shape.
+  if (r.error.empty() && j.contains("model_shape")) {
+    if (const Json *ms = r.field(j, "model_shape", "")) {
+      r.get(*ms, "layers", "model_shape", p.modelShape.layers);
+      r.get(*ms, "hidden", "model_shape", p.modelShape.hidden);
+      r.get(*ms, "vocab", "model_shape", p.modelShape.vocab);
+      r.get(*ms, "params", "model_shape", p.modelShape.params);
+      for (int64_t v : {p.modelShape.layers, p.modelShape.hidden,
+                        p.modelShape.vocab, p.modelShape.params})
+        if (r.error.empty() && v < 0)
+          r.error = src + ": 'model_shape' entries must not be negative";
+    }
+  }
   r.get(j, "seq_len", "", p.seqLen);
   if (const Json *c = r.field(j, "cluster", "")) {
     r.get(*c, "name", "cluster", p.cluster);

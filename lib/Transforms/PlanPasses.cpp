@@ -31,29 +31,15 @@ namespace tp = ::trident;
 
 namespace {
 
-/// Attaches `plan` to `model`; fails (with a diagnostic) when its layer
-/// split does not cover the model's transformer layers.
+/// Attaches `plan` (already held to `model` by plan::verify) to `model`.
 LogicalResult attachPlan(ModelOp model, const tp::plan::Plan &plan,
                          StringRef pass) {
   Builder b(model.getContext());
-  // Layers in model order, and the stage of every layer.
-  int64_t layers = 0;
-  for (int64_t n : plan.layersPerChunk)
-    layers += n;
+  // The stage of every layer, in model order.
   std::vector<int64_t> stageOfLayer;
   for (size_t g = 0; g < plan.layersPerChunk.size(); ++g)
     for (int64_t i = 0; i < plan.layersPerChunk[g]; ++i)
       stageOfLayer.push_back(static_cast<int64_t>(g) % plan.pp);
-  int64_t modelIterations = 0;
-  model.walk([&](RepeatOp r) {
-    if (!r->getParentOfType<RepeatOp>())
-      modelIterations += r.getCountAttr().getInt();
-  });
-  if (layers != modelIterations)
-    return model.emitError()
-           << pass << ": plan splits " << layers << " layers into stages but the "
-           << "model has " << modelIterations
-           << " repeated layers: the plan was made for another model";
 
   SmallVector<NamedAttribute> predicted = {
       b.getNamedAttr("iteration_time_s",
@@ -91,6 +77,10 @@ LogicalResult attachPlan(ModelOp model, const tp::plan::Plan &plan,
     if (!r)
       continue;
     int64_t count = r.getCountAttr().getInt();
+    if (next + count > int64_t(stageOfLayer.size()))
+      return model.emitError() << pass << ": the plan splits "
+                               << stageOfLayer.size()
+                               << " layers but the model's repeats hold more";
     SmallVector<int64_t> stages(stageOfLayer.begin() + next,
                                 stageOfLayer.begin() + next + count);
     next += count;
@@ -170,10 +160,24 @@ struct ApplyPlanPass
     auto plan = tp::plan::parsePlanJson(*text, planFile);
     if (!plan)
       return fail(plan.message());
-    if (plan->seqLen != model.getSeqLenAttr().getInt())
-      return fail(planFile + ": the plan is for sequence length " +
-                  std::to_string(plan->seqLen) + ", the model's is " +
-                  std::to_string(model.getSeqLenAttr().getInt()));
+    // Held to the model (at its own sequence length) and, when given, the
+    // cluster.
+    const tp::LayerProfile profile = tp::analysis::buildLayerProfile(
+        model, model.getSeqLenAttr().getInt());
+    tp::plan::PlanTarget target;
+    target.model = &profile;
+    target.modelSource = "model @" + model.getSymName().str();
+    std::optional<tp::Cluster> hw;
+    if (!cluster.empty()) {
+      auto loaded = tp::loadCluster(cluster);
+      if (!loaded)
+        return fail(loaded.message());
+      hw = std::move(*loaded);
+      target.cluster = &*hw;
+      target.clusterSource = "cluster " + cluster;
+    }
+    if (tp::Status s = tp::plan::verify(*plan, planFile, target); !s)
+      return fail(s.message());
     if (failed(attachPlan(model, *plan, getArgument())))
       signalPassFailure();
   }

@@ -116,18 +116,6 @@ int runEmit(mlir::MLIRContext &ctx) {
     return fail(model.message());
   for (const std::string &w : model->warnings)
     llvm::errs() << "trident: warning: " << w << "\n";
-  // A plan is made for one model: its step time and memory describe that
-  // one. Names compare as symbols, in any case ("tiny-llama" and
-  // "Tiny_Llama" agree).
-  llvm::StringRef modelName = model->model().getSymName();
-  if (!plan->model.empty() &&
-      !llvm::StringRef(frontend::modelSymbol(plan->model))
-           .equals_insensitive(frontend::modelSymbol(modelName)))
-    llvm::errs() << "trident: warning: " << emitPlanOpt
-                 << " was made for model '" << plan->model << "', not '"
-                 << modelName
-                 << "': the program trains --model, and the plan's step "
-                    "time and memory do not describe it\n";
 
   // The plan's figures were computed for its precision; the programs
   // compute in f32 whatever the plan says (docs/emit.md, the --plan
@@ -141,6 +129,10 @@ int runEmit(mlir::MLIRContext &ctx) {
                     "it\n";
 
   conversion::TrainingOptions options;
+  // The lowering holds the plan to the model (plan::verify): a plan made
+  // for another model is refused, naming both.
+  options.planSource = emitPlanOpt;
+  options.modelSource = "--model " + emitModelOpt;
   options.optimizer = emitOptimizerOpt;
   options.lr = emitLrOpt;
   options.moeBiasUpdateRate = emitMoeBiasRateOpt;

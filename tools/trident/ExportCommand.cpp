@@ -1,9 +1,12 @@
 //===- ExportCommand.cpp - trident export ---------------------------------===//
 //
 // `trident export --plan plan.json --to megatron|deepspeed|torchtitan
-// [-o FILE]`: a trident.plan/v1 plan as a training framework's
-// configuration (TridentPlan's Export.h, docs/exporters.md). Notes that the
-// text cannot carry (DeepSpeed JSON has no comments) go to stderr.
+// [--model M] [--cluster C] [-o FILE]`: a trident.plan/v1 plan as a
+// training framework's configuration (TridentPlan's Export.h,
+// docs/exporters.md). With --model or --cluster the plan is first held to
+// them (plan::verify): a plan for another model or GPU count is refused.
+// Notes that the text cannot carry (DeepSpeed JSON has no comments) go to
+// stderr.
 //
 // Exit codes: 0 written; 1 bad input or a plan the target cannot express;
 // 2 bad usage.
@@ -12,8 +15,11 @@
 
 #include "Commands.h"
 
+#include "trident/Analysis/ModelAnalysis.h"
 #include "trident/Plan/Export.h"
 #include "trident/Support/FileIO.h"
+
+#include "dialects/Graph/IR/GraphOps.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -57,7 +63,7 @@ int printExported(const plan::Plan &p, std::string_view target,
   return 0;
 }
 
-int runExport(mlir::MLIRContext &) {
+int runExport(mlir::MLIRContext &ctx) {
   if (planOpt.empty())
     return fail("--plan is required (a plan written by trident plan -o)", 2);
   if (exportToOpt.empty())
@@ -68,6 +74,28 @@ int runExport(mlir::MLIRContext &) {
   auto p = plan::parsePlanJson(*text, planOpt);
   if (!p)
     return fail(p.message());
+  // What the plan will be launched on, when given.
+  plan::PlanTarget target;
+  std::optional<LayerProfile> profile;
+  if (!modelOpt.empty()) {
+    auto loaded = frontend::loadModel(ctx, modelOpt, p->seqLen);
+    if (!loaded)
+      return fail(loaded.message());
+    profile = analysis::buildLayerProfile(loaded->model(), p->seqLen);
+    target.model = &*profile;
+    target.modelSource = "--model " + modelOpt;
+  }
+  std::optional<Cluster> cluster;
+  if (!clusterOpt.empty()) {
+    auto hw = loadCluster(clusterOpt);
+    if (!hw)
+      return fail(hw.message());
+    cluster = std::move(*hw);
+    target.cluster = &*cluster;
+    target.clusterSource = "--cluster " + clusterOpt;
+  }
+  if (Status s = plan::verify(*p, planOpt, target); !s)
+    return fail(s.message());
   return printExported(*p, exportToOpt, planOpt, exportOutputOpt);
 }
 

@@ -32,7 +32,7 @@ cl::opt<std::string> modelOpt("model",
                               cl::desc("zoo name, config.json or .mlir file"),
                               cl::value_desc("M"), cl::sub(inspectCmd),
                               cl::sub(importCmd), cl::sub(evaluateCmd), cl::sub(planCmd),
-                              cl::cat(category));
+                              cl::sub(exportCmd), cl::cat(category));
 cl::opt<int64_t> seqLenOpt("seq-len", cl::desc("sequence length"),
                            cl::value_desc("S"), cl::init(0),
                            cl::sub(inspectCmd), cl::sub(importCmd),
@@ -41,7 +41,8 @@ cl::opt<bool> jsonOpt("json", cl::desc("print JSON"), cl::sub(inspectCmd),
                       cl::sub(evaluateCmd), cl::sub(planCmd), cl::cat(category));
 cl::opt<std::string> clusterOpt(
     "cluster", cl::desc("PRESET:NODES (e.g. dgx-h100:32) or cluster.json"),
-    cl::value_desc("C"), cl::sub(evaluateCmd), cl::sub(planCmd), cl::cat(category));
+    cl::value_desc("C"), cl::sub(evaluateCmd), cl::sub(planCmd),
+    cl::sub(exportCmd), cl::cat(category));
 cl::opt<std::string> calibrationOpt(
     "calibration", cl::desc("calibration profile JSON measured on the GPUs"),
     cl::value_desc("file"), cl::sub(evaluateCmd), cl::sub(planCmd), cl::cat(category));

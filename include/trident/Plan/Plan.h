@@ -78,12 +78,32 @@ struct Predicted {
   bool operator==(const Predicted &) const = default;
 };
 
+/// What a plan records of its model's shape, so that it is not applied to
+/// another model of the same name (verify()). Zero: unknown (plans written
+/// before the field).
+struct ModelShape {
+  int64_t layers = 0; ///< blocks the pipeline split covers
+  int64_t hidden = 0;
+  int64_t vocab = 0;
+  int64_t params = 0;
+  bool known() const { return layers > 0 || hidden > 0 || params > 0; }
+  bool operator==(const ModelShape &) const = default;
+};
+
+/// The shape of the model a profile describes.
+ModelShape modelShapeOf(const LayerProfile &profile);
+
+/// Blocks a plan splits into pipeline chunks: the profile's Block and Other
+/// groups (a model without transformer blocks is one).
+int64_t plannedBlocks(const LayerProfile &profile);
+
 /// A plan: the parallel axes (ParallelAxes, the record every other file
 /// reads through the axis table of Parallel.h; `schedule` is always set),
 /// and what the planner adds to them.
 struct Plan : ParallelAxes {
   std::string schema = std::string(kPlanSchema);
   std::string model;
+  ModelShape modelShape;
   int64_t seqLen = 0;
   std::string cluster;   ///< cluster name
   int64_t gpus = 0;      ///< GPUs the plan uses
@@ -127,6 +147,26 @@ Plan makePlan(const LayerProfile &profile, const Cluster &cluster,
 
 /// The configuration a plan describes (for `trident evaluate`-style reuse).
 Result<ParallelConfig> toParallelConfig(const Plan &plan);
+
+/// What a plan is applied to: the model (its profile at the plan's
+/// sequence length) and, when known, the cluster. Sources name them in
+/// messages ("--model llama-3-8b", "cluster dgx-h100:4").
+struct PlanTarget {
+  const LayerProfile *model = nullptr;
+  std::string modelSource;
+  const Cluster *cluster = nullptr;
+  std::string clusterSource;
+};
+
+/// The one check of a plan before anything uses it (export, emit,
+/// trident-apply-plan, the lowering): its own rules (every axis within its
+/// row's bounds, global_batch = dp * micro_batch_size * num_micro_batches
+/// without data shares, layers_per_chunk of pp * vpp entries, the schedule
+/// matching vpp, GPUs = dp * tp * pp * cp), then what it is applied to: the
+/// model's name, layers and recorded shape, and the cluster's GPU count.
+/// Errors name `planSource` and the target, and both values.
+Status verify(const Plan &plan, std::string_view planSource,
+              const PlanTarget &target = {});
 
 /// One plan as a JSON object (2-space indentation, fixed key order).
 std::string planToJson(const Plan &plan);

@@ -62,13 +62,17 @@ def ApplyPlanPass : Pass<"trident-apply-plan",
   let summary = "Read a trident.plan/v1 JSON onto the model";
   let description = [{
     The reverse of `trident-plan`: reads a plan written by `trident plan -o`
-    and attaches the same `tgraph.plan` and `tgraph.stage` attributes. A
-    plan whose layer split does not match the model's layers, or that was
-    made for another sequence length, is refused.
+    and attaches the same `tgraph.plan` and `tgraph.stage` attributes. The
+    plan is held to the model first (`plan::verify`): a plan made for
+    another model (name, layer count, recorded shape) or another sequence
+    length is refused, naming both sides; with `cluster`, so is a plan for
+    another number of GPUs.
   }];
   let options = [
     Option<"planFile", "plan", "std::string", /*default=*/"",
-           "plan JSON file">
+           "plan JSON file">,
+    Option<"cluster", "cluster", "std::string", /*default=*/"",
+           "PRESET:NODES or a cluster.json the plan must fit (optional)">
   ];
   let dependentDialects = ["::mlir::trident::graph::TGraphDialect"];
 }

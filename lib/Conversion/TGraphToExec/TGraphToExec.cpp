@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "trident/Conversion/TGraphToExec/TGraphToExec.h"
+#include "trident/Analysis/ModelAnalysis.h"
 
 #include "dialects/Exec/IR/ExecOps.h"
 #include "dialects/Graph/IR/GraphOps.h"
@@ -2032,7 +2033,20 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
     model.emitError() << "texec lowering: " << msg;
     return {};
   };
-  if (plan.cp < 1 || plan.seqLen % plan.cp != 0)
+  {
+    const ::trident::LayerProfile profile = ::trident::analysis::
+        buildLayerProfile(model, model.getSeqLenAttr().getInt());
+    ::trident::plan::PlanTarget target;
+    target.model = &profile;
+    target.modelSource = options.modelSource.empty()
+                             ? "model @" + model.getSymName().str()
+                             : options.modelSource;
+    if (::trident::Status s =
+            ::trident::plan::verify(plan, options.planSource, target);
+        !s)
+      return fail(s.message());
+  }
+  if (plan.seqLen % plan.cp != 0)
     return fail("plan 'seq_len' " + std::to_string(plan.seqLen) +
                 " is not divisible by 'parallel.cp' = " +
                 std::to_string(plan.cp));

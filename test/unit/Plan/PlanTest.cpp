@@ -169,3 +169,66 @@ TEST_CASE("plan JSON errors name the field", "[plan]") {
   REQUIRE_FALSE(r.isOk());
   CHECK_THAT(r.message(), Catch::Contains("not valid JSON"));
 }
+
+TEST_CASE("plan::verify holds a plan to its own rules, the model and the "
+          "cluster",
+          "[plan][verify]") {
+  LayerProfile prof = gpt7b();
+  Cluster cl = *parseClusterSpec("dgx-a100-80gb:4");
+  ParallelConfig c;
+  c.dp = 4, c.tp = 4, c.pp = 2, c.microBatch = 2, c.globalBatch = 256;
+  auto e = evaluate(prof, cl, c);
+  REQUIRE(e.isOk());
+  plan::Plan p = plan::makePlan(prof, cl, c, *e);
+  CHECK(p.modelShape == plan::modelShapeOf(prof));
+  CHECK(p.modelShape.layers == 32);
+  plan::PlanTarget both{&prof, "--model gpt-7b", &cl, "--cluster a100x4"};
+  CHECK(plan::verify(p, "p.json", both).isOk());
+  auto err = [&](const plan::Plan &q, const plan::PlanTarget &t) {
+    Status s = plan::verify(q, "p.json", t);
+    REQUIRE_FALSE(s.isOk());
+    return s.message();
+  };
+  // Another model: name, then layers, then the recorded shape.
+  LayerProfile other = test::gptProfile("gpt-13b", 40, 5120, 40);
+  CHECK(err(p, {&other, "--model gpt-13b"}) ==
+        "p.json: the plan is for model 'gpt-7b' but --model gpt-13b is "
+        "'gpt-13b'");
+  other.modelName = "GPT_7B"; // names compare as symbols, in any case
+  CHECK(err(p, {&other, "--model gpt-13b"}) ==
+        "p.json: the plan splits 32 layers into stages but --model gpt-13b "
+        "has 40: the plan was made for another model");
+  LayerProfile wide = test::gptProfile("gpt-7b", 32, 5120, 40);
+  CHECK(err(p, {&wide, "--model wide"}).find(
+            "the plan's model has hidden size 4096 but --model wide has "
+            "5120") != std::string::npos);
+  // A plan written before model_shape: name and layers only.
+  plan::Plan old = p;
+  old.modelShape = {};
+  CHECK(plan::verify(old, "old.json", {&wide, "--model wide"}).isOk());
+  // Sequence length.
+  LayerProfile longer = prof;
+  longer.seqLen = prof.seqLen * 2;
+  CHECK(err(p, {&longer, "--model gpt-7b"}).find(
+            "the plan is for sequence length") != std::string::npos);
+  // GPUs: another cluster size, or a plan whose axes do not multiply to
+  // its GPU count.
+  Cluster big = *parseClusterSpec("dgx-a100-80gb:8");
+  CHECK(err(p, {nullptr, "", &big, "--cluster a100x8"}) ==
+        "p.json: the plan uses 32 GPUs but --cluster a100x8 has 64");
+  plan::Plan part = p;
+  part.clusterNote = "4 of 8 nodes"; // a plan for part of the cluster
+  CHECK(plan::verify(part, "p.json", {nullptr, "", &big, "c"}).isOk());
+  plan::Plan skew = p;
+  skew.dp = 2;
+  CHECK(err(skew, {}) == "p.json: global_batch 256 is not dp * "
+                         "micro_batch_size * num_micro_batches = 128");
+  skew = p;
+  skew.gpus = 16;
+  CHECK(err(skew, {}) ==
+        "p.json: cluster.gpus is 16 but dp * tp * pp * cp = 32");
+  // The shape survives the JSON.
+  auto back = plan::parsePlanJson(plan::planToJson(p));
+  REQUIRE(back.isOk());
+  CHECK(back->modelShape == p.modelShape);
+}

@@ -38,10 +38,15 @@ struct TrainingOptions {
   /// pre-training ("DeepSeek-V3 Technical Report", 2024, section 4.2:
   /// gamma = 0.001 for the first 14.3T tokens); 0 freezes the bias.
   double moeBiasUpdateRate = 1e-3;
+  /// How messages name the plan and the model (plan::verify).
+  std::string planSource = "plan";
+  std::string modelSource;
 };
 
-/// Lowers `model` under `plan`. On failure emits diagnostics (at the tgraph
-/// op concerned, or at the model for plan-level problems, naming the plan
+/// Lowers `model` under `plan`. The plan is first held to the model
+/// (plan::verify: its own rules, then the model's name, layers, shape and
+/// sequence length). On failure emits diagnostics (at the tgraph op
+/// concerned, or at the model for plan-level problems, naming the plan
 /// field) and returns null.
 mlir::OwningOpRef<mlir::ModuleOp>
 lowerToExec(mlir::trident::graph::ModelOp model, const ::trident::plan::Plan &plan,
