@@ -807,32 +807,41 @@ Status Evaluator::checkFinite(const ParallelConfig &c,
         "' (an internal error: please report the model, cluster and "
         "configuration)");
   };
-  for (auto [name, v] :
-       {std::pair{"iteration time", out.iterationSeconds},
-        std::pair{"pipeline time", out.pipelineSeconds},
-        std::pair{"exposed data-parallel time", out.dpExposedSeconds},
-        std::pair{"optimizer time", out.optimizerSeconds},
-        std::pair{"throughput", out.tokensPerSecond},
-        std::pair{"MFU", out.mfu},
-        std::pair{"bubble fraction", out.bubbleFraction},
-        std::pair{"peak memory", out.peakMemoryBytes}})
-    if (!std::isfinite(v))
-      return bad(name, v);
+  using Field = std::pair<const char *, double>;
+  auto firstNonFinite = [&](std::initializer_list<Field> fields,
+                            const std::string &at) -> Status {
+    for (const Field &f : fields)
+      if (!std::isfinite(f.second))
+        return bad(at + f.first, f.second);
+    return Status::ok();
+  };
+  if (Status s = firstNonFinite(
+          {{"iteration time", out.iterationSeconds},
+           {"pipeline time", out.pipelineSeconds},
+           {"exposed data-parallel time", out.dpExposedSeconds},
+           {"optimizer time", out.optimizerSeconds},
+           {"throughput", out.tokensPerSecond},
+           {"MFU", out.mfu},
+           {"bubble fraction", out.bubbleFraction},
+           {"peak memory", out.peakMemoryBytes}},
+          "");
+      !s)
+    return s;
   if (!(out.iterationSeconds > 0))
     return bad("iteration time", out.iterationSeconds);
   for (size_t s = 0; s < out.stages.size(); ++s) {
     const StageBreakdown &st = out.stages[s];
-    const std::string at = "stage " + std::to_string(s) + " ";
-    for (auto [name, v] :
-         {std::pair{"compute time", st.computeSeconds},
-          std::pair{"exposed communication", st.exposedCommSeconds},
-          std::pair{"hidden communication", st.hiddenCommSeconds},
-          std::pair{"bubble", st.bubbleSeconds},
-          std::pair{"data-parallel time", st.dpCommSeconds},
-          std::pair{"optimizer time", st.optimizerSeconds},
-          std::pair{"memory", st.totalBytes}})
-      if (!std::isfinite(v))
-        return bad(at + name, v);
+    if (Status e = firstNonFinite(
+            {{"compute time", st.computeSeconds},
+             {"exposed communication", st.exposedCommSeconds},
+             {"hidden communication", st.hiddenCommSeconds},
+             {"bubble", st.bubbleSeconds},
+             {"data-parallel time", st.dpCommSeconds},
+             {"optimizer time", st.optimizerSeconds},
+             {"memory", st.totalBytes}},
+            "stage " + std::to_string(s) + " ");
+        !e)
+      return e;
   }
   return Status::ok();
 }

@@ -104,31 +104,29 @@ done
 # --- emitted programs of the end-to-end plans (SHA-256) ---------------------
 e2e="$root/test/e2e"
 : >"$out/emitted.sha256"
+# hash_emit LABEL EMIT-ARGS...: the SHA-256 of what `trident emit` writes,
+# or its exit code, as one line of emitted.sha256.
+hash_emit() {
+  local label="$1" rc=0
+  shift
+  "$trident" emit "$@" -o "$tmp/emitted" >/dev/null 2>&1 || rc=$?
+  if [ "$rc" = 0 ]; then
+    echo "$(sha256sum <"$tmp/emitted" | cut -d' ' -f1)  $label" \
+      >>"$out/emitted.sha256"
+  else
+    echo "exit $rc  $label" >>"$out/emitted.sha256"
+  fi
+}
 for p in "$e2e"/plans/*.json; do
   n="$(basename "$p" .json)"
   m="$(sed -n 's/^  "model": "\(.*\)",$/\1/p' "$p")"
   if [ -f "$e2e/models/$m.json" ]; then m="$e2e/models/$m.json"
   elif [ -f "$e2e/models/$m.mlir" ]; then m="$e2e/models/$m.mlir"; fi
   for b in cpu cuda; do
-    rc=0
-    "$trident" emit --plan "$p" --model "$m" --backend "$b" --emit cpp \
-      --train-in-f32 -o "$tmp/main.cpp" >/dev/null 2>&1 || rc=$?
-    if [ "$rc" = 0 ]; then
-      echo "$(sha256sum <"$tmp/main.cpp" | cut -d' ' -f1)  $n $b main.cpp" \
-        >>"$out/emitted.sha256"
-    else
-      echo "exit $rc  $n $b main.cpp" >>"$out/emitted.sha256"
-    fi
+    hash_emit "$n $b main.cpp" --plan "$p" --model "$m" --backend "$b" \
+      --emit cpp --train-in-f32
   done
-  rc=0
-  "$trident" emit --plan "$p" --model "$m" --emit texec --train-in-f32 \
-    -o "$tmp/p.mlir" >/dev/null 2>&1 || rc=$?
-  if [ "$rc" = 0 ]; then
-    echo "$(sha256sum <"$tmp/p.mlir" | cut -d' ' -f1)  $n texec" \
-      >>"$out/emitted.sha256"
-  else
-    echo "exit $rc  $n texec" >>"$out/emitted.sha256"
-  fi
+  hash_emit "$n texec" --plan "$p" --model "$m" --emit texec --train-in-f32
 done
 
 # --- validation --------------------------------------------------------------
