@@ -1,14 +1,15 @@
 //===- PlanPasses.cpp - trident-plan and trident-apply-plan ---------------===//
 //
 // Thin wrappers: the Analysis builds the LayerProfile, Search finds the
-// plan, Plan reads and writes it; these passes only move a plan between its
-// data model and IR attributes.
+// plan, Plan reads and writes it, Conversion/PlanAttr turns it into the
+// model's #tgraph.plan; these passes only call them.
 //
 //===----------------------------------------------------------------------===//
 
 #include "trident/Transforms/Passes.h"
 
 #include "trident/Analysis/ModelAnalysis.h"
+#include "trident/Conversion/PlanAttr/PlanAttr.h"
 #include "trident/Hardware/Cluster.h"
 #include "trident/Plan/Plan.h"
 #include "trident/Search/Pins.h"
@@ -30,64 +31,6 @@ using namespace mlir::trident::graph;
 namespace tp = ::trident;
 
 namespace {
-
-/// Attaches `plan` (already held to `model` by plan::verify) to `model`.
-LogicalResult attachPlan(ModelOp model, const tp::plan::Plan &plan,
-                         StringRef pass) {
-  Builder b(model.getContext());
-  // The stage of every layer, in model order.
-  std::vector<int64_t> stageOfLayer;
-  for (size_t g = 0; g < plan.layersPerChunk.size(); ++g)
-    for (int64_t i = 0; i < plan.layersPerChunk[g]; ++i)
-      stageOfLayer.push_back(static_cast<int64_t>(g) % plan.pp);
-
-  SmallVector<NamedAttribute> predicted = {
-      b.getNamedAttr("iteration_time_s",
-                     b.getF64FloatAttr(plan.predicted.iterationSeconds)),
-      b.getNamedAttr("tokens_per_s",
-                     b.getF64FloatAttr(plan.predicted.tokensPerSecond)),
-      b.getNamedAttr("mfu", b.getF64FloatAttr(plan.predicted.mfu)),
-      b.getNamedAttr("peak_memory_bytes",
-                     b.getF64FloatAttr(plan.predicted.peakMemoryBytes))};
-  SmallVector<NamedAttribute> fields = {
-      b.getNamedAttr("schema", b.getStringAttr(plan.schema)),
-      b.getNamedAttr("num_micro_batches",
-                     b.getI64IntegerAttr(plan.numMicroBatches)),
-      b.getNamedAttr("precision", b.getStringAttr(plan.precision)),
-      b.getNamedAttr("global_batch", b.getI64IntegerAttr(plan.globalBatch)),
-      b.getNamedAttr("layers_per_chunk",
-                     b.getDenseI64ArrayAttr(plan.layersPerChunk)),
-      b.getNamedAttr("predicted", b.getDictionaryAttr(predicted))};
-  // The axes as the table names them (kAxes).
-  for (const ::trident::AxisSpec &a : ::trident::kAxes) {
-    int64_t v = a.get(plan);
-    Attribute value =
-        a.type == ::trident::AxisType::Bool ? Attribute(b.getBoolAttr(v != 0))
-        : a.type == ::trident::AxisType::Choice
-            ? Attribute(b.getStringAttr(::trident::axisValueText(a, v)))
-            : Attribute(b.getI64IntegerAttr(v));
-    fields.push_back(b.getNamedAttr(a.jsonKey, value));
-  }
-  model->setAttr("tgraph.plan", b.getDictionaryAttr(fields));
-
-  // The stage of each iteration of every top-level repeat, in model order.
-  int64_t next = 0;
-  for (Operation &op : model.getBody().front()) {
-    auto r = dyn_cast<RepeatOp>(op);
-    if (!r)
-      continue;
-    int64_t count = r.getCountAttr().getInt();
-    if (next + count > int64_t(stageOfLayer.size()))
-      return model.emitError() << pass << ": the plan splits "
-                               << stageOfLayer.size()
-                               << " layers but the model's repeats hold more";
-    SmallVector<int64_t> stages(stageOfLayer.begin() + next,
-                                stageOfLayer.begin() + next + count);
-    next += count;
-    r->setAttr("tgraph.stage", b.getDenseI64ArrayAttr(stages));
-  }
-  return success();
-}
 
 struct PlanPass : public mlir::trident::impl::PlanPassBase<PlanPass> {
   using PlanPassBase::PlanPassBase;
@@ -137,7 +80,7 @@ struct PlanPass : public mlir::trident::impl::PlanPassBase<PlanPass> {
     tp::plan::Plan plan = tp::plan::makePlan(
         profile, result->clusters[size_t(best.clusterIndex)], best.config,
         best.eval);
-    if (failed(attachPlan(model, plan, getArgument())))
+    if (failed(tp::conversion::attachPlan(model, plan, getArgument())))
       signalPassFailure();
   }
 };
@@ -178,7 +121,7 @@ struct ApplyPlanPass
     }
     if (tp::Status s = tp::plan::verify(*plan, planFile, target); !s)
       return fail(s.message());
-    if (failed(attachPlan(model, *plan, getArgument())))
+    if (failed(tp::conversion::attachPlan(model, *plan, getArgument())))
       signalPassFailure();
   }
 };

@@ -7,8 +7,8 @@
 // RUN: diff %t.applied.mlir %t.planned.mlir
 // RUN: FileCheck %s < %t.applied.mlir
 
-// CHECK: tgraph.plan = {
-// CHECK-SAME: layers_per_chunk = array<i64: 2, 2>
+// CHECK: tgraph.plan = #tgraph.plan<model = "tiny_gpt", seq_len = 32,
+// CHECK-SAME: layers_per_chunk = [2, 2]
 // CHECK: {tgraph.stage = array<i64: 0, 0, 1, 1>}
 
 // A plan for another model or sequence length is refused.

@@ -3,7 +3,7 @@
 // The model is Inputs/shard-export-gpt.mlir; each RUN fills in its plan.
 
 // tp = 2: export, then upstream propagation + partitioning.
-// RUN: sed 's/DP/1/;s/CP/1/;s/TP/2/;s/SP/false/' %S/Inputs/shard-export-gpt.mlir | trident-opt --trident-export-shard -o %t.tp2.mlir
+// RUN: sed 's/GB/2/;s/DP/1/;s/CP/1/;s/TP/2/;s/SP/false/' %S/Inputs/shard-export-gpt.mlir | trident-opt --trident-export-shard -o %t.tp2.mlir
 // RUN: FileCheck %s --check-prefix=EXPORT < %t.tp2.mlir
 // RUN: mlir-opt %t.tp2.mlir --pass-pipeline='builtin.module(func.func(sharding-propagation,cse,shard-partition,canonicalize))' | FileCheck %s --check-prefix=PART
 
@@ -66,7 +66,7 @@
 
 // dp = 2, tp = 2: the batch (dp x micro-batch = 4) splits too, and the loss
 // is reduced over dp.
-// RUN: sed 's/DP/2/;s/CP/1/;s/TP/2/;s/SP/false/' %S/Inputs/shard-export-gpt.mlir | trident-opt --trident-export-shard -o %t.dptp.mlir
+// RUN: sed 's/GB/4/;s/DP/2/;s/CP/1/;s/TP/2/;s/SP/false/' %S/Inputs/shard-export-gpt.mlir | trident-opt --trident-export-shard -o %t.dptp.mlir
 // RUN: FileCheck %s --check-prefix=DPTP-EXPORT < %t.dptp.mlir
 // RUN: mlir-opt %t.dptp.mlir --pass-pipeline='builtin.module(func.func(sharding-propagation,cse,shard-partition,canonicalize))' | FileCheck %s --check-prefix=DPTP
 // DPTP-EXPORT: shard.grid @grid(shape = 2x2) {trident.axes = ["dp", "tp"]}
@@ -88,12 +88,12 @@
 // stream's sequence split over tp, respectively the queries' over cp, with
 // keys and values gathered); LLVM 22's shard-partition does not handle
 // these reshardings yet (docs/shard-export.md), so only the export is checked.
-// RUN: sed 's/DP/1/;s/CP/1/;s/TP/2/;s/SP/true/' %S/Inputs/shard-export-gpt.mlir | trident-opt --trident-export-shard | FileCheck %s --check-prefix=SP
+// RUN: sed 's/GB/2/;s/DP/1/;s/CP/1/;s/TP/2/;s/SP/true/' %S/Inputs/shard-export-gpt.mlir | trident-opt --trident-export-shard | FileCheck %s --check-prefix=SP
 // SP: shard.grid @grid(shape = 2) {trident.axes = ["tp"]}
 // SP: %[[R:.*]] = shard.sharding @grid split_axes = {{\[\[}}], [0], []] : !shard.sharding
 // SP: %[[G:.*]] = shard.sharding @grid split_axes = {{\[\[}}], [], []] : !shard.sharding
 // SP-NEXT: shard.shard %{{.*}} to %[[G]] annotate_for_users : tensor<2x16x32xf32>
-// RUN: sed 's/DP/1/;s/CP/2/;s/TP/2/;s/SP/false/' %S/Inputs/shard-export-gpt.mlir | trident-opt --trident-export-shard | FileCheck %s --check-prefix=CP
+// RUN: sed 's/GB/2/;s/DP/1/;s/CP/2/;s/TP/2/;s/SP/false/' %S/Inputs/shard-export-gpt.mlir | trident-opt --trident-export-shard | FileCheck %s --check-prefix=CP
 // CP: shard.grid @grid(shape = 2x2) {trident.axes = ["cp", "tp"]}
 // CP: split_axes = {{\[\[}}], [0], [1]] : !shard.sharding
 // CP: split_axes = {{\[\[}}], [], [1]] : !shard.sharding
@@ -104,8 +104,19 @@
 // (4 layers x 2), the embedding, the three loss reductions over the
 // vocabulary and the loss over dp: 13.
 // RUN: trident import --model tiny-gpt -o %t.tiny.mlir
-// RUN: sed 's/attributes {architecture/attributes {tgraph.plan = {dp = 4 : i64, tp = 2 : i64, pp = 1 : i64, cp = 1 : i64, vpp = 1 : i64, micro_batch_size = 2 : i64, sequence_parallel = false, layers_per_chunk = array<i64: 4>}, architecture/' %t.tiny.mlir | trident-opt --trident-export-shard -o %t.tiny.shard.mlir
+// RUN: sed 's/attributes {architecture/attributes {tgraph.plan = #tgraph.plan<model = "tiny_gpt", seq_len = 32, global_batch = 8, num_micro_batches = 1, axes = {dp = 4 : i64, tp = 2 : i64, micro_batch_size = 2 : i64}, layers_per_chunk = [4]>, architecture/' %t.tiny.mlir | trident-opt --trident-export-shard -o %t.tiny.shard.mlir
 // RUN: mlir-opt %t.tiny.shard.mlir --pass-pipeline='builtin.module(func.func(sharding-propagation,cse,shard-partition,canonicalize))' -o %t.tiny.part.mlir
 // RUN: grep -c shard.all_reduce %t.tiny.part.mlir | FileCheck %s --check-prefix=TINY
 // RUN: not grep -q 'shard.shard\|shard.sharding' %t.tiny.part.mlir
 // TINY: 13
+
+// The same from the command line: `trident export --to shard` runs
+// tgraph.model(trident-apply-plan{plan=P}),trident-export-shard on the
+// plan's zoo model (or --model) and writes the upstream IR.
+// RUN: trident plan --model tiny-gpt --cluster dgx-h100:1 --global-batch 8 --seq-len 32 --fix dp=4,tp=2,pp=1,mb=2 -o %t.cli-plan.json > /dev/null
+// RUN: trident export --plan %t.cli-plan.json --to shard -o %t.cli.mlir
+// RUN: mlir-opt %t.cli.mlir --pass-pipeline='builtin.module(func.func(sharding-propagation,cse,shard-partition,canonicalize))' | grep -c shard.all_reduce | FileCheck %s --check-prefix=TINY
+// RUN: trident export --plan %t.cli-plan.json --to shard --model tiny-gpt | FileCheck %s --check-prefix=CLI
+// CLI: shard.grid @grid(shape = 4x2) {trident.axes = ["dp", "tp"]}
+// RUN: not trident export --plan %t.cli-plan.json --to shard --model %srcroot/test/e2e/models/tiny-llama.json 2>&1 | FileCheck %s --check-prefix=CLIOTHER
+// CLIOTHER: trident: error: {{.*}}tiny-llama.json under {{.*}}cli-plan.json: trident-apply-plan: {{.*}}cli-plan.json: the plan is for model 'tiny_gpt' but model @tiny_llama is 'tiny_llama'

@@ -5,15 +5,15 @@
 // RUN: trident-opt %t.mlir --pass-pipeline='builtin.module(tgraph.model(trident-plan{cluster=dgx-h100:1 global-batch=64 threads=4}))' | FileCheck %s --check-prefix=FREE
 
 // CHECK: tgraph.model @tiny_gpt
-// CHECK-SAME: tgraph.plan = {
+// CHECK-SAME: tgraph.plan = #tgraph.plan<model = "tiny_gpt", seq_len = 32
+// CHECK-SAME: axes = {
 // CHECK-SAME: dp = 4 : i64
-// CHECK-SAME: layers_per_chunk = array<i64: 2, 2>
 // CHECK-SAME: pp = 2 : i64
-// CHECK-SAME: schema = "trident.plan/v1"
 // CHECK-SAME: tp = 1 : i64
+// CHECK-SAME: layers_per_chunk = [2, 2], stage_recompute = [
 // CHECK: tgraph.repeat "layers.0-3" x 4(%{{.*}}) {tgraph.stage = array<i64: 0, 0, 1, 1>}
 
-// FREE: tgraph.plan = {
+// FREE: tgraph.plan = #tgraph.plan<
 // FREE-SAME: predicted = {iteration_time_s =
 
 // Errors name the option and the problem.

@@ -7,10 +7,13 @@
 
 #include "dialects/Exec/IR/ExecOps.h"
 #include "dialects/Graph/IR/GraphDialect.h"
+#include "trident/Conversion/Passes.h"
 #include "trident/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Shard/Transforms/Passes.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -27,9 +30,11 @@ int main(int argc, char **argv) {
   registry.insert<mlir::trident::graph::TGraphDialect,
                   mlir::trident::exec::TExecDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::tensor::TensorDialect,
-                  mlir::shard::ShardDialect>();
+                  mlir::shard::ShardDialect, mlir::linalg::LinalgDialect,
+                  mlir::math::MathDialect>();
   mlir::trident::graph::registerShardingInterfaceModels(registry);
   mlir::trident::registerTridentPasses();
+  mlir::trident::registerTridentConversionPasses();
   mlir::trident::test::registerTestLayerProfilePass();
   // Upstream sharding passes, for plans materialised as shard annotations.
   mlir::shard::registerShardingPropagation();

@@ -15,12 +15,15 @@
 
 #include "dialects/Exec/IR/ExecOps.h"
 #include "dialects/Graph/IR/GraphOps.h"
+#include "trident/Conversion/Passes.h"
 #include "trident/Conversion/TGraphToExec/TGraphToExec.h"
+#include "trident/Transforms/Passes.h"
 #include "trident/Support/DType.h"
 #include "trident/Support/FileIO.h"
 #include "trident/Target/ExecToCpp.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cctype>
@@ -128,11 +131,9 @@ int runEmit(mlir::MLIRContext &ctx) {
                     "--precision fp32 --runtime trident` gives figures for "
                     "it\n";
 
+  // trident-apply-plan holds the plan to the model (plan::verify): a plan
+  // made for another model is refused, naming both.
   conversion::TrainingOptions options;
-  // The lowering holds the plan to the model (plan::verify): a plan made
-  // for another model is refused, naming both.
-  options.planSource = emitPlanOpt;
-  options.modelSource = "--model " + emitModelOpt;
   options.optimizer = emitOptimizerOpt;
   options.lr = emitLrOpt;
   options.moeBiasUpdateRate = emitMoeBiasRateOpt;
@@ -155,7 +156,9 @@ int runEmit(mlir::MLIRContext &ctx) {
                       "runtime backends are f32-only), so its memory is not "
                       "the plan's\n";
   }
-  mlir::OwningOpRef<mlir::ModuleOp> exec;
+  // The pipeline trident-opt runs (docs/emit.md): the plan onto the model
+  // (held to it by plan::verify), then the lowering to texec.
+  mlir::OwningOpRef<mlir::ModuleOp> exec = std::move(model->module);
   {
     // Lowering diagnostics name the tgraph op (or the plan field).
     mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
@@ -168,10 +171,20 @@ int runEmit(mlir::MLIRContext &ctx) {
       llvm::errs() << d.str() << "\n";
       return mlir::success();
     });
-    exec = conversion::lowerToExec(model->model(), *plan, options);
+    mlir::PassManager pm(&ctx);
+    mlir::trident::ApplyPlanPassOptions apply;
+    apply.planFile = emitPlanOpt;
+    pm.nest<mlir::trident::graph::ModelOp>().addPass(
+        mlir::trident::createApplyPlanPass(apply));
+    mlir::trident::LowerToTexecPassOptions lower;
+    lower.optimizer = options.optimizer;
+    lower.lr = options.lr;
+    lower.trainInF32 = options.trainInF32;
+    lower.moeBiasRate = options.moeBiasUpdateRate;
+    pm.addPass(mlir::trident::createLowerToTexecPass(lower));
+    if (mlir::failed(pm.run(*exec)))
+      return 1;
   }
-  if (!exec)
-    return 1;
 
   std::string ir, cpp;
   llvm::raw_string_ostream irs(ir), cpps(cpp);

@@ -16,10 +16,16 @@
 #include "Commands.h"
 
 #include "trident/Analysis/ModelAnalysis.h"
+#include "trident/Conversion/Passes.h"
+#include "trident/Frontend/ModelSource.h"
 #include "trident/Plan/Export.h"
 #include "trident/Support/FileIO.h"
+#include "trident/Transforms/Passes.h"
 
 #include "dialects/Graph/IR/GraphOps.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -38,7 +44,8 @@ cl::opt<std::string> exportOutputOpt("o", cl::desc("write here (default: "
                                      cl::value_desc("file"),
                                      cl::sub(exportCmd), cl::cat(category));
 cl::opt<std::string> exportToOpt("to",
-                                 cl::desc("megatron, deepspeed or torchtitan"),
+                                 cl::desc("megatron, deepspeed, torchtitan, "
+                                          "or shard (upstream MLIR)"),
                                  cl::value_desc("target"), cl::sub(exportCmd),
                                  cl::cat(category));
 } // namespace
@@ -63,17 +70,70 @@ int printExported(const plan::Plan &p, std::string_view target,
   return 0;
 }
 
+namespace {
+
+/// `--to shard`: the model under the plan as upstream shard + linalg IR,
+/// through the passes trident-opt runs
+/// (`tgraph.model(trident-apply-plan{plan=P}),trident-export-shard`;
+/// docs/shard-export.md).
+int exportShard(mlir::MLIRContext &ctx, const plan::Plan &p) {
+  // The model: --model, or the zoo model the plan names.
+  std::string spec = modelOpt;
+  if (spec.empty())
+    for (const std::string &name : frontend::zooModelNames())
+      if (frontend::modelSymbol(name) == frontend::modelSymbol(p.model))
+        spec = name;
+  if (spec.empty())
+    return fail(std::string(planOpt) + " was made for '" + p.model +
+                    "', which is not a zoo model: give --model (its "
+                    "config.json or .mlir)",
+                2);
+  auto loaded = frontend::loadModel(ctx, spec, p.seqLen);
+  if (!loaded)
+    return fail(loaded.message());
+  mlir::OwningOpRef<mlir::ModuleOp> module = std::move(loaded->module);
+  {
+    mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
+      llvm::errs() << "trident: error: " << spec << " under " << planOpt
+                   << ": " << d.str() << "\n";
+      return mlir::success();
+    });
+    mlir::PassManager pm(&ctx);
+    mlir::trident::ApplyPlanPassOptions apply;
+    apply.planFile = planOpt;
+    apply.cluster = clusterOpt;
+    pm.nest<mlir::trident::graph::ModelOp>().addPass(
+        mlir::trident::createApplyPlanPass(apply));
+    pm.addPass(mlir::trident::createExportShardPass());
+    if (mlir::failed(pm.run(*module)))
+      return 1;
+  }
+  std::string ir;
+  llvm::raw_string_ostream os(ir);
+  module->print(os);
+  if (Status s = writeFileAtomically(
+          exportOutputOpt.empty() ? "-" : std::string(exportOutputOpt), ir);
+      !s)
+    return fail(s.message());
+  return 0;
+}
+
+} // namespace
+
 int runExport(mlir::MLIRContext &ctx) {
   if (planOpt.empty())
     return fail("--plan is required (a plan written by trident plan -o)", 2);
   if (exportToOpt.empty())
-    return fail("--to is required: megatron, deepspeed or torchtitan", 2);
+    return fail("--to is required: megatron, deepspeed, torchtitan or shard",
+                2);
   auto text = readFile(planOpt);
   if (!text)
     return fail(text.message());
   auto p = plan::parsePlanJson(*text, planOpt);
   if (!p)
     return fail(p.message());
+  if (exportToOpt == "shard")
+    return exportShard(ctx, *p);
   // What the plan will be launched on, when given.
   plan::PlanTarget target;
   std::optional<LayerProfile> profile;

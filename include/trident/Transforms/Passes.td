@@ -77,33 +77,4 @@ def ApplyPlanPass : Pass<"trident-apply-plan",
   let dependentDialects = ["::mlir::trident::graph::TGraphDialect"];
 }
 
-def ExportShardPass : Pass<"trident-export-shard", "::mlir::ModuleOp"> {
-  let summary = "Materialise a plan as upstream shard/linalg IR";
-  let description = [{
-    Replaces every `tgraph.model` that carries a plan (`tgraph.plan`, from
-    `trident-plan` or `trident-apply-plan`) with upstream-only IR: a
-    `shard.grid @grid` built from the plan's dp, cp and tp sizes, and one
-    `func.func` per pipeline chunk whose body is the model's forward pass in
-    `linalg`, `tensor`, `arith` and `math`, with `tgraph.repeat` layers
-    expanded. Parameters and activations carry `shard.shard` annotations
-    that follow Megatron-LM's rules (column-parallel QKV and MLP-up,
-    row-parallel attention-out and MLP-down, vocabulary-parallel embedding
-    and head, batch over dp, sequence over cp and, with sequence
-    parallelism, over tp). The output parses in upstream `mlir-opt` and
-    partitions with `sharding-propagation` and `shard-partition`. See
-    docs/shard-export.md.
-  }];
-  let options = [
-    Option<"batch", "batch", "int64_t", /*default=*/"0",
-           "batch bound to dimension 0 (0: dp x the plan's micro-batch size)">,
-    Option<"seqLen", "seq-len", "int64_t", /*default=*/"0",
-           "sequence length bound to dimension 1 (0: the model's)">
-  ];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
-    "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect",
-    "::mlir::shard::ShardDialect", "::mlir::tensor::TensorDialect"
-  ];
-}
-
 #endif // TRIDENT_TRANSFORMS_PASSES_TD

@@ -817,3 +817,102 @@ func.func @moe_groups(%x: tensor<?x?x64xf32>, %r: tensor<64x8xf32>, %wi: tensor<
   %0 = tgraph.moe %x router %r experts(%wi, %wo) {num_experts = 8 : i64, top_k = 2 : i64, activation = #tgraph.act<silu>, num_groups = 3 : i64} : (tensor<?x?x64xf32>, tensor<64x8xf32>, tensor<8x64x128xf32>, tensor<8x128x64xf32>) -> tensor<?x?x64xf32>
   return
 }
+
+// -----
+
+// #tgraph.plan's structure (the values are the converter's: plan::verify).
+// expected-error@+1 {{tgraph.plan: seq_len, global_batch and num_micro_batches must be positive and gpus non-negative}}
+tgraph.model @plan0 attributes {seq_len = 8 : i64, tgraph.plan = #tgraph.plan<model = "m", seq_len = 0, global_batch = 1, num_micro_batches = 1, axes = {}, layers_per_chunk = [1]>} {
+  %x = tgraph.input "features" : tensor<?x?x16xf32>
+  %l = tgraph.input "labels" : tensor<?x?xi32>
+  %loss = tgraph.cross_entropy %x, %l : (tensor<?x?x16xf32>, tensor<?x?xi32>) -> tensor<f32>
+  tgraph.output %loss : tensor<f32>
+}
+
+// -----
+
+// #tgraph.plan's structure (the values are the converter's: plan::verify).
+// expected-error@+1 {{tgraph.plan: precision and runtime must be named}}
+tgraph.model @plan1 attributes {seq_len = 8 : i64, tgraph.plan = #tgraph.plan<model = "m", seq_len = 8, precision = "", global_batch = 1, num_micro_batches = 1, axes = {}, layers_per_chunk = [1]>} {
+  %x = tgraph.input "features" : tensor<?x?x16xf32>
+  %l = tgraph.input "labels" : tensor<?x?xi32>
+  %loss = tgraph.cross_entropy %x, %l : (tensor<?x?x16xf32>, tensor<?x?xi32>) -> tensor<f32>
+  tgraph.output %loss : tensor<f32>
+}
+
+// -----
+
+// #tgraph.plan's structure (the values are the converter's: plan::verify).
+// expected-error@+1 {{tgraph.plan: axis 'tp' must be an integer, a boolean or a name}}
+tgraph.model @plan2 attributes {seq_len = 8 : i64, tgraph.plan = #tgraph.plan<model = "m", seq_len = 8, global_batch = 1, num_micro_batches = 1, axes = {tp = 1.5 : f64}, layers_per_chunk = [1]>} {
+  %x = tgraph.input "features" : tensor<?x?x16xf32>
+  %l = tgraph.input "labels" : tensor<?x?xi32>
+  %loss = tgraph.cross_entropy %x, %l : (tensor<?x?x16xf32>, tensor<?x?xi32>) -> tensor<f32>
+  tgraph.output %loss : tensor<f32>
+}
+
+// -----
+
+// #tgraph.plan's structure (the values are the converter's: plan::verify).
+// expected-error@+1 {{tgraph.plan: layers_per_chunk must not be empty}}
+tgraph.model @plan3 attributes {seq_len = 8 : i64, tgraph.plan = #tgraph.plan<model = "m", seq_len = 8, global_batch = 1, num_micro_batches = 1, axes = {}, layers_per_chunk = []>} {
+  %x = tgraph.input "features" : tensor<?x?x16xf32>
+  %l = tgraph.input "labels" : tensor<?x?xi32>
+  %loss = tgraph.cross_entropy %x, %l : (tensor<?x?x16xf32>, tensor<?x?xi32>) -> tensor<f32>
+  tgraph.output %loss : tensor<f32>
+}
+
+// -----
+
+// #tgraph.plan's structure (the values are the converter's: plan::verify).
+// expected-error@+1 {{tgraph.plan: layers_per_chunk entries must not be negative}}
+tgraph.model @plan4 attributes {seq_len = 8 : i64, tgraph.plan = #tgraph.plan<model = "m", seq_len = 8, global_batch = 1, num_micro_batches = 1, axes = {}, layers_per_chunk = [-1]>} {
+  %x = tgraph.input "features" : tensor<?x?x16xf32>
+  %l = tgraph.input "labels" : tensor<?x?xi32>
+  %loss = tgraph.cross_entropy %x, %l : (tensor<?x?x16xf32>, tensor<?x?xi32>) -> tensor<f32>
+  tgraph.output %loss : tensor<f32>
+}
+
+// -----
+
+// #tgraph.plan's structure (the values are the converter's: plan::verify).
+// expected-error@+1 {{tgraph.plan: stage_recompute entries must be "none", "selective" or "full"}}
+tgraph.model @plan5 attributes {seq_len = 8 : i64, tgraph.plan = #tgraph.plan<model = "m", seq_len = 8, global_batch = 1, num_micro_batches = 1, axes = {}, layers_per_chunk = [1], stage_recompute = ["some"]>} {
+  %x = tgraph.input "features" : tensor<?x?x16xf32>
+  %l = tgraph.input "labels" : tensor<?x?xi32>
+  %loss = tgraph.cross_entropy %x, %l : (tensor<?x?x16xf32>, tensor<?x?xi32>) -> tensor<f32>
+  tgraph.output %loss : tensor<f32>
+}
+
+// -----
+
+// #tgraph.plan's structure (the values are the converter's: plan::verify).
+// expected-error@+1 {{tgraph.plan: model_shape holds layers, hidden, vocab and params (4 entries), got 3}}
+tgraph.model @plan6 attributes {seq_len = 8 : i64, tgraph.plan = #tgraph.plan<model = "m", seq_len = 8, global_batch = 1, num_micro_batches = 1, axes = {}, layers_per_chunk = [1], model_shape = [1, 2, 3]>} {
+  %x = tgraph.input "features" : tensor<?x?x16xf32>
+  %l = tgraph.input "labels" : tensor<?x?xi32>
+  %loss = tgraph.cross_entropy %x, %l : (tensor<?x?x16xf32>, tensor<?x?xi32>) -> tensor<f32>
+  tgraph.output %loss : tensor<f32>
+}
+
+// -----
+
+// #tgraph.plan's structure (the values are the converter's: plan::verify).
+// expected-error@+1 {{tgraph.plan: model_shape entries must not be negative}}
+tgraph.model @plan7 attributes {seq_len = 8 : i64, tgraph.plan = #tgraph.plan<model = "m", seq_len = 8, global_batch = 1, num_micro_batches = 1, axes = {}, layers_per_chunk = [1], model_shape = [1, 2, 3, -4]>} {
+  %x = tgraph.input "features" : tensor<?x?x16xf32>
+  %l = tgraph.input "labels" : tensor<?x?xi32>
+  %loss = tgraph.cross_entropy %x, %l : (tensor<?x?x16xf32>, tensor<?x?xi32>) -> tensor<f32>
+  tgraph.output %loss : tensor<f32>
+}
+
+// -----
+
+// #tgraph.plan's structure (the values are the converter's: plan::verify).
+// expected-error@+1 {{tgraph.plan: predicted 'mfu' must be a float}}
+tgraph.model @plan8 attributes {seq_len = 8 : i64, tgraph.plan = #tgraph.plan<model = "m", seq_len = 8, global_batch = 1, num_micro_batches = 1, axes = {}, layers_per_chunk = [1], predicted = {mfu = 1 : i64}>} {
+  %x = tgraph.input "features" : tensor<?x?x16xf32>
+  %l = tgraph.input "labels" : tensor<?x?xi32>
+  %loss = tgraph.cross_entropy %x, %l : (tensor<?x?x16xf32>, tensor<?x?xi32>) -> tensor<f32>
+  tgraph.output %loss : tensor<f32>
+}

@@ -154,3 +154,14 @@ tgraph.model @recsys attributes {seq_len = 1 : i64} {
   %loss = tgraph.binary_cross_entropy %o, %labels : (tensor<?x1xf32>, tensor<?x1xf32>) -> tensor<f32>
   tgraph.output %loss : tensor<f32>
 }
+
+// The plan a model carries: the axes under the axis table's keys; the
+// optional parameters may be left out.
+// CHECK-LABEL: tgraph.model @planned
+// CHECK-SAME: tgraph.plan = #tgraph.plan<model = "planned", seq_len = 8, gpus = 4, global_batch = 4, num_micro_batches = 2, axes = {dp = 2 : i64, tp = 2 : i64}, layers_per_chunk = [1], stage_recompute = ["full"], model_shape = [1, 16, 0, 32], predicted = {mfu = 5.000000e-01 : f64}>
+tgraph.model @planned attributes {seq_len = 8 : i64, tgraph.plan = #tgraph.plan<model = "planned", seq_len = 8, gpus = 4, precision = "bf16", runtime = "megatron-core", global_batch = 4, num_micro_batches = 2, axes = {dp = 2 : i64, tp = 2 : i64}, layers_per_chunk = [1], stage_recompute = ["full"], model_shape = [1, 16, 0, 32], predicted = {mfu = 5.000000e-01 : f64}>} {
+  %x = tgraph.input "features" : tensor<?x?x16xf32>
+  %l = tgraph.input "labels" : tensor<?x?xi32>
+  %loss = tgraph.cross_entropy %x, %l : (tensor<?x?x16xf32>, tensor<?x?xi32>) -> tensor<f32>
+  tgraph.output %loss : tensor<f32>
+}

@@ -1,7 +1,7 @@
 // A 2-layer GPT block model (hidden 32, 4 heads of 8, MLP 64, vocab 64,
 // sequence 16) whose plan fields DP, CP, TP, SP are filled in by the RUN
 // lines of trident-export-shard.mlir.
-tgraph.model @gpt attributes {seq_len = 16 : i64, tgraph.plan = {dp = DP : i64, tp = TP : i64, pp = 1 : i64, cp = CP : i64, vpp = 1 : i64, micro_batch_size = 2 : i64, sequence_parallel = SP, layers_per_chunk = array<i64: 2>}} {
+tgraph.model @gpt attributes {seq_len = 16 : i64, tgraph.plan = #tgraph.plan<model = "gpt", seq_len = 16, global_batch = GB, num_micro_batches = 1, axes = {dp = DP : i64, tp = TP : i64, cp = CP : i64, micro_batch_size = 2 : i64, sequence_parallel = SP}, layers_per_chunk = [2]>} {
   %ids = tgraph.input "tokens" : tensor<?x?xi32>
   %labels = tgraph.input "labels" : tensor<?x?xi32>
   %wte = tgraph.param "wte" <embedding> : tensor<64x32xf32>

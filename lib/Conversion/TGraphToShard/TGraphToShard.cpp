@@ -1,4 +1,4 @@
-//===- ShardExport.cpp - trident-export-shard -----------------------------===//
+//===- TGraphToShard.cpp - trident-export-shard ---------------------------===//
 //
 // Writes a planned tgraph model as upstream-only IR: linalg/tensor/arith/math
 // for the computation and shard.grid/shard.sharding/shard.shard for the plan,
@@ -9,7 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "trident/Transforms/Passes.h"
+#include "trident/Conversion/Passes.h"
+
+#include "trident/Conversion/PlanAttr/PlanAttr.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -31,7 +33,7 @@
 
 namespace mlir::trident {
 #define GEN_PASS_DEF_EXPORTSHARDPASS
-#include "trident/Transforms/Passes.h.inc"
+#include "trident/Conversion/Passes.h.inc"
 } // namespace mlir::trident
 
 using namespace mlir;
@@ -48,7 +50,7 @@ using DimAxes = SmallVector<shard::GridAxis, 2>;
 /// omitted, as in upstream's syntax).
 using Spec = SmallVector<DimAxes, 4>;
 
-/// The plan fields the export needs, read from `tgraph.plan`.
+/// The plan fields the export needs.
 struct PlanView {
   int64_t dp = 1, tp = 1, pp = 1, cp = 1, vpp = 1, microBatch = 1;
   bool sp = false;
@@ -1349,41 +1351,19 @@ LogicalResult Exporter::emitMatmul(MatmulOp op) {
 // The pass
 //===----------------------------------------------------------------------===//
 
+/// The plan fields the export needs, from the model's `#tgraph.plan`
+/// (held to the model by the converter, plan::verify).
 FailureOr<PlanView> readPlan(ModelOp model) {
-  auto dict = model->getAttrOfType<DictionaryAttr>("tgraph.plan");
-  if (!dict)
-    return model.emitError()
-           << kPass << ": model @" << model.getSymName()
-           << " has no tgraph.plan attribute: attach a plan with trident-plan "
-              "or trident-apply-plan first";
+  FailureOr<::trident::plan::Plan> plan =
+      ::trident::conversion::modelPlan(model, kPass);
+  if (failed(plan))
+    return failure();
   PlanView p;
-  auto need = [&](StringRef key, int64_t &out) -> LogicalResult {
-    auto a = dict.getAs<IntegerAttr>(key);
-    if (!a || a.getInt() < 1)
-      return model.emitError() << kPass << ": tgraph.plan field '" << key
-                               << "' must be a positive integer";
-    out = a.getInt();
-    return success();
-  };
-  for (auto [key, field] :
-       {std::pair<StringRef, int64_t *>{"dp", &p.dp}, {"tp", &p.tp},
-        {"pp", &p.pp}, {"cp", &p.cp}, {"vpp", &p.vpp},
-        {"micro_batch_size", &p.microBatch}})
-    if (failed(need(key, *field)))
-      return failure();
-  if (auto sp = dict.getAs<BoolAttr>("sequence_parallel"))
-    p.sp = sp.getValue() && p.tp > 1;
-  auto split = dict.getAs<DenseI64ArrayAttr>("layers_per_chunk");
-  if (!split)
-    return model.emitError()
-           << kPass << ": tgraph.plan field 'layers_per_chunk' is missing";
-  p.layersPerChunk.assign(split.asArrayRef().begin(),
-                          split.asArrayRef().end());
-  if (int64_t(p.layersPerChunk.size()) != p.pp * p.vpp)
-    return model.emitError()
-           << kPass << ": tgraph.plan has " << p.layersPerChunk.size()
-           << " entries in layers_per_chunk, expected pp x vpp = "
-           << p.pp * p.vpp;
+  p.dp = plan->dp, p.tp = plan->tp, p.pp = plan->pp, p.cp = plan->cp;
+  p.vpp = plan->vpp, p.microBatch = plan->microBatch;
+  p.sp = plan->sequenceParallel && plan->tp > 1;
+  p.layersPerChunk.assign(plan->layersPerChunk.begin(),
+                          plan->layersPerChunk.end());
   return p;
 }
 
