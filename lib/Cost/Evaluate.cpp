@@ -203,8 +203,11 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
     r.cpBwd = ag + rs;
   }
   // Expert parallel: dispatch + combine all-to-all, forward and backward.
+  // Folded, an ep group's members are etp ranks apart; else the group is
+  // carved out of dp, tp x cp ranks apart.
   if (ax.ep > 1 && L.a2aBytesPerSample > 0) {
-    CommGroupShape sh = groupShape(hw, ax.ep, ax.tp * ax.cp);
+    CommGroupShape sh =
+        groupShape(hw, ax.ep, o.expertFolding ? ax.etp : ax.tp * ax.cp);
     double bytes =
         L.a2aBytesPerSample * tokScale / (ax.sp ? tp : 1) * actScale;
     if (o.epAllGatherDispatcher && L.topK > 0) {
@@ -299,6 +302,7 @@ void applyRuntime(EvalOptions &o, Runtime r) {
   o.overlapZero3Gather = true;
   o.overlapParamGather = false;
   o.epAllGatherDispatcher = false;
+  o.expertFolding = true;
   o.tiedSumOfZeroSlice = false;
   switch (r) {
   case Runtime::MegatronCore:
@@ -349,8 +353,10 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     o.overlapZero3Gather = true;
     o.overlapParamGather = true;
     // Experts over ep: the all-gather token dispatcher (docs/emit.md,
-    // "Mixture of experts").
+    // "Mixture of experts"), ep carved out of dp, etp 1 or tp
+    // (TGraphToExec's lowering of tgraph.moe).
     o.epAllGatherDispatcher = true;
+    o.expertFolding = false;
     // A tied embedding's sum over the first and last stage: under ZeRO-2/3
     // of the gradient slice (gradAllReduce in lib/Target/ExecToCpp.cpp).
     o.tiedSumOfZeroSlice = true;
@@ -581,10 +587,18 @@ Status Evaluator::validate(const ParallelConfig &c) const {
       return err("precision " + std::string(dtypeName(c.precision)) +
                  " is not supported by " + g.gpu.name);
   }
-  if (c.dp % c.ep != 0)
-    return err("dp=" + str(c.dp) + " is not divisible by ep=" + str(c.ep) +
-               " (expert parallelism is carved out of data parallelism)");
   int64_t etp = c.etp == 0 ? c.tp : c.etp;
+  if (!options_.expertFolding) {
+    if (c.dp % c.ep != 0)
+      return err("dp=" + str(c.dp) + " is not divisible by ep=" + str(c.ep) +
+                 " (runtime '" + std::string(runtimeName(options_.runtime)) +
+                 "' carves expert parallelism out of data parallelism)");
+    if (c.ep > 1 && etp != 1 && etp != c.tp)
+      return err("etp=" + str(etp) + " with tp=" + str(c.tp) +
+                 ": runtime '" + std::string(runtimeName(options_.runtime)) +
+                 "' splits experts like the dense layers (etp = tp) or "
+                 "replicates them over tp (etp = 1)");
+  }
   if (c.ep > 1 && !hasExperts_)
     return err("ep=" + str(c.ep) + " but model '" + profile_.modelName +
                "' has no routed experts");

@@ -76,6 +76,7 @@ DType activationDtype(DType precision) {
 struct AxesKey {
   int32_t group = 0; ///< node group of the input cluster
   int32_t tp = 1, cp = 1, ep = 1;
+  int32_t etp = 0; ///< ParallelConfig::etp (0: as tp)
   int32_t mb = 1;
   bool sp = false;
   Recompute recompute = Recompute::None;
@@ -85,8 +86,8 @@ struct AxesKeyHash {
   size_t operator()(const AxesKey &k) const {
     uint64_t h = 1469598103934665603ull;
     for (int64_t x : {int64_t(k.group), int64_t(k.tp), int64_t(k.cp),
-                      int64_t(k.ep), int64_t(k.mb), int64_t(k.sp),
-                      int64_t(k.recompute)})
+                      int64_t(k.ep), int64_t(k.etp), int64_t(k.mb),
+                      int64_t(k.sp), int64_t(k.recompute)})
       h = (h ^ uint64_t(x)) * 1099511628211ull;
     return size_t(h);
   }
@@ -261,8 +262,10 @@ Status probeKey(const Shared &sh, const Cluster &input, const AxesKey &k,
     c.cp = k.cp;
     c.pp = 1;
     c.dp = ng.gpus() / (int64_t(k.tp) * k.cp);
-    // Dense layers do not see ep; the probe model has no experts then.
+    // Dense layers do not see ep or etp; the probe model has no experts
+    // then.
     c.ep = expertLayer ? k.ep : 1;
+    c.etp = expertLayer ? k.etp : 0;
     c.microBatch = k.mb;
     c.globalBatch = c.dp * k.mb;
     c.sequenceParallel = k.sp;
@@ -347,7 +350,8 @@ void forEachMember(const Shared &sh, const Config &C, F &&f,
   const int64_t pp = c.pp, N = sh.numBlocks;
   const int64_t m = c.globalBatch / (c.dp * c.microBatch);
   const int64_t dpcp = c.dp * c.cp;
-  const int64_t edp = std::max<int64_t>(1, c.dp * c.cp / c.ep);
+  const int64_t edp =
+      std::max<int64_t>(1, c.dp * c.cp * c.tp / (c.ep * c.expertTp()));
   for (int64_t vpp = 1; vpp * pp <= N; ++vpp) {
     if (!pin.admits(Axis::Vpp, vpp))
       continue;
@@ -413,8 +417,8 @@ struct Worker {
                              b.opt / (c.zeroStage >= 1 ? edp : 1);
     layerCosts.resize(var.cluster.groups.size());
     for (size_t vg = 0; vg < var.cluster.groups.size(); ++vg) {
-      AxesKey k{var.origGroup[vg], int32_t(c.tp), int32_t(c.cp),
-                int32_t(c.ep),     int32_t(c.microBatch),
+      AxesKey k{var.origGroup[vg], int32_t(c.tp),     int32_t(c.cp),
+                int32_t(c.ep),     int32_t(c.etp),    int32_t(c.microBatch),
                 c.sequenceParallel, c.recompute};
       auto it = sh.keyIndex.find(k);
       if (it == sh.keyIndex.end())
@@ -632,6 +636,7 @@ struct Worker {
     const size_t n = cl.groups.size();
     const Pins &pin = sh.opt.pins;
     if (n < 2 || !pin.admits(Axis::Ep, 1) || !pin.admits(Axis::Vpp, 1) ||
+        pin[Axis::Etp].value_or(0) != 0 ||
         pin.as<ScheduleKind>(Axis::Schedule) == ScheduleKind::Interleaved1F1B)
       return Status::ok();
     Evaluator &ev = evaluators[0];
@@ -1094,8 +1099,8 @@ int32_t addKeys(Shared &sh, const Config &C) {
   for (int64_t s = 0; s < c.pp; ++s) {
     int64_t vg = var.cluster.groupOfGpu(s * stageGpus);
     AxesKey k{var.origGroup[size_t(vg)], int32_t(c.tp), int32_t(c.cp),
-              int32_t(c.ep), int32_t(c.microBatch), c.sequenceParallel,
-              c.recompute};
+              int32_t(c.ep), int32_t(c.etp), int32_t(c.microBatch),
+              c.sequenceParallel, c.recompute};
     auto [it, inserted] = sh.keyIndex.emplace(k, int32_t(sh.keys.size()));
     if (inserted)
       sh.keys.push_back(k);
@@ -1158,14 +1163,29 @@ void enumerate(Shared &sh, int32_t vi, const Evaluator &ev) {
           ok = ok && g.gpus() % stageGpus == 0;
         if (!ok)
           continue;
-        std::vector<int64_t> eps{1};
+        // The experts' layouts, (ep, etp) with etp 0 for "as tp". Folded
+        // (EvalOptions::expertFolding, Megatron-Core): etp any divisor of
+        // tp and ep any divisor of tp x cp x dp / etp, so ep need not divide
+        // dp; else ep divides dp and etp is tp or 1.
+        std::vector<std::pair<int64_t, int64_t>> experts{{1, 0}};
         if (sh.hasExperts) {
-          eps.clear();
-          for (int64_t ep : divisorsOf(dp))
-            if (sh.minExperts == 0 || sh.minExperts % ep == 0)
-              eps.push_back(ep);
+          experts.clear();
+          const bool folding = sh.evalOpt.expertFolding;
+          std::vector<int64_t> etps =
+              folding ? divisorsOf(tp)
+                      : (tp > 1 ? std::vector<int64_t>{1, tp}
+                                : std::vector<int64_t>{1});
+          for (int64_t etp : etps) {
+            // A pinned etp 0 means "as tp".
+            auto pinEtp = pin[Axis::Etp];
+            if (pinEtp && *pinEtp != etp && !(*pinEtp == 0 && etp == tp))
+              continue;
+            for (int64_t ep : divisorsOf(folding ? dp * cp * tp / etp : dp))
+              if (sh.minExperts == 0 || sh.minExperts % ep == 0)
+                experts.push_back({ep, etp == tp ? 0 : etp});
+          }
         }
-        for (int64_t ep : eps) {
+        for (auto [ep, etp] : experts) {
           if (!pin.admits(Axis::Ep, ep))
             continue;
           for (int sp = 0; sp <= 1; ++sp) {
@@ -1193,6 +1213,7 @@ void enumerate(Shared &sh, int32_t vi, const Evaluator &ev) {
                 Config C;
                 ParallelConfig &c = C.cfg;
                 c.dp = dp, c.tp = tp, c.pp = pp, c.cp = cp, c.ep = ep;
+                c.etp = etp;
                 c.microBatch = mb;
                 c.globalBatch = B;
                 c.sequenceParallel = sp;
@@ -1383,6 +1404,9 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
             str(g.gpusPerNode) + " GPUs of a node of '" + g.name +
             "' (tensor parallelism stays inside an NVLink domain)");
     }
+  if (auto etp = pin[Axis::Etp]; etp && !sh.hasExperts)
+    return Status::error("--fix: etp=" + str(*etp) + " but model '" +
+                         profile.modelName + "' has no routed experts");
   if (auto ep = pin[Axis::Ep]; ep && *ep > 1 && !sh.hasExperts)
     return Status::error("--fix: ep=" + str(*ep) + " but model '" +
                          profile.modelName + "' has no routed experts");
@@ -1493,8 +1517,8 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
     for (int64_t s = 0; s < c.pp; ++s) {
       int64_t vg = var.cluster.groupOfGpu(s * stageGpus);
       AxesKey k{var.origGroup[size_t(vg)], int32_t(c.tp), int32_t(c.cp),
-                int32_t(c.ep), int32_t(c.microBatch), c.sequenceParallel,
-                c.recompute};
+                int32_t(c.ep), int32_t(c.etp), int32_t(c.microBatch),
+                c.sequenceParallel, c.recompute};
       // Bounded by its own policy's work: a per-stage refinement (phase
       // 3, step 3) of a family pruned here is not tried (docs/planner.md).
       minTotal = std::min(minTotal,

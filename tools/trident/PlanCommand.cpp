@@ -152,6 +152,9 @@ std::string renderTable(const search::SearchResult &r,
       out += "  (" + r.clusterNotes[size_t(c.clusterIndex)] + ")";
     if (recompute == "mixed")
       out += "  (recompute per stage: " + stageList + ")";
+    // Experts split otherwise than the dense layers (Megatron-Core's etp).
+    if (p.etp != 0 && p.etp != p.tp)
+      out += "  (experts over etp " + std::to_string(p.etp) + ")";
     if (!p.dataShares.empty()) {
       // dp is the replicas of all groups; m is per replica of each group.
       out += "  (data shares:";

@@ -93,6 +93,16 @@ struct EvalOptions {
   /// direction moves every token of the group, not only the top-k copies
   /// of a rank's own tokens that the all-to-all dispatcher sends.
   bool epAllGatherDispatcher = false;
+  /// MoE parallel folding (Liu et al. 2025, "MoE Parallel Folding:
+  /// Heterogeneous Parallelism Mappings for Efficient Large-Scale MoE Model
+  /// Training with Megatron Core"; Megatron-Core's expert layout since
+  /// 0.10): a stage's tp x cp x dp ranks are laid out for the experts as
+  /// etp (innermost), ep, then expert data parallelism, so ep need not
+  /// divide dp and etp may differ from tp; an ep group's members are etp
+  /// ranks apart. Off: experts split over dp only (ep divides dp, etp is
+  /// 1 or tp, an ep group's members tp x cp ranks apart), as the trident
+  /// programs split them.
+  bool expertFolding = true;
   /// With pipeline stages and a tied embedding, ZeRO-2/3 sum the shared
   /// matrix's gradient slice over the first and last stage, 1/(dp cp) of
   /// it (the trident programs); Megatron-LM and DeepSpeed sum the whole

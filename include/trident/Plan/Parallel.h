@@ -275,7 +275,7 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
     // etp > 1 with ep > 1 are cross-axis (Export.cpp).
     {Axis::Etp, "etp", "etp", true, "", "etp", "N",
      "expert tensor-parallel size (0: = tp)",
-     AxisType::Size, 0, kMaxAxisSize, 1, {}, false,
+     AxisType::Size, 0, kMaxAxisSize, 1, {}, true,
      {{detail::kAll, detail::kAll, detail::kAll, detail::kAll, detail::kAll}},
      {{detail::kAll, detail::kAll, detail::kAll}},
      [](const ParallelAxes &a) { return a.expertTp(); },

@@ -611,3 +611,92 @@ TEST_CASE("ZeRO-1 is searched where ZeRO-2 sums every micro-batch",
   CHECK(r->top[0].config.zeroStage == 1);
   CHECK(r->top[0].eval.iterationSeconds == best);
 }
+
+TEST_CASE("the search finds the best expert layout (ep, etp) of exhaustive "
+          "enumeration",
+          "[search][experts]") {
+  // Mixtral-shaped (8 experts, 8 layers) on one DGX H100. Under
+  // megatron-core the experts fold over tp x cp x dp (etp any divisor of
+  // tp, ep any divisor of the stage over etp); under trident ep divides dp
+  // and etp is 1 or tp. The search's winner must match the brute-force
+  // best over every layout its runtime accepts.
+  LayerProfile prof = test::profileOf(
+      llamaStyleShape("moe-8x", 8, 2048, 16, 8, 4096, 32000, 1024, 8));
+  Cluster cl = cluster("dgx-h100:1");
+  Runtime runtime = GENERATE(Runtime::MegatronCore, Runtime::Trident);
+  INFO("runtime " << runtimeName(runtime));
+  EvalOptions eo;
+  applyRuntime(eo, runtime);
+  SearchOptions so;
+  so.globalBatch = 32;
+  so.topK = 3;
+  so.threads = 2;
+  auto r = searchPlans(prof, cl, so, eo);
+  REQUIRE(r.isOk());
+  REQUIRE(!r->top.empty());
+  auto ev = Evaluator::create(prof, cl, eo);
+  REQUIRE(ev.isOk());
+  double brute = std::numeric_limits<double>::infinity();
+  int64_t folded = 0;
+  Evaluation e;
+  for (int64_t tp : {1, 2, 4, 8})
+    for (int64_t pp : {1, 2, 4})
+      for (int64_t ep : {1, 2, 4, 8})
+        for (int64_t etp : {1, 2, 4, 8})
+          for (int64_t mb : {1, 2, 4})
+            for (int zero = 0; zero < 4; ++zero)
+              for (Recompute rc : {Recompute::None, Recompute::Full}) {
+                ParallelConfig c;
+                c.tp = tp, c.pp = pp, c.ep = ep, c.microBatch = mb;
+                c.etp = etp == tp ? 0 : etp;
+                c.dp = 8 / (tp * pp);
+                if (c.dp < 1 || c.dp * tp * pp != 8 || etp > tp)
+                  continue;
+                c.sequenceParallel = tp > 1;
+                c.recompute = rc, c.zeroStage = zero, c.globalBatch = 32;
+                if (!ev->validate(c).isOk() ||
+                    !runtimeAxisRefusal(c, runtime).empty())
+                  continue;
+                folded += c.dp % ep != 0;
+                REQUIRE(ev->evaluate(c, e).isOk());
+                if (e.fits)
+                  brute = std::min(brute, e.iterationSeconds);
+              }
+  // Folded layouts exist only where the runtime folds.
+  CHECK((folded > 0) == (runtime == Runtime::MegatronCore));
+  CHECK(r->top[0].eval.iterationSeconds <= brute * (1 + 1e-12));
+  for (const Candidate &c : r->top)
+    CHECK(ev->validate(c.config).isOk());
+}
+
+TEST_CASE("--fix etp pins the expert tensor-parallel size", "[search][experts]") {
+  LayerProfile prof = test::profileOf(
+      llamaStyleShape("moe-8x", 8, 2048, 16, 8, 4096, 32000, 1024, 8));
+  Cluster cl = cluster("dgx-h100:1");
+  SearchOptions so;
+  so.globalBatch = 32;
+  so.topK = 5;
+  so.threads = 1;
+  so.pins = *parsePins("tp=4,etp=1,ep=8");
+  auto r = searchPlans(prof, cl, so);
+  REQUIRE(r.isOk());
+  REQUIRE(!r->top.empty());
+  for (const Candidate &c : r->top) {
+    CHECK(c.config.expertTp() == 1);
+    CHECK(c.config.ep == 8);
+    // ep 8 folded over tp 4 and the rest of the stage: dp is 2 or less.
+    CHECK(c.config.dp * c.config.cp * c.config.tp == 8);
+    CHECK(c.config.dp % 8 != 0);
+  }
+  // etp=0 pins "as tp".
+  so.pins = *parsePins("tp=2,etp=0");
+  auto s = searchPlans(prof, cl, so);
+  REQUIRE(s.isOk());
+  for (const Candidate &c : s->top)
+    CHECK(c.config.expertTp() == 2);
+  // A model without experts has no etp to pin.
+  so.pins = *parsePins("etp=1");
+  auto t = searchPlans(gpt("gpt-1.3b", 24, 2048, 16), cl, so);
+  REQUIRE_FALSE(t.isOk());
+  CHECK_THAT(t.message(), Catch::Contains("etp=1 but model"));
+}
