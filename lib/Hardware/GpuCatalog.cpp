@@ -69,227 +69,145 @@ constexpr double kAttentionHopper = 0.30;
 // AMD FA2 is the best fused kernel, so the two efficiencies are equal.
 constexpr double kFa2OnHopper = 0.35 / 0.75;
 
-std::vector<GpuSpec> buildCatalog() {
-  std::vector<GpuSpec> c;
+/// One row of the catalog: the sources of each figure in the comment above
+/// the row (tags as in the file header). Peaks in TFLOP/s (0: not
+/// supported), memory in GB and TB/s, bus bandwidths in GB/s, launch in
+/// microseconds. A GEMM efficiency is its best-shape MAMF fraction times
+/// the type's sustained factor (kSustained*); 0 keeps GpuSpec's default
+/// (a dtype without a peak). The FlashAttention-2 efficiency is the
+/// attention efficiency times `fa2Factor`.
+struct CatalogRow {
+  const char *name, *vendor;
+  double fp32, tf32, bf16, fp16, fp8;
+  double memGB, bandwidthTBps;
+  double mamf16, mamf8, mamf32, sustained;
+  double attention, fa2Factor, memEfficiency;
+  int64_t sms, tileM, tileN;
+  double launchUs, busBwGBps, allToAllGBps;
+};
 
-  {
-    GpuSpec g;
-    g.name = "V100-SXM2-32GB";
-    g.vendor = "NVIDIA";
-    // [S] AWS P3 launch post (infoq.cn copy): 15.7 FP32, 125 FP16 tensor.
-    g.peakFp32FlopsPerS = 15.7 * T;
-    g.peakFp16FlopsPerS = 125 * T; // no BF16, TF32 or FP8 on Volta
-    g.hbmBytes = 32 * G;            // [S] HW §1.1 (16/32 GB HBM2)
-    g.hbmBandwidthBytesPerS = 0.9 * T; // [S] HW §1.1
+// clang-format off
+const CatalogRow kCatalog[] = {
+    // [S] AWS P3 launch post (infoq.cn copy): 15.7 FP32, 125 FP16 tensor;
+    // no BF16, TF32 or FP8 on Volta. [S] HW §1.1: 32 GB HBM2, 0.9 TB/s.
     // [M] not in the MAMF table; cuBLAS HGEMM on V100 is commonly quoted
-    // at 100-110 TFLOP/s. Assumption: 0.80.
-    g.gemmEfficiency16 = 0.80 * kSustainedOther;
-    g.gemmEfficiency32 = 0.80 * kSustainedOther;
-    g.attentionEfficiency = 0.20; // assumption: no FlashAttention-2 on Volta
-    g.attentionEfficiencyFa2 = g.attentionEfficiency;
-    // [S] ~750 GB/s copy of 900 (ginkgo-project/ginkgo#164), HW §2.2.
-    g.memBandwidthEfficiency = 0.83;
-    g.smCount = 80; // [S] Volta whitepaper table
-    g.tileM = 128;
-    g.tileN = 128;
-    g.kernelLaunchSeconds = 4 * us;
-    g.scaleUpBusBwBytesPerS = 122 * G; // [V] slides: NVLink2 (V100) 122
-    g.scaleUpAllToAllBytesPerS = 100 * G; // assumption: ~0.8 x all-reduce
-    c.push_back(g);
-  }
-  {
-    // DGX-2 / DGX-2H V100 SXM3 (NVSwitch, higher clock). [S] validation
-    // README: "V100 (DGX-2H) FP16: about 125-130"; we take 130 for the
-    // 450 W SXM3 part (HW §1.1 lists only SXM2).
-    GpuSpec g = c.back();
-    g.name = "V100-SXM3-32GB";
-    g.peakFp32FlopsPerS = 16.4 * T; // [M] 1597 MHz boost x 5120 x 2
-    g.peakFp16FlopsPerS = 130 * T;
-    c.push_back(g);
-  }
-  auto a100 = [&](const char *name, double memGB, double bwTBps) {
-    GpuSpec g;
-    g.name = name;
-    g.vendor = "NVIDIA";
-    // [S] A100 datasheet via glennklockwood / PC2 wiki (HW §1.1).
-    g.peakFp32FlopsPerS = 19.5 * T;
-    g.peakTf32FlopsPerS = 156 * T;
-    g.peakBf16FlopsPerS = 312 * T;
-    g.peakFp16FlopsPerS = 312 * T;
-    g.hbmBytes = memGB * G;
-    g.hbmBandwidthBytesPerS = bwTBps * T;
-    // [S] MAMF A100 SXM 271.2 / 312 = 0.869 (HW §2.1).
-    g.gemmEfficiency16 = 0.869 * kSustainedA100;
-    g.gemmEfficiency32 = 0.80 * kSustainedA100; // assumption: TF32 < BF16
-    g.attentionEfficiency = kAttentionA100;
-    g.attentionEfficiencyFa2 = kAttentionA100; // FA2 is Ampere's best
-    // [S] 1355 GB/s memcopy of 1555 (PTsolvers/gpu-workshop-JuliaCon23#7).
-    // Derated like the GEMMs for sustained training kernels: fitted 0.80.
-    g.memBandwidthEfficiency = 0.80;
-    g.smCount = 108; // [S] deviceQuery (PC2 wiki)
-    g.tileM = 128;
-    g.tileN = 256;
-    g.kernelLaunchSeconds = 4 * us;
-    // [V] slides NVLink3 (A100) 232; sjeaugey nccl-tests#149 ~230.
-    g.scaleUpBusBwBytesPerS = 230 * G;
-    g.scaleUpAllToAllBytesPerS = 210 * G; // [V] slides: A100 all-to-all 210
-    return g;
-  };
-  c.push_back(a100("A100-SXM4-40GB", 40, 1.555)); // [S] 40 GB, 1.555 TB/s
-  c.push_back(a100("A100-SXM4-80GB", 80, 2.039)); // [S] 80 GB, 2.039 TB/s
-
-  auto hopper = [&](const char *name, double memGB, double bwTBps,
-                    double fp8Eff, double busBw) {
-    GpuSpec g;
-    g.name = name;
-    g.vendor = "NVIDIA";
+    // at 100-110 TFLOP/s: assumption 0.80 (FP32 too). Attention 0.20:
+    // assumption, no FlashAttention-2 on Volta. [S] ~750 GB/s copy of 900
+    // (ginkgo-project/ginkgo#164), HW §2.2. [S] Volta whitepaper: 80 SMs.
+    // [V] slides: NVLink2 (V100) 122; all-to-all ~0.8 x (assumption).
+    {"V100-SXM2-32GB", "NVIDIA", 15.7, 0, 0, 125, 0, 32, 0.9,
+     0.80, 0, 0.80, kSustainedOther, 0.20, 1.0, 0.83, 80, 128, 128,
+     4, 122, 100},
+    // DGX-2 / DGX-2H V100 SXM3 (NVSwitch, higher clock): [S] validation
+    // README "V100 (DGX-2H) FP16: about 125-130", 130 for the 450 W SXM3
+    // part (HW §1.1 lists only SXM2); [M] FP32 1597 MHz boost x 5120 x 2.
+    // Otherwise as the SXM2 part.
+    {"V100-SXM3-32GB", "NVIDIA", 16.4, 0, 0, 130, 0, 32, 0.9,
+     0.80, 0, 0.80, kSustainedOther, 0.20, 1.0, 0.83, 80, 128, 128,
+     4, 122, 100},
+    // [S] A100 datasheet via glennklockwood / PC2 wiki (HW §1.1): 40 GB at
+    // 1.555 TB/s, 80 GB at 2.039 TB/s. [S] MAMF A100 SXM 271.2 / 312 =
+    // 0.869 (HW §2.1); TF32 0.80 (assumption: below BF16). FA2 is
+    // Ampere's best kernel. [S] 1355 GB/s memcopy of 1555
+    // (PTsolvers/gpu-workshop-JuliaCon23#7), derated like the GEMMs for
+    // sustained training kernels: fitted 0.80. [S] deviceQuery: 108 SMs.
+    // [V] slides NVLink3 (A100) 232; sjeaugey nccl-tests#149 ~230;
+    // all-to-all 210.
+    {"A100-SXM4-40GB", "NVIDIA", 19.5, 156, 312, 312, 0, 40, 1.555,
+     0.869, 0, 0.80, kSustainedA100, kAttentionA100, 1.0, 0.80, 108, 128,
+     256, 4, 230, 210},
+    {"A100-SXM4-80GB", "NVIDIA", 19.5, 156, 312, 312, 0, 80, 2.039,
+     0.869, 0, 0.80, kSustainedA100, kAttentionA100, 1.0, 0.80, 108, 128,
+     256, 4, 230, 210},
     // [S] H100 datasheet table (hpctech copy), glennklockwood; H200
-    // compute identical (stas00 note 16). HW §1.1.
-    g.peakFp32FlopsPerS = 66.9 * T;
-    g.peakTf32FlopsPerS = 494.7 * T;
-    g.peakBf16FlopsPerS = 989.4 * T;
-    g.peakFp16FlopsPerS = 989.4 * T;
-    g.peakFp8FlopsPerS = 1978.9 * T;
-    g.hbmBytes = memGB * G;
-    g.hbmBandwidthBytesPerS = bwTBps * T;
-    // [S] MAMF H100 SXM 794.5 / 989 = 0.803 ("H200 same").
-    g.gemmEfficiency16 = 0.803 * kSustainedH100;
-    g.gemmEfficiency8 = fp8Eff * kSustainedH100;
-    g.gemmEfficiency32 = 0.75 * kSustainedH100; // assumption
-    g.attentionEfficiency = kAttentionHopper;
-    g.attentionEfficiencyFa2 = kAttentionHopper * kFa2OnHopper;
-    // [?] 3.02-3.09 TB/s of 3.35 (fate-oracle.com, low confidence) and the
-    // NVIDIA HBM rule of thumb 0.83-0.92 (HW §2.2).
-    g.memBandwidthEfficiency = 0.85; // HW §2.2 NVIDIA range 0.85-0.9; fitted
-    g.smCount = 132; // [S]
-    g.tileM = 128;
-    g.tileN = 256;
-    g.kernelLaunchSeconds = 4 * us;
-    g.scaleUpBusBwBytesPerS = busBw * G;
-    g.scaleUpAllToAllBytesPerS = 320 * G; // [V] slides: H100 all-to-all 320
-    return g;
-  };
-  // [S] H100 SXM5: 80 GB HBM3, 3.35 TB/s. FP8 MAMF 1402.6/1979 = 0.709.
-  // [V] slides: NVLink4 (H100) all-reduce busbw 370.
-  c.push_back(hopper("H100-SXM5-80GB", 80, 3.35, 0.709, 370));
-  // [S] H200 SXM: 141 GB HBM3e, 4.8 TB/s. FP8 MAMF 1453.4/1979 = 0.734.
-  // [S] stas00 8x H200 ring (NVLS off) busbw 365.6.
-  c.push_back(hopper("H200-SXM-141GB", 141, 4.8, 0.734, 365.6));
-
-  {
-    GpuSpec g;
-    g.name = "B200";
-    g.vendor = "NVIDIA";
+    // compute identical (stas00 note 16). HW §1.1. H100 SXM5: 80 GB HBM3,
+    // 3.35 TB/s. [S] MAMF H100 SXM 794.5 / 989 = 0.803 ("H200 same"); FP8
+    // 1402.6 / 1979 = 0.709; FP32 0.75 (assumption). [?] 3.02-3.09 TB/s of
+    // 3.35 (fate-oracle.com, low confidence) and the NVIDIA HBM rule of
+    // thumb 0.83-0.92 (HW §2.2): 0.85, fitted. [S] 132 SMs. [V] slides:
+    // NVLink4 (H100) all-reduce busbw 370, all-to-all 320.
+    {"H100-SXM5-80GB", "NVIDIA", 66.9, 494.7, 989.4, 989.4, 1978.9, 80,
+     3.35, 0.803, 0.709, 0.75, kSustainedH100, kAttentionHopper,
+     kFa2OnHopper, 0.85, 132, 128, 256, 4, 370, 320},
+    // [S] H200 SXM: 141 GB HBM3e, 4.8 TB/s; FP8 MAMF 1453.4 / 1979 =
+    // 0.734; [S] stas00 8x H200 ring (NVLS off) busbw 365.6. Otherwise as
+    // the H100.
+    {"H200-SXM-141GB", "NVIDIA", 66.9, 494.7, 989.4, 989.4, 1978.9, 141,
+     4.8, 0.803, 0.734, 0.75, kSustainedH100, kAttentionHopper,
+     kFa2OnHopper, 0.85, 132, 128, 256, 4, 365.6, 320},
     // [S/?] DGX B200 datasheet via stas00; Blackwell brief via
     // glennklockwood (FP32 80 at 1000 W; other copies 75). HW §1.1.
-    g.peakFp32FlopsPerS = 80 * T;
-    g.peakTf32FlopsPerS = 1125 * T;
-    g.peakBf16FlopsPerS = 2250 * T;
-    g.peakFp16FlopsPerS = 2250 * T;
-    g.peakFp8FlopsPerS = 4500 * T;
-    g.hbmBytes = 180 * G;             // [S] usable (192 physical)
-    g.hbmBandwidthBytesPerS = 8.0 * T; // [?] 8.0 (7.7 on later pages)
-    g.gemmEfficiency16 = 0.776 * kSustainedOther; // [S] MAMF 1745 / 2250
-    g.gemmEfficiency8 = 0.763 * kSustainedOther;  // [S] MAMF 3432.5 / 4500
-    g.gemmEfficiency32 = 0.75 * kSustainedOther;  // assumption
-    g.attentionEfficiency = kAttentionHopper;     // assumption: as Hopper
-    // assumption: FA2 has no Blackwell (tcgen05) path either; as Hopper.
-    g.attentionEfficiencyFa2 = kAttentionHopper * kFa2OnHopper;
-    g.memBandwidthEfficiency = 0.85; // assumption: as H100 (HW §2.2)
-    g.smCount = 148;                  // [S] a B200 SKU reports 148 SMs
-    g.tileM = 128;
-    g.tileN = 256;
-    g.kernelLaunchSeconds = 4 * us;
-    g.scaleUpBusBwBytesPerS = 682 * G;    // [S] stas00 8x B200 ring 682.2
-    g.scaleUpAllToAllBytesPerS = 640 * G; // [V] slides: B200 all-to-all 640
-    c.push_back(g);
-  }
-  {
-    GpuSpec g;
-    g.name = "GB200";
-    g.vendor = "NVIDIA";
+    // [S] 180 GB usable (192 physical); [?] 8.0 TB/s (7.7 on later pages).
+    // [S] MAMF 1745 / 2250 = 0.776, FP8 3432.5 / 4500 = 0.763; FP32 0.75
+    // (assumption). Attention as Hopper (assumption); FA2 has no Blackwell
+    // (tcgen05) path either (assumption). Memory efficiency as H100
+    // (assumption, HW §2.2). [S] a B200 SKU reports 148 SMs. [S] stas00
+    // 8x B200 ring 682.2; [V] slides: B200 all-to-all 640.
+    {"B200", "NVIDIA", 80, 1125, 2250, 2250, 4500, 180, 8.0,
+     0.776, 0.763, 0.75, kSustainedOther, kAttentionHopper, kFa2OnHopper,
+     0.85, 148, 128, 256, 4, 682, 640},
     // [S/?] per Blackwell GPU in GB200 NVL72, 1200 W: stas00 note 23,
-    // glennklockwood arch brief (FP32 80 or 90). HW §1.1.
-    g.peakFp32FlopsPerS = 80 * T;
-    g.peakTf32FlopsPerS = 1250 * T;
-    g.peakBf16FlopsPerS = 2500 * T;
-    g.peakFp16FlopsPerS = 2500 * T;
-    g.peakFp8FlopsPerS = 5000 * T;
-    g.hbmBytes = 186 * G;              // [S] 13.4 TB / 72
-    g.hbmBandwidthBytesPerS = 8.0 * T; // [S] 576 TB/s / 72
-    g.gemmEfficiency16 = 0.729 * kSustainedOther; // [S] MAMF 1822 / 2500
-    g.gemmEfficiency8 = 0.723 * kSustainedOther;  // [S] MAMF 3615.6 / 5000
-    g.gemmEfficiency32 = 0.70 * kSustainedOther;  // assumption
-    g.attentionEfficiency = kAttentionHopper;     // assumption: as Hopper
-    // assumption: FA2 has no Blackwell (tcgen05) path either; as Hopper.
-    g.attentionEfficiencyFa2 = kAttentionHopper * kFa2OnHopper;
-    g.memBandwidthEfficiency = 0.85; // assumption: as H100 (HW §2.2)
-    g.smCount = 148; // [?] not published for GB200; B200-class die (148)
-    g.tileM = 128;
-    g.tileN = 256;
-    g.kernelLaunchSeconds = 3.3 * us; // [S] tritonbench PR #1017 on GB200
-    g.scaleUpBusBwBytesPerS = 680 * G;    // [V] slides: NVL72 32 GPUs 680
-    g.scaleUpAllToAllBytesPerS = 640 * G; // [V] slides: NVL72 640
-    c.push_back(g);
-  }
-  {
+    // glennklockwood arch brief (FP32 80 or 90). HW §1.1. [S] 13.4 TB / 72
+    // and 576 TB/s / 72. [S] MAMF 1822 / 2500 = 0.729, FP8 3615.6 / 5000
+    // = 0.723; FP32 0.70 (assumption). Attention, FA2 and memory
+    // efficiency as the B200 (assumptions). [?] SMs not published for
+    // GB200: B200-class die (148). [S] tritonbench PR #1017 on GB200:
+    // launch 3.3 us. [V] slides: NVL72 32 GPUs 680, all-to-all 640.
+    {"GB200", "NVIDIA", 80, 1250, 2500, 2500, 5000, 186, 8.0,
+     0.729, 0.723, 0.70, kSustainedOther, kAttentionHopper, kFa2OnHopper,
+     0.85, 148, 128, 256, 3.3, 680, 640},
+    // [V] ROCm mi300.md peak table and gpu-specs.rst (HW §1.1): 192 GB,
+    // 5.3 TB/s. [S] MAMF 668.4 / 1300 = 0.514 (ROCm 6.3 TunableOp);
+    // software-dependent (HW §2.1); FP8 not measured: the BF16 fraction;
+    // FP32 0.50. Attention 0.20: assumption, below Hopper's fitted 0.30;
+    // CK's FA2 is the kernel. [V] 3.91 TB/s rocprofiler-compute expected
+    // value of 5.3 (ROCm PR #2934); HW §2.2 range 0.74-0.79. [V] 304 CUs;
+    // 256x256 tile (assumption: hipBLASLt macro tile); launch 4 us
+    // (assumption: HW §2.3 is NVIDIA). Derived: RCCL models 48 GB/s per
+    // direction per xGMI link (ROCm/rccl#1210) x 7 peers = 336 GB/s; no
+    // busbw measurement in HW.
+    {"MI300X", "AMD", 163.4, 653.7, 1307.4, 1307.4, 2614.9, 192, 5.3,
+     0.514, 0.514, 0.50, kSustainedOther, 0.20, 1.0, 0.74, 304, 256, 256,
+     4, 336, 336},
+    // [S] datasheet table (reseller copies), HW §1.1: 48 GB GDDR6 ECC,
+    // 0.864 TB/s. Assumption: no MAMF figure for Ada; A100 PCIe reaches
+    // 0.81, and a 350 W PCIe card clocks down under sustained tensor load:
+    // 0.70 (FP8 and FP32 0.65). Attention as Ampere (assumption). Memory
+    // efficiency 0.85 (assumption, HW §2.2 NVIDIA range). [S] 142 SMs.
+    // [V] slides: PCIe Gen4 8 GPUs 24; all-to-all half (assumption: no
+    // NVLink).
+    {"L40S", "NVIDIA", 91.6, 183, 362.05, 362.05, 733, 48, 0.864,
+     0.70, 0.65, 0.65, kSustainedOther, kAttentionA100, 1.0, 0.85, 142,
+     128, 128, 4, 24, 12},
+};
+// clang-format on
+
+std::vector<GpuSpec> buildCatalog() {
+  std::vector<GpuSpec> c;
+  for (const CatalogRow &r : kCatalog) {
     GpuSpec g;
-    g.name = "MI300X";
-    g.vendor = "AMD";
-    // [V] ROCm mi300.md peak table and gpu-specs.rst. HW §1.1.
-    g.peakFp32FlopsPerS = 163.4 * T;
-    g.peakTf32FlopsPerS = 653.7 * T;
-    g.peakBf16FlopsPerS = 1307.4 * T;
-    g.peakFp16FlopsPerS = 1307.4 * T;
-    g.peakFp8FlopsPerS = 2614.9 * T;
-    g.hbmBytes = 192 * G;              // [V]
-    g.hbmBandwidthBytesPerS = 5.3 * T; // [V]
-    // [S] MAMF 668.4 / 1300 = 0.514 (ROCm 6.3 TunableOp); software-
-    // dependent (HW §2.1). FP8 not measured: assume the BF16 fraction.
-    g.gemmEfficiency16 = 0.514 * kSustainedOther;
-    g.gemmEfficiency8 = 0.514 * kSustainedOther;
-    g.gemmEfficiency32 = 0.50 * kSustainedOther;
-    g.attentionEfficiency = 0.20; // assumption: below Hopper's fitted 0.30
-    g.attentionEfficiencyFa2 = g.attentionEfficiency; // CK FA2 is the kernel
-    // [V] 3.91 TB/s rocprofiler-compute expected value of 5.3 (ROCm PR
-    // #2934); HW §2.2 range 0.74-0.79.
-    g.memBandwidthEfficiency = 0.74;
-    g.smCount = 304; // [V] CUs
-    g.tileM = 256;   // assumption: hipBLASLt macro tile
-    g.tileN = 256;
-    g.kernelLaunchSeconds = 4 * us; // assumption (HW §2.3 is NVIDIA)
-    // Derived: RCCL models 48 GB/s per direction per xGMI link
-    // (ROCm/rccl#1210) x 7 peers = 336 GB/s; no busbw measurement in HW.
-    g.scaleUpBusBwBytesPerS = 336 * G;
-    g.scaleUpAllToAllBytesPerS = 336 * G;
-    c.push_back(g);
-  }
-  {
-    GpuSpec g;
-    g.name = "L40S";
-    g.vendor = "NVIDIA";
-    // [S] datasheet table (reseller copies), HW §1.1.
-    g.peakFp32FlopsPerS = 91.6 * T;
-    g.peakTf32FlopsPerS = 183 * T;
-    g.peakBf16FlopsPerS = 362.05 * T;
-    g.peakFp16FlopsPerS = 362.05 * T;
-    g.peakFp8FlopsPerS = 733 * T;
-    g.hbmBytes = 48 * G;                 // [S] GDDR6 ECC
-    g.hbmBandwidthBytesPerS = 0.864 * T; // [S]
-    // Assumption: no MAMF figure for Ada; A100 PCIe reaches 0.81, and a
-    // 350 W PCIe card clocks down under sustained tensor load: 0.70.
-    g.gemmEfficiency16 = 0.70 * kSustainedOther;
-    g.gemmEfficiency8 = 0.65 * kSustainedOther;
-    g.gemmEfficiency32 = 0.65 * kSustainedOther;
-    g.attentionEfficiency = kAttentionA100; // assumption: as Ampere
-    g.attentionEfficiencyFa2 = kAttentionA100;
-    g.memBandwidthEfficiency = 0.85; // assumption, HW §2.2 NVIDIA range
-    g.smCount = 142;                 // [S]
-    g.tileM = 128;
-    g.tileN = 128;
-    g.kernelLaunchSeconds = 4 * us;
-    g.scaleUpBusBwBytesPerS = 24 * G;    // [V] slides: PCIe Gen4 8 GPUs 24
-    g.scaleUpAllToAllBytesPerS = 12 * G; // assumption: half (no NVLink)
+    g.name = r.name;
+    g.vendor = r.vendor;
+    g.peakFp32FlopsPerS = r.fp32 * T;
+    g.peakTf32FlopsPerS = r.tf32 * T;
+    g.peakBf16FlopsPerS = r.bf16 * T;
+    g.peakFp16FlopsPerS = r.fp16 * T;
+    g.peakFp8FlopsPerS = r.fp8 * T;
+    g.hbmBytes = r.memGB * G;
+    g.hbmBandwidthBytesPerS = r.bandwidthTBps * T;
+    g.gemmEfficiency16 = r.mamf16 * r.sustained;
+    if (r.mamf8 > 0)
+      g.gemmEfficiency8 = r.mamf8 * r.sustained;
+    g.gemmEfficiency32 = r.mamf32 * r.sustained;
+    g.attentionEfficiency = r.attention;
+    g.attentionEfficiencyFa2 = r.attention * r.fa2Factor;
+    g.memBandwidthEfficiency = r.memEfficiency;
+    g.smCount = r.sms;
+    g.tileM = r.tileM;
+    g.tileN = r.tileN;
+    g.kernelLaunchSeconds = r.launchUs * us;
+    g.scaleUpBusBwBytesPerS = r.busBwGBps * G;
+    g.scaleUpAllToAllBytesPerS = r.allToAllGBps * G;
     c.push_back(g);
   }
   return c;

@@ -217,76 +217,25 @@ constexpr size_t kMaxPlanNesting = 64;
 /// Largest parallel size, micro-batch or layer count a plan may name.
 constexpr int64_t kMaxPlanSize = kMaxAxisSize;
 
-} // namespace
-
-std::string planToJson(const Plan &plan) {
-  return planJson(plan).dump(2) + "\n";
+/// Optional (plans written before it carry no shape).
+void readModelShape(Reader &r, const Json &j, ModelShape &m) {
+  if (!r.error.empty() || !j.contains("model_shape"))
+    return;
+  if (const Json *ms = r.field(j, "model_shape", "")) {
+    r.get(*ms, "layers", "model_shape", m.layers);
+    r.get(*ms, "hidden", "model_shape", m.hidden);
+    r.get(*ms, "vocab", "model_shape", m.vocab);
+    r.get(*ms, "params", "model_shape", m.params);
+    for (int64_t v : {m.layers, m.hidden, m.vocab, m.params})
+      if (r.error.empty() && v < 0)
+        r.error = r.source + ": 'model_shape' entries must not be negative";
+  }
 }
 
-std::string plansToJson(const std::vector<Plan> &plans) {
-  Json j;
-  j["schema"] = std::string(kPlanSchema);
-  Json arr = Json::array();
-  for (const Plan &p : plans)
-    arr.push_back(planJson(p));
-  j["plans"] = arr;
-  return j.dump(2) + "\n";
-}
-
-Result<Plan> parsePlanJson(std::string_view text, std::string_view source) {
-  if (size_t depth = jsonNestingDepth(text); depth > kMaxPlanNesting)
-    return Status::error(std::string(source) + ": JSON nested " +
-                         std::to_string(depth) +
-                         " levels deep, above the supported limit of " +
-                         std::to_string(kMaxPlanNesting));
-  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  std::string src(source);
-  if (j.is_discarded())
-    return Status::error(src + ": not valid JSON");
-  if (!j.is_object())
-    return Status::error(src + ": a plan must be a JSON object");
-  Reader r{src, ""};
-  Plan p;
-  r.get(j, "schema", "", p.schema);
-  if (r.error.empty() && p.schema != kPlanSchema)
-    return Status::error(src + ": 'schema' is '" + p.schema + "', expected '" +
-                         std::string(kPlanSchema) + "'");
-  r.get(j, "model", "", p.model);
-  // Optional: plans written before it carry no shape.
-  if (r.error.empty() && j.contains("model_shape")) {
-    if (const Json *ms = r.field(j, "model_shape", "")) {
-      r.get(*ms, "layers", "model_shape", p.modelShape.layers);
-      r.get(*ms, "hidden", "model_shape", p.modelShape.hidden);
-      r.get(*ms, "vocab", "model_shape", p.modelShape.vocab);
-      r.get(*ms, "params", "model_shape", p.modelShape.params);
-      for (int64_t v : {p.modelShape.layers, p.modelShape.hidden,
-                        p.modelShape.vocab, p.modelShape.params})
-        if (r.error.empty() && v < 0)
-          r.error = src + ": 'model_shape' entries must not be negative";
-    }
-  }
-  r.get(j, "seq_len", "", p.seqLen);
-  if (const Json *c = r.field(j, "cluster", "")) {
-    r.get(*c, "name", "cluster", p.cluster);
-    r.get(*c, "gpus", "cluster", p.gpus);
-    r.get(*c, "note", "cluster", p.clusterNote);
-  }
-  r.get(j, "precision", "", p.precision);
-  if (r.error.empty() && j.contains("runtime")) {
-    r.get(j, "runtime", "", p.runtime);
-    if (r.error.empty() && !parseRuntime(p.runtime))
-      r.error = src + ": field 'runtime': expected one of " + runtimeNames() +
-                ", got '" + p.runtime + "'";
-  }
-  r.get(j, "global_batch", "", p.globalBatch);
-  if (r.error.empty()) {
-    if (Status s = readAxesJson(j, p, AxesLayout::Plan, src); !s)
-      r.error = s.message();
-  }
-  r.get(j, "num_micro_batches", "", p.numMicroBatches);
-  r.get(j, "partition", "", p.partition);
-  r.get(j, "layers_per_chunk", "", p.layersPerChunk);
-  // Optional: heterogeneous data parallelism.
+/// Optional: heterogeneous data parallelism.
+void readDataShares(Reader &r, const Json &j,
+                    std::vector<DataSharePlan> &out) {
+  const std::string &src = r.source;
   if (r.error.empty() && j.contains("data_shares")) {
     const Json &shares = j["data_shares"];
     if (!shares.is_array() || shares.size() > 1024) {
@@ -304,90 +253,91 @@ Result<Plan> parsePlanJson(std::string_view text, std::string_view source) {
                                 d.microBatches > kMaxPlanSize))
           r.error = src + ": '" + path +
                     "': dp and micro_batches must be in [1, 2^24]";
-        p.dataShares.push_back(d);
+        out.push_back(d);
       }
     }
   }
-  if (const Json *stages = r.field(j, "stages", "")) {
-    if (!stages->is_array())
-      return Status::error(src + ": 'stages' must be an array");
-    for (size_t i = 0; i < stages->size() && r.error.empty(); ++i) {
-      const Json &sj = (*stages)[i];
-      std::string path = "stages[" + std::to_string(i) + "]";
-      StagePlan s;
-      r.get(sj, "index", path, s.index);
-      r.get(sj, "layers", path, s.layers);
-      r.get(sj, "chunk_layers", path, s.chunkLayers);
-      if (const Json *rg = r.field(sj, "chunk_block_ranges", path)) {
-        if (!rg->is_array()) {
-          r.error = src + ": '" + path + ".chunk_block_ranges' must be an array";
-        } else {
-          for (const Json &e : *rg) {
-            if (!e.is_array() || e.size() != 2 || !e[0].is_number_integer() ||
-                !e[1].is_number_integer()) {
-              r.error = src + ": '" + path +
-                        ".chunk_block_ranges' must hold [begin, end] pairs";
-              break;
-            }
-            s.chunkBlockRanges.emplace_back(e[0].get<int64_t>(),
-                                            e[1].get<int64_t>());
-          }
+}
+
+/// One entry of "stages"; its recomputation defaults to the plan's.
+void readStage(Reader &r, const Json &sj, const std::string &path,
+               Recompute planRecompute, StagePlan &s) {
+  const std::string &src = r.source;
+  r.get(sj, "index", path, s.index);
+  r.get(sj, "layers", path, s.layers);
+  r.get(sj, "chunk_layers", path, s.chunkLayers);
+  if (const Json *rg = r.field(sj, "chunk_block_ranges", path)) {
+    if (!rg->is_array()) {
+      r.error = src + ": '" + path + ".chunk_block_ranges' must be an array";
+    } else {
+      for (const Json &e : *rg) {
+        if (!e.is_array() || e.size() != 2 || !e[0].is_number_integer() ||
+            !e[1].is_number_integer()) {
+          r.error = src + ": '" + path +
+                    ".chunk_block_ranges' must hold [begin, end] pairs";
+          break;
         }
+        s.chunkBlockRanges.emplace_back(e[0].get<int64_t>(),
+                                        e[1].get<int64_t>());
       }
-      r.get(sj, "has_embedding", path, s.hasEmbedding);
-      r.get(sj, "has_head", path, s.hasHead);
-      // Optional (plans written before per-stage recompute): the plan's.
-      s.recompute = p.recompute;
-      if (r.error.empty() && sj.is_object() && sj.contains("recompute")) {
-        std::string name;
-        r.get(sj, "recompute", path, name);
-        auto rc = parseRecompute(name);
-        if (r.error.empty() && !rc)
-          r.error = src + ": '" + path + ".recompute' is '" + name +
-                    "'; expected none, selective or full";
-        s.recompute = rc.value_or(p.recompute);
-      }
-      if (const Json *d = r.field(sj, "devices", path)) {
-        std::string dp = path + ".devices";
-        r.get(*d, "group", dp, s.deviceGroup);
-        r.get(*d, "gpu", dp, s.gpu);
-        r.get(*d, "first_gpu", dp, s.firstGpu);
-        r.get(*d, "num_gpus", dp, s.numGpus);
-      }
-      if (const Json *m = r.field(sj, "memory", path)) {
-        std::string mp = path + ".memory";
-        r.get(*m, "weights_bytes", mp, s.weightBytes);
-        r.get(*m, "gradients_bytes", mp, s.gradientBytes);
-        r.get(*m, "optimizer_bytes", mp, s.optimizerBytes);
-        r.get(*m, "activations_bytes", mp, s.activationBytes);
-        r.get(*m, "buffers_bytes", mp, s.bufferBytes);
-        r.get(*m, "total_bytes", mp, s.totalBytes);
-        r.get(*m, "capacity_bytes", mp, s.capacityBytes);
-        r.get(*m, "peak_in_flight", mp, s.peakInFlight);
-      }
-      if (const Json *t = r.field(sj, "time", path)) {
-        std::string tp = path + ".time";
-        r.get(*t, "compute_s", tp, s.computeSeconds);
-        r.get(*t, "exposed_comm_s", tp, s.exposedCommSeconds);
-        r.get(*t, "bubble_s", tp, s.bubbleSeconds);
-      }
-      p.stages.push_back(std::move(s));
     }
   }
-  if (const Json *pr = r.field(j, "predicted", "")) {
-    r.get(*pr, "iteration_time_s", "predicted", p.predicted.iterationSeconds);
-    r.get(*pr, "tokens_per_s", "predicted", p.predicted.tokensPerSecond);
-    r.get(*pr, "tflops_per_gpu", "predicted", p.predicted.tflopsPerGpu);
-    r.get(*pr, "mfu", "predicted", p.predicted.mfu);
-    r.get(*pr, "peak_memory_bytes", "predicted", p.predicted.peakMemoryBytes);
-    r.get(*pr, "bubble_fraction", "predicted", p.predicted.bubbleFraction);
-    r.get(*pr, "exposed_comm_fraction", "predicted",
-          p.predicted.exposedCommFraction);
-    r.get(*pr, "cost_per_million_tokens", "predicted",
-          p.predicted.costPerMillionTokens);
+  r.get(sj, "has_embedding", path, s.hasEmbedding);
+  r.get(sj, "has_head", path, s.hasHead);
+  // Optional (plans written before per-stage recompute): the plan's.
+  s.recompute = planRecompute;
+  if (r.error.empty() && sj.is_object() && sj.contains("recompute")) {
+    std::string name;
+    r.get(sj, "recompute", path, name);
+    auto rc = parseRecompute(name);
+    if (r.error.empty() && !rc)
+      r.error = src + ": '" + path + ".recompute' is '" + name +
+                "'; expected none, selective or full";
+    s.recompute = rc.value_or(planRecompute);
   }
-  if (!r.error.empty())
-    return Status::error(r.error);
+  if (const Json *d = r.field(sj, "devices", path)) {
+    std::string dp = path + ".devices";
+    r.get(*d, "group", dp, s.deviceGroup);
+    r.get(*d, "gpu", dp, s.gpu);
+    r.get(*d, "first_gpu", dp, s.firstGpu);
+    r.get(*d, "num_gpus", dp, s.numGpus);
+  }
+  if (const Json *m = r.field(sj, "memory", path)) {
+    std::string mp = path + ".memory";
+    r.get(*m, "weights_bytes", mp, s.weightBytes);
+    r.get(*m, "gradients_bytes", mp, s.gradientBytes);
+    r.get(*m, "optimizer_bytes", mp, s.optimizerBytes);
+    r.get(*m, "activations_bytes", mp, s.activationBytes);
+    r.get(*m, "buffers_bytes", mp, s.bufferBytes);
+    r.get(*m, "total_bytes", mp, s.totalBytes);
+    r.get(*m, "capacity_bytes", mp, s.capacityBytes);
+    r.get(*m, "peak_in_flight", mp, s.peakInFlight);
+  }
+  if (const Json *t = r.field(sj, "time", path)) {
+    std::string tp = path + ".time";
+    r.get(*t, "compute_s", tp, s.computeSeconds);
+    r.get(*t, "exposed_comm_s", tp, s.exposedCommSeconds);
+    r.get(*t, "bubble_s", tp, s.bubbleSeconds);
+  }
+}
+
+void readPredicted(Reader &r, const Json &j, Predicted &out) {
+  if (const Json *pr = r.field(j, "predicted", "")) {
+    r.get(*pr, "iteration_time_s", "predicted", out.iterationSeconds);
+    r.get(*pr, "tokens_per_s", "predicted", out.tokensPerSecond);
+    r.get(*pr, "tflops_per_gpu", "predicted", out.tflopsPerGpu);
+    r.get(*pr, "mfu", "predicted", out.mfu);
+    r.get(*pr, "peak_memory_bytes", "predicted", out.peakMemoryBytes);
+    r.get(*pr, "bubble_fraction", "predicted", out.bubbleFraction);
+    r.get(*pr, "exposed_comm_fraction", "predicted",
+          out.exposedCommFraction);
+    r.get(*pr, "cost_per_million_tokens", "predicted",
+          out.costPerMillionTokens);
+  }
+}
+
+/// The rules a runtime relies on that the fields alone do not state.
+Status checkPlanShape(const Plan &p, const std::string &src) {
   // The axes' bounds were checked as they were read (readAxesJson); the
   // schema's rules for the other fields the readers use follow
   // (hand-written plans need not carry a prediction, so the schema itself
@@ -450,6 +400,83 @@ Result<Plan> parsePlanJson(std::string_view text, std::string_view source) {
                            " but 'data_shares' add up to " +
                            std::to_string(dpSum) + " replicas");
   }
+  return Status::ok();
+}
+
+} // namespace
+
+std::string planToJson(const Plan &plan) {
+  return planJson(plan).dump(2) + "\n";
+}
+
+std::string plansToJson(const std::vector<Plan> &plans) {
+  Json j;
+  j["schema"] = std::string(kPlanSchema);
+  Json arr = Json::array();
+  for (const Plan &p : plans)
+    arr.push_back(planJson(p));
+  j["plans"] = arr;
+  return j.dump(2) + "\n";
+}
+
+Result<Plan> parsePlanJson(std::string_view text, std::string_view source) {
+  if (size_t depth = jsonNestingDepth(text); depth > kMaxPlanNesting)
+    return Status::error(std::string(source) + ": JSON nested " +
+                         std::to_string(depth) +
+                         " levels deep, above the supported limit of " +
+                         std::to_string(kMaxPlanNesting));
+  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  std::string src(source);
+  if (j.is_discarded())
+    return Status::error(src + ": not valid JSON");
+  if (!j.is_object())
+    return Status::error(src + ": a plan must be a JSON object");
+  Reader r{src, ""};
+  Plan p;
+  r.get(j, "schema", "", p.schema);
+  if (r.error.empty() && p.schema != kPlanSchema)
+    return Status::error(src + ": 'schema' is '" + p.schema + "', expected '" +
+                         std::string(kPlanSchema) + "'");
+  r.get(j, "model", "", p.model);
+  readModelShape(r, j, p.modelShape);
+  r.get(j, "seq_len", "", p.seqLen);
+  if (const Json *c = r.field(j, "cluster", "")) {
+    r.get(*c, "name", "cluster", p.cluster);
+    r.get(*c, "gpus", "cluster", p.gpus);
+    r.get(*c, "note", "cluster", p.clusterNote);
+  }
+  r.get(j, "precision", "", p.precision);
+  if (r.error.empty() && j.contains("runtime")) {
+    r.get(j, "runtime", "", p.runtime);
+    if (r.error.empty() && !parseRuntime(p.runtime))
+      r.error = src + ": field 'runtime': expected one of " + runtimeNames() +
+                ", got '" + p.runtime + "'";
+  }
+  r.get(j, "global_batch", "", p.globalBatch);
+  if (r.error.empty()) {
+    if (Status s = readAxesJson(j, p, AxesLayout::Plan, src); !s)
+      r.error = s.message();
+  }
+  r.get(j, "num_micro_batches", "", p.numMicroBatches);
+  r.get(j, "partition", "", p.partition);
+  r.get(j, "layers_per_chunk", "", p.layersPerChunk);
+  readDataShares(r, j, p.dataShares);
+  if (const Json *stages = r.field(j, "stages", "")) {
+    if (!stages->is_array())
+      return Status::error(src + ": 'stages' must be an array");
+    for (size_t i = 0; i < stages->size() && r.error.empty(); ++i) {
+      const Json &sj = (*stages)[i];
+      std::string path = "stages[" + std::to_string(i) + "]";
+      StagePlan s;
+      readStage(r, sj, path, p.recompute, s);
+      p.stages.push_back(std::move(s));
+    }
+  }
+  readPredicted(r, j, p.predicted);
+  if (!r.error.empty())
+    return Status::error(r.error);
+  if (Status st = checkPlanShape(p, src); !st)
+    return st;
   return p;
 }
 

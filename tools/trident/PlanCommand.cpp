@@ -14,7 +14,7 @@
 
 #include "Commands.h"
 
-#include "trident/Validation/CaseProfile.h"
+#include "trident/Validation/PlanCases.h"
 
 #include "trident/Analysis/ModelAnalysis.h"
 #include "trident/Frontend/ModelSource.h"
@@ -195,121 +195,26 @@ std::string planCommandLine(const search::SearchOptions &so) {
   return c + " --report FILE";
 }
 
-/// --validate-cases: the planner against every published configuration.
+/// --validate-cases: the planner against every published configuration
+/// (lib/Validation/PlanCases.cpp).
 int runValidateCases(mlir::MLIRContext &ctx, const search::SearchOptions &base,
                      const EvalOptions &evalOpt) {
   auto cases = validation::loadCases(validateCasesOpt);
   if (!cases)
     return fail(cases.message());
-  std::map<std::pair<std::string, int64_t>, Result<LayerProfile>> profiles;
-  // Fitting published configurations the planner matched or beat; lost
-  // to; published configurations that do not fit in the cost model.
-  int64_t planned = 0, better = 0, worse = 0, pubNoFit = 0, skipped = 0,
-          failed = 0;
-  double sumGain = 0;
-  size_t idWidth = 4;
-  for (const validation::Case &c : *cases)
-    if (c.evaluable && (caseFilterOpt.empty() ||
-                        c.id.find(caseFilterOpt) != std::string::npos))
-      idWidth = std::max(idWidth, c.id.size());
-  llvm::outs() << pad("case", idWidth, true)
-               << "  published (s)  planned (s)    gain  planned plan\n";
-  for (const validation::Case &c : *cases) {
-    if (!c.evaluable)
-      continue;
-    if (!caseFilterOpt.empty() && c.id.find(caseFilterOpt) == std::string::npos)
-      continue;
-    auto key = std::make_pair(c.modelJson, c.seqLen);
-    auto it = profiles.find(key);
-    if (it == profiles.end())
-      it = profiles.emplace(key, validation::caseProfile(ctx, c)).first;
-    std::string row = pad(c.id, idWidth, true) + "  ";
-    if (!it->second) {
-      llvm::outs() << row << "error: " << it->second.message() << "\n";
-      ++failed;
-      continue;
-    }
-    const LayerProfile &prof = *it->second;
-    auto cluster = loadCluster(c.cluster);
-    if (!cluster) {
-      llvm::outs() << row << "error: " << cluster.message() << "\n";
-      ++failed;
-      continue;
-    }
-    // The case's own runtime unless --runtime names one for all.
-    EvalOptions caseOpt = evalOpt;
-    if (runtimeOpt.empty())
-      applyRuntime(caseOpt, c.runtime);
-    auto published = evaluate(prof, *cluster, c.config, caseOpt);
-    if (!published) {
-      llvm::outs() << row << "skipped: published configuration: "
-                   << published.message() << "\n";
-      ++skipped;
-      continue;
-    }
-    search::SearchOptions so = base;
-    so.globalBatch = c.config.globalBatch;
-    so.precision = c.config.precision;
-    so.topK = 1;
-    auto res = search::searchPlans(prof, *cluster, so, caseOpt);
-    if (!res) {
-      llvm::outs() << row << "error: " << res.message() << "\n";
-      ++failed;
-      continue;
-    }
-    double pub = published->iterationSeconds;
-    bool pubFits = published->fits;
-    if (res->top.empty()) {
-      llvm::outs() << row << pad(fmtD("%.3f", pub), 13)
-                   << (pubFits ? " " : "*") << "  nothing fits\n";
-      if (pubFits)
-        ++worse;
-      else
-        ++pubNoFit;
-      continue;
-    }
-    const search::Candidate &best = res->top[0];
-    double mine = best.eval.iterationSeconds;
-    ++planned;
-    double gain = (pub - mine) / pub;
-    sumGain += gain;
-    // Within rounding of the two evaluations' summation order.
-    bool ok = mine <= pub * (1 + 1e-9) || !pubFits;
-    if (!pubFits)
-      ++pubNoFit;
-    else if (ok)
-      ++better;
-    else
-      ++worse;
-    const ParallelConfig &b = best.config;
-    llvm::outs() << row << pad(fmtD("%.3f", pub), 13) << (pubFits ? " " : "*")
-                 << pad(fmtD("%.3f", mine), 13)
-                 << pad(fmtD("%+.1f%%", 100 * gain), 7) << "  dp=" << b.dp
-                 << " tp=" << b.tp << " pp=" << b.pp << " cp=" << b.cp
-                 << (b.ep > 1 ? " ep=" + std::to_string(b.ep) : "")
-                 << " vpp=" << b.vpp << " mb=" << b.microBatch << " "
-                 << recomputeName(b.recompute) << " zero" << b.zeroStage
-                 << (b.sequenceParallel ? " sp" : "") << (ok ? "" : "  WORSE")
-                 << "\n";
-  }
-  llvm::outs() << "\n"
-               << planned << " cases planned; of the " << (better + worse)
-               << " whose published configuration fits, " << better
-               << " at least as fast, " << worse << " slower; " << pubNoFit
-               << " published configurations do not fit (*); " << skipped
-               << " skipped, " << failed << " failed";
-  if (planned > 0)
-    llvm::outs() << "; mean predicted gain " +
-                        fmtD("%.1f%%", 100 * sumGain / double(planned));
-  llvm::outs() << "\n(* the published configuration needs more memory than "
-                  "its GPUs have in the cost model; the planner's plan fits)\n";
-  return worse > 0 || failed > 0 ? 1 : 0;
+  validation::PlanCasesReport report = validation::planCases(
+      ctx, *cases, caseFilterOpt, base, evalOpt, !runtimeOpt.empty());
+  llvm::outs() << validation::renderPlanCases(report);
+  return report.exitCode();
 }
 
 } // namespace
 
-int runPlan(mlir::MLIRContext &ctx) {
-  search::SearchOptions so;
+/// The search options of the flags (and the runtime, and the export
+/// target); an exit code after printing the error, or nullopt.
+std::optional<int> searchOptionsFromFlags(
+    search::SearchOptions &so, std::optional<plan::ExportTarget> &exportTarget,
+    EvalOptions &evalOpt) {
   if (topOpt < 1)
     return fail("--top must be at least 1, got " + std::to_string(topOpt), 2);
   so.topK = topOpt;
@@ -318,7 +223,6 @@ int runPlan(mlir::MLIRContext &ctx) {
       return fail("--export: " + t.message(), 2);
   if (threadsOpt < 0)
     return fail("--threads must be >= 0, got " + std::to_string(threadsOpt), 2);
-  std::optional<plan::ExportTarget> exportTarget;
   if (!exportOpt.empty())
     exportTarget = *plan::parseExportTarget(exportOpt);
   so.threads = threadsOpt;
@@ -349,7 +253,6 @@ int runPlan(mlir::MLIRContext &ctx) {
       return fail(pins.message(), 2);
     so.pins = *pins;
   }
-  EvalOptions evalOpt;
   if (!runtimeOpt.empty()) {
     auto runtime = runtimeOption();
     if (!runtime)
@@ -369,6 +272,148 @@ int runPlan(mlir::MLIRContext &ctx) {
         std::fprintf(stderr, "\r                 \r");
       std::fflush(stderr);
     };
+
+  return std::nullopt;
+}
+
+/// Planning for a target: a plan it cannot express (the exporter's own
+/// checks on the plan as written) is not ranked, and a configuration whose
+/// axes alone it cannot run is not evaluated. No exporter runs data shares
+/// (replicas with their own micro-batch counts).
+void restrictToTarget(search::SearchOptions &so, const LayerProfile &profile,
+                      plan::ExportTarget target) {
+  so.dataShares = false;
+  so.acceptAxes = [target](const ParallelConfig &cfg) {
+    return plan::axesRefusal(cfg, target);
+  };
+  so.accept = [&profile, target, price = so.pricePerGpuHour](
+                  const ParallelConfig &cfg, const Evaluation &eval,
+                  const Cluster &cl) {
+    return plan::planRefusal(profile, cl, cfg, eval, target, price);
+  };
+}
+
+/// -o, --trace and --report; an exit code (0: written).
+int writeOutputs(const search::SearchOptions &so, const EvalOptions &evalOpt,
+                 const LayerProfile &profile, const search::SearchResult &res,
+                 const std::vector<plan::Plan> &plans) {
+  if (!outputOpt.empty())
+    if (Status s = writeFileAtomically(outputOpt, plan::planToJson(plans[0]));
+        !s)
+      return fail(s.message());
+  if (!traceOpt.empty() || !reportOpt.empty()) {
+    // The best plan's step, replayed through the schedule simulator with
+    // the Evaluator's own costs.
+    const search::Candidate &b = res.top[0];
+    auto step = report::simulateStep(
+        profile, res.clusters[size_t(b.clusterIndex)], b.config, evalOpt);
+    if (!step)
+      return fail("timeline of the best plan: " + step.message());
+    report::Trace trace = report::buildTrace(*step);
+    if (!traceOpt.empty())
+      if (Status s =
+              writeFileAtomically(traceOpt, report::traceToChromeJson(trace));
+          !s)
+        return fail(s.message());
+    if (!reportOpt.empty()) {
+      report::HtmlReportInput in;
+      in.command = planCommandLine(so);
+      in.plans = plans;
+      in.search = &res;
+      in.trace = std::move(trace);
+      in.maxMemoryFraction = so.maxMemoryFraction;
+      if (Status s =
+              writeFileAtomically(reportOpt, report::renderHtmlReport(in));
+          !s)
+        return fail(s.message());
+    }
+  }
+  return 0;
+}
+
+/// With --export: the best plan of the whole space (a second search
+/// without the target's checks), when the target cannot run it, is noted:
+/// what the choice of framework costs.
+void noteBestOfAll(const search::SearchOptions &so, const EvalOptions &evalOpt,
+                   const LayerProfile &profile, const Cluster &cluster,
+                   const search::SearchResult &res,
+                   plan::ExportTarget exportTarget) {
+  search::SearchOptions all = so;
+  all.accept = nullptr;
+  all.acceptAxes = nullptr;
+  all.topK = 1;
+  all.progress = nullptr;
+  all.maxExplored = 0;
+  if (auto best = search::searchPlans(profile, cluster, all, evalOpt);
+      best && !best->top.empty() &&
+      search::rankedBefore(best->top[0], res.top[0])) {
+    const search::Candidate &o = best->top[0];
+    const ParallelConfig &b = o.config;
+    plan::Plan op = plan::makePlan(
+        profile, best->clusters[size_t(o.clusterIndex)], b, o.eval,
+        so.pricePerGpuHour);
+    auto why = plan::exportPlan(op, exportTarget, "that plan");
+    // What is ranked: seconds per step, or dollars per million tokens.
+    bool cost = so.objective == search::Objective::CostPerToken;
+    auto measure = [&](const search::Candidate &c) {
+      return cost ? "costs $" + fmtD("%.3f", 1e6 * c.costPerToken) +
+                        " per million tokens"
+                  : "takes " + fmtD("%.3f", c.eval.iterationSeconds) +
+                        " s per step";
+    };
+    llvm::errs() << "trident: note: the best plan for --export "
+                 << plan::exportTargetName(exportTarget) << " "
+                 << measure(res.top[0]) << "; the best of all (dp="
+                 << b.dp << " tp=" << b.tp << " pp=" << b.pp << " cp=" << b.cp
+                 << " ep=" << b.ep << " vpp=" << b.vpp << " micro-batch "
+                 << b.microBatch << ", ZeRO-" << b.zeroStage << ") "
+                 << measure(o)
+                 << (why ? std::string()
+                         : std::string(" (") + why.message() + ")")
+                 << "\n";
+  }
+}
+
+/// The text answer: the search's summary, the table, why the best wins.
+void printPlans(const search::SearchOptions &so, const EvalOptions &evalOpt,
+                const LayerProfile &profile, const Cluster &cluster,
+                const search::SearchResult &res,
+                const std::vector<plan::Plan> &plans) {
+  const search::SearchStats &st = res.stats;
+  llvm::outs() << "model       " << profile.modelName << " (seq "
+               << profile.seqLen << ", global batch " << so.globalBatch << ", "
+               << dtypeName(so.precision) << ")\n"
+               << "cluster     " << cluster.name << ", "
+               << cluster.totalGpus() << " GPUs\n"
+               << "runtime     " << runtimeName(evalOpt.runtime) << "\n"
+               << "searched    " << st.configurations << " configurations: "
+               << st.evaluations << " full evaluations, " << st.partitions
+               << " layer partitions, " << st.prunedByBound
+               << " pruned by the step-time bound, " << st.prunedByMemory
+               << " by memory\n\n";
+  llvm::outs() << renderTable(res, plans, so.pricePerGpuHour > 0) << "\n";
+  const plan::Plan &w = plans[0];
+  std::string split;
+  for (size_t i = 0; i < w.layersPerChunk.size(); ++i)
+    split += (i ? "," : "") + std::to_string(w.layersPerChunk[i]);
+  llvm::outs() << "best        " << scheduleKindName(w.scheduleKind())
+               << ", layers per "
+               << (w.vpp > 1 ? "chunk" : "stage") << " [" << split << "] ("
+               << w.partition << ")\n";
+  llvm::outs() << search::explainWinner(res);
+  for (const std::string &f : {outputOpt.getValue(), traceOpt.getValue(),
+                               reportOpt.getValue()})
+    if (!f.empty() && f != "-")
+      llvm::outs() << "wrote " << f << "\n";
+}
+
+int runPlan(mlir::MLIRContext &ctx) {
+  search::SearchOptions so;
+  std::optional<plan::ExportTarget> exportTarget;
+  EvalOptions evalOpt;
+  if (std::optional<int> code =
+          searchOptionsFromFlags(so, exportTarget, evalOpt))
+    return *code;
 
   if (!validateCasesOpt.empty())
     return runValidateCases(ctx, so, evalOpt);
@@ -395,22 +440,8 @@ int runPlan(mlir::MLIRContext &ctx) {
                 std::string(plan::exportTargetName(*exportTarget)) +
                 " launches one homogeneous job; plan each group's nodes "
                 "as a cluster of their own to export");
-  if (exportTarget) {
-    // Plan for the target: a plan it cannot express (the exporter's own
-    // checks on the plan as written) is not ranked, and a configuration
-    // whose axes alone it cannot run is not evaluated. No exporter runs
-    // data shares (replicas with their own micro-batch counts).
-    so.dataShares = false;
-    so.acceptAxes = [target = *exportTarget](const ParallelConfig &cfg) {
-      return plan::axesRefusal(cfg, target);
-    };
-    so.accept = [&profile, target = *exportTarget,
-                 price = so.pricePerGpuHour](const ParallelConfig &cfg,
-                                             const Evaluation &eval,
-                                             const Cluster &cl) {
-      return plan::planRefusal(profile, cl, cfg, eval, target, price);
-    };
-  }
+  if (exportTarget)
+    restrictToTarget(so, profile, *exportTarget);
 
   auto res = search::searchPlans(profile, *cluster, so, evalOpt);
   if (!res)
@@ -435,107 +466,17 @@ int runPlan(mlir::MLIRContext &ctx) {
     p.partition = c.partition;
     plans.push_back(std::move(p));
   }
-  if (!outputOpt.empty())
-    if (Status s = writeFileAtomically(outputOpt, plan::planToJson(plans[0]));
-        !s)
-      return fail(s.message());
-  if (!traceOpt.empty() || !reportOpt.empty()) {
-    // The best plan's step, replayed through the schedule simulator with
-    // the Evaluator's own costs.
-    const search::Candidate &b = res->top[0];
-    auto step = report::simulateStep(
-        profile, res->clusters[size_t(b.clusterIndex)], b.config, evalOpt);
-    if (!step)
-      return fail("timeline of the best plan: " + step.message());
-    report::Trace trace = report::buildTrace(*step);
-    if (!traceOpt.empty())
-      if (Status s =
-              writeFileAtomically(traceOpt, report::traceToChromeJson(trace));
-          !s)
-        return fail(s.message());
-    if (!reportOpt.empty()) {
-      report::HtmlReportInput in;
-      in.command = planCommandLine(so);
-      in.plans = plans;
-      in.search = &*res;
-      in.trace = std::move(trace);
-      in.maxMemoryFraction = so.maxMemoryFraction;
-      if (Status s =
-              writeFileAtomically(reportOpt, report::renderHtmlReport(in));
-          !s)
-        return fail(s.message());
-    }
-  }
+  if (int code = writeOutputs(so, evalOpt, profile, *res, plans); code != 0)
+    return code;
   if (exportTarget) {
-    // The best plan of the whole space (a second search without the
-    // target's checks), when the target cannot run it: what the choice of
-    // framework costs.
-    search::SearchOptions all = so;
-    all.accept = nullptr;
-    all.acceptAxes = nullptr;
-    all.topK = 1;
-    all.progress = nullptr;
-    all.maxExplored = 0;
-    if (auto best = search::searchPlans(profile, *cluster, all, evalOpt);
-        best && !best->top.empty() &&
-        search::rankedBefore(best->top[0], res->top[0])) {
-      const search::Candidate &o = best->top[0];
-      const ParallelConfig &b = o.config;
-      plan::Plan op = plan::makePlan(
-          profile, best->clusters[size_t(o.clusterIndex)], b, o.eval,
-          so.pricePerGpuHour);
-      auto why = plan::exportPlan(op, *exportTarget, "that plan");
-      // What is ranked: seconds per step, or dollars per million tokens.
-      bool cost = so.objective == search::Objective::CostPerToken;
-      auto measure = [&](const search::Candidate &c) {
-        return cost ? "costs $" + fmtD("%.3f", 1e6 * c.costPerToken) +
-                          " per million tokens"
-                    : "takes " + fmtD("%.3f", c.eval.iterationSeconds) +
-                          " s per step";
-      };
-      llvm::errs() << "trident: note: the best plan for --export "
-                   << plan::exportTargetName(*exportTarget) << " "
-                   << measure(res->top[0]) << "; the best of all (dp="
-                   << b.dp << " tp=" << b.tp << " pp=" << b.pp << " cp=" << b.cp
-                   << " ep=" << b.ep << " vpp=" << b.vpp << " micro-batch "
-                   << b.microBatch << ", ZeRO-" << b.zeroStage << ") "
-                   << measure(o)
-                   << (why ? std::string()
-                           : std::string(" (") + why.message() + ")")
-                   << "\n";
-    }
+    noteBestOfAll(so, evalOpt, profile, *cluster, *res, *exportTarget);
     return printExported(plans[0], exportOpt, "best plan", "");
   }
   if (jsonOpt) {
     llvm::outs() << plan::plansToJson(plans);
     return 0;
   }
-  const search::SearchStats &st = res->stats;
-  llvm::outs() << "model       " << profile.modelName << " (seq "
-               << profile.seqLen << ", global batch " << so.globalBatch << ", "
-               << dtypeName(so.precision) << ")\n"
-               << "cluster     " << cluster->name << ", "
-               << cluster->totalGpus() << " GPUs\n"
-               << "runtime     " << runtimeName(evalOpt.runtime) << "\n"
-               << "searched    " << st.configurations << " configurations: "
-               << st.evaluations << " full evaluations, " << st.partitions
-               << " layer partitions, " << st.prunedByBound
-               << " pruned by the step-time bound, " << st.prunedByMemory
-               << " by memory\n\n";
-  llvm::outs() << renderTable(*res, plans, so.pricePerGpuHour > 0) << "\n";
-  const plan::Plan &w = plans[0];
-  std::string split;
-  for (size_t i = 0; i < w.layersPerChunk.size(); ++i)
-    split += (i ? "," : "") + std::to_string(w.layersPerChunk[i]);
-  llvm::outs() << "best        " << scheduleKindName(w.scheduleKind())
-               << ", layers per "
-               << (w.vpp > 1 ? "chunk" : "stage") << " [" << split << "] ("
-               << w.partition << ")\n";
-  llvm::outs() << search::explainWinner(*res);
-  for (const std::string &f : {outputOpt.getValue(), traceOpt.getValue(),
-                               reportOpt.getValue()})
-    if (!f.empty() && f != "-")
-      llvm::outs() << "wrote " << f << "\n";
+  printPlans(so, evalOpt, profile, *cluster, *res, plans);
   return 0;
 }
 
