@@ -298,6 +298,40 @@ inline int64_t realVocab(int64_t vocab, int64_t padded, const char *fn) {
             std::to_string(padded) + "] (the shards' columns)");
   return vocab > 0 ? vocab : padded;
 }
+/// The shapes of a (vocabulary-parallel) cross-entropy, for every backend:
+/// logits [n, V], int32 targets [n], lse [n], lossSum one element (or
+/// none).
+inline void checkCrossEntropy(const Tensor &lossSum, const Tensor &lse,
+                              const Tensor &logits, const Tensor &targets,
+                              const char *fn, int64_t &n, int64_t &V) {
+  check(logits.rank() == 2, fn, "logits must be [n, V], got " +
+                                    logits.shapeString());
+  n = logits.dim(0);
+  V = logits.dim(1);
+  check(targets.dtype() == DType::I32 && targets.numel() == n, fn,
+        "targets must be int32 [" + std::to_string(n) + "]");
+  check(lse.numel() == n, fn, "lse must have n elements");
+  check(!lossSum.defined() || lossSum.numel() == 1, fn,
+        "lossSum must have one element");
+}
+
+/// allToAll's shapes, for every backend: `in` split along `splitDim` into
+/// `groupSize` blocks, `out` the blocks concatenated along `concatDim`.
+inline void checkAllToAll(const Tensor &out, const Tensor &in, int splitDim,
+                          int concatDim, int groupSize, const char *fn) {
+  check(splitDim >= 0 && splitDim < in.rank() && concatDim >= 0 &&
+            concatDim < in.rank() && out.rank() == in.rank(),
+        fn, "dimensions out of range for " + in.shapeString());
+  check(in.shape()[splitDim] % groupSize == 0, fn,
+        "dimension " + std::to_string(splitDim) + " of " + in.shapeString() +
+            " is not divisible by the group size " + std::to_string(groupSize));
+  std::vector<int64_t> expect = in.shape();
+  expect[splitDim] /= groupSize;
+  expect[concatDim] *= groupSize;
+  check(out.shape() == expect, fn,
+        "output " + out.shapeString() + " should be " + shapeToString(expect));
+}
+
 /// Real columns of a shard of `local` columns starting at `offset`.
 inline int64_t validColumns(int64_t vocab, int64_t offset, int64_t local) {
   return std::max<int64_t>(0, std::min<int64_t>(local, vocab - offset));

@@ -1,6 +1,7 @@
 //===- PlanCases.cpp - The planner against every published configuration ===//
 
 #include "trident/Validation/PlanCases.h"
+#include "trident/Support/Text.h"
 
 #include "trident/Validation/CaseProfile.h"
 
@@ -12,17 +13,9 @@ namespace trident::validation {
 
 namespace {
 
-std::string fmtD(const char *f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
+std::string fmtD(const char *f, double v) { return formatNumber(f, v); }
 std::string pad(std::string s, size_t w, bool left = false) {
-  if (s.size() >= w)
-    return s;
-  return left ? s + std::string(w - s.size(), ' ')
-              : std::string(w - s.size(), ' ') + s;
+  return padCell(std::move(s), w, left);
 }
 
 /// One case: its published configuration priced, then planned.

@@ -15,6 +15,7 @@
 #include "Commands.h"
 
 #include "trident/Validation/PlanCases.h"
+#include "trident/Support/Text.h"
 
 #include "trident/Analysis/ModelAnalysis.h"
 #include "trident/Frontend/ModelSource.h"
@@ -99,17 +100,9 @@ cl::opt<std::string> caseFilterOpt(
     cl::desc("with --validate-cases: only cases whose id contains this"),
     cl::value_desc("text"), cl::sub(planCmd), cl::cat(category));
 
-std::string fmtD(const char *f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
+std::string fmtD(const char *f, double v) { return formatNumber(f, v); }
 std::string pad(std::string s, size_t w, bool left = false) {
-  if (s.size() >= w)
-    return s;
-  return left ? s + std::string(w - s.size(), ' ')
-              : std::string(w - s.size(), ' ') + s;
+  return padCell(std::move(s), w, left);
 }
 
 /// The table of the top plans.

@@ -503,4 +503,13 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, const Tensor &dout,
   attentionBackward(dq, dk, dv, none, dout, q, k, v, probs, d);
 }
 
+// The unsplit cross-entropy's backward is the vocabulary-parallel one at
+// offset 0, on every backend.
+void crossEntropyBackward(Tensor &dlogits, const Tensor &logits,
+                          const Tensor &targets, const Tensor &lse,
+                          float gradScale) {
+  vocabParallelCrossEntropyBackward(dlogits, logits, targets, lse, 0,
+                                    gradScale);
+}
+
 } // namespace trident::rt

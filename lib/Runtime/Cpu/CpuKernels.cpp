@@ -995,25 +995,13 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
 //===----------------------------------------------------------------------===//
 
 namespace {
-void checkCE(const Tensor &lossSum, const Tensor &lse, const Tensor &logits,
-             const Tensor &targets, const char *fn, int64_t &n, int64_t &V) {
-  check(logits.rank() == 2, fn, "logits must be [n, V], got " +
-                                    logits.shapeString());
-  n = logits.dim(0);
-  V = logits.dim(1);
-  check(targets.dtype() == DType::I32 && targets.numel() == n, fn,
-        "targets must be int32 [" + std::to_string(n) + "]");
-  check(lse.numel() == n, fn, "lse must have n elements");
-  check(!lossSum.defined() || lossSum.numel() == 1, fn,
-        "lossSum must have one element");
-}
 } // namespace
 
 void crossEntropyForward(Tensor &lossSum, Tensor &lse, const Tensor &logits,
                          const Tensor &targets) {
   const char *fn = "crossEntropyForward";
   int64_t n, V;
-  checkCE(lossSum, lse, logits, targets, fn, n, V);
+  detail::checkCrossEntropy(lossSum, lse, logits, targets, fn, n, V);
   const float *L = logits.f32();
   const int32_t *t = targets.i32();
   double total = 0;
@@ -1035,13 +1023,6 @@ void crossEntropyForward(Tensor &lossSum, Tensor &lse, const Tensor &logits,
   lossSum.f32()[0] += static_cast<float>(total);
 }
 
-void crossEntropyBackward(Tensor &dlogits, const Tensor &logits,
-                          const Tensor &targets, const Tensor &lse,
-                          float gradScale) {
-  vocabParallelCrossEntropyBackward(dlogits, logits, targets, lse, 0,
-                                    gradScale);
-}
-
 void vocabParallelCrossEntropyForward(Tensor &lossSum, Tensor &lse,
                                       const Tensor &logits,
                                       const Tensor &targets,
@@ -1049,7 +1030,7 @@ void vocabParallelCrossEntropyForward(Tensor &lossSum, Tensor &lse,
                                       int64_t vocab) {
   const char *fn = "vocabParallelCrossEntropyForward";
   int64_t n, V;
-  checkCE(lossSum, lse, logits, targets, fn, n, V);
+  detail::checkCrossEntropy(lossSum, lse, logits, targets, fn, n, V);
   const float *L = logits.f32();
   const int32_t *t = targets.i32();
   const int64_t padded = V * std::max(1, detail::groupImpl(tp, fn).size);
@@ -1097,7 +1078,7 @@ void vocabParallelCrossEntropyBackward(Tensor &dlogits, const Tensor &logits,
   const char *fn = "crossEntropyBackward";
   int64_t n, V;
   Tensor none;
-  checkCE(none, lse, logits, targets, fn, n, V);
+  detail::checkCrossEntropy(none, lse, logits, targets, fn, n, V);
   sameNumel(dlogits, logits, fn);
   const int64_t valid =
       vocab > 0 ? detail::validColumns(vocab, vocabOffset, V) : V;

@@ -776,19 +776,9 @@ void allToAll(Tensor &out, const Tensor &in, int splitDim, int concatDim,
               const Group &g) {
   const char *fn = "allToAll";
   Group::Impl &G = detail::collectiveImpl(g, fn);
-  check(splitDim >= 0 && splitDim < in.rank() && concatDim >= 0 &&
-            concatDim < in.rank() && out.rank() == in.rank(),
-        fn, "dimensions out of range for " + in.shapeString());
-  check(in.shape()[splitDim] % G.size == 0, fn,
-        "dimension " + std::to_string(splitDim) + " of " + in.shapeString() +
-            " is not divisible by the group size " + std::to_string(G.size));
-  std::vector<int64_t> block = in.shape();
+  detail::checkAllToAll(out, in, splitDim, concatDim, G.size, fn);
+  std::vector<int64_t> block = in.shape(); // one block of the split
   block[splitDim] /= G.size;
-  std::vector<int64_t> expect = block;
-  expect[concatDim] *= G.size;
-  check(out.shape() == expect, fn,
-        "output " + out.shapeString() + " should be " +
-            detail::shapeToString(expect));
   if (alone(G)) // one block, kept
     return copy(out, in);
   int64_t a, d, b;

@@ -1537,18 +1537,6 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
 }
 
 namespace {
-void ceChecks(const Tensor &lossSum, const Tensor &lse, const Tensor &logits,
-              const Tensor &targets, const char *fn, int64_t &n, int64_t &V) {
-  check(logits.rank() == 2, fn, "logits must be [n, V], got " +
-                                    logits.shapeString());
-  n = logits.dim(0);
-  V = logits.dim(1);
-  check(targets.dtype() == DType::I32 && targets.numel() == n, fn,
-        "targets must be int32 [" + std::to_string(n) + "]");
-  check(lse.numel() == n, fn, "lse must have n elements");
-  check(!lossSum.defined() || lossSum.numel() == 1, fn,
-        "lossSum must have one element");
-}
 } // namespace
 
 void bagPoolForward(Tensor &out, const Tensor &x, int64_t bag, bool mean) {
@@ -1658,7 +1646,7 @@ void crossEntropyForward(Tensor &lossSum, Tensor &lse, const Tensor &logits,
                          const Tensor &targets) {
   const char *fn = "crossEntropyForward";
   int64_t n, V;
-  ceChecks(lossSum, lse, logits, targets, fn, n, V);
+  detail::checkCrossEntropy(lossSum, lse, logits, targets, fn, n, V);
   if (!n)
     return;
   // As on the CPU: a target outside the vocabulary is an error, not a
@@ -1680,13 +1668,6 @@ void crossEntropyForward(Tensor &lossSum, Tensor &lse, const Tensor &logits,
   launched(fn);
 }
 
-void crossEntropyBackward(Tensor &dlogits, const Tensor &logits,
-                          const Tensor &targets, const Tensor &lse,
-                          float gradScale) {
-  vocabParallelCrossEntropyBackward(dlogits, logits, targets, lse, 0,
-                                    gradScale);
-}
-
 void vocabParallelCrossEntropyForward(Tensor &lossSum, Tensor &lse,
                                       const Tensor &logits,
                                       const Tensor &targets,
@@ -1694,7 +1675,7 @@ void vocabParallelCrossEntropyForward(Tensor &lossSum, Tensor &lse,
                                       int64_t vocab) {
   const char *fn = "vocabParallelCrossEntropyForward";
   int64_t n, V;
-  ceChecks(lossSum, lse, logits, targets, fn, n, V);
+  detail::checkCrossEntropy(lossSum, lse, logits, targets, fn, n, V);
   // No rows here still takes part in the tp collectives, as on the CPU.
   const int64_t padded = V * std::max(1, detail::groupImpl(tp, fn).size);
   const int64_t real = detail::realVocab(vocab, padded, fn);
@@ -1735,7 +1716,7 @@ void vocabParallelCrossEntropyBackward(Tensor &dlogits, const Tensor &logits,
   const char *fn = "crossEntropyBackward";
   int64_t n, V;
   Tensor none;
-  ceChecks(none, lse, logits, targets, fn, n, V);
+  detail::checkCrossEntropy(none, lse, logits, targets, fn, n, V);
   sameNumel(dlogits, logits, fn);
   if (!n)
     return;
