@@ -315,6 +315,26 @@ inline void checkCrossEntropy(const Tensor &lossSum, const Tensor &lse,
         "lossSum must have one element");
 }
 
+/// Same shapes except dimension `dim`, where out = num / den x in: the
+/// gathers' and scatters' outputs, for every backend.
+inline void checkScaled(const Tensor &out, const Tensor &in, int dim,
+                        int64_t num, int64_t den, const char *fn) {
+  bool ok = out.rank() == in.rank() && dim >= 0 && dim < in.rank();
+  for (int i = 0; ok && i < in.rank(); ++i)
+    ok = i == dim ? out.shape()[i] * den == in.shape()[i] * num
+                  : out.shape()[i] == in.shape()[i];
+  check(ok, fn,
+        "output " + out.shapeString() + " does not match input " +
+            in.shapeString() + " along dimension " + std::to_string(dim));
+}
+
+/// adamUpdate's checks and bias corrections (Kingma & Ba 2015, "Adam: A
+/// Method for Stochastic Optimization", Algorithm 1), for every backend;
+/// false when there is nothing to update.
+bool adamStep(const Tensor &param, const Tensor &grad, const Tensor &m,
+              const Tensor &v, const AdamConfig &cfg, int64_t step,
+              float &bc1, float &bc2);
+
 /// allToAll's shapes, for every backend: `in` split along `splitDim` into
 /// `groupSize` blocks, `out` the blocks concatenated along `concatDim`.
 inline void checkAllToAll(const Tensor &out, const Tensor &in, int splitDim,

@@ -512,4 +512,24 @@ void crossEntropyBackward(Tensor &dlogits, const Tensor &logits,
                                     gradScale);
 }
 
+void sgdUpdate(Tensor &param, const Tensor &grad, float lr) {
+  axpy(param, grad, -lr);
+}
+
+namespace detail {
+bool adamStep(const Tensor &param, const Tensor &grad, const Tensor &m,
+              const Tensor &v, const AdamConfig &cfg, int64_t step,
+              float &bc1, float &bc2) {
+  const char *fn = "adamUpdate";
+  for (const Tensor *t : {&grad, &m, &v})
+    check(t->numel() == param.numel(), fn,
+          "sizes differ: " + param.shapeString() + " vs " +
+              t->shapeString());
+  check(step >= 1, fn, "step counts from 1");
+  bc1 = 1.0f - static_cast<float>(std::pow(double(cfg.beta1), step));
+  bc2 = 1.0f - static_cast<float>(std::pow(double(cfg.beta2), step));
+  return param.numel() > 0;
+}
+} // namespace detail
+
 } // namespace trident::rt

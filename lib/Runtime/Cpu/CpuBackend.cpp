@@ -91,17 +91,6 @@ void packBlocks(float *blocks, const float *in, int g, int64_t a, int64_t d,
                   sizeof(float) * d * b);
 }
 
-/// Same shapes except dimension `dim`, where out = factor * in.
-void checkScaled(const Tensor &out, const Tensor &in, int dim, int64_t num,
-                 int64_t den, const char *fn) {
-  bool ok = out.rank() == in.rank() && dim >= 0 && dim < in.rank();
-  for (int i = 0; ok && i < in.rank(); ++i)
-    ok = i == dim ? out.shape()[i] * den == in.shape()[i] * num
-                  : out.shape()[i] == in.shape()[i];
-  check(ok, fn,
-        "output " + out.shapeString() + " does not match input " +
-            in.shapeString() + " along dimension " + std::to_string(dim));
-}
 } // namespace
 
 void allReduceSum(Tensor &t, const Group &g) {
@@ -129,7 +118,7 @@ void allReduceMax(Tensor &t, const Group &g) {
 void allGather(Tensor &out, const Tensor &in, int dim, const Group &g) {
   const char *fn = "allGather";
   Group::Impl &G = detail::collectiveImpl(g, fn);
-  checkScaled(out, in, dim, G.size, 1, fn);
+  detail::checkScaled(out, in, dim, G.size, 1, fn);
   int64_t a, d, b;
   around(in, dim, fn, a, d, b);
   std::vector<float> blocks(in.numel() * G.size);
@@ -143,7 +132,7 @@ void allGather(Tensor &out, const Tensor &in, int dim, const Group &g) {
 void reduceScatterSum(Tensor &out, const Tensor &in, int dim, const Group &g) {
   const char *fn = "reduceScatterSum";
   Group::Impl &G = detail::collectiveImpl(g, fn);
-  checkScaled(out, in, dim, 1, G.size, fn);
+  detail::checkScaled(out, in, dim, 1, G.size, fn);
   int64_t a, d, b;
   around(out, dim, fn, a, d, b);
   std::vector<float> blocks(in.numel());

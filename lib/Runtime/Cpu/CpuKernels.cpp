@@ -1098,21 +1098,11 @@ void vocabParallelCrossEntropyBackward(Tensor &dlogits, const Tensor &logits,
 // Optimizer updates
 //===----------------------------------------------------------------------===//
 
-void sgdUpdate(Tensor &param, const Tensor &grad, float lr) {
-  axpy(param, grad, -lr);
-}
-
 void adamUpdate(Tensor &param, const Tensor &grad, Tensor &m, Tensor &v,
                 const AdamConfig &cfg, int64_t step) {
-  const char *fn = "adamUpdate";
-  sameNumel(param, grad, fn);
-  sameNumel(param, m, fn);
-  sameNumel(param, v, fn);
-  check(step >= 1, fn, "step counts from 1");
-  if (!param.numel())
+  float bc1, bc2;
+  if (!detail::adamStep(param, grad, m, v, cfg, step, bc1, bc2))
     return;
-  float bc1 = 1.0f - static_cast<float>(std::pow(double(cfg.beta1), step));
-  float bc2 = 1.0f - static_cast<float>(std::pow(double(cfg.beta2), step));
   float *p = param.f32(), *pm = m.f32(), *pv = v.f32();
   const float *g = grad.f32();
   for (int64_t i = 0; i < param.numel(); ++i) {

@@ -305,16 +305,6 @@ void packBlocks(float *blocks, const float *in, int g, int64_t a, int64_t d,
 }
 
 
-void checkScaled(const Tensor &out, const Tensor &in, int dim, int64_t num,
-                 int64_t den, const char *fn) {
-  bool ok = out.rank() == in.rank() && dim >= 0 && dim < in.rank();
-  for (int i = 0; ok && i < in.rank(); ++i)
-    ok = i == dim ? out.shape()[i] * den == in.shape()[i] * num
-                  : out.shape()[i] == in.shape()[i];
-  check(ok, fn,
-        "output " + out.shapeString() + " does not match input " +
-            in.shapeString() + " along dimension " + std::to_string(dim));
-}
 } // namespace
 
 const char *backendName() { return "cuda"; }
@@ -719,7 +709,7 @@ void allReduceMax(Tensor &t, const Group &g) {
 void allGather(Tensor &out, const Tensor &in, int dim, const Group &g) {
   const char *fn = "allGather";
   Group::Impl &G = detail::collectiveImpl(g, fn);
-  checkScaled(out, in, dim, G.size, 1, fn);
+  detail::checkScaled(out, in, dim, G.size, 1, fn);
   if (alone(G)) // out = in
     return copy(out, in);
   int64_t a, d, b;
@@ -746,7 +736,7 @@ void allGather(Tensor &out, const Tensor &in, int dim, const Group &g) {
 void reduceScatterSum(Tensor &out, const Tensor &in, int dim, const Group &g) {
   const char *fn = "reduceScatterSum";
   Group::Impl &G = detail::collectiveImpl(g, fn);
-  checkScaled(out, in, dim, 1, G.size, fn);
+  detail::checkScaled(out, in, dim, 1, G.size, fn);
   if (alone(G)) // out = in
     return copy(out, in);
   int64_t a, d, b;
@@ -907,7 +897,7 @@ Pending reduceScatterSumAsync(Tensor &out, const Tensor &in, int dim,
     reduceScatterSum(out, in, dim, g); // complete on return
     return Pending();
   }
-  checkScaled(out, in, dim, 1, G.size, fn);
+  detail::checkScaled(out, in, dim, 1, G.size, fn);
   int64_t a, d, b;
   around(out.shape(), dim, a, d, b);
   auto p = std::make_shared<Pending::Impl>();
@@ -941,7 +931,7 @@ Pending allGatherAsync(Tensor &out, const Tensor &in, const Group &g) {
     allGather(out, in, 0, g); // complete on return
     return Pending();
   }
-  checkScaled(out, in, 0, G.size, 1, fn);
+  detail::checkScaled(out, in, 0, G.size, 1, fn);
   // Along the outermost dimension the members' blocks are already in
   // order: NCCL writes straight into `out`.
   auto p = std::make_shared<Pending::Impl>();

@@ -1728,25 +1728,15 @@ void vocabParallelCrossEntropyBackward(Tensor &dlogits, const Tensor &logits,
   launched(fn);
 }
 
-void sgdUpdate(Tensor &param, const Tensor &grad, float lr) {
-  axpy(param, grad, -lr);
-}
-
 void adamUpdate(Tensor &param, const Tensor &grad, Tensor &m, Tensor &v,
                 const AdamConfig &cfg, int64_t step) {
-  const char *fn = "adamUpdate";
-  sameNumel(param, grad, fn);
-  sameNumel(param, m, fn);
-  sameNumel(param, v, fn);
-  check(step >= 1, fn, "step counts from 1");
-  if (!param.numel())
+  float bc1, bc2;
+  if (!detail::adamStep(param, grad, m, v, cfg, step, bc1, bc2))
     return;
-  float bc1 = 1.0f - static_cast<float>(std::pow(double(cfg.beta1), step));
-  float bc2 = 1.0f - static_cast<float>(std::pow(double(cfg.beta2), step));
   TRIDENT_LAUNCH(kAdam, blocksFor(param.numel()), kThreads, 0, stream())(
       param.f32(), grad.f32(), m.f32(), v.f32(), param.numel(), cfg.lr,
       cfg.beta1, cfg.beta2, cfg.eps, cfg.weightDecay, bc1, bc2);
-  launched(fn);
+  launched("adamUpdate");
 }
 
 } // namespace trident::rt
