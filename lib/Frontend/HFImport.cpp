@@ -654,6 +654,85 @@ void parseGptNeoX(Reader &r, ModelConfig &c) {
 }
 
 /// The Llama-style decoders: RMSNorm, RoPE, gated MLP, untied by default.
+/// DeepSeek-V3's multi-head latent attention and router
+/// (DeepseekV3ForCausalLM), on top of parseLlamaLike's common keys.
+void readDeepseekV3(Reader &r, ModelConfig &c,
+                    std::vector<std::string> &notes) {
+  c.attention = AttentionKind::MLA;
+  MLAConfig &m = c.mla;
+  r.optInt("q_lora_rank", m.qLoraRank); // null: q projected directly
+  r.reqInt("kv_lora_rank", m.kvLoraRank);
+  r.reqInt("qk_nope_head_dim", m.qkNopeHeadDim, 0);
+  r.reqInt("qk_rope_head_dim", m.qkRopeHeadDim);
+  r.reqInt("v_head_dim", m.vHeadDim);
+  c.headDim = m.qkNopeHeadDim + m.qkRopeHeadDim;
+  // MLA decompresses k and v per head: num_key_value_heads does not shape
+  // any weight.
+  c.numKvHeads = c.numHeads;
+  c.rotaryPct = c.headDim > 0 ? (double)m.qkRopeHeadDim / c.headDim : 1.0;
+  // DeepseekV3Config's rope_interleave (default true): the checkpoints
+  // pair dimensions 2i and 2i + 1.
+  c.ropeInterleaved = true;
+  r.optBool("rope_interleave", c.ropeInterleaved);
+  r.optBool("attention_bias", c.qkvBias);
+  c.outBias = c.qkvBias;
+  MoEConfig &e = c.moe;
+  r.reqInt("n_routed_experts", e.numExperts);
+  readTopK(r, c, "n_routed_experts");
+  r.reqInt("moe_intermediate_size", e.expertFfn);
+  r.optInt("n_shared_experts", e.numSharedExperts, 0);
+  e.sharedFfn = e.numSharedExperts > 0 ? e.expertFfn : 0;
+  r.optInt("first_k_dense_replace", e.firstDenseLayers, 0);
+  if (!r.failed() && e.firstDenseLayers > c.numLayers)
+    r.fail("first_k_dense_replace", std::to_string(e.firstDenseLayers) +
+                                        " exceeds num_hidden_layers " +
+                                        std::to_string(c.numLayers));
+  int64_t freq = 1;
+  r.optInt("moe_layer_freq", freq);
+  // DeepseekV3DecoderLayer: experts where i >= first_k_dense_replace and
+  // i % moe_layer_freq == 0; ModelConfig's default rule counts from the
+  // first MoE layer instead, so spell the layers out when freq > 1.
+  if (!r.failed() && freq > 1)
+    for (int64_t i = 0; i < c.numLayers; ++i)
+      e.moeLayers.push_back(i >= e.firstDenseLayers && i % freq == 0);
+  e.routerScoreCorrection = true;
+  // DeepseekV3TopkRouter (transformers): sigmoid scores, whatever
+  // scoring_func / topk_method say; DeepseekV3Config's defaults.
+  e.sigmoidScores = true;
+  e.numGroups = 8;
+  e.topkGroups = 4;
+  e.routedScale = 2.5;
+  r.optInt("n_group", e.numGroups);
+  r.optInt("topk_group", e.topkGroups);
+  r.optNumber("routed_scaling_factor", e.routedScale, 0, 1e6, true);
+  r.optBool("norm_topk_prob", e.renormalize);
+  // A value the file leaves out is DeepseekV3Config's default: say so.
+  auto given = [&](const char *key) {
+    return r.has(key) ? std::string()
+                      : std::string(" (DeepseekV3Config's default; the "
+                                    "file does not set it)");
+  };
+  if (!r.failed() && (e.numGroups < 1 || e.numExperts % e.numGroups != 0))
+    r.fail("n_group", std::to_string(e.numGroups) + given("n_group") +
+                          " must divide n_routed_experts " +
+                          std::to_string(e.numExperts));
+  else if (!r.failed() &&
+           (e.topkGroups < 1 || e.topkGroups > e.numGroups ||
+            e.topK > e.topkGroups * (e.numExperts / e.numGroups)))
+    r.fail("topk_group",
+           std::to_string(e.topkGroups) + given("topk_group") +
+               " must be in [1, n_group " + std::to_string(e.numGroups) +
+               "] and hold the " + std::to_string(e.topK) +
+               " experts of num_experts_per_tok");
+  int64_t mtp = 0;
+  if (r.optInt("num_nextn_predict_layers", mtp, 0) && mtp > 0)
+    notes.push_back(std::string(r.source()) +
+                    ": field 'num_nextn_predict_layers': the " +
+                    std::to_string(mtp) +
+                    " multi-token-prediction layer(s) are ignored; only "
+                    "the main model is planned");
+}
+
 void parseLlamaLike(Reader &r, ModelConfig &c, Arch arch,
                     std::vector<std::string> &notes) {
   r.reqInt("hidden_size", c.hidden);
@@ -784,82 +863,9 @@ void parseLlamaLike(Reader &r, ModelConfig &c, Arch arch,
     }
     break;
   }
-  case Arch::DeepseekV3: {
-    c.attention = AttentionKind::MLA;
-    MLAConfig &m = c.mla;
-    r.optInt("q_lora_rank", m.qLoraRank); // null: q projected directly
-    r.reqInt("kv_lora_rank", m.kvLoraRank);
-    r.reqInt("qk_nope_head_dim", m.qkNopeHeadDim, 0);
-    r.reqInt("qk_rope_head_dim", m.qkRopeHeadDim);
-    r.reqInt("v_head_dim", m.vHeadDim);
-    c.headDim = m.qkNopeHeadDim + m.qkRopeHeadDim;
-    // MLA decompresses k and v per head: num_key_value_heads does not shape
-    // any weight.
-    c.numKvHeads = c.numHeads;
-    c.rotaryPct = c.headDim > 0 ? (double)m.qkRopeHeadDim / c.headDim : 1.0;
-    // DeepseekV3Config's rope_interleave (default true): the checkpoints
-    // pair dimensions 2i and 2i + 1.
-    c.ropeInterleaved = true;
-    r.optBool("rope_interleave", c.ropeInterleaved);
-    r.optBool("attention_bias", c.qkvBias);
-    c.outBias = c.qkvBias;
-    MoEConfig &e = c.moe;
-    r.reqInt("n_routed_experts", e.numExperts);
-    readTopK(r, c, "n_routed_experts");
-    r.reqInt("moe_intermediate_size", e.expertFfn);
-    r.optInt("n_shared_experts", e.numSharedExperts, 0);
-    e.sharedFfn = e.numSharedExperts > 0 ? e.expertFfn : 0;
-    r.optInt("first_k_dense_replace", e.firstDenseLayers, 0);
-    if (!r.failed() && e.firstDenseLayers > c.numLayers)
-      r.fail("first_k_dense_replace", std::to_string(e.firstDenseLayers) +
-                                          " exceeds num_hidden_layers " +
-                                          std::to_string(c.numLayers));
-    int64_t freq = 1;
-    r.optInt("moe_layer_freq", freq);
-    // DeepseekV3DecoderLayer: experts where i >= first_k_dense_replace and
-    // i % moe_layer_freq == 0; ModelConfig's default rule counts from the
-    // first MoE layer instead, so spell the layers out when freq > 1.
-    if (!r.failed() && freq > 1)
-      for (int64_t i = 0; i < c.numLayers; ++i)
-        e.moeLayers.push_back(i >= e.firstDenseLayers && i % freq == 0);
-    e.routerScoreCorrection = true;
-    // DeepseekV3TopkRouter (transformers): sigmoid scores, whatever
-    // scoring_func / topk_method say; DeepseekV3Config's defaults.
-    e.sigmoidScores = true;
-    e.numGroups = 8;
-    e.topkGroups = 4;
-    e.routedScale = 2.5;
-    r.optInt("n_group", e.numGroups);
-    r.optInt("topk_group", e.topkGroups);
-    r.optNumber("routed_scaling_factor", e.routedScale, 0, 1e6, true);
-    r.optBool("norm_topk_prob", e.renormalize);
-    // A value the file leaves out is DeepseekV3Config's default: say so.
-    auto given = [&](const char *key) {
-      return r.has(key) ? std::string()
-                        : std::string(" (DeepseekV3Config's default; the "
-                                      "file does not set it)");
-    };
-    if (!r.failed() && (e.numGroups < 1 || e.numExperts % e.numGroups != 0))
-      r.fail("n_group", std::to_string(e.numGroups) + given("n_group") +
-                            " must divide n_routed_experts " +
-                            std::to_string(e.numExperts));
-    else if (!r.failed() &&
-             (e.topkGroups < 1 || e.topkGroups > e.numGroups ||
-              e.topK > e.topkGroups * (e.numExperts / e.numGroups)))
-      r.fail("topk_group",
-             std::to_string(e.topkGroups) + given("topk_group") +
-                 " must be in [1, n_group " + std::to_string(e.numGroups) +
-                 "] and hold the " + std::to_string(e.topK) +
-                 " experts of num_experts_per_tok");
-    int64_t mtp = 0;
-    if (r.optInt("num_nextn_predict_layers", mtp, 0) && mtp > 0)
-      notes.push_back(std::string(r.source()) +
-                      ": field 'num_nextn_predict_layers': the " +
-                      std::to_string(mtp) +
-                      " multi-token-prediction layer(s) are ignored; only "
-                      "the main model is planned");
+  case Arch::DeepseekV3:
+    readDeepseekV3(r, c, notes);
     break;
-  }
   case Arch::Gpt2:
   case Arch::GptNeoX:
   case Arch::BertMaskedLM:

@@ -103,6 +103,67 @@ Result<StepTimeline> simulateStep(const LayerProfile &profile,
   return t;
 }
 
+namespace {
+
+/// A pipeline transfer: its boundary, direction and event.
+struct Transfer {
+  int32_t boundary;
+  bool forward;
+  TraceEvent ev;
+};
+
+/// The transfers on tracks of their own: one per boundary and direction,
+/// and more lanes where two transfers over the same link overlap in time.
+void placeTransfers(std::vector<Transfer> &transfers, int64_t p,
+                    int32_t commPid, double eps, Trace &tr) {
+  std::stable_sort(transfers.begin(), transfers.end(),
+                   [](const Transfer &a, const Transfer &b) {
+                     if (a.boundary != b.boundary)
+                       return a.boundary < b.boundary;
+                     if (a.forward != b.forward)
+                       return a.forward;
+                     return a.ev.startSeconds < b.ev.startSeconds;
+                   });
+  int32_t tid = 0;
+  for (size_t i = 0; i < transfers.size();) {
+    size_t j = i;
+    while (j < transfers.size() &&
+           transfers[j].boundary == transfers[i].boundary &&
+           transfers[j].forward == transfers[i].forward)
+      ++j;
+    std::vector<double> laneEnd;
+    std::vector<int32_t> laneTrack;
+    int32_t b = transfers[i].boundary;
+    bool fwd = transfers[i].forward;
+    int64_t from = fwd ? b : (b + 1) % p, to = fwd ? (b + 1) % p : b;
+    for (size_t k = i; k < j; ++k) {
+      TraceEvent &e = transfers[k].ev;
+      size_t lane = 0;
+      while (lane < laneEnd.size() && laneEnd[lane] > e.startSeconds + eps)
+        ++lane;
+      if (lane == laneEnd.size()) {
+        TraceTrack t;
+        t.pid = commPid;
+        t.tid = tid++;
+        t.process = "pipeline point-to-point";
+        t.thread = std::string(fwd ? "activations" : "gradients") + " s" +
+                   std::to_string(from) + "->s" + std::to_string(to) +
+                   (lane > 0 ? " (" + std::to_string(lane + 1) + ")" : "");
+        laneTrack.push_back(int32_t(tr.tracks.size()));
+        tr.tracks.push_back(std::move(t));
+        laneEnd.push_back(0);
+      }
+      laneEnd[lane] = e.startSeconds + e.durationSeconds;
+      e.track = laneTrack[lane];
+      tr.events.push_back(e);
+    }
+    i = j;
+  }
+
+}
+
+} // namespace
+
 Trace buildTrace(const StepTimeline &step) {
   Trace tr;
   const ParallelConfig &c = step.config;
@@ -156,11 +217,6 @@ Trace buildTrace(const StepTimeline &step) {
   // --- stage work, bubbles and blocked sends ---
   const auto &boundary = sched.sendBoundary();
   const double eps = 1e-12 * std::max(tr.pipelineSeconds, 1e-30);
-  struct Transfer {
-    int32_t boundary;
-    bool forward;
-    TraceEvent ev;
-  };
   std::vector<Transfer> transfers;
   for (int64_t s = 0; s < p; ++s) {
     double cursor = 0;
@@ -221,51 +277,8 @@ Trace buildTrace(const StepTimeline &step) {
     bubbleTo(tr.pipelineSeconds);
   }
 
-  // --- transfers: one track per boundary and direction (more lanes if two
-  // transfers over the same link overlap in time) ---
-  std::stable_sort(transfers.begin(), transfers.end(),
-                   [](const Transfer &a, const Transfer &b) {
-                     if (a.boundary != b.boundary)
-                       return a.boundary < b.boundary;
-                     if (a.forward != b.forward)
-                       return a.forward;
-                     return a.ev.startSeconds < b.ev.startSeconds;
-                   });
-  int32_t tid = 0;
-  for (size_t i = 0; i < transfers.size();) {
-    size_t j = i;
-    while (j < transfers.size() &&
-           transfers[j].boundary == transfers[i].boundary &&
-           transfers[j].forward == transfers[i].forward)
-      ++j;
-    std::vector<double> laneEnd;
-    std::vector<int32_t> laneTrack;
-    int32_t b = transfers[i].boundary;
-    bool fwd = transfers[i].forward;
-    int64_t from = fwd ? b : (b + 1) % p, to = fwd ? (b + 1) % p : b;
-    for (size_t k = i; k < j; ++k) {
-      TraceEvent &e = transfers[k].ev;
-      size_t lane = 0;
-      while (lane < laneEnd.size() && laneEnd[lane] > e.startSeconds + eps)
-        ++lane;
-      if (lane == laneEnd.size()) {
-        TraceTrack t;
-        t.pid = commPid;
-        t.tid = tid++;
-        t.process = "pipeline point-to-point";
-        t.thread = std::string(fwd ? "activations" : "gradients") + " s" +
-                   std::to_string(from) + "->s" + std::to_string(to) +
-                   (lane > 0 ? " (" + std::to_string(lane + 1) + ")" : "");
-        laneTrack.push_back(int32_t(tr.tracks.size()));
-        tr.tracks.push_back(std::move(t));
-        laneEnd.push_back(0);
-      }
-      laneEnd[lane] = e.startSeconds + e.durationSeconds;
-      e.track = laneTrack[lane];
-      tr.events.push_back(e);
-    }
-    i = j;
-  }
+  // --- transfers: one track per boundary and direction ---
+  placeTransfers(transfers, p, commPid, eps, tr);
 
   // --- after the pipeline drains: exposed DP sync, then the optimizer ---
   const Evaluation &ev = step.eval;

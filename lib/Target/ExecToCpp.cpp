@@ -29,6 +29,7 @@
 
 using namespace mlir;
 namespace tx = mlir::trident::exec;
+using mlir::trident::exec::KernelKind;
 
 namespace trident::target {
 
@@ -461,7 +462,7 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
 }
 
 LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
-  StringRef k = op.getName();
+  const KernelKind k = op.getKind();
   auto in = [&](unsigned i) { return name(op.getInputs()[i]); };
   auto in2 = [&](unsigned i) { return act2(op.getInputs()[i]); };
   auto ids = [&](unsigned i) { return "ids1(" + in(i) + ")"; };
@@ -491,7 +492,7 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
   // them (Megatron's cross-entropy writes it in place too): one [tokens,
   // vocab] buffer less at the peak. The kernels read each element before
   // writing it.
-  Value logitsIn = k == "cross_entropy_bwd" ? op.getInputs()[0] : Value();
+  Value logitsIn = k == KernelKind::CrossEntropyBwd ? op.getInputs()[0] : Value();
   const bool inPlace = logitsIn && logitsIn.hasOneUse() &&
                        !name(logitsIn).empty() &&
                        logitsIn.getType() == op.getResult(0).getType();
@@ -501,8 +502,8 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
   // kernel accumulates into that gradient itself, as Megatron's
   // gradient-accumulation fusion does, instead of into a zero-filled
   // temporary of the parameter's size.
-  const bool linearBwd = k == "linear_bwd" || k == "linear_bias_bwd";
-  const bool embeddingBwd = k == "embedding_bwd" || k == "embedding_pos_bwd";
+  const bool linearBwd = k == KernelKind::LinearBwd || k == KernelKind::LinearBiasBwd;
+  const bool embeddingBwd = k == KernelKind::EmbeddingBwd || k == KernelKind::EmbeddingPosBwd;
   auto gradTarget = [&](Value r) -> tx::AccumulateGradOp {
     if (!(embeddingBwd || (linearBwd && r != op.getResult(0))) ||
         !r.hasOneUse())
@@ -531,7 +532,7 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
     }
     out.push_back(n);
     if (cast<RankedTensorType>(r.getType()).getRank() >= 3 &&
-        k != "attention" && k != "attention_sinks") {
+        k != KernelKind::Attention && k != KernelKind::AttentionSinks) {
       os << "    rt::Tensor " << n << "_2 = act2(" << n << ");\n";
       out2.push_back(n + "_2");
       views[r].push_back(n + "_2");
@@ -539,7 +540,7 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
       out2.push_back(n);
     }
   }
-  if (k == "attention" || k == "attention_sinks") {
+  if (k == KernelKind::Attention || k == KernelKind::AttentionSinks) {
     os << "    rt::Tensor " << out[0] << "_2 = act2(" << out[0] << ");\n";
     views[op.getResult(0)].push_back(out[0] + "_2");
   }
@@ -556,7 +557,7 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
     auto t = cast<RankedTensorType>(op.getInputs()[0].getType());
     return t.getRank() == 2 ? t.getDimSize(1) : seq;
   };
-  if (k == "embedding" || k == "embedding_pos") {
+  if (k == KernelKind::Embedding || k == KernelKind::EmbeddingPos) {
     Value wte = op.getInputs()[1];
     std::string off =
         vocabCoord.empty()
@@ -568,12 +569,12 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
     // afterwards: positions are added on the first shard only.
     std::string addPos = vocabCoord.empty() ? "true" : vocabCoord + " == 0";
     os << "    rt::embeddingForward(" << out2[0] << ", " << ids(0) << ", "
-       << in(1) << ", " << (k == "embedding_pos" ? in(2) : "rt::Tensor()")
-       << ", " << (k == "embedding_pos" ? seq : idsPerSample()) << ", "
+       << in(1) << ", " << (k == KernelKind::EmbeddingPos ? in(2) : "rt::Tensor()")
+       << ", " << (k == KernelKind::EmbeddingPos ? seq : idsPerSample()) << ", "
        << posOffset << ", " << off << ", " << addPos << ");\n";
     return success();
   }
-  if (k == "embedding_bwd" || k == "embedding_pos_bwd") {
+  if (k == KernelKind::EmbeddingBwd || k == KernelKind::EmbeddingPosBwd) {
     std::string off =
         vocabCoord.empty()
             ? "0"
@@ -581,7 +582,7 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
                   std::to_string(cast<RankedTensorType>(
                                      op.getResult(0).getType())
                                      .getDimSize(0));
-    bool pos = k == "embedding_pos_bwd";
+    bool pos = k == KernelKind::EmbeddingPosBwd;
     if (!pos)
       os << "    rt::Tensor " << out[0] << "_none;\n";
     os << "    rt::embeddingBackward(" << out[0] << ", "
@@ -590,7 +591,7 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
        << ", " << off << ", " << (pos ? "true" : "false") << ");\n";
     return success();
   }
-  if (k == "layer_norm") {
+  if (k == KernelKind::LayerNorm) {
     os << "    rt::layerNormForward(" << out2[0] << ", " << out[1] << ", "
        << out[2] << ", " << in2(0) << ", " << in(1) << ", " << in(2) << ", "
        << cfgFloat("eps") << "f"
@@ -599,7 +600,7 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
        << ");\n";
     return success();
   }
-  if (k == "layer_norm_bwd") {
+  if (k == KernelKind::LayerNormBwd) {
     os << "    rt::layerNormBackward(" << out2[0] << ", " << out[1] << ", "
        << out[2] << ", " << in2(0) << ", " << in2(1) << ", " << in(2) << ", "
        << in(3) << ", " << in(4)
@@ -609,20 +610,20 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
        << ");\n";
     return success();
   }
-  if (k == "rms_norm") {
+  if (k == KernelKind::RmsNorm) {
     os << "    rt::rmsNormForward(" << out2[0] << ", " << out[1] << ", "
        << in2(0) << ", " << in(1) << ", " << cfgFloat("eps") << "f);\n";
     return success();
   }
-  if (k == "rms_norm_bwd") {
+  if (k == KernelKind::RmsNormBwd) {
     os << "    rt::rmsNormBackward(" << out2[0] << ", " << out[1] << ", "
        << in2(0) << ", " << in2(1) << ", " << in(2) << ", " << in(3)
        << ");\n";
     return success();
   }
-  if (k == "linear" || k == "linear_bias") {
+  if (k == KernelKind::Linear || k == KernelKind::LinearBias) {
     std::string bias = "rt::Tensor()";
-    if (k == "linear_bias") {
+    if (k == KernelKind::LinearBias) {
       std::string coord = axisCoord("bias_axis");
       // A row-parallel bias is added on one rank before the reduction.
       bias = coord.empty() ? in(2)
@@ -633,48 +634,55 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
        << in(1) << ", " << bias << ");\n";
     return success();
   }
-  if (k == "linear_bwd" || k == "linear_bias_bwd") {
+  if (k == KernelKind::LinearBwd || k == KernelKind::LinearBiasBwd) {
     std::string db = "rt::Tensor()";
-    if (k == "linear_bias_bwd")
+    if (k == KernelKind::LinearBiasBwd)
       db = out[2];
     else
       os << "    rt::Tensor " << out[0] << "_nobias;\n";
     os << "    rt::linearBackward(" << out2[0] << ", " << out[1] << ", "
-       << (k == "linear_bias_bwd" ? out[2] : out[0] + "_nobias") << ", "
+       << (k == KernelKind::LinearBiasBwd ? out[2] : out[0] + "_nobias") << ", "
        << in2(0) << ", " << in2(1) << ", " << in(2) << ");\n";
     return success();
   }
   // tgraph's gelu is the erf form unless `approximate` (tanh form).
   std::string geluForm =
       config && config.get("approximate") ? ", true" : ", false";
-  for (auto [act, fn] : {std::pair<StringRef, StringRef>{"gelu", "gelu"},
-                         {"silu", "silu"},
-                         {"relu", "relu"},
-                         {"squared_relu", "squaredRelu"},
-                         {"tanh", "tanh"}}) {
-    std::string extra = act == "gelu" ? geluForm : "";
-    if (k == act) {
+  // Pointwise activations: forward and backward kinds, runtime name.
+  struct Act {
+    KernelKind fwd, bwd;
+    StringRef fn;
+  };
+  for (auto [fwd, bwd, fn] :
+       {Act{KernelKind::Gelu, KernelKind::GeluBwd, "gelu"},
+        Act{KernelKind::Silu, KernelKind::SiluBwd, "silu"},
+        Act{KernelKind::Relu, KernelKind::ReluBwd, "relu"},
+        Act{KernelKind::SquaredRelu, KernelKind::SquaredReluBwd,
+            "squaredRelu"},
+        Act{KernelKind::Tanh, KernelKind::TanhBwd, "tanh"}}) {
+    std::string extra = fwd == KernelKind::Gelu ? geluForm : "";
+    if (k == fwd) {
       os << "    rt::" << fn << "Forward(" << out2[0] << ", " << in2(0)
          << extra << ");\n";
       return success();
     }
-    if (k == (act + "_bwd").str()) {
+    if (k == bwd) {
       os << "    rt::" << fn << "Backward(" << out2[0] << ", " << in2(0)
          << ", " << in2(1) << extra << ");\n";
       return success();
     }
   }
-  if (k == "swiglu") {
+  if (k == KernelKind::Swiglu) {
     os << "    rt::swigluForward(" << out2[0] << ", " << in2(0) << ", "
        << in2(1) << ");\n";
     return success();
   }
-  if (k == "swiglu_bwd") {
+  if (k == KernelKind::SwigluBwd) {
     os << "    rt::swigluBackward(" << out2[0] << ", " << out2[1] << ", "
        << in2(0) << ", " << in2(1) << ", " << in2(2) << ");\n";
     return success();
   }
-  if (k == "dropout" || k == "dropout_bwd") {
+  if (k == KernelKind::Dropout || k == KernelKind::DropoutBwd) {
     // The same mask forwards and backwards: drawn again from the global
     // coordinates of the local block (context-parallel chunk, sequence
     // shard, feature shard).
@@ -695,8 +703,8 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
        << cfgInt("features") << ", " << firstFeature << "));\n";
     return success();
   }
-  if (k == "patch_embed" || k == "patch_embed_bwd") {
-    bool fwd = k == "patch_embed";
+  if (k == KernelKind::PatchEmbed || k == KernelKind::PatchEmbedBwd) {
+    bool fwd = k == KernelKind::PatchEmbed;
     auto img = cast<RankedTensorType>(op.getInputs()[fwd ? 0 : 1].getType());
     std::string dims = std::to_string(img.getDimSize(1)) + ", " +
                        std::to_string(img.getDimSize(2)) + ", " +
@@ -709,7 +717,7 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
          << in2(0) << ", " << in(1) << ", " << dims << ");\n";
     return success();
   }
-  if (k == "seq_slice") {
+  if (k == KernelKind::SeqSlice) {
     auto xt = cast<RankedTensorType>(op.getInputs()[0].getType());
     auto yt = cast<RankedTensorType>(op.getResults()[0].getType());
     std::string count = std::to_string(yt.getDimSize(1));
@@ -718,8 +726,8 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
        << ", " << count << ");\n";
     return success();
   }
-  if (k == "prepend_token" || k == "prepend_token_bwd") {
-    bool fwd = k == "prepend_token";
+  if (k == KernelKind::PrependToken || k == KernelKind::PrependTokenBwd) {
+    bool fwd = k == KernelKind::PrependToken;
     auto x = cast<RankedTensorType>(
         (fwd ? op.getInputs()[0] : op.getResults()[0]).getType());
     std::string tokens = std::to_string(x.getDimSize(1));
@@ -731,10 +739,10 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
          << ", " << in2(0) << ", " << tokens << ");\n";
     return success();
   }
-  if (k == "position_add" || k == "position_add_bwd") {
+  if (k == KernelKind::PositionAdd || k == KernelKind::PositionAddBwd) {
     std::string localSeq = std::to_string(
         cast<RankedTensorType>(op.getInputs()[0].getType()).getDimSize(1));
-    if (k == "position_add")
+    if (k == KernelKind::PositionAdd)
       os << "    rt::positionAddForward(" << out2[0] << ", " << in2(0) << ", "
          << in(1) << ", " << localSeq << ", " << posOffset << ");\n";
     else
@@ -742,11 +750,11 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
          << localSeq << ", " << posOffset << ");\n";
     return success();
   }
-  if (k == "select_token" || k == "select_token_bwd") {
+  if (k == KernelKind::SelectToken || k == KernelKind::SelectTokenBwd) {
     // The index among this rank's positions: the global one less the
     // block's first position (cp chunk, then sequence shard); out of
     // range on the ranks that do not hold it.
-    bool fwd = k == "select_token";
+    bool fwd = k == KernelKind::SelectToken;
     auto xt = cast<RankedTensorType>(
         (fwd ? op.getInputs()[0] : op.getResults()[0]).getType());
     int64_t localSeq = xt.getDimSize(1);
@@ -762,12 +770,12 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
          << ", " << localSeq << ", " << index << ");\n";
     return success();
   }
-  if (k == "add" || k == "mul") {
-    os << "    rt::" << k << "(" << out[0] << ", " << in(0) << ", " << in(1)
-       << ");\n";
+  if (k == KernelKind::Add || k == KernelKind::Mul) {
+    os << "    rt::" << op.getName() << "(" << out[0] << ", " << in(0) << ", "
+       << in(1) << ");\n";
     return success();
   }
-  if (k == "rope" || k == "rope_bwd") {
+  if (k == KernelKind::Rope || k == KernelKind::RopeBwd) {
     // A scaled RoPE names its rt::RopeScaling, built field by field with
     // every double printed exactly.
     std::string scaling;
@@ -805,7 +813,7 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
     os << "    rt::ropeApply(" << out2[0] << ", " << in2(0) << ", " << seq
        << ", " << cfgInt("heads") << ", " << cfgInt("head_dim") << ", "
        << cfgInt("rotary_dim") << ", " << cfgFloat("theta") << ", "
-       << (k == "rope_bwd" ? "true" : "false") << ", " << posOffset;
+       << (k == KernelKind::RopeBwd ? "true" : "false") << ", " << posOffset;
     // The trailing arguments, as far as they differ from the defaults.
     const bool interleaved = config.get("interleaved") != nullptr;
     const std::string rotOffset =
@@ -820,11 +828,11 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
     os << ");\n";
     return success();
   }
-  if (k == "latent_key" || k == "latent_key_bwd") {
+  if (k == KernelKind::LatentKey || k == KernelKind::LatentKeyBwd) {
     std::string dims = std::to_string(cfgInt("heads")) + ", " +
                        std::to_string(cfgInt("nope_dim")) + ", " +
                        std::to_string(cfgInt("rope_dim"));
-    if (k == "latent_key")
+    if (k == KernelKind::LatentKey)
       os << "    rt::latentKeyForward(" << out2[0] << ", " << in2(0) << ", "
          << in2(1) << ", " << dims << ");\n";
     else
@@ -832,10 +840,12 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
          << in2(0) << ", " << dims << ");\n";
     return success();
   }
-  if (k == "attention" || k == "attention_bwd" || k == "attention_sinks" ||
-      k == "attention_sinks_bwd") {
-    const bool fwd = !k.ends_with("_bwd");
-    const bool sinks = k.starts_with("attention_sinks");
+  if (k == KernelKind::Attention || k == KernelKind::AttentionBwd ||
+      k == KernelKind::AttentionSinks || k == KernelKind::AttentionSinksBwd) {
+    const bool fwd =
+        k == KernelKind::Attention || k == KernelKind::AttentionSinks;
+    const bool sinks =
+        k == KernelKind::AttentionSinks || k == KernelKind::AttentionSinksBwd;
     auto qt = cast<RankedTensorType>(op.getInputs()[fwd ? 0 : 1].getType());
     auto kt = cast<RankedTensorType>(op.getInputs()[fwd ? 1 : 2].getType());
     std::string cpCoord = axisCoord("cp_axis");
@@ -885,10 +895,10 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
          << ", " << in(4) << ", " << out[0] << "_dims);\n";
     return success();
   }
-  if (k == "moe" || k == "moe_bwd" || k == "moe_router_bwd" ||
-      k == "moe_biased" || k == "moe_biased_bwd" ||
-      k == "moe_router_biased_bwd" || k == "moe_selected" ||
-      k == "moe_selected_bwd" || k == "moe_router_selected_bwd") {
+  if (k == KernelKind::Moe || k == KernelKind::MoeBwd || k == KernelKind::MoeRouterBwd ||
+      k == KernelKind::MoeBiased || k == KernelKind::MoeBiasedBwd ||
+      k == KernelKind::MoeRouterBiasedBwd || k == KernelKind::MoeSelected ||
+      k == KernelKind::MoeSelectedBwd || k == KernelKind::MoeRouterSelectedBwd) {
     StringRef act = cast<StringAttr>(config.get("activation")).getValue();
     std::string kind = act == "gelu"        ? "Gelu"
                        : act == "gelu_tanh" ? "GeluTanh"
@@ -899,8 +909,8 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
     std::string offset = "0";
     if (std::string epCoord = axisCoord("ep_axis"); !epCoord.empty()) {
       // w_in's operand: after x, router (and the router bias), after dy.
-      unsigned wInAt = (k == "moe" ? 2 : k == "moe_bwd" ? 3
-                        : k == "moe_biased" || k == "moe_selected" ? 3
+      unsigned wInAt = (k == KernelKind::Moe ? 2 : k == KernelKind::MoeBwd ? 3
+                        : k == KernelKind::MoeBiased || k == KernelKind::MoeSelected ? 3
                                                                    : 4);
       Value wIn = op.getInputs()[wInAt];
       offset = epCoord + " * " +
@@ -937,14 +947,14 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
          << floatLiteral(cast<FloatAttr>(config.get("routed_scale"))
                                  .getValueAsDouble())
          << ";\n";
-    if (k == "moe_selected") {
+    if (k == KernelKind::MoeSelected) {
       // x, router, select, w_in, w_out -> y.
       os << "    rt::MoEBiases " << out[0] << "_b;\n    " << out[0]
          << "_b.select = " << in(2) << ";\n";
       os << "    rt::moeForward(" << out2[0] << ", " << in2(0) << ", "
          << in(1) << ", " << in(3) << ", " << in(4) << ", " << out[0]
          << "_moe, " << out[0] << "_b);\n";
-    } else if (k == "moe_selected_bwd") {
+    } else if (k == KernelKind::MoeSelectedBwd) {
       // dy, x, router, select, w_in, w_out -> dx, dw_in, dw_out, dgate.
       os << "    rt::MoEBiases " << out[0] << "_b, " << out[0] << "_db;\n    "
          << out[0] << "_b.select = " << in(3) << ";\n";
@@ -952,7 +962,7 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
          << out[2] << ", " << out2[3] << ", " << in2(0) << ", " << in2(1)
          << ", " << in(2) << ", " << in(4) << ", " << in(5) << ", " << out[0]
          << "_moe, " << out[0] << "_b, " << out[0] << "_db);\n";
-    } else if (k == "moe_router_selected_bwd") {
+    } else if (k == KernelKind::MoeRouterSelectedBwd) {
       // dgate, x, router, select -> dx, drouter, load (the tokens each
       // expert got from these rows).
       os << "    rt::MoEBiases " << out[0] << "_b;\n    " << out[0]
@@ -962,12 +972,12 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
          << out[0] << "_nobias, " << in2(0) << ", " << in2(1) << ", "
          << in(2) << ", " << out[0] << "_b, " << out[0] << "_moe, "
          << routerRowOffset() << ", &" << out[2] << ");\n";
-    } else if (k == "moe_biased") {
+    } else if (k == KernelKind::MoeBiased) {
       os << "    rt::moeForward(" << out2[0] << ", " << in2(0) << ", "
          << in(1) << ", " << in(3) << ", " << in(5) << ", " << out[0]
          << "_moe, rt::MoEBiases{" << in(2) << ", " << in(4) << ", " << in(6)
          << "});\n";
-    } else if (k == "moe_biased_bwd") {
+    } else if (k == KernelKind::MoeBiasedBwd) {
       // dy, x, router, router_bias, w_in, b_in, w_out, b_out ->
       // dx, dw_in, db_in, dw_out, db_out, dgate.
       os << "    rt::MoEBiases " << out[0] << "_db{rt::Tensor(), " << out[2]
@@ -977,16 +987,16 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
          << ", " << in(2) << ", " << in(4) << ", " << in(6) << ", " << out[0]
          << "_moe, rt::MoEBiases{" << in(3) << ", " << in(5) << ", " << in(7)
          << "}, " << out[0] << "_db);\n";
-    } else if (k == "moe_router_biased_bwd") {
+    } else if (k == KernelKind::MoeRouterBiasedBwd) {
       os << "    rt::moeRouterBackward(" << out2[0] << ", " << out[1] << ", "
          << out[2] << ", " << in2(0) << ", " << in2(1) << ", " << in(2)
          << ", " << in(3) << ", " << out[0] << "_moe, " << routerRowOffset()
          << ");\n";
-    } else if (k == "moe") {
+    } else if (k == KernelKind::Moe) {
       os << "    rt::moeForward(" << out2[0] << ", " << in2(0) << ", "
          << in(1) << ", " << in(2) << ", " << in(3) << ", " << out[0]
          << "_moe);\n";
-    } else if (k == "moe_bwd") {
+    } else if (k == KernelKind::MoeBwd) {
       os << "    rt::moeBackward(" << out2[0] << ", " << out[1] << ", "
          << out[2] << ", " << out2[3] << ", " << in2(0) << ", " << in2(1)
          << ", " << in(2) << ", " << in(3) << ", " << in(4) << ", " << out[0]
@@ -998,7 +1008,7 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
     }
     return success();
   }
-  if (k == "cross_entropy" || k == "cross_entropy_bwd") {
+  if (k == KernelKind::CrossEntropy || k == KernelKind::CrossEntropyBwd) {
     Value logits = op.getInputs()[0];
     int64_t localVocab =
         cast<RankedTensorType>(logits.getType()).getShape().back();
@@ -1009,7 +1019,7 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
     std::string vocab =
         config && config.get("vocab") ? ", " + std::to_string(cfgInt("vocab"))
                                       : "";
-    if (k == "cross_entropy") {
+    if (k == KernelKind::CrossEntropy) {
       if (off.empty())
         os << "    rt::crossEntropyForward(" << out[0] << ", " << out[1]
            << ", " << in2(0) << ", " << ids(1) << ");\n";
@@ -1029,8 +1039,8 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
     }
     return success();
   }
-  if (k == "bag_pool" || k == "bag_pool_bwd") {
-    const bool fwd = k == "bag_pool";
+  if (k == KernelKind::BagPool || k == KernelKind::BagPoolBwd) {
+    const bool fwd = k == KernelKind::BagPool;
     Value rows = fwd ? op.getInputs()[0] : op.getResult(0);
     int64_t bag = cast<RankedTensorType>(rows.getType()).getDimSize(1);
     const char *mean = config && config.get("mean") ? "true" : "false";
@@ -1042,8 +1052,8 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
          << bag << ", " << mean << ");\n";
     return success();
   }
-  if (k == "dot_interaction" || k == "dot_interaction_bwd") {
-    const bool fwd = k == "dot_interaction";
+  if (k == KernelKind::DotInteraction || k == KernelKind::DotInteractionBwd) {
+    const bool fwd = k == KernelKind::DotInteraction;
     auto list = [&](ArrayRef<std::string> names) {
       std::string s = "{";
       for (auto [i, n] : llvm::enumerate(names))
@@ -1061,17 +1071,18 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
          << ", " << list(feats) << ");\n";
     return success();
   }
-  if (k == "binary_cross_entropy")  {
+  if (k == KernelKind::BinaryCrossEntropy)  {
     os << "    rt::binaryCrossEntropyForward(" << out[0] << ", " << in(0)
        << ", " << in(1) << ");\n";
     return success();
   }
-  if (k == "binary_cross_entropy_bwd") {
+  if (k == KernelKind::BinaryCrossEntropyBwd) {
     os << "    rt::binaryCrossEntropyBackward(" << out[0] << ", " << in(0)
        << ", " << in(1) << ", " << cfgFloat("grad_scale") << "f);\n";
     return success();
   }
-  return op.emitOpError() << "kernel '" << k << "' has no C++ translation";
+  return op.emitOpError() << "kernel '" << op.getName()
+                           << "' has no C++ translation";
 }
 
 /// The fixed part of every main.cpp (helpers the op translations call).

@@ -19,12 +19,14 @@ using namespace mlir;
 using namespace mlir::trident::exec;
 
 #include "dialects/Exec/IR/ExecOpsDialect.cpp.inc"
+#include "dialects/Exec/IR/ExecEnums.cpp.inc"
 
 void TExecDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "dialects/Exec/IR/ExecOps.cpp.inc"
       >();
+  checkKernelTable();
 }
 
 //===----------------------------------------------------------------------===//
@@ -117,95 +119,134 @@ const StringRef kRouterOpt[] = {"gated",   "row_axis",   "unnormalized",
 // them to the runtime's [tokens, features]. Parameter gradients a kernel
 // returns are this micro-batch's contribution (accumulate_grad adds them).
 const KernelInfo kKernels[] = {
-    {"embedding", 2, 1, {}, kVocab},          // ids, wte -> y
-    {"embedding_pos", 3, 1, {}, kVocabPos},      // ids, wte, wpe -> y
-    {"embedding_bwd", 2, 1, {}, kVocab},      // ids, dy -> dwte
-    {"embedding_pos_bwd", 2, 2, {}, kVocabPos},  // ids, dy -> dwte, dwpe
-    {"layer_norm", 3, 3, kEps, kGammaShift},  // x, g, b -> y, mean, rstd
-    {"layer_norm_bwd", 5, 3, {}, kGammaShift}, // dy, x, g, mean, rstd -> dx, dg, db
-    {"rms_norm", 2, 2, kEps, {}},             // x, g -> y, rstd
-    {"rms_norm_bwd", 4, 2, {}, {}},           // dy, x, g, rstd -> dx, dg
-    {"linear", 2, 1, {}, {}},                 // x, w -> y
-    {"linear_bias", 3, 1, {}, kBias},         // x, w, b -> y
-    {"linear_bwd", 3, 2, {}, {}},             // dy, x, w -> dx, dw
-    {"linear_bias_bwd", 3, 3, {}, {}},        // dy, x, w -> dx, dw, db
-    {"gelu", 1, 1, {}, kApprox},
-    {"gelu_bwd", 2, 1, {}, kApprox},          // dy, x -> dx
-    {"silu", 1, 1, {}, {}},
-    {"silu_bwd", 2, 1, {}, {}},
-    {"relu", 1, 1, {}, {}},
-    {"relu_bwd", 2, 1, {}, {}},
-    {"squared_relu", 1, 1, {}, {}},
-    {"squared_relu_bwd", 2, 1, {}, {}},
-    {"tanh", 1, 1, {}, {}},
-    {"tanh_bwd", 2, 1, {}, {}},
-    {"swiglu", 2, 1, {}, {}},                 // gate, up -> y
-    {"swiglu_bwd", 3, 2, {}, {}},             // dy, gate, up -> dgate, dup
-    {"add", 2, 1, {}, {}},
-    {"mul", 2, 1, {}, {}},
-    {"rope", 1, 1, kRope, kRopeOpt},            // x -> x rotated (RoPE)
-    {"rope_bwd", 1, 1, kRope, kRopeOpt},        // dy -> dx (inverse rotation)
-    {"attention", 3, 2, kHeads, kAttnOpt},     // q, k, v -> out, probs
-    {"attention_bwd", 5, 3, kHeads, kAttnOpt}, // dy, q, k, v, probs -> dq, dk, dv
+    {KernelKind::Embedding, 2, 1, {}, kVocab},          // ids, wte -> y
+    {KernelKind::EmbeddingPos, 3, 1, {}, kVocabPos},      // ids, wte, wpe -> y
+    {KernelKind::EmbeddingBwd, 2, 1, {}, kVocab},      // ids, dy -> dwte
+    {KernelKind::EmbeddingPosBwd, 2, 2, {}, kVocabPos},  // ids, dy -> dwte, dwpe
+    {KernelKind::LayerNorm, 3, 3, kEps, kGammaShift},  // x, g, b -> y, mean, rstd
+    {KernelKind::LayerNormBwd, 5, 3, {}, kGammaShift}, // dy, x, g, mean, rstd -> dx, dg, db
+    {KernelKind::RmsNorm, 2, 2, kEps, {}},             // x, g -> y, rstd
+    {KernelKind::RmsNormBwd, 4, 2, {}, {}},           // dy, x, g, rstd -> dx, dg
+    {KernelKind::Linear, 2, 1, {}, {}},                 // x, w -> y
+    {KernelKind::LinearBias, 3, 1, {}, kBias},         // x, w, b -> y
+    {KernelKind::LinearBwd, 3, 2, {}, {}},             // dy, x, w -> dx, dw
+    {KernelKind::LinearBiasBwd, 3, 3, {}, {}},        // dy, x, w -> dx, dw, db
+    {KernelKind::Gelu, 1, 1, {}, kApprox},
+    {KernelKind::GeluBwd, 2, 1, {}, kApprox},          // dy, x -> dx
+    {KernelKind::Silu, 1, 1, {}, {}},
+    {KernelKind::SiluBwd, 2, 1, {}, {}},
+    {KernelKind::Relu, 1, 1, {}, {}},
+    {KernelKind::ReluBwd, 2, 1, {}, {}},
+    {KernelKind::SquaredRelu, 1, 1, {}, {}},
+    {KernelKind::SquaredReluBwd, 2, 1, {}, {}},
+    {KernelKind::Tanh, 1, 1, {}, {}},
+    {KernelKind::TanhBwd, 2, 1, {}, {}},
+    {KernelKind::Swiglu, 2, 1, {}, {}},                 // gate, up -> y
+    {KernelKind::SwigluBwd, 3, 2, {}, {}},             // dy, gate, up -> dgate, dup
+    {KernelKind::Add, 2, 1, {}, {}},
+    {KernelKind::Mul, 2, 1, {}, {}},
+    {KernelKind::Rope, 1, 1, kRope, kRopeOpt},            // x -> x rotated (RoPE)
+    {KernelKind::RopeBwd, 1, 1, kRope, kRopeOpt},        // dy -> dx (inverse rotation)
+    {KernelKind::Attention, 3, 2, kHeads, kAttnOpt},     // q, k, v -> out, probs
+    {KernelKind::AttentionBwd, 5, 3, kHeads, kAttnOpt}, // dy, q, k, v, probs -> dq, dk, dv
     // With one sink logit per local head (gpt-oss).
-    {"attention_sinks", 4, 2, kHeads, kAttnOpt},     // q, k, v, sinks -> out, probs
-    {"attention_sinks_bwd", 5, 4, kHeads, kAttnOpt}, // dy, q, k, v, probs -> dq, dk, dv, dsinks
+    {KernelKind::AttentionSinks, 4, 2, kHeads, kAttnOpt},     // q, k, v, sinks -> out, probs
+    {KernelKind::AttentionSinksBwd, 5, 4, kHeads, kAttnOpt}, // dy, q, k, v, probs -> dq, dk, dv, dsinks
     // k_nope [b,s,heads*nope], k_rope [b,s,rope] -> k [b,s,heads*(nope+rope)]
-    {"latent_key", 2, 1, kLatentKey, {}},
-    {"latent_key_bwd", 1, 2, kLatentKey, {}}, // dk -> dk_nope, dk_rope
-    {"dropout", 1, 1, kDropout, kDropoutAxes},     // x -> y
-    {"dropout_bwd", 1, 1, kDropout, kDropoutAxes}, // dy -> dx (same mask)
-    {"moe", 4, 1, kMoE, kMoEOpt},             // x, router, w_in, w_out -> y
-    {"moe_bwd", 5, 4, kMoE, kMoEOpt},         // dy, x, router, w_in, w_out -> dx, dw_in, dw_out, dgate
-    {"moe_router_bwd", 3, 2, kMoE, kRouterOpt}, // dgate, x, router -> dx, drouter
+    {KernelKind::LatentKey, 2, 1, kLatentKey, {}},
+    {KernelKind::LatentKeyBwd, 1, 2, kLatentKey, {}}, // dk -> dk_nope, dk_rope
+    {KernelKind::Dropout, 1, 1, kDropout, kDropoutAxes},     // x -> y
+    {KernelKind::DropoutBwd, 1, 1, kDropout, kDropoutAxes}, // dy -> dx (same mask)
+    {KernelKind::Moe, 4, 1, kMoE, kMoEOpt},             // x, router, w_in, w_out -> y
+    {KernelKind::MoeBwd, 5, 4, kMoE, kMoEOpt},         // dy, x, router, w_in, w_out -> dx, dw_in, dw_out, dgate
+    {KernelKind::MoeRouterBwd, 3, 2, kMoE, kRouterOpt}, // dgate, x, router -> dx, drouter
     // With router and expert biases (gpt-oss):
     // x, router, router_bias, w_in, b_in, w_out, b_out -> y
-    {"moe_biased", 7, 1, kMoE, kMoEOpt},
+    {KernelKind::MoeBiased, 7, 1, kMoE, kMoEOpt},
     // dy, x, router, router_bias, w_in, b_in, w_out, b_out
     //   -> dx, dw_in, db_in, dw_out, db_out, dgate
-    {"moe_biased_bwd", 8, 6, kMoE, kMoEOpt},
+    {KernelKind::MoeBiasedBwd, 8, 6, kMoE, kMoEOpt},
     // dgate, x, router, router_bias -> dx, drouter, drouter_bias
-    {"moe_router_biased_bwd", 4, 3, kMoE, kRouterOpt},
+    {KernelKind::MoeRouterBiasedBwd, 4, 3, kMoE, kRouterOpt},
     // With a selection bias (DeepSeek-V3's e_score_correction_bias,
     // which gets no gradient): x, router, select, w_in, w_out -> y
-    {"moe_selected", 5, 1, kMoE, kMoEOpt},
+    {KernelKind::MoeSelected, 5, 1, kMoE, kMoEOpt},
     // dy, x, router, select, w_in, w_out -> dx, dw_in, dw_out, dgate
-    {"moe_selected_bwd", 6, 4, kMoE, kMoEOpt},
+    {KernelKind::MoeSelectedBwd, 6, 4, kMoE, kMoEOpt},
     // dgate, x, router, select -> dx, drouter, load (tokens per expert
     // of the rows routed here: the selection bias's load balancing)
-    {"moe_router_selected_bwd", 4, 3, kMoE, kRouterOpt},
-    {"patch_embed", 3, 1, kPatch, {}},         // images, w, b -> tokens
-    {"patch_embed_bwd", 2, 2, kPatch, {}},     // dy, images -> dw, db
-    {"seq_slice", 1, 1, kSeqAxis, {}},         // x [b,s,h] -> [b,s/n,h]
-    {"prepend_token", 2, 1, {}, {}},           // x, token -> [token; x]
-    {"prepend_token_bwd", 1, 2, {}, {}},       // dy -> dx, dtoken
-    {"position_add", 2, 1, {}, kPos},          // x, wpe -> x + wpe[pos]
-    {"position_add_bwd", 1, 1, {}, kPos},      // dy -> dwpe
-    {"select_token", 1, 1, kSelect, kSelectAxes},     // x [b,s,h] -> [b,h]
-    {"select_token_bwd", 1, 1, kSelect, kSelectAxes}, // dy [b,h] -> dx [b,s,h]
-    {"cross_entropy", 2, 2, {}, kCrossEntropy}, // logits, labels -> loss_sum, lse
-    {"cross_entropy_bwd", 3, 1, kScale, kCrossEntropy}, // logits, labels, lse -> dlogits
+    {KernelKind::MoeRouterSelectedBwd, 4, 3, kMoE, kRouterOpt},
+    {KernelKind::PatchEmbed, 3, 1, kPatch, {}},         // images, w, b -> tokens
+    {KernelKind::PatchEmbedBwd, 2, 2, kPatch, {}},     // dy, images -> dw, db
+    {KernelKind::SeqSlice, 1, 1, kSeqAxis, {}},         // x [b,s,h] -> [b,s/n,h]
+    {KernelKind::PrependToken, 2, 1, {}, {}},           // x, token -> [token; x]
+    {KernelKind::PrependTokenBwd, 1, 2, {}, {}},       // dy -> dx, dtoken
+    {KernelKind::PositionAdd, 2, 1, {}, kPos},          // x, wpe -> x + wpe[pos]
+    {KernelKind::PositionAddBwd, 1, 1, {}, kPos},      // dy -> dwpe
+    {KernelKind::SelectToken, 1, 1, kSelect, kSelectAxes},     // x [b,s,h] -> [b,h]
+    {KernelKind::SelectTokenBwd, 1, 1, kSelect, kSelectAxes}, // dy [b,h] -> dx [b,s,h]
+    {KernelKind::CrossEntropy, 2, 2, {}, kCrossEntropy}, // logits, labels -> loss_sum, lse
+    {KernelKind::CrossEntropyBwd, 3, 1, kScale, kCrossEntropy}, // logits, labels, lse -> dlogits
     // DLRM (Naumov et al. 2019). An embedding bag is "embedding" on the
     // [b, bag] ids ([b, bag, d] rows), then bag_pool; "mean" averages.
-    {"bag_pool", 1, 1, {}, kMean},     // rows [b, bag, d] -> [b, d]
-    {"bag_pool_bwd", 1, 1, {}, kMean}, // dy [b, d] -> drows [b, bag, d]
+    {KernelKind::BagPool, 1, 1, {}, kMean},     // rows [b, bag, d] -> [b, d]
+    {KernelKind::BagPoolBwd, 1, 1, {}, kMean}, // dy [b, d] -> drows [b, bag, d]
     // F >= 2 features [b, d] -> [b, d + F(F-1)/2]
-    {"dot_interaction", kVariadic, 1, {}, {}},
+    {KernelKind::DotInteraction, kVariadic, 1, {}, {}},
     // dy, F features -> F feature gradients
-    {"dot_interaction_bwd", kVariadic, kVariadic, {}, {}},
+    {KernelKind::DotInteractionBwd, kVariadic, kVariadic, {}, {}},
     // logits [b, 1], labels int32 [b] in {0, 1} -> loss_sum [1]
-    {"binary_cross_entropy", 2, 1, {}, {}},
-    {"binary_cross_entropy_bwd", 2, 1, kScale, {}}, // logits, labels -> dlogits
+    {KernelKind::BinaryCrossEntropy, 2, 1, {}, {}},
+    {KernelKind::BinaryCrossEntropyBwd, 2, 1, kScale, {}}, // logits, labels -> dlogits
 };
 } // namespace
 
 ArrayRef<KernelInfo> mlir::trident::exec::kernelTable() { return kKernels; }
 
-const KernelInfo *mlir::trident::exec::lookupKernel(StringRef name) {
-  for (const KernelInfo &k : kKernels)
-    if (k.name == name)
-      return &k;
-  return nullptr;
+const KernelInfo &mlir::trident::exec::lookupKernel(KernelKind kind) {
+  // The table follows the kinds' order, one row each (checked once, when
+  // the dialect loads).
+  return kKernels[size_t(kind)];
+}
+
+void mlir::trident::exec::checkKernelTable() {
+  bool ok = std::size(kKernels) == size_t(getMaxEnumValForKernelKind()) + 1;
+  for (size_t i = 0; ok && i < std::size(kKernels); ++i)
+    ok = size_t(kKernels[i].kind) == i;
+  if (!ok)
+    llvm::report_fatal_error("texec: the kernel table (ExecOps.cpp) must "
+                             "list every KernelKind once, in its order");
+}
+
+bool mlir::trident::exec::isBackwardKernel(KernelKind kind) {
+  return stringifyKernelKind(kind).ends_with("_bwd");
+}
+bool mlir::trident::exec::isMoEKernel(KernelKind kind) {
+  return stringifyKernelKind(kind).starts_with("moe");
+}
+bool mlir::trident::exec::hasSelectionBias(KernelKind kind) {
+  return stringifyKernelKind(kind).contains("selected");
+}
+bool mlir::trident::exec::hasExpertBiases(KernelKind kind) {
+  return stringifyKernelKind(kind).contains("biased");
+}
+
+/// texec.kernel prints its kind as the kernel's quoted name.
+static ParseResult parseKernelKind(OpAsmParser &parser, KernelKindAttr &kind) {
+  std::string name;
+  SMLoc at = parser.getCurrentLocation();
+  if (parser.parseString(&name))
+    return failure();
+  std::optional<KernelKind> k = symbolizeKernelKind(name);
+  if (!k)
+    return parser.emitError(at) << "unknown kernel '" << name << "'";
+  kind = KernelKindAttr::get(parser.getContext(), *k);
+  return success();
+}
+
+static void printKernelKind(OpAsmPrinter &printer, Operation *,
+                            KernelKindAttr kind) {
+  printer.printString(stringifyKernelKind(kind.getValue()));
 }
 
 bool mlir::trident::exec::isGridAxis(StringRef axis) {
@@ -639,38 +680,38 @@ LogicalResult LossOp::verify() {
 /// Shapes of the DLRM kernels (bag_pool, dot_interaction, binary
 /// cross-entropy and their backwards); success for any other kernel.
 static LogicalResult verifyRecommenderKernel(KernelOp op) {
-  StringRef k = op.getName();
+  const KernelKind k = op.getKind();
   auto isF32 = [](Value v) {
     return cast<RankedTensorType>(v.getType()).getElementType().isF32();
   };
   auto shape = [](Value v) {
     return cast<RankedTensorType>(v.getType()).getShape();
   };
-  if (k == "bag_pool" || k == "bag_pool_bwd") {
+  if (k == KernelKind::BagPool || k == KernelKind::BagPoolBwd) {
     if (Attribute m = op.getConfigAttr() ? op.getConfigAttr().get("mean")
                                          : Attribute())
       if (!isa<UnitAttr>(m))
         return op.emitOpError("config 'mean' is a unit attribute");
-    bool fwd = k == "bag_pool";
+    bool fwd = k == KernelKind::BagPool;
     ArrayRef<int64_t> rows = shape(fwd ? op.getInputs()[0] : op.getResult(0));
     ArrayRef<int64_t> pooled =
         shape(fwd ? op.getResult(0) : op.getInputs()[0]);
     if (rows.size() != 3 || pooled.size() != 2 || rows[0] != pooled[0] ||
         rows[2] != pooled[1] || !isF32(op.getInputs()[0]) ||
         !isF32(op.getResult(0)))
-      return op.emitOpError() << "kernel '" << k
+      return op.emitOpError() << "kernel '" << op.getName()
                               << "' pools f32 rows [b, bag, d] into [b, d]";
     return success();
   }
-  if (k == "dot_interaction" || k == "dot_interaction_bwd") {
-    bool fwd = k == "dot_interaction";
+  if (k == KernelKind::DotInteraction || k == KernelKind::DotInteractionBwd) {
+    bool fwd = k == KernelKind::DotInteraction;
     if (op.getInputs().empty())
-      return op.emitOpError() << "kernel '" << k << "' takes no features";
+      return op.emitOpError() << "kernel '" << op.getName() << "' takes no features";
     ValueRange feats = fwd ? op.getInputs() : op.getInputs().drop_front();
     if (feats.size() < 2 || (fwd && op.getNumResults() != 1) ||
         (!fwd && op.getNumResults() != feats.size()))
       return op.emitOpError()
-             << "kernel '" << k << "' takes "
+             << "kernel '" << op.getName() << "' takes "
              << (fwd ? "F >= 2 features and gives one result"
                      : "the output gradient and F >= 2 features and gives "
                        "F gradients");
@@ -679,42 +720,42 @@ static LogicalResult verifyRecommenderKernel(KernelOp op) {
     for (Value f : feats)
       if (f.getType() != feats[0].getType() || f0.size() != 2 ||
           !isF32(f))
-        return op.emitOpError() << "kernel '" << k
+        return op.emitOpError() << "kernel '" << op.getName()
                                 << "' needs f32 features of one type [b, d]";
     if (!isF32(fwd ? op.getResult(0) : op.getInputs()[0]))
-      return op.emitOpError() << "kernel '" << k
+      return op.emitOpError() << "kernel '" << op.getName()
                               << "' needs an f32 interaction";
     SmallVector<int64_t> outShape = {f0[0], f0[1] + F * (F - 1) / 2};
     Value out = fwd ? op.getResult(0) : op.getInputs()[0];
     if (shape(out) != ArrayRef<int64_t>(outShape))
       return op.emitOpError()
-             << "kernel '" << k << "': the interaction of " << F
+             << "kernel '" << op.getName() << "': the interaction of " << F
              << " features [" << f0[0] << ", " << f0[1] << "] is ["
              << outShape[0] << ", " << outShape[1] << "], got "
              << out.getType();
     if (!fwd)
       for (Value r : op.getResults())
         if (r.getType() != feats[0].getType())
-          return op.emitOpError() << "kernel '" << k
+          return op.emitOpError() << "kernel '" << op.getName()
                                   << "' gives gradients of the features' type";
     return success();
   }
-  if (k == "binary_cross_entropy" || k == "binary_cross_entropy_bwd") {
+  if (k == KernelKind::BinaryCrossEntropy || k == KernelKind::BinaryCrossEntropyBwd) {
     auto logits = cast<RankedTensorType>(op.getInputs()[0].getType());
     auto labels = cast<RankedTensorType>(op.getInputs()[1].getType());
     if (!logits.getElementType().isF32() ||
         !labels.getElementType().isInteger(32) || labels.getRank() != 1 ||
         labels.getNumElements() != logits.getNumElements())
-      return op.emitOpError() << "kernel '" << k
+      return op.emitOpError() << "kernel '" << op.getName()
                               << "' takes f32 logits and int32 labels [b], "
                                  "one per logit";
     auto res = cast<RankedTensorType>(op.getResult(0).getType());
-    if (k == "binary_cross_entropy" &&
+    if (k == KernelKind::BinaryCrossEntropy &&
         (res.getRank() != 1 || res.getDimSize(0) != 1 ||
          !res.getElementType().isF32()))
       return op.emitOpError("kernel 'binary_cross_entropy' gives the loss "
                             "sum as tensor<1xf32>");
-    if (k == "binary_cross_entropy_bwd" && res != logits)
+    if (k == KernelKind::BinaryCrossEntropyBwd && res != logits)
       return op.emitOpError("kernel 'binary_cross_entropy_bwd' gives a "
                             "gradient of the logits' type");
   }
@@ -722,9 +763,7 @@ static LogicalResult verifyRecommenderKernel(KernelOp op) {
 }
 
 LogicalResult KernelOp::verify() {
-  const KernelInfo *info = lookupKernel(getName());
-  if (!info)
-    return emitOpError() << "unknown kernel '" << getName() << "'";
+  const KernelInfo *info = &lookupKernel(getKind());
   if (info->numInputs != kVariadic && getInputs().size() != info->numInputs)
     return emitOpError() << "kernel '" << getName() << "' takes "
                          << info->numInputs << " inputs, got "
@@ -778,7 +817,7 @@ LogicalResult KernelOp::verify() {
   }
   if (failed(verifyRecommenderKernel(*this)))
     return failure();
-  if (getName() == "rope" || getName() == "rope_bwd") {
+  if (getKind() == KernelKind::Rope || getKind() == KernelKind::RopeBwd) {
     auto heads = dyn_cast<IntegerAttr>(config.get("heads"));
     auto dim = dyn_cast<IntegerAttr>(config.get("head_dim"));
     auto rot = dyn_cast<IntegerAttr>(config.get("rotary_dim"));
@@ -816,8 +855,8 @@ LogicalResult KernelOp::verify() {
                            << "' needs a result of the input's type whose "
                               "last dimension is heads * head_dim";
   }
-  if (getName() == "latent_key" || getName() == "latent_key_bwd") {
-    bool fwd = getName() == "latent_key";
+  if (getKind() == KernelKind::LatentKey || getKind() == KernelKind::LatentKeyBwd) {
+    bool fwd = getKind() == KernelKind::LatentKey;
     auto heads = config.getAs<IntegerAttr>("heads");
     auto nope = config.getAs<IntegerAttr>("nope_dim");
     auto rope = config.getAs<IntegerAttr>("rope_dim");
@@ -845,12 +884,12 @@ LogicalResult KernelOp::verify() {
                               "rope_dim]";
   }
   const bool isAttention =
-      getName() == "attention" || getName() == "attention_bwd" ||
-      getName() == "attention_sinks" || getName() == "attention_sinks_bwd";
+      getKind() == KernelKind::Attention || getKind() == KernelKind::AttentionBwd ||
+      getKind() == KernelKind::AttentionSinks || getKind() == KernelKind::AttentionSinksBwd;
   if (isAttention) {
     // Queries are the local positions; keys and values span cp times as
     // many when the kernel attends across a context-parallel group.
-    bool fwd = !getName().ends_with("_bwd");
+    bool fwd = !isBackwardKernel(getKind());
     auto q = dyn_cast<RankedTensorType>(getInputs()[fwd ? 0 : 1].getType());
     auto k = dyn_cast<RankedTensorType>(getInputs()[fwd ? 1 : 2].getType());
     int64_t parts = 1;
@@ -862,7 +901,8 @@ LogicalResult KernelOp::verify() {
                            << "' needs [batch, seq, features] q, k, v with "
                            << parts << " key position(s) per query position";
     // Sinks and their gradient: one value per local head.
-    if (getName().starts_with("attention_sinks")) {
+    if (getKind() == KernelKind::AttentionSinks ||
+        getKind() == KernelKind::AttentionSinksBwd) {
       Type sinks = fwd ? getInputs()[3].getType() : getResults()[3].getType();
       auto st = dyn_cast<RankedTensorType>(sinks);
       auto heads = config.getAs<IntegerAttr>("heads");
@@ -923,10 +963,10 @@ LogicalResult KernelOp::verify() {
                              << "), got " << total.getInt();
     }
   }
-  if (getName() == "patch_embed" || getName() == "patch_embed_bwd") {
+  if (getKind() == KernelKind::PatchEmbed || getKind() == KernelKind::PatchEmbedBwd) {
     // images [b, C, side, side] -> tokens [b, (side / patch)^2, h] with w
     // [C * patch^2, h] and b [h].
-    bool fwd = getName() == "patch_embed";
+    bool fwd = getKind() == KernelKind::PatchEmbed;
     auto img = dyn_cast<RankedTensorType>(getInputs()[fwd ? 0 : 1].getType());
     auto tok = dyn_cast<RankedTensorType>(
         fwd ? getResults()[0].getType() : getInputs()[0].getType());
@@ -953,7 +993,7 @@ LogicalResult KernelOp::verify() {
                               "integer patch dividing side, w [C*patch^2, "
                               "h], b [h] and tokens [b, (side/patch)^2, h]";
   }
-  if (getName() == "seq_slice") {
+  if (getKind() == KernelKind::SeqSlice) {
     // This rank's share of the positions of a replicated activation.
     auto x = dyn_cast<RankedTensorType>(getInputs()[0].getType());
     auto y = dyn_cast<RankedTensorType>(getResults()[0].getType());
@@ -968,8 +1008,8 @@ LogicalResult KernelOp::verify() {
                               "s / "
                            << parts << ", h]";
   }
-  if (getName() == "prepend_token" || getName() == "prepend_token_bwd") {
-    bool fwd = getName() == "prepend_token";
+  if (getKind() == KernelKind::PrependToken || getKind() == KernelKind::PrependTokenBwd) {
+    bool fwd = getKind() == KernelKind::PrependToken;
     auto x = dyn_cast<RankedTensorType>(
         fwd ? getInputs()[0].getType() : getResults()[0].getType());
     auto tok = dyn_cast<RankedTensorType>(
@@ -986,8 +1026,8 @@ LogicalResult KernelOp::verify() {
                            << "' needs x [b, T, h], token [1, h] and [b, T "
                               "+ 1, h]";
   }
-  if (getName() == "position_add" || getName() == "position_add_bwd") {
-    bool fwd = getName() == "position_add";
+  if (getKind() == KernelKind::PositionAdd || getKind() == KernelKind::PositionAddBwd) {
+    bool fwd = getKind() == KernelKind::PositionAdd;
     auto x = dyn_cast<RankedTensorType>(getInputs()[0].getType());
     auto wpe = dyn_cast<RankedTensorType>(
         fwd ? getInputs()[1].getType() : getResults()[0].getType());
@@ -1005,11 +1045,11 @@ LogicalResult KernelOp::verify() {
                               "h] with a row for each of the s x "
                            << parts << " positions";
   }
-  if (getName() == "select_token" || getName() == "select_token_bwd") {
+  if (getKind() == KernelKind::SelectToken || getKind() == KernelKind::SelectTokenBwd) {
     // One position of the whole sequence, picked from [batch, seq, h]
     // (the local block, after pos_axis and seq_axis split it) into
     // [batch, h].
-    bool fwd = getName() == "select_token";
+    bool fwd = getKind() == KernelKind::SelectToken;
     auto x = dyn_cast<RankedTensorType>(
         fwd ? getInputs()[0].getType() : getResults()[0].getType());
     auto rows = dyn_cast<RankedTensorType>(
@@ -1029,7 +1069,7 @@ LogicalResult KernelOp::verify() {
                               "tensors and an integer index inside the "
                               "whole sequence";
   }
-  if (getName() == "dropout" || getName() == "dropout_bwd") {
+  if (getKind() == KernelKind::Dropout || getKind() == KernelKind::DropoutBwd) {
     auto rate = config.getAs<FloatAttr>("rate");
     auto site = config.getAs<IntegerAttr>("site");
     auto seq = config.getAs<IntegerAttr>("seq_len");
@@ -1068,7 +1108,7 @@ LogicalResult KernelOp::verify() {
                            << ", but its block and axes make " << wantSeq
                            << " and " << wantF;
   }
-  if (getName().starts_with("moe")) {
+  if (isMoEKernel(getKind())) {
     auto experts = dyn_cast<IntegerAttr>(config.get("experts"));
     auto topK = dyn_cast<IntegerAttr>(config.get("top_k"));
     auto act = dyn_cast<StringAttr>(config.get("activation"));
@@ -1114,27 +1154,27 @@ LogicalResult KernelOp::verify() {
     if (config.get("sigmoid") && !isa<UnitAttr>(config.get("sigmoid")))
       return emitOpError() << "kernel '" << getName()
                            << "': sigmoid is a unit attribute";
-    if (getName().contains("selected")) {
+    if (hasSelectionBias(getKind())) {
       // The selection bias: one value per expert, after x / dgate, x (and
       // dy first in the experts' backward) and the router.
-      const unsigned at = getName() == "moe_selected" ? 2 : 3;
+      const unsigned at = getKind() == KernelKind::MoeSelected ? 2 : 3;
       auto sb = cast<RankedTensorType>(getInputs()[at].getType());
       if (sb.getRank() != 1 || sb.getDimSize(0) != experts.getInt())
         return emitOpError() << "kernel '" << getName()
                              << "' needs a selection bias of one value per "
                                 "expert";
-      if (getName() == "moe_router_selected_bwd" &&
+      if (getKind() == KernelKind::MoeRouterSelectedBwd &&
           getResults()[2].getType() != sb)
         return emitOpError() << "kernel '" << getName()
                              << "': its third result, the expert load, "
                                 "needs the selection bias's type "
                              << sb;
     }
-    if (getName().contains("biased")) {
+    if (hasExpertBiases(getKind())) {
       // Bias shapes: router bias [experts]; b_in [local experts, w_in's
       // columns]; b_out [local experts, hidden].
-      const bool router = getName() == "moe_router_biased_bwd";
-      const unsigned first = getName() == "moe_biased" ? 0 : 1;
+      const bool router = getKind() == KernelKind::MoeRouterBiasedBwd;
+      const unsigned first = getKind() == KernelKind::MoeBiased ? 0 : 1;
       auto shapeOf = [&](unsigned i) {
         return cast<RankedTensorType>(getInputs()[first + i].getType())
             .getShape();
@@ -1155,7 +1195,7 @@ LogicalResult KernelOp::verify() {
                                 "columns] and [experts, hidden]";
     }
   }
-  if (getName() == "add" || getName() == "mul") {
+  if (getKind() == KernelKind::Add || getKind() == KernelKind::Mul) {
     if (getInputs()[0].getType() != getInputs()[1].getType() ||
         getInputs()[0].getType() != getResults()[0].getType())
       return emitOpError() << "kernel '" << getName()

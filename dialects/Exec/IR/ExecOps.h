@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include "dialects/Exec/IR/ExecOpsDialect.h.inc"
+#include "dialects/Exec/IR/ExecEnums.h.inc"
 
 namespace mlir::trident::exec {
 class GroupOp;
@@ -30,11 +31,12 @@ LogicalResult ExecOpTrait<ConcreteType>::verifyTrait(Operation *op) {
   return verifyExecOpTrait(op);
 }
 
-/// One entry of the kernel table: what `texec.kernel "name"` takes and
-/// gives. The emitter (lib/Target) maps each name to runtime calls; the
-/// verifier checks calls against the same table.
+/// One entry of the kernel table: what a `texec.kernel` of one kind takes
+/// and gives (the kinds and their names: ExecBase.td). The emitter
+/// (lib/Target) maps each kind to runtime calls; the verifier checks calls
+/// against the same table.
 struct KernelInfo {
-  llvm::StringRef name;
+  KernelKind kind;
   /// kVariadic: any number (the verifier checks the kernel's own rule).
   unsigned numInputs;
   unsigned numResults;
@@ -45,8 +47,18 @@ struct KernelInfo {
 };
 /// A KernelInfo count that the kernel's own verifier rule checks.
 constexpr unsigned kVariadic = ~0u;
-/// The kernel named `name`, or null.
-const KernelInfo *lookupKernel(llvm::StringRef name);
+/// The table entry of `kind`.
+const KernelInfo &lookupKernel(KernelKind kind);
+/// Stops with a message unless the table lists every kind in its order
+/// (the dialect checks it when it loads).
+void checkKernelTable();
+/// Families of kinds, by the names' conventions (ExecBase.td): a backward
+/// ends in "_bwd"; the mixture-of-experts kinds start with "moe", those
+/// with a selection bias hold "selected", those with biases "biased".
+bool isBackwardKernel(KernelKind kind);
+bool isMoEKernel(KernelKind kind);
+bool hasSelectionBias(KernelKind kind);
+bool hasExpertBiases(KernelKind kind);
 /// Every kernel, in table order (for docs and the emitter's checks).
 llvm::ArrayRef<KernelInfo> kernelTable();
 

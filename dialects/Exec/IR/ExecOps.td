@@ -307,9 +307,11 @@ def TExec_LossOp : TExec_Op<"loss"> {
 def TExec_KernelOp : TExec_Op<"kernel", [Pure]> {
   let summary = "A runtime kernel on local shards";
   let description = [{
-    Calls the runtime kernel `name`. The verifier checks the name, the
-    number of inputs and results and the required `config` keys against
-    the kernel table (ExecOps.cpp, listed in docs/texec.md).
+    Calls the runtime kernel of kind `kind` (a `KernelKind`, printed as its
+    quoted name). The verifier checks the number of inputs and results and
+    the `config` keys against the kernel table (ExecOps.cpp, listed in
+    docs/texec.md), then the kind's own rules; the C++ emitter dispatches
+    on the kind.
     `shard_axis` in a config names the grid axis whose coordinate selects
     the shard (vocabulary rows of an embedding or a vocabulary-parallel
     loss, sequence positions of a sequence-parallel position embedding).
@@ -317,12 +319,17 @@ def TExec_KernelOp : TExec_Op<"kernel", [Pure]> {
     Example:
     `%y = texec.kernel "gelu"(%x) : (tensor<2x8x64xf32>) -> tensor<2x8x64xf32>`
   }];
-  let arguments = (ins StrAttr:$name, Variadic<TExec_AnyTensor>:$inputs,
+  let arguments = (ins TExec_KernelKind:$kind,
+                       Variadic<TExec_AnyTensor>:$inputs,
                        OptionalAttr<DictionaryAttr>:$config);
   let results = (outs Variadic<TExec_AnyTensor>:$results);
   let assemblyFormat = [{
-    $name `(` $inputs `)` (`config` $config^)? attr-dict `:`
-    functional-type($inputs, $results)
+    custom<KernelKind>($kind) `(` $inputs `)` (`config` $config^)? attr-dict
+    `:` functional-type($inputs, $results)
+  }];
+  let extraClassDeclaration = [{
+    /// The kernel's name, as printed ("gelu").
+    ::llvm::StringRef getName() { return stringifyKernelKind(getKind()); }
   }];
   let hasVerifier = 1;
 }

@@ -340,7 +340,13 @@ SmallVector<Value> ChunkLowering::kernel(OpBuilder &b, StringRef name,
                                          ArrayRef<NamedAttribute> config) {
   DictionaryAttr dict =
       config.empty() ? DictionaryAttr() : DictionaryAttr::get(ctx(), config);
-  auto op = tx::KernelOp::create(b, loc, outs, name, ins, dict);
+  // The lowering names kernels as the IR prints them; a name without a
+  // kind is a bug of this file, caught by any test that lowers it.
+  std::optional<tx::KernelKind> kind = tx::symbolizeKernelKind(name);
+  if (!kind)
+    llvm::report_fatal_error("texec lowering: no kernel kind named '" +
+                             Twine(name) + "'");
+  auto op = tx::KernelOp::create(b, loc, outs, *kind, ins, dict);
   return SmallVector<Value>(op.getResults());
 }
 
@@ -947,9 +953,11 @@ LogicalResult ChunkLowering::lowerLinear(tg::LinearOp op) {
   return success();
 }
 
-LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
-  const bool causal = op.getCausal();
-  if (!causal && op.getWindow() > 0)
+/// What the lowering of an attention needs of its attributes: a window
+/// only with causal masking, a dropout rate in [0, 1), an even rotary
+/// dimension within the head.
+static LogicalResult checkAttentionAttrs(tg::AttentionOp op) {
+  if (!op.getCausal() && op.getWindow() > 0)
     return op.emitError("texec lowering: a sliding window needs causal "
                         "attention");
   const double attnDropout = op.getDropout().convertToDouble();
@@ -961,6 +969,15 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
     return op.emitError() << "texec lowering: rotary_dim " << rot
                           << " must be even and at most head_dim "
                           << op.getHeadDim();
+  return success();
+}
+
+LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
+  if (failed(checkAttentionAttrs(op)))
+    return failure();
+  const bool causal = op.getCausal();
+  const double attnDropout = op.getDropout().convertToDouble();
+  const int64_t rot = op.getRotaryDim();
   // tp divides both (checked for every attention before lowering).
   int64_t heads = op.getNumHeads(), kv = op.getNumKvHeads();
   SmallVector<FVal> qkv;
