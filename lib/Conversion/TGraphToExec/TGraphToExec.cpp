@@ -280,6 +280,12 @@ private:
   LogicalResult lowerNorm(Operation *op);
   LogicalResult lowerLinear(tg::LinearOp op);
   LogicalResult lowerAttention(tg::AttentionOp op);
+  /// The moe kernels' config: experts, top-k, activation and the router's
+  /// options.
+  SmallVector<NamedAttribute> moeConfig(tg::MoEOp op);
+  /// The moe kernels' parameters, loaded with their ep (and etp) layouts:
+  /// router, w_in, w_out[, router_bias, b_in, b_out | selection bias].
+  FailureOr<SmallVector<Value>> moeParams(tg::MoEOp op, bool expertTp);
   LogicalResult lowerCrossEntropy(tg::CrossEntropyOp op);
   LogicalResult lowerEmbeddingBag(tg::EmbeddingBagOp op);
   LogicalResult lowerDotInteraction(tg::DotInteractionOp op);
@@ -1621,14 +1627,43 @@ LogicalResult ChunkLowering::lowerElementwise(Operation *op) {
   return success();
 }
 
-LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
-  // DeepSeek-V3: a router bias that only selects the experts.
+SmallVector<NamedAttribute> ChunkLowering::moeConfig(tg::MoEOp op) {
+  SmallVector<NamedAttribute> config = {
+      cfg("experts", i64a(op.getNumExperts())),
+      cfg("top_k", i64a(op.getTopK())),
+      cfg("activation",
+          StringAttr::get(ctx(), tg::stringifyActKind(op.getActivation())))};
+  if (op.getGated())
+    config.push_back(cfg("gated", UnitAttr::get(ctx())));
+  // Qwen-MoE's norm_topk_prob false: the chosen probabilities themselves.
+  if (op.getUnnormalizedTopk())
+    config.push_back(cfg("unnormalized", UnitAttr::get(ctx())));
+  if (op.getSwigluLimitAttr())
+    config.push_back(cfg("swiglu_limit", op.getSwigluLimitAttr()));
+  // DeepSeek-V3's router: sigmoid scores, group-limited choice, scaled
+  // weights.
+  if (op.getSigmoidScores())
+    config.push_back(cfg("sigmoid", UnitAttr::get(ctx())));
+  if (op.getNumGroups() > 1) {
+    config.push_back(cfg("groups", op.getNumGroupsAttr()));
+    config.push_back(cfg("topk_groups", op.getTopkGroupsAttr()));
+  }
+  if (op.getRoutedScale().convertToDouble() != 1.0)
+    config.push_back(cfg("routed_scale", op.getRoutedScaleAttr()));
+  return config;
+}
+
+/// The mixtures of experts the runtime has kernels for: a selection bias
+/// (DeepSeek-V3) or router and expert biases together (gpt-oss) or none;
+/// a gelu, silu or relu activation; experts split like the dense layers
+/// (etp = tp) or replicated over tp (etp = 1).
+static LogicalResult checkMoE(tg::MoEOp op, const ::trident::plan::Plan &plan,
+                              int64_t tp) {
   const bool selected = op.getSelectionBias();
   if (selected && op.getBIn())
     return op.emitError("texec lowering: a mixture of experts with both a "
                         "selection bias and expert biases has no runtime "
                         "kernel");
-  // gpt-oss: a router bias and expert biases, all or none.
   const bool biased = !selected && op.getRouterBias() && op.getBIn();
   if (!selected && !biased && (op.getRouterBias() || op.getBIn()))
     return op.emitError("texec lowering: a mixture of experts with a router "
@@ -1638,32 +1673,20 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
   if (!llvm::is_contained({"gelu", "gelu_tanh", "silu", "relu"}, kind))
     return op.emitError() << "texec lowering: mixture-of-experts activation '"
                           << kind << "' has no runtime kernel";
-  // Expert tensor parallelism (Megatron's etp; 0 means tp): each expert's
-  // feature dimension is split over tp like a dense MLP's (gate and up
-  // columns each, then the down rows). etp 1 replicates the experts over
-  // tp instead; other sizes are not lowered.
-  const int64_t etp = st.plan.etp == 0 ? st.plan.tp : st.plan.etp;
-  if (st.tp > 1 && etp != 1 && etp != st.tp)
+  const int64_t etp = plan.expertTp();
+  if (tp > 1 && etp != 1 && etp != tp)
     return op.emitError() << "texec lowering: plan 'parallel.etp' = "
-                          << st.plan.etp << " with tp = " << st.plan.tp
+                          << plan.etp << " with tp = " << plan.tp
                           << ": experts are either split like the dense "
                              "layers (etp = tp, or 0) or replicated over tp "
                              "(etp = 1)";
-  const bool expertTp = st.tp > 1 && etp == st.tp;
-  auto x = act(op, op.getX());
-  if (failed(x))
-    return failure();
-  if (x->dist == Dist::Last)
-    return op.emitError("texec lowering: a mixture of experts needs whole "
-                        "token rows, got a feature-sharded input");
-  // The router is replicated; the experts are split over ep (dimension 0).
-  // With etp 1 they are replicated over tp: each tp rank routes the tokens
-  // it holds, and on sequence shards the gradients are partial over tp, as
-  // for the norms. With etp = tp every tp rank routes the same tokens (the
-  // sequence shards gathered) through its share of every expert's features:
-  // the outputs are partial sums over tp, reduced like a row-parallel
-  // linear's.
-  const bool epOn = st.ep > 1;
+  return success();
+}
+
+FailureOr<SmallVector<Value>> ChunkLowering::moeParams(tg::MoEOp op,
+                                                       bool expertTp) {
+  const bool selected = op.getSelectionBias();
+  const bool biased = !selected && op.getRouterBias() && op.getBIn();
   const int64_t gatedBlocks = op.getGated() ? 2 : 1;
   ParamLayout inLayout{0, "ep"}, outLayout{0, "ep"};
   if (expertTp) {
@@ -1690,7 +1713,6 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
   }
   if (selected)
     toLoad.push_back({op.getRouterBias(), ParamLayout{-1}});
-  // params: router, w_in, w_out[, router_bias, b_in, b_out | select].
   SmallVector<Value> params;
   for (auto [p, layout] : toLoad) {
     FailureOr<Value> v = param(op, p, layout);
@@ -1698,27 +1720,41 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
       return failure();
     params.push_back(*v);
   }
-  SmallVector<NamedAttribute> config = {
-      cfg("experts", i64a(op.getNumExperts())),
-      cfg("top_k", i64a(op.getTopK())),
-      cfg("activation", StringAttr::get(ctx(), kind))};
-  if (op.getGated())
-    config.push_back(cfg("gated", UnitAttr::get(ctx())));
-  // Qwen-MoE's norm_topk_prob false: the chosen probabilities themselves.
-  if (op.getUnnormalizedTopk())
-    config.push_back(cfg("unnormalized", UnitAttr::get(ctx())));
-  if (op.getSwigluLimitAttr())
-    config.push_back(cfg("swiglu_limit", op.getSwigluLimitAttr()));
-  // DeepSeek-V3's router: sigmoid scores, group-limited choice, scaled
-  // weights.
-  if (op.getSigmoidScores())
-    config.push_back(cfg("sigmoid", UnitAttr::get(ctx())));
-  if (op.getNumGroups() > 1) {
-    config.push_back(cfg("groups", op.getNumGroupsAttr()));
-    config.push_back(cfg("topk_groups", op.getTopkGroupsAttr()));
-  }
-  if (op.getRoutedScale().convertToDouble() != 1.0)
-    config.push_back(cfg("routed_scale", op.getRoutedScaleAttr()));
+  return params;
+}
+
+LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
+  if (failed(checkMoE(op, st.plan, st.tp)))
+    return failure();
+  // DeepSeek-V3: a router bias that only selects the experts; gpt-oss: a
+  // router bias and expert biases.
+  const bool selected = op.getSelectionBias();
+  const bool biased = !selected && op.getRouterBias() && op.getBIn();
+  // Expert tensor parallelism (Megatron's etp; 0 means tp): each expert's
+  // feature dimension is split over tp like a dense MLP's (gate and up
+  // columns each, then the down rows). etp 1 replicates the experts over
+  // tp instead.
+  const bool expertTp = st.tp > 1 && st.plan.expertTp() == st.tp;
+  auto x = act(op, op.getX());
+  if (failed(x))
+    return failure();
+  if (x->dist == Dist::Last)
+    return op.emitError("texec lowering: a mixture of experts needs whole "
+                        "token rows, got a feature-sharded input");
+  // The router is replicated; the experts are split over ep (dimension 0).
+  // With etp 1 they are replicated over tp: each tp rank routes the tokens
+  // it holds, and on sequence shards the gradients are partial over tp, as
+  // for the norms. With etp = tp every tp rank routes the same tokens (the
+  // sequence shards gathered) through its share of every expert's features:
+  // the outputs are partial sums over tp, reduced like a row-parallel
+  // linear's.
+  const bool epOn = st.ep > 1;
+  // params: router, w_in, w_out[, router_bias, b_in, b_out | select].
+  FailureOr<SmallVector<Value>> loaded = moeParams(op, expertTp);
+  if (failed(loaded))
+    return failure();
+  SmallVector<Value> params = std::move(*loaded);
+  SmallVector<NamedAttribute> config = moeConfig(op);
   SmallVector<NamedAttribute> routerConfig = config;
   if (biased && expertTp)
     config.push_back(tpAxis("out_bias_axis"));
@@ -2043,12 +2079,15 @@ LogicalResult ChunkLowering::run(ArrayRef<Operation *> prologue,
 // Program
 //===----------------------------------------------------------------------===//
 
-OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
-                                  const ::trident::plan::Plan &plan,
-                                  const TrainingOptions &options) {
-  auto fail = [&](const std::string &msg) -> OwningOpRef<ModuleOp> {
-    model.emitError() << "texec lowering: " << msg;
-    return {};
+/// The plan held to the model (plan::verify), then what the programs
+/// need beyond it: positions divisible over cp (and tp x cp with sequence
+/// parallelism), ep within dp, heads divisible over tp, one batch per
+/// replica, a known optimizer.
+static LogicalResult checkLoweringPlan(tg::ModelOp model,
+                                       const ::trident::plan::Plan &plan,
+                                       const TrainingOptions &options) {
+  auto fail = [&](const std::string &msg) -> LogicalResult {
+    return model.emitError() << "texec lowering: " << msg;
   };
   {
     const ::trident::LayerProfile profile = ::trident::analysis::
@@ -2079,26 +2118,16 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
       badHeads = a;
   });
   if (badHeads) {
-    badHeads.emitError() << "texec lowering: " << badHeads.getNumHeads()
-                         << " heads and " << badHeads.getNumKvHeads()
-                         << " kv heads cannot be split over 'parallel.tp' = "
-                         << plan.tp;
-    return {};
+    return badHeads.emitError()
+           << "texec lowering: " << badHeads.getNumHeads() << " heads and "
+           << badHeads.getNumKvHeads()
+           << " kv heads cannot be split over 'parallel.tp' = " << plan.tp;
   }
 
-  // Recomputation per stage: full (texec.chunk `recompute`: the whole
-  // forward again before the backward) or selective (the attention core
-  // again inside the backward, its probabilities never saved).
-  auto stageRecompute = [&](int64_t s) {
-    return size_t(s) < plan.stages.size() ? plan.stages[size_t(s)].recompute
-                                          : plan.recompute;
-  };
-  if (plan.dp * plan.microBatch * plan.numMicroBatches != plan.globalBatch)
-    return fail("plan 'global_batch' (" + std::to_string(plan.globalBatch) +
-                ") must equal dp * micro_batch_size * num_micro_batches (" +
-                std::to_string(plan.dp * plan.microBatch *
-                               plan.numMicroBatches) +
-                ")");
+  // The programs run one batch per replica (verify checked the batch).
+  if (!plan.dataShares.empty())
+    return fail("the plan's replicas run different micro-batch counts "
+                "(data_shares); the programs run one batch per replica");
   if (plan.sequenceParallel && plan.seqLen % (plan.tp * plan.cp) != 0)
     return fail("plan 'seq_len' " + std::to_string(plan.seqLen) +
                 " is not divisible by tp * cp for sequence parallelism");
@@ -2107,6 +2136,119 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
   if (!(options.moeBiasUpdateRate >= 0.0 && options.moeBiasUpdateRate <= 1.0))
     return fail("the MoE selection-bias update rate must be in [0, 1], got " +
                 std::to_string(options.moeBiasUpdateRate));
+  return success();
+}
+
+/// After the stages' chunks: every parameter has a gradient, the
+/// gradients of parameters several stages hold are summed over them, the
+/// tp-partial and data-parallel sums, and each stage's optimizer step.
+static LogicalResult finishStages(OpBuilder &b, Location loc,
+                                  ArrayRef<tx::StageOp> stages,
+                                  ProgramState &st) {
+  const ::trident::plan::Plan &plan = st.plan;
+  const TrainingOptions &options = st.options;
+  tx::ProgramOp program = st.program;
+  auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+  // Every parameter a stage holds gets a gradient in it: a gradient rule
+  // that forgot one would otherwise train a frozen parameter on every
+  // rank alike, which no comparison between runs can see.
+  for (tx::StageOp stage : stages) {
+    llvm::StringSet<> graded;
+    stage.walk([&](tx::AccumulateGradOp a) { graded.insert(a.getSym()); });
+    for (auto decl : stage.getBody().front().getOps<tx::ParamOp>())
+      if (!graded.contains(decl.getSym()) &&
+          !st.frozenParams.count(decl.getSym().str()))
+        return st.model.emitError()
+               << "texec lowering: parameter '" << decl.getSym()
+               << "' of stage " << stage.getIndex()
+               << " receives no gradient: nothing it feeds reaches the loss";
+  }
+
+  // Parameters held by several stages (a tied embedding on the first and
+  // last stage): a group over exactly those stages sums their gradients.
+  std::map<std::set<int64_t>, std::string> sharedGroups;
+  for (auto &[name, where] : st.paramStages) {
+    if (where.size() < 2 || sharedGroups.count(where))
+      continue;
+    std::string g = "pp";
+    SmallVector<int64_t> members;
+    for (int64_t s : where) {
+      g += "_" + std::to_string(s);
+      members.push_back(s);
+    }
+    sharedGroups[where] = g;
+    b.setInsertionPoint(stages.front());
+    tx::GroupOp::create(b, loc, b.getStringAttr(g), b.getStrArrayAttr({"pp"}),
+                        b.getDenseI64ArrayAttr(members));
+  }
+  for (tx::StageOp stage : stages) {
+    int64_t s = stage.getIndex();
+    b.setInsertionPointToEnd(&stage.getBody().front());
+    auto names = [&](const std::set<std::string> &set) {
+      SmallVector<StringRef> v(set.begin(), set.end());
+      return b.getStrArrayAttr(v);
+    };
+    if (plan.tp > 1 && !st.tpPartialParams[s].empty())
+      tx::GradAllReduceOp::create(b, loc, "tp",
+                                  names(st.tpPartialParams[s]));
+    std::map<std::string, std::set<std::string>> shared;
+    for (auto &[name, where] : st.paramStages)
+      if (where.size() > 1 && where.count(s))
+        shared[sharedGroups[where]].insert(name);
+    for (auto &[group, params] : shared)
+      tx::GradAllReduceOp::create(b, loc, group, names(params));
+    if (plan.dp * plan.cp > 1 && plan.zeroStage == 0) {
+      // Each gradient is summed over its parameter's data group (texec.param
+      // `data`, else the program's): experts over the ranks holding the
+      // same ones, a stem replicated over cp over dp, the rest over dp (x
+      // cp). The program's group goes first; one of one rank is skipped.
+      std::map<std::string, std::set<std::string>> byGroup;
+      for (auto decl : stage.getBody().front().getOps<tx::ParamOp>())
+        byGroup[decl.getDataGroup() ? decl.getDataGroup()->str()
+                                    : st.dataGroup]
+            .insert(decl.getSym().str());
+      auto groupSize = [&](StringRef g) {
+        int64_t n = 1;
+        for (Attribute axis : program.lookupGroup(g).getAxes())
+          n *= program.getAxisSize(cast<StringAttr>(axis).getValue());
+        return n;
+      };
+      if (byGroup.size() == 1 && byGroup.count(st.dataGroup)) {
+        tx::GradAllReduceOp::create(b, loc, st.dataGroup, ArrayAttr());
+      } else {
+        if (byGroup.count(st.dataGroup))
+          tx::GradAllReduceOp::create(b, loc, st.dataGroup,
+                                      names(byGroup[st.dataGroup]));
+        for (auto &[group, params] : byGroup)
+          if (group != st.dataGroup && groupSize(group) > 1)
+            tx::GradAllReduceOp::create(b, loc, group, names(params));
+      }
+    }
+    tx::OptimizerOp::create(
+        b, loc, b.getStringAttr(options.optimizer),
+        b.getStringAttr(st.dataGroup),
+        i64(plan.zeroStage), b.getF64FloatAttr(options.lr), b.getF64FloatAttr(options.beta1),
+        b.getF64FloatAttr(options.beta2), b.getF64FloatAttr(options.eps));
+  }
+  return success();
+}
+
+OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
+                                  const ::trident::plan::Plan &plan,
+                                  const TrainingOptions &options) {
+  auto fail = [&](const std::string &msg) -> OwningOpRef<ModuleOp> {
+    model.emitError() << "texec lowering: " << msg;
+    return {};
+  };
+  if (failed(checkLoweringPlan(model, plan, options)))
+    return {};
+  // Recomputation per stage: full (texec.chunk `recompute`: the whole
+  // forward again before the backward) or selective (the attention core
+  // again inside the backward, its probabilities never saved).
+  auto stageRecompute = [&](int64_t s) {
+    return size_t(s) < plan.stages.size() ? plan.stages[size_t(s)].recompute
+                                          : plan.recompute;
+  };
   const ::trident::ScheduleKind kind = plan.scheduleKind();
   const std::string scheduleName(::trident::scheduleKindName(kind));
   auto schedule = ::trident::buildSchedule(kind, plan.pp,
@@ -2272,87 +2414,8 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
     tx::ScheduleOp::create(b, loc, scheduleName, actions);
   }
 
-  // Every parameter a stage holds gets a gradient in it: a gradient rule
-  // that forgot one would otherwise train a frozen parameter on every
-  // rank alike, which no comparison between runs can see.
-  for (tx::StageOp stage : stages) {
-    llvm::StringSet<> graded;
-    stage.walk([&](tx::AccumulateGradOp a) { graded.insert(a.getSym()); });
-    for (auto decl : stage.getBody().front().getOps<tx::ParamOp>())
-      if (!graded.contains(decl.getSym()) &&
-          !st.frozenParams.count(decl.getSym().str()))
-        return fail("parameter '" + decl.getSym().str() + "' of stage " +
-                    std::to_string(stage.getIndex()) +
-                    " receives no gradient: nothing it feeds reaches "
-                    "the loss");
-  }
-
-  // Parameters held by several stages (a tied embedding on the first and
-  // last stage): a group over exactly those stages sums their gradients.
-  std::map<std::set<int64_t>, std::string> sharedGroups;
-  for (auto &[name, where] : st.paramStages) {
-    if (where.size() < 2 || sharedGroups.count(where))
-      continue;
-    std::string g = "pp";
-    SmallVector<int64_t> members;
-    for (int64_t s : where) {
-      g += "_" + std::to_string(s);
-      members.push_back(s);
-    }
-    sharedGroups[where] = g;
-    b.setInsertionPoint(stages.front());
-    tx::GroupOp::create(b, loc, b.getStringAttr(g), b.getStrArrayAttr({"pp"}),
-                        b.getDenseI64ArrayAttr(members));
-  }
-  for (tx::StageOp stage : stages) {
-    int64_t s = stage.getIndex();
-    b.setInsertionPointToEnd(&stage.getBody().front());
-    auto names = [&](const std::set<std::string> &set) {
-      SmallVector<StringRef> v(set.begin(), set.end());
-      return b.getStrArrayAttr(v);
-    };
-    if (plan.tp > 1 && !st.tpPartialParams[s].empty())
-      tx::GradAllReduceOp::create(b, loc, "tp",
-                                  names(st.tpPartialParams[s]));
-    std::map<std::string, std::set<std::string>> shared;
-    for (auto &[name, where] : st.paramStages)
-      if (where.size() > 1 && where.count(s))
-        shared[sharedGroups[where]].insert(name);
-    for (auto &[group, params] : shared)
-      tx::GradAllReduceOp::create(b, loc, group, names(params));
-    if (plan.dp * plan.cp > 1 && plan.zeroStage == 0) {
-      // Each gradient is summed over its parameter's data group (texec.param
-      // `data`, else the program's): experts over the ranks holding the
-      // same ones, a stem replicated over cp over dp, the rest over dp (x
-      // cp). The program's group goes first; one of one rank is skipped.
-      std::map<std::string, std::set<std::string>> byGroup;
-      for (auto decl : stage.getBody().front().getOps<tx::ParamOp>())
-        byGroup[decl.getDataGroup() ? decl.getDataGroup()->str()
-                                    : st.dataGroup]
-            .insert(decl.getSym().str());
-      auto groupSize = [&](StringRef g) {
-        int64_t n = 1;
-        for (Attribute axis : program.lookupGroup(g).getAxes())
-          n *= program.getAxisSize(cast<StringAttr>(axis).getValue());
-        return n;
-      };
-      if (byGroup.size() == 1 && byGroup.count(st.dataGroup)) {
-        tx::GradAllReduceOp::create(b, loc, st.dataGroup, ArrayAttr());
-      } else {
-        if (byGroup.count(st.dataGroup))
-          tx::GradAllReduceOp::create(b, loc, st.dataGroup,
-                                      names(byGroup[st.dataGroup]));
-        for (auto &[group, params] : byGroup)
-          if (group != st.dataGroup && groupSize(group) > 1)
-            tx::GradAllReduceOp::create(b, loc, group, names(params));
-      }
-    }
-    tx::OptimizerOp::create(
-        b, loc, b.getStringAttr(options.optimizer),
-        b.getStringAttr(st.dataGroup),
-        i64(plan.zeroStage), b.getF64FloatAttr(options.lr), b.getF64FloatAttr(options.beta1),
-        b.getF64FloatAttr(options.beta2), b.getF64FloatAttr(options.eps));
-  }
+  if (failed(finishStages(b, loc, stages, st)))
+    return {};
   if (failed(mlir::verify(*module)))
     return {};
   return module;
