@@ -148,6 +148,13 @@ FailureOr<plan::Plan> modelPlan(tg::ModelOp model, StringRef pass) {
 
 LogicalResult attachPlan(tg::ModelOp model, const plan::Plan &plan,
                          StringRef pass) {
+  // The attribute holds one micro-batch count for every replica.
+  if (!plan.dataShares.empty())
+    return model.emitError()
+           << pass
+           << ": the plan's replicas run different micro-batch counts "
+              "(data_shares, one per GPU type), which tgraph.plan does not "
+              "carry: the lowered programs run one batch per replica";
   Builder b(model.getContext());
   // The stage of every layer, in model order.
   std::vector<int64_t> stageOfLayer;

@@ -2124,10 +2124,6 @@ static LogicalResult checkLoweringPlan(tg::ModelOp model,
            << " kv heads cannot be split over 'parallel.tp' = " << plan.tp;
   }
 
-  // The programs run one batch per replica (verify checked the batch).
-  if (!plan.dataShares.empty())
-    return fail("the plan's replicas run different micro-batch counts "
-                "(data_shares); the programs run one batch per replica");
   if (plan.sequenceParallel && plan.seqLen % (plan.tp * plan.cp) != 0)
     return fail("plan 'seq_len' " + std::to_string(plan.seqLen) +
                 " is not divisible by tp * cp for sequence parallelism");

@@ -42,7 +42,9 @@ mlir::FailureOr<plan::Plan> modelPlan(mlir::trident::graph::ModelOp model,
 
 /// Sets `tgraph.plan` on `model` and each top-level `tgraph.repeat`'s
 /// `tgraph.stage` (the pipeline stage of each of its iterations). The plan
-/// must have been held to the model (plan::verify).
+/// must have been held to the model (plan::verify); a plan with data
+/// shares (replicas of different micro-batch counts) is refused, as the
+/// attribute holds one count.
 mlir::LogicalResult attachPlan(mlir::trident::graph::ModelOp model,
                                const plan::Plan &plan, llvm::StringRef pass);
 
