@@ -71,37 +71,6 @@ struct OpCost {
   }
 };
 
-/// A dimension kind an op can be split along.
-enum class DimKind : uint8_t {
-  Batch,    ///< data parallel
-  Sequence, ///< sequence / context parallel
-  Heads,    ///< attention heads (tensor parallel)
-  Columns,  ///< output features of a linear (tensor parallel)
-  Rows,     ///< reduction features of a linear (tensor parallel)
-  Experts,  ///< expert parallel
-  Vocab     ///< vocabulary (embedding / LM head tensor parallel)
-};
-
-/// The collective a split implies in the forward pass.
-enum class Collective : uint8_t {
-  None,
-  AllReduce,
-  AllGather,
-  ReduceScatter,
-  AllToAll
-};
-
-/// One way to split an op.
-struct ParallelDim {
-  DimKind kind;
-  Collective forward;     ///< collective after the op's forward
-  Collective backward;    ///< collective in the op's backward
-  bool needsContext = false; ///< sequence split needs K/V of other ranks
-};
-
-const char *stringifyDimKind(DimKind k);
-const char *stringifyCollective(Collective c);
-
 } // namespace mlir::trident::graph
 
 #endif // TRIDENT_DIALECTS_GRAPH_IR_GRAPHCOST_H

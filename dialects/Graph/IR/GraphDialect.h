@@ -10,9 +10,12 @@
 namespace mlir {
 class DialectRegistry;
 namespace trident::graph {
-/// Attaches upstream ShardingInterface to the elementwise tgraph ops (as
-/// external models: they need no code of their own), so that sharding
-/// propagates through them and shard-partition rewrites them.
+/// Attaches upstream `shard`'s ShardingInterface to the tgraph ops
+/// (ShardingInterfaceImpl.cpp: linear, matmul, attention, the norms, the
+/// embeddings, the losses, mixture of experts, softmax and the elementwise
+/// ops), the one description of how each op splits, so that upstream
+/// sharding-propagation carries shardings through a model and
+/// shard-partition rewrites it per device.
 void registerShardingInterfaceModels(DialectRegistry &registry);
 } // namespace trident::graph
 } // namespace mlir

@@ -25,19 +25,4 @@ def TGraph_CostOpInterface : OpInterface<"CostOpInterface"> {
   ];
 }
 
-def TGraph_ParallelismOpInterface : OpInterface<"ParallelismOpInterface"> {
-  let cppNamespace = "::mlir::trident::graph";
-  let description = [{
-    Which dimensions of the op can be split across devices (batch,
-    sequence, heads, hidden columns or rows, experts, vocabulary) and the
-    collective each split implies for the forward pass (the backward
-    implies the dual collective).
-  }];
-  let methods = [
-    InterfaceMethod<"Dimensions the op can split and what each implies.",
-      "::llvm::SmallVector<::mlir::trident::graph::ParallelDim>",
-      "getParallelDims", (ins)>
-  ];
-}
-
 #endif // TRIDENT_DIALECTS_GRAPH_IR_GRAPHINTERFACES_TD

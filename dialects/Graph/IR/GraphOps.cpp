@@ -1,4 +1,4 @@
-//===- GraphOps.cpp - tgraph verifiers, costs and parallel dims -----------===//
+//===- GraphOps.cpp - tgraph verifiers and costs --------------------------===//
 //
 // Cost conventions (see docs/tgraph.md): model FLOPs count every matmul as
 // 2*m*n*k (Megatron / PaLM), attention scores and values over the full s x s
@@ -15,7 +15,6 @@
 #include "dialects/Graph/IR/GraphOps.h"
 
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
-#include "mlir/Dialect/Shard/Interfaces/ShardingInterfaceImpl.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
@@ -85,42 +84,6 @@ LogicalResult verifyGraphOpTrait(Operation *op) {
     if (failed(check(t, "result", i)))
       return failure();
   return success();
-}
-
-const char *stringifyDimKind(DimKind k) {
-  switch (k) {
-  case DimKind::Batch:
-    return "batch";
-  case DimKind::Sequence:
-    return "sequence";
-  case DimKind::Heads:
-    return "heads";
-  case DimKind::Columns:
-    return "columns";
-  case DimKind::Rows:
-    return "rows";
-  case DimKind::Experts:
-    return "experts";
-  case DimKind::Vocab:
-    return "vocab";
-  }
-  return "?";
-}
-
-const char *stringifyCollective(Collective c) {
-  switch (c) {
-  case Collective::None:
-    return "none";
-  case Collective::AllReduce:
-    return "all_reduce";
-  case Collective::AllGather:
-    return "all_gather";
-  case Collective::ReduceScatter:
-    return "reduce_scatter";
-  case Collective::AllToAll:
-    return "all_to_all";
-  }
-  return "?";
 }
 
 } // namespace mlir::trident::graph
@@ -225,17 +188,6 @@ OpCost pointwiseCost(Operation *op, const CostContext &ctx, double kept) {
   return c;
 }
 
-SmallVector<ParallelDim> batchAndSequence(Operation *op) {
-  SmallVector<ParallelDim> dims;
-  auto t = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!t || t.getRank() == 0)
-    return dims;
-  dims.push_back({DimKind::Batch, Collective::None, Collective::None});
-  if (t.getRank() >= 3)
-    dims.push_back({DimKind::Sequence, Collective::None, Collective::None});
-  return dims;
-}
-
 LogicalResult expectRank(Operation *op, Value v, int64_t rank,
                          StringRef what) {
   if (rankedType(v).getRank() != rank)
@@ -295,10 +247,7 @@ OpCost ModelOp::getCost(const CostContext &ctx) {
   return sumBlock(getBody().front(), ctx);
 }
 
-SmallVector<ParallelDim> ModelOp::getParallelDims() { return {}; }
-
 OpCost OutputOp::getCost(const CostContext &) { return {}; }
-SmallVector<ParallelDim> OutputOp::getParallelDims() { return {}; }
 
 //===----------------------------------------------------------------------===//
 // InputOp, ParamOp
@@ -317,9 +266,6 @@ OpCost InputOp::getCost(const CostContext &ctx) {
   OpCost c;
   c.bytesWritten = bytes(getResult(), ctx);
   return c;
-}
-SmallVector<ParallelDim> InputOp::getParallelDims() {
-  return batchAndSequence(*this);
 }
 
 LogicalResult ParamOp::verify() {
@@ -340,7 +286,6 @@ OpCost ParamOp::getCost(const CostContext &) {
   c.params = rankedType(getResult()).getNumElements();
   return c;
 }
-SmallVector<ParallelDim> ParamOp::getParallelDims() { return {}; }
 
 //===----------------------------------------------------------------------===//
 // RepeatOp, YieldOp
@@ -389,10 +334,8 @@ OpCost RepeatOp::getCost(const CostContext &ctx) {
   // repeat is still a sequence of layers.
   return total;
 }
-SmallVector<ParallelDim> RepeatOp::getParallelDims() { return {}; }
 
 OpCost YieldOp::getCost(const CostContext &) { return {}; }
-SmallVector<ParallelDim> YieldOp::getParallelDims() { return {}; }
 
 //===----------------------------------------------------------------------===//
 // Embeddings
@@ -428,11 +371,6 @@ OpCost EmbeddingOp::getCost(const CostContext &ctx) {
   setSaved(c, *this, ids, ids);
   return c;
 }
-SmallVector<ParallelDim> EmbeddingOp::getParallelDims() {
-  auto dims = batchAndSequence(*this);
-  dims.push_back({DimKind::Vocab, Collective::AllReduce, Collective::None});
-  return dims;
-}
 
 LogicalResult PositionEmbeddingOp::verify() {
   auto x = rankedType(getX()), table = rankedType(getTable());
@@ -461,9 +399,6 @@ OpCost PositionEmbeddingOp::getCost(const CostContext &ctx) {
   setSaved(c, *this, 0, 0);
   return c;
 }
-SmallVector<ParallelDim> PositionEmbeddingOp::getParallelDims() {
-  return batchAndSequence(*this);
-}
 
 LogicalResult EmbeddingBagOp::verify() {
   if (failed(expectRank(*this, getIds(), 2, "ids")) ||
@@ -488,12 +423,6 @@ OpCost EmbeddingBagOp::getCost(const CostContext &ctx) {
   double ids = bytes(getIds(), ctx);
   setSaved(c, *this, ids, ids);
   return c;
-}
-SmallVector<ParallelDim> EmbeddingBagOp::getParallelDims() {
-  return {{DimKind::Batch, Collective::None, Collective::None},
-          // Whole tables on different ranks (DLRM model parallelism):
-          // pooled rows are exchanged by all-to-all.
-          {DimKind::Vocab, Collective::AllToAll, Collective::AllToAll}};
 }
 
 LogicalResult PatchEmbedOp::verify() {
@@ -534,10 +463,6 @@ OpCost PatchEmbedOp::getCost(const CostContext &ctx) {
   double kept = savedOnce(*this, getImage(), ctx);
   setSaved(c, *this, kept, kept);
   return c;
-}
-SmallVector<ParallelDim> PatchEmbedOp::getParallelDims() {
-  return {{DimKind::Batch, Collective::None, Collective::None},
-          {DimKind::Columns, Collective::None, Collective::AllReduce}};
 }
 
 LogicalResult Conv2DOp::verify() {
@@ -588,10 +513,6 @@ OpCost Conv2DOp::getCost(const CostContext &ctx) {
   setSaved(c, *this, kept, kept);
   return c;
 }
-SmallVector<ParallelDim> Conv2DOp::getParallelDims() {
-  return {{DimKind::Batch, Collective::None, Collective::None},
-          {DimKind::Columns, Collective::None, Collective::AllReduce}};
-}
 
 LogicalResult PrependTokenOp::verify() {
   if (failed(expectRank(*this, getX(), 3, "x")) ||
@@ -613,9 +534,6 @@ OpCost PrependTokenOp::getCost(const CostContext &ctx) {
   c.params = operandParams(*this);
   return c;
 }
-SmallVector<ParallelDim> PrependTokenOp::getParallelDims() {
-  return {{DimKind::Batch, Collective::None, Collective::None}};
-}
 
 LogicalResult SelectTokenOp::verify() {
   auto x = rankedType(getX());
@@ -636,9 +554,6 @@ OpCost SelectTokenOp::getCost(const CostContext &ctx) {
   c.kernels = 1;
   setSaved(c, *this, 0, 0);
   return c;
-}
-SmallVector<ParallelDim> SelectTokenOp::getParallelDims() {
-  return {{DimKind::Batch, Collective::None, Collective::None}};
 }
 
 //===----------------------------------------------------------------------===//
@@ -683,91 +598,6 @@ OpCost LinearOp::getCost(const CostContext &ctx) {
   return c;
 }
 
-SmallVector<ParallelDim> LinearOp::getParallelDims() {
-  auto dims = batchAndSequence(*this);
-  // Megatron-LM (Shoeybi et al. 2019): a column split needs the input
-  // gradient all-reduced in the backward; a row split needs the output
-  // all-reduced in the forward.
-  dims.push_back({DimKind::Columns, Collective::None, Collective::AllReduce});
-  dims.push_back({DimKind::Rows, Collective::AllReduce, Collective::None});
-  if (getTpRole() == TpRole::Vocab)
-    dims.push_back({DimKind::Vocab, Collective::None, Collective::AllReduce});
-  return dims;
-}
-
-// Upstream ShardingInterface: loops are x's leading dims, then the output
-// features (parallel) and the input features (reduction).
-SmallVector<utils::IteratorType> LinearOp::getLoopIteratorTypes() {
-  int64_t r = rankedType(getX()).getRank();
-  SmallVector<utils::IteratorType> types(r, utils::IteratorType::parallel);
-  types.push_back(utils::IteratorType::reduction);
-  return types;
-}
-
-SmallVector<ReductionKind> LinearOp::getReductionLoopIteratorKinds() {
-  return {ReductionKind::Sum};
-}
-
-SmallVector<AffineMap> LinearOp::getIndexingMaps() {
-  MLIRContext *ctx = getContext();
-  int64_t r = rankedType(getX()).getRank();
-  unsigned numLoops = r + 1; // leading (r-1), n, k
-  SmallVector<AffineExpr> lead;
-  for (int64_t i = 0; i + 1 < r; ++i)
-    lead.push_back(getAffineDimExpr(i, ctx));
-  AffineExpr n = getAffineDimExpr(r - 1, ctx), k = getAffineDimExpr(r, ctx);
-  SmallVector<AffineExpr> xExprs(lead), yExprs(lead);
-  xExprs.push_back(k);
-  yExprs.push_back(n);
-  SmallVector<AffineMap> maps;
-  maps.push_back(AffineMap::get(numLoops, 0, xExprs, ctx));
-  maps.push_back(AffineMap::get(numLoops, 0, {n, k}, ctx));
-  if (getBias())
-    maps.push_back(AffineMap::get(numLoops, 0, {n}, ctx));
-  maps.push_back(AffineMap::get(numLoops, 0, yExprs, ctx));
-  return maps;
-}
-
-LogicalResult LinearOp::partition(ArrayRef<Value> partitionedOperands,
-                                  ArrayRef<Sharding> operandShardings,
-                                  ArrayRef<Sharding> resultShardings,
-                                  IRMapping &partitionMap,
-                                  SymbolTableCollection &symbolTable,
-                                  OpBuilder &builder) {
-  SmallVector<utils::IteratorType> iters = getLoopIteratorTypes();
-  SmallVector<AffineMap> maps = getIndexingMaps();
-  shard::ShardingArray assignment =
-      shard::getGridAxisAssignmentForLoopIterators(
-          operandShardings, resultShardings, iters, maps);
-  SmallVector<shard::GridAxis> reductionAxes =
-      shard::getReductionGridAxes(iters, assignment);
-  // The local product with the local shapes.
-  Type localType = getResult().getType();
-  if (resultShardings[0]) {
-    shard::GridOp grid = shard::getGrid(getOperation(),
-                                        resultShardings[0].getGridAttr(),
-                                        symbolTable);
-    localType = shard::shardType(localType, grid, resultShardings[0]);
-  }
-  OperationState state(getLoc(), getOperationName());
-  state.addOperands(partitionedOperands);
-  state.addAttributes((*this)->getAttrs());
-  state.addTypes(localType);
-  Operation *local = builder.create(state);
-  Value result = local->getResult(0);
-  // A split reduction dimension leaves partial sums: reduce them over the
-  // grid axes that split it (the Megatron row-parallel all-reduce).
-  if (!reductionAxes.empty() && resultShardings[0]) {
-    result = shard::AllReduceOp::create(builder, getLoc(), result,
-                                        resultShardings[0].getGrid(),
-                                        reductionAxes, ReductionKind::Sum)
-                 .getResult();
-  }
-  partitionMap.map(getResult(), result);
-  partitionMap.map(getOperation(), result.getDefiningOp());
-  return success();
-}
-
 //===----------------------------------------------------------------------===//
 // MatmulOp
 //===----------------------------------------------------------------------===//
@@ -809,9 +639,6 @@ OpCost MatmulOp::getCost(const CostContext &ctx) {
                 (getRhs() == getLhs() ? 0 : savedOnce(*this, getRhs(), ctx));
   setSaved(c, *this, kept, kept);
   return c;
-}
-SmallVector<ParallelDim> MatmulOp::getParallelDims() {
-  return {{DimKind::Batch, Collective::None, Collective::None}};
 }
 
 //===----------------------------------------------------------------------===//
@@ -923,15 +750,6 @@ OpCost AttentionOp::getCost(const CostContext &ctx) {
   return c;
 }
 
-SmallVector<ParallelDim> AttentionOp::getParallelDims() {
-  return {{DimKind::Batch, Collective::None, Collective::None},
-          {DimKind::Heads, Collective::None, Collective::None},
-          // Context parallelism (ring attention): K/V blocks of the other
-          // ranks are gathered forward, their gradients reduce-scattered.
-          {DimKind::Sequence, Collective::AllGather, Collective::ReduceScatter,
-           /*needsContext=*/true}};
-}
-
 //===----------------------------------------------------------------------===//
 // Norms
 //===----------------------------------------------------------------------===//
@@ -964,9 +782,6 @@ OpCost LayerNormOp::getCost(const CostContext &ctx) {
   c.params = operandParams(*this);
   return c;
 }
-SmallVector<ParallelDim> LayerNormOp::getParallelDims() {
-  return batchAndSequence(*this);
-}
 
 LogicalResult RMSNormOp::verify() {
   if (getEps().convertToDouble() <= 0)
@@ -978,9 +793,6 @@ OpCost RMSNormOp::getCost(const CostContext &ctx) {
   c.params = operandParams(*this);
   return c;
 }
-SmallVector<ParallelDim> RMSNormOp::getParallelDims() {
-  return batchAndSequence(*this);
-}
 
 //===----------------------------------------------------------------------===//
 // Elementwise
@@ -989,9 +801,6 @@ SmallVector<ParallelDim> RMSNormOp::getParallelDims() {
 #define TGRAPH_POINTWISE(OP, KEPT)                                            \
   OpCost OP::getCost(const CostContext &ctx) {                                 \
     return pointwiseCost(*this, ctx, KEPT);                                    \
-  }                                                                            \
-  SmallVector<ParallelDim> OP::getParallelDims() {                             \
-    return batchAndSequence(*this);                                            \
   }
 
 // A residual add needs nothing for its backward.
@@ -1096,15 +905,6 @@ OpCost MoEOp::getCost(const CostContext &ctx) {
   return c;
 }
 
-SmallVector<ParallelDim> MoEOp::getParallelDims() {
-  return {{DimKind::Batch, Collective::None, Collective::None},
-          {DimKind::Sequence, Collective::None, Collective::None},
-          // GShard (Lepikhin et al. 2020): tokens go to the experts' ranks
-          // and back by all-to-all, forward and backward.
-          {DimKind::Experts, Collective::AllToAll, Collective::AllToAll},
-          {DimKind::Columns, Collective::AllReduce, Collective::AllReduce}};
-}
-
 //===----------------------------------------------------------------------===//
 // Losses and interaction
 //===----------------------------------------------------------------------===//
@@ -1129,15 +929,6 @@ OpCost CrossEntropyOp::getCost(const CostContext &ctx) {
   setSaved(c, *this, kept, kept);
   return c;
 }
-SmallVector<ParallelDim> CrossEntropyOp::getParallelDims() {
-  auto dims = SmallVector<ParallelDim>{
-      {DimKind::Batch, Collective::None, Collective::None}};
-  if (rankedType(getLogits()).getRank() >= 3)
-    dims.push_back({DimKind::Sequence, Collective::None, Collective::None});
-  // Vocab-parallel loss: max and sum of exponentials are all-reduced.
-  dims.push_back({DimKind::Vocab, Collective::AllReduce, Collective::None});
-  return dims;
-}
 
 LogicalResult BinaryCrossEntropyOp::verify() {
   if (getLogits().getType() != getLabels().getType())
@@ -1151,9 +942,6 @@ OpCost BinaryCrossEntropyOp::getCost(const CostContext &ctx) {
   double kept = bytes(getLogits(), ctx) + bytes(getLabels(), ctx);
   setSaved(c, *this, kept, kept);
   return c;
-}
-SmallVector<ParallelDim> BinaryCrossEntropyOp::getParallelDims() {
-  return {{DimKind::Batch, Collective::None, Collective::None}};
 }
 
 LogicalResult DotInteractionOp::verify() {
@@ -1188,9 +976,6 @@ OpCost DotInteractionOp::getCost(const CostContext &ctx) {
     kept += savedOnce(*this, f, ctx);
   setSaved(c, *this, kept, kept);
   return c;
-}
-SmallVector<ParallelDim> DotInteractionOp::getParallelDims() {
-  return {{DimKind::Batch, Collective::None, Collective::None}};
 }
 
 #define GET_OP_CLASSES

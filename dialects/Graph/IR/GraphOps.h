@@ -7,12 +7,12 @@
 #include "dialects/Graph/IR/GraphDialect.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
-#include "mlir/Dialect/Shard/Interfaces/ShardingInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "dialects/Graph/IR/GraphEnums.h.inc"
@@ -23,10 +23,6 @@
 #include "dialects/Graph/IR/GraphInterfaces.h.inc"
 
 namespace mlir::trident::graph {
-// Generated ShardingInterface code names these unqualified.
-using shard::ReductionKind;
-using shard::Sharding;
-using shard::ShardingOption;
 
 /// Dialect-wide rules checked for every op: dynamic sizes only in
 /// dimensions 0 (micro-batch) and 1 (sequence).

@@ -10,13 +10,13 @@ include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/RegionKindInterface.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
-include "mlir/Dialect/Shard/Interfaces/ShardingInterface.td"
 
-/// Every tgraph op reports its cost and how it can be split.
+/// Every tgraph op reports its cost. How ops split across devices is
+/// upstream `shard`'s ShardingInterface, attached in
+/// ShardingInterfaceImpl.cpp.
 class TGraph_CostedOp<string mnemonic, list<Trait> traits = []>
     : TGraph_Op<mnemonic, !listconcat(traits, [
-        DeclareOpInterfaceMethods<TGraph_CostOpInterface>,
-        DeclareOpInterfaceMethods<TGraph_ParallelismOpInterface>])>;
+        DeclareOpInterfaceMethods<TGraph_CostOpInterface>])>;
 
 /// A pure tensor computation.
 class TGraph_ComputeOp<string mnemonic, list<Trait> traits = []>
@@ -254,10 +254,7 @@ def TGraph_SelectTokenOp : TGraph_ComputeOp<"select_token"> {
 // Dense compute
 //===----------------------------------------------------------------------===//
 
-def TGraph_LinearOp : TGraph_ComputeOp<"linear", [
-    DeclareOpInterfaceMethods<ShardingInterface, [
-      "getLoopIteratorTypes", "getReductionLoopIteratorKinds",
-      "getIndexingMaps", "partition"]>]> {
+def TGraph_LinearOp : TGraph_ComputeOp<"linear"> {
   let summary = "y = x W^T (+ b), weight stored as out_features x in_features";
   let description = [{
     `x` is (..., in), `weight` (out x in, the PyTorch `nn.Linear` layout, so

@@ -66,4 +66,31 @@ def ExportShardPass : Pass<"trident-export-shard", "::mlir::ModuleOp"> {
   ];
 }
 
+def ShardTGraphPass : Pass<"trident-shard-tgraph", "::mlir::ModuleOp"> {
+  let summary = "Outline a planned tgraph model for upstream partitioning";
+  let description = [{
+    Replaces the module's planned `tgraph.model` with a `shard.grid @grid`
+    (the plan's dp and tp sizes) and one `func.func` of tgraph ops: the
+    `tgraph.repeat` layers unrolled, the inputs and every layer's
+    parameters as arguments (named by a `tgraph.name` argument
+    attribute), sizes bound to dp x the plan's micro-batch and the
+    sequence length. Only the plan's own decisions are annotated: the
+    inputs split over dp on dimension 0, and each tensor-parallel linear's
+    weight (and a column linear's bias) split over tp by its `tp` role
+    (column and vocab: rows of the weight; row: its columns). Upstream
+    `sharding-propagation` then carries the shardings through every op by
+    the ops' ShardingInterface rules (dialects/Graph/IR/
+    ShardingInterfaceImpl.cpp) and `shard-partition` rewrites the function
+    into the per-device program. Refused: pipeline stages (pp > 1),
+    context and sequence parallelism, expert parallelism, and experts
+    split over tp (etp > 1). See docs/shard-export.md.
+
+    Example: `trident-opt m.mlir --pass-pipeline='builtin.module(tgraph.model(trident-apply-plan{plan=plan.json}),trident-shard-tgraph,func.func(sharding-propagation,shard-partition,canonicalize))'`.
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::shard::ShardDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
 #endif // TRIDENT_CONVERSION_PASSES_TD

@@ -146,6 +146,18 @@ FailureOr<plan::Plan> modelPlan(tg::ModelOp model, StringRef pass) {
   return std::move(*p);
 }
 
+FailureOr<std::pair<tg::ModelOp, plan::Plan>>
+plannedModel(ModuleOp module, StringRef pass) {
+  SmallVector<tg::ModelOp> models(module.getOps<tg::ModelOp>());
+  if (models.size() != 1)
+    return module.emitError() << pass << ": expected one tgraph.model in the "
+                              << "module, found " << models.size();
+  FailureOr<plan::Plan> p = modelPlan(models.front(), pass);
+  if (failed(p))
+    return failure();
+  return std::make_pair(models.front(), std::move(*p));
+}
+
 LogicalResult attachPlan(tg::ModelOp model, const plan::Plan &plan,
                          StringRef pass) {
   // The attribute holds one micro-batch count for every replica.

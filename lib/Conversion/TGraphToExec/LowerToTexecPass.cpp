@@ -33,17 +33,10 @@ struct LowerToTexecPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<ModelOp> models(module.getOps<ModelOp>());
-    if (models.size() != 1) {
-      module.emitError() << kPass << ": expected one tgraph.model in the "
-                         << "module, found " << models.size();
+    auto planned = ::trident::conversion::plannedModel(module, kPass);
+    if (failed(planned))
       return signalPassFailure();
-    }
-    ModelOp model = models.front();
-    FailureOr<::trident::plan::Plan> plan =
-        ::trident::conversion::modelPlan(model, kPass);
-    if (failed(plan))
-      return signalPassFailure();
+    auto &[model, plan] = *planned;
     ::trident::conversion::TrainingOptions options;
     options.optimizer = optimizer;
     options.lr = lr;
@@ -51,7 +44,7 @@ struct LowerToTexecPass
     options.moeBiasUpdateRate = moeBiasRate;
     options.planSource = ::trident::conversion::kPlanAttrName.str();
     OwningOpRef<ModuleOp> lowered =
-        ::trident::conversion::lowerToExec(model, *plan, options);
+        ::trident::conversion::lowerToExec(model, plan, options);
     if (!lowered)
       return signalPassFailure();
     // The program takes the model's place.

@@ -1,7 +1,7 @@
 // Upstream sharding propagation and partitioning run on tgraph through its
-// ShardingInterface implementations (tgraph.linear; elementwise ops as
-// external models): a Megatron MLP, column- then row-parallel, partitions
-// into local GEMMs and one all-reduce.
+// ShardingInterface rules (dialects/Graph/IR/ShardingInterfaceImpl.cpp): a
+// Megatron MLP, column- then row-parallel, partitions into local GEMMs and
+// one all-reduce.
 // RUN: trident-opt %s --pass-pipeline='builtin.module(func.func(sharding-propagation,cse))' | FileCheck %s --check-prefix=PROP
 // RUN: trident-opt %s --pass-pipeline='builtin.module(func.func(sharding-propagation,cse,shard-partition,canonicalize))' | FileCheck %s --check-prefix=PART
 

@@ -17,7 +17,10 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/LogicalResult.h"
 
+#include "mlir/IR/BuiltinOps.h"
+
 #include <string>
+#include <utility>
 
 namespace trident::conversion {
 
@@ -39,6 +42,12 @@ Result<plan::Plan> planFromAttr(mlir::trident::graph::PlanAttr attr);
 /// at the model prefixed by `pass` and returns failure.
 mlir::FailureOr<plan::Plan> modelPlan(mlir::trident::graph::ModelOp model,
                                       llvm::StringRef pass);
+
+/// The module's one `tgraph.model` and the plan it carries (modelPlan).
+/// On failure (no model, several, or no valid plan), emits an error
+/// prefixed by `pass` and returns failure.
+mlir::FailureOr<std::pair<mlir::trident::graph::ModelOp, plan::Plan>>
+plannedModel(mlir::ModuleOp module, llvm::StringRef pass);
 
 /// Sets `tgraph.plan` on `model` and each top-level `tgraph.repeat`'s
 /// `tgraph.stage` (the pipeline stage of each of its iterations). The plan
