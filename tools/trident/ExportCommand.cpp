@@ -1,9 +1,9 @@
 //===- ExportCommand.cpp - trident export ---------------------------------===//
 //
-// `trident export --plan plan.json --to megatron|deepspeed|torchtitan
+// `trident export --plan plan.json --to megatron|deepspeed|torchtitan|shard
 // [--model M] [--cluster C] [-o FILE]`: a trident.plan/v1 plan as a
 // training framework's configuration (TridentPlan's Export.h,
-// docs/exporters.md). With --model or --cluster the plan is first held to
+// docs/exporters.md), or as upstream shard IR (docs/shard-export.md). With --model or --cluster the plan is first held to
 // them (plan::verify): a plan for another model or GPU count is refused.
 // Notes that the text cannot carry (DeepSpeed JSON has no comments) go to
 // stderr.
