@@ -24,6 +24,8 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <sstream>
 #include <unistd.h>
 
@@ -89,6 +91,22 @@ std::string cppString(StringRef s) {
 std::string groupExpr(StringRef name) {
   return "c.group(" + cppString(name) + ")";
 }
+
+/// What the emission of one texec.kernel reads: the op, its kind and
+/// config, its results' names (out, and [tokens, features] views out2),
+/// this rank's positions, and the helpers that print inputs and configs.
+struct KernelSite {
+  tx::KernelOp op;
+  KernelKind k;
+  DictionaryAttr config;
+  SmallVector<std::string> out, out2;
+  int64_t seq;
+  std::string vocabCoord, posOffset;
+  std::function<std::string(unsigned)> in, in2, ids;
+  std::function<int64_t(StringRef)> cfgInt;
+  std::function<std::string(StringRef)> cfgFloat, cfgExact, axisCoord;
+  std::function<int64_t()> idsPerSample;
+};
 
 /// Emits the body of one chunk region.
 class RegionEmitter {
@@ -194,6 +212,11 @@ private:
   /// kernel accumulated into it): their texec.accumulate_grad adds nothing.
   DenseSet<Value> accumulatedInPlace;
   LogicalResult emitKernel(tx::KernelOp op);
+  std::optional<LogicalResult> emitLookupNormKernel(KernelSite &s);
+  std::optional<LogicalResult> emitDenseKernel(KernelSite &s);
+  std::optional<LogicalResult> emitAttentionKernel(KernelSite &s);
+  std::optional<LogicalResult> emitMoEKernel(KernelSite &s);
+  std::optional<LogicalResult> emitLossKernel(KernelSite &s);
   LogicalResult emitOp(Operation &op);
 };
 
@@ -557,6 +580,24 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
     auto t = cast<RankedTensorType>(op.getInputs()[0].getType());
     return t.getRank() == 2 ? t.getDimSize(1) : seq;
   };
+  KernelSite site{op,     k,     config, out,      out2,     seq,
+                  vocabCoord, posOffset, in, in2, ids,   cfgInt,
+                  cfgFloat, cfgExact, axisCoord, idsPerSample};
+  for (auto family :
+       {&RegionEmitter::emitLookupNormKernel, &RegionEmitter::emitDenseKernel,
+        &RegionEmitter::emitAttentionKernel, &RegionEmitter::emitMoEKernel,
+        &RegionEmitter::emitLossKernel})
+    if (std::optional<LogicalResult> done = (this->*family)(site))
+      return *done;
+  return op.emitOpError() << "kernel '" << op.getName()
+                           << "' has no C++ translation";
+}
+
+/// Lookup and norm kernels: embeddings, layer and RMS norms; nullopt for another family's kind.
+std::optional<LogicalResult> RegionEmitter::emitLookupNormKernel(KernelSite &s) {
+  [[maybe_unused]] auto &[op, k, config, out, out2, seq, vocabCoord, posOffset,
+                          in, in2, ids, cfgInt, cfgFloat, cfgExact, axisCoord,
+                          idsPerSample] = s;
   if (k == KernelKind::Embedding || k == KernelKind::EmbeddingPos) {
     Value wte = op.getInputs()[1];
     std::string off =
@@ -621,6 +662,14 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
        << ");\n";
     return success();
   }
+  return std::nullopt;
+}
+
+/// Dense kernels: linear, SwiGLU, dropout, patches, token and sequence views, add and mul; nullopt for another family's kind.
+std::optional<LogicalResult> RegionEmitter::emitDenseKernel(KernelSite &s) {
+  [[maybe_unused]] auto &[op, k, config, out, out2, seq, vocabCoord, posOffset,
+                          in, in2, ids, cfgInt, cfgFloat, cfgExact, axisCoord,
+                          idsPerSample] = s;
   if (k == KernelKind::Linear || k == KernelKind::LinearBias) {
     std::string bias = "rt::Tensor()";
     if (k == KernelKind::LinearBias) {
@@ -775,6 +824,14 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
        << in(1) << ");\n";
     return success();
   }
+  return std::nullopt;
+}
+
+/// Attention kernels: rotary embedding, latent keys, attention; nullopt for another family's kind.
+std::optional<LogicalResult> RegionEmitter::emitAttentionKernel(KernelSite &s) {
+  [[maybe_unused]] auto &[op, k, config, out, out2, seq, vocabCoord, posOffset,
+                          in, in2, ids, cfgInt, cfgFloat, cfgExact, axisCoord,
+                          idsPerSample] = s;
   if (k == KernelKind::Rope || k == KernelKind::RopeBwd) {
     // A scaled RoPE names its rt::RopeScaling, built field by field with
     // every double printed exactly.
@@ -895,6 +952,14 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
          << ", " << in(4) << ", " << out[0] << "_dims);\n";
     return success();
   }
+  return std::nullopt;
+}
+
+/// Mixture-of-experts kernels; nullopt for another family's kind.
+std::optional<LogicalResult> RegionEmitter::emitMoEKernel(KernelSite &s) {
+  [[maybe_unused]] auto &[op, k, config, out, out2, seq, vocabCoord, posOffset,
+                          in, in2, ids, cfgInt, cfgFloat, cfgExact, axisCoord,
+                          idsPerSample] = s;
   if (k == KernelKind::Moe || k == KernelKind::MoeBwd || k == KernelKind::MoeRouterBwd ||
       k == KernelKind::MoeBiased || k == KernelKind::MoeBiasedBwd ||
       k == KernelKind::MoeRouterBiasedBwd || k == KernelKind::MoeSelected ||
@@ -1008,6 +1073,14 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
     }
     return success();
   }
+  return std::nullopt;
+}
+
+/// Losses and recommendation kernels: cross-entropy, bag pooling, dot interaction, binary cross-entropy; nullopt for another family's kind.
+std::optional<LogicalResult> RegionEmitter::emitLossKernel(KernelSite &s) {
+  [[maybe_unused]] auto &[op, k, config, out, out2, seq, vocabCoord, posOffset,
+                          in, in2, ids, cfgInt, cfgFloat, cfgExact, axisCoord,
+                          idsPerSample] = s;
   if (k == KernelKind::CrossEntropy || k == KernelKind::CrossEntropyBwd) {
     Value logits = op.getInputs()[0];
     int64_t localVocab =
@@ -1081,9 +1154,9 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
        << ", " << in(1) << ", " << cfgFloat("grad_scale") << "f);\n";
     return success();
   }
-  return op.emitOpError() << "kernel '" << op.getName()
-                           << "' has no C++ translation";
+  return std::nullopt;
 }
+
 
 /// The fixed part of every main.cpp (helpers the op translations call).
 const char *kPrelude = R"cpp(

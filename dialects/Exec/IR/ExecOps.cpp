@@ -762,33 +762,34 @@ static LogicalResult verifyRecommenderKernel(KernelOp op) {
   return success();
 }
 
-LogicalResult KernelOp::verify() {
-  const KernelInfo *info = &lookupKernel(getKind());
-  if (info->numInputs != kVariadic && getInputs().size() != info->numInputs)
-    return emitOpError() << "kernel '" << getName() << "' takes "
+/// The kernel table's contract: arity, config keys (grid axes named as such) and a padded vocabulary's size.
+static LogicalResult verifyKernelTable(KernelOp op) {
+  const KernelInfo *info = &lookupKernel(op.getKind());
+  if (info->numInputs != kVariadic && op.getInputs().size() != info->numInputs)
+    return op.emitOpError() << "kernel '" << op.getName() << "' takes "
                          << info->numInputs << " inputs, got "
-                         << getInputs().size();
+                         << op.getInputs().size();
   if (info->numResults != kVariadic &&
-      getResults().size() != info->numResults)
-    return emitOpError() << "kernel '" << getName() << "' gives "
+      op.getResults().size() != info->numResults)
+    return op.emitOpError() << "kernel '" << op.getName() << "' gives "
                          << info->numResults << " results, got "
-                         << getResults().size();
-  DictionaryAttr config = getConfigAttr();
+                         << op.getResults().size();
+  DictionaryAttr config = op.getConfigAttr();
   for (StringRef key : info->required)
     if (!config || !config.get(key))
-      return emitOpError() << "kernel '" << getName()
+      return op.emitOpError() << "kernel '" << op.getName()
                            << "' needs config key '" << key << "'";
   if (config) {
     for (NamedAttribute entry : config) {
       StringRef key = entry.getName().getValue();
       if (!llvm::is_contained(info->required, key) &&
           !llvm::is_contained(info->optional, key))
-        return emitOpError() << "kernel '" << getName()
+        return op.emitOpError() << "kernel '" << op.getName()
                              << "' has no config key '" << key << "'";
       if (key.ends_with("_axis")) {
         auto axis = dyn_cast<StringAttr>(entry.getValue());
         if (!axis || !isGridAxis(axis.getValue()))
-          return emitOpError() << "config '" << key
+          return op.emitOpError() << "config '" << key
                                << "' must name a grid axis (dp, cp, tp, pp, "
                                   "ep, edp)";
       }
@@ -797,17 +798,17 @@ LogicalResult KernelOp::verify() {
   if (config && config.get("vocab")) { // cross_entropy(_bwd), padded
     auto vocab = dyn_cast<IntegerAttr>(config.get("vocab"));
     auto axis = config.getAs<StringAttr>("vocab_axis");
-    ProgramOp program = getProgram(*this);
+    ProgramOp program = getProgram(op);
     int64_t parts = axis && program ? program.getAxisSize(axis.getValue()) : 0;
     int64_t local =
-        cast<RankedTensorType>(getInputs()[0].getType()).getShape().back();
+        cast<RankedTensorType>(op.getInputs()[0].getType()).getShape().back();
     if (!vocab || parts < 1)
-      return emitOpError("config 'vocab' (the real size of a padded "
+      return op.emitOpError("config 'vocab' (the real size of a padded "
                          "vocabulary) must be an integer, with a "
                          "'vocab_axis' inside a texec.program");
     int64_t v = vocab.getInt();
     if (v < 1 || v % parts == 0 || (v + parts - 1) / parts != local)
-      return emitOpError() << "config 'vocab' (" << v
+      return op.emitOpError() << "config 'vocab' (" << v
                            << ") must be a size that the " << parts
                            << " ranks of axis '" << axis.getValue()
                            << "' hold as " << local
@@ -815,9 +816,13 @@ LogicalResult KernelOp::verify() {
                               "of "
                            << parts << ")";
   }
-  if (failed(verifyRecommenderKernel(*this)))
-    return failure();
-  if (getKind() == KernelKind::Rope || getKind() == KernelKind::RopeBwd) {
+  return success();
+}
+
+/// Rotary embedding and latent-key kernels: heads, dimensions and rotation.
+static LogicalResult verifyPositionalKernel(KernelOp op) {
+  DictionaryAttr config = op.getConfigAttr();
+  if (op.getKind() == KernelKind::Rope || op.getKind() == KernelKind::RopeBwd) {
     auto heads = dyn_cast<IntegerAttr>(config.get("heads"));
     auto dim = dyn_cast<IntegerAttr>(config.get("head_dim"));
     auto rot = dyn_cast<IntegerAttr>(config.get("rotary_dim"));
@@ -826,7 +831,7 @@ LogicalResult KernelOp::verify() {
         dim.getInt() <= 0 || rot.getInt() <= 0 ||
         rot.getInt() % 2 != 0 || rot.getInt() > dim.getInt() ||
         theta.getValueAsDouble() <= 1)
-      return emitOpError() << "kernel '" << getName()
+      return op.emitOpError() << "kernel '" << op.getName()
                            << "' needs integer heads, head_dim > 0, an even "
                               "rotary_dim in (0, head_dim] and a float theta "
                               "> 1";
@@ -835,37 +840,37 @@ LogicalResult KernelOp::verify() {
       std::string why = rs ? ::trident::checkRopeScaling(rs)
                            : std::string("must be a dictionary");
       if (!why.empty())
-        return emitOpError() << "kernel '" << getName() << "' config "
+        return op.emitOpError() << "kernel '" << op.getName() << "' config "
                              << "'scaling' " << why;
     }
     if (config.get("interleaved") && !isa<UnitAttr>(config.get("interleaved")))
-      return emitOpError() << "kernel '" << getName()
+      return op.emitOpError() << "kernel '" << op.getName()
                            << "': interleaved is a unit attribute";
     if (Attribute off = config.get("rotary_offset")) {
       auto o = dyn_cast<IntegerAttr>(off);
       if (!o || o.getInt() < 0 || o.getInt() + rot.getInt() > dim.getInt())
-        return emitOpError() << "kernel '" << getName()
+        return op.emitOpError() << "kernel '" << op.getName()
                              << "' needs an integer rotary_offset >= 0 with "
                                 "rotary_offset + rotary_dim <= head_dim";
     }
-    auto t = cast<RankedTensorType>(getInputs()[0].getType());
+    auto t = cast<RankedTensorType>(op.getInputs()[0].getType());
     if (t.getShape().back() != heads.getInt() * dim.getInt() ||
-        getInputs()[0].getType() != getResults()[0].getType())
-      return emitOpError() << "kernel '" << getName()
+        op.getInputs()[0].getType() != op.getResults()[0].getType())
+      return op.emitOpError() << "kernel '" << op.getName()
                            << "' needs a result of the input's type whose "
                               "last dimension is heads * head_dim";
   }
-  if (getKind() == KernelKind::LatentKey || getKind() == KernelKind::LatentKeyBwd) {
-    bool fwd = getKind() == KernelKind::LatentKey;
+  if (op.getKind() == KernelKind::LatentKey || op.getKind() == KernelKind::LatentKeyBwd) {
+    bool fwd = op.getKind() == KernelKind::LatentKey;
     auto heads = config.getAs<IntegerAttr>("heads");
     auto nope = config.getAs<IntegerAttr>("nope_dim");
     auto rope = config.getAs<IntegerAttr>("rope_dim");
     auto k = dyn_cast<RankedTensorType>(
-        fwd ? getResults()[0].getType() : getInputs()[0].getType());
+        fwd ? op.getResults()[0].getType() : op.getInputs()[0].getType());
     auto kn = dyn_cast<RankedTensorType>(
-        fwd ? getInputs()[0].getType() : getResults()[0].getType());
+        fwd ? op.getInputs()[0].getType() : op.getResults()[0].getType());
     auto kr = dyn_cast<RankedTensorType>(
-        fwd ? getInputs()[1].getType() : getResults()[1].getType());
+        fwd ? op.getInputs()[1].getType() : op.getResults()[1].getType());
     bool ok = heads && nope && rope && heads.getInt() > 0 &&
               nope.getInt() > 0 && rope.getInt() > 0 && k && kn && kr &&
               k.getRank() == 3 && kn.getRank() == 3 && kr.getRank() == 3;
@@ -877,59 +882,65 @@ LogicalResult KernelOp::verify() {
            kn.getShape().back() == h * n && kr.getShape().back() == r;
     }
     if (!ok)
-      return emitOpError() << "kernel '" << getName()
+      return op.emitOpError() << "kernel '" << op.getName()
                            << "' needs integer heads, nope_dim, rope_dim > 0 "
                               "and [b, s, heads*(nope_dim+rope_dim)] keys "
                               "from [b, s, heads*nope_dim] and [b, s, "
                               "rope_dim]";
   }
+  return success();
+}
+
+/// Attention kernels: q, k, v shapes across cp, sinks, v_head_dim, scale, window and heads.
+static LogicalResult verifyAttentionKernel(KernelOp op) {
+  DictionaryAttr config = op.getConfigAttr();
   const bool isAttention =
-      getKind() == KernelKind::Attention || getKind() == KernelKind::AttentionBwd ||
-      getKind() == KernelKind::AttentionSinks || getKind() == KernelKind::AttentionSinksBwd;
+      op.getKind() == KernelKind::Attention || op.getKind() == KernelKind::AttentionBwd ||
+      op.getKind() == KernelKind::AttentionSinks || op.getKind() == KernelKind::AttentionSinksBwd;
   if (isAttention) {
     // Queries are the local positions; keys and values span cp times as
     // many when the kernel attends across a context-parallel group.
-    bool fwd = !isBackwardKernel(getKind());
-    auto q = dyn_cast<RankedTensorType>(getInputs()[fwd ? 0 : 1].getType());
-    auto k = dyn_cast<RankedTensorType>(getInputs()[fwd ? 1 : 2].getType());
+    bool fwd = !isBackwardKernel(op.getKind());
+    auto q = dyn_cast<RankedTensorType>(op.getInputs()[fwd ? 0 : 1].getType());
+    auto k = dyn_cast<RankedTensorType>(op.getInputs()[fwd ? 1 : 2].getType());
     int64_t parts = 1;
     if (auto axis = config.getAs<StringAttr>("cp_axis"))
-      parts = getProgram(*this) ? getProgram(*this).getAxisSize(axis) : 1;
+      parts = getProgram(op) ? getProgram(op).getAxisSize(axis) : 1;
     if (!q || !k || q.getRank() != 3 || k.getRank() != 3 ||
         k.getDimSize(1) != q.getDimSize(1) * parts)
-      return emitOpError() << "kernel '" << getName()
+      return op.emitOpError() << "kernel '" << op.getName()
                            << "' needs [batch, seq, features] q, k, v with "
                            << parts << " key position(s) per query position";
     // Sinks and their gradient: one value per local head.
-    if (getKind() == KernelKind::AttentionSinks ||
-        getKind() == KernelKind::AttentionSinksBwd) {
-      Type sinks = fwd ? getInputs()[3].getType() : getResults()[3].getType();
+    if (op.getKind() == KernelKind::AttentionSinks ||
+        op.getKind() == KernelKind::AttentionSinksBwd) {
+      Type sinks = fwd ? op.getInputs()[3].getType() : op.getResults()[3].getType();
       auto st = dyn_cast<RankedTensorType>(sinks);
       auto heads = config.getAs<IntegerAttr>("heads");
       if (!st || !heads || st.getRank() != 1 ||
           st.getDimSize(0) != heads.getInt())
-        return emitOpError() << "kernel '" << getName()
+        return op.emitOpError() << "kernel '" << op.getName()
                              << "' needs sinks of one value per local head";
     }
   }
   if (isAttention) {
     auto vdim = config.getAs<IntegerAttr>("v_head_dim");
     if (config.get("v_head_dim") && (!vdim || vdim.getInt() <= 0))
-      return emitOpError() << "kernel '" << getName()
+      return op.emitOpError() << "kernel '" << op.getName()
                            << "' needs an integer v_head_dim > 0";
     auto scale = config.getAs<FloatAttr>("scale");
     if (config.get("scale") &&
         (!scale || !(scale.getValueAsDouble() > 0.0) ||
          !std::isfinite(scale.getValueAsDouble())))
-      return emitOpError() << "kernel '" << getName()
+      return op.emitOpError() << "kernel '" << op.getName()
                            << "' needs a float scale > 0";
     auto window = config.getAs<IntegerAttr>("window");
     if (config.get("window") && (!window || window.getInt() < 0))
-      return emitOpError() << "kernel '" << getName()
+      return op.emitOpError() << "kernel '" << op.getName()
                            << "' needs an integer window >= 0";
     if (config.get("bidirectional") &&
         (!isa<UnitAttr>(config.get("bidirectional")) || config.get("window")))
-      return emitOpError() << "kernel '" << getName()
+      return op.emitOpError() << "kernel '" << op.getName()
                            << "': bidirectional is a unit attribute and "
                               "takes no window";
     auto rate = config.getAs<FloatAttr>("dropout");
@@ -939,41 +950,47 @@ LogicalResult KernelOp::verify() {
         (!rate || rate.getValueAsDouble() <= 0.0 ||
          rate.getValueAsDouble() >= 1.0 || !site || site.getInt() < 0 ||
          !total || total.getInt() < 1))
-      return emitOpError() << "kernel '" << getName()
+      return op.emitOpError() << "kernel '" << op.getName()
                            << "' with dropout needs a float rate in (0, 1), "
                               "an integer site >= 0 and heads_total >= 1";
     if (!config.get("dropout") &&
         (config.get("site") || config.get("heads_total") ||
          config.get("head_axis")))
-      return emitOpError() << "kernel '" << getName()
+      return op.emitOpError() << "kernel '" << op.getName()
                            << "' has site, heads_total or head_axis but no "
                               "dropout";
     if (config.get("dropout")) {
       // The local heads must be one head_axis shard of the model's.
       auto headAxis = config.getAs<StringAttr>("head_axis");
       int64_t parts = 1;
-      if (headAxis && getProgram(*this))
-        parts = getProgram(*this).getAxisSize(headAxis.getValue());
+      if (headAxis && getProgram(op))
+        parts = getProgram(op).getAxisSize(headAxis.getValue());
       auto heads = config.getAs<IntegerAttr>("heads");
       if (!heads || heads.getInt() * parts != total.getInt())
-        return emitOpError() << "kernel '" << getName()
+        return op.emitOpError() << "kernel '" << op.getName()
                              << "' needs heads_total = heads x the size of "
                                 "head_axis ("
                              << (heads ? heads.getInt() : 0) << " x " << parts
                              << "), got " << total.getInt();
     }
   }
-  if (getKind() == KernelKind::PatchEmbed || getKind() == KernelKind::PatchEmbedBwd) {
+  return success();
+}
+
+/// Patch embedding, sequence slices, prepended, positional and selected tokens.
+static LogicalResult verifyTokenViewKernel(KernelOp op) {
+  DictionaryAttr config = op.getConfigAttr();
+  if (op.getKind() == KernelKind::PatchEmbed || op.getKind() == KernelKind::PatchEmbedBwd) {
     // images [b, C, side, side] -> tokens [b, (side / patch)^2, h] with w
     // [C * patch^2, h] and b [h].
-    bool fwd = getKind() == KernelKind::PatchEmbed;
-    auto img = dyn_cast<RankedTensorType>(getInputs()[fwd ? 0 : 1].getType());
+    bool fwd = op.getKind() == KernelKind::PatchEmbed;
+    auto img = dyn_cast<RankedTensorType>(op.getInputs()[fwd ? 0 : 1].getType());
     auto tok = dyn_cast<RankedTensorType>(
-        fwd ? getResults()[0].getType() : getInputs()[0].getType());
+        fwd ? op.getResults()[0].getType() : op.getInputs()[0].getType());
     auto w = dyn_cast<RankedTensorType>(
-        fwd ? getInputs()[1].getType() : getResults()[0].getType());
+        fwd ? op.getInputs()[1].getType() : op.getResults()[0].getType());
     auto b = dyn_cast<RankedTensorType>(
-        fwd ? getInputs()[2].getType() : getResults()[1].getType());
+        fwd ? op.getInputs()[2].getType() : op.getResults()[1].getType());
     auto patch = config.getAs<IntegerAttr>("patch");
     bool ok = img && tok && w && b && patch && patch.getInt() > 0 &&
               img.getRank() == 4 && tok.getRank() == 3 && w.getRank() == 2 &&
@@ -988,74 +1005,74 @@ LogicalResult KernelOp::verify() {
            b.getDimSize(0) == w.getDimSize(1);
     }
     if (!ok)
-      return emitOpError() << "kernel '" << getName()
+      return op.emitOpError() << "kernel '" << op.getName()
                            << "' needs images [b, C, side, side] with an "
                               "integer patch dividing side, w [C*patch^2, "
                               "h], b [h] and tokens [b, (side/patch)^2, h]";
   }
-  if (getKind() == KernelKind::SeqSlice) {
+  if (op.getKind() == KernelKind::SeqSlice) {
     // This rank's share of the positions of a replicated activation.
-    auto x = dyn_cast<RankedTensorType>(getInputs()[0].getType());
-    auto y = dyn_cast<RankedTensorType>(getResults()[0].getType());
+    auto x = dyn_cast<RankedTensorType>(op.getInputs()[0].getType());
+    auto y = dyn_cast<RankedTensorType>(op.getResults()[0].getType());
     int64_t parts = 1;
-    if (auto axis = config.getAs<StringAttr>("seq_axis"); axis && getProgram(*this))
-      parts = getProgram(*this).getAxisSize(axis.getValue());
+    if (auto axis = config.getAs<StringAttr>("seq_axis"); axis && getProgram(op))
+      parts = getProgram(op).getAxisSize(axis.getValue());
     if (!x || !y || x.getRank() != 3 || y.getRank() != 3 ||
         x.getDimSize(0) != y.getDimSize(0) ||
         x.getDimSize(2) != y.getDimSize(2) ||
         x.getDimSize(1) != y.getDimSize(1) * parts)
-      return emitOpError() << "kernel 'seq_slice' needs x [b, s, h] and [b, "
+      return op.emitOpError() << "kernel 'seq_slice' needs x [b, s, h] and [b, "
                               "s / "
                            << parts << ", h]";
   }
-  if (getKind() == KernelKind::PrependToken || getKind() == KernelKind::PrependTokenBwd) {
-    bool fwd = getKind() == KernelKind::PrependToken;
+  if (op.getKind() == KernelKind::PrependToken || op.getKind() == KernelKind::PrependTokenBwd) {
+    bool fwd = op.getKind() == KernelKind::PrependToken;
     auto x = dyn_cast<RankedTensorType>(
-        fwd ? getInputs()[0].getType() : getResults()[0].getType());
+        fwd ? op.getInputs()[0].getType() : op.getResults()[0].getType());
     auto tok = dyn_cast<RankedTensorType>(
-        fwd ? getInputs()[1].getType() : getResults()[1].getType());
+        fwd ? op.getInputs()[1].getType() : op.getResults()[1].getType());
     auto y = dyn_cast<RankedTensorType>(
-        fwd ? getResults()[0].getType() : getInputs()[0].getType());
+        fwd ? op.getResults()[0].getType() : op.getInputs()[0].getType());
     if (!x || !tok || !y || x.getRank() != 3 || y.getRank() != 3 ||
         tok.getRank() != 2 || tok.getDimSize(0) != 1 ||
         y.getDimSize(0) != x.getDimSize(0) ||
         y.getDimSize(1) != x.getDimSize(1) + 1 ||
         y.getDimSize(2) != x.getDimSize(2) ||
         tok.getDimSize(1) != x.getDimSize(2))
-      return emitOpError() << "kernel '" << getName()
+      return op.emitOpError() << "kernel '" << op.getName()
                            << "' needs x [b, T, h], token [1, h] and [b, T "
                               "+ 1, h]";
   }
-  if (getKind() == KernelKind::PositionAdd || getKind() == KernelKind::PositionAddBwd) {
-    bool fwd = getKind() == KernelKind::PositionAdd;
-    auto x = dyn_cast<RankedTensorType>(getInputs()[0].getType());
+  if (op.getKind() == KernelKind::PositionAdd || op.getKind() == KernelKind::PositionAddBwd) {
+    bool fwd = op.getKind() == KernelKind::PositionAdd;
+    auto x = dyn_cast<RankedTensorType>(op.getInputs()[0].getType());
     auto wpe = dyn_cast<RankedTensorType>(
-        fwd ? getInputs()[1].getType() : getResults()[0].getType());
+        fwd ? op.getInputs()[1].getType() : op.getResults()[0].getType());
     int64_t parts = 1;
     if (auto axis = config ? config.getAs<StringAttr>("pos_axis")
                            : StringAttr();
-        axis && getProgram(*this))
-      parts = getProgram(*this).getAxisSize(axis.getValue());
+        axis && getProgram(op))
+      parts = getProgram(op).getAxisSize(axis.getValue());
     if (!x || !wpe || x.getRank() != 3 || wpe.getRank() != 2 ||
         wpe.getDimSize(1) != x.getDimSize(2) ||
         wpe.getDimSize(0) < x.getDimSize(1) * parts ||
-        (fwd && getResults()[0].getType() != x))
-      return emitOpError() << "kernel '" << getName()
+        (fwd && op.getResults()[0].getType() != x))
+      return op.emitOpError() << "kernel '" << op.getName()
                            << "' needs x [b, s, h] and a position table [P, "
                               "h] with a row for each of the s x "
                            << parts << " positions";
   }
-  if (getKind() == KernelKind::SelectToken || getKind() == KernelKind::SelectTokenBwd) {
+  if (op.getKind() == KernelKind::SelectToken || op.getKind() == KernelKind::SelectTokenBwd) {
     // One position of the whole sequence, picked from [batch, seq, h]
     // (the local block, after pos_axis and seq_axis split it) into
     // [batch, h].
-    bool fwd = getKind() == KernelKind::SelectToken;
+    bool fwd = op.getKind() == KernelKind::SelectToken;
     auto x = dyn_cast<RankedTensorType>(
-        fwd ? getInputs()[0].getType() : getResults()[0].getType());
+        fwd ? op.getInputs()[0].getType() : op.getResults()[0].getType());
     auto rows = dyn_cast<RankedTensorType>(
-        fwd ? getResults()[0].getType() : getInputs()[0].getType());
+        fwd ? op.getResults()[0].getType() : op.getInputs()[0].getType());
     auto index = config.getAs<IntegerAttr>("index");
-    ProgramOp program = getProgram(*this);
+    ProgramOp program = getProgram(op);
     int64_t parts = 1;
     for (StringRef key : {"pos_axis", "seq_axis"})
       if (auto axis = config.getAs<StringAttr>(key); axis && program)
@@ -1064,24 +1081,30 @@ LogicalResult KernelOp::verify() {
         x.getDimSize(0) != rows.getDimSize(0) ||
         x.getDimSize(2) != rows.getDimSize(1) || !index ||
         index.getInt() < 0 || index.getInt() >= x.getDimSize(1) * parts)
-      return emitOpError() << "kernel '" << getName()
+      return op.emitOpError() << "kernel '" << op.getName()
                            << "' needs [batch, seq, h] and [batch, h] "
                               "tensors and an integer index inside the "
                               "whole sequence";
   }
-  if (getKind() == KernelKind::Dropout || getKind() == KernelKind::DropoutBwd) {
+  return success();
+}
+
+/// Dropout: rate, site and the global positions its mask is drawn over.
+static LogicalResult verifyDropoutKernel(KernelOp op) {
+  DictionaryAttr config = op.getConfigAttr();
+  if (op.getKind() == KernelKind::Dropout || op.getKind() == KernelKind::DropoutBwd) {
     auto rate = config.getAs<FloatAttr>("rate");
     auto site = config.getAs<IntegerAttr>("site");
     auto seq = config.getAs<IntegerAttr>("seq_len");
     auto features = config.getAs<IntegerAttr>("features");
-    auto t = cast<RankedTensorType>(getInputs()[0].getType());
+    auto t = cast<RankedTensorType>(op.getInputs()[0].getType());
     if (!rate || rate.getValueAsDouble() <= 0.0 ||
         rate.getValueAsDouble() >= 1.0 || !site || site.getInt() < 0 ||
         !seq || !features || t.getRank() != 3 ||
         seq.getInt() < t.getDimSize(1) ||
         features.getInt() < t.getDimSize(2) ||
-        getInputs()[0].getType() != getResults()[0].getType())
-      return emitOpError() << "kernel '" << getName()
+        op.getInputs()[0].getType() != op.getResults()[0].getType())
+      return op.emitOpError() << "kernel '" << op.getName()
                            << "' needs a float rate in (0, 1), an integer "
                               "site >= 0, a [batch, seq, features] input "
                               "of the result's type and global seq_len and "
@@ -1089,36 +1112,42 @@ LogicalResult KernelOp::verify() {
     // The global sizes must be what the axes split: positions over
     // pos_axis (cp chunks: the emitter offsets by the program's local
     // sequence length) and seq_axis, features over feature_axis.
-    ProgramOp program = getProgram(*this);
+    ProgramOp program = getProgram(op);
     auto axisParts = [&](StringRef key) -> int64_t {
       auto axis = config.getAs<StringAttr>(key);
       return axis && program ? program.getAxisSize(axis.getValue()) : 1;
     };
     auto pos = config.getAs<StringAttr>("pos_axis");
     if (pos && pos.getValue() != "cp")
-      return emitOpError() << "kernel '" << getName()
+      return op.emitOpError() << "kernel '" << op.getName()
                            << "' config 'pos_axis' must be \"cp\"";
     int64_t wantSeq =
         t.getDimSize(1) * axisParts("pos_axis") * axisParts("seq_axis");
     int64_t wantF = t.getDimSize(2) * axisParts("feature_axis");
     if (seq.getInt() != wantSeq || features.getInt() != wantF)
-      return emitOpError() << "kernel '" << getName()
+      return op.emitOpError() << "kernel '" << op.getName()
                            << "' has global seq_len " << seq.getInt()
                            << " and features " << features.getInt()
                            << ", but its block and axes make " << wantSeq
                            << " and " << wantF;
   }
-  if (isMoEKernel(getKind())) {
+  return success();
+}
+
+/// Mixture-of-experts kernels: experts, top-k, router options and weight shapes.
+static LogicalResult verifyMoEKernel(KernelOp op) {
+  DictionaryAttr config = op.getConfigAttr();
+  if (isMoEKernel(op.getKind())) {
     auto experts = dyn_cast<IntegerAttr>(config.get("experts"));
     auto topK = dyn_cast<IntegerAttr>(config.get("top_k"));
     auto act = dyn_cast<StringAttr>(config.get("activation"));
     if (!experts || !topK || experts.getInt() < 1 || topK.getInt() < 1 ||
         topK.getInt() > experts.getInt())
-      return emitOpError() << "kernel '" << getName()
+      return op.emitOpError() << "kernel '" << op.getName()
                            << "' needs integer experts >= top_k >= 1";
     if (!act || !llvm::is_contained(
                     {"gelu", "gelu_tanh", "silu", "relu"}, act.getValue()))
-      return emitOpError() << "kernel '" << getName()
+      return op.emitOpError() << "kernel '" << op.getName()
                            << "' needs activation gelu, gelu_tanh, silu or "
                               "relu";
     if (Attribute lim = config.get("swiglu_limit")) {
@@ -1126,7 +1155,7 @@ LogicalResult KernelOp::verify() {
       if (!f || !(f.getValueAsDouble() > 0.0) ||
           !std::isfinite(f.getValueAsDouble()) || !config.get("gated") ||
           act.getValue() != "silu")
-        return emitOpError() << "kernel '" << getName()
+        return op.emitOpError() << "kernel '" << op.getName()
                              << "' needs a positive float swiglu_limit on "
                                 "gated silu experts";
     }
@@ -1142,41 +1171,41 @@ LogicalResult KernelOp::verify() {
                                              groups.getInt(),
                                              topkGroups.getInt());
       if (!why.empty())
-        return emitOpError() << "kernel '" << getName() << "': " << why;
+        return op.emitOpError() << "kernel '" << op.getName() << "': " << why;
     }
     if (Attribute rs = config.get("routed_scale")) {
       auto f = dyn_cast<FloatAttr>(rs);
       if (!f || !(f.getValueAsDouble() > 0.0) ||
           !std::isfinite(f.getValueAsDouble()))
-        return emitOpError() << "kernel '" << getName()
+        return op.emitOpError() << "kernel '" << op.getName()
                              << "' needs a positive float routed_scale";
     }
     if (config.get("sigmoid") && !isa<UnitAttr>(config.get("sigmoid")))
-      return emitOpError() << "kernel '" << getName()
+      return op.emitOpError() << "kernel '" << op.getName()
                            << "': sigmoid is a unit attribute";
-    if (hasSelectionBias(getKind())) {
+    if (hasSelectionBias(op.getKind())) {
       // The selection bias: one value per expert, after x / dgate, x (and
       // dy first in the experts' backward) and the router.
-      const unsigned at = getKind() == KernelKind::MoeSelected ? 2 : 3;
-      auto sb = cast<RankedTensorType>(getInputs()[at].getType());
+      const unsigned at = op.getKind() == KernelKind::MoeSelected ? 2 : 3;
+      auto sb = cast<RankedTensorType>(op.getInputs()[at].getType());
       if (sb.getRank() != 1 || sb.getDimSize(0) != experts.getInt())
-        return emitOpError() << "kernel '" << getName()
+        return op.emitOpError() << "kernel '" << op.getName()
                              << "' needs a selection bias of one value per "
                                 "expert";
-      if (getKind() == KernelKind::MoeRouterSelectedBwd &&
-          getResults()[2].getType() != sb)
-        return emitOpError() << "kernel '" << getName()
+      if (op.getKind() == KernelKind::MoeRouterSelectedBwd &&
+          op.getResults()[2].getType() != sb)
+        return op.emitOpError() << "kernel '" << op.getName()
                              << "': its third result, the expert load, "
                                 "needs the selection bias's type "
                              << sb;
     }
-    if (hasExpertBiases(getKind())) {
+    if (hasExpertBiases(op.getKind())) {
       // Bias shapes: router bias [experts]; b_in [local experts, w_in's
       // columns]; b_out [local experts, hidden].
-      const bool router = getKind() == KernelKind::MoeRouterBiasedBwd;
-      const unsigned first = getKind() == KernelKind::MoeBiased ? 0 : 1;
+      const bool router = op.getKind() == KernelKind::MoeRouterBiasedBwd;
+      const unsigned first = op.getKind() == KernelKind::MoeBiased ? 0 : 1;
       auto shapeOf = [&](unsigned i) {
-        return cast<RankedTensorType>(getInputs()[first + i].getType())
+        return cast<RankedTensorType>(op.getInputs()[first + i].getType())
             .getShape();
       };
       ArrayRef<int64_t> rb = shapeOf(2);
@@ -1189,12 +1218,22 @@ LogicalResult KernelOp::verify() {
              bo[0] == wo[0] && bo[1] == wo[2];
       }
       if (!ok)
-        return emitOpError() << "kernel '" << getName()
+        return op.emitOpError() << "kernel '" << op.getName()
                              << "' needs a router bias of one value per "
                                 "expert and expert biases [experts, w_in "
                                 "columns] and [experts, hidden]";
     }
   }
+  return success();
+}
+
+LogicalResult KernelOp::verify() {
+  for (auto check : {verifyKernelTable, verifyRecommenderKernel,
+                     verifyPositionalKernel, verifyAttentionKernel,
+                     verifyTokenViewKernel, verifyDropoutKernel,
+                     verifyMoEKernel})
+    if (failed(check(*this)))
+      return failure();
   if (getKind() == KernelKind::Add || getKind() == KernelKind::Mul) {
     if (getInputs()[0].getType() != getInputs()[1].getType() ||
         getInputs()[0].getType() != getResults()[0].getType())
