@@ -580,9 +580,9 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
     auto t = cast<RankedTensorType>(op.getInputs()[0].getType());
     return t.getRank() == 2 ? t.getDimSize(1) : seq;
   };
-  KernelSite site{op,     k,     config, out,      out2,     seq,
-                  vocabCoord, posOffset, in, in2, ids,   cfgInt,
-                  cfgFloat, cfgExact, axisCoord, idsPerSample};
+  KernelSite site{op,         k,         config,    out,         out2, seq,
+                  vocabCoord, posOffset, in,        in2,         ids,  cfgInt,
+                  cfgFloat,   cfgExact,  axisCoord, idsPerSample};
   for (auto family :
        {&RegionEmitter::emitLookupNormKernel, &RegionEmitter::emitDenseKernel,
         &RegionEmitter::emitAttentionKernel, &RegionEmitter::emitMoEKernel,
@@ -590,11 +590,13 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
     if (std::optional<LogicalResult> done = (this->*family)(site))
       return *done;
   return op.emitOpError() << "kernel '" << op.getName()
-                           << "' has no C++ translation";
+                          << "' has no C++ translation";
 }
 
-/// Lookup and norm kernels: embeddings, layer and RMS norms; nullopt for another family's kind.
-std::optional<LogicalResult> RegionEmitter::emitLookupNormKernel(KernelSite &s) {
+/// Lookup and norm kernels: embeddings, layer and RMS norms; nullopt for
+/// another family's kind.
+std::optional<LogicalResult>
+RegionEmitter::emitLookupNormKernel(KernelSite &s) {
   [[maybe_unused]] auto &[op, k, config, out, out2, seq, vocabCoord, posOffset,
                           in, in2, ids, cfgInt, cfgFloat, cfgExact, axisCoord,
                           idsPerSample] = s;
@@ -665,7 +667,8 @@ std::optional<LogicalResult> RegionEmitter::emitLookupNormKernel(KernelSite &s) 
   return std::nullopt;
 }
 
-/// Dense kernels: linear, SwiGLU, dropout, patches, token and sequence views, add and mul; nullopt for another family's kind.
+/// Dense kernels: linear, SwiGLU, dropout, patches, token and sequence views,
+/// add and mul; nullopt for another family's kind.
 std::optional<LogicalResult> RegionEmitter::emitDenseKernel(KernelSite &s) {
   [[maybe_unused]] auto &[op, k, config, out, out2, seq, vocabCoord, posOffset,
                           in, in2, ids, cfgInt, cfgFloat, cfgExact, axisCoord,
@@ -827,7 +830,8 @@ std::optional<LogicalResult> RegionEmitter::emitDenseKernel(KernelSite &s) {
   return std::nullopt;
 }
 
-/// Attention kernels: rotary embedding, latent keys, attention; nullopt for another family's kind.
+/// Attention kernels: rotary embedding, latent keys, attention; nullopt for
+/// another family's kind.
 std::optional<LogicalResult> RegionEmitter::emitAttentionKernel(KernelSite &s) {
   [[maybe_unused]] auto &[op, k, config, out, out2, seq, vocabCoord, posOffset,
                           in, in2, ids, cfgInt, cfgFloat, cfgExact, axisCoord,
@@ -1076,7 +1080,8 @@ std::optional<LogicalResult> RegionEmitter::emitMoEKernel(KernelSite &s) {
   return std::nullopt;
 }
 
-/// Losses and recommendation kernels: cross-entropy, bag pooling, dot interaction, binary cross-entropy; nullopt for another family's kind.
+/// Losses and recommendation kernels: cross-entropy, bag pooling, dot
+/// interaction, binary cross-entropy; nullopt for another family's kind.
 std::optional<LogicalResult> RegionEmitter::emitLossKernel(KernelSite &s) {
   [[maybe_unused]] auto &[op, k, config, out, out2, seq, vocabCoord, posOffset,
                           in, in2, ids, cfgInt, cfgFloat, cfgExact, axisCoord,
@@ -1156,7 +1161,6 @@ std::optional<LogicalResult> RegionEmitter::emitLossKernel(KernelSite &s) {
   }
   return std::nullopt;
 }
-
 
 /// The fixed part of every main.cpp (helpers the op translations call).
 const char *kPrelude = R"cpp(
@@ -1720,16 +1724,161 @@ int main(int argc, char **argv) {
 
 } // namespace
 
-LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
-  // Everything except the chunk bodies is fixed by the program's
-  // attributes, its groups and its stages' declarations.
-  tx::OptimizerOp anyOpt;
-  program.walk([&](tx::OptimizerOp o) {
-    if (!anyOpt)
-      anyOpt = o;
-  });
-  if (!anyOpt)
-    return program.emitOpError("has no texec.optimizer to translate");
+/// When each parameter's gradient sums start in a stage's step.
+/// ZeRO-0 and 1: a parameter's gradient sums over groups inside the stage
+/// (dp, dp x cp, tp, the experts' data group) start right after its last
+/// contribution of the step, in the backward of the last micro-batch
+/// that reaches it, so they overlap the rest of the backward
+/// (Megatron-Core's --overlap-grad-reduce, one parameter per bucket).
+/// Sums with another stage (a tied embedding's group) stay after the
+/// schedule: the other stage reaches them at another time, and an
+/// all-reduce waiting for it mid-backward would hold up the pipeline's
+/// own transfers.
+
+struct StageGradSums {
+  struct Action {
+    size_t pos;
+    int64_t kind, microBatch, chunk;
+  };
+  struct Reach {
+    size_t pos;         ///< in the schedule's action list
+    int64_t microBatch; ///< of that backward
+    int64_t chunk;
+  };
+  tx::ProgramOp program;
+  tx::StageOp stage;
+  /// The groups inside the stage each parameter's gradient is summed over
+  /// in the backward.
+  llvm::StringMap<SmallVector<std::string, 2>> asyncGroups;
+  /// ZeRO-1: parameters whose optimizer reduce-scatter starts in the
+  /// backward (startSliceSum).
+  llvm::StringSet<> sliceParams;
+  /// The stage's last schedule action with a send or receive.
+  std::optional<Action> lastTransferAction;
+  /// Each parameter's last contribution of the step.
+  llvm::StringMap<Reach> lastReach;
+  /// Sums that start after the last transfer action's transfers.
+  llvm::StringMap<RegionEmitter::AsyncSum> later;
+
+  /// A group within the stage (no pp axis).
+  bool withinStage(StringRef group) {
+    tx::GroupOp g = program.lookupGroup(group);
+    if (!g)
+      return false;
+    for (Attribute axis : g.getAxes())
+      if (cast<StringAttr>(axis).getValue() == "pp")
+        return false;
+    return true;
+  }
+  /// The parameters a gradient all-reduce sums (all of the stage's when
+  /// it names none).
+  SmallVector<std::string> paramsOf(tx::GradAllReduceOp gar) {
+    SmallVector<std::string> v;
+    if (auto params = gar.getParams()) {
+      for (Attribute a : *params)
+        v.push_back(cast<StringAttr>(a).getValue().str());
+    } else {
+      for (auto p : stage.getBody().front().getOps<tx::ParamOp>())
+        v.push_back(p.getSym().str());
+    }
+    return v;
+  }
+  RegionEmitter::AsyncSum asyncSumOf(StringRef sym, int64_t microBatch) {
+    return RegionEmitter::AsyncSum{microBatch, asyncGroups.lookup(sym),
+                                   sliceParams.contains(sym)};
+  }
+};
+
+FailureOr<StageGradSums> planGradSums(tx::ProgramOp program,
+                                      tx::StageOp stage) {
+  StageGradSums g;
+  g.program = program;
+  g.stage = stage;
+  if (program.getZeroStage() < 2) // ZeRO-2/3 hold gradient slices
+    for (auto gar : stage.getBody().front().getOps<tx::GradAllReduceOp>())
+      if (g.withinStage(gar.getGroup()))
+        for (const std::string &p : g.paramsOf(gar))
+          g.asyncGroups[p].push_back(gar.getGroup().str());
+  // ZeRO-1: the optimizer's reduce-scatter over the parameter's data
+  // group starts in the backward too, for parameters with no other sum
+  // (startSliceSum). A parameter summed over tp or with another stage
+  // first keeps it in the optimizer step: a reduce-scatter that copies
+  // a padded gradient at issue would not see a sum still running on the
+  // communication stream. Load-balanced biases are not optimized.
+  if (program.getZeroStage() == 1) {
+    llvm::StringSet<> summed;
+    for (auto gar : stage.getBody().front().getOps<tx::GradAllReduceOp>())
+      for (const std::string &p : g.paramsOf(gar))
+        summed.insert(p);
+    for (auto decl : stage.getBody().front().getOps<tx::ParamOp>())
+      if (!summed.contains(decl.getSym()) && !decl.getLoadBalance())
+        g.sliceParams.insert(decl.getSym());
+  }
+  // The schedule position and micro-batch of each chunk's last backward,
+  // and the stage's last action with a send or receive.
+  auto schedules = stage.getBody().front().getOps<tx::ScheduleOp>();
+  if (!schedules.empty() && std::next(schedules.begin()) != schedules.end())
+    return stage.emitOpError("has more than one texec.schedule");
+  DenseMap<int64_t, std::pair<size_t, int64_t>> lastBackward;
+  DenseMap<int64_t, tx::ChunkOp> chunkOf;
+  for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>())
+    chunkOf[chunk.getIndex()] = chunk;
+  auto transfers = [](Region &r) {
+    return r
+        .walk([](Operation *op) {
+          return isa<tx::SendOp, tx::RecvOp>(op) ? WalkResult::interrupt()
+                                                 : WalkResult::advance();
+        })
+        .wasInterrupted();
+  };
+  for (auto sched : schedules) {
+    ArrayRef<int64_t> a = sched.getActions();
+    for (size_t i = 0; i + 2 < a.size(); i += 3) {
+      if (a[i] == 1)
+        lastBackward[a[i + 2]] = {i, a[i + 1]};
+      tx::ChunkOp ch = chunkOf.lookup(a[i + 2]);
+      if (ch && transfers(a[i] == 1 ? ch.getBackward() : ch.getForward()))
+        g.lastTransferAction =
+            StageGradSums::Action{i, a[i], a[i + 1], a[i + 2]};
+    }
+  }
+  // Each parameter's last contribution: the latest of those backwards
+  // among the chunks that accumulate into it.
+  for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>()) {
+    auto lb = lastBackward.find(chunk.getIndex());
+    if (lb == lastBackward.end())
+      continue;
+    chunk.getBackward().walk([&](tx::AccumulateGradOp acc) {
+      StringRef sym = acc.getSym();
+      if (!g.asyncGroups.count(sym) && !g.sliceParams.contains(sym))
+        return;
+      auto it = g.lastReach.find(sym);
+      if (it == g.lastReach.end() || it->second.pos < lb->second.first)
+        g.lastReach[sym] =
+            StageGradSums::Reach{lb->second.first, lb->second.second,
+                                 static_cast<int64_t>(chunk.getIndex())};
+    });
+  }
+  // A sum reached before the stage's last transfer action (interleaved
+  // schedules) starts after that action's last transfer, in its backward;
+  // if that action is a forward, after the schedule like the others.
+  if (g.lastTransferAction)
+    for (auto it = g.lastReach.begin(); it != g.lastReach.end();) {
+      auto cur = it++;
+      if (cur->second.pos >= g.lastTransferAction->pos)
+        continue;
+      StringRef sym = cur->getKey();
+      if (g.lastTransferAction->kind == 1)
+        g.later[sym] = g.asyncSumOf(sym, g.lastTransferAction->microBatch);
+      else
+        g.lastReach.erase(cur);
+    }
+  return g;
+}
+
+/// The generated main.cpp's banner, includes and constants.
+void emitMainHeader(tx::ProgramOp program, tx::OptimizerOp anyOpt,
+                    llvm::raw_ostream &os) {
   int64_t globalTokens = program.getDp() * program.getMicroBatches() *
                          program.getMicroBatchSize() * program.getSeqLen();
   os << "//===- main.cpp - Generated by trident emit from texec.program @"
@@ -1781,288 +1930,175 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
      << ";\n"
      << "} // namespace\n";
   os << kPrelude;
+}
 
-  for (auto stage : program.getBody().front().getOps<tx::StageOp>()) {
-    int64_t s = stage.getIndex();
-    llvm::StringMap<int> paramIndex;
-    std::string ctor;
-    llvm::raw_string_ostream cs(ctor);
-    for (auto p : stage.getBody().front().getOps<tx::ParamOp>()) {
-      int idx = paramIndex.size();
-      paramIndex[p.getSym()] = idx;
-      auto t = cast<RankedTensorType>(p.getType());
-      int64_t splitDim = -1; // not split
-      if (std::optional<uint64_t> d = p.getSplitDim())
-        splitDim = static_cast<int64_t>(*d);
-      cs << "    P.push_back(Param{" << cppString(p.getSym()) << ", "
-         << shapeList(p.getGlobalShape()) << ", " << shapeList(t.getShape())
-         << ", " << splitDim << ", "
-         << cppString(p.getSplitAxis() ? *p.getSplitAxis() : "") << ", "
-         << cppString(p.getInit()) << ", "
-         << (p.getDataGroup() ? cppString(*p.getDataGroup()) : "kDataGroup")
-         << ", {}, {}, {}, {}});\n";
-      if (std::optional<uint64_t> d = p.getSplit2Dim())
-        cs << "    P.back().split2Dim = " << *d << ";\n"
-           << "    P.back().split2Axis = " << cppString(*p.getSplit2Axis())
-           << ";\n";
-      if (std::optional<uint64_t> b = p.getBlocks())
-        cs << "    P.back().blocks = " << *b << ";\n";
-      if (std::optional<APFloat> rate = p.getLoadBalance())
-        cs << "    P.back().loadBalance = "
-           << floatLiteral(rate->convertToDouble()) << ";\n";
-    }
-    os << "namespace {\n/// Pipeline stage " << s << ".\n"
-       << "class Stage" << s << " final : public Stage {\npublic:\n"
-       << "  explicit Stage" << s << "(Context &c) : Stage(c) {\n"
-       << ctor;
-    int numChunks = 0;
-    for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>()) {
-      (void)chunk;
-      ++numChunks;
-    }
-    for (int i = 0; i < numChunks; ++i)
-      os << "    S" << i << ".resize(kMicroBatches);\n";
-    if (program.getZeroStage() == 1 || program.getZeroStage() == 2) {
-      // First reads: each chunk's forward in turn.
-      SmallVector<int> order;
-      llvm::DenseSet<int> seen;
-      for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>())
-        chunk.getForward().walk([&](tx::ParamRefOp r) {
-          int idx = paramIndex.lookup(r.getSym());
-          if (seen.insert(idx).second)
-            order.push_back(idx);
-        });
-      os << "    gatherOrder = {";
-      llvm::interleaveComma(order, os);
-      os << "};\n";
-    }
-    for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>())
-      if (chunk.getRecompute())
-        os << "    X" << chunk.getIndex() << ".resize(kMicroBatches);\n";
-    os << "  }\n\n";
-    // ZeRO-0 and 1: a parameter's gradient sums over groups inside the stage
-    // (dp, dp x cp, tp, the experts' data group) start right after its last
-    // contribution of the step, in the backward of the last micro-batch
-    // that reaches it, so they overlap the rest of the backward
-    // (Megatron-Core's --overlap-grad-reduce, one parameter per bucket).
-    // Sums with another stage (a tied embedding's group) stay after the
-    // schedule: the other stage reaches them at another time, and an
-    // all-reduce waiting for it mid-backward would hold up the pipeline's
-    // own transfers.
-    llvm::StringMap<SmallVector<std::string, 2>> asyncGroups;
-    auto withinStage = [&](StringRef group) {
-      tx::GroupOp g = program.lookupGroup(group);
-      if (!g)
-        return false;
-      for (Attribute axis : g.getAxes())
-        if (cast<StringAttr>(axis).getValue() == "pp")
-          return false;
-      return true;
-    };
-    auto paramsOf = [&](tx::GradAllReduceOp gar) {
-      SmallVector<std::string> v;
-      if (auto params = gar.getParams()) {
-        for (Attribute a : *params)
-          v.push_back(cast<StringAttr>(a).getValue().str());
-      } else {
-        for (auto p : stage.getBody().front().getOps<tx::ParamOp>())
-          v.push_back(p.getSym().str());
-      }
-      return v;
-    };
-    if (program.getZeroStage() < 2) // ZeRO-2/3 hold gradient slices
-      for (auto gar : stage.getBody().front().getOps<tx::GradAllReduceOp>())
-        if (withinStage(gar.getGroup()))
-          for (const std::string &p : paramsOf(gar))
-            asyncGroups[p].push_back(gar.getGroup().str());
-    // ZeRO-1: the optimizer's reduce-scatter over the parameter's data
-    // group starts in the backward too, for parameters with no other sum
-    // (startSliceSum). A parameter summed over tp or with another stage
-    // first keeps it in the optimizer step: a reduce-scatter that copies
-    // a padded gradient at issue would not see a sum still running on the
-    // communication stream. Load-balanced biases are not optimized.
-    llvm::StringSet<> sliceParams;
-    if (program.getZeroStage() == 1) {
-      llvm::StringSet<> summed;
-      for (auto gar : stage.getBody().front().getOps<tx::GradAllReduceOp>())
-        for (const std::string &p : paramsOf(gar))
-          summed.insert(p);
-      for (auto decl : stage.getBody().front().getOps<tx::ParamOp>())
-        if (!summed.contains(decl.getSym()) && !decl.getLoadBalance())
-          sliceParams.insert(decl.getSym());
-    }
-    auto asyncSumOf = [&](StringRef sym, int64_t microBatch) {
-      return RegionEmitter::AsyncSum{microBatch, asyncGroups.lookup(sym),
-                                     sliceParams.contains(sym)};
-    };
-    // The schedule position and micro-batch of each chunk's last backward,
-    // and the stage's last action with a send or receive.
-    auto schedules = stage.getBody().front().getOps<tx::ScheduleOp>();
-    if (!schedules.empty() && std::next(schedules.begin()) != schedules.end())
-      return stage.emitOpError("has more than one texec.schedule");
-    DenseMap<int64_t, std::pair<size_t, int64_t>> lastBackward;
-    DenseMap<int64_t, tx::ChunkOp> chunkOf;
-    for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>())
-      chunkOf[chunk.getIndex()] = chunk;
-    auto transfers = [](Region &r) {
-      return r.walk([](Operation *op) {
-                return isa<tx::SendOp, tx::RecvOp>(op) ? WalkResult::interrupt()
-                                                       : WalkResult::advance();
-              })
-          .wasInterrupted();
-    };
-    struct Action {
-      size_t pos;
-      int64_t kind, microBatch, chunk;
-    };
-    std::optional<Action> lastTransferAction;
-    for (auto sched : schedules) {
-      ArrayRef<int64_t> a = sched.getActions();
-      for (size_t i = 0; i + 2 < a.size(); i += 3) {
-        if (a[i] == 1)
-          lastBackward[a[i + 2]] = {i, a[i + 1]};
-        tx::ChunkOp ch = chunkOf.lookup(a[i + 2]);
-        if (ch && transfers(a[i] == 1 ? ch.getBackward() : ch.getForward()))
-          lastTransferAction = Action{i, a[i], a[i + 1], a[i + 2]};
-      }
-    }
-    // Each parameter's last contribution: the latest of those backwards
-    // among the chunks that accumulate into it.
-    struct Reach {
-      size_t pos;         ///< in the schedule's action list
-      int64_t microBatch; ///< of that backward
-      int64_t chunk;
-    };
-    llvm::StringMap<Reach> lastReach;
-    for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>()) {
-      auto lb = lastBackward.find(chunk.getIndex());
-      if (lb == lastBackward.end())
-        continue;
-      chunk.getBackward().walk([&](tx::AccumulateGradOp g) {
-        if (!asyncGroups.count(g.getSym()) && !sliceParams.contains(g.getSym()))
-          return;
-        auto it = lastReach.find(g.getSym());
-        if (it == lastReach.end() || it->second.pos < lb->second.first)
-          lastReach[g.getSym()] =
-              Reach{lb->second.first, lb->second.second,
-                    static_cast<int64_t>(chunk.getIndex())};
-      });
-    }
-    // A sum reached before the stage's last transfer action (interleaved
-    // schedules) starts after that action's last transfer, in its backward;
-    // if that action is a forward, after the schedule like the others.
-    llvm::StringMap<RegionEmitter::AsyncSum> later;
-    if (lastTransferAction)
-      for (auto it = lastReach.begin(); it != lastReach.end();) {
-        auto cur = it++;
-        if (cur->second.pos >= lastTransferAction->pos)
-          continue;
-        StringRef sym = cur->getKey();
-        if (lastTransferAction->kind == 1)
-          later[sym] = asyncSumOf(sym, lastTransferAction->microBatch);
-        else
-          lastReach.erase(cur);
-      }
-    using Mode = RegionEmitter::Mode;
-    for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>()) {
-      int64_t c = chunk.getIndex();
-      os << "  /// Forward of local chunk " << c << " (model chunk "
-         << chunk.getGlobalIndex() << ")"
-         << (chunk.getRecompute() ? ", recomputed before its backward" : "")
-         << ".\n  void forward" << c << "(int mb) {\n";
-      RegionEmitter f(program, chunk, paramIndex, os, Mode::Forward);
-      if (failed(f.emit(chunk.getForward().front())))
-        return failure();
-      os << "  }\n\n";
-      if (chunk.getRecompute()) {
-        os << "  /// Chunk " << c << "'s forward again, from its stashed "
-           << "inputs: rebuilds S" << c << "[mb].\n  void recompute" << c
-           << "(int mb) {\n";
-        RegionEmitter r(program, chunk, paramIndex, os, Mode::Recompute);
-        if (failed(r.emit(chunk.getForward().front())))
-          return failure();
-        os << "  }\n\n";
-      }
-      os << "  void backward" << c << "(int mb) {\n";
-      if (chunk.getRecompute())
-        os << "    recompute" << c << "(mb);\n";
-      RegionEmitter b(program, chunk, paramIndex, os, Mode::Backward);
-      for (auto &[sym, where] : lastReach)
-        if (!later.count(sym) && where.chunk == c)
-          b.asyncSums[sym] = asyncSumOf(sym, where.microBatch);
-      if (lastTransferAction && lastTransferAction->kind == 1 &&
-          lastTransferAction->chunk == c) {
-        // In parameter order, the same on every rank of the stage.
-        for (auto decl : stage.getBody().front().getOps<tx::ParamOp>())
-          if (later.count(decl.getSym()))
-            b.sumsAfterTransfers.push_back(
-                {decl.getSym().str(), later.lookup(decl.getSym())});
-      }
-      if (failed(b.emit(chunk.getBackward().front())))
-        return failure();
-      os << "  }\n\n";
-    }
-    os << "  void step() override {\n    zeroGrads();\n";
-    bool waited = false;
-    for (Operation &op : stage.getBody().front()) {
-      if (auto sched = dyn_cast<tx::ScheduleOp>(op)) {
-        ArrayRef<int64_t> a = sched.getActions();
-        os << "    // Schedule '" << sched.getKind()
-           << "': (kind, micro-batch, chunk), kind 0 forward, 1 backward.\n"
-           << "    static const int kActions[][3] = {";
-        for (size_t i = 0; i < a.size(); i += 3)
-          os << (i ? ", " : "") << "{" << a[i] << ", " << a[i + 1] << ", "
-             << a[i + 2] << "}";
-        os << "};\n    for (const auto &a : kActions) {\n"
-           << "      switch (a[2] * 2 + a[0]) {\n";
-        for (int i = 0; i < numChunks; ++i)
-          os << "      case " << 2 * i << ": forward" << i
-             << "(a[1]); break;\n      case " << 2 * i + 1 << ": backward"
-             << i << "(a[1]); break;\n";
-        os << "      }\n    }\n    rt::waitAllSends();\n";
-      } else if (auto gar = dyn_cast<tx::GradAllReduceOp>(op)) {
-        if (!lastReach.empty() && !waited) {
-          os << "    waitGradSums(); // started in the backward\n";
-          waited = true;
-        }
-        // What did not start in the backward: every sum with another
-        // stage, and parameters no backward reaches.
-        SmallVector<int> now;
-        for (const std::string &p : paramsOf(gar))
-          if (!lastReach.count(p) || !withinStage(gar.getGroup()))
-            now.push_back(paramIndex.lookup(p));
-        if (now.empty())
-          continue;
-        os << "    gradAllReduce({";
-        for (auto [i, idx] : llvm::enumerate(now))
-          os << (i ? ", " : "") << idx;
-        os << "}, " << groupExpr(gar.getGroup()) << ");\n";
-      } else if (auto opt = dyn_cast<tx::OptimizerOp>(op)) {
-        if (opt.getKind() != anyOpt.getKind() ||
-            opt.getLr() != anyOpt.getLr() ||
-            opt.getGroup() != anyOpt.getGroup() ||
-            opt.getZeroStage() != anyOpt.getZeroStage() ||
-            opt.getBeta1() != anyOpt.getBeta1() ||
-            opt.getBeta2() != anyOpt.getBeta2() ||
-            opt.getEps() != anyOpt.getEps())
-          return opt.emitOpError("stages with different optimizers are not "
-                                 "translated");
-        os << "    optimizerStep(" << opt.getZeroStage() << ");\n";
-      }
-    }
-    os << "  }\n\nprivate:\n";
-    for (int i = 0; i < numChunks; ++i)
-      os << "  /// Saved activations of chunk " << i << ", per micro-batch.\n"
-         << "  std::vector<std::vector<rt::Tensor>> S" << i << ";\n";
-    for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>())
-      if (chunk.getRecompute())
-        os << "  /// What chunk " << chunk.getIndex()
-           << " received, per micro-batch (recompute).\n"
-           << "  std::vector<std::vector<rt::Tensor>> X" << chunk.getIndex()
-           << ";\n";
-    os << "};\n} // namespace\n\n";
+/// One pipeline stage's class: its parameters, its chunks' forward,
+/// recompute and backward functions, and its step.
+LogicalResult emitStageClass(tx::ProgramOp program, tx::StageOp stage,
+                             tx::OptimizerOp anyOpt, llvm::raw_ostream &os) {
+  int64_t s = stage.getIndex();
+  llvm::StringMap<int> paramIndex;
+  std::string ctor;
+  llvm::raw_string_ostream cs(ctor);
+  for (auto p : stage.getBody().front().getOps<tx::ParamOp>()) {
+    int idx = paramIndex.size();
+    paramIndex[p.getSym()] = idx;
+    auto t = cast<RankedTensorType>(p.getType());
+    int64_t splitDim = -1; // not split
+    if (std::optional<uint64_t> d = p.getSplitDim())
+      splitDim = static_cast<int64_t>(*d);
+    cs << "    P.push_back(Param{" << cppString(p.getSym()) << ", "
+       << shapeList(p.getGlobalShape()) << ", " << shapeList(t.getShape())
+       << ", " << splitDim << ", "
+       << cppString(p.getSplitAxis() ? *p.getSplitAxis() : "") << ", "
+       << cppString(p.getInit()) << ", "
+       << (p.getDataGroup() ? cppString(*p.getDataGroup()) : "kDataGroup")
+       << ", {}, {}, {}, {}});\n";
+    if (std::optional<uint64_t> d = p.getSplit2Dim())
+      cs << "    P.back().split2Dim = " << *d << ";\n"
+         << "    P.back().split2Axis = " << cppString(*p.getSplit2Axis())
+         << ";\n";
+    if (std::optional<uint64_t> b = p.getBlocks())
+      cs << "    P.back().blocks = " << *b << ";\n";
+    if (std::optional<APFloat> rate = p.getLoadBalance())
+      cs << "    P.back().loadBalance = "
+         << floatLiteral(rate->convertToDouble()) << ";\n";
   }
+  os << "namespace {\n/// Pipeline stage " << s << ".\n"
+     << "class Stage" << s << " final : public Stage {\npublic:\n"
+     << "  explicit Stage" << s << "(Context &c) : Stage(c) {\n"
+     << ctor;
+  int numChunks = 0;
+  for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>()) {
+    (void)chunk;
+    ++numChunks;
+  }
+  for (int i = 0; i < numChunks; ++i)
+    os << "    S" << i << ".resize(kMicroBatches);\n";
+  if (program.getZeroStage() == 1 || program.getZeroStage() == 2) {
+    // First reads: each chunk's forward in turn.
+    SmallVector<int> order;
+    llvm::DenseSet<int> seen;
+    for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>())
+      chunk.getForward().walk([&](tx::ParamRefOp r) {
+        int idx = paramIndex.lookup(r.getSym());
+        if (seen.insert(idx).second)
+          order.push_back(idx);
+      });
+    os << "    gatherOrder = {";
+    llvm::interleaveComma(order, os);
+    os << "};\n";
+  }
+  for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>())
+    if (chunk.getRecompute())
+      os << "    X" << chunk.getIndex() << ".resize(kMicroBatches);\n";
+  os << "  }\n\n";
+  FailureOr<StageGradSums> sums = planGradSums(program, stage);
+  if (failed(sums))
+    return failure();
+  StageGradSums &g = *sums;
+  using Mode = RegionEmitter::Mode;
+  for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>()) {
+    int64_t c = chunk.getIndex();
+    os << "  /// Forward of local chunk " << c << " (model chunk "
+       << chunk.getGlobalIndex() << ")"
+       << (chunk.getRecompute() ? ", recomputed before its backward" : "")
+       << ".\n  void forward" << c << "(int mb) {\n";
+    RegionEmitter f(program, chunk, paramIndex, os, Mode::Forward);
+    if (failed(f.emit(chunk.getForward().front())))
+      return failure();
+    os << "  }\n\n";
+    if (chunk.getRecompute()) {
+      os << "  /// Chunk " << c << "'s forward again, from its stashed "
+         << "inputs: rebuilds S" << c << "[mb].\n  void recompute" << c
+         << "(int mb) {\n";
+      RegionEmitter r(program, chunk, paramIndex, os, Mode::Recompute);
+      if (failed(r.emit(chunk.getForward().front())))
+        return failure();
+      os << "  }\n\n";
+    }
+    os << "  void backward" << c << "(int mb) {\n";
+    if (chunk.getRecompute())
+      os << "    recompute" << c << "(mb);\n";
+    RegionEmitter b(program, chunk, paramIndex, os, Mode::Backward);
+    for (auto &[sym, where] : g.lastReach)
+      if (!g.later.count(sym) && where.chunk == c)
+        b.asyncSums[sym] = g.asyncSumOf(sym, where.microBatch);
+    if (g.lastTransferAction && g.lastTransferAction->kind == 1 &&
+        g.lastTransferAction->chunk == c) {
+      // In parameter order, the same on every rank of the stage.
+      for (auto decl : stage.getBody().front().getOps<tx::ParamOp>())
+        if (g.later.count(decl.getSym()))
+          b.sumsAfterTransfers.push_back(
+              {decl.getSym().str(), g.later.lookup(decl.getSym())});
+    }
+    if (failed(b.emit(chunk.getBackward().front())))
+      return failure();
+    os << "  }\n\n";
+  }
+  os << "  void step() override {\n    zeroGrads();\n";
+  bool waited = false;
+  for (Operation &op : stage.getBody().front()) {
+    if (auto sched = dyn_cast<tx::ScheduleOp>(op)) {
+      ArrayRef<int64_t> a = sched.getActions();
+      os << "    // Schedule '" << sched.getKind()
+         << "': (kind, micro-batch, chunk), kind 0 forward, 1 backward.\n"
+         << "    static const int kActions[][3] = {";
+      for (size_t i = 0; i < a.size(); i += 3)
+        os << (i ? ", " : "") << "{" << a[i] << ", " << a[i + 1] << ", "
+           << a[i + 2] << "}";
+      os << "};\n    for (const auto &a : kActions) {\n"
+         << "      switch (a[2] * 2 + a[0]) {\n";
+      for (int i = 0; i < numChunks; ++i)
+        os << "      case " << 2 * i << ": forward" << i
+           << "(a[1]); break;\n      case " << 2 * i + 1 << ": backward" << i
+           << "(a[1]); break;\n";
+      os << "      }\n    }\n    rt::waitAllSends();\n";
+    } else if (auto gar = dyn_cast<tx::GradAllReduceOp>(op)) {
+      if (!g.lastReach.empty() && !waited) {
+        os << "    waitGradSums(); // started in the backward\n";
+        waited = true;
+      }
+      // What did not start in the backward: every sum with another
+      // stage, and parameters no backward reaches.
+      SmallVector<int> now;
+      for (const std::string &p : g.paramsOf(gar))
+        if (!g.lastReach.count(p) || !g.withinStage(gar.getGroup()))
+          now.push_back(paramIndex.lookup(p));
+      if (now.empty())
+        continue;
+      os << "    gradAllReduce({";
+      for (auto [i, idx] : llvm::enumerate(now))
+        os << (i ? ", " : "") << idx;
+      os << "}, " << groupExpr(gar.getGroup()) << ");\n";
+    } else if (auto opt = dyn_cast<tx::OptimizerOp>(op)) {
+      if (opt.getKind() != anyOpt.getKind() || opt.getLr() != anyOpt.getLr() ||
+          opt.getGroup() != anyOpt.getGroup() ||
+          opt.getZeroStage() != anyOpt.getZeroStage() ||
+          opt.getBeta1() != anyOpt.getBeta1() ||
+          opt.getBeta2() != anyOpt.getBeta2() ||
+          opt.getEps() != anyOpt.getEps())
+        return opt.emitOpError("stages with different optimizers are not "
+                               "translated");
+      os << "    optimizerStep(" << opt.getZeroStage() << ");\n";
+    }
+  }
+  os << "  }\n\nprivate:\n";
+  for (int i = 0; i < numChunks; ++i)
+    os << "  /// Saved activations of chunk " << i << ", per micro-batch.\n"
+       << "  std::vector<std::vector<rt::Tensor>> S" << i << ";\n";
+  for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>())
+    if (chunk.getRecompute())
+      os << "  /// What chunk " << chunk.getIndex()
+         << " received, per micro-batch (recompute).\n"
+         << "  std::vector<std::vector<rt::Tensor>> X" << chunk.getIndex()
+         << ";\n";
+  os << "};\n} // namespace\n\n";
+  return success();
+}
 
+/// The groups, the stage factory and main().
+LogicalResult emitGroupsAndMain(tx::ProgramOp program, llvm::raw_ostream &os) {
   // Groups and the stage factory.
   os << "namespace {\nvoid makeGroups(Context &c) {\n";
   for (auto g : program.getBody().front().getOps<tx::GroupOp>()) {
@@ -2108,6 +2144,23 @@ LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
   os << "  }\n  throw rt::Error(\"no stage \" + std::to_string(stage));\n}\n";
   os << kMain;
   return success();
+}
+
+LogicalResult emitMainCpp(tx::ProgramOp program, llvm::raw_ostream &os) {
+  // Everything except the chunk bodies is fixed by the program's
+  // attributes, its groups and its stages' declarations.
+  tx::OptimizerOp anyOpt;
+  program.walk([&](tx::OptimizerOp o) {
+    if (!anyOpt)
+      anyOpt = o;
+  });
+  if (!anyOpt)
+    return program.emitOpError("has no texec.optimizer to translate");
+  emitMainHeader(program, anyOpt, os);
+  for (auto stage : program.getBody().front().getOps<tx::StageOp>())
+    if (failed(emitStageClass(program, stage, anyOpt, os)))
+      return failure();
+  return emitGroupsAndMain(program, os);
 }
 
 LogicalResult emitModuleCpp(ModuleOp module, llvm::raw_ostream &os) {

@@ -762,36 +762,37 @@ static LogicalResult verifyRecommenderKernel(KernelOp op) {
   return success();
 }
 
-/// The kernel table's contract: arity, config keys (grid axes named as such) and a padded vocabulary's size.
+/// The kernel table's contract: arity, config keys (grid axes named as such)
+/// and a padded vocabulary's size.
 static LogicalResult verifyKernelTable(KernelOp op) {
   const KernelInfo *info = &lookupKernel(op.getKind());
   if (info->numInputs != kVariadic && op.getInputs().size() != info->numInputs)
-    return op.emitOpError() << "kernel '" << op.getName() << "' takes "
-                         << info->numInputs << " inputs, got "
-                         << op.getInputs().size();
+    return op.emitOpError()
+           << "kernel '" << op.getName() << "' takes " << info->numInputs
+           << " inputs, got " << op.getInputs().size();
   if (info->numResults != kVariadic &&
       op.getResults().size() != info->numResults)
-    return op.emitOpError() << "kernel '" << op.getName() << "' gives "
-                         << info->numResults << " results, got "
-                         << op.getResults().size();
+    return op.emitOpError()
+           << "kernel '" << op.getName() << "' gives " << info->numResults
+           << " results, got " << op.getResults().size();
   DictionaryAttr config = op.getConfigAttr();
   for (StringRef key : info->required)
     if (!config || !config.get(key))
       return op.emitOpError() << "kernel '" << op.getName()
-                           << "' needs config key '" << key << "'";
+                              << "' needs config key '" << key << "'";
   if (config) {
     for (NamedAttribute entry : config) {
       StringRef key = entry.getName().getValue();
       if (!llvm::is_contained(info->required, key) &&
           !llvm::is_contained(info->optional, key))
         return op.emitOpError() << "kernel '" << op.getName()
-                             << "' has no config key '" << key << "'";
+                                << "' has no config key '" << key << "'";
       if (key.ends_with("_axis")) {
         auto axis = dyn_cast<StringAttr>(entry.getValue());
         if (!axis || !isGridAxis(axis.getValue()))
           return op.emitOpError() << "config '" << key
-                               << "' must name a grid axis (dp, cp, tp, pp, "
-                                  "ep, edp)";
+                                  << "' must name a grid axis (dp, cp, tp, pp, "
+                                     "ep, edp)";
       }
     }
   }
@@ -804,17 +805,16 @@ static LogicalResult verifyKernelTable(KernelOp op) {
         cast<RankedTensorType>(op.getInputs()[0].getType()).getShape().back();
     if (!vocab || parts < 1)
       return op.emitOpError("config 'vocab' (the real size of a padded "
-                         "vocabulary) must be an integer, with a "
-                         "'vocab_axis' inside a texec.program");
+                            "vocabulary) must be an integer, with a "
+                            "'vocab_axis' inside a texec.program");
     int64_t v = vocab.getInt();
     if (v < 1 || v % parts == 0 || (v + parts - 1) / parts != local)
-      return op.emitOpError() << "config 'vocab' (" << v
-                           << ") must be a size that the " << parts
-                           << " ranks of axis '" << axis.getValue()
-                           << "' hold as " << local
-                           << " columns each with padding (not a multiple "
-                              "of "
-                           << parts << ")";
+      return op.emitOpError()
+             << "config 'vocab' (" << v << ") must be a size that the " << parts
+             << " ranks of axis '" << axis.getValue() << "' hold as " << local
+             << " columns each with padding (not a multiple "
+                "of "
+             << parts << ")";
   }
   return success();
 }
@@ -831,46 +831,48 @@ static LogicalResult verifyPositionalKernel(KernelOp op) {
         dim.getInt() <= 0 || rot.getInt() <= 0 ||
         rot.getInt() % 2 != 0 || rot.getInt() > dim.getInt() ||
         theta.getValueAsDouble() <= 1)
-      return op.emitOpError() << "kernel '" << op.getName()
-                           << "' needs integer heads, head_dim > 0, an even "
-                              "rotary_dim in (0, head_dim] and a float theta "
-                              "> 1";
+      return op.emitOpError()
+             << "kernel '" << op.getName()
+             << "' needs integer heads, head_dim > 0, an even "
+                "rotary_dim in (0, head_dim] and a float theta "
+                "> 1";
     if (Attribute sc = config.get("scaling")) {
       auto rs = dyn_cast<DictionaryAttr>(sc);
       std::string why = rs ? ::trident::checkRopeScaling(rs)
                            : std::string("must be a dictionary");
       if (!why.empty())
         return op.emitOpError() << "kernel '" << op.getName() << "' config "
-                             << "'scaling' " << why;
+                                << "'scaling' " << why;
     }
     if (config.get("interleaved") && !isa<UnitAttr>(config.get("interleaved")))
       return op.emitOpError() << "kernel '" << op.getName()
-                           << "': interleaved is a unit attribute";
+                              << "': interleaved is a unit attribute";
     if (Attribute off = config.get("rotary_offset")) {
       auto o = dyn_cast<IntegerAttr>(off);
       if (!o || o.getInt() < 0 || o.getInt() + rot.getInt() > dim.getInt())
         return op.emitOpError() << "kernel '" << op.getName()
-                             << "' needs an integer rotary_offset >= 0 with "
-                                "rotary_offset + rotary_dim <= head_dim";
+                                << "' needs an integer rotary_offset >= 0 with "
+                                   "rotary_offset + rotary_dim <= head_dim";
     }
     auto t = cast<RankedTensorType>(op.getInputs()[0].getType());
     if (t.getShape().back() != heads.getInt() * dim.getInt() ||
         op.getInputs()[0].getType() != op.getResults()[0].getType())
       return op.emitOpError() << "kernel '" << op.getName()
-                           << "' needs a result of the input's type whose "
-                              "last dimension is heads * head_dim";
+                              << "' needs a result of the input's type whose "
+                                 "last dimension is heads * head_dim";
   }
-  if (op.getKind() == KernelKind::LatentKey || op.getKind() == KernelKind::LatentKeyBwd) {
+  if (op.getKind() == KernelKind::LatentKey ||
+      op.getKind() == KernelKind::LatentKeyBwd) {
     bool fwd = op.getKind() == KernelKind::LatentKey;
     auto heads = config.getAs<IntegerAttr>("heads");
     auto nope = config.getAs<IntegerAttr>("nope_dim");
     auto rope = config.getAs<IntegerAttr>("rope_dim");
-    auto k = dyn_cast<RankedTensorType>(
-        fwd ? op.getResults()[0].getType() : op.getInputs()[0].getType());
-    auto kn = dyn_cast<RankedTensorType>(
-        fwd ? op.getInputs()[0].getType() : op.getResults()[0].getType());
-    auto kr = dyn_cast<RankedTensorType>(
-        fwd ? op.getInputs()[1].getType() : op.getResults()[1].getType());
+    auto k = dyn_cast<RankedTensorType>(fwd ? op.getResults()[0].getType()
+                                            : op.getInputs()[0].getType());
+    auto kn = dyn_cast<RankedTensorType>(fwd ? op.getInputs()[0].getType()
+                                             : op.getResults()[0].getType());
+    auto kr = dyn_cast<RankedTensorType>(fwd ? op.getInputs()[1].getType()
+                                             : op.getResults()[1].getType());
     bool ok = heads && nope && rope && heads.getInt() > 0 &&
               nope.getInt() > 0 && rope.getInt() > 0 && k && kn && kr &&
               k.getRank() == 3 && kn.getRank() == 3 && kr.getRank() == 3;
@@ -882,21 +884,24 @@ static LogicalResult verifyPositionalKernel(KernelOp op) {
            kn.getShape().back() == h * n && kr.getShape().back() == r;
     }
     if (!ok)
-      return op.emitOpError() << "kernel '" << op.getName()
-                           << "' needs integer heads, nope_dim, rope_dim > 0 "
-                              "and [b, s, heads*(nope_dim+rope_dim)] keys "
-                              "from [b, s, heads*nope_dim] and [b, s, "
-                              "rope_dim]";
+      return op.emitOpError()
+             << "kernel '" << op.getName()
+             << "' needs integer heads, nope_dim, rope_dim > 0 "
+                "and [b, s, heads*(nope_dim+rope_dim)] keys "
+                "from [b, s, heads*nope_dim] and [b, s, "
+                "rope_dim]";
   }
   return success();
 }
 
-/// Attention kernels: q, k, v shapes across cp, sinks, v_head_dim, scale, window and heads.
+/// Attention kernels: q, k, v shapes across cp, sinks, v_head_dim, scale,
+/// window and heads.
 static LogicalResult verifyAttentionKernel(KernelOp op) {
   DictionaryAttr config = op.getConfigAttr();
-  const bool isAttention =
-      op.getKind() == KernelKind::Attention || op.getKind() == KernelKind::AttentionBwd ||
-      op.getKind() == KernelKind::AttentionSinks || op.getKind() == KernelKind::AttentionSinksBwd;
+  const bool isAttention = op.getKind() == KernelKind::Attention ||
+                           op.getKind() == KernelKind::AttentionBwd ||
+                           op.getKind() == KernelKind::AttentionSinks ||
+                           op.getKind() == KernelKind::AttentionSinksBwd;
   if (isAttention) {
     // Queries are the local positions; keys and values span cp times as
     // many when the kernel attends across a context-parallel group.
@@ -909,40 +914,41 @@ static LogicalResult verifyAttentionKernel(KernelOp op) {
     if (!q || !k || q.getRank() != 3 || k.getRank() != 3 ||
         k.getDimSize(1) != q.getDimSize(1) * parts)
       return op.emitOpError() << "kernel '" << op.getName()
-                           << "' needs [batch, seq, features] q, k, v with "
-                           << parts << " key position(s) per query position";
+                              << "' needs [batch, seq, features] q, k, v with "
+                              << parts << " key position(s) per query position";
     // Sinks and their gradient: one value per local head.
     if (op.getKind() == KernelKind::AttentionSinks ||
         op.getKind() == KernelKind::AttentionSinksBwd) {
-      Type sinks = fwd ? op.getInputs()[3].getType() : op.getResults()[3].getType();
+      Type sinks =
+          fwd ? op.getInputs()[3].getType() : op.getResults()[3].getType();
       auto st = dyn_cast<RankedTensorType>(sinks);
       auto heads = config.getAs<IntegerAttr>("heads");
       if (!st || !heads || st.getRank() != 1 ||
           st.getDimSize(0) != heads.getInt())
         return op.emitOpError() << "kernel '" << op.getName()
-                             << "' needs sinks of one value per local head";
+                                << "' needs sinks of one value per local head";
     }
   }
   if (isAttention) {
     auto vdim = config.getAs<IntegerAttr>("v_head_dim");
     if (config.get("v_head_dim") && (!vdim || vdim.getInt() <= 0))
       return op.emitOpError() << "kernel '" << op.getName()
-                           << "' needs an integer v_head_dim > 0";
+                              << "' needs an integer v_head_dim > 0";
     auto scale = config.getAs<FloatAttr>("scale");
     if (config.get("scale") &&
         (!scale || !(scale.getValueAsDouble() > 0.0) ||
          !std::isfinite(scale.getValueAsDouble())))
-      return op.emitOpError() << "kernel '" << op.getName()
-                           << "' needs a float scale > 0";
+      return op.emitOpError()
+             << "kernel '" << op.getName() << "' needs a float scale > 0";
     auto window = config.getAs<IntegerAttr>("window");
     if (config.get("window") && (!window || window.getInt() < 0))
-      return op.emitOpError() << "kernel '" << op.getName()
-                           << "' needs an integer window >= 0";
+      return op.emitOpError()
+             << "kernel '" << op.getName() << "' needs an integer window >= 0";
     if (config.get("bidirectional") &&
         (!isa<UnitAttr>(config.get("bidirectional")) || config.get("window")))
       return op.emitOpError() << "kernel '" << op.getName()
-                           << "': bidirectional is a unit attribute and "
-                              "takes no window";
+                              << "': bidirectional is a unit attribute and "
+                                 "takes no window";
     auto rate = config.getAs<FloatAttr>("dropout");
     auto site = config.getAs<IntegerAttr>("site");
     auto total = config.getAs<IntegerAttr>("heads_total");
@@ -951,14 +957,14 @@ static LogicalResult verifyAttentionKernel(KernelOp op) {
          rate.getValueAsDouble() >= 1.0 || !site || site.getInt() < 0 ||
          !total || total.getInt() < 1))
       return op.emitOpError() << "kernel '" << op.getName()
-                           << "' with dropout needs a float rate in (0, 1), "
-                              "an integer site >= 0 and heads_total >= 1";
+                              << "' with dropout needs a float rate in (0, 1), "
+                                 "an integer site >= 0 and heads_total >= 1";
     if (!config.get("dropout") &&
         (config.get("site") || config.get("heads_total") ||
          config.get("head_axis")))
       return op.emitOpError() << "kernel '" << op.getName()
-                           << "' has site, heads_total or head_axis but no "
-                              "dropout";
+                              << "' has site, heads_total or head_axis but no "
+                                 "dropout";
     if (config.get("dropout")) {
       // The local heads must be one head_axis shard of the model's.
       auto headAxis = config.getAs<StringAttr>("head_axis");
@@ -968,10 +974,10 @@ static LogicalResult verifyAttentionKernel(KernelOp op) {
       auto heads = config.getAs<IntegerAttr>("heads");
       if (!heads || heads.getInt() * parts != total.getInt())
         return op.emitOpError() << "kernel '" << op.getName()
-                             << "' needs heads_total = heads x the size of "
-                                "head_axis ("
-                             << (heads ? heads.getInt() : 0) << " x " << parts
-                             << "), got " << total.getInt();
+                                << "' needs heads_total = heads x the size of "
+                                   "head_axis ("
+                                << (heads ? heads.getInt() : 0) << " x "
+                                << parts << "), got " << total.getInt();
     }
   }
   return success();
@@ -980,17 +986,19 @@ static LogicalResult verifyAttentionKernel(KernelOp op) {
 /// Patch embedding, sequence slices, prepended, positional and selected tokens.
 static LogicalResult verifyTokenViewKernel(KernelOp op) {
   DictionaryAttr config = op.getConfigAttr();
-  if (op.getKind() == KernelKind::PatchEmbed || op.getKind() == KernelKind::PatchEmbedBwd) {
+  if (op.getKind() == KernelKind::PatchEmbed ||
+      op.getKind() == KernelKind::PatchEmbedBwd) {
     // images [b, C, side, side] -> tokens [b, (side / patch)^2, h] with w
     // [C * patch^2, h] and b [h].
     bool fwd = op.getKind() == KernelKind::PatchEmbed;
-    auto img = dyn_cast<RankedTensorType>(op.getInputs()[fwd ? 0 : 1].getType());
-    auto tok = dyn_cast<RankedTensorType>(
-        fwd ? op.getResults()[0].getType() : op.getInputs()[0].getType());
-    auto w = dyn_cast<RankedTensorType>(
-        fwd ? op.getInputs()[1].getType() : op.getResults()[0].getType());
-    auto b = dyn_cast<RankedTensorType>(
-        fwd ? op.getInputs()[2].getType() : op.getResults()[1].getType());
+    auto img =
+        dyn_cast<RankedTensorType>(op.getInputs()[fwd ? 0 : 1].getType());
+    auto tok = dyn_cast<RankedTensorType>(fwd ? op.getResults()[0].getType()
+                                              : op.getInputs()[0].getType());
+    auto w = dyn_cast<RankedTensorType>(fwd ? op.getInputs()[1].getType()
+                                            : op.getResults()[0].getType());
+    auto b = dyn_cast<RankedTensorType>(fwd ? op.getInputs()[2].getType()
+                                            : op.getResults()[1].getType());
     auto patch = config.getAs<IntegerAttr>("patch");
     bool ok = img && tok && w && b && patch && patch.getInt() > 0 &&
               img.getRank() == 4 && tok.getRank() == 3 && w.getRank() == 2 &&
@@ -1006,33 +1014,35 @@ static LogicalResult verifyTokenViewKernel(KernelOp op) {
     }
     if (!ok)
       return op.emitOpError() << "kernel '" << op.getName()
-                           << "' needs images [b, C, side, side] with an "
-                              "integer patch dividing side, w [C*patch^2, "
-                              "h], b [h] and tokens [b, (side/patch)^2, h]";
+                              << "' needs images [b, C, side, side] with an "
+                                 "integer patch dividing side, w [C*patch^2, "
+                                 "h], b [h] and tokens [b, (side/patch)^2, h]";
   }
   if (op.getKind() == KernelKind::SeqSlice) {
     // This rank's share of the positions of a replicated activation.
     auto x = dyn_cast<RankedTensorType>(op.getInputs()[0].getType());
     auto y = dyn_cast<RankedTensorType>(op.getResults()[0].getType());
     int64_t parts = 1;
-    if (auto axis = config.getAs<StringAttr>("seq_axis"); axis && getProgram(op))
+    if (auto axis = config.getAs<StringAttr>("seq_axis");
+        axis && getProgram(op))
       parts = getProgram(op).getAxisSize(axis.getValue());
     if (!x || !y || x.getRank() != 3 || y.getRank() != 3 ||
         x.getDimSize(0) != y.getDimSize(0) ||
         x.getDimSize(2) != y.getDimSize(2) ||
         x.getDimSize(1) != y.getDimSize(1) * parts)
       return op.emitOpError() << "kernel 'seq_slice' needs x [b, s, h] and [b, "
-                              "s / "
-                           << parts << ", h]";
+                                 "s / "
+                              << parts << ", h]";
   }
-  if (op.getKind() == KernelKind::PrependToken || op.getKind() == KernelKind::PrependTokenBwd) {
+  if (op.getKind() == KernelKind::PrependToken ||
+      op.getKind() == KernelKind::PrependTokenBwd) {
     bool fwd = op.getKind() == KernelKind::PrependToken;
-    auto x = dyn_cast<RankedTensorType>(
-        fwd ? op.getInputs()[0].getType() : op.getResults()[0].getType());
-    auto tok = dyn_cast<RankedTensorType>(
-        fwd ? op.getInputs()[1].getType() : op.getResults()[1].getType());
-    auto y = dyn_cast<RankedTensorType>(
-        fwd ? op.getResults()[0].getType() : op.getInputs()[0].getType());
+    auto x = dyn_cast<RankedTensorType>(fwd ? op.getInputs()[0].getType()
+                                            : op.getResults()[0].getType());
+    auto tok = dyn_cast<RankedTensorType>(fwd ? op.getInputs()[1].getType()
+                                              : op.getResults()[1].getType());
+    auto y = dyn_cast<RankedTensorType>(fwd ? op.getResults()[0].getType()
+                                            : op.getInputs()[0].getType());
     if (!x || !tok || !y || x.getRank() != 3 || y.getRank() != 3 ||
         tok.getRank() != 2 || tok.getDimSize(0) != 1 ||
         y.getDimSize(0) != x.getDimSize(0) ||
@@ -1040,17 +1050,18 @@ static LogicalResult verifyTokenViewKernel(KernelOp op) {
         y.getDimSize(2) != x.getDimSize(2) ||
         tok.getDimSize(1) != x.getDimSize(2))
       return op.emitOpError() << "kernel '" << op.getName()
-                           << "' needs x [b, T, h], token [1, h] and [b, T "
-                              "+ 1, h]";
+                              << "' needs x [b, T, h], token [1, h] and [b, T "
+                                 "+ 1, h]";
   }
-  if (op.getKind() == KernelKind::PositionAdd || op.getKind() == KernelKind::PositionAddBwd) {
+  if (op.getKind() == KernelKind::PositionAdd ||
+      op.getKind() == KernelKind::PositionAddBwd) {
     bool fwd = op.getKind() == KernelKind::PositionAdd;
     auto x = dyn_cast<RankedTensorType>(op.getInputs()[0].getType());
-    auto wpe = dyn_cast<RankedTensorType>(
-        fwd ? op.getInputs()[1].getType() : op.getResults()[0].getType());
+    auto wpe = dyn_cast<RankedTensorType>(fwd ? op.getInputs()[1].getType()
+                                              : op.getResults()[0].getType());
     int64_t parts = 1;
-    if (auto axis = config ? config.getAs<StringAttr>("pos_axis")
-                           : StringAttr();
+    if (auto axis =
+            config ? config.getAs<StringAttr>("pos_axis") : StringAttr();
         axis && getProgram(op))
       parts = getProgram(op).getAxisSize(axis.getValue());
     if (!x || !wpe || x.getRank() != 3 || wpe.getRank() != 2 ||
@@ -1058,19 +1069,20 @@ static LogicalResult verifyTokenViewKernel(KernelOp op) {
         wpe.getDimSize(0) < x.getDimSize(1) * parts ||
         (fwd && op.getResults()[0].getType() != x))
       return op.emitOpError() << "kernel '" << op.getName()
-                           << "' needs x [b, s, h] and a position table [P, "
-                              "h] with a row for each of the s x "
-                           << parts << " positions";
+                              << "' needs x [b, s, h] and a position table [P, "
+                                 "h] with a row for each of the s x "
+                              << parts << " positions";
   }
-  if (op.getKind() == KernelKind::SelectToken || op.getKind() == KernelKind::SelectTokenBwd) {
+  if (op.getKind() == KernelKind::SelectToken ||
+      op.getKind() == KernelKind::SelectTokenBwd) {
     // One position of the whole sequence, picked from [batch, seq, h]
     // (the local block, after pos_axis and seq_axis split it) into
     // [batch, h].
     bool fwd = op.getKind() == KernelKind::SelectToken;
-    auto x = dyn_cast<RankedTensorType>(
-        fwd ? op.getInputs()[0].getType() : op.getResults()[0].getType());
-    auto rows = dyn_cast<RankedTensorType>(
-        fwd ? op.getResults()[0].getType() : op.getInputs()[0].getType());
+    auto x = dyn_cast<RankedTensorType>(fwd ? op.getInputs()[0].getType()
+                                            : op.getResults()[0].getType());
+    auto rows = dyn_cast<RankedTensorType>(fwd ? op.getResults()[0].getType()
+                                               : op.getInputs()[0].getType());
     auto index = config.getAs<IntegerAttr>("index");
     ProgramOp program = getProgram(op);
     int64_t parts = 1;
@@ -1082,9 +1094,9 @@ static LogicalResult verifyTokenViewKernel(KernelOp op) {
         x.getDimSize(2) != rows.getDimSize(1) || !index ||
         index.getInt() < 0 || index.getInt() >= x.getDimSize(1) * parts)
       return op.emitOpError() << "kernel '" << op.getName()
-                           << "' needs [batch, seq, h] and [batch, h] "
-                              "tensors and an integer index inside the "
-                              "whole sequence";
+                              << "' needs [batch, seq, h] and [batch, h] "
+                                 "tensors and an integer index inside the "
+                                 "whole sequence";
   }
   return success();
 }
@@ -1092,23 +1104,23 @@ static LogicalResult verifyTokenViewKernel(KernelOp op) {
 /// Dropout: rate, site and the global positions its mask is drawn over.
 static LogicalResult verifyDropoutKernel(KernelOp op) {
   DictionaryAttr config = op.getConfigAttr();
-  if (op.getKind() == KernelKind::Dropout || op.getKind() == KernelKind::DropoutBwd) {
+  if (op.getKind() == KernelKind::Dropout ||
+      op.getKind() == KernelKind::DropoutBwd) {
     auto rate = config.getAs<FloatAttr>("rate");
     auto site = config.getAs<IntegerAttr>("site");
     auto seq = config.getAs<IntegerAttr>("seq_len");
     auto features = config.getAs<IntegerAttr>("features");
     auto t = cast<RankedTensorType>(op.getInputs()[0].getType());
     if (!rate || rate.getValueAsDouble() <= 0.0 ||
-        rate.getValueAsDouble() >= 1.0 || !site || site.getInt() < 0 ||
-        !seq || !features || t.getRank() != 3 ||
-        seq.getInt() < t.getDimSize(1) ||
+        rate.getValueAsDouble() >= 1.0 || !site || site.getInt() < 0 || !seq ||
+        !features || t.getRank() != 3 || seq.getInt() < t.getDimSize(1) ||
         features.getInt() < t.getDimSize(2) ||
         op.getInputs()[0].getType() != op.getResults()[0].getType())
       return op.emitOpError() << "kernel '" << op.getName()
-                           << "' needs a float rate in (0, 1), an integer "
-                              "site >= 0, a [batch, seq, features] input "
-                              "of the result's type and global seq_len and "
-                              "features at least the local ones";
+                              << "' needs a float rate in (0, 1), an integer "
+                                 "site >= 0, a [batch, seq, features] input "
+                                 "of the result's type and global seq_len and "
+                                 "features at least the local ones";
     // The global sizes must be what the axes split: positions over
     // pos_axis (cp chunks: the emitter offsets by the program's local
     // sequence length) and seq_axis, features over feature_axis.
@@ -1120,21 +1132,21 @@ static LogicalResult verifyDropoutKernel(KernelOp op) {
     auto pos = config.getAs<StringAttr>("pos_axis");
     if (pos && pos.getValue() != "cp")
       return op.emitOpError() << "kernel '" << op.getName()
-                           << "' config 'pos_axis' must be \"cp\"";
+                              << "' config 'pos_axis' must be \"cp\"";
     int64_t wantSeq =
         t.getDimSize(1) * axisParts("pos_axis") * axisParts("seq_axis");
     int64_t wantF = t.getDimSize(2) * axisParts("feature_axis");
     if (seq.getInt() != wantSeq || features.getInt() != wantF)
-      return op.emitOpError() << "kernel '" << op.getName()
-                           << "' has global seq_len " << seq.getInt()
-                           << " and features " << features.getInt()
-                           << ", but its block and axes make " << wantSeq
-                           << " and " << wantF;
+      return op.emitOpError()
+             << "kernel '" << op.getName() << "' has global seq_len "
+             << seq.getInt() << " and features " << features.getInt()
+             << ", but its block and axes make " << wantSeq << " and " << wantF;
   }
   return success();
 }
 
-/// Mixture-of-experts kernels: experts, top-k, router options and weight shapes.
+/// Mixture-of-experts kernels: experts, top-k, router options and weight
+/// shapes.
 static LogicalResult verifyMoEKernel(KernelOp op) {
   DictionaryAttr config = op.getConfigAttr();
   if (isMoEKernel(op.getKind())) {
@@ -1144,20 +1156,20 @@ static LogicalResult verifyMoEKernel(KernelOp op) {
     if (!experts || !topK || experts.getInt() < 1 || topK.getInt() < 1 ||
         topK.getInt() > experts.getInt())
       return op.emitOpError() << "kernel '" << op.getName()
-                           << "' needs integer experts >= top_k >= 1";
+                              << "' needs integer experts >= top_k >= 1";
     if (!act || !llvm::is_contained(
                     {"gelu", "gelu_tanh", "silu", "relu"}, act.getValue()))
       return op.emitOpError() << "kernel '" << op.getName()
-                           << "' needs activation gelu, gelu_tanh, silu or "
-                              "relu";
+                              << "' needs activation gelu, gelu_tanh, silu or "
+                                 "relu";
     if (Attribute lim = config.get("swiglu_limit")) {
       auto f = dyn_cast<FloatAttr>(lim);
       if (!f || !(f.getValueAsDouble() > 0.0) ||
           !std::isfinite(f.getValueAsDouble()) || !config.get("gated") ||
           act.getValue() != "silu")
         return op.emitOpError() << "kernel '" << op.getName()
-                             << "' needs a positive float swiglu_limit on "
-                                "gated silu experts";
+                                << "' needs a positive float swiglu_limit on "
+                                   "gated silu experts";
     }
     // DeepSeek-V3's router: groups dividing the experts, the top-k inside
     // the chosen groups, a positive scale.
@@ -1178,11 +1190,11 @@ static LogicalResult verifyMoEKernel(KernelOp op) {
       if (!f || !(f.getValueAsDouble() > 0.0) ||
           !std::isfinite(f.getValueAsDouble()))
         return op.emitOpError() << "kernel '" << op.getName()
-                             << "' needs a positive float routed_scale";
+                                << "' needs a positive float routed_scale";
     }
     if (config.get("sigmoid") && !isa<UnitAttr>(config.get("sigmoid")))
-      return op.emitOpError() << "kernel '" << op.getName()
-                           << "': sigmoid is a unit attribute";
+      return op.emitOpError()
+             << "kernel '" << op.getName() << "': sigmoid is a unit attribute";
     if (hasSelectionBias(op.getKind())) {
       // The selection bias: one value per expert, after x / dgate, x (and
       // dy first in the experts' backward) and the router.
@@ -1190,14 +1202,14 @@ static LogicalResult verifyMoEKernel(KernelOp op) {
       auto sb = cast<RankedTensorType>(op.getInputs()[at].getType());
       if (sb.getRank() != 1 || sb.getDimSize(0) != experts.getInt())
         return op.emitOpError() << "kernel '" << op.getName()
-                             << "' needs a selection bias of one value per "
-                                "expert";
+                                << "' needs a selection bias of one value per "
+                                   "expert";
       if (op.getKind() == KernelKind::MoeRouterSelectedBwd &&
           op.getResults()[2].getType() != sb)
         return op.emitOpError() << "kernel '" << op.getName()
-                             << "': its third result, the expert load, "
-                                "needs the selection bias's type "
-                             << sb;
+                                << "': its third result, the expert load, "
+                                   "needs the selection bias's type "
+                                << sb;
     }
     if (hasExpertBiases(op.getKind())) {
       // Bias shapes: router bias [experts]; b_in [local experts, w_in's
@@ -1219,19 +1231,19 @@ static LogicalResult verifyMoEKernel(KernelOp op) {
       }
       if (!ok)
         return op.emitOpError() << "kernel '" << op.getName()
-                             << "' needs a router bias of one value per "
-                                "expert and expert biases [experts, w_in "
-                                "columns] and [experts, hidden]";
+                                << "' needs a router bias of one value per "
+                                   "expert and expert biases [experts, w_in "
+                                   "columns] and [experts, hidden]";
     }
   }
   return success();
 }
 
 LogicalResult KernelOp::verify() {
-  for (auto check : {verifyKernelTable, verifyRecommenderKernel,
-                     verifyPositionalKernel, verifyAttentionKernel,
-                     verifyTokenViewKernel, verifyDropoutKernel,
-                     verifyMoEKernel})
+  for (auto check :
+       {verifyKernelTable, verifyRecommenderKernel, verifyPositionalKernel,
+        verifyAttentionKernel, verifyTokenViewKernel, verifyDropoutKernel,
+        verifyMoEKernel})
     if (failed(check(*this)))
       return failure();
   if (getKind() == KernelKind::Add || getKind() == KernelKind::Mul) {

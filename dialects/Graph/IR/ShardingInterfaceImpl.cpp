@@ -40,11 +40,12 @@ namespace {
 constexpr IteratorType kPar = IteratorType::parallel;
 constexpr IteratorType kRed = IteratorType::reduction;
 
-int64_t rankOf(Value v) { return cast<RankedTensorType>(v.getType()).getRank(); }
+int64_t rankOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getRank();
+}
 
 /// The map from `loops` loops to the tensor dimensions listed (loop indices).
-AffineMap loopMap(MLIRContext *ctx, unsigned loops,
-                  ArrayRef<unsigned> dims) {
+AffineMap loopMap(MLIRContext *ctx, unsigned loops, ArrayRef<unsigned> dims) {
   SmallVector<AffineExpr> exprs;
   for (unsigned d : dims)
     exprs.push_back(getAffineDimExpr(d, ctx));
@@ -160,10 +161,9 @@ LogicalResult mapResult(Operation *op, Value local, IRMapping &map) {
 /// parallel and the local op computes its own part.
 LogicalResult partitionLocally(Operation *op, ArrayRef<Value> operands,
                                ArrayRef<Sharding> resultShardings,
-                               const Splits &s, IRMapping &map,
-                               OpBuilder &b) {
-  Operation *local = buildLocal(
-      op, operands, {localResultType(op, 0, resultShardings, s)}, b);
+                               const Splits &s, IRMapping &map, OpBuilder &b) {
+  Operation *local =
+      buildLocal(op, operands, {localResultType(op, 0, resultShardings, s)}, b);
   return mapResult(op, local->getResult(0), map);
 }
 
@@ -173,11 +173,11 @@ LogicalResult partitionSummed(Operation *op, ArrayRef<Value> operands,
                               ArrayRef<Sharding> resultShardings,
                               const Splits &s, ArrayRef<unsigned> loops,
                               IRMapping &map, OpBuilder &b) {
-  Operation *partial = buildLocal(
-      op, operands, {localResultType(op, 0, resultShardings, s)}, b);
+  Operation *partial =
+      buildLocal(op, operands, {localResultType(op, 0, resultShardings, s)}, b);
   return mapResult(op,
-                   reduceOver(b, op->getLoc(), partial->getResult(0), s,
-                              loops, shard::ReductionKind::Sum),
+                   reduceOver(b, op->getLoc(), partial->getResult(0), s, loops,
+                              shard::ReductionKind::Sum),
                    map);
 }
 
@@ -196,12 +196,11 @@ template <typename Model, typename Op>
 struct Rule : public shard::ShardingInterface::ExternalModel<Model, Op> {
   LogicalResult partition(Operation *op, ArrayRef<Value> operands,
                           ArrayRef<Sharding> operandShardings,
-                          ArrayRef<Sharding> resultShardings,
-                          IRMapping &map, SymbolTableCollection &symbols,
-                          OpBuilder &b) const {
+                          ArrayRef<Sharding> resultShardings, IRMapping &map,
+                          SymbolTableCollection &symbols, OpBuilder &b) const {
     Splits s = splitsOf(op, operandShardings, resultShardings, symbols);
-    return static_cast<const Model *>(this)->local(
-        cast<Op>(op), operands, resultShardings, s, map, b);
+    return static_cast<const Model *>(this)->local(cast<Op>(op), operands,
+                                                   resultShardings, s, map, b);
   }
 };
 
@@ -250,8 +249,7 @@ struct LinearRule : ContractionRule<LinearRule, LinearOp> {
     // partial sum; the sum over the ranks that split k completes it, and
     // the bias is added once, after it.
     Type type = localResultType(op, 0, resultShardings, s);
-    Operation *partial =
-        buildLocal(op, {operands[0], operands[1]}, {type}, b);
+    Operation *partial = buildLocal(op, {operands[0], operands[1]}, {type}, b);
     Value y = reduceOver(b, op.getLoc(), partial->getResult(0), s, {k},
                          shard::ReductionKind::Sum);
     if (op.getBias()) {
@@ -339,8 +337,7 @@ struct AttentionRule : Rule<AttentionRule, AttentionOp> {
     const int64_t heads = op.getNumHeads(), kvHeads = op.getNumKvHeads();
     if (heads % ways != 0 || kvHeads % ways != 0)
       return refuse(op, Twine(heads) + " heads and " + Twine(kvHeads) +
-                            " kv heads do not split " + Twine(ways) +
-                            " ways");
+                            " kv heads do not split " + Twine(ways) + " ways");
     Operation *local = buildLocal(
         op, operands, {localResultType(op, 0, resultShardings, s)}, b);
     Builder attrs(op.getContext());
@@ -357,11 +354,12 @@ struct AttentionRule : Rule<AttentionRule, AttentionOp> {
 /// Loops: x's leading dimensions, h (the normalised features), g (a
 /// per-head gamma's features: q/k norms apply one gamma to every head, so
 /// heads may split while each head stays whole).
-template <typename Op>
-struct NormRule : Rule<NormRule<Op>, Op> {
+template <typename Op> struct NormRule : Rule<NormRule<Op>, Op> {
   static bool perHead(Op op) {
     return cast<RankedTensorType>(op->getOperand(1).getType()).getDimSize(0) !=
-           cast<RankedTensorType>(op->getOperand(0).getType()).getShape().back();
+           cast<RankedTensorType>(op->getOperand(0).getType())
+               .getShape()
+               .back();
   }
   SmallVector<IteratorType> getLoopIteratorTypes(Operation *op) const {
     SmallVector<IteratorType> t(rankOf(op->getOperand(0)) + 1, kPar);
@@ -388,13 +386,15 @@ struct NormRule : Rule<NormRule<Op>, Op> {
       return refuse(op, "it normalises whole rows and their features are "
                         "split");
     if (s.split(h)) {
-      const int64_t width =
-          cast<RankedTensorType>(op->getOperand(0).getType()).getShape().back() / s.ways(h);
-      const int64_t head = cast<RankedTensorType>(op->getOperand(1).getType()).getDimSize(0);
+      const int64_t width = cast<RankedTensorType>(op->getOperand(0).getType())
+                                .getShape()
+                                .back() /
+                            s.ways(h);
+      const int64_t head =
+          cast<RankedTensorType>(op->getOperand(1).getType()).getDimSize(0);
       if (width % head != 0)
-        return refuse(op, "its features split into parts of " +
-                              Twine(width) + ", not whole heads of " +
-                              Twine(head));
+        return refuse(op, "its features split into parts of " + Twine(width) +
+                              ", not whole heads of " + Twine(head));
     }
     return partitionLocally(op, operands, resultShardings, s, map, b);
   }
@@ -601,8 +601,8 @@ void mlir::trident::graph::registerShardingInterfaceModels(
     GeluOp::attachInterface<ElementwiseShardingInterface<GeluOp>>(*ctx);
     SiluOp::attachInterface<ElementwiseShardingInterface<SiluOp>>(*ctx);
     ReluOp::attachInterface<ElementwiseShardingInterface<ReluOp>>(*ctx);
-    SquaredReluOp::attachInterface<
-        ElementwiseShardingInterface<SquaredReluOp>>(*ctx);
+    SquaredReluOp::attachInterface<ElementwiseShardingInterface<SquaredReluOp>>(
+        *ctx);
     TanhOp::attachInterface<ElementwiseShardingInterface<TanhOp>>(*ctx);
     SwiGLUOp::attachInterface<ElementwiseShardingInterface<SwiGLUOp>>(*ctx);
     GeGLUOp::attachInterface<ElementwiseShardingInterface<GeGLUOp>>(*ctx);

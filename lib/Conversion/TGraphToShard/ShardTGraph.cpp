@@ -134,8 +134,8 @@ Outliner::paramSplit(ParamOp p) const {
     auto lin = dyn_cast<LinearOp>(use.getOwner());
     if (!lin)
       continue;
-    const bool weight = use.get() == lin.getWeight() &&
-                        use.getOperandNumber() == 1;
+    const bool weight =
+        use.get() == lin.getWeight() && use.getOperandNumber() == 1;
     switch (lin.getTpRole()) {
     case TpRole::Column:
     case TpRole::Vocab:
@@ -165,10 +165,9 @@ Outliner::argument(Operation *op, StringRef name,
     for (shard::GridAxis a : axes)
       ways *= a == dpAxis ? plan.dp : plan.tp;
     if (type.getDimSize(int64_t(dim)) % ways != 0)
-      return op->emitError()
-             << kPass << ": '" << name << "' dimension " << dim << " of size "
-             << type.getDimSize(int64_t(dim)) << " does not split " << ways
-             << " ways";
+      return op->emitError() << kPass << ": '" << name << "' dimension " << dim
+                             << " of size " << type.getDimSize(int64_t(dim))
+                             << " does not split " << ways << " ways";
   }
   Value arg = body.addArgument(type, op->getLoc());
   argNames.push_back(b.getDictionaryAttr(
