@@ -649,9 +649,6 @@ struct Worker {
       minGpus = std::min(minGpus, g.gpus());
       minNode = std::min(minNode, g.gpusPerNode);
     }
-    auto pinned = [](const std::optional<int64_t> &p, int64_t v) {
-      return !p || *p == v;
-    };
     Config C;
     C.variant = 0;
     ParallelConfig c;
@@ -1142,9 +1139,6 @@ void enumerate(Shared &sh, int32_t vi, const Evaluator &ev) {
     if (ok)
       tps.push_back(tp);
   }
-  auto pinned = [](const std::optional<int64_t> &p, int64_t v) {
-    return !p || *p == v;
-  };
   for (int64_t tp : tps) {
     if (!pin.admits(Axis::Tp, tp))
       continue;
@@ -1357,11 +1351,10 @@ bool rankedBefore(const Candidate &a, const Candidate &b) {
   return compareConfigs(a.config, b.config) < 0;
 }
 
-Result<SearchResult> searchPlans(const LayerProfile &profile,
-                                 const Cluster &cluster,
-                                 const SearchOptions &opt,
-                                 const EvalOptions &evalOpt) {
-  auto t0 = std::chrono::steady_clock::now();
+namespace {
+
+/// The search options' own bounds.
+Status checkOptions(const SearchOptions &opt) {
   if (opt.globalBatch <= 0)
     return Status::error("--global-batch must be positive, got " +
                          str(opt.globalBatch));
@@ -1383,17 +1376,14 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
   if (opt.objective == Objective::CostPerToken && opt.pricePerGpuHour <= 0)
     return Status::error("the cost-per-token objective needs "
                          "--price-per-gpu-hour");
+  return Status::ok();
+}
 
-  Result<Evaluator> base = Evaluator::create(profile, cluster, evalOpt);
-  if (!base)
-    return base.status();
-
-  Shared sh{profile, opt, evalOpt};
-  sh.sb = stateBytes(opt.precision, evalOpt);
-  sh.tokensPerStep = double(opt.globalBatch) * double(profile.seqLen);
-  initProfile(sh);
-
-  // Pins that cannot work on this cluster or model: input errors.
+/// Pins that cannot work on this cluster or model: input errors.
+Status checkPins(const Shared &sh, const Cluster &cluster) {
+  const SearchOptions &opt = sh.opt;
+  const LayerProfile &profile = sh.profile;
+  const EvalOptions &evalOpt = sh.evalOpt;
   const Pins &pin = opt.pins;
   int64_t total = cluster.totalGpus();
   if (auto tp = pin[Axis::Tp])
@@ -1432,8 +1422,16 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
   if (auto pp = pin[Axis::Pp]; pp && *pp > sh.numBlocks)
     return Status::error("--fix: pp=" + str(*pp) + " exceeds the " +
                          str(sh.numBlocks) + " layers of the model");
+  return Status::ok();
+}
 
-  // Cluster variants.
+/// The cluster variants (the heterogeneous groups' orders; with a price,
+/// fewer nodes) and an evaluator for each; `base` is the given cluster's.
+Status buildVariants(Shared &sh, const Cluster &cluster,
+                     const Evaluator &base) {
+  const SearchOptions &opt = sh.opt;
+  const LayerProfile &profile = sh.profile;
+  const EvalOptions &evalOpt = sh.evalOpt;
   {
     Variant v0;
     v0.cluster = cluster;
@@ -1475,7 +1473,7 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
   for (Variant &v : sh.variants) {
     v.objectiveScale = objectiveScale(opt, v.cluster, sh.tokensPerStep);
     if (&v == &sh.variants[0]) {
-      sh.evaluators.push_back(*base);
+      sh.evaluators.push_back(base);
       continue;
     }
     Result<Evaluator> e = Evaluator::create(profile, v.cluster, evalOpt);
@@ -1483,29 +1481,12 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
       return e.status();
     sh.evaluators.push_back(std::move(*e));
   }
+  return Status::ok();
+}
 
-  // Phase 1: enumerate.
-  for (size_t vi = 0; vi < sh.variants.size(); ++vi)
-    enumerate(sh, int32_t(vi), sh.evaluators[vi]);
-  if (sh.configs.empty())
-    return Status::error(
-        sh.axesRefusal.empty()
-            ? whyNoConfig(sh, sh.evaluators[0])
-            : "no configuration is accepted; the first refused: " +
-                  sh.axesRefusal);
-
-  // Phase 2: the distinct per-layer cost keys, probed in parallel.
-  for (Config &C : sh.configs)
-    C.keyIndex = addKeys(sh, C);
-  int64_t threads = opt.threads > 0
-                        ? opt.threads
-                        : std::max<int64_t>(1, std::thread::hardware_concurrency());
-  SearchResult result;
-  result.stats.threads = threads;
-  if (Status s = probeAll(sh, cluster, threads, result.stats.probes); !s)
-    return s;
-
-  // Lower bounds and the visiting order.
+/// Each family's lower bound on its objective, and the visiting order:
+/// the least bound first.
+void orderByBound(Shared &sh) {
   for (Config &C : sh.configs) {
     const Variant &var = sh.variants[size_t(C.variant)];
     const ParallelConfig &c = C.cfg;
@@ -1535,10 +1516,15 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
                 return a.variant < b.variant;
               return compareConfigs(a.cfg, b.cfg) < 0;
             });
-  result.stats.configurations = sh.members;
+}
 
-  // Phase 3: partition, evaluate, rank.
-  std::vector<std::unique_ptr<Worker>> workers;
+/// Phase 3 on `threads` threads: each worker takes the next family in
+/// bound order, partitions, evaluates and offers it, until the bound of
+/// the rest passes the K-th best; then the data shares of heterogeneous
+/// clusters on one thread.
+Status runWorkers(Shared &sh, int64_t threads,
+                  std::vector<std::unique_ptr<Worker>> &workers) {
+  const SearchOptions &opt = sh.opt;
   for (int64_t t = 0; t < threads; ++t)
     workers.push_back(std::make_unique<Worker>(sh));
   std::vector<Status> errors(static_cast<size_t>(threads));
@@ -1585,7 +1571,15 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
       return s;
   if (opt.progress)
     opt.progress(1.0);
+  return Status::ok();
+}
 
+/// The workers' statistics, the best refused plan, the explored points
+/// and the ranking, into `result`.
+void collectResults(Shared &sh,
+                    std::vector<std::unique_ptr<Worker>> &workers,
+                    SearchResult &result) {
+  const SearchOptions &opt = sh.opt;
   for (auto &w : workers) {
     SearchStats &s = w->stats;
     result.stats.prunedByBound += s.prunedByBound;
@@ -1635,7 +1629,18 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
     result.clusters.push_back(v.cluster);
     result.clusterNotes.push_back(v.note);
   }
+}
 
+/// When no plan is ranked: why (every fitting plan refused, or the
+/// closest miss) and what would make the closest fit.
+Status explainNoFit(Shared &sh, const Cluster &cluster,
+                    std::vector<std::unique_ptr<Worker>> &workers,
+                    SearchResult &result) {
+  const SearchOptions &opt = sh.opt;
+  const LayerProfile &profile = sh.profile;
+  const EvalOptions &evalOpt = sh.evalOpt;
+  const Pins &pin = opt.pins;
+  const int64_t total = cluster.totalGpus();
   if (result.top.empty() && result.bestRejected) {
     // Plans fit, but SearchOptions::accept refused every one: say why for
     // the best of them.
@@ -1748,6 +1753,63 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
     }
     result.noFit = std::move(nf);
   }
+  return Status::ok();
+}
+
+} // namespace
+
+Result<SearchResult> searchPlans(const LayerProfile &profile,
+                                 const Cluster &cluster,
+                                 const SearchOptions &opt,
+                                 const EvalOptions &evalOpt) {
+  auto t0 = std::chrono::steady_clock::now();
+  if (Status s = checkOptions(opt); !s)
+    return s;
+  Result<Evaluator> base = Evaluator::create(profile, cluster, evalOpt);
+  if (!base)
+    return base.status();
+
+  Shared sh{profile, opt, evalOpt};
+  sh.sb = stateBytes(opt.precision, evalOpt);
+  sh.tokensPerStep = double(opt.globalBatch) * double(profile.seqLen);
+  initProfile(sh);
+  if (Status s = checkPins(sh, cluster); !s)
+    return s;
+  if (Status s = buildVariants(sh, cluster, *base); !s)
+    return s;
+
+  // Phase 1: enumerate.
+  for (size_t vi = 0; vi < sh.variants.size(); ++vi)
+    enumerate(sh, int32_t(vi), sh.evaluators[vi]);
+  if (sh.configs.empty())
+    return Status::error(
+        sh.axesRefusal.empty()
+            ? whyNoConfig(sh, sh.evaluators[0])
+            : "no configuration is accepted; the first refused: " +
+                  sh.axesRefusal);
+
+  // Phase 2: the distinct per-layer cost keys, probed in parallel.
+  for (Config &C : sh.configs)
+    C.keyIndex = addKeys(sh, C);
+  int64_t threads = opt.threads > 0
+                        ? opt.threads
+                        : std::max<int64_t>(1, std::thread::hardware_concurrency());
+  SearchResult result;
+  result.stats.threads = threads;
+  if (Status s = probeAll(sh, cluster, threads, result.stats.probes); !s)
+    return s;
+
+  orderByBound(sh);
+  result.stats.configurations = sh.members;
+
+  // Phase 3: partition, evaluate, rank.
+  std::vector<std::unique_ptr<Worker>> workers;
+  if (Status s = runWorkers(sh, threads, workers); !s)
+    return s;
+  collectResults(sh, workers, result);
+  if (result.top.empty())
+    if (Status s = explainNoFit(sh, cluster, workers, result); !s)
+      return s;
   result.stats.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
           .count();
