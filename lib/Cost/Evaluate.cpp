@@ -860,47 +860,39 @@ Status Evaluator::checkFinite(const ParallelConfig &c,
   return Status::ok();
 }
 
-Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
-  if (Status s = validate(c); !s)
-    return s;
-  if (!c.dataShares.empty())
-    return evaluateShares(c, out);
-  out.crossGroupSyncSeconds = 0;
-  out.shareSeconds.clear();
+/// What the parts of one evaluation share: the configuration, the options
+/// and the sizes and bytes derived from them.
+struct Evaluator::Frame {
+  const ParallelConfig &c;
+  const EvalOptions &o;
+  int64_t p, v, G, m, etp, stageGpus, dpcp, edp;
+  bool mixed;
+  double weightBytes, gradBytes, optBytes;
+  /// One point-to-point activation message between stages.
+  double msgBytes;
+};
+
+/// The gradient synchronisation, optimizer and parameter gathers that
+/// follow the pipeline, per step (the slowest stage's).
+struct Evaluator::StepSums {
+  double exposedGrad = 0, paramGather = 0, optimizer = 0;
+};
+
+/// Per model chunk: forward and backward times, exposed and hidden
+/// communication, saved activations; per stage: parameter elements and the
+/// largest layer, then the weight, gradient and optimizer bytes.
+void Evaluator::chunkCosts(const Frame &f, Evaluation &out) {
+  [[maybe_unused]] const ParallelConfig &c = f.c;
+  [[maybe_unused]] const EvalOptions &o = f.o;
+  [[maybe_unused]] const int64_t p = f.p, v = f.v, G = f.G, m = f.m,
+                                 etp = f.etp, stageGpus = f.stageGpus,
+                                 dpcp = f.dpcp, edp = f.edp;
+  [[maybe_unused]] const bool mixed = f.mixed;
+  [[maybe_unused]] const double weightBytes = f.weightBytes,
+                                gradBytes = f.gradBytes,
+                                optBytes = f.optBytes, msgBytes = f.msgBytes;
   Impl &im = *impl_;
-  const EvalOptions &o = options_;
-  const int64_t p = c.pp, v = c.vpp, G = p * v;
-  const int64_t m = c.globalBatch / (c.dp * c.microBatch);
-  const int64_t etp = c.etp == 0 ? c.tp : c.etp;
-  const int64_t stageGpus = c.dp * c.tp * c.cp;
-  const int64_t dpcp = c.dp * c.cp;
-  const int64_t edp = std::max<int64_t>(1, c.dp * c.cp * c.tp / (c.ep * etp));
-  const ScheduleKind kind = c.scheduleKind();
-  const bool mixed = c.precision != DType::F32;
-  const StateBytesPerParam state = stateBytesPerParam(c.precision, o);
-  const double weightBytes = state.weight;
-  const double gradBytes = state.gradient;
-  const double optBytes = state.optimizer;
-  const DType actType = activationDtype(c.precision);
-  const double actBytes = double(dtypeBytes(actType));
-
-  // --- schedule ---
-  if (!im.haveSched || im.schedKind != kind || im.schedP != p ||
-      im.schedM != m || im.schedV != v) {
-    Result<ScheduleCache::Entry> e = ScheduleCache::global().get(kind, p, m, v);
-    if (!e)
-      return Status::error("config: schedule: " + e.message());
-    im.sched = *e;
-    im.haveSched = true;
-    im.schedKind = kind, im.schedP = p, im.schedM = m, im.schedV = v;
-  }
-  const CompiledSchedule &sched = *im.sched;
-
-  // --- stage -> node group ---
-  im.stageGroup.resize(size_t(p));
-  for (int64_t s = 0; s < p; ++s)
-    im.stageGroup[size_t(s)] = cluster_.groupOfGpu(s * stageGpus);
-
+  [[maybe_unused]] PipelineCosts &pc = im.costs;
   // --- per-layer times for each group in use (cached by axes) ---
   auto layerTable = [&](int64_t nodeGroup) -> const std::vector<LayerTimes> & {
     Axes key{nodeGroup, c.tp, c.cp, c.ep, etp, c.microBatch,
@@ -941,12 +933,7 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
     }
   }
 
-  out.stages.resize(size_t(p));
-  for (StageBreakdown &st : out.stages)
-    st = StageBreakdown{};
-
   // --- chunk durations, memory and parameters ---
-  PipelineCosts &pc = im.costs;
   pc.forwardSeconds.assign(size_t(G), 0.0);
   pc.backwardSeconds.assign(size_t(G), 0.0);
   pc.overlapP2P = o.overlapP2P;
@@ -1065,6 +1052,22 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
     st.optimizerSeconds = expert; // stash
   }
 
+}
+
+/// ZeRO-3's parameter gathers and gradient scatters per micro-batch, and
+/// the point-to-point transfers between stages.
+void Evaluator::communicationCosts(const Frame &f, Evaluation &out) {
+  [[maybe_unused]] const ParallelConfig &c = f.c;
+  [[maybe_unused]] const EvalOptions &o = f.o;
+  [[maybe_unused]] const int64_t p = f.p, v = f.v, G = f.G, m = f.m,
+                                 etp = f.etp, stageGpus = f.stageGpus,
+                                 dpcp = f.dpcp, edp = f.edp;
+  [[maybe_unused]] const bool mixed = f.mixed;
+  [[maybe_unused]] const double weightBytes = f.weightBytes,
+                                gradBytes = f.gradBytes,
+                                optBytes = f.optBytes, msgBytes = f.msgBytes;
+  Impl &im = *impl_;
+  [[maybe_unused]] PipelineCosts &pc = im.costs;
   // --- ZeRO-3: parameter gathers and gradient scatters per micro-batch ---
   if (c.zeroStage == 3 && (dpcp > 1 || edp > 1)) {
     for (int64_t g = 0; g < G; ++g) {
@@ -1102,9 +1105,6 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
   }
 
   // --- p2p between stages ---
-  double msgBytes = double(profile_.seqLen) / double(c.cp) *
-                    double(c.microBatch) * double(profile_.hidden) * actBytes /
-                    double(c.tp);
   int64_t boundaries = p > 1 ? (v > 1 ? p : p - 1) : 0;
   pc.p2pSeconds.assign(size_t(boundaries), 0.0);
   for (int64_t b = 0; b < boundaries; ++b) {
@@ -1128,17 +1128,30 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
     pc.p2pSeconds[size_t(b)] = t;
   }
 
-  // --- simulate ---
-  im.stageIdle.assign(size_t(p), 0.0);
-  Result<MakespanResult> sim =
-      simulateMakespan(sched, pc, im.ws, std::span<double>(im.stageIdle));
-  if (!sim)
-    return Status::error("simulation: " + sim.message());
-  const double makespan = sim->makespanSeconds;
-  const std::vector<int32_t> &inflight = sched.peakInFlight();
+}
 
+/// Per stage: the data-parallel gradient sums and what they expose, the
+/// optimizer step, the step's exposed, hidden and compute time, and the
+/// memory at the peak of micro-batches in flight.
+Evaluator::StepSums Evaluator::syncAndMemory(const Frame &f,
+                                             const std::vector<int32_t> &inflight,
+                                             Evaluation &out) {
+  [[maybe_unused]] const ParallelConfig &c = f.c;
+  [[maybe_unused]] const EvalOptions &o = f.o;
+  [[maybe_unused]] const int64_t p = f.p, v = f.v, G = f.G, m = f.m,
+                                 etp = f.etp, stageGpus = f.stageGpus,
+                                 dpcp = f.dpcp, edp = f.edp;
+  [[maybe_unused]] const bool mixed = f.mixed;
+  [[maybe_unused]] const double weightBytes = f.weightBytes,
+                                gradBytes = f.gradBytes,
+                                optBytes = f.optBytes, msgBytes = f.msgBytes;
+  Impl &im = *impl_;
+  [[maybe_unused]] PipelineCosts &pc = im.costs;
+  std::vector<double> &chunkAct = im.chunkAct;
+  StepSums sums;
   // --- DP gradient synchronisation, optimizer, memory per stage ---
-  double exposedGrad = 0, paramGather = 0, optimizer = 0;
+  double &exposedGrad = sums.exposedGrad, &paramGather = sums.paramGather,
+         &optimizer = sums.optimizer;
   double slack = 0; // how long before the end stage s finishes
   for (int64_t s = 0; s < p; ++s) {
     StageBreakdown &st = out.stages[size_t(s)];
@@ -1230,6 +1243,76 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
     double hop = s < int64_t(pc.p2pSeconds.size()) ? pc.p2pSeconds[size_t(s)] : 0;
     slack += chunk0Bwd + hop;
   }
+
+  return sums;
+}
+
+Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
+  if (Status s = validate(c); !s)
+    return s;
+  if (!c.dataShares.empty())
+    return evaluateShares(c, out);
+  out.crossGroupSyncSeconds = 0;
+  out.shareSeconds.clear();
+  Impl &im = *impl_;
+  const EvalOptions &o = options_;
+  const int64_t p = c.pp, v = c.vpp, G = p * v;
+  const int64_t m = c.globalBatch / (c.dp * c.microBatch);
+  const int64_t etp = c.etp == 0 ? c.tp : c.etp;
+  const int64_t stageGpus = c.dp * c.tp * c.cp;
+  const int64_t dpcp = c.dp * c.cp;
+  const int64_t edp = std::max<int64_t>(1, c.dp * c.cp * c.tp / (c.ep * etp));
+  const ScheduleKind kind = c.scheduleKind();
+  const bool mixed = c.precision != DType::F32;
+  const StateBytesPerParam state = stateBytesPerParam(c.precision, o);
+  const double weightBytes = state.weight;
+  const double gradBytes = state.gradient;
+  const double optBytes = state.optimizer;
+  const DType actType = activationDtype(c.precision);
+  const double actBytes = double(dtypeBytes(actType));
+
+  // --- schedule ---
+  if (!im.haveSched || im.schedKind != kind || im.schedP != p ||
+      im.schedM != m || im.schedV != v) {
+    Result<ScheduleCache::Entry> e = ScheduleCache::global().get(kind, p, m, v);
+    if (!e)
+      return Status::error("config: schedule: " + e.message());
+    im.sched = *e;
+    im.haveSched = true;
+    im.schedKind = kind, im.schedP = p, im.schedM = m, im.schedV = v;
+  }
+  const CompiledSchedule &sched = *im.sched;
+
+  // --- stage -> node group ---
+  im.stageGroup.resize(size_t(p));
+  for (int64_t s = 0; s < p; ++s)
+    im.stageGroup[size_t(s)] = cluster_.groupOfGpu(s * stageGpus);
+
+  const Frame f{c,         o,          p,          v,
+                G,         m,          etp,        stageGpus,
+                dpcp,      edp,        mixed,      weightBytes,
+                gradBytes, optBytes,
+                // One activation message between stages.
+                double(profile_.seqLen) / double(c.cp) * double(c.microBatch) *
+                    double(profile_.hidden) * actBytes / double(c.tp)};
+  out.stages.resize(size_t(p));
+  for (StageBreakdown &st : out.stages)
+    st = StageBreakdown{};
+  chunkCosts(f, out);
+  communicationCosts(f, out);
+  PipelineCosts &pc = im.costs;
+
+  // --- simulate ---
+  im.stageIdle.assign(size_t(p), 0.0);
+  Result<MakespanResult> sim =
+      simulateMakespan(sched, pc, im.ws, std::span<double>(im.stageIdle));
+  if (!sim)
+    return Status::error("simulation: " + sim.message());
+  const double makespan = sim->makespanSeconds;
+  const std::vector<int32_t> &inflight = sched.peakInFlight();
+  const StepSums sums = syncAndMemory(f, inflight, out);
+  const double exposedGrad = sums.exposedGrad, paramGather = sums.paramGather,
+               optimizer = sums.optimizer;
 
   // --- tied embedding: the first and last stage sum its gradient ---
   // Megatron-LM all-reduces the shared vocabulary matrix over the embedding

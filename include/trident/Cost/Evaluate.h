@@ -263,6 +263,13 @@ private:
   Status finishTotals(const ParallelConfig &cfg, double recomputedFlops,
                       Evaluation &out) const;
   Status checkFinite(const ParallelConfig &cfg, const Evaluation &out) const;
+  /// The parts of evaluate() (Evaluate.cpp).
+  struct Frame;
+  struct StepSums;
+  void chunkCosts(const Frame &f, Evaluation &out);
+  void communicationCosts(const Frame &f, Evaluation &out);
+  StepSums syncAndMemory(const Frame &f, const std::vector<int32_t> &inflight,
+                         Evaluation &out);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -216,7 +216,7 @@ LogicalResult Outliner::cloneBlock(Block &block, StringRef prefix) {
       SmallVector<Value> carried;
       for (Value v : r.getInits())
         carried.push_back(map.lookup(v));
-      for (int64_t i = 0; i < r.getCount(); ++i) {
+      for (int64_t i = 0; i < int64_t(r.getCount()); ++i) {
         for (auto [arg, v] : llvm::zip(body.getArguments(), carried))
           map.map(arg, v);
         std::string inner = prefix.str() + iterationPrefix(r, i);
