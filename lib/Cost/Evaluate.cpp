@@ -882,15 +882,8 @@ struct Evaluator::StepSums {
 /// communication, saved activations; per stage: parameter elements and the
 /// largest layer, then the weight, gradient and optimizer bytes.
 void Evaluator::chunkCosts(const Frame &f, Evaluation &out) {
-  [[maybe_unused]] const ParallelConfig &c = f.c;
-  [[maybe_unused]] const EvalOptions &o = f.o;
-  [[maybe_unused]] const int64_t p = f.p, v = f.v, G = f.G, m = f.m,
-                                 etp = f.etp, stageGpus = f.stageGpus,
-                                 dpcp = f.dpcp, edp = f.edp;
-  [[maybe_unused]] const bool mixed = f.mixed;
-  [[maybe_unused]] const double weightBytes = f.weightBytes,
-                                gradBytes = f.gradBytes,
-                                optBytes = f.optBytes, msgBytes = f.msgBytes;
+  [[maybe_unused]] auto &[c, o, p, v, G, m, etp, stageGpus, dpcp, edp, mixed,
+                          weightBytes, gradBytes, optBytes, msgBytes] = f;
   Impl &im = *impl_;
   [[maybe_unused]] PipelineCosts &pc = im.costs;
   // --- per-layer times for each group in use (cached by axes) ---
@@ -1057,15 +1050,8 @@ void Evaluator::chunkCosts(const Frame &f, Evaluation &out) {
 /// ZeRO-3's parameter gathers and gradient scatters per micro-batch, and
 /// the point-to-point transfers between stages.
 void Evaluator::communicationCosts(const Frame &f, Evaluation &out) {
-  [[maybe_unused]] const ParallelConfig &c = f.c;
-  [[maybe_unused]] const EvalOptions &o = f.o;
-  [[maybe_unused]] const int64_t p = f.p, v = f.v, G = f.G, m = f.m,
-                                 etp = f.etp, stageGpus = f.stageGpus,
-                                 dpcp = f.dpcp, edp = f.edp;
-  [[maybe_unused]] const bool mixed = f.mixed;
-  [[maybe_unused]] const double weightBytes = f.weightBytes,
-                                gradBytes = f.gradBytes,
-                                optBytes = f.optBytes, msgBytes = f.msgBytes;
+  [[maybe_unused]] auto &[c, o, p, v, G, m, etp, stageGpus, dpcp, edp, mixed,
+                          weightBytes, gradBytes, optBytes, msgBytes] = f;
   Impl &im = *impl_;
   [[maybe_unused]] PipelineCosts &pc = im.costs;
   // --- ZeRO-3: parameter gathers and gradient scatters per micro-batch ---
@@ -1136,15 +1122,8 @@ void Evaluator::communicationCosts(const Frame &f, Evaluation &out) {
 Evaluator::StepSums Evaluator::syncAndMemory(const Frame &f,
                                              const std::vector<int32_t> &inflight,
                                              Evaluation &out) {
-  [[maybe_unused]] const ParallelConfig &c = f.c;
-  [[maybe_unused]] const EvalOptions &o = f.o;
-  [[maybe_unused]] const int64_t p = f.p, v = f.v, G = f.G, m = f.m,
-                                 etp = f.etp, stageGpus = f.stageGpus,
-                                 dpcp = f.dpcp, edp = f.edp;
-  [[maybe_unused]] const bool mixed = f.mixed;
-  [[maybe_unused]] const double weightBytes = f.weightBytes,
-                                gradBytes = f.gradBytes,
-                                optBytes = f.optBytes, msgBytes = f.msgBytes;
+  [[maybe_unused]] auto &[c, o, p, v, G, m, etp, stageGpus, dpcp, edp, mixed,
+                          weightBytes, gradBytes, optBytes, msgBytes] = f;
   Impl &im = *impl_;
   [[maybe_unused]] PipelineCosts &pc = im.costs;
   std::vector<double> &chunkAct = im.chunkAct;

@@ -38,6 +38,11 @@ inline void check(bool cond, const char *fn, const std::string &message) {
     fail(fn, message);
 }
 std::string shapeToString(const std::vector<int64_t> &shape);
+/// `a` and `b` hold as many elements.
+inline void sameNumel(const Tensor &a, const Tensor &b, const char *fn) {
+  check(a.numel() == b.numel(), fn,
+        "sizes differ: " + a.shapeString() + " vs " + b.shapeString());
+}
 
 /// The blocked dimension of a shard (ShardBlocks), -1 for none, after
 /// checking that both extents hold `count` blocks. Shared by initParam and
@@ -287,6 +292,20 @@ inline void checkAttention(const Tensor &out, const Tensor &probs,
           fn, "attention dropout needs the whole sequence's keys and the "
               "local heads and queries inside the global ones");
   }
+}
+/// attentionBackward's tensors: the forward's (dout in place of out),
+/// the sinks' gradient, and dq, dk, dv sized like q, k, v.
+inline void checkAttentionBackward(const Tensor &dq, const Tensor &dk,
+                                   const Tensor &dv, const Tensor &dsinks,
+                                   const Tensor &dout, const Tensor &q,
+                                   const Tensor &k, const Tensor &v,
+                                   const Tensor &probs, const AttentionDims &d,
+                                   const char *fn) {
+  checkAttention(dout, probs, q, k, v, d, fn);
+  checkSinks(dsinks, d, fn);
+  sameNumel(dq, q, fn);
+  sameNumel(dk, k, fn);
+  sameNumel(dv, v, fn);
 }
 
 /// The real vocabulary of a vocab-parallel cross-entropy whose shards

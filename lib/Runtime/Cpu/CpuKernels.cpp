@@ -27,10 +27,7 @@ using CMapM = Eigen::Map<const RowMat>;
 using Strided = Eigen::Map<RowMat, 0, Eigen::OuterStride<>>;
 using CStrided = Eigen::Map<const RowMat, 0, Eigen::OuterStride<>>;
 
-void sameNumel(const Tensor &a, const Tensor &b, const char *fn) {
-  check(a.numel() == b.numel(), fn,
-        "sizes differ: " + a.shapeString() + " vs " + b.shapeString());
-}
+using detail::sameNumel;
 
 /// Rows of `t` seen as [rows, cols].
 int64_t rowsOf(const Tensor &t, int64_t cols, const char *fn,
@@ -926,11 +923,8 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
                        const Tensor &v, const Tensor &probs,
                        const AttentionDims &d) {
   const char *fn = "attentionBackward";
-  detail::checkAttention(dout, probs, q, k, v, d, fn);
-  detail::checkSinks(dsinks, d, fn);
-  sameNumel(dq, q, fn);
-  sameNumel(dk, k, fn);
-  sameNumel(dv, v, fn);
+  detail::checkAttentionBackward(dq, dk, dv, dsinks, dout, q, k, v, probs, d,
+                                 fn);
   zero(dk);
   zero(dv);
   std::vector<double> dsink(dsinks.defined() ? d.heads : 0, 0.0);

@@ -56,10 +56,7 @@ unsigned rowThreads(int64_t cols) {
 
 void launched(const char *fn) { cuda::check(cudaGetLastError(), fn); }
 
-void sameNumel(const Tensor &a, const Tensor &b, const char *fn) {
-  check(a.numel() == b.numel(), fn,
-        "sizes differ: " + a.shapeString() + " vs " + b.shapeString());
-}
+using detail::sameNumel;
 
 int64_t rowsOf(const Tensor &t, int64_t cols, const char *fn,
                const char *what) {
@@ -1490,11 +1487,8 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
                        const Tensor &v, const Tensor &probs,
                        const AttentionDims &d) {
   const char *fn = "attentionBackward";
-  detail::checkAttention(dout, probs, q, k, v, d, fn);
-  detail::checkSinks(dsinks, d, fn);
-  sameNumel(dq, q, fn);
-  sameNumel(dk, k, fn);
-  sameNumel(dv, v, fn);
+  detail::checkAttentionBackward(dq, dk, dv, dsinks, dout, q, k, v, probs, d,
+                                 fn);
   zero(dk);
   zero(dv);
   const bool sinks = dsinks.defined();
