@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "trident/Hardware/Gpu.h"
+#include "trident/Hardware/Fitted.h"
 
 #include <algorithm>
 #include <array>
@@ -46,20 +47,27 @@ constexpr double us = 1e-6;
 // communication kernels. The ratio of sustained to MAMF efficiency was
 // fitted once per GPU type to the published runs of shared/validation (the
 // `trident validate` suite, docs/validation.md), each run under the runtime
-// it used (docs/cost-model.md#runtimes): A100 0.88, H100 0.82. GPU types
-// without published runs in that set use 0.80 (assumption: at the lower
-// fitted value).
-constexpr double kSustainedA100 = 0.88;
-constexpr double kSustainedH100 = 0.822;
+// it used (docs/cost-model.md#runtimes); the values live in
+// trident/Hardware/Fitted.h. GPU types without published runs in that set
+// use 0.80 (assumption: at the lower fitted value).
+constexpr double kSustainedA100 =
+    fittedValue(FitGroup::Ampere, FitKind::Sustained);
+constexpr double kSustainedH100 =
+    fittedValue(FitGroup::Hopper, FitKind::Sustained);
 constexpr double kSustainedOther = 0.80;
 // Fused attention (FlashAttention-2/3, cuDNN) with the GPU's best kernel:
 // effective fraction of the dense peak on the FLOPs the kernel executes
 // (causal blocks skipped), forward and backward together, fitted like the
-// above (A100 0.26, H100 0.30); the fit also absorbs the
-// sequence-proportional work around the kernel (rotary or ALiBi, masking).
-// Unfitted types take the value of the closest fitted generation.
-constexpr double kAttentionA100 = 0.26;
-constexpr double kAttentionHopper = 0.30;
+// above (Fitted.h); the fit also absorbs the sequence-proportional work
+// around the kernel (rotary or ALiBi, masking). Unfitted types take the
+// value of the closest fitted generation.
+constexpr double kAttentionA100 =
+    fittedValue(FitGroup::Ampere, FitKind::Attention);
+constexpr double kAttentionHopper =
+    fittedValue(FitGroup::Hopper, FitKind::Attention);
+// Streaming efficiency of the fitted generations (Fitted.h).
+constexpr double kMemoryA100 = 0.80;
+constexpr double kMemoryHopper = 0.85;
 // FlashAttention-2 on Hopper: FlashAttention-3 (Shah et al. 2024, "FA3:
 // Fast and Accurate Attention with Asynchrony and Low-precision") reports
 // that FA2 "achieves only 35% utilization on H100", against 75 % for FA3's
@@ -114,10 +122,10 @@ const CatalogRow kCatalog[] = {
     // [V] slides NVLink3 (A100) 232; sjeaugey nccl-tests#149 ~230;
     // all-to-all 210.
     {"A100-SXM4-40GB", "NVIDIA", 19.5, 156, 312, 312, 0, 40, 1.555,
-     0.869, 0, 0.80, kSustainedA100, kAttentionA100, 1.0, 0.80, 108, 128,
+     0.869, 0, 0.80, kSustainedA100, kAttentionA100, 1.0, kMemoryA100, 108, 128,
      256, 4, 230, 210},
     {"A100-SXM4-80GB", "NVIDIA", 19.5, 156, 312, 312, 0, 80, 2.039,
-     0.869, 0, 0.80, kSustainedA100, kAttentionA100, 1.0, 0.80, 108, 128,
+     0.869, 0, 0.80, kSustainedA100, kAttentionA100, 1.0, kMemoryA100, 108, 128,
      256, 4, 230, 210},
     // [S] H100 datasheet table (hpctech copy), glennklockwood; H200
     // compute identical (stas00 note 16). HW §1.1. H100 SXM5: 80 GB HBM3,
@@ -128,13 +136,13 @@ const CatalogRow kCatalog[] = {
     // NVLink4 (H100) all-reduce busbw 370, all-to-all 320.
     {"H100-SXM5-80GB", "NVIDIA", 66.9, 494.7, 989.4, 989.4, 1978.9, 80,
      3.35, 0.803, 0.709, 0.75, kSustainedH100, kAttentionHopper,
-     kFa2OnHopper, 0.85, 132, 128, 256, 4, 370, 320},
+     kFa2OnHopper, kMemoryHopper, 132, 128, 256, 4, 370, 320},
     // [S] H200 SXM: 141 GB HBM3e, 4.8 TB/s; FP8 MAMF 1453.4 / 1979 =
     // 0.734; [S] stas00 8x H200 ring (NVLS off) busbw 365.6. Otherwise as
     // the H100.
     {"H200-SXM-141GB", "NVIDIA", 66.9, 494.7, 989.4, 989.4, 1978.9, 141,
      4.8, 0.803, 0.734, 0.75, kSustainedH100, kAttentionHopper,
-     kFa2OnHopper, 0.85, 132, 128, 256, 4, 365.6, 320},
+     kFa2OnHopper, kMemoryHopper, 132, 128, 256, 4, 365.6, 320},
     // [S/?] DGX B200 datasheet via stas00; Blackwell brief via
     // glennklockwood (FP32 80 at 1000 W; other copies 75). HW §1.1.
     // [S] 180 GB usable (192 physical); [?] 8.0 TB/s (7.7 on later pages).
@@ -236,6 +244,40 @@ constexpr Alias kAliases[] = {
     {"mi300x-oam", "MI300X"},          {"l40s-pcie", "L40S"},
 };
 } // namespace
+
+std::string_view fitGroupName(FitGroup group) {
+  return group == FitGroup::Ampere ? "ampere" : "hopper";
+}
+
+std::optional<FitGroup> fitGroupOf(const GpuSpec &gpu) {
+  // The catalog rows built from the Ampere and Hopper constants above.
+  std::string_view n = gpu.name;
+  if (n.starts_with("A100-"))
+    return FitGroup::Ampere;
+  if (n.starts_with("H100-") || n.starts_with("H200-"))
+    return FitGroup::Hopper;
+  return std::nullopt;
+}
+
+void applyFit(GpuSpec &gpu, const FitValues &to) {
+  auto group = fitGroupOf(gpu);
+  if (!group)
+    return;
+  FitValues from = FitValues::published();
+  // A kind with no fitted constant for the group (0) keeps its value.
+  auto ratio = [&](FitKind k) {
+    double f = from.get(*group, k);
+    return f > 0 ? to.get(*group, k) / f : 1.0;
+  };
+  double s = ratio(FitKind::Sustained);
+  gpu.gemmEfficiency16 *= s;
+  gpu.gemmEfficiency8 *= s;
+  gpu.gemmEfficiency32 *= s;
+  double a = ratio(FitKind::Attention);
+  gpu.attentionEfficiency *= a;
+  gpu.attentionEfficiencyFa2 *= a;
+  gpu.memBandwidthEfficiency *= ratio(FitKind::Memory);
+}
 
 std::span<const GpuSpec> gpuCatalog() {
   static const std::vector<GpuSpec> catalog = buildCatalog();

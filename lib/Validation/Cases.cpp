@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <map>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -51,6 +53,23 @@ Runtime runtimeForSource(std::string_view sourceGroup) {
     if (e.source == sourceGroup)
       return e.runtime;
   return Runtime::MegatronCore;
+}
+
+std::optional<Runtime> runtimeForFramework(std::string_view framework) {
+  // Most specific first: NeMo and Megatron-Bridge run Megatron-Core, and
+  // their texts also say "Megatron".
+  auto has = [&](std::string_view word) {
+    return framework.find(word) != std::string_view::npos;
+  };
+  if (has("torchtitan"))
+    return Runtime::Torchtitan;
+  if (has("NeMo") || has("Megatron-Core") || has("Megatron-Bridge"))
+    return Runtime::MegatronCore;
+  if (has("Megatron-LM"))
+    return Runtime::MegatronLm;
+  if (has("llm-foundry") || has("Composer") || has("FSDP"))
+    return Runtime::Fsdp;
+  return std::nullopt;
 }
 
 Result<std::vector<Case>> parseCases(std::string_view text,
@@ -117,6 +136,7 @@ Result<std::vector<Case>> parseCases(std::string_view text,
     c.measuredTokensPerSecPerGpu =
         j["measured"]["tokens_per_s_per_gpu"].get<double>();
     c.runtime = runtimeForSource(c.sourceGroup);
+    c.runtimeOrigin = Case::RuntimeOrigin::SourceTable;
     if (j.contains("runtime")) {
       std::optional<Runtime> rt;
       if (j["runtime"].is_string())
@@ -125,17 +145,73 @@ Result<std::vector<Case>> parseCases(std::string_view text,
         return Status::error(where + ": field 'runtime': expected one of " +
                              runtimeNames());
       c.runtime = *rt;
+      c.runtimeOrigin = Case::RuntimeOrigin::CaseField;
     }
     cases.push_back(std::move(c));
   }
   return cases;
 }
 
+Status applyFrameworks(std::vector<Case> &cases, std::string_view runsText,
+                       const std::string &runsSource) {
+  json root = json::parse(runsText, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded() || !root.is_array())
+    return Status::error(runsSource + ": expected a JSON array of runs");
+  std::map<std::string, std::string, std::less<>> frameworks;
+  for (size_t i = 0; i < root.size(); ++i) {
+    const json &r = root[i];
+    if (!r.is_object() || !r.contains("id") || !r["id"].is_string())
+      return Status::error(runsSource + ": run " + std::to_string(i) +
+                           ": expected an object with a string 'id'");
+    if (r.contains("framework") && r["framework"].is_string())
+      frameworks[r["id"].get<std::string>()] =
+          r["framework"].get<std::string>();
+  }
+  for (Case &c : cases) {
+    if (c.runtimeOrigin == Case::RuntimeOrigin::CaseField)
+      continue;
+    auto it = frameworks.find(c.id);
+    if (it == frameworks.end())
+      continue;
+    if (auto rt = runtimeForFramework(it->second)) {
+      c.runtime = *rt;
+      c.runtimeOrigin = Case::RuntimeOrigin::Framework;
+    }
+  }
+  return Status::ok();
+}
+
+std::string runsFileFor(const std::string &casesPath) {
+  namespace fs = std::filesystem;
+  fs::path p(casesPath);
+  std::string name = p.filename().string();
+  std::string runs;
+  if (name == "cases.json")
+    runs = "published_runs.json";
+  else if (name.ends_with("_cases.json"))
+    runs = name.substr(0, name.size() - 11) + "_runs.json";
+  else
+    return "";
+  fs::path candidate = p.parent_path() / runs;
+  std::error_code ec;
+  return fs::is_regular_file(candidate, ec) ? candidate.string() : "";
+}
+
 Result<std::vector<Case>> loadCases(const std::string &path) {
   auto text = readFile(path);
   if (!text)
     return text.status();
-  return parseCases(*text, path);
+  auto cases = parseCases(*text, path);
+  if (!cases)
+    return cases;
+  if (std::string runs = runsFileFor(path); !runs.empty()) {
+    auto runsText = readFile(runs);
+    if (!runsText)
+      return runsText.status();
+    if (Status s = applyFrameworks(*cases, *runsText, runs); !s)
+      return s;
+  }
+  return cases;
 }
 
 ErrorStats errorStats(const std::vector<double> &errors) {
@@ -183,6 +259,14 @@ void summarize(Report &report) {
   report.overall = errorStats(all);
 }
 
+static std::string fitValueList(const FitValues &v) {
+  std::string out;
+  for (size_t i = 0; i < kNumFitted; ++i)
+    out += fmt::format("{}{} {:.3g}", i ? ", " : "", kFittedConstants[i].key,
+                       v.values[i]);
+  return out;
+}
+
 static std::string pct(double x) { return fmt::format("{:+.1f}%", 100 * x); }
 static std::string upct(double x) { return fmt::format("{:.1f}%", 100 * x); }
 
@@ -222,7 +306,8 @@ std::string renderText(const Report &report) {
   return out;
 }
 
-std::string renderMarkdown(const Report &report, const std::string &command) {
+std::string renderMarkdown(const Report &report, const std::string &command,
+                           const CrossValidation *cv) {
   std::string out = "# Validation: predicted against published training runs\n\n";
   out += "Generated by `" + command +
          "` from `shared/validation/cases.json` (the published runs of "
@@ -235,13 +320,20 @@ std::string renderMarkdown(const Report &report, const std::string &command) {
          "Each case runs under the runtime its source used (the software: "
          "attention kernel, autocast, gradient-reduction overlap; "
          "docs/cost-model.md#runtimes), taken from the case's `runtime` "
-         "field or else from its source.\n\n";
+         "field, else from the `framework` of its published run, else from "
+         "the table of sources (lib/Validation/Cases.cpp, "
+         "runtimeForSource).\n\n";
   const ErrorStats &o = report.overall;
   out += fmt::format("Evaluated {} of {} evaluable cases. Overall |error|: "
                      "median {}, 90th percentile {}, worst {}; mean signed "
                      "error {}.\n\n",
                      report.evaluated, report.evaluable, upct(o.median),
                      upct(o.p90), upct(o.worst), pct(o.meanSigned));
+  // Out of sample only when its cases are this report's, in this order.
+  if (cv && cv->outOfSample.results.size() != report.results.size())
+    cv = nullptr;
+  if (cv)
+    out += renderCrossValidation(*cv) + "\n";
   out += "## By source\n\n| source | runtime | cases | median | p90 | worst "
          "| mean signed |\n|---|---|---|---|---|---|---|\n";
   for (const auto &[source, s] : report.bySource) {
@@ -260,20 +352,86 @@ std::string renderMarkdown(const Report &report, const std::string &command) {
                        upct(s.worst), pct(s.meanSigned));
   }
   out += "\n## Per case\n\n| case | runtime | measured tok/s/GPU | predicted "
-         "| error | MFU | note |\n|---|---|---|---|---|---|---|\n";
-  for (const CaseResult &r : report.results)
-    if (r.outcome == CaseResult::Outcome::Evaluated)
-      out += fmt::format("| {} | {} | {:.0f} | {:.0f} | {} | {:.1f}% | {} |\n",
-                         r.c->id, runtimeName(r.runtime),
-                         r.c->measuredTokensPerSecPerGpu,
-                         r.predictedTokensPerSecPerGpu, pct(r.error),
-                         100 * r.mfu,
-                         r.fits ? "" : "predicted out of memory");
+         "| error |";
+  out += cv ? " out of sample |" : "";
+  out += " MFU | note |\n|---|---|---|---|---|---|---|";
+  out += cv ? "---|\n" : "\n";
+  for (size_t i = 0; i < report.results.size(); ++i) {
+    const CaseResult &r = report.results[i];
+    if (r.outcome != CaseResult::Outcome::Evaluated)
+      continue;
+    std::string loso;
+    if (cv) {
+      const CaseResult &o = cv->outOfSample.results[i];
+      loso = o.outcome == CaseResult::Outcome::Evaluated
+                 ? " " + pct(o.error) + " |"
+                 : " - |";
+    }
+    out += fmt::format("| {} | {} | {:.0f} | {:.0f} | {} |{} {:.1f}% | {} |\n",
+                       r.c->id, runtimeName(r.runtime),
+                       r.c->measuredTokensPerSecPerGpu,
+                       r.predictedTokensPerSecPerGpu, pct(r.error), loso,
+                       100 * r.mfu, r.fits ? "" : "predicted out of memory");
+  }
   out += "\n## Not evaluated\n\n| case | why |\n|---|---|\n";
   for (const CaseResult &r : report.results)
     if (r.outcome != CaseResult::Outcome::Evaluated)
       out += fmt::format("| {} | {} |\n", r.c->id, r.reason);
   return out;
+}
+
+std::string renderFit(const FitReport &fit) {
+  std::string out = fmt::format("{:<20} {:>10} {:>10}  {}\n", "constant",
+                                "published", "refit", "grid");
+  FitValues published = FitValues::published();
+  for (size_t i = 0; i < kNumFitted; ++i) {
+    const FittedConstant &f = kFittedConstants[i];
+    out += fmt::format("{:<20} {:>10.3f} {:>10.3f}  {:.2f}..{:.2f} by {:.2f}{}\n",
+                       f.key, published.values[i], fit.values.values[i], f.lo,
+                       f.hi, f.step,
+                       fit.values.values[i] == published.values[i]
+                           ? ""
+                           : "  (differs)");
+  }
+  for (const GroupFit &g : fit.groups)
+    out += fmt::format("{}: {} cases, {} grid points, median + p90 of "
+                       "|error| {:.1f}%\n",
+                       fitGroupName(g.group), g.cases, g.gridPoints,
+                       100 * g.objective);
+  return out;
+}
+
+std::string renderCrossValidation(const CrossValidation &cv) {
+  auto upct = [](double x) { return fmt::format("{:.1f}%", 100 * x); };
+  const ErrorStats &in = cv.inSampleReport.overall;
+  const ErrorStats &out = cv.outOfSample.overall;
+  std::string s = "## Out of sample: leave one source out\n\n";
+  s += fmt::format(
+      "Generated by `trident validate --cross-validate`. For each source, "
+      "every fitted constant (docs/cost-model.md section 8) is refit "
+      "without that source's cases, by an exhaustive search of its grid, "
+      "and the source's cases are predicted with the refit values. Over "
+      "{} cases: median |error| {}, 90th percentile {}, worst {} out of "
+      "sample; {}, {} and {} in sample (every constant fitted on every "
+      "case).\n\n",
+      out.count, upct(out.median), upct(out.p90), upct(out.worst),
+      upct(in.median), upct(in.p90), upct(in.worst));
+  s += "| held-out source | cases | median in sample | median out of sample "
+       "| p90 in sample | p90 out of sample | constants fitted without it "
+       "|\n|---|---|---|---|---|---|---|\n";
+  for (const Fold &f : cv.folds) {
+    auto a = cv.inSampleReport.bySource.find(f.heldOut);
+    auto b = cv.outOfSample.bySource.find(f.heldOut);
+    if (a == cv.inSampleReport.bySource.end() ||
+        b == cv.outOfSample.bySource.end())
+      continue;
+    s += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", f.heldOut,
+                     b->second.count, upct(a->second.median),
+                     upct(b->second.median), upct(a->second.p90),
+                     upct(b->second.p90), fitValueList(f.fit.values));
+  }
+  s += fmt::format("\nIn-sample fit: {}.\n", fitValueList(cv.inSample.values));
+  return s;
 }
 
 } // namespace trident::validation

@@ -1,5 +1,7 @@
 //===- ValidationRunner.cpp - Evaluating cases through the real pipeline --===//
 
+#include "Prepared.h"
+
 #include "trident/Analysis/ModelAnalysis.h"
 #include "trident/Frontend/GraphBuilder.h"
 #include "trident/Frontend/ModelSource.h"
@@ -9,8 +11,6 @@
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
-
-#include <map>
 
 namespace trident::validation {
 
@@ -32,61 +32,106 @@ Result<LayerProfile> caseProfile(mlir::MLIRContext &context, const Case &c) {
   return analysis::buildLayerProfile(loaded.model(), c.seqLen);
 }
 
-Report runValidation(const std::vector<Case> &cases,
-                     const EvalOptions &options,
-                     std::optional<Runtime> forceRuntime) {
+namespace detail {
+
+PreparedCases prepareCases(const std::vector<Case> &cases,
+                           const EvalOptions &options,
+                           std::optional<Runtime> forceRuntime) {
   mlir::DialectRegistry registry;
   frontend::registerFrontendDialects(registry);
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
-  Report report;
-  std::map<std::pair<std::string, int64_t>, Result<LayerProfile>> profiles;
+  PreparedCases out;
+  std::map<std::pair<std::string, int64_t>, std::string> failures;
   for (const Case &c : cases) {
-    CaseResult r;
-    r.c = &c;
+    PreparedCase p;
+    p.c = &c;
     if (!c.evaluable) {
-      r.outcome = CaseResult::Outcome::Skipped;
-      r.reason = c.skipReason.empty() ? "marked not evaluable" : c.skipReason;
-      report.results.push_back(r);
+      p.reason = c.skipReason.empty() ? "marked not evaluable" : c.skipReason;
+      out.cases.push_back(std::move(p));
       continue;
     }
+    p.outcome = CaseResult::Outcome::Failed;
     auto key = std::make_pair(c.modelJson, c.seqLen);
-    auto it = profiles.find(key);
-    if (it == profiles.end())
-      it = profiles.emplace(key, caseProfile(context, c)).first;
-    auto fail = [&](const std::string &why) {
-      r.outcome = CaseResult::Outcome::Failed;
-      r.reason = why;
-      report.results.push_back(r);
-    };
-    if (!it->second) {
-      fail(it->second.message());
+    if (!out.profiles.count(key) && !failures.count(key)) {
+      auto profile = caseProfile(context, c);
+      if (profile)
+        out.profiles[key] = std::make_unique<LayerProfile>(std::move(*profile));
+      else
+        failures[key] = profile.message();
+    }
+    if (auto f = failures.find(key); f != failures.end()) {
+      p.reason = f->second;
+      out.cases.push_back(std::move(p));
       continue;
     }
     auto cluster = loadCluster(c.cluster);
     if (!cluster) {
-      fail(cluster.message());
+      p.reason = cluster.message();
+      out.cases.push_back(std::move(p));
       continue;
     }
-    EvalOptions caseOptions = options;
-    r.runtime = forceRuntime ? *forceRuntime : c.runtime;
-    applyRuntime(caseOptions, r.runtime);
-    auto eval = evaluate(*it->second, *cluster, c.config, caseOptions);
-    if (!eval) {
-      fail(eval.message());
-      continue;
-    }
-    r.outcome = CaseResult::Outcome::Evaluated;
-    r.predictedTokensPerSecPerGpu = eval->tokensPerSecondPerGpu;
-    r.error = (r.predictedTokensPerSecPerGpu - c.measuredTokensPerSecPerGpu) /
-              c.measuredTokensPerSecPerGpu;
-    r.mfu = eval->mfu;
-    r.fits = eval->fits;
-    r.peakMemoryBytes = eval->peakMemoryBytes;
-    r.capacityBytes = eval->memoryCapacityBytes;
-    report.results.push_back(r);
+    p.profile = out.profiles.at(key).get();
+    p.cluster = std::move(*cluster);
+    p.options = options;
+    p.runtime = forceRuntime ? *forceRuntime : c.runtime;
+    applyRuntime(p.options, p.runtime);
+    p.group = fitGroupOf(p.cluster.groups.front().gpu);
+    for (const NodeGroup &g : p.cluster.groups)
+      if (fitGroupOf(g.gpu) != p.group)
+        p.group.reset(); // mixed generations: not fitted
+    out.cases.push_back(std::move(p));
   }
+  return out;
+}
+
+CaseResult evaluateCase(const PreparedCase &p, const FitValues &fit) {
+  CaseResult r;
+  r.c = p.c;
+  r.runtime = p.runtime;
+  if (!p.profile) {
+    r.outcome = p.outcome;
+    r.reason = p.reason;
+    return r;
+  }
+  const Cluster *cluster = &p.cluster;
+  Cluster refit;
+  if (!(fit == FitValues::published())) {
+    refit = p.cluster;
+    for (NodeGroup &g : refit.groups)
+      applyFit(g.gpu, fit);
+    cluster = &refit;
+  }
+  auto eval = evaluate(*p.profile, *cluster, p.c->config, p.options);
+  if (!eval) {
+    r.outcome = CaseResult::Outcome::Failed;
+    r.reason = eval.message();
+    return r;
+  }
+  const Case &c = *p.c;
+  r.outcome = CaseResult::Outcome::Evaluated;
+  r.predictedTokensPerSecPerGpu = eval->tokensPerSecondPerGpu;
+  r.error = (r.predictedTokensPerSecPerGpu - c.measuredTokensPerSecPerGpu) /
+            c.measuredTokensPerSecPerGpu;
+  r.mfu = eval->mfu;
+  r.fits = eval->fits;
+  r.peakMemoryBytes = eval->peakMemoryBytes;
+  r.capacityBytes = eval->memoryCapacityBytes;
+  return r;
+}
+
+} // namespace detail
+
+Report runValidation(const std::vector<Case> &cases,
+                     const EvalOptions &options,
+                     std::optional<Runtime> forceRuntime,
+                     const FitValues &fit) {
+  detail::PreparedCases prepared =
+      detail::prepareCases(cases, options, forceRuntime);
+  Report report;
+  for (const detail::PreparedCase &p : prepared.cases)
+    report.results.push_back(detail::evaluateCase(p, fit));
   summarize(report);
   return report;
 }

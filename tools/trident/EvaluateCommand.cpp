@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <memory>
+#include <thread>
 
 namespace cl = llvm::cl;
 
@@ -97,9 +98,21 @@ cl::opt<std::string> evalTraceOpt(
              "chrome://tracing)"),
     cl::value_desc("trace.json"), cl::sub(evaluateCmd), cl::cat(category));
 
-cl::opt<std::string> casesOpt("cases", cl::desc("cases.json to evaluate"),
-                              cl::value_desc("file"), cl::sub(validateCmd),
-                              cl::cat(category));
+cl::list<std::string>
+    casesOpt("cases",
+             cl::desc("cases.json to evaluate (repeat to join several)"),
+             cl::value_desc("file"), cl::sub(validateCmd), cl::cat(category));
+cl::opt<bool> fitOpt("fit",
+                     cl::desc("refit the fitted constants (Fitted.h) on the "
+                              "cases and print them"),
+                     cl::sub(validateCmd), cl::cat(category));
+cl::opt<bool> crossValidateOpt(
+    "cross-validate",
+    cl::desc("leave one source out: refit without each source, predict it"),
+    cl::sub(validateCmd), cl::cat(category));
+cl::opt<int64_t> validateThreadsOpt(
+    "threads", cl::desc("threads for the refits (0: all cores)"),
+    cl::init(0), cl::sub(validateCmd), cl::cat(category));
 cl::opt<std::string> writeDocOpt("write-doc",
                                  cl::desc("also write the markdown report"),
                                  cl::value_desc("file"), cl::sub(validateCmd),
@@ -160,12 +173,16 @@ int runEvaluate(mlir::MLIRContext &ctx) {
 }
 
 int runValidate(mlir::MLIRContext &) {
-  std::string path = casesOpt;
-  if (path.empty())
-    path = std::string(TRIDENT_DEFAULT_CASES);
-  auto cases = validation::loadCases(path);
-  if (!cases)
-    return fail(cases.message());
+  std::vector<std::string> paths(casesOpt.begin(), casesOpt.end());
+  if (paths.empty())
+    paths.push_back(std::string(TRIDENT_DEFAULT_CASES));
+  std::vector<validation::Case> cases;
+  for (const std::string &path : paths) {
+    auto some = validation::loadCases(path);
+    if (!some)
+      return fail(some.message());
+    cases.insert(cases.end(), some->begin(), some->end());
+  }
   // Each case runs under its source's runtime unless --runtime forces one.
   std::optional<Runtime> force;
   if (!runtimeOpt.empty()) {
@@ -173,11 +190,44 @@ int runValidate(mlir::MLIRContext &) {
     if (!force)
       return 1;
   }
-  validation::Report report = validation::runValidation(*cases, {}, force);
+  if ((fitOpt || crossValidateOpt) && force)
+    return fail("--runtime cannot be combined with --fit or --cross-validate "
+                "(the constants are fitted with each case under its own "
+                "runtime)",
+                2);
+  if (validateThreadsOpt < 0)
+    return fail("--threads must be >= 0, got " +
+                    std::to_string(validateThreadsOpt),
+                2);
+  int threads = validateThreadsOpt > 0
+                    ? int(validateThreadsOpt)
+                    : int(std::max(1u, std::thread::hardware_concurrency()));
+  std::string command = "trident validate";
+  for (size_t i = 0; i < casesOpt.size(); ++i)
+    command += " --cases " + paths[i];
+  if (crossValidateOpt) {
+    validation::CrossValidation cv = validation::crossValidate(cases, threads);
+    llvm::outs() << validation::renderText(cv.outOfSample) << "\n"
+                 << validation::renderCrossValidation(cv);
+    if (!writeDocOpt.empty()) {
+      std::string doc = validation::renderMarkdown(
+          validation::runValidation(cases),
+          command + " --cross-validate --write-doc docs/validation.md", &cv);
+      if (Status s = writeFileAtomically(writeDocOpt, doc); !s)
+        return fail(s.message());
+    }
+    return 0;
+  }
+  if (fitOpt) {
+    validation::FitReport fit = validation::fitConstants(cases, {}, threads);
+    llvm::outs() << validation::renderFit(fit);
+    return 0;
+  }
+  validation::Report report = validation::runValidation(cases, {}, force);
   llvm::outs() << validation::renderText(report);
   if (!writeDocOpt.empty()) {
     std::string doc = validation::renderMarkdown(
-        report, "trident validate --write-doc docs/validation.md");
+        report, command + " --write-doc docs/validation.md");
     if (Status s = writeFileAtomically(writeDocOpt, doc); !s)
       return fail(s.message());
   }

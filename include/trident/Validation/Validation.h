@@ -13,8 +13,10 @@
 #define TRIDENT_VALIDATION_VALIDATION_H
 
 #include "trident/Cost/Evaluate.h"
+#include "trident/Hardware/Fitted.h"
 #include "trident/Support/Status.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,8 +35,11 @@ struct Case {
   ParallelConfig config; ///< parallel sizes, batch, recompute, precision
   double measuredTokensPerSecPerGpu = 0;
   /// The software the run used: the case's optional `runtime` field, else
-  /// runtimeForSource(sourceGroup).
+  /// the `framework` of its published run (runtimeForFramework), else
+  /// runtimeForSource(sourceGroup), the documented fallback.
   Runtime runtime = Runtime::MegatronCore;
+  enum class RuntimeOrigin { CaseField, Framework, SourceTable };
+  RuntimeOrigin runtimeOrigin = RuntimeOrigin::SourceTable;
   bool evaluable = false;
   std::string skipReason;
 };
@@ -44,9 +49,27 @@ struct Case {
 /// Unknown sources: Megatron-Core.
 Runtime runtimeForSource(std::string_view sourceGroup);
 
+/// The runtime a published run's free-text `framework` names ("NeMo 24.07",
+/// "Composer / llm-foundry (FSDP)", "torchtitan (2024)", ...); none when it
+/// names no software this project models.
+std::optional<Runtime> runtimeForFramework(std::string_view framework);
+
 /// Parses cases.json. Errors name the file and the case.
 Result<std::vector<Case>> parseCases(std::string_view text,
                                      const std::string &source);
+
+/// Sets the runtime of each case without its own `runtime` field from the
+/// `framework` of the published run with the same id (published_runs.json's
+/// rows). Errors name the file.
+Status applyFrameworks(std::vector<Case> &cases, std::string_view runsText,
+                       const std::string &runsSource);
+
+/// The published runs beside a cases file: published_runs.json for
+/// cases.json, X_runs.json for X_cases.json; empty when there is none.
+std::string runsFileFor(const std::string &casesPath);
+
+/// Reads a cases file and, when runsFileFor() names an existing file, the
+/// frameworks of its runs.
 Result<std::vector<Case>> loadCases(const std::string &path);
 
 /// What happened to one case.
@@ -83,16 +106,69 @@ struct Report {
 /// Fills bySource / overall / counts from `results`.
 void summarize(Report &report);
 
-/// The table a terminal shows, and the markdown of docs/validation.md.
+struct CrossValidation;
+
+/// The table a terminal shows, and the markdown of docs/validation.md (with
+/// the out-of-sample section and columns when `cv` is given).
 std::string renderText(const Report &report);
-std::string renderMarkdown(const Report &report, const std::string &command);
+std::string renderMarkdown(const Report &report, const std::string &command,
+                           const CrossValidation *cv = nullptr);
 
 /// Evaluates every case (MLIR-side; defined in ValidationRunner.cpp).
 /// Each case runs under its own runtime (applyRuntime on a copy of
-/// `options`) unless `forceRuntime` names one for all.
+/// `options`) unless `forceRuntime` names one for all; the GPUs carry the
+/// fitted constants `fit`.
 Report runValidation(const std::vector<Case> &cases,
                      const EvalOptions &options = {},
-                     std::optional<Runtime> forceRuntime = std::nullopt);
+                     std::optional<Runtime> forceRuntime = std::nullopt,
+                     const FitValues &fit = FitValues::published());
+
+/// The fit of each generation's constants, and how good it is.
+struct GroupFit {
+  FitGroup group;
+  int64_t cases = 0;      ///< evaluated cases on the generation's GPUs
+  double objective = 0;   ///< median + p90 of |error| at the optimum
+  int64_t gridPoints = 0; ///< points searched
+};
+
+struct FitReport {
+  FitValues values;
+  std::vector<GroupFit> groups;
+};
+
+/// One fold of leave-one-source-out: the constants fitted without
+/// `heldOut`, and that source's cases predicted with them.
+struct Fold {
+  std::string heldOut;
+  FitReport fit;
+};
+
+struct CrossValidation {
+  FitReport inSample;     ///< fitted on every case
+  Report inSampleReport;  ///< every case predicted with inSample's values
+  std::vector<Fold> folds;
+  Report outOfSample;     ///< each case predicted by its source's fold
+};
+
+/// Refits kFittedConstants on the cases (MLIR-side, CrossValidate.cpp):
+/// for each generation, the grid point of its constants that minimises
+/// median + p90 of |error| over its evaluated cases; ties go to the first
+/// point in grid order. `include` picks the training cases (all when
+/// empty). `threads` only changes the speed, never the result.
+FitReport fitConstants(const std::vector<Case> &cases,
+                       const std::function<bool(const Case &)> &include = {},
+                       int threads = 1);
+
+/// Leave-one-source-out: the in-sample fit, then one fold per source.
+/// A generation left without training cases in a fold keeps the published
+/// value of its constants (the only prior there is) and says so.
+CrossValidation crossValidate(const std::vector<Case> &cases, int threads = 1);
+
+/// The markdown of the cross-validation section of docs/validation.md.
+std::string renderCrossValidation(const CrossValidation &cv);
+
+/// The refit constants beside the published ones (Fitted.h), as text.
+std::string renderFit(const FitReport &fit);
 
 } // namespace trident::validation
 

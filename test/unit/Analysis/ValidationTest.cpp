@@ -8,7 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "trident/Hardware/Gpu.h"
 #include "trident/Validation/Validation.h"
+
+#include "../SharedData.h"
 
 #include <catch2/catch.hpp>
 
@@ -19,11 +22,9 @@ using namespace trident::validation;
 
 TEST_CASE("published runs are predicted within the recorded bounds",
           "[validation]") {
-  std::string path = std::string(TRIDENT_SHARED_DIR) + "/validation/cases.json";
-  if (!std::filesystem::exists(path)) {
-    WARN("skipped: " << path << " not found");
+  std::string path = sharedDataOrSkip("validation/cases.json");
+  if (path.empty())
     return;
-  }
   auto cases = loadCases(path);
   REQUIRE(cases.isOk());
   Report report = runValidation(*cases);
@@ -43,7 +44,7 @@ TEST_CASE("published runs are predicted within the recorded bounds",
   CHECK(report.bySource.at("korthikanti22").median <= 0.07);
   CHECK(report.bySource.at("mpt").median <= 0.05);
   CHECK(report.bySource.at("mpt").p90 <= 0.15);
-  CHECK(report.bySource.at("torchtitan").median <= 0.09);
+  CHECK(report.bySource.at("torchtitan").median <= 0.10);
   CHECK(report.bySource.at("megatron_readme2020").median <= 0.10);
   // Narayanan's Megatron-LM rows (not the DeepSpeed ZeRO-3 ones).
   CHECK(report.bySource.at("narayanan21").median <= 0.06);
@@ -98,4 +99,123 @@ TEST_CASE("bad cases files are refused with the case named",
   REQUIRE_FALSE(badField.isOk());
   CHECK(badField.message().find("case 'c1'") != std::string::npos);
   CHECK(badField.message().find("'tp'") != std::string::npos);
+}
+
+TEST_CASE("a case's runtime comes from its run's framework",
+          "[validation]") {
+  CHECK(runtimeForFramework("NeMo 24.07") == Runtime::MegatronCore);
+  CHECK(runtimeForFramework("NeMo 26.02 / Megatron-Bridge / Megatron-Core") ==
+        Runtime::MegatronCore);
+  CHECK(runtimeForFramework("Megatron-LM (2022)") == Runtime::MegatronLm);
+  CHECK(runtimeForFramework("Composer / llm-foundry (FSDP)") ==
+        Runtime::Fsdp);
+  CHECK(runtimeForFramework("torchtitan (2024)") == Runtime::Torchtitan);
+  CHECK_FALSE(runtimeForFramework("JAX / MaxText").has_value());
+
+  // The framework beats the source table; a case's own field beats both.
+  auto cases = parseCases(
+      R"([{"id": "a", "source_group": "mpt", "evaluable": true, "model": {},
+           "cluster": "dgx-h100:1", "dp": 8, "global_batch": 8,
+           "measured": {"tokens_per_s_per_gpu": 1}},
+          {"id": "b", "source_group": "mpt", "evaluable": true, "model": {},
+           "cluster": "dgx-h100:1", "dp": 8, "global_batch": 8,
+           "runtime": "torchtitan",
+           "measured": {"tokens_per_s_per_gpu": 1}},
+          {"id": "c", "source_group": "mpt", "evaluable": true, "model": {},
+           "cluster": "dgx-h100:1", "dp": 8, "global_batch": 8,
+           "measured": {"tokens_per_s_per_gpu": 1}}])",
+      "x.json");
+  REQUIRE(cases.isOk());
+  REQUIRE(applyFrameworks(*cases,
+                          R"([{"id": "a", "framework": "NeMo 24.07"},
+                              {"id": "b", "framework": "NeMo 24.07"}])",
+                          "runs.json")
+              .isOk());
+  CHECK((*cases)[0].runtime == Runtime::MegatronCore);
+  CHECK((*cases)[0].runtimeOrigin == Case::RuntimeOrigin::Framework);
+  CHECK((*cases)[1].runtime == Runtime::Torchtitan);
+  CHECK((*cases)[1].runtimeOrigin == Case::RuntimeOrigin::CaseField);
+  CHECK((*cases)[2].runtime == Runtime::Fsdp); // no run: the source table
+  CHECK((*cases)[2].runtimeOrigin == Case::RuntimeOrigin::SourceTable);
+  Status bad = applyFrameworks(*cases, "{", "runs.json");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.message().find("runs.json") != std::string::npos);
+
+  std::string path = sharedDataOrSkip("validation/cases.json");
+  if (path.empty())
+    return;
+  CHECK(runsFileFor(path).ends_with("published_runs.json"));
+  auto all = loadCases(path);
+  REQUIRE(all.isOk());
+  int64_t fromFramework = 0;
+  for (const Case &c : *all)
+    fromFramework += c.evaluable &&
+                     c.runtimeOrigin == Case::RuntimeOrigin::Framework;
+  CHECK(fromFramework >= 190); // all but the rows whose run names none
+}
+
+TEST_CASE("a refit constant rescales what it multiplies", "[validation]") {
+  auto h100 = lookupGpu("h100");
+  REQUIRE(h100.isOk());
+  GpuSpec g = *h100;
+  FitValues v = FitValues::published();
+  applyFit(g, v);
+  CHECK(g.gemmEfficiency16 == Approx(h100->gemmEfficiency16));
+  for (size_t i = 0; i < kNumFitted; ++i)
+    if (kFittedConstants[i].key == "sustained.hopper")
+      v.values[i] *= 1.1;
+    else if (kFittedConstants[i].key == "attention.hopper")
+      v.values[i] *= 0.5;
+  applyFit(g, v);
+  CHECK(g.gemmEfficiency16 == Approx(1.1 * h100->gemmEfficiency16));
+  CHECK(g.gemmEfficiency8 == Approx(1.1 * h100->gemmEfficiency8));
+  CHECK(g.attentionEfficiency == Approx(0.5 * h100->attentionEfficiency));
+  CHECK(g.attentionEfficiencyFa2 ==
+        Approx(0.5 * h100->attentionEfficiencyFa2));
+  // Other generations are not touched.
+  auto b200 = lookupGpu("B200");
+  REQUIRE(b200.isOk());
+  GpuSpec b = *b200;
+  applyFit(b, v);
+  CHECK(b.gemmEfficiency16 == b200->gemmEfficiency16);
+  CHECK_FALSE(fitGroupOf(b).has_value());
+}
+
+TEST_CASE("the published constants are the fit, and leave-one-source-out "
+          "holds its figures",
+          "[validation][cross-validation]") {
+  std::string path = sharedDataOrSkip("validation/cases.json");
+  if (path.empty())
+    return;
+  auto cases = loadCases(path);
+  REQUIRE(cases.isOk());
+  // Fitted.h holds what --fit finds: a change to the cost model that moves
+  // the optimum fails here until the table is refit.
+  FitReport fit = fitConstants(*cases, {}, 2);
+  for (size_t i = 0; i < kNumFitted; ++i) {
+    INFO(kFittedConstants[i].key);
+    CHECK(fit.values.values[i] == Approx(kFittedConstants[i].value));
+  }
+  // The thread count changes nothing.
+  auto noMpt = [](const Case &c) { return c.sourceGroup != "mpt"; };
+  CHECK(fitConstants(*cases, noMpt, 1).values ==
+        fitConstants(*cases, noMpt, 3).values);
+
+  CrossValidation cv = crossValidate(*cases, 2);
+  CHECK(cv.folds.size() == 7);
+  CHECK(cv.outOfSample.evaluated == cv.outOfSample.evaluable);
+  INFO("out of sample: median " << cv.outOfSample.overall.median << " p90 "
+                                << cv.outOfSample.overall.p90);
+  // Today's figures (docs/validation.md), with a little room; the issue's
+  // targets (6 % and 15 %) are not met yet.
+  CHECK(cv.outOfSample.overall.median <= 0.090);
+  CHECK(cv.outOfSample.overall.p90 <= 0.230);
+  CHECK(cv.inSampleReport.overall.median <= 0.052);
+  // Out of sample is never better than in sample overall.
+  CHECK(cv.outOfSample.overall.median >= cv.inSampleReport.overall.median);
+  // A fold never sees its held-out source: refitting without mpt moves the
+  // A100 constants (mpt holds most of the A100 attention evidence).
+  for (const Fold &f : cv.folds)
+    if (f.heldOut == "mpt")
+      CHECK_FALSE(f.fit.values == cv.inSample.values);
 }

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../SharedData.h"
 #include "FrontendTestUtil.h"
 
 #include <nlohmann/json.hpp>
@@ -18,11 +19,9 @@ using json = nlohmann::json;
 
 TEST_CASE("Every model of cases.json parses without warnings",
           "[frontend][cases]") {
-  std::string path = std::string(TRIDENT_SHARED_DIR) + "/validation/cases.json";
-  if (!std::filesystem::exists(path)) {
-    WARN("skipped: " << path << " is absent");
+  std::string path = sharedDataOrSkip("validation/cases.json");
+  if (path.empty())
     return;
-  }
   std::ifstream in(path);
   json cases = json::parse(in);
   REQUIRE(cases.is_array());

@@ -1,0 +1,105 @@
+//===- Fitted.h - The constants fitted to published runs --------*- C++ -*-===//
+//
+// The few numbers of the cost model that no datasheet gives and that were
+// fitted, once per GPU generation, to the published training runs of
+// shared/validation (cases.json and moe_cases.json), each run evaluated
+// under the software it used. This table is their one home: the GPU catalog
+// (lib/Hardware/GpuCatalog.cpp) builds its rows from it, `trident validate
+// --fit` and `--cross-validate` refit it (lib/Validation/CrossValidate.cpp)
+// over the grid each row states, and docs/cost-model.md lists it.
+//
+// A refit value reaches a GpuSpec through applyFit(), which rescales the
+// quantities the constant multiplies: a sustained factor scales the GEMM
+// efficiencies (MAMF x sustained), an attention constant the fused
+// attention efficiencies (the FlashAttention-2 ratio kept), a memory
+// constant the streaming efficiency.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRIDENT_HARDWARE_FITTED_H
+#define TRIDENT_HARDWARE_FITTED_H
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string_view>
+
+namespace trident {
+
+struct GpuSpec;
+
+/// The GPU generations with published runs to fit on.
+enum class FitGroup { Ampere, Hopper };
+
+/// What a fitted constant multiplies.
+enum class FitKind {
+  Sustained, ///< sustained / best-shape (MAMF) GEMM throughput
+  Attention, ///< fused attention: fraction of the 16-bit peak
+  Memory,    ///< streaming (elementwise) fraction of the HBM peak
+};
+
+struct FittedConstant {
+  std::string_view key; ///< "sustained.ampere", ...
+  FitGroup group;
+  FitKind kind;
+  double value;         ///< the published (in-sample) value
+  double lo, hi, step;  ///< the grid the fit searches
+  std::string_view what;
+};
+
+/// Fitted by `trident validate --fit` (a grid search minimising median +
+/// 90th percentile of |error| over every evaluable case of cases.json and
+/// moe_cases.json on the generation's GPUs; docs/cost-model.md section 8).
+inline constexpr FittedConstant kFittedConstants[] = {
+    {"sustained.ampere", FitGroup::Ampere, FitKind::Sustained, 0.89, 0.75,
+     1.00, 0.01, "A100 GEMM throughput in training / best-shape MAMF"},
+    {"attention.ampere", FitGroup::Ampere, FitKind::Attention, 0.26, 0.16,
+     0.40, 0.02, "A100 fused attention, fraction of the 16-bit peak"},
+    {"sustained.hopper", FitGroup::Hopper, FitKind::Sustained, 0.82, 0.75,
+     1.00, 0.01, "H100/H200 GEMM throughput in training / best-shape MAMF"},
+    {"attention.hopper", FitGroup::Hopper, FitKind::Attention, 0.32, 0.16,
+     0.40, 0.02, "H100/H200 fused attention (best kernel), fraction of the "
+                 "16-bit peak"},
+};
+inline constexpr size_t kNumFitted = std::size(kFittedConstants);
+
+/// The published value of the constant of `group` and `kind`.
+constexpr double fittedValue(FitGroup group, FitKind kind) {
+  for (const FittedConstant &f : kFittedConstants)
+    if (f.group == group && f.kind == kind)
+      return f.value;
+  return 0;
+}
+
+/// One value per row of kFittedConstants, in its order.
+struct FitValues {
+  std::array<double, kNumFitted> values{};
+  static FitValues published() {
+    FitValues v;
+    for (size_t i = 0; i < kNumFitted; ++i)
+      v.values[i] = kFittedConstants[i].value;
+    return v;
+  }
+  double get(FitGroup group, FitKind kind) const {
+    for (size_t i = 0; i < kNumFitted; ++i)
+      if (kFittedConstants[i].group == group &&
+          kFittedConstants[i].kind == kind)
+        return values[i];
+    return 0;
+  }
+  bool operator==(const FitValues &) const = default;
+};
+
+std::string_view fitGroupName(FitGroup group);
+
+/// The generation whose fitted constants a catalog GPU uses (A100 ->
+/// Ampere; H100, H200 -> Hopper); none for other types.
+std::optional<FitGroup> fitGroupOf(const GpuSpec &gpu);
+
+/// Rescales `gpu`'s fitted quantities from the published values to `to`.
+/// GPUs outside every fit group are left alone.
+void applyFit(GpuSpec &gpu, const FitValues &to);
+
+} // namespace trident
+
+#endif // TRIDENT_HARDWARE_FITTED_H
