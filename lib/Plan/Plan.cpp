@@ -1,6 +1,7 @@
 //===- Plan.cpp - Building a plan from an evaluated configuration ---------===//
 
 #include "trident/Plan/Plan.h"
+#include "trident/Cost/Envelope.h"
 
 #include <algorithm>
 #include <cctype>
@@ -145,6 +146,11 @@ Plan makePlan(const LayerProfile &profile, const Cluster &cluster,
   p.predicted.peakMemoryBytes = eval.peakMemoryBytes;
   p.predicted.bubbleFraction = eval.bubbleFraction;
   p.predicted.exposedCommFraction = exposedCommShare(eval);
+  TimeRange range =
+      timeRange(regimeOf(profile, cluster, cfg), eval.iterationSeconds);
+  p.predicted.iterationLowSeconds = range.lowSeconds;
+  p.predicted.iterationHighSeconds = range.highSeconds;
+  p.warnings = envelopeWarnings(profile, cluster, cfg, eval);
   if (pricePerGpuHour > 0 && eval.tokensPerSecond > 0)
     p.predicted.costPerMillionTokens = pricePerGpuHour * double(p.gpus) /
                                        3600.0 / eval.tokensPerSecond * 1e6;

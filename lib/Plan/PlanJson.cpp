@@ -94,6 +94,10 @@ Json planJson(const Plan &p) {
                     {"exposed_comm_fraction", p.predicted.exposedCommFraction},
                     {"cost_per_million_tokens",
                      p.predicted.costPerMillionTokens}};
+  if (p.predicted.iterationHighSeconds > 0)
+    j["predicted"]["iteration_time_range_s"] = {
+        p.predicted.iterationLowSeconds, p.predicted.iterationHighSeconds};
+  j["warnings"] = p.warnings;
   return j;
 }
 
@@ -333,6 +337,38 @@ void readPredicted(Reader &r, const Json &j, Predicted &out) {
           out.exposedCommFraction);
     r.get(*pr, "cost_per_million_tokens", "predicted",
           out.costPerMillionTokens);
+    // Optional: plans written before the interval lack it.
+    if (r.error.empty() && pr->is_object() &&
+        pr->contains("iteration_time_range_s")) {
+      const Json &range = (*pr)["iteration_time_range_s"];
+      if (!range.is_array() || range.size() != 2 || !range[0].is_number() ||
+          !range[1].is_number() ||
+          range[0].get<double>() > range[1].get<double>())
+        r.error = r.source + ": 'predicted.iteration_time_range_s' must be "
+                             "[low, high], two numbers with low <= high";
+      else {
+        out.iterationLowSeconds = range[0].get<double>();
+        out.iterationHighSeconds = range[1].get<double>();
+      }
+    }
+  }
+}
+
+/// The optional plan-level warnings: an array of strings.
+void readWarnings(Reader &r, const Json &j, std::vector<std::string> &out) {
+  if (!r.error.empty() || !j.is_object() || !j.contains("warnings"))
+    return;
+  const Json &w = j["warnings"];
+  if (!w.is_array()) {
+    r.error = r.source + ": 'warnings' must be an array of strings";
+    return;
+  }
+  for (const Json &e : w) {
+    if (!e.is_string()) {
+      r.error = r.source + ": 'warnings' must hold strings only";
+      return;
+    }
+    out.push_back(e.get<std::string>());
   }
 }
 
@@ -473,6 +509,7 @@ Result<Plan> parsePlanJson(std::string_view text, std::string_view source) {
     }
   }
   readPredicted(r, j, p.predicted);
+  readWarnings(r, j, p.warnings);
   if (!r.error.empty())
     return Status::error(r.error);
   if (Status st = checkPlanShape(p, src); !st)

@@ -1,6 +1,7 @@
 //===- EvaluationReport.cpp - Rendering one evaluated plan ----------------===//
 
 #include "trident/Report/EvaluationReport.h"
+#include "trident/Cost/Envelope.h"
 #include "trident/Plan/ParallelJson.h"
 #include "trident/Report/InspectReport.h"
 
@@ -58,6 +59,11 @@ std::string renderEvaluationText(const LayerProfile &profile,
                      "{:.3f} s + optimizer {:.3f} s)\n",
                      e.iterationSeconds, e.pipelineSeconds, e.dpExposedSeconds,
                      e.optimizerSeconds);
+  TimeRange range = timeRange(regimeOf(profile, cluster, cfg), e.iterationSeconds);
+  out += fmt::format("80% range   {:.3f} - {:.3f} s  (runs like this one, "
+                     "{}, {} published, predicted out of sample)\n",
+                     range.lowSeconds, range.highSeconds, range.regime,
+                     range.cases);
   if (e.tiedEmbeddingSeconds > 0)
     out += fmt::format("            (exposed DP includes {:.1f} ms summing the "
                        "tied embedding's gradient over the first and last "
@@ -68,7 +74,10 @@ std::string renderEvaluationText(const LayerProfile &profile,
   out += fmt::format("compute     {:.1f} TFLOP/s per GPU, MFU {:.1f}%, HFU "
                      "{:.1f}%\n",
                      e.tflopsPerGpu, 100 * e.mfu, 100 * e.hfu);
-  out += fmt::format("memory      {}\n\n", describeFit(e));
+  out += fmt::format("memory      {}\n", describeFit(e));
+  for (const std::string &w : envelopeWarnings(profile, cluster, cfg, e))
+    out += fmt::format("warning     {}\n", w);
+  out += "\n";
   out += fmt::format("{:>5} {:>6} {:>10} {:>10} {:>10} {:>10} | {:>8} {:>8} "
                      "{:>8} {:>8} {:>8} {:>9}\n",
                      "stage", "layers", "compute", "exp.comm", "bubble",
@@ -105,6 +114,13 @@ std::string renderEvaluationJson(const LayerProfile &profile,
   j["precision"] = std::string(dtypeName(cfg.precision));
   j["runtime"] = std::string(runtimeName(e.runtime));
   j["iteration_time_s"] = e.iterationSeconds;
+  TimeRange range =
+      timeRange(regimeOf(profile, cluster, cfg), e.iterationSeconds);
+  j["iteration_time_range_s"] = {range.lowSeconds, range.highSeconds};
+  j["interval"] = {{"coverage", kIntervalHighQuantile - kIntervalLowQuantile},
+                   {"regime", range.regime},
+                   {"published_runs", range.cases}};
+  j["warnings"] = envelopeWarnings(profile, cluster, cfg, e);
   j["tokens_per_s"] = e.tokensPerSecond;
   j["tokens_per_s_per_gpu"] = e.tokensPerSecondPerGpu;
   j["tflops_per_gpu"] = e.tflopsPerGpu;

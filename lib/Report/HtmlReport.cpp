@@ -138,9 +138,9 @@ std::string plansTable(const HtmlReportInput &in) {
                   "<th>cp</th><th>ep</th><th>vpp</th><th>sp</th>"
                   "<th>mb &times; m</th><th>recompute</th>"
                   "<th>ZeRO</th><th>schedule</th><th>layers per chunk</th>"
-                  "<th>step (s)</th><th>tokens/s</th><th>MFU</th>"
-                  "<th>memory/GPU</th><th>bubble</th><th>exposed comm</th>"
-                  "</tr>\n";
+                  "<th>step (s)</th><th>80% range (s)</th><th>tokens/s</th>"
+                  "<th>MFU</th><th>memory/GPU</th><th>bubble</th>"
+                  "<th>exposed comm</th></tr>\n";
   for (size_t i = 0; i < in.plans.size(); ++i) {
     const plan::Plan &p = in.plans[i];
     std::string split;
@@ -171,13 +171,24 @@ std::string plansTable(const HtmlReportInput &in) {
          esc(split) + "] " +
          esc(p.partition) + "</td><td>" +
          fmt("%.3f", p.predicted.iterationSeconds) + "</td><td>" +
+         fmt("%.2f", p.predicted.iterationLowSeconds) + " &ndash; " +
+         fmt("%.2f", p.predicted.iterationHighSeconds) + "</td><td>" +
          fmt("%.0f", p.predicted.tokensPerSecond) + "</td><td>" +
          fmt("%.1f%%", 100 * p.predicted.mfu) + "</td><td>" +
          gb(p.predicted.peakMemoryBytes) + "</td><td>" +
          fmt("%.1f%%", 100 * p.predicted.bubbleFraction) + "</td><td>" +
          fmt("%.1f%%", 100 * p.predicted.exposedCommFraction) + "</td></tr>\n";
   }
-  return h + "</table>\n";
+  h += "</table>\n";
+  // The best plan's warnings: where it leaves the validated envelope
+  // (docs/cost-model.md, Uncertainty).
+  if (!in.plans.empty() && !in.plans[0].warnings.empty()) {
+    h += "<ul class=\"warnings\">\n";
+    for (const std::string &w : in.plans[0].warnings)
+      h += "<li>warning: " + esc(w) + "</li>\n";
+    h += "</ul>\n";
+  }
+  return h;
 }
 
 std::string timelineSvg(const Trace &tr) {

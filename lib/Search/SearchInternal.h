@@ -17,6 +17,7 @@
 #include "trident/Search/Partition.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -99,7 +100,19 @@ struct Variant {
   std::string note;
   std::vector<int32_t> origGroup; ///< variant group -> input group
   double objectiveScale = 1;       ///< objective = scale * seconds
+  /// SearchOptions::robust: the high end of the step time's 80 % interval
+  /// over minHighFactor() (so >= 1; objectiveScale carries
+  /// minHighFactor(), which keeps the lower bounds bounds), by
+  /// robustIndex(); all 1 otherwise.
+  std::array<double, 8> robustFactor{1, 1, 1, 1, 1, 1, 1, 1};
 };
+
+/// The regime attributes a configuration decides (Cost/Envelope.h): pp >
+/// 1, tp > 1, ZeRO-3.
+inline size_t robustIndex(const ParallelConfig &c) {
+  return size_t(c.pp > 1) | size_t(c.tp > 1) << 1 |
+         size_t(c.zeroStage >= 3) << 2;
+}
 
 inline double objectiveScale(const SearchOptions &o, const Cluster &c,
                       double tokensPerStep) {

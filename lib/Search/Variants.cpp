@@ -8,6 +8,8 @@
 
 #include "SearchInternal.h"
 
+#include "trident/Cost/Envelope.h"
+
 namespace trident::search::detail {
 
 /// The cluster variants (the heterogeneous groups' orders; with a price,
@@ -57,6 +59,21 @@ Status buildVariants(Shared &sh, const Cluster &cluster,
   }
   for (Variant &v : sh.variants) {
     v.objectiveScale = objectiveScale(opt, v.cluster, sh.tokensPerStep);
+    if (opt.robust) {
+      // Rank by the high end of the interval (Cost/Envelope.h).
+      double minHigh = minHighFactor();
+      v.objectiveScale *= minHigh;
+      for (size_t k = 0; k < v.robustFactor.size(); ++k) {
+        ParallelConfig c;
+        c.pp = (k & 1) ? 2 : 1;
+        c.tp = (k & 2) ? 2 : 1;
+        c.zeroStage = (k & 4) ? 3 : 0;
+        c.precision = opt.precision;
+        v.robustFactor[k] =
+            timeRange(regimeOf(profile, v.cluster, c), 1.0).highFactor /
+            minHigh;
+      }
+    }
     if (&v == &sh.variants[0]) {
       sh.evaluators.push_back(base);
       continue;

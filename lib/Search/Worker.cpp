@@ -150,8 +150,11 @@ struct Worker {
     }
   }
 
-  double objectiveOf(const Config &C, const Evaluation &e) const {
-    return sh.variants[size_t(C.variant)].objectiveScale * e.iterationSeconds;
+  double objectiveOf(const Config &C, const ParallelConfig &cfg,
+                     const Evaluation &e) const {
+    const Variant &v = sh.variants[size_t(C.variant)];
+    return v.objectiveScale * e.iterationSeconds *
+           v.robustFactor[robustIndex(cfg)];
   }
 
   /// SearchOptions::accept on a fitting evaluation; a refused one is
@@ -163,7 +166,7 @@ struct Worker {
               bool shortcut = false) {
     if (!sh.opt.accept)
       return true;
-    double objective = objectiveOf(C, e);
+    double objective = objectiveOf(C, cfg, e);
     if (shortcut && objective > sh.threshold.load(std::memory_order_relaxed))
       return true;
     std::string why =
@@ -192,7 +195,7 @@ struct Worker {
     cand.config = cfg;
     cand.eval = e;
     cand.clusterIndex = C.variant;
-    cand.objective = objectiveOf(C, e);
+    cand.objective = objectiveOf(C, cfg, e);
     cand.partition = how;
     if (sh.opt.pricePerGpuHour > 0)
       cand.costPerToken = sh.opt.pricePerGpuHour *
@@ -232,7 +235,7 @@ struct Worker {
     ExploredPoint pt;
     pt.config = cfg;
     pt.clusterIndex = C.variant;
-    pt.objective = objectiveOf(C, e);
+    pt.objective = objectiveOf(C, cfg, e);
     pt.iterationSeconds = e.iterationSeconds;
     pt.peakMemoryBytes = e.peakMemoryBytes;
     pt.memoryCapacityBytes = e.memoryCapacityBytes;

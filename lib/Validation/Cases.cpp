@@ -431,6 +431,19 @@ std::string renderCrossValidation(const CrossValidation &cv) {
                      upct(b->second.p90), fitValueList(f.fit.values));
   }
   s += fmt::format("\nIn-sample fit: {}.\n", fitValueList(cv.inSample.values));
+  if (cv.intervalCases > 0)
+    s += fmt::format(
+        "\n80 % intervals (docs/cost-model.md, Uncertainty), each built from "
+        "the out-of-sample residuals of the other sources in the case's "
+        "nearest regime, contain the measured step time of {} of {} cases "
+        "({:.1f}%) as the quantiles give them, and of {} ({:.1f}%) widened "
+        "by {:.1f} in log space about the regime's median, the calibration the shipped intervals "
+        "use.\n",
+        cv.unwidenedHits, cv.intervalCases,
+        100.0 * double(cv.unwidenedHits) / double(cv.intervalCases),
+        cv.intervalHits,
+        100.0 * double(cv.intervalHits) / double(cv.intervalCases),
+        cv.intervalWidening);
   return s;
 }
 

@@ -110,6 +110,11 @@ cl::opt<bool> crossValidateOpt(
     "cross-validate",
     cl::desc("leave one source out: refit without each source, predict it"),
     cl::sub(validateCmd), cl::cat(category));
+cl::opt<std::string> writeEnvelopeOpt(
+    "write-envelope",
+    cl::desc("with --cross-validate: write lib/Cost/ValidatedEnvelope.inc "
+             "(residuals per regime, MFU and axis ceilings)"),
+    cl::value_desc("file"), cl::sub(validateCmd), cl::cat(category));
 cl::opt<int64_t> validateThreadsOpt(
     "threads", cl::desc("threads for the refits (0: all cores)"),
     cl::init(0), cl::sub(validateCmd), cl::cat(category));
@@ -190,6 +195,8 @@ int runValidate(mlir::MLIRContext &) {
     if (!force)
       return 1;
   }
+  if (!writeEnvelopeOpt.empty() && !crossValidateOpt)
+    return fail("--write-envelope needs --cross-validate", 2);
   if ((fitOpt || crossValidateOpt) && force)
     return fail("--runtime cannot be combined with --fit or --cross-validate "
                 "(the constants are fitted with each case under its own "
@@ -209,6 +216,13 @@ int runValidate(mlir::MLIRContext &) {
     validation::CrossValidation cv = validation::crossValidate(cases, threads);
     llvm::outs() << validation::renderText(cv.outOfSample) << "\n"
                  << validation::renderCrossValidation(cv);
+    if (!writeEnvelopeOpt.empty()) {
+      std::string inc = validation::renderEnvelope(
+          cv, command + " --cross-validate --write-envelope "
+                        "lib/Cost/ValidatedEnvelope.inc");
+      if (Status s = writeFileAtomically(writeEnvelopeOpt, inc); !s)
+        return fail(s.message());
+    }
     if (!writeDocOpt.empty()) {
       std::string doc = validation::renderMarkdown(
           validation::runValidation(cases),

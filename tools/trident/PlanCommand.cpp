@@ -85,6 +85,11 @@ cl::opt<double> memFractionOpt(
     "max-memory-fraction",
     cl::desc("use at most this fraction of each GPU's memory (default 1)"),
     cl::value_desc("F"), cl::init(1.0), cl::sub(planCmd), cl::cat(category));
+cl::opt<bool> robustOpt(
+    "robust",
+    cl::desc("rank by the high end of each plan's 80% step-time interval "
+             "(docs/cost-model.md, Uncertainty)"),
+    cl::sub(planCmd), cl::cat(category));
 cl::opt<bool> tpAcrossNodesOpt(
     "allow-tp-across-nodes",
     cl::desc("let tensor parallelism span nodes (off: TP stays in an NVLink "
@@ -110,7 +115,8 @@ std::string renderTable(const search::SearchResult &r,
                         const std::vector<plan::Plan> &plans, bool price) {
   std::string out;
   out += "  #    dp  tp  pp  cp  ep vpp sp    mb x m  recompute zero  "
-         "step (s)    tokens/s    MFU   mem/GPU  bubble  exp.comm";
+         "step (s)   80% range (s)    tokens/s    MFU   mem/GPU  bubble  "
+         "exp.comm";
   if (price)
     out += "  $/Mtok";
   out += "\n";
@@ -134,6 +140,9 @@ std::string renderTable(const search::SearchResult &r,
            pad(p.sequenceParallel ? "on" : "-", 3) + pad(mbm, 10) +
            pad(recompute, 11) + pad(std::to_string(p.zeroStage), 5) +
            pad(fmtD("%.3f", p.predicted.iterationSeconds), 10) +
+           pad(fmtD("%.2f", p.predicted.iterationLowSeconds) + " - " +
+                   fmtD("%.2f", p.predicted.iterationHighSeconds),
+               16) +
            pad(fmtD("%.0f", p.predicted.tokensPerSecond), 12) +
            pad(fmtD("%.1f%%", 100 * p.predicted.mfu), 7) +
            pad(fmtD("%.1f GB", p.predicted.peakMemoryBytes / 1e9), 10) +
@@ -179,6 +188,8 @@ std::string planCommandLine(const search::SearchOptions &so) {
     c += " --runtime " + runtimeOpt;
   if (topOpt.getNumOccurrences())
     c += " --top " + std::to_string(so.topK);
+  if (so.robust)
+    c += " --robust";
   if (!fixOpt.empty())
     c += " --fix " + fixOpt;
   if (memFractionOpt.getNumOccurrences())
@@ -224,6 +235,7 @@ std::optional<int> searchOptionsFromFlags(
                     fmtD("%g", memFractionOpt),
                 2);
   so.maxMemoryFraction = memFractionOpt;
+  so.robust = robustOpt;
   if (!(priceOpt >= 0) || !std::isfinite(priceOpt))
     return fail("--price-per-gpu-hour must be a non-negative number", 2);
   so.pricePerGpuHour = priceOpt;
@@ -394,6 +406,8 @@ void printPlans(const search::SearchOptions &so, const EvalOptions &evalOpt,
                << (w.vpp > 1 ? "chunk" : "stage") << " [" << split << "] ("
                << w.partition << ")\n";
   llvm::outs() << search::explainWinner(res);
+  for (const std::string &warning : w.warnings)
+    llvm::outs() << "warning     " << warning << "\n";
   for (const std::string &f : {outputOpt.getValue(), traceOpt.getValue(),
                                reportOpt.getValue()})
     if (!f.empty() && f != "-")

@@ -74,6 +74,10 @@ struct Predicted {
   double exposedCommFraction = 0;
   /// Dollars per million tokens; 0 when no price was given.
   double costPerMillionTokens = 0;
+  /// The step time's 80 % interval (Cost/Envelope.h: out-of-sample
+  /// residuals of the nearest validated regime); both 0 in plans written
+  /// before it.
+  double iterationLowSeconds = 0, iterationHighSeconds = 0;
 
   bool operator==(const Predicted &) const = default;
 };
@@ -123,6 +127,9 @@ struct Plan : ParallelAxes {
   std::vector<DataSharePlan> dataShares;
   std::vector<StagePlan> stages;
   Predicted predicted;
+  /// Where the plan lies outside what was validated (Cost/Envelope.h:
+  /// envelopeWarnings), one sentence each; empty when inside.
+  std::vector<std::string> warnings;
   /// How the search split the layers: "dp", "balanced", "single", or
   /// "given" for a plan that was not searched.
   std::string partition = "given";

@@ -45,6 +45,10 @@ struct SearchOptions {
   /// Worker threads; 0 = std::thread::hardware_concurrency().
   int64_t threads = 0;
   Objective objective = Objective::StepTime;
+  /// Rank by the high end of each plan's 80 % step-time interval
+  /// (Cost/Envelope.h) rather than by the prediction itself: a plan in a
+  /// regime the published runs were predicted less well in ranks lower.
+  bool robust = false;
   /// Dollars per GPU-hour; > 0 enables CostPerToken and the cost columns.
   double pricePerGpuHour = 0;
   /// A plan fits when every GPU needs at most this fraction of its memory.

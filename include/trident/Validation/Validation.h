@@ -12,6 +12,7 @@
 #ifndef TRIDENT_VALIDATION_VALIDATION_H
 #define TRIDENT_VALIDATION_VALIDATION_H
 
+#include "trident/Cost/Envelope.h"
 #include "trident/Cost/Evaluate.h"
 #include "trident/Hardware/Fitted.h"
 #include "trident/Support/Status.h"
@@ -148,6 +149,17 @@ struct CrossValidation {
   Report inSampleReport;  ///< every case predicted with inSample's values
   std::vector<Fold> folds;
   Report outOfSample;     ///< each case predicted by its source's fold
+  /// Per case, in order (empty gpu: not evaluated): its regime
+  /// (Cost/Envelope.h) and what the envelope records of it.
+  std::vector<RegimeKey> regimes;
+  std::vector<std::string> gpuNames;
+  std::vector<int64_t> seqLens;
+  /// Of the evaluated cases, how many fall inside an 80 % interval built
+  /// from the out-of-sample residuals of the other sources only: as the
+  /// quantiles give it, and widened by `intervalWidening` (log space), the
+  /// factor that brings the coverage to 80 %.
+  int64_t intervalCases = 0, unwidenedHits = 0, intervalHits = 0;
+  double intervalWidening = 1;
 };
 
 /// Refits kFittedConstants on the cases (MLIR-side, CrossValidate.cpp):
@@ -166,6 +178,11 @@ CrossValidation crossValidate(const std::vector<Case> &cases, int threads = 1);
 
 /// The markdown of the cross-validation section of docs/validation.md.
 std::string renderCrossValidation(const CrossValidation &cv);
+
+/// lib/Cost/ValidatedEnvelope.inc: the residual quantiles per regime, the
+/// highest measured MFU per GPU and precision, the largest axis sizes.
+std::string renderEnvelope(const CrossValidation &cv,
+                           const std::string &command);
 
 /// The refit constants beside the published ones (Fitted.h), as text.
 std::string renderFit(const FitReport &fit);

@@ -14,16 +14,7 @@
 using namespace trident;
 
 namespace {
-ParallelConfig cfgOf(int64_t dp, int64_t tp, int64_t pp, int64_t mb,
-                     int64_t gb) {
-  ParallelConfig c;
-  c.dp = dp;
-  c.tp = tp;
-  c.pp = pp;
-  c.microBatch = mb;
-  c.globalBatch = gb;
-  return c;
-}
+using test::cfgOf;
 
 Evaluation mustEvaluate(const LayerProfile &p, const Cluster &c,
                         const ParallelConfig &cfg, const EvalOptions &o = {}) {

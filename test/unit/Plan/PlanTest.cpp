@@ -64,7 +64,13 @@ TEST_CASE("a written plan reads back identical", "[plan]") {
   CHECK(p.numMicroBatches == 64);
   CHECK(p.schedule == ScheduleKind::Interleaved1F1B);
   CHECK(p.predicted.costPerMillionTokens > 0);
+  // The 80 % interval and the envelope warnings travel with the plan.
+  CHECK(p.predicted.iterationLowSeconds > 0);
+  CHECK(p.predicted.iterationLowSeconds < p.predicted.iterationSeconds);
+  CHECK(p.predicted.iterationHighSeconds > p.predicted.iterationLowSeconds);
+  p.warnings = {"first warning", "second warning"};
   std::string text = plan::planToJson(p);
+  CHECK(text.find("\"iteration_time_range_s\": [") != std::string::npos);
   auto back = plan::parsePlanJson(text);
   REQUIRE(back.isOk());
   CHECK(*back == p);
@@ -165,6 +171,25 @@ TEST_CASE("plan JSON errors name the field", "[plan]") {
                              "stage 0)"));
   CHECK_THAT(bad("\"mfu\": ", "\"mfu\": \"x\", \"y\": "),
              Catch::Contains("'predicted.mfu' must be a number"));
+  CHECK_THAT(bad("\"iteration_time_range_s\": [", "\"iteration_time_range_s\": [1e9, "),
+             Catch::Contains("'predicted.iteration_time_range_s' must be "
+                             "[low, high]"));
+  CHECK_THAT(bad("\"warnings\": []", "\"warnings\": [1]"),
+             Catch::Contains("'warnings' must hold strings only"));
+  // Plans written before the interval and the warnings still read.
+  {
+    std::string t = text;
+    size_t at = t.find(",\n    \"iteration_time_range_s\"");
+    REQUIRE(at != std::string::npos);
+    t.erase(at, t.find("]", at) + 1 - at);
+    at = t.find(",\n  \"warnings\"");
+    REQUIRE(at != std::string::npos);
+    t.erase(at, t.find("]", at) + 1 - at);
+    auto old = plan::parsePlanJson(t, "old.json");
+    REQUIRE(old.isOk());
+    CHECK(old->predicted.iterationHighSeconds == 0);
+    CHECK(old->warnings.empty());
+  }
   auto r = plan::parsePlanJson("{", "p.json");
   REQUIRE_FALSE(r.isOk());
   CHECK_THAT(r.message(), Catch::Contains("not valid JSON"));
