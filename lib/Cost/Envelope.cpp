@@ -14,13 +14,12 @@ namespace {
 } // namespace
 
 std::string RegimeKey::name(int level) const {
-  const std::string parts[kLevels] = {
-      gpu,
-      fp8 ? "fp8" : "16-bit",
-      moe ? "moe" : "dense",
-      pipeline ? "pp" : "no-pp",
-      tensor ? "tp" : "no-tp",
-      sharded ? "zero3" : "no-zero3"};
+  const std::string parts[kLevels] = {gpu,
+                                      fp8 ? "fp8" : "16-bit",
+                                      moe ? "moe" : "dense",
+                                      pipeline ? "pp" : "no-pp",
+                                      tensor ? "tp" : "no-tp",
+                                      sharded ? "zero3" : "no-zero3"};
   std::string out;
   for (int i = 0; i < kLevels; ++i)
     out += (i ? "/" : "") + (i < level ? parts[i] : std::string("*"));

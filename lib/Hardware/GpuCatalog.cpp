@@ -25,8 +25,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "trident/Hardware/Gpu.h"
 #include "trident/Hardware/Fitted.h"
+#include "trident/Hardware/Gpu.h"
 
 #include <algorithm>
 #include <array>

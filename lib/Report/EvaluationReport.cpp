@@ -59,7 +59,8 @@ std::string renderEvaluationText(const LayerProfile &profile,
                      "{:.3f} s + optimizer {:.3f} s)\n",
                      e.iterationSeconds, e.pipelineSeconds, e.dpExposedSeconds,
                      e.optimizerSeconds);
-  TimeRange range = timeRange(regimeOf(profile, cluster, cfg), e.iterationSeconds);
+  TimeRange range =
+      timeRange(regimeOf(profile, cluster, cfg), e.iterationSeconds);
   out += fmt::format("80% range   {:.3f} - {:.3f} s  (runs like this one, "
                      "{}, {} published, predicted out of sample)\n",
                      range.lowSeconds, range.highSeconds, range.regime,

@@ -167,9 +167,8 @@ std::string plansTable(const HtmlReportInput &in) {
          std::to_string(p.microBatch) + " &times; " +
          std::to_string(p.numMicroBatches) + "</td><td>" + esc(rc) +
          "</td><td>" + std::to_string(p.zeroStage) + "</td><td>" +
-         esc(scheduleKindName(p.scheduleKind())) + "</td><td>[" +
-         esc(split) + "] " +
-         esc(p.partition) + "</td><td>" +
+         esc(scheduleKindName(p.scheduleKind())) + "</td><td>[" + esc(split) +
+         "] " + esc(p.partition) + "</td><td>" +
          fmt("%.3f", p.predicted.iterationSeconds) + "</td><td>" +
          fmt("%.2f", p.predicted.iterationLowSeconds) + " &ndash; " +
          fmt("%.2f", p.predicted.iterationHighSeconds) + "</td><td>" +

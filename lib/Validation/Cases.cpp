@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <map>
 #include <fmt/format.h>
+#include <map>
 #include <nlohmann/json.hpp>
 
 namespace trident::validation {
@@ -386,12 +386,10 @@ std::string renderFit(const FitReport &fit) {
   FitValues published = FitValues::published();
   for (size_t i = 0; i < kNumFitted; ++i) {
     const FittedConstant &f = kFittedConstants[i];
-    out += fmt::format("{:<20} {:>10.3f} {:>10.3f}  {:.2f}..{:.2f} by {:.2f}{}\n",
-                       f.key, published.values[i], fit.values.values[i], f.lo,
-                       f.hi, f.step,
-                       fit.values.values[i] == published.values[i]
-                           ? ""
-                           : "  (differs)");
+    out += fmt::format(
+        "{:<20} {:>10.3f} {:>10.3f}  {:.2f}..{:.2f} by {:.2f}{}\n", f.key,
+        published.values[i], fit.values.values[i], f.lo, f.hi, f.step,
+        fit.values.values[i] == published.values[i] ? "" : "  (differs)");
   }
   for (const GroupFit &g : fit.groups)
     out += fmt::format("{}: {} cases, {} grid points, median + p90 of "
@@ -437,7 +435,8 @@ std::string renderCrossValidation(const CrossValidation &cv) {
         "the out-of-sample residuals of the other sources in the case's "
         "nearest regime, contain the measured step time of {} of {} cases "
         "({:.1f}%) as the quantiles give them, and of {} ({:.1f}%) widened "
-        "by {:.1f} in log space about the regime's median, the calibration the shipped intervals "
+        "by {:.1f} in log space about the regime's median, the calibration the "
+        "shipped intervals "
         "use.\n",
         cv.unwidenedHits, cv.intervalCases,
         100.0 * double(cv.unwidenedHits) / double(cv.intervalCases),

@@ -132,8 +132,7 @@ double quantile(std::vector<double> v, double q) {
 }
 
 bool evaluated(const CrossValidation &cv, size_t i) {
-  return cv.outOfSample.results[i].outcome ==
-             CaseResult::Outcome::Evaluated &&
+  return cv.outOfSample.results[i].outcome == CaseResult::Outcome::Evaluated &&
          !cv.gpuNames[i].empty();
 }
 
@@ -233,12 +232,12 @@ std::string renderEnvelope(const CrossValidation &cv,
   out += "constexpr RegimeResiduals kRegimeResiduals[] = {\n";
   for (const auto &[name, r] : regimes)
     if (int64_t(r.size()) >= kMinRegimeCases || name == RegimeKey().name(0))
-      out += fmt::format(
-          "    {{\"{}\", {}, {:.4f}, {:.4f}}},\n", name, r.size(),
-          widen(quantile(r, kIntervalLowQuantile), quantile(r, 0.5),
-                cv.intervalWidening),
-          widen(quantile(r, kIntervalHighQuantile), quantile(r, 0.5),
-                cv.intervalWidening));
+      out +=
+          fmt::format("    {{\"{}\", {}, {:.4f}, {:.4f}}},\n", name, r.size(),
+                      widen(quantile(r, kIntervalLowQuantile), quantile(r, 0.5),
+                            cv.intervalWidening),
+                      widen(quantile(r, kIntervalHighQuantile),
+                            quantile(r, 0.5), cv.intervalWidening));
   out += "};\n\n";
   // Highest measured MFU per GPU and precision (measured = predicted MFU x
   // measured / predicted throughput, the model FLOPs being the same).
@@ -250,8 +249,8 @@ std::string renderEnvelope(const CrossValidation &cv,
     const CaseResult &r = cv.inSampleReport.results[i];
     double measured =
         r.mfu * r.c->measuredTokensPerSecPerGpu / r.predictedTokensPerSecPerGpu;
-    auto key = std::make_pair(cv.gpuNames[i],
-                              std::string(cv.regimes[i].fp8 ? "fp8" : "16-bit"));
+    auto key = std::make_pair(
+        cv.gpuNames[i], std::string(cv.regimes[i].fp8 ? "fp8" : "16-bit"));
     auto it = mfu.find(key);
     if (it == mfu.end() || measured > it->second.first)
       mfu[key] = {measured, r.c->id};
@@ -267,7 +266,8 @@ std::string renderEnvelope(const CrossValidation &cv,
     if (!evaluated(cv, i))
       continue;
     const ParallelConfig &c = cv.outOfSample.results[i].c->config;
-    for (auto [name, v] : std::initializer_list<std::pair<const char *, int64_t>>{
+    for (auto [name, v] :
+         std::initializer_list<std::pair<const char *, int64_t>>{
              {"gpus", c.dp * c.tp * c.pp * c.cp},
              {"tp", c.tp},
              {"pp", c.pp},

@@ -123,8 +123,7 @@ CaseResult evaluateCase(const PreparedCase &p, const FitValues &fit) {
 
 } // namespace detail
 
-Report runValidation(const std::vector<Case> &cases,
-                     const EvalOptions &options,
+Report runValidation(const std::vector<Case> &cases, const EvalOptions &options,
                      std::optional<Runtime> forceRuntime,
                      const FitValues &fit) {
   detail::PreparedCases prepared =

@@ -115,9 +115,10 @@ cl::opt<std::string> writeEnvelopeOpt(
     cl::desc("with --cross-validate: write lib/Cost/ValidatedEnvelope.inc "
              "(residuals per regime, MFU and axis ceilings)"),
     cl::value_desc("file"), cl::sub(validateCmd), cl::cat(category));
-cl::opt<int64_t> validateThreadsOpt(
-    "threads", cl::desc("threads for the refits (0: all cores)"),
-    cl::init(0), cl::sub(validateCmd), cl::cat(category));
+cl::opt<int64_t>
+    validateThreadsOpt("threads",
+                       cl::desc("threads for the refits (0: all cores)"),
+                       cl::init(0), cl::sub(validateCmd), cl::cat(category));
 cl::opt<std::string> writeDocOpt("write-doc",
                                  cl::desc("also write the markdown report"),
                                  cl::value_desc("file"), cl::sub(validateCmd),
@@ -203,9 +204,8 @@ int runValidate(mlir::MLIRContext &) {
                 "runtime)",
                 2);
   if (validateThreadsOpt < 0)
-    return fail("--threads must be >= 0, got " +
-                    std::to_string(validateThreadsOpt),
-                2);
+    return fail(
+        "--threads must be >= 0, got " + std::to_string(validateThreadsOpt), 2);
   int threads = validateThreadsOpt > 0
                     ? int(validateThreadsOpt)
                     : int(std::max(1u, std::thread::hardware_concurrency()));

@@ -42,8 +42,8 @@ struct FittedConstant {
   std::string_view key; ///< "sustained.ampere", ...
   FitGroup group;
   FitKind kind;
-  double value;         ///< the published (in-sample) value
-  double lo, hi, step;  ///< the grid the fit searches
+  double value;        ///< the published (in-sample) value
+  double lo, hi, step; ///< the grid the fit searches
   std::string_view what;
 };
 
@@ -51,15 +51,16 @@ struct FittedConstant {
 /// 90th percentile of |error| over every evaluable case of cases.json and
 /// moe_cases.json on the generation's GPUs; docs/cost-model.md section 8).
 inline constexpr FittedConstant kFittedConstants[] = {
-    {"sustained.ampere", FitGroup::Ampere, FitKind::Sustained, 0.89, 0.75,
-     1.00, 0.01, "A100 GEMM throughput in training / best-shape MAMF"},
-    {"attention.ampere", FitGroup::Ampere, FitKind::Attention, 0.26, 0.16,
-     0.40, 0.02, "A100 fused attention, fraction of the 16-bit peak"},
-    {"sustained.hopper", FitGroup::Hopper, FitKind::Sustained, 0.82, 0.75,
-     1.00, 0.01, "H100/H200 GEMM throughput in training / best-shape MAMF"},
-    {"attention.hopper", FitGroup::Hopper, FitKind::Attention, 0.32, 0.16,
-     0.40, 0.02, "H100/H200 fused attention (best kernel), fraction of the "
-                 "16-bit peak"},
+    {"sustained.ampere", FitGroup::Ampere, FitKind::Sustained, 0.89, 0.75, 1.00,
+     0.01, "A100 GEMM throughput in training / best-shape MAMF"},
+    {"attention.ampere", FitGroup::Ampere, FitKind::Attention, 0.26, 0.16, 0.40,
+     0.02, "A100 fused attention, fraction of the 16-bit peak"},
+    {"sustained.hopper", FitGroup::Hopper, FitKind::Sustained, 0.82, 0.75, 1.00,
+     0.01, "H100/H200 GEMM throughput in training / best-shape MAMF"},
+    {"attention.hopper", FitGroup::Hopper, FitKind::Attention, 0.32, 0.16, 0.40,
+     0.02,
+     "H100/H200 fused attention (best kernel), fraction of the "
+     "16-bit peak"},
 };
 inline constexpr size_t kNumFitted = std::size(kFittedConstants);
 

@@ -145,10 +145,10 @@ struct Fold {
 };
 
 struct CrossValidation {
-  FitReport inSample;     ///< fitted on every case
-  Report inSampleReport;  ///< every case predicted with inSample's values
+  FitReport inSample;    ///< fitted on every case
+  Report inSampleReport; ///< every case predicted with inSample's values
   std::vector<Fold> folds;
-  Report outOfSample;     ///< each case predicted by its source's fold
+  Report outOfSample; ///< each case predicted by its source's fold
   /// Per case, in order (empty gpu: not evaluated): its regime
   /// (Cost/Envelope.h) and what the envelope records of it.
   std::vector<RegimeKey> regimes;

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "trident/Hardware/Gpu.h"
 #include "trident/Validation/Validation.h"
+#include "trident/Hardware/Gpu.h"
 
 #include "../SharedData.h"
 
@@ -101,14 +101,12 @@ TEST_CASE("bad cases files are refused with the case named",
   CHECK(badField.message().find("'tp'") != std::string::npos);
 }
 
-TEST_CASE("a case's runtime comes from its run's framework",
-          "[validation]") {
+TEST_CASE("a case's runtime comes from its run's framework", "[validation]") {
   CHECK(runtimeForFramework("NeMo 24.07") == Runtime::MegatronCore);
   CHECK(runtimeForFramework("NeMo 26.02 / Megatron-Bridge / Megatron-Core") ==
         Runtime::MegatronCore);
   CHECK(runtimeForFramework("Megatron-LM (2022)") == Runtime::MegatronLm);
-  CHECK(runtimeForFramework("Composer / llm-foundry (FSDP)") ==
-        Runtime::Fsdp);
+  CHECK(runtimeForFramework("Composer / llm-foundry (FSDP)") == Runtime::Fsdp);
   CHECK(runtimeForFramework("torchtitan (2024)") == Runtime::Torchtitan);
   CHECK_FALSE(runtimeForFramework("JAX / MaxText").has_value());
 
@@ -149,8 +147,8 @@ TEST_CASE("a case's runtime comes from its run's framework",
   REQUIRE(all.isOk());
   int64_t fromFramework = 0;
   for (const Case &c : *all)
-    fromFramework += c.evaluable &&
-                     c.runtimeOrigin == Case::RuntimeOrigin::Framework;
+    fromFramework +=
+        c.evaluable && c.runtimeOrigin == Case::RuntimeOrigin::Framework;
   CHECK(fromFramework >= 190); // all but the rows whose run names none
 }
 
@@ -170,8 +168,7 @@ TEST_CASE("a refit constant rescales what it multiplies", "[validation]") {
   CHECK(g.gemmEfficiency16 == Approx(1.1 * h100->gemmEfficiency16));
   CHECK(g.gemmEfficiency8 == Approx(1.1 * h100->gemmEfficiency8));
   CHECK(g.attentionEfficiency == Approx(0.5 * h100->attentionEfficiency));
-  CHECK(g.attentionEfficiencyFa2 ==
-        Approx(0.5 * h100->attentionEfficiencyFa2));
+  CHECK(g.attentionEfficiencyFa2 == Approx(0.5 * h100->attentionEfficiencyFa2));
   // Other generations are not touched.
   auto b200 = lookupGpu("B200");
   REQUIRE(b200.isOk());

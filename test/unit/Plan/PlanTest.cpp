@@ -171,7 +171,8 @@ TEST_CASE("plan JSON errors name the field", "[plan]") {
                              "stage 0)"));
   CHECK_THAT(bad("\"mfu\": ", "\"mfu\": \"x\", \"y\": "),
              Catch::Contains("'predicted.mfu' must be a number"));
-  CHECK_THAT(bad("\"iteration_time_range_s\": [", "\"iteration_time_range_s\": [1e9, "),
+  CHECK_THAT(bad("\"iteration_time_range_s\": [",
+                 "\"iteration_time_range_s\": [1e9, "),
              Catch::Contains("'predicted.iteration_time_range_s' must be "
                              "[low, high]"));
   CHECK_THAT(bad("\"warnings\": []", "\"warnings\": [1]"),
