@@ -7,12 +7,18 @@
 # runtimes: megatron-core (Transformer Engine's fused attention), fsdp
 # (FlashAttention-2 and autocast), torchtitan (FlashAttention-2, bf16
 # elementwise) and megatron-lm (unfused attention, gradient all-reduce
-# after the backward). Then the validation summary with every published
-# run forced to megatron-core, and with each run under its own runtime.
+# after the backward). Then Narayanan et al. 2021's ZeRO-3 run (GPT-3
+# 175B on 1536 A100s, measured 31 tokens/s/GPU) under megatron-lm and
+# under deepspeed, DeepSpeed ZeRO-3 as of 2021 (a gather per parameter
+# tensor, not overlapped). Then the validation summary with every
+# published run forced to megatron-core, and with each run under its own
+# runtime.
 #
 # Expected output shape: three lines "RUNTIME: N tokens/s/GPU, MFU M%",
 # megatron-core the fastest on this H100, and "megatron-lm: does not fit"
-# (unfused attention keeps the 8192 x 8192 scores); then two "all ..."
+# (unfused attention keeps the 8192 x 8192 scores); two lines "RUNTIME:
+# N tokens/s/GPU, exposed communication X s", deepspeed the slower with
+# more exposed communication; then two "all ..."
 # summary lines
 # of `trident validate` (forced first), the second with the smaller median
 # and 90th percentile.
@@ -42,6 +48,18 @@ for r in megatron-core fsdp torchtitan megatron-lm; do
   else
     exit "$status"
   fi
+done
+
+echo
+Z3=(--model gpt3-175b --cluster dgx-a100-80gb:192 --global-batch 1536
+    --seq-len 2048 --dp 1536 --micro-batch 1 --zero 3 --recompute full
+    --precision fp16)
+echo "\$ trident evaluate ${Z3[*]} --json --runtime R"
+for r in megatron-lm deepspeed; do
+  json=$("$BIN/trident" evaluate "${Z3[@]}" --json --runtime "$r")
+  tok=$(echo "$json" | sed -n 's/^  "tokens_per_s_per_gpu": \([0-9]*\).*/\1/p')
+  exp=$(echo "$json" | sed -n 's/^        "exposed_comm_s": \([0-9]*\.[0-9]\).*/\1/p' | head -1)
+  echo "$r: $tok tokens/s/GPU, exposed communication $exp s"
 done
 
 echo

@@ -147,6 +147,7 @@ void GroupBuilder::add(Operation &op,
   if (auto param = dyn_cast<ParamOp>(op)) {
     int64_t n = rt(param.getResult()).getNumElements();
     cost.paramBytesPerElem = elementBytes(param.getResult().getType());
+    ++cost.paramTensors;
     switch (placeOf(param.getResult())) {
     case ParamPlace::Sharded:
       cost.paramsTpSharded += n;

@@ -38,6 +38,7 @@ struct LayerTimes {
   double epFwd = 0, epBwd = 0;  ///< expert all-to-all
   double actNone = 0, actSelective = 0, actFull = 0; ///< saved bytes
   double paramsDense = 0, paramsExpert = 0; ///< elements on this GPU
+  double paramTensors = 0;                  ///< LayerCost::paramTensors
   double fwdFlops = 0, attnFlops = 0;       ///< on this GPU
 };
 
@@ -238,6 +239,7 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
   r.paramsDense = double(L.paramsTpSharded + L.paramsVocab) / tp +
                   double(L.paramsReplicated);
   r.paramsExpert = double(L.paramsExpert) / (ep * double(ax.etp));
+  r.paramTensors = double(L.paramTensors);
   return r;
 }
 
@@ -300,6 +302,8 @@ void applyRuntime(EvalOptions &o, Runtime r) {
   o.gradReduceAfterLastSend = false;
   o.zero2ReducePerMicroBatch = false;
   o.overlapZero3Gather = true;
+  o.zero3GatherPerTensor = false;
+  o.zero3GradBucketElements = 0;
   o.overlapParamGather = false;
   o.epAllGatherDispatcher = false;
   o.expertFolding = true;
@@ -361,6 +365,27 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     // of the gradient slice (gradAllReduce in lib/Target/ExecToCpp.cpp).
     o.tiedSumOfZeroSlice = true;
     break;
+  case Runtime::DeepSpeed:
+    // DeepSpeed ZeRO of 2021 (v0.3.12 to v0.4.2, read at v0.4.2, commit
+    // a0292398) driving Megatron-LM's model code, as Narayanan et al.
+    // 2021 ran its ZeRO-3 comparison: Megatron-LM's kernels (no
+    // FlashAttention), and ZeRO-3 as deepspeed/runtime/zero then did it:
+    // - each submodule's parameters are gathered one tensor at a time
+    //   (partition_parameters.py _allgather_param, one
+    //   torch.distributed.all_gather per parameter over one flat group);
+    // - each gather is preceded by torch.cuda.synchronize(), so it does
+    //   not overlap compute ("the async version is not async at all",
+    //   DeepSpeed PR #1188, which coalesced the gathers in October 2021);
+    // - gradients are reduced by all-reducing buckets of reduce_bucket_size
+    //   = 5e8 elements and keeping the rank's slice (stage3.py
+    //   buffered_reduce_fallback; contiguous_gradients defaulted to False
+    //   until v0.4.3), overlapping the backward (overlap_comm True).
+    o.flashAttention = false;
+    o.overlapGradReduce = true;
+    o.overlapZero3Gather = false;
+    o.zero3GatherPerTensor = true;
+    o.zero3GradBucketElements = 5e8;
+    break;
   }
 }
 
@@ -388,6 +413,8 @@ struct Evaluator::Impl {
   std::vector<int64_t> chunkBegin, chunkEnd; ///< block range per chunk
   std::vector<double> chunkAct;             ///< saved bytes per micro-batch
   std::vector<double> chunkExposed, chunkHidden, chunkCompute;
+  /// Parameter tensors of each chunk (EvalOptions::zero3GatherPerTensor).
+  std::vector<double> chunkTensors;
   std::vector<double> chunkRecomputeWork; ///< full recompute working set
   std::vector<int64_t> stageGroup;
 };
@@ -934,6 +961,7 @@ void Evaluator::chunkCosts(const Frame &f, Evaluation &out) {
   im.chunkExposed.assign(size_t(G), 0.0);
   im.chunkHidden.assign(size_t(G), 0.0);
   im.chunkCompute.assign(size_t(G), 0.0);
+  im.chunkTensors.assign(size_t(G), 0.0);
   im.chunkRecomputeWork.assign(size_t(G), 0.0);
   std::vector<double> &chunkAct = im.chunkAct;
 
@@ -988,6 +1016,7 @@ void Evaluator::chunkCosts(const Frame &f, Evaluation &out) {
       act += count * la;
       maxLayerAct = std::max(maxLayerAct, t.actNone);
       maxLayerParams = std::max(maxLayerParams, t.paramsDense + t.paramsExpert);
+      im.chunkTensors[size_t(g)] += count * t.paramTensors;
       st.weightBytes += count * t.paramsDense; // elements for now
       st.gradientBytes += count * t.paramsExpert;
     };
@@ -1069,14 +1098,31 @@ void Evaluator::communicationCosts(const Frame &f, Evaluation &out) {
       double dense = st.dpCommSeconds * frac, expert = st.optimizerSeconds * frac;
       CommGroupShape shD = groupShape(hw, dpcp, c.tp);
       CommGroupShape shE = groupShape(hw, edp, c.ep * etp);
-      double ag = collectiveSeconds(hw, CollectiveOp::AllGather,
-                                    dense * weightBytes, shD, o.algorithm) +
+      // `n` collectives of equal shares of `bytes` (one per parameter
+      // tensor, or per gradient bucket), each paying its own latency.
+      auto split = [&](CollectiveOp op, double bytes,
+                       const CommGroupShape &sh, double n) {
+        n = std::max(1.0, std::round(n));
+        return n * collectiveSeconds(hw, op, bytes / n, sh, o.algorithm);
+      };
+      double tensors =
+          o.zero3GatherPerTensor ? im.chunkTensors[size_t(g)] : 1.0;
+      double ag = split(CollectiveOp::AllGather, dense * weightBytes, shD,
+                        tensors) +
                   collectiveSeconds(hw, CollectiveOp::AllGather,
                                     expert * weightBytes, shE, o.algorithm);
-      double rs = collectiveSeconds(hw, CollectiveOp::ReduceScatter,
-                                    dense * gradBytes, shD, o.algorithm) +
-                  collectiveSeconds(hw, CollectiveOp::ReduceScatter,
-                                    expert * gradBytes, shE, o.algorithm);
+      double rs;
+      if (o.zero3GradBucketElements > 0) {
+        // Bucketed all-reduce of the gradients, each rank keeping its
+        // slice (DeepSpeed 2021 without contiguous_gradients).
+        double buckets = std::ceil(dense / o.zero3GradBucketElements);
+        rs = split(CollectiveOp::AllReduce, dense * gradBytes, shD, buckets);
+      } else {
+        rs = collectiveSeconds(hw, CollectiveOp::ReduceScatter,
+                               dense * gradBytes, shD, o.algorithm);
+      }
+      rs += collectiveSeconds(hw, CollectiveOp::ReduceScatter,
+                              expert * gradBytes, shE, o.algorithm);
       double f = pc.forwardSeconds[size_t(g)], b = pc.backwardSeconds[size_t(g)];
       double exF = std::max(0.0, ag - f), exB = std::max(0.0, ag + rs - b);
       if (!o.overlapZero3Gather) { // only the reduce-scatters overlap

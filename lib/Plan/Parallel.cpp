@@ -39,6 +39,7 @@ constexpr RuntimeEntry kRuntimes[] = {
     {Runtime::Fsdp, "fsdp"},
     {Runtime::Torchtitan, "torchtitan"},
     {Runtime::Trident, "trident"},
+    {Runtime::DeepSpeed, "deepspeed"},
 };
 static_assert(std::size(kRuntimes) == kRuntimeCount);
 

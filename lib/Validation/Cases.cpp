@@ -55,7 +55,8 @@ Runtime runtimeForSource(std::string_view sourceGroup) {
   return Runtime::MegatronCore;
 }
 
-std::optional<Runtime> runtimeForFramework(std::string_view framework) {
+std::optional<Runtime> runtimeForFramework(std::string_view framework,
+                                           int64_t zeroStage) {
   // Most specific first: NeMo and Megatron-Bridge run Megatron-Core, and
   // their texts also say "Megatron".
   auto has = [&](std::string_view word) {
@@ -63,6 +64,8 @@ std::optional<Runtime> runtimeForFramework(std::string_view framework) {
   };
   if (has("torchtitan"))
     return Runtime::Torchtitan;
+  if (has("DeepSpeed") && (zeroStage >= 3 || !has("Megatron")))
+    return Runtime::DeepSpeed;
   if (has("NeMo") || has("Megatron-Core") || has("Megatron-Bridge"))
     return Runtime::MegatronCore;
   if (has("Megatron-LM"))
@@ -173,7 +176,7 @@ Status applyFrameworks(std::vector<Case> &cases, std::string_view runsText,
     auto it = frameworks.find(c.id);
     if (it == frameworks.end())
       continue;
-    if (auto rt = runtimeForFramework(it->second)) {
+    if (auto rt = runtimeForFramework(it->second, c.config.zeroStage)) {
       c.runtime = *rt;
       c.runtimeOrigin = Case::RuntimeOrigin::Framework;
     }

@@ -28,7 +28,7 @@ int main(int argc, char **argv) {
       "                   --micro-batch N [--recompute none|selective|full]\n"
       "                   [--sequence-parallel] [--zero 0..3]\n"
       "                   [--precision bf16|fp16|fp8|fp32] [--json]\n"
-      "                   [--runtime megatron-core|megatron-lm|fsdp|torchtitan|trident]\n"
+      "                   [--runtime megatron-core|megatron-lm|fsdp|torchtitan|trident|deepspeed]\n"
       "                   [--trace trace.json]\n"
       "  trident plan     --model M --cluster C --global-batch B --seq-len S\n"
       "                   [--precision P] [--top K] [--fix tp=8,pp=16,...]\n"

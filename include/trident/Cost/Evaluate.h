@@ -83,6 +83,14 @@ struct EvalOptions {
   /// each layer waits for its gather (no preset sets it; the trident
   /// programs did until they gathered one parameter ahead).
   bool overlapZero3Gather = true;
+  /// ZeRO-3 gathers one parameter tensor at a time, each collective paying
+  /// its latency (DeepSpeed v0.3.12-v0.4.2, partition_parameters.py
+  /// _allgather_param; LayerCost::paramTensors).
+  bool zero3GatherPerTensor = false;
+  /// > 0: ZeRO-3 reduces gradients by all-reducing buckets of this many
+  /// elements and keeping the rank's slice (DeepSpeed's default before
+  /// contiguous_gradients, reduce_bucket_size 5e8), not by reduce-scatter.
+  double zero3GradBucketElements = 0;
   /// ZeRO-1/2's all-gather of the updated parameters overlaps the next
   /// forward (Megatron-LM's --overlap-param-gather; the trident programs
   /// since they wait for each parameter at its first use).

@@ -74,6 +74,10 @@ struct LayerCost {
   int64_t paramsExpert = 0;      ///< routed experts (divided by EP * ETP)
   int64_t paramsVocab = 0;       ///< embedding / LM head (divided by TP)
   int64_t paramBytesPerElem = 2; ///< bytes of one parameter element
+  /// Parameter tensors (weights, biases, norm scales): what a runtime that
+  /// gathers one tensor at a time (DeepSpeed ZeRO-3 of 2021) launches a
+  /// collective for. 0: unknown (counted as one).
+  int64_t paramTensors = 0;
   /// Parameters this layer reads but another layer owns (an LM head tied
   /// to the embedding): a stage holding this layer but not the owner keeps
   /// its own copy (and synchronises its gradient with the owner).

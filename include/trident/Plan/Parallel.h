@@ -59,8 +59,9 @@ enum class Runtime : uint8_t {
   Fsdp,         ///< PyTorch FSDP with AMP autocast (llm-foundry, HF)
   Torchtitan,   ///< PyTorch FSDP2 with bf16 parameters (torchtitan)
   Trident,      ///< the programs `trident emit` writes (lib/Runtime)
+  DeepSpeed,    ///< DeepSpeed ZeRO of 2021 (v0.3.12-v0.4.2) + Megatron-LM
 };
-inline constexpr size_t kRuntimeCount = 5;
+inline constexpr size_t kRuntimeCount = 6;
 std::string_view runtimeName(Runtime r);
 /// Inverse of runtimeName; nullopt for an unknown name.
 std::optional<Runtime> parseRuntime(std::string_view name);
@@ -220,7 +221,8 @@ constexpr AxisSupport defaultOnly(std::string_view why) { return {1u, why}; }
 inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
     {Axis::Dp, "dp", "dp", true, "", "dp", "N", "data-parallel size",
      AxisType::Size, 1, kMaxAxisSize, 1, {}, true,
-     {{detail::kAll, detail::kAll, detail::kAll, detail::kAll, detail::kAll}},
+     {{detail::kAll, detail::kAll, detail::kAll, detail::kAll, detail::kAll,
+      detail::kAll}},
      {{detail::kAll, detail::kAll, detail::kAll}},
      [](const ParallelAxes &a) { return a.dp; },
      [](ParallelAxes &a, int64_t v) { a.dp = v; }},
@@ -229,7 +231,8 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
      {{detail::kAll, detail::kAll,
       detail::defaultOnly("PyTorch FSDP shards data parallelism only (no "
                           "tensor parallelism)"),
-      detail::kAll, detail::kAll}},
+      detail::kAll, detail::kAll,
+      detail::kAll}},
      {{detail::kAll, detail::kAll, detail::kAll}},
      [](const ParallelAxes &a) { return a.tp; },
      [](ParallelAxes &a, int64_t v) { a.tp = v; }},
@@ -238,7 +241,8 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
      {{detail::kAll, detail::kAll,
       detail::defaultOnly("PyTorch FSDP shards data parallelism only (no "
                           "pipeline stages)"),
-      detail::kAll, detail::kAll}},
+      detail::kAll, detail::kAll,
+      detail::kAll}},
      {{detail::kAll, detail::kAll, detail::kAll}},
      [](const ParallelAxes &a) { return a.pp; },
      [](ParallelAxes &a, int64_t v) { a.pp = v; }},
@@ -248,7 +252,8 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
       detail::defaultOnly("Megatron-LM before Megatron-Core has no context "
                           "parallelism"),
       detail::defaultOnly("PyTorch FSDP has no context parallelism"),
-      detail::kAll, detail::kAll}},
+      detail::kAll, detail::kAll,
+      detail::defaultOnly("DeepSpeed of 2021 has no context parallelism")}},
      {{detail::kAll,
       detail::defaultOnly("context parallelism (cp {}): DeepSpeed's sequence "
                           "parallelism is Ulysses (all-to-all over heads), not "
@@ -264,7 +269,9 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
       detail::defaultOnly("Megatron-LM before Megatron-Core has no expert "
                           "parallelism"),
       detail::defaultOnly("PyTorch FSDP has no expert parallelism"),
-      detail::kAll, detail::kAll}},
+      detail::kAll, detail::kAll,
+      detail::defaultOnly("DeepSpeed of 2021 has no expert parallelism "
+                          "(DeepSpeed-MoE came in 2022)")}},
      {{detail::kAll, detail::kAll, detail::kAll}},
      [](const ParallelAxes &a) { return a.ep; },
      [](ParallelAxes &a, int64_t v) { a.ep = v; }},
@@ -276,7 +283,8 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
     {Axis::Etp, "etp", "etp", true, "", "etp", "N",
      "expert tensor-parallel size (0: = tp)",
      AxisType::Size, 0, kMaxAxisSize, 1, {}, true,
-     {{detail::kAll, detail::kAll, detail::kAll, detail::kAll, detail::kAll}},
+     {{detail::kAll, detail::kAll, detail::kAll, detail::kAll, detail::kAll,
+      detail::kAll}},
      {{detail::kAll, detail::kAll, detail::kAll}},
      [](const ParallelAxes &a) { return a.expertTp(); },
      [](ParallelAxes &a, int64_t v) { a.etp = v == a.tp ? 0 : v; }},
@@ -285,7 +293,9 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
      AxisType::Size, 1, kMaxAxisSize, 1, {}, true,
      {{detail::kAll, detail::kAll,
       detail::defaultOnly("PyTorch FSDP has no pipeline stages"),
-      detail::kAll, detail::kAll}},
+      detail::kAll, detail::kAll,
+      detail::defaultOnly("DeepSpeed's PipelineEngine runs no interleaved "
+                          "stages")}},
      {{detail::kAll,
       detail::defaultOnly("virtual pipeline stages (vpp {}): DeepSpeed's "
                           "PipelineEngine runs only its 1F1B TrainSchedule, "
@@ -297,7 +307,8 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
      "micro_batch,micro-batch,micro_batch_size", "micro-batch", "N",
      "sequences per micro-batch",
      AxisType::Size, 1, kMaxAxisSize, 1, {}, true,
-     {{detail::kAll, detail::kAll, detail::kAll, detail::kAll, detail::kAll}},
+     {{detail::kAll, detail::kAll, detail::kAll, detail::kAll, detail::kAll,
+      detail::kAll}},
      {{detail::kAll, detail::kAll, detail::kAll}},
      [](const ParallelAxes &a) { return a.microBatch; },
      [](ParallelAxes &a, int64_t v) { a.microBatch = v; }},
@@ -307,7 +318,8 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
      AxisType::Bool, 0, 1, 0, {}, true,
      {{detail::kAll, detail::kAll,
       {1u, "PyTorch FSDP has no sequence parallelism"},
-      detail::kAll, detail::kAll}},
+      detail::kAll, detail::kAll,
+      {1u, "DeepSpeed of 2021 has no Megatron sequence parallelism"}}},
      {{detail::kAll,
       {1u, "Megatron sequence parallelism: DeepSpeed AutoTP does not shard "
            "the norm and dropout activations over the tensor-parallel group"},
@@ -322,7 +334,9 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
      {{detail::kAll, detail::kAll,
       {0b101u, "PyTorch FSDP checkpoints whole blocks (activation "
                "checkpointing), not the attention core alone"},
-      detail::kAll, detail::kAll}},
+      detail::kAll, detail::kAll,
+      {0b101u, "DeepSpeed checkpoints whole layers, not only the "
+               "attention core"}}},
      {{detail::kAll,
       {0b101u, "selective recomputation: DeepSpeed checkpoints whole layers "
                "(activation_checkpoint_interval), not only attention"},
@@ -337,6 +351,7 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
                 "(ZeRO 1) at most"},
       {0b1101u, "PyTorch FSDP has no optimizer-only sharding (ZeRO {})"},
       {0b1101u, "torchtitan has no optimizer-only sharding (ZeRO {})"},
+      detail::kAll,
       detail::kAll}},
      {{detail::kAll, detail::kAll,
       {0b1101u, "ZeRO stage 1: torchtitan shards with FSDP2 (parameters, "
@@ -350,7 +365,9 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
      {{detail::kAll,
       {0b110u, "Megatron-LM trains with 1F1B (interleaved when vpp > 1) "
                "only"},
-      detail::kAll, detail::kAll, detail::kAll}},
+      detail::kAll, detail::kAll, detail::kAll,
+      {0b010u, "DeepSpeed's PipelineEngine runs only its 1F1B "
+               "TrainSchedule"}}},
      {{{0b110u, "schedule 'gpipe': Megatron-LM trains with 1F1B (interleaved "
                "when vpp > 1) only"},
       {0b010u, "schedule '{}': DeepSpeed's PipelineEngine runs only its 1F1B "

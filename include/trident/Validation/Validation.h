@@ -52,8 +52,11 @@ Runtime runtimeForSource(std::string_view sourceGroup);
 
 /// The runtime a published run's free-text `framework` names ("NeMo 24.07",
 /// "Composer / llm-foundry (FSDP)", "torchtitan (2024)", ...); none when it
-/// names no software this project models.
-std::optional<Runtime> runtimeForFramework(std::string_view framework);
+/// names no software this project models. A framework naming DeepSpeed
+/// gives `deepspeed` for the run's ZeRO-3 configurations ("Megatron-LM
+/// (+DeepSpeed ZeRO-3 for ZeRO rows)").
+std::optional<Runtime> runtimeForFramework(std::string_view framework,
+                                           int64_t zeroStage = 0);
 
 /// Parses cases.json. Errors name the file and the case.
 Result<std::vector<Case>> parseCases(std::string_view text,

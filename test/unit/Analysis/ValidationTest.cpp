@@ -109,6 +109,11 @@ TEST_CASE("a case's runtime comes from its run's framework", "[validation]") {
   CHECK(runtimeForFramework("Composer / llm-foundry (FSDP)") == Runtime::Fsdp);
   CHECK(runtimeForFramework("torchtitan (2024)") == Runtime::Torchtitan);
   CHECK_FALSE(runtimeForFramework("JAX / MaxText").has_value());
+  // Narayanan et al.'s rows: Megatron-LM, its ZeRO-3 rows under DeepSpeed.
+  const char *narayanan = "Megatron-LM (+DeepSpeed ZeRO-3 for ZeRO rows)";
+  CHECK(runtimeForFramework(narayanan, 1) == Runtime::MegatronLm);
+  CHECK(runtimeForFramework(narayanan, 3) == Runtime::DeepSpeed);
+  CHECK(runtimeForFramework("DeepSpeed 0.4") == Runtime::DeepSpeed);
 
   // The framework beats the source table; a case's own field beats both.
   auto cases = parseCases(

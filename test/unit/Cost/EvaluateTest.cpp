@@ -926,3 +926,41 @@ TEST_CASE("MoE parallel folding: ep need not divide dp", "[cost][evaluate]") {
   CHECK(viaEtp.stages[0].forwardSecondsPerMicroBatch <
         viaDp.stages[0].forwardSecondsPerMicroBatch);
 }
+
+TEST_CASE("the deepspeed runtime prices ZeRO-3 as DeepSpeed of 2021 did it",
+          "[cost][evaluate][runtime]") {
+  // Narayanan et al. 2021's ZeRO-3 comparison: GPT-3 175B, dp 384, full
+  // recompute, one micro-batch per GPU.
+  LayerProfile p = test::gpt3_175B();
+  Cluster c = *parseClusterSpec("dgx-a100-80gb:48"); // 384 GPUs
+  ParallelConfig cfg = cfgOf(384, 1, 1, 4, 1536);
+  cfg.zeroStage = 3;
+  cfg.recompute = Recompute::Full;
+  cfg.precision = DType::F16;
+  EvalOptions lm, ds;
+  applyRuntime(lm, Runtime::MegatronLm);
+  applyRuntime(ds, Runtime::DeepSpeed);
+  CHECK(ds.zero3GatherPerTensor);
+  CHECK_FALSE(ds.overlapZero3Gather);
+  CHECK(ds.zero3GradBucketElements == 5e8);
+  CHECK_FALSE(ds.flashAttention);
+  Evaluation a = mustEvaluate(p, c, cfg, lm);
+  Evaluation b = mustEvaluate(p, c, cfg, ds);
+  // Same compute; the gathers no longer hide behind it and each tensor
+  // pays its collective's latency.
+  CHECK(b.stages[0].computeSeconds == Approx(a.stages[0].computeSeconds));
+  CHECK(b.stages[0].exposedCommSeconds > a.stages[0].exposedCommSeconds + 1);
+  CHECK(b.iterationSeconds > a.iterationSeconds);
+  // One collective per tensor costs more than one per layer group.
+  EvalOptions coalesced = ds;
+  coalesced.zero3GatherPerTensor = false;
+  Evaluation one = mustEvaluate(p, c, cfg, coalesced);
+  CHECK(b.iterationSeconds > one.iterationSeconds);
+  // Without ZeRO-3 it is Megatron-LM whose gradient reduction overlaps
+  // the backward (DeepSpeed's overlap_comm).
+  cfg.zeroStage = 1;
+  lm.overlapGradReduce = true;
+  Evaluation lm1 = mustEvaluate(p, c, cfg, lm);
+  Evaluation ds1 = mustEvaluate(p, c, cfg, ds);
+  CHECK(ds1.iterationSeconds == Approx(lm1.iterationSeconds));
+}

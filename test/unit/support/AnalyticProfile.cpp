@@ -139,6 +139,12 @@ Result<LayerProfile> buildTransformerProfile(const TransformerShape &in) {
   if (moe)
     blk.paramsReplicated += t.numExperts * hi; // router
   blk.paramBytesPerElem = eb;
+  // Tensors: two norms (scale, + shift with biases); the attention's
+  // fused QKV and output weights; the MLP's up (gate fused) and down
+  // weights, or each expert's two and the router; a bias per dense linear.
+  int64_t linears = 2 + (moe ? 2 * t.numExperts + 1 : 2);
+  blk.paramTensors = (t.biases ? 4 : 2) + linears +
+                     (t.biases ? (moe ? 2 : 4) : 0);
 
   // Activations (bytes per sample).
   blk.actReplicated = s * h * eb /*QKV in*/ + s * h * eb /*MLP in*/ +
