@@ -34,7 +34,9 @@ struct LayerTimes {
   double attnFwd = 0, attnBwd = 0; ///< attention-core part of the above
   double tpComm = 0;            ///< TP collectives of one pass
   double tpOverlappable = 0;    ///< TP-region GEMM time of one forward
-  double cpFwd = 0, cpBwd = 0;  ///< context-parallel KV exchange
+  double cpFwd = 0, cpBwd = 0;  ///< context-parallel KV exchange, total
+  double cpSteps = 0;           ///< ring steps (cp - 1)
+  double cpStepFwd = 0, cpStepBwd = 0; ///< one step's transfer
   double epFwd = 0, epBwd = 0;  ///< expert all-to-all
   double actNone = 0, actSelective = 0, actFull = 0; ///< saved bytes
   double paramsDense = 0, paramsExpert = 0; ///< elements on this GPU
@@ -191,17 +193,23 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
                                   o.algorithm);
     r.tpComm = double(L.tpCollectivesFwd) * one;
   }
-  // Context parallel: the ring passes K/V around (an all-gather's worth)
-  // in the forward; the backward passes K/V again and reduces dK/dV.
+  // Context parallel as ring attention (Liu et al. 2023, "Ring Attention
+  // with Blockwise Transformers for Near-Infinite Context"; Transformer
+  // Engine's p2p context parallelism in Megatron-Core): cp - 1 steps, in
+  // each of which a rank sends the K/V block it holds to the next rank and
+  // receives the previous rank's while it computes attention on the block
+  // it has; the backward passes K/V and the dK/dV accumulators (twice the
+  // bytes). A step is a point-to-point transfer: over NVLink when the
+  // ring (cp ranks tp apart) stays in a node, else at one GPU's share of
+  // the NICs (a pair of ranks, not a multi-channel collective).
   if (ax.cp > 1 && L.cpKvBytesPerSample > 0) {
-    CommGroupShape sh = groupShape(hw, ax.cp, ax.tp);
-    double bytes = L.cpKvBytesPerSample * double(ax.mb) / tp * actScale;
-    double ag = collectiveSeconds(hw, CollectiveOp::AllGather, bytes, sh,
-                                  o.algorithm);
-    double rs = collectiveSeconds(hw, CollectiveOp::ReduceScatter, bytes, sh,
-                                  o.algorithm);
-    r.cpFwd = ag;
-    r.cpBwd = ag + rs;
+    double block = L.cpKvBytesPerSample * double(ax.mb) / tp * actScale / cp;
+    bool sameNode = ax.tp * ax.cp <= hw.gpusPerNode;
+    r.cpSteps = cp - 1;
+    r.cpStepFwd = p2pSeconds(hw, block, sameNode);
+    r.cpStepBwd = p2pSeconds(hw, 2 * block, sameNode);
+    r.cpFwd = r.cpSteps * r.cpStepFwd;
+    r.cpBwd = r.cpSteps * r.cpStepBwd;
   }
   // Expert parallel: dispatch + combine all-to-all, forward and backward.
   // Folded, an ep group's members are etp ranks apart; else the group is
@@ -253,9 +261,11 @@ Exposure exposure(const LayerTimes &t, const EvalOptions &o) {
                                : t.tpComm;
   double tpB = o.overlapTpComm ? std::max(0.0, t.tpComm - 2 * t.tpOverlappable)
                                : t.tpComm;
-  // Ring attention overlaps the KV exchange with the attention blocks.
-  double cpF = std::max(0.0, t.cpFwd - t.attnFwd);
-  double cpB = std::max(0.0, t.cpBwd - t.attnBwd);
+  // Ring attention overlaps each step's transfer with one block of the
+  // attention (1/cp of it): a step longer than its block is exposed.
+  double blocks = t.cpSteps + 1;
+  double cpF = t.cpSteps * std::max(0.0, t.cpStepFwd - t.attnFwd / blocks);
+  double cpB = t.cpSteps * std::max(0.0, t.cpStepBwd - t.attnBwd / blocks);
   e.fwd = tpF + cpF + t.epFwd;
   e.bwd = tpB + cpB + t.epBwd;
   e.hiddenFwd = (t.tpComm - tpF) + (t.cpFwd - cpF);

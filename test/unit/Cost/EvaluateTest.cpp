@@ -964,3 +964,30 @@ TEST_CASE("the deepspeed runtime prices ZeRO-3 as DeepSpeed of 2021 did it",
   Evaluation ds1 = mustEvaluate(p, c, cfg, ds);
   CHECK(ds1.iterationSeconds == Approx(lm1.iterationSeconds));
 }
+
+TEST_CASE("context parallelism as ring attention: point-to-point steps",
+          "[cost][evaluate][cp]") {
+  // Llama-3-70B-like shape at sequence 32768, one micro-batch per step.
+  LayerProfile p = test::profileOf(llamaStyleShape(
+      "llama-70b", 80, 8192, 64, 8, 28672, 128256, 32768));
+  auto exposedComm = [&](int64_t tp, int64_t cp, int64_t nodes,
+                         double nicScale) {
+    Cluster c = *parseClusterSpec("dgx-h100:" + std::to_string(nodes));
+    c.groups[0].nic.bandwidthBytesPerS *= nicScale;
+    c.groups[0].nic.latencySeconds /= nicScale;
+    ParallelConfig cfg = cfgOf(1, tp, 1, 1, 1);
+    cfg.cp = cp;
+    cfg.recompute = Recompute::Full;
+    return mustEvaluate(p, c, cfg).stages[0].exposedCommSeconds;
+  };
+  // A ring inside a node (tp 2 x cp 4) never touches the network.
+  CHECK(exposedComm(2, 4, 1, 1.0) == Approx(exposedComm(2, 4, 1, 1e-3)));
+  // Across nodes (tp 8 x cp 16) each step crosses a NIC: a slower network
+  // exposes more of it, a much faster one hides it behind the attention.
+  double slow = exposedComm(8, 16, 16, 0.1);
+  double normal = exposedComm(8, 16, 16, 1.0);
+  double fast = exposedComm(8, 16, 16, 100.0);
+  CHECK(slow > normal);
+  CHECK(normal >= fast);
+  CHECK(slow - normal > 0.1 * normal);
+}
