@@ -2,7 +2,7 @@
 #===- 13-mixture-of-experts.sh - a routed-experts model, planned and run --===#
 #
 # Shows a mixture-of-experts model from plan to running program:
-#  1. `trident plan` for Mixtral-8x7B (8 experts, top 2) on 8 DGX H100
+#  1. `trident plan` for Mixtral-8x7B (8 experts, top 2) on 4 DGX H100
 #     nodes: the best plans split the experts over GPUs (the ep column);
 #  2. tiny-mixtral (test/e2e/models/tiny-mixtral.json: 4 blocks, hidden 64,
 #     4 experts of ffn 64 with gated SiLU, top 2, GQA, RoPE) emitted under
@@ -28,8 +28,8 @@ cd "$(dirname "$0")/.."
 source python-free-examples/_emit-build.sh
 MODEL=test/e2e/models/tiny-mixtral.json
 
-echo "\$ trident plan --model mixtral-8x7b --cluster dgx-h100:8 --global-batch 256 --seq-len 4096 --top 3"
-"$BIN/trident" plan --model mixtral-8x7b --cluster dgx-h100:8 \
+echo "\$ trident plan --model mixtral-8x7b --cluster dgx-h100:4 --global-batch 256 --seq-len 4096 --top 3"
+"$BIN/trident" plan --model mixtral-8x7b --cluster dgx-h100:4 \
   --global-batch 256 --seq-len 4096 --top 3 | sed -n '1,9p'
 
 echo

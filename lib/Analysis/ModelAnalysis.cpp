@@ -151,15 +151,18 @@ void GroupBuilder::add(Operation &op,
     switch (placeOf(param.getResult())) {
     case ParamPlace::Sharded:
       cost.paramsTpSharded += n;
+      cost.largestTpShardedTensor = std::max(cost.largestTpShardedTensor, n);
       break;
     case ParamPlace::Replicated:
       cost.paramsReplicated += n;
+      cost.largestReplicatedTensor = std::max(cost.largestReplicatedTensor, n);
       break;
     case ParamPlace::Expert:
       cost.paramsExpert += n;
       break;
     case ParamPlace::Vocab:
       cost.paramsVocab += n;
+      cost.largestTpShardedTensor = std::max(cost.largestTpShardedTensor, n);
       break;
     }
     return;

@@ -41,6 +41,7 @@ struct LayerTimes {
   double actNone = 0, actSelective = 0, actFull = 0; ///< saved bytes
   double paramsDense = 0, paramsExpert = 0; ///< elements on this GPU
   double paramTensors = 0;                  ///< LayerCost::paramTensors
+  double gatherElements = 0; ///< held gathered under ZeRO-3 (once)
   double fwdFlops = 0, attnFlops = 0;       ///< on this GPU
 };
 
@@ -248,6 +249,8 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
                   double(L.paramsReplicated);
   r.paramsExpert = double(L.paramsExpert) / (ep * double(ax.etp));
   r.paramTensors = double(L.paramTensors);
+  r.gatherElements =
+      zero3GatherElements(L, tp, ep * double(ax.etp), o.zero3GatherPerTensor);
   return r;
 }
 
@@ -318,6 +321,7 @@ void applyRuntime(EvalOptions &o, Runtime r) {
   o.epAllGatherDispatcher = false;
   o.expertFolding = true;
   o.tiedSumOfZeroSlice = false;
+  o.masterWeightRemainders = false;
   switch (r) {
   case Runtime::MegatronCore:
     break;
@@ -395,6 +399,16 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     o.overlapZero3Gather = false;
     o.zero3GatherPerTensor = true;
     o.zero3GradBucketElements = 5e8;
+    break;
+  case Runtime::Nemo:
+    // NeMo 1.x (NeMo-Framework-Launcher recipes, containers to 24.07):
+    // Megatron-Core's model code under NeMo's distributed_fused_adam,
+    // Apex's DistributedFusedAdam. For a bf16 model with an fp32
+    // optimizer NeMo sets store_params = False and store_param_remainders
+    // = True (nemo/collections/nlp/models/language_modeling/
+    // megatron_base_model.py, setup_optimization): the master weights
+    // are the bf16 weights plus a 16-bit remainder.
+    o.masterWeightRemainders = true;
     break;
   }
 }
@@ -475,8 +489,11 @@ Result<Evaluator> Evaluator::create(const LayerProfile &profile,
   if (profile.groups.empty())
     return Status::error(where + "the profile has no layers");
   if (options.gradBytesPerParam < 0 || options.optimizerBytesPerParam < 0 ||
-      options.reservedBytes < 0 || !std::isfinite(options.reservedBytes))
-    return Status::error("options: byte counts must be non-negative");
+      options.reservedBytes < 0 || !std::isfinite(options.reservedBytes) ||
+      !(options.allocatorCacheFraction >= 0) ||
+      !std::isfinite(options.allocatorCacheFraction))
+    return Status::error("options: byte counts and the allocator cache "
+                         "fraction must be non-negative");
 
   Evaluator e;
   e.profile_ = profile;
@@ -1025,7 +1042,7 @@ void Evaluator::chunkCosts(const Frame &f, Evaluation &out) {
       hidden += count * hid;
       act += count * la;
       maxLayerAct = std::max(maxLayerAct, t.actNone);
-      maxLayerParams = std::max(maxLayerParams, t.paramsDense + t.paramsExpert);
+      maxLayerParams = std::max(maxLayerParams, t.gatherElements);
       im.chunkTensors[size_t(g)] += count * t.paramTensors;
       st.weightBytes += count * t.paramsDense; // elements for now
       st.gradientBytes += count * t.paramsExpert;
@@ -1268,7 +1285,9 @@ Evaluator::StepSums Evaluator::syncAndMemory(const Frame &f,
         double(st.peakInFlight) * actSum / double(v) + recomputeWork;
     double z3Buffer = c.zeroStage == 3 ? 2 * st.bufferBytes * weightBytes : 0;
     double p2pBuffer = p > 1 ? 2 * msgBytes : 0;
-    st.bufferBytes = o.reservedBytes + z3Buffer + p2pBuffer;
+    double cached =
+        o.allocatorCacheFraction * (st.activationBytes + z3Buffer + p2pBuffer);
+    st.bufferBytes = o.reservedBytes + z3Buffer + p2pBuffer + cached;
     st.totalBytes = st.weightBytes + st.gradientBytes + st.optimizerBytes +
                     st.activationBytes + st.bufferBytes;
     st.capacityBytes = hw.gpu.hbmBytes;
@@ -1420,6 +1439,11 @@ StateBytesPerParam stateBytesPerParam(DType precision,
   // weights, momentum and variance.
   b.optimizer = o.optimizerBytesPerParam > 0 ? o.optimizerBytesPerParam
                                              : (mixed ? 12.0 : 8.0);
+  // The 2-byte remainder replaces the 4-byte master copy of a bf16 (or
+  // FP8-compute, bf16-weight) model; fp16 models keep full fp32 masters.
+  if (o.optimizerBytesPerParam <= 0 && o.masterWeightRemainders && mixed &&
+      precision != DType::F16)
+    b.optimizer -= 2;
   return b;
 }
 

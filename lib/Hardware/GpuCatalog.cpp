@@ -190,6 +190,32 @@ const CatalogRow kCatalog[] = {
 };
 // clang-format on
 
+/// Memory the driver reports (nvidia-smi "Total", MiB), where it is known:
+/// the marketed "80 GB" of an A100 or H100 is 80 GiB or close to it, about
+/// 7 % more than 80e9 bytes. [S] Modal, "Why does an NVIDIA H100 80GB card
+/// offer 85.52 GB?" (thundergolfer.com/blog/nvidia-gpu-memory-capacity,
+/// 2025; nvidia-smi on their fleet; also modal-labs/modal-client#2797).
+/// Types without a measurement keep the marketed figure in 1e9 bytes, the
+/// conservative reading. What the driver keeps back from this total and
+/// what the process needs besides its tensors are EvalOptions::
+/// reservedBytes.
+struct ReportedMemory {
+  std::string_view name;
+  double mib;
+};
+constexpr ReportedMemory kReportedMemory[] = {
+    {"A100-SXM4-40GB", 40960}, {"A100-SXM4-80GB", 81920},
+    {"H100-SXM5-80GB", 81559}, {"H200-SXM-141GB", 143771},
+    {"L40S", 46068},
+};
+
+double capacityBytes(const CatalogRow &r) {
+  for (const ReportedMemory &m : kReportedMemory)
+    if (m.name == r.name)
+      return m.mib * 1024 * 1024;
+  return r.memGB * G;
+}
+
 std::vector<GpuSpec> buildCatalog() {
   std::vector<GpuSpec> c;
   for (const CatalogRow &r : kCatalog) {
@@ -201,7 +227,7 @@ std::vector<GpuSpec> buildCatalog() {
     g.peakBf16FlopsPerS = r.bf16 * T;
     g.peakFp16FlopsPerS = r.fp16 * T;
     g.peakFp8FlopsPerS = r.fp8 * T;
-    g.hbmBytes = r.memGB * G;
+    g.hbmBytes = capacityBytes(r);
     g.hbmBandwidthBytesPerS = r.bandwidthTBps * T;
     g.gemmEfficiency16 = r.mamf16 * r.sustained;
     if (r.mamf8 > 0)

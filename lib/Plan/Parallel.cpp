@@ -40,6 +40,7 @@ constexpr RuntimeEntry kRuntimes[] = {
     {Runtime::Torchtitan, "torchtitan"},
     {Runtime::Trident, "trident"},
     {Runtime::DeepSpeed, "deepspeed"},
+    {Runtime::Nemo, "nemo"},
 };
 static_assert(std::size(kRuntimes) == kRuntimeCount);
 

@@ -78,7 +78,8 @@ double stageBytes(const StageDevice &dev, bool first, bool last, int64_t begin,
     peak = std::max(peak, c.headPeakActBytes);
     gather = std::max(gather, c.headGatherBytes);
   }
-  return dev.fixedBytes + state + double(dev.inFlight) * act + peak + gather;
+  return dev.fixedBytes + state +
+         dev.dynamicScale * (double(dev.inFlight) * act + peak + gather);
 }
 
 double stageSeconds(const StageDevice &dev, bool first, bool last,
@@ -156,7 +157,8 @@ PartitionResult partitionLayers(const std::vector<StageDevice> &stages,
       peak = std::max(peak, c.headPeakActBytes);
       gather = std::max(gather, c.headGatherBytes);
     }
-    return dev.fixedBytes + state + double(dev.inFlight) * act + peak + gather;
+    return dev.fixedBytes + state +
+           dev.dynamicScale * (double(dev.inFlight) * act + peak + gather);
   };
 
   const double inf = std::numeric_limits<double>::infinity();

@@ -65,7 +65,13 @@ struct Worker {
                        double(L.paramsReplicated);
         double expert = double(L.paramsExpert) / double(c.ep * etp);
         stateB = dense * perDense + expert * perExpert;
-        gatherB = c.zeroStage == 3 ? 2 * (dense + expert) * b.weight : 0;
+        gatherB =
+            c.zeroStage == 3
+                ? 2 *
+                      zero3GatherElements(L, double(c.tp), double(c.ep * etp),
+                                          sh.evalOpt.zero3GatherPerTensor) *
+                      b.weight
+                : 0;
       };
       lc.embeddingSeconds = lc.headSeconds = 0;
       lc.embeddingActBytes = lc.headActBytes = 0;
@@ -134,8 +140,11 @@ struct Worker {
                             double(cfg.microBatch) * double(sh.profile.hidden) *
                             actBytes / double(cfg.tp);
     // The Evaluator's buffers: reserved bytes and, with pp > 1, a send and
-    // a receive buffer of one boundary activation.
-    const double fixed = sh.evalOpt.reservedBytes + (p > 1 ? 2 * msgBytes : 0);
+    // a receive buffer of one boundary activation, held with the
+    // allocator's cache like the activations.
+    const double scale = 1 + sh.evalOpt.allocatorCacheFraction;
+    const double fixed =
+        sh.evalOpt.reservedBytes + (p > 1 ? 2 * msgBytes * scale : 0);
     devices.resize(size_t(G));
     for (int64_t g = 0; g < G; ++g) {
       int64_t s = g % p;
@@ -144,6 +153,7 @@ struct Worker {
       d.costs = &layerCosts[size_t(vg)];
       d.inFlight = inflight[size_t(s)];
       d.fixedBytes = fixed;
+      d.dynamicScale = scale;
       d.memoryLimitBytes =
           v == 1 ? fraction * var.cluster.groups[size_t(vg)].gpu.hbmBytes
                  : kInf;

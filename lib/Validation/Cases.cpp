@@ -57,8 +57,9 @@ Runtime runtimeForSource(std::string_view sourceGroup) {
 
 std::optional<Runtime> runtimeForFramework(std::string_view framework,
                                            int64_t zeroStage) {
-  // Most specific first: NeMo and Megatron-Bridge run Megatron-Core, and
-  // their texts also say "Megatron".
+  // Most specific first: Megatron-Bridge runs Megatron-Core, NeMo 1.x
+  // Megatron-Core under Apex's distributed Adam (the nemo preset), and
+  // their texts may also say "Megatron".
   auto has = [&](std::string_view word) {
     return framework.find(word) != std::string_view::npos;
   };
@@ -66,8 +67,10 @@ std::optional<Runtime> runtimeForFramework(std::string_view framework,
     return Runtime::Torchtitan;
   if (has("DeepSpeed") && (zeroStage >= 3 || !has("Megatron")))
     return Runtime::DeepSpeed;
-  if (has("NeMo") || has("Megatron-Core") || has("Megatron-Bridge"))
+  if (has("Megatron-Bridge") || has("Megatron-Core"))
     return Runtime::MegatronCore;
+  if (has("NeMo"))
+    return Runtime::Nemo;
   if (has("Megatron-LM"))
     return Runtime::MegatronLm;
   if (has("llm-foundry") || has("Composer") || has("FSDP"))
@@ -273,6 +276,31 @@ static std::string fitValueList(const FitValues &v) {
 static std::string pct(double x) { return fmt::format("{:+.1f}%", 100 * x); }
 static std::string upct(double x) { return fmt::format("{:.1f}%", 100 * x); }
 
+/// Every case here is a run that really ran: how many the memory model
+/// lets fit, and the one with the least room (or the largest overshoot).
+static std::string memorySummary(const Report &report) {
+  int64_t evaluated = 0, fit = 0;
+  const CaseResult *tightest = nullptr;
+  auto room = [](const CaseResult &r) {
+    return r.capacityBytes - r.peakMemoryBytes;
+  };
+  for (const CaseResult &r : report.results) {
+    if (r.outcome != CaseResult::Outcome::Evaluated)
+      continue;
+    ++evaluated;
+    fit += r.fits ? 1 : 0;
+    if (!tightest || room(r) < room(*tightest))
+      tightest = &r;
+  }
+  if (!tightest)
+    return "";
+  return fmt::format(
+      "memory: {} of {} runs predicted to fit (all of them ran); least room: "
+      "{} needs {:.1f} of {:.1f} GB ({:+.1f} GB)\n",
+      fit, evaluated, tightest->c->id, tightest->peakMemoryBytes / 1e9,
+      tightest->capacityBytes / 1e9, room(*tightest) / 1e9);
+}
+
 std::string renderText(const Report &report) {
   std::string out = fmt::format("{:<44} {:>10} {:>10} {:>8}  {}\n", "case",
                                 "measured", "predicted", "error", "note");
@@ -306,6 +334,7 @@ std::string renderText(const Report &report) {
                      upct(report.evaluable ? double(report.evaluated) /
                                                  report.evaluable
                                            : 0));
+  out += memorySummary(report);
   return out;
 }
 
@@ -332,6 +361,8 @@ std::string renderMarkdown(const Report &report, const std::string &command,
                      "error {}.\n\n",
                      report.evaluated, report.evaluable, upct(o.median),
                      upct(o.p90), upct(o.worst), pct(o.meanSigned));
+  if (std::string m = memorySummary(report); !m.empty())
+    out += "Memory (docs/cost-model.md, Memory): " + m.substr(8) + "\n";
   // Out of sample only when its cases are this report's, in this order.
   if (cv && cv->outOfSample.results.size() != report.results.size())
     cv = nullptr;
@@ -357,7 +388,7 @@ std::string renderMarkdown(const Report &report, const std::string &command,
   out += "\n## Per case\n\n| case | runtime | measured tok/s/GPU | predicted "
          "| error |";
   out += cv ? " out of sample |" : "";
-  out += " MFU | note |\n|---|---|---|---|---|---|---|";
+  out += " MFU | memory GB | note |\n|---|---|---|---|---|---|---|---|";
   out += cv ? "---|\n" : "\n";
   for (size_t i = 0; i < report.results.size(); ++i) {
     const CaseResult &r = report.results[i];
@@ -370,11 +401,13 @@ std::string renderMarkdown(const Report &report, const std::string &command,
                  ? " " + pct(o.error) + " |"
                  : " - |";
     }
-    out += fmt::format("| {} | {} | {:.0f} | {:.0f} | {} |{} {:.1f}% | {} |\n",
-                       r.c->id, runtimeName(r.runtime),
-                       r.c->measuredTokensPerSecPerGpu,
-                       r.predictedTokensPerSecPerGpu, pct(r.error), loso,
-                       100 * r.mfu, r.fits ? "" : "predicted out of memory");
+    out += fmt::format(
+        "| {} | {} | {:.0f} | {:.0f} | {} |{} {:.1f}% | {:.1f} / {:.1f} | {} "
+        "|\n",
+        r.c->id, runtimeName(r.runtime), r.c->measuredTokensPerSecPerGpu,
+        r.predictedTokensPerSecPerGpu, pct(r.error), loso, 100 * r.mfu,
+        r.peakMemoryBytes / 1e9, r.capacityBytes / 1e9,
+        r.fits ? "" : "predicted out of memory");
   }
   out += "\n## Not evaluated\n\n| case | why |\n|---|---|\n";
   for (const CaseResult &r : report.results)

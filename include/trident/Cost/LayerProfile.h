@@ -14,6 +14,7 @@
 
 #include "trident/Support/DType.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -78,6 +79,11 @@ struct LayerCost {
   /// gathers one tensor at a time (DeepSpeed ZeRO-3 of 2021) launches a
   /// collective for. 0: unknown (counted as one).
   int64_t paramTensors = 0;
+  /// The largest parameter tensor (elements), among those TP splits
+  /// (column/row linears, vocabulary) and those it does not (norms,
+  /// router): what ZeRO-3 holds gathered when it gathers one tensor at a
+  /// time. Routed experts are left out (no such runtime has experts).
+  int64_t largestTpShardedTensor = 0, largestReplicatedTensor = 0;
   /// Parameters this layer reads but another layer owns (an LM head tied
   /// to the embedding): a stage holding this layer but not the owner keeps
   /// its own copy (and synchronises its gradient with the owner).
@@ -112,6 +118,19 @@ struct LayerCost {
     return paramsTpSharded + paramsReplicated + paramsExpert + paramsVocab;
   }
 };
+
+/// Parameter elements one GPU holds gathered for a layer of `L` under
+/// ZeRO-3 (once; the Evaluator counts two for the prefetch): the whole
+/// layer after its TP and expert splits, or, for a runtime that gathers
+/// one tensor at a time, its largest tensor.
+inline double zero3GatherElements(const LayerCost &L, double tp,
+                                  double expertSplit, bool perTensor) {
+  if (perTensor)
+    return std::max(double(L.largestTpShardedTensor) / tp,
+                    double(L.largestReplicatedTensor));
+  return double(L.paramsTpSharded + L.paramsVocab) / tp +
+         double(L.paramsReplicated) + double(L.paramsExpert) / expertSplit;
+}
 
 /// One run of identical consecutive layers.
 struct LayerGroup {

@@ -60,8 +60,9 @@ enum class Runtime : uint8_t {
   Torchtitan,   ///< PyTorch FSDP2 with bf16 parameters (torchtitan)
   Trident,      ///< the programs `trident emit` writes (lib/Runtime)
   DeepSpeed,    ///< DeepSpeed ZeRO of 2021 (v0.3.12-v0.4.2) + Megatron-LM
+  Nemo,         ///< NeMo 1.x: Megatron-Core + Apex distributed Adam
 };
-inline constexpr size_t kRuntimeCount = 6;
+inline constexpr size_t kRuntimeCount = 7;
 std::string_view runtimeName(Runtime r);
 /// Inverse of runtimeName; nullopt for an unknown name.
 std::optional<Runtime> parseRuntime(std::string_view name);
@@ -222,7 +223,7 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
     {Axis::Dp, "dp", "dp", true, "", "dp", "N", "data-parallel size",
      AxisType::Size, 1, kMaxAxisSize, 1, {}, true,
      {{detail::kAll, detail::kAll, detail::kAll, detail::kAll, detail::kAll,
-      detail::kAll}},
+      detail::kAll, detail::kAll}},
      {{detail::kAll, detail::kAll, detail::kAll}},
      [](const ParallelAxes &a) { return a.dp; },
      [](ParallelAxes &a, int64_t v) { a.dp = v; }},
@@ -232,7 +233,7 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
       detail::defaultOnly("PyTorch FSDP shards data parallelism only (no "
                           "tensor parallelism)"),
       detail::kAll, detail::kAll,
-      detail::kAll}},
+      detail::kAll, detail::kAll}},
      {{detail::kAll, detail::kAll, detail::kAll}},
      [](const ParallelAxes &a) { return a.tp; },
      [](ParallelAxes &a, int64_t v) { a.tp = v; }},
@@ -242,7 +243,7 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
       detail::defaultOnly("PyTorch FSDP shards data parallelism only (no "
                           "pipeline stages)"),
       detail::kAll, detail::kAll,
-      detail::kAll}},
+      detail::kAll, detail::kAll}},
      {{detail::kAll, detail::kAll, detail::kAll}},
      [](const ParallelAxes &a) { return a.pp; },
      [](ParallelAxes &a, int64_t v) { a.pp = v; }},
@@ -253,7 +254,7 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
                           "parallelism"),
       detail::defaultOnly("PyTorch FSDP has no context parallelism"),
       detail::kAll, detail::kAll,
-      detail::defaultOnly("DeepSpeed of 2021 has no context parallelism")}},
+      detail::defaultOnly("DeepSpeed of 2021 has no context parallelism"), detail::kAll}},
      {{detail::kAll,
       detail::defaultOnly("context parallelism (cp {}): DeepSpeed's sequence "
                           "parallelism is Ulysses (all-to-all over heads), not "
@@ -271,7 +272,7 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
       detail::defaultOnly("PyTorch FSDP has no expert parallelism"),
       detail::kAll, detail::kAll,
       detail::defaultOnly("DeepSpeed of 2021 has no expert parallelism "
-                          "(DeepSpeed-MoE came in 2022)")}},
+                          "(DeepSpeed-MoE came in 2022)"), detail::kAll}},
      {{detail::kAll, detail::kAll, detail::kAll}},
      [](const ParallelAxes &a) { return a.ep; },
      [](ParallelAxes &a, int64_t v) { a.ep = v; }},
@@ -284,7 +285,7 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
      "expert tensor-parallel size (0: = tp)",
      AxisType::Size, 0, kMaxAxisSize, 1, {}, true,
      {{detail::kAll, detail::kAll, detail::kAll, detail::kAll, detail::kAll,
-      detail::kAll}},
+      detail::kAll, detail::kAll}},
      {{detail::kAll, detail::kAll, detail::kAll}},
      [](const ParallelAxes &a) { return a.expertTp(); },
      [](ParallelAxes &a, int64_t v) { a.etp = v == a.tp ? 0 : v; }},
@@ -295,7 +296,7 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
       detail::defaultOnly("PyTorch FSDP has no pipeline stages"),
       detail::kAll, detail::kAll,
       detail::defaultOnly("DeepSpeed's PipelineEngine runs no interleaved "
-                          "stages")}},
+                          "stages"), detail::kAll}},
      {{detail::kAll,
       detail::defaultOnly("virtual pipeline stages (vpp {}): DeepSpeed's "
                           "PipelineEngine runs only its 1F1B TrainSchedule, "
@@ -308,7 +309,7 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
      "sequences per micro-batch",
      AxisType::Size, 1, kMaxAxisSize, 1, {}, true,
      {{detail::kAll, detail::kAll, detail::kAll, detail::kAll, detail::kAll,
-      detail::kAll}},
+      detail::kAll, detail::kAll}},
      {{detail::kAll, detail::kAll, detail::kAll}},
      [](const ParallelAxes &a) { return a.microBatch; },
      [](ParallelAxes &a, int64_t v) { a.microBatch = v; }},
@@ -319,7 +320,7 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
      {{detail::kAll, detail::kAll,
       {1u, "PyTorch FSDP has no sequence parallelism"},
       detail::kAll, detail::kAll,
-      {1u, "DeepSpeed of 2021 has no Megatron sequence parallelism"}}},
+      {1u, "DeepSpeed of 2021 has no Megatron sequence parallelism"}, detail::kAll}},
      {{detail::kAll,
       {1u, "Megatron sequence parallelism: DeepSpeed AutoTP does not shard "
            "the norm and dropout activations over the tensor-parallel group"},
@@ -336,7 +337,7 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
                "checkpointing), not the attention core alone"},
       detail::kAll, detail::kAll,
       {0b101u, "DeepSpeed checkpoints whole layers, not only the "
-               "attention core"}}},
+               "attention core"}, detail::kAll}},
      {{detail::kAll,
       {0b101u, "selective recomputation: DeepSpeed checkpoints whole layers "
                "(activation_checkpoint_interval), not only attention"},
@@ -352,7 +353,7 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
       {0b1101u, "PyTorch FSDP has no optimizer-only sharding (ZeRO {})"},
       {0b1101u, "torchtitan has no optimizer-only sharding (ZeRO {})"},
       detail::kAll,
-      detail::kAll}},
+      detail::kAll, detail::kAll}},
      {{detail::kAll, detail::kAll,
       {0b1101u, "ZeRO stage 1: torchtitan shards with FSDP2 (parameters, "
                 "gradients and optimizer states) or replicates; it has no "
@@ -367,7 +368,7 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
                "only"},
       detail::kAll, detail::kAll, detail::kAll,
       {0b010u, "DeepSpeed's PipelineEngine runs only its 1F1B "
-               "TrainSchedule"}}},
+               "TrainSchedule"}, detail::kAll}},
      {{{0b110u, "schedule 'gpipe': Megatron-LM trains with 1F1B (interleaved "
                "when vpp > 1) only"},
       {0b010u, "schedule '{}': DeepSpeed's PipelineEngine runs only its 1F1B "

@@ -59,7 +59,10 @@ struct LayerCosts {
 struct StageDevice {
   const LayerCosts *costs = nullptr;
   double memoryLimitBytes = 0;  ///< capacity x max fraction
-  double fixedBytes = 0;        ///< reserved + p2p buffers
+  double fixedBytes = 0;        ///< reserved + p2p buffers (with cache)
+  /// Bytes held per byte of activations and gather buffers: 1 + the
+  /// caching allocator's share (EvalOptions::allocatorCacheFraction).
+  double dynamicScale = 1;
   int64_t inFlight = 1;         ///< micro-batches whose activations it holds
 };
 

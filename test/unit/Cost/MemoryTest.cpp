@@ -144,3 +144,109 @@ TEST_CASE("the evaluator's model states follow ZeRO for a 7.5B model",
           Approx(expect[z]).epsilon(0.05));
   }
 }
+
+TEST_CASE("optimizer state per runtime: NeMo keeps 16-bit remainders",
+          "[cost][memory]") {
+  EvalOptions core, nemo;
+  applyRuntime(core, Runtime::MegatronCore);
+  applyRuntime(nemo, Runtime::Nemo);
+  CHECK(nemo.masterWeightRemainders);
+  CHECK_FALSE(core.masterWeightRemainders);
+  CHECK(stateBytesPerParam(DType::BF16, core).optimizer == 12);
+  // Apex DistributedFusedAdam's store_param_remainders: 2 + 4 + 4 bytes.
+  CHECK(stateBytesPerParam(DType::BF16, nemo).optimizer == 10);
+  CHECK(stateBytesPerParam(DType::FP8, nemo).optimizer == 10);
+  // fp16 models keep full fp32 masters; fp32 training has none.
+  CHECK(stateBytesPerParam(DType::F16, nemo).optimizer == 12);
+  CHECK(stateBytesPerParam(DType::F32, nemo).optimizer == 8);
+  // An explicit figure wins.
+  nemo.optimizerBytesPerParam = 16;
+  CHECK(stateBytesPerParam(DType::BF16, nemo).optimizer == 16);
+  // The same plan under each: only the optimizer bytes differ.
+  LayerProfile prof = test::gpt3_175B();
+  Cluster c = *parseClusterSpec("dgx-a100-80gb:8");
+  ParallelConfig cfg;
+  cfg.tp = 8;
+  cfg.pp = 8;
+  cfg.dp = 1;
+  cfg.microBatch = 1;
+  cfg.globalBatch = 16;
+  cfg.zeroStage = 1;
+  EvalOptions nemo2;
+  applyRuntime(nemo2, Runtime::Nemo);
+  Result<Evaluation> a = evaluate(prof, c, cfg, core);
+  Result<Evaluation> b = evaluate(prof, c, cfg, nemo2);
+  REQUIRE(a.isOk());
+  REQUIRE(b.isOk());
+  CHECK(b->stages[0].optimizerBytes ==
+        Approx(a->stages[0].optimizerBytes * 10.0 / 12.0));
+  CHECK(b->stages[0].weightBytes == a->stages[0].weightBytes);
+  CHECK(b->stages[0].activationBytes == a->stages[0].activationBytes);
+}
+
+TEST_CASE("the caching allocator's share is counted in the buffers",
+          "[cost][memory]") {
+  LayerProfile prof = test::gpt3_175B();
+  Cluster c = *parseClusterSpec("dgx-a100-80gb:8");
+  ParallelConfig cfg;
+  cfg.tp = 8;
+  cfg.pp = 8;
+  cfg.dp = 1;
+  cfg.microBatch = 1;
+  cfg.globalBatch = 16;
+  cfg.zeroStage = 1;
+  EvalOptions none, some;
+  none.allocatorCacheFraction = 0;
+  some.allocatorCacheFraction = 0.05;
+  Result<Evaluation> a = evaluate(prof, c, cfg, none);
+  Result<Evaluation> b = evaluate(prof, c, cfg, some);
+  REQUIRE(a.isOk());
+  REQUIRE(b.isOk());
+  for (size_t s = 0; s < a->stages.size(); ++s) {
+    const StageBreakdown &x = a->stages[s], &y = b->stages[s];
+    // Without ZeRO-3 the dynamic bytes are the activations and the two
+    // pipeline buffers (buffers less the reserve).
+    double dynamic = x.activationBytes + (x.bufferBytes - none.reservedBytes);
+    CHECK(y.bufferBytes == Approx(x.bufferBytes + 0.05 * dynamic));
+    CHECK(y.totalBytes == Approx(x.totalBytes + 0.05 * dynamic));
+  }
+  // The default is documented (docs/cost-model.md, Memory) and small.
+  CHECK(EvalOptions{}.allocatorCacheFraction == 0.01);
+  EvalOptions bad;
+  bad.allocatorCacheFraction = -0.1;
+  CHECK_FALSE(evaluate(prof, c, cfg, bad).isOk());
+}
+
+TEST_CASE("DeepSpeed's per-tensor ZeRO-3 gather buffers the largest tensor",
+          "[cost][memory]") {
+  LayerProfile prof = test::gpt3_175B();
+  const LayerCost &blk = prof.groups[1].cost;
+  // GPT-3 175B's largest tensors: the MLP's 4h x h weights.
+  const double h = 12288;
+  CHECK(double(blk.largestTpShardedTensor) == 4 * h * h);
+  CHECK(zero3GatherElements(blk, 1, 1, true) == 4 * h * h);
+  CHECK(zero3GatherElements(blk, 2, 1, true) == 2 * h * h);
+  CHECK(zero3GatherElements(blk, 1, 1, false) ==
+        double(blk.paramsTpSharded + blk.paramsReplicated));
+  Cluster c = *parseClusterSpec("dgx-a100-80gb:8");
+  ParallelConfig cfg;
+  cfg.dp = 64;
+  cfg.microBatch = 1;
+  cfg.globalBatch = 64;
+  cfg.zeroStage = 3;
+  cfg.recompute = Recompute::Full;
+  EvalOptions core, ds;
+  core.allocatorCacheFraction = ds.allocatorCacheFraction = 0;
+  applyRuntime(ds, Runtime::DeepSpeed);
+  Result<Evaluation> a = evaluate(prof, c, cfg, core);
+  Result<Evaluation> b = evaluate(prof, c, cfg, ds);
+  REQUIRE(a.isOk());
+  REQUIRE(b.isOk());
+  // Two buffers (current and prefetched) of 2-byte elements: the largest
+  // block, or the largest tensor of the stage, the 51200 x h embedding
+  // (larger than a block's 4h x h).
+  CHECK(a->stages[0].bufferBytes - core.reservedBytes ==
+        Approx(2 * 2 * zero3GatherElements(blk, 1, 1, false)));
+  CHECK(b->stages[0].bufferBytes - ds.reservedBytes ==
+        Approx(2 * 2 * 51200 * h));
+}

@@ -317,3 +317,26 @@ TEST_CASE("cluster.json: the FlashAttention-2 efficiency follows or is given",
   REQUIRE_FALSE(bad.isOk());
   CHECK(bad.message().find("attention_efficiency_fa2") != std::string::npos);
 }
+
+TEST_CASE("capacity is what the driver reports where it is known",
+          "[hardware][memory]") {
+  // nvidia-smi totals (Modal's survey, docs/cost-model.md "Memory").
+  const double MiB = 1024.0 * 1024.0;
+  struct Row {
+    const char *name;
+    double bytes;
+  } rows[] = {{"A100-SXM4-40GB", 40960 * MiB},
+              {"A100-SXM4-80GB", 81920 * MiB},
+              {"H100-SXM5-80GB", 81559 * MiB},
+              {"H200-SXM-141GB", 143771 * MiB},
+              {"L40S", 46068 * MiB},
+              // No measurement: the marketed figure in 1e9 bytes.
+              {"B200", 180e9},
+              {"MI300X", 192e9}};
+  for (const Row &r : rows) {
+    INFO(r.name);
+    auto g = lookupGpu(r.name);
+    REQUIRE(g.isOk());
+    CHECK(g->hbmBytes == r.bytes);
+  }
+}

@@ -534,16 +534,16 @@ TEST_CASE("recomputation is dropped on the stages that fit without it",
           "[search]") {
   // GPT-3 175B on 64 A100-80GB with pp and mb pinned: stage 0 holds pp
   // micro-batches in flight under 1F1B and the last stage one. Without
-  // recomputation the stages need 56.5 GB (stage 0) down to 47.1 GB (the
-  // last); with 65 % of the 80 GB allowed, the first stages must recompute
-  // and the last ones need not.
+  // recomputation the stages need about 57 GB (stage 0) down to 48 GB (the
+  // last); with 60 % of the 85.9 GB (80 GiB) allowed, the first stages
+  // must recompute and the last ones need not.
   LayerProfile prof = gpt("gpt3-175b", 96, 12288, 96);
   Cluster cl = cluster("dgx-a100-80gb:8");
   SearchOptions so;
   so.globalBatch = 512;
   so.topK = 1;
   so.threads = 2;
-  so.maxMemoryFraction = 0.65;
+  so.maxMemoryFraction = 0.60;
   auto pins = parsePins("tp=8,pp=8,mb=1,sp=1,zero=1");
   REQUIRE(pins.isOk());
   so.pins = *pins;
@@ -562,7 +562,7 @@ TEST_CASE("recomputation is dropped on the stages that fit without it",
   REQUIRE(u.isOk());
   CHECK(r->top[0].eval.iterationSeconds < u->iterationSeconds);
   for (const StageBreakdown &st : r->top[0].eval.stages)
-    CHECK(st.totalBytes <= 0.65 * st.capacityBytes);
+    CHECK(st.totalBytes <= 0.60 * st.capacityBytes);
   // Pinning the policy keeps it on every stage.
   pins = parsePins("tp=8,pp=8,mb=1,sp=1,zero=1,recompute=full");
   REQUIRE(pins.isOk());

@@ -16,6 +16,7 @@
 
 #include "AnalyticProfile.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace trident {
@@ -81,6 +82,8 @@ Result<LayerProfile> buildTransformerProfile(const TransformerShape &in) {
   emb.kind = LayerKind::Embedding;
   emb.paramsVocab = t.vocab * t.hidden;
   emb.paramsReplicated = t.learnedPositions ? t.seqLen * t.hidden : 0;
+  emb.largestTpShardedTensor = emb.paramsVocab;
+  emb.largestReplicatedTensor = emb.paramsReplicated;
   emb.fwdBytesReplicated = s * h * eb * (t.learnedPositions ? 3 : 1);
   emb.actReplicated = mask * s * h; // embedding dropout mask
   emb.numKernels = t.learnedPositions ? 3 : 1;
@@ -132,6 +135,11 @@ Result<LayerProfile> buildTransformerProfile(const TransformerShape &in) {
   else
     blk.paramsExpert = t.numExperts * int64_t(mlpUp + 1) * hi * t.moeFfn;
   blk.paramsReplicated = (t.biases ? 4 : 2) * hi; // two norms
+  // Largest tensors: the fused QKV weight or the MLP's up (+ gate)
+  // weight; a norm's scale, or the router.
+  blk.largestTpShardedTensor =
+      std::max(hi * (hi + 2 * kvi), moe ? 0 : int64_t(mlpUp) * hi * fi);
+  blk.largestReplicatedTensor = moe ? t.numExperts * hi : hi;
   if (t.biases) {
     blk.paramsTpSharded += (hi + 2 * kvi) + (moe ? 0 : int64_t(mlpUp) * fi);
     blk.paramsReplicated += 2 * hi; // row-linear biases
@@ -177,6 +185,8 @@ Result<LayerProfile> buildTransformerProfile(const TransformerShape &in) {
   head.bwdFlops = 2 * head.fwdFlops;
   head.paramsVocab = t.vocab * t.hidden; // tied: a copy on the last stage
   head.paramsReplicated = (t.biases ? 2 : 1) * hi;
+  head.largestTpShardedTensor = head.paramsVocab;
+  head.largestReplicatedTensor = hi;
   head.fwdBytesReplicated = 2 * s * h * eb;
   head.fwdBytesTpSharded = s * V * (eb + 4 + 4); // logits -> fp32 softmax
   // Korthikanti Sec. 4.3: 4sbh/t (1 + v/h) after the last layer: norm
