@@ -133,23 +133,14 @@ void enumerate(Shared &sh, int32_t vi, const Evaluator &ev) {
           if (!pin.admits(Axis::Ep, ep))
             continue;
           for (int sp = 0; sp <= 1; ++sp) {
-            // sp with tp = 1 is the same plan as without.
-            if (sp && (tp == 1 || (prof.seqLen / cp) % tp != 0))
-              continue;
-            if (!pin.admits(Axis::Sp, sp))
+            if (!spCandidate(sh, sp, tp, cp))
               continue;
             for (int64_t mb : divisorsOf(B / dp)) {
               if (!pin.admits(Axis::MicroBatch, mb))
                 continue;
               for (Recompute rc : {Recompute::None, Recompute::Selective,
                                    Recompute::Full}) {
-                if (!pin.admits(Axis::Recompute, int64_t(rc)))
-                  continue;
-                // With fused (flash) attention Megatron's selective
-                // recompute keeps the same activations as none and only
-                // adds time: an exactly dominated choice.
-                if (!pin[Axis::Recompute] && rc == Recompute::Selective &&
-                    sh.evalOpt.selectiveIsDominated())
+                if (!recomputeCandidate(sh, rc))
                   continue;
                 // One family: the virtual stages and ZeRO stages share the
                 // per-layer costs and the step-time bound, and are

@@ -201,6 +201,26 @@ inline bool zero1Dominated(const Shared &sh) {
   return !sh.evalOpt.zero2ReducePerMicroBatch;
 }
 
+/// Whether sequence parallelism `sp` (0 or 1) is a choice of its own for
+/// tp x cp and the pins allow it: with tp = 1 it is the same plan as
+/// without, and it splits a rank's sequence (seq / cp) over tp.
+inline bool spCandidate(const Shared &sh, int sp, int64_t tp, int64_t cp) {
+  if (sp && (tp == 1 || (sh.profile.seqLen / cp) % tp != 0))
+    return false;
+  return sh.opt.pins.admits(Axis::Sp, sp);
+}
+
+/// Whether recomputation policy `rc` is allowed by the pins and, unpinned,
+/// not exactly dominated: with fused (flash) attention Megatron's
+/// selective recompute keeps the same activations as none and only adds
+/// time.
+inline bool recomputeCandidate(const Shared &sh, Recompute rc) {
+  const Pins &pin = sh.opt.pins;
+  if (pin[Axis::Recompute])
+    return pin.admits(Axis::Recompute, int64_t(rc));
+  return !(rc == Recompute::Selective && sh.evalOpt.selectiveIsDominated());
+}
+
 /// Whether the runtime the plan is costed for can run family member (vpp,
 /// zero) of `c` (the runtime column of the axis table, Plan/Parallel.h),
 /// then SearchOptions::acceptAxes on it. A refusal's reason goes to `why`

@@ -73,33 +73,27 @@ struct Worker {
                       b.weight
                 : 0;
       };
-      lc.embeddingSeconds = lc.headSeconds = 0;
-      lc.embeddingActBytes = lc.headActBytes = 0;
-      lc.embeddingPeakActBytes = lc.headPeakActBytes = 0;
-      lc.embeddingStateBytes = lc.headStateBytes = 0;
-      lc.embeddingGatherBytes = lc.headGatherBytes = 0;
-      for (int32_t gi : sh.embGroups) {
-        double s, g;
-        state(size_t(gi), s, g);
-        double cnt = double(prof.groups[size_t(gi)].count);
-        lc.embeddingSeconds += cnt * gc.seconds[size_t(gi)];
-        lc.embeddingActBytes += cnt * gc.actBytes[size_t(gi)];
-        lc.embeddingPeakActBytes =
-            std::max(lc.embeddingPeakActBytes, gc.peakActBytes[size_t(gi)]);
-        lc.embeddingStateBytes += cnt * s;
-        lc.embeddingGatherBytes = std::max(lc.embeddingGatherBytes, g);
-      }
-      for (int32_t gi : sh.headGroups) {
-        double s, g;
-        state(size_t(gi), s, g);
-        double cnt = double(prof.groups[size_t(gi)].count);
-        lc.headSeconds += cnt * gc.seconds[size_t(gi)];
-        lc.headActBytes += cnt * gc.actBytes[size_t(gi)];
-        lc.headPeakActBytes =
-            std::max(lc.headPeakActBytes, gc.peakActBytes[size_t(gi)]);
-        lc.headStateBytes += cnt * s;
-        lc.headGatherBytes = std::max(lc.headGatherBytes, g);
-      }
+      // The embedding's groups and the head's, each summed into one part.
+      auto part = [&](const std::vector<int32_t> &groups, double &seconds,
+                      double &act, double &peak, double &stateB,
+                      double &gather) {
+        seconds = act = peak = stateB = gather = 0;
+        for (int32_t gi : groups) {
+          double st, g;
+          state(size_t(gi), st, g);
+          double cnt = double(prof.groups[size_t(gi)].count);
+          seconds += cnt * gc.seconds[size_t(gi)];
+          act += cnt * gc.actBytes[size_t(gi)];
+          peak = std::max(peak, gc.peakActBytes[size_t(gi)]);
+          stateB += cnt * st;
+          gather = std::max(gather, g);
+        }
+      };
+      part(sh.embGroups, lc.embeddingSeconds, lc.embeddingActBytes,
+           lc.embeddingPeakActBytes, lc.embeddingStateBytes,
+           lc.embeddingGatherBytes);
+      part(sh.headGroups, lc.headSeconds, lc.headActBytes, lc.headPeakActBytes,
+           lc.headStateBytes, lc.headGatherBytes);
       size_t N = size_t(sh.numBlocks);
       lc.blockSeconds.resize(N);
       lc.blockActBytes.resize(N);
@@ -326,19 +320,14 @@ struct Worker {
           if (!ok || !pin.admits(Axis::Dp, dpSum))
             continue;
           for (int sp = 0; sp <= 1; ++sp) {
-            if (sp && (tp == 1 || (prof.seqLen / cp) % tp != 0))
-              continue;
-            if (!pin.admits(Axis::Sp, sp))
+            if (!spCandidate(sh, sp, tp, cp))
               continue;
             for (int64_t mb : divisorsOf(B)) {
               if (!pin.admits(Axis::MicroBatch, mb) || B / mb < dpSum)
                 continue;
               for (Recompute rc : {Recompute::None, Recompute::Selective,
                                    Recompute::Full}) {
-                if (pin[Axis::Recompute]
-                        ? !pin.admits(Axis::Recompute, int64_t(rc))
-                        : rc == Recompute::Selective &&
-                                        sh.evalOpt.selectiveIsDominated())
+                if (!recomputeCandidate(sh, rc))
                   continue;
                 for (int zero = 0; zero <= 3; ++zero) {
                   if (pin[Axis::Zero] ? !pin.admits(Axis::Zero, zero)

@@ -25,7 +25,7 @@ namespace trident::tool {
 
 extern llvm::cl::OptionCategory category;
 extern llvm::cl::SubCommand inspectCmd, importCmd, evaluateCmd, validateCmd,
-    planCmd, exportCmd, emitCmd, validatePlanCmd;
+    planCmd, exportCmd, emitCmd, validatePlanCmd, exploreCmd;
 
 // Shared options (Options.cpp).
 extern llvm::cl::opt<std::string> modelOpt;
@@ -72,6 +72,7 @@ int runPlan(mlir::MLIRContext &ctx);
 int runExport(mlir::MLIRContext &ctx);
 int runEmit(mlir::MLIRContext &ctx);
 int runValidatePlan(); // ValidatePlanCommand.cpp
+int runExplore(mlir::MLIRContext &ctx); // ExploreCommand.cpp
 
 /// Exports `p` to `target` (megatron, deepspeed, torchtitan) and prints it,
 /// or writes it to `outPath` ("" or "-": stdout); notes the text cannot

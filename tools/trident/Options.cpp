@@ -24,6 +24,10 @@ cl::SubCommand planCmd("plan", "Search the plan space for the fastest plan "
 cl::SubCommand exportCmd(
     "export", "Write a plan as Megatron-LM arguments, a DeepSpeed config or "
               "torchtitan settings");
+cl::SubCommand
+    exploreCmd("explore",
+               "Size a cluster and a batch for a training run: time to "
+               "train, GPU-hours and cost over GPU types and node counts");
 cl::SubCommand validateCmd(
     "validate", "Predict every published run of a cases.json and report the "
                 "error");
@@ -31,14 +35,17 @@ cl::SubCommand validateCmd(
 cl::opt<std::string> modelOpt("model",
                               cl::desc("zoo name, config.json or .mlir file"),
                               cl::value_desc("M"), cl::sub(inspectCmd),
-                              cl::sub(importCmd), cl::sub(evaluateCmd), cl::sub(planCmd),
-                              cl::sub(exportCmd), cl::cat(category));
+                              cl::sub(importCmd), cl::sub(evaluateCmd),
+                              cl::sub(planCmd), cl::sub(exportCmd),
+                              cl::sub(exploreCmd), cl::cat(category));
 cl::opt<int64_t> seqLenOpt("seq-len", cl::desc("sequence length"),
                            cl::value_desc("S"), cl::init(0),
                            cl::sub(inspectCmd), cl::sub(importCmd),
-                           cl::sub(evaluateCmd), cl::sub(planCmd), cl::cat(category));
+                           cl::sub(evaluateCmd), cl::sub(planCmd),
+                           cl::sub(exploreCmd), cl::cat(category));
 cl::opt<bool> jsonOpt("json", cl::desc("print JSON"), cl::sub(inspectCmd),
-                      cl::sub(evaluateCmd), cl::sub(planCmd), cl::cat(category));
+                      cl::sub(evaluateCmd), cl::sub(planCmd),
+                      cl::sub(exploreCmd), cl::cat(category));
 cl::opt<std::string> clusterOpt(
     "cluster", cl::desc("PRESET:NODES (e.g. dgx-h100:32) or cluster.json"),
     cl::value_desc("C"), cl::sub(evaluateCmd), cl::sub(planCmd),
@@ -46,15 +53,19 @@ cl::opt<std::string> clusterOpt(
 cl::opt<std::string> calibrationOpt(
     "calibration", cl::desc("calibration profile JSON measured on the GPUs"),
     cl::value_desc("file"), cl::sub(evaluateCmd), cl::sub(planCmd), cl::cat(category));
-cl::opt<std::string> precisionOpt("precision", cl::desc("bf16, fp16, fp8 or fp32 (TF32 GEMMs)"),
-                                  cl::init("bf16"), cl::sub(evaluateCmd), cl::sub(planCmd),
-                                  cl::cat(category));
-cl::opt<std::string> runtimeOpt(
-    "runtime",
-    cl::desc("training software: megatron-core (default), megatron-lm, "
-             "fsdp, torchtitan or trident (docs/cost-model.md#runtimes)"),
-    cl::value_desc("R"), cl::sub(evaluateCmd), cl::sub(planCmd),
-    cl::sub(validateCmd), cl::cat(category));
+cl::opt<std::string>
+    precisionOpt("precision", cl::desc("bf16, fp16, fp8 or fp32 (TF32 GEMMs)"),
+                 cl::init("bf16"), cl::sub(evaluateCmd), cl::sub(planCmd),
+                 cl::sub(exploreCmd), cl::cat(category));
+// Built before runtimeOpt (same translation unit, in order), from the
+// runtime table.
+const std::string kRuntimeHelp = "training software: " + runtimeNames() +
+                                 " (default megatron-core; "
+                                 "docs/cost-model.md#runtimes)";
+cl::opt<std::string> runtimeOpt("runtime", cl::desc(kRuntimeHelp),
+                                cl::value_desc("R"), cl::sub(evaluateCmd),
+                                cl::sub(planCmd), cl::sub(validateCmd),
+                                cl::sub(exploreCmd), cl::cat(category));
 cl::opt<int64_t> globalBatchOpt("global-batch",
                                 cl::desc("sequences per optimizer step"),
                                 cl::value_desc("B"), cl::init(0),

@@ -28,7 +28,7 @@ int main(int argc, char **argv) {
       "                   --micro-batch N [--recompute none|selective|full]\n"
       "                   [--sequence-parallel] [--zero 0..3]\n"
       "                   [--precision bf16|fp16|fp8|fp32] [--json]\n"
-      "                   [--runtime megatron-core|megatron-lm|fsdp|torchtitan|trident|deepspeed]\n"
+      "                   [--runtime megatron-core|megatron-lm|fsdp|torchtitan|trident|deepspeed|nemo]\n"
       "                   [--trace trace.json]\n"
       "  trident plan     --model M --cluster C --global-batch B --seq-len S\n"
       "                   [--precision P] [--top K] [--fix tp=8,pp=16,...]\n"
@@ -41,6 +41,12 @@ int main(int argc, char **argv) {
       "  trident emit     --plan plan.json --model M [--backend cpu|cuda]\n"
       "                   -o DIR [--emit project|texec|cpp] [--optimizer adam|sgd]\n"
       "                   [--lr F] [--train-in-f32]\n"
+      "  trident explore  --model M --seq-len S --tokens T\n"
+      "                   --clusters PRESET:A..B[,PRESET:A..B...]\n"
+      "                   [--global-batch auto|N[,N...]] [--critical-batch TOKENS]\n"
+      "                   [--price-per-gpu-hour GPU=P,...] [--deadline-days D]\n"
+      "                   [--budget USD] [--precision P] [--runtime R]\n"
+      "                   [--threads N] [--json] [-o explore.json]\n"
       "  trident validate-plan --plan plan.json [--schema schema.json]\n"
       "  trident validate [--cases cases.json] [--write-doc docs/validation.md]\n"
       "                   [--runtime R]\n"
@@ -66,7 +72,10 @@ int main(int argc, char **argv) {
     return runEmit(context);
   if (validatePlanCmd)
     return runValidatePlan();
+  if (exploreCmd)
+    return runExplore(context);
   llvm::errs() << "trident: error: expected a command: inspect, import, "
-                  "evaluate, plan, export, emit, validate, validate-plan (see --help)\n";
+                  "evaluate, plan, explore, export, emit, validate, validate-plan (see "
+                  "--help)\n";
   return 2;
 }

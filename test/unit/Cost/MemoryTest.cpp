@@ -145,6 +145,18 @@ TEST_CASE("the evaluator's model states follow ZeRO for a 7.5B model",
   }
 }
 
+/// GPT-3 175B's tp 8 x pp 8 split on 64 GPUs, ZeRO-1, 16 micro-batches.
+static ParallelConfig ptdp64() {
+  ParallelConfig cfg;
+  cfg.tp = 8;
+  cfg.pp = 8;
+  cfg.dp = 1;
+  cfg.microBatch = 1;
+  cfg.globalBatch = 16;
+  cfg.zeroStage = 1;
+  return cfg;
+}
+
 TEST_CASE("optimizer state per runtime: NeMo keeps 16-bit remainders",
           "[cost][memory]") {
   EvalOptions core, nemo;
@@ -165,13 +177,7 @@ TEST_CASE("optimizer state per runtime: NeMo keeps 16-bit remainders",
   // The same plan under each: only the optimizer bytes differ.
   LayerProfile prof = test::gpt3_175B();
   Cluster c = *parseClusterSpec("dgx-a100-80gb:8");
-  ParallelConfig cfg;
-  cfg.tp = 8;
-  cfg.pp = 8;
-  cfg.dp = 1;
-  cfg.microBatch = 1;
-  cfg.globalBatch = 16;
-  cfg.zeroStage = 1;
+  ParallelConfig cfg = ptdp64();
   EvalOptions nemo2;
   applyRuntime(nemo2, Runtime::Nemo);
   Result<Evaluation> a = evaluate(prof, c, cfg, core);
@@ -188,13 +194,7 @@ TEST_CASE("the caching allocator's share is counted in the buffers",
           "[cost][memory]") {
   LayerProfile prof = test::gpt3_175B();
   Cluster c = *parseClusterSpec("dgx-a100-80gb:8");
-  ParallelConfig cfg;
-  cfg.tp = 8;
-  cfg.pp = 8;
-  cfg.dp = 1;
-  cfg.microBatch = 1;
-  cfg.globalBatch = 16;
-  cfg.zeroStage = 1;
+  ParallelConfig cfg = ptdp64();
   EvalOptions none, some;
   none.allocatorCacheFraction = 0;
   some.allocatorCacheFraction = 0.05;
