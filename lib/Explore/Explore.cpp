@@ -66,7 +66,8 @@ double nonEmbeddingParams(const LayerProfile &p) {
   return n > 0 ? n : double(p.totalParams);
 }
 
-Bound boundOf(const Evaluation &e) {
+/// Fills the row's step parts and what bounds the step.
+void boundOf(const Evaluation &e, ExploreRow &row) {
   double compute = 0, network = 0;
   for (const StageBreakdown &s : e.stages) {
     compute = std::max(compute, s.computeSeconds);
@@ -74,11 +75,12 @@ Bound boundOf(const Evaluation &e) {
   }
   network += e.dpExposedSeconds;
   double bubble = e.bubbleFraction * e.iterationSeconds;
-  if (network >= compute && network >= bubble)
-    return Bound::Network;
-  if (bubble > compute)
-    return Bound::Bubble;
-  return Bound::Compute;
+  row.computeSeconds = compute;
+  row.networkSeconds = network;
+  row.bubbleSeconds = bubble;
+  row.bound = network >= compute && network >= bubble ? Bound::Network
+              : bubble > compute                      ? Bound::Bubble
+                                                      : Bound::Compute;
 }
 
 double priceFor(const ExploreOptions &o, const std::string &gpu) {
@@ -117,7 +119,7 @@ void runScenario(const LayerProfile &profile, const Cluster &cluster,
   row.highSeconds = row.plan.predicted.iterationHighSeconds;
   row.tokensPerSecond = c.eval.tokensPerSecond;
   row.mfu = c.eval.mfu;
-  row.bound = boundOf(c.eval);
+  boundOf(c.eval, row);
   double batchTokens = double(row.globalBatch) * double(o.seqLen);
   row.tokenFactor = bNoise > 0 ? 1 + batchTokens / bNoise : 1;
   row.steps = std::ceil(o.tokens * row.tokenFactor / batchTokens);
@@ -152,9 +154,17 @@ std::string planSummary(const plan::Plan &p) {
   return s;
 }
 
+std::string varyText(const ExploreRow &r) {
+  return r.varyKey.empty() ? "" : r.varyKey + "=" + r.varyValue.text;
+}
+
 std::string rowName(const ExploreRow &r) {
-  return fmt::format("{} x {} node{} ({} GPUs), batch {}", r.preset, r.nodes,
-                     r.nodes == 1 ? "" : "s", r.gpus, r.globalBatch);
+  std::string s =
+      fmt::format("{} x {} node{} ({} GPUs), batch {}", r.preset, r.nodes,
+                  r.nodes == 1 ? "" : "s", r.gpus, r.globalBatch);
+  if (!r.varyKey.empty())
+    s += ", " + varyText(r);
+  return s;
 }
 
 } // namespace
@@ -250,6 +260,97 @@ Result<std::vector<int64_t>> parseBatchList(std::string_view text) {
   return out;
 }
 
+namespace {
+struct VaryKey {
+  std::string_view key, unit;
+};
+constexpr VaryKey kVaryKeys[] = {
+    {"gpu.bf16_tflops", "TFLOP/s"}, {"gpu.fp8_tflops", "TFLOP/s"},
+    {"gpu.hbm_bw", "TB/s"},         {"gpu.hbm_bytes", "GB"},
+    {"node.nic_bw", "Gb/s"},        {"node.nvlink_bw", "GB/s"},
+    {"node.gpus_per_node", "GPUs"},
+};
+std::string varyKeyList() {
+  std::string s;
+  for (const VaryKey &k : kVaryKeys)
+    s += (s.empty() ? "" : ", ") + std::string(k.key);
+  return s;
+}
+} // namespace
+
+Result<Vary> parseVary(std::string_view text) {
+  size_t eq = text.find('=');
+  Vary v;
+  v.key = std::string(trim(text.substr(0, eq)));
+  bool known = false;
+  for (const VaryKey &k : kVaryKeys)
+    known = known || k.key == v.key;
+  if (eq == std::string_view::npos || !known)
+    return Status::error("--vary: '" + std::string(text) +
+                         "': expected KEY=V1,V2,... with KEY one of " +
+                         varyKeyList());
+  for (std::string_view item : splitList(text.substr(eq + 1))) {
+    VaryValue x;
+    x.text = std::string(item);
+    std::string_view num = item;
+    if (!num.empty() && (num.back() == 'x' || num.back() == 'X')) {
+      x.multiplier = true;
+      num.remove_suffix(1);
+    }
+    auto d = parseNumber(num);
+    if (!d || *d <= 0)
+      return Status::error("--vary " + v.key + ": '" + std::string(item) +
+                           "': expected a positive number, or a multiplier "
+                           "such as 1.5x");
+    if (v.key == "node.gpus_per_node" && !x.multiplier && *d != std::floor(*d))
+      return Status::error("--vary node.gpus_per_node: '" + std::string(item) +
+                           "': expected a whole number");
+    x.value = *d;
+    v.values.push_back(std::move(x));
+  }
+  return v;
+}
+
+Status applyVary(Cluster &cluster, const std::string &key, const VaryValue &v) {
+  auto set = [&](double &field, double unit) {
+    field = v.multiplier ? field * v.value : v.value * unit;
+  };
+  for (NodeGroup &g : cluster.groups) {
+    if (key == "gpu.bf16_tflops") {
+      set(g.gpu.peakBf16FlopsPerS, 1e12);
+      g.gpu.peakFp16FlopsPerS = g.gpu.peakBf16FlopsPerS;
+    } else if (key == "gpu.fp8_tflops") {
+      set(g.gpu.peakFp8FlopsPerS, 1e12);
+    } else if (key == "gpu.hbm_bw") {
+      set(g.gpu.hbmBandwidthBytesPerS, 1e12);
+    } else if (key == "gpu.hbm_bytes") {
+      set(g.gpu.hbmBytes, 1e9);
+    } else if (key == "node.nic_bw") {
+      set(g.nic.bandwidthBytesPerS, 1e9 / 8);
+    } else if (key == "node.nvlink_bw") {
+      double before = g.intra.bandwidthBytesPerS;
+      set(g.intra.bandwidthBytesPerS, 1e9);
+      if (before > 0)
+        g.intraAllToAllBytesPerS *= g.intra.bandwidthBytesPerS / before;
+    } else if (key == "node.gpus_per_node") {
+      double n = double(g.gpusPerNode);
+      set(n, 1);
+      if (n < 1 || n != std::floor(n))
+        return Status::error("--vary node.gpus_per_node: " + v.text +
+                             " gives " + fmt::format("{:g}", n) +
+                             " GPUs per node; expected a whole number >= 1");
+      g.gpusPerNode = int64_t(n);
+    } else {
+      return Status::error("--vary: unknown key '" + key + "' (expected " +
+                           varyKeyList() + ")");
+    }
+    // Measured collective bandwidths describe the preset's hardware.
+    if (key.starts_with("node."))
+      g.collectiveCalibration.clear();
+  }
+  return Status::ok();
+}
+
 double defaultCriticalBatchTokens(double n, double d) {
   // Kaplan et al. 2020, Eq. 1.5 and Sec. 1.2: alpha_N = 0.076,
   // alpha_D = 0.095, N_c = 8.8e13 non-embedding parameters, D_c = 5.4e13
@@ -318,62 +419,74 @@ Result<ExploreResult> exploreScenarios(const LayerProfile &profile,
       autoBatches.push_back(b);
   }
 
+  // The presets as they are, then each what-if value.
+  std::vector<std::pair<std::string, VaryValue>> variants = {{"", {}}};
+  for (const Vary &v : o.varies)
+    for (const VaryValue &x : v.values)
+      variants.push_back({v.key, x});
   int64_t total = 0, done = 0;
   for (const ClusterSweep &s : o.clusters)
-    total += int64_t(s.nodes.size()) *
+    total += int64_t(s.nodes.size()) * int64_t(variants.size()) *
              int64_t(r.autoBatch ? autoBatches.size() : o.globalBatches.size());
   for (size_t si = 0; si < o.clusters.size(); ++si) {
     const ClusterSweep &s = o.clusters[si];
     for (int64_t nodes : s.nodes) {
-      auto cluster = parseClusterSpec(s.preset + ":" + std::to_string(nodes));
-      if (!cluster)
-        return cluster.status();
-      auto fresh = [&](int64_t batch) {
-        ExploreRow row;
-        row.gpu = sweptGpus[si];
-        row.preset = s.preset;
-        row.nodes = nodes;
-        row.gpus = cluster->totalGpus();
-        row.globalBatch = batch;
-        return row;
-      };
-      if (!r.autoBatch) {
-        for (int64_t batch : o.globalBatches) {
+      for (const auto &[varyKey, varyValue] : variants) {
+        auto cluster = parseClusterSpec(s.preset + ":" + std::to_string(nodes));
+        if (!cluster)
+          return cluster.status();
+        if (!varyKey.empty())
+          if (Status st = applyVary(*cluster, varyKey, varyValue); !st)
+            return st;
+        auto fresh = [&](int64_t batch) {
+          ExploreRow row;
+          row.gpu = sweptGpus[si];
+          row.preset = s.preset;
+          row.nodes = nodes;
+          row.gpus = cluster->totalGpus();
+          row.globalBatch = batch;
+          row.varyKey = varyKey;
+          row.varyValue = varyValue;
+          return row;
+        };
+        if (!r.autoBatch) {
+          for (int64_t batch : o.globalBatches) {
+            ExploreRow row = fresh(batch);
+            runScenario(profile, *cluster, o, r.criticalBatchTokens, row);
+            ++r.scenariosSearched;
+            r.rows.push_back(std::move(row));
+            if (o.progress)
+              o.progress(++done, total);
+          }
+          continue;
+        }
+        std::optional<ExploreRow> best;
+        std::string lastWhy;
+        int worse = 0;
+        for (int64_t batch : autoBatches) {
           ExploreRow row = fresh(batch);
           runScenario(profile, *cluster, o, r.criticalBatchTokens, row);
           ++r.scenariosSearched;
-          r.rows.push_back(std::move(row));
           if (o.progress)
             o.progress(++done, total);
+          if (!row.fits) {
+            lastWhy = row.why;
+            continue;
+          }
+          if (!best || row.timeToTrainSeconds < best->timeToTrainSeconds) {
+            best = std::move(row);
+            worse = 0;
+          } else if (++worse == 2) {
+            break;
+          }
         }
-        continue;
-      }
-      std::optional<ExploreRow> best;
-      std::string lastWhy;
-      int worse = 0;
-      for (int64_t batch : autoBatches) {
-        ExploreRow row = fresh(batch);
-        runScenario(profile, *cluster, o, r.criticalBatchTokens, row);
-        ++r.scenariosSearched;
-        if (o.progress)
-          o.progress(++done, total);
-        if (!row.fits) {
-          lastWhy = row.why;
-          continue;
+        if (best) {
+          r.rows.push_back(std::move(*best));
+        } else {
+          ExploreRow row = fresh(0);
+          row.why = lastWhy.empty() ? "nothing fits" : lastWhy;
+          r.rows.push_back(std::move(row));
         }
-        if (!best || row.timeToTrainSeconds < best->timeToTrainSeconds) {
-          best = std::move(row);
-          worse = 0;
-        } else if (++worse == 2) {
-          break;
-        }
-      }
-      if (best) {
-        r.rows.push_back(std::move(*best));
-      } else {
-        ExploreRow row = fresh(0);
-        row.why = lastWhy.empty() ? "nothing fits" : lastWhy;
-        r.rows.push_back(std::move(row));
       }
     }
   }
@@ -481,6 +594,8 @@ std::string renderExploreText(const ExploreResult &r, const ExploreOptions &o) {
                          row.globalBatch ? std::to_string(row.globalBatch)
                                          : std::string("-"),
                          "-", row.why.substr(0, row.why.find('\n')));
+      if (!row.varyKey.empty())
+        out.insert(out.size() - 1, "  (" + varyText(row) + ")");
       continue;
     }
     out += fmt::format(
@@ -492,6 +607,8 @@ std::string renderExploreText(const ExploreResult &r, const ExploreOptions &o) {
         days(row.timeToTrainSeconds), row.gpuHours,
         row.costUsd > 0 ? money(row.costUsd) : std::string("-"),
         row.pareto ? " *" : "");
+    if (!row.varyKey.empty())
+      out.insert(out.size() - 1, "  " + varyText(row));
   }
   out += "(* on the frontier; tok x: tokens needed over --tokens)\n";
   return out;
@@ -518,7 +635,12 @@ std::string renderExploreJson(const ExploreResult &r, const ExploreOptions &o) {
     x["nodes"] = row.nodes;
     x["gpus"] = row.gpus;
     x["global_batch"] = row.globalBatch;
-    x["vary"] = nullptr;
+    if (row.varyKey.empty())
+      x["vary"] = nullptr;
+    else
+      x["vary"] = {{"key", row.varyKey},
+                   {"value", row.varyValue.value},
+                   {"multiplier", row.varyValue.multiplier}};
     x["fits"] = row.fits;
     if (!row.fits) {
       x["why"] = row.why;
@@ -531,6 +653,9 @@ std::string renderExploreJson(const ExploreResult &r, const ExploreOptions &o) {
     x["tokens_per_s"] = row.tokensPerSecond;
     x["mfu"] = row.mfu;
     x["bound"] = boundName(row.bound);
+    x["step_parts_s"] = {{"compute", row.computeSeconds},
+                         {"network", row.networkSeconds},
+                         {"bubble", row.bubbleSeconds}};
     x["token_factor"] = row.tokenFactor;
     x["steps"] = row.steps;
     x["time_to_train_s"] = row.timeToTrainSeconds;

@@ -49,6 +49,13 @@ cl::opt<std::string> pricesOpt(
     cl::desc("dollars per GPU-hour: GPU=P[,GPU=P...] (e.g. h100=2.5) or one "
              "price for all"),
     cl::value_desc("PRICES"), cl::sub(exploreCmd), cl::cat(category));
+cl::list<std::string> varyOpt(
+    "vary",
+    cl::desc("a hardware what-if, KEY=V1,V2,... (values or multipliers such "
+             "as 1.5x; repeatable): gpu.bf16_tflops, gpu.fp8_tflops, "
+             "gpu.hbm_bw, gpu.hbm_bytes, node.nic_bw, node.nvlink_bw, "
+             "node.gpus_per_node (docs/explore.md)"),
+    cl::value_desc("KEY=VALUES"), cl::sub(exploreCmd), cl::cat(category));
 cl::opt<double> deadlineOpt("deadline-days",
                             cl::desc("the cheapest scenario that trains "
                                      "within this many days"),
@@ -98,6 +105,12 @@ int runExplore(mlir::MLIRContext &ctx) {
   if (!prices)
     return fail(prices.message());
   o.prices = std::move(*prices);
+  for (const std::string &v : varyOpt) {
+    auto vary = explore::parseVary(v);
+    if (!vary)
+      return fail(vary.message());
+    o.varies.push_back(std::move(*vary));
+  }
   auto precision = precisionOption();
   if (!precision)
     return 1;

@@ -49,6 +49,30 @@ Result<std::map<std::string, double>> parsePrices(std::string_view text);
 /// comma-separated positive sequence counts.
 Result<std::vector<int64_t>> parseBatchList(std::string_view text);
 
+/// A hardware what-if (`--vary KEY=V1,V2,...`): one property, each value
+/// a scenario of its own. Keys and units: gpu.bf16_tflops and
+/// gpu.fp8_tflops (dense TFLOP/s; bf16 sets the fp16 peak too),
+/// gpu.hbm_bw (TB/s), gpu.hbm_bytes (GB, 1e9 bytes), node.nic_bw (Gb/s per
+/// NIC and direction), node.nvlink_bw (GB/s of all-reduce bus bandwidth
+/// per GPU inside a node; the all-to-all bandwidth scales with it),
+/// node.gpus_per_node. A value ending in "x" multiplies the preset's.
+struct VaryValue {
+  double value = 0;
+  bool multiplier = false;
+  std::string text; ///< as written, e.g. "1.5x" or "400"
+};
+struct Vary {
+  std::string key;
+  std::vector<VaryValue> values;
+};
+
+/// Parses one `--vary`; errors name the key or value and list the keys.
+Result<Vary> parseVary(std::string_view text);
+
+/// Applies key = value to every node group of `cluster`.
+Status applyVary(Cluster &cluster, const std::string &key,
+                 const VaryValue &value);
+
 /// The critical batch (B_noise, tokens) a published scaling law gives
 /// for a model of `nonEmbeddingParams` trained on `tokens`: Kaplan et al.
 /// 2020, "Scaling Laws for Neural Language Models", Eq. 1.5 for the loss
@@ -67,6 +91,9 @@ struct ExploreOptions {
   /// B_noise in tokens; 0 = defaultCriticalBatchTokens. Applies the
   /// token-efficiency relation also to given batches when set.
   double criticalBatchTokens = 0;
+  /// Hardware what-ifs: each value of each is a scenario besides the
+  /// presets as they are.
+  std::vector<Vary> varies;
   /// Dollars per GPU-hour by canonical GPU name ("*": any).
   std::map<std::string, double> prices;
   double deadlineDays = 0; ///< > 0: pick the cheapest meeting it
@@ -89,12 +116,18 @@ struct ExploreRow {
   std::string preset; ///< cluster preset
   int64_t nodes = 0, gpus = 0;
   int64_t globalBatch = 0; ///< sequences per step
+  /// The what-if of the row (key empty: the preset as it is).
+  std::string varyKey;
+  VaryValue varyValue;
   bool fits = false;
   std::string why; ///< when nothing fits: the planner's reason
   plan::Plan plan; ///< the best plan (when it fits)
   double iterationSeconds = 0, lowSeconds = 0, highSeconds = 0;
   double tokensPerSecond = 0, mfu = 0;
   Bound bound = Bound::Compute;
+  /// The parts `bound` compares: busiest stage's compute, exposed
+  /// communication (with the exposed DP sync), bubble; seconds per step.
+  double computeSeconds = 0, networkSeconds = 0, bubbleSeconds = 0;
   /// Tokens this batch needs to reach the target, over tokens given
   /// (1 without the relation; 1 + B / B_noise with it).
   double tokenFactor = 1;

@@ -182,3 +182,52 @@ TEST_CASE("explore refuses what it cannot answer", "[explore]") {
   REQUIRE_FALSE(r.isOk());
   CHECK(r.message().find("--budget") != std::string::npos);
 }
+
+TEST_CASE("hardware what-ifs: each value a scenario", "[explore]") {
+  auto v = parseVary("node.nic_bw=200,400,2x");
+  REQUIRE(v.isOk());
+  CHECK(v->key == "node.nic_bw");
+  REQUIRE(v->values.size() == 3);
+  CHECK(v->values[2].multiplier);
+  CHECK(v->values[2].value == 2);
+  auto bad = parseVary("gpu.colour=1");
+  REQUIRE_FALSE(bad.isOk());
+  CHECK(bad.message().find("gpu.hbm_bw") != std::string::npos);
+  CHECK_FALSE(parseVary("gpu.hbm_bw=-1").isOk());
+  CHECK_FALSE(parseVary("gpu.hbm_bw").isOk());
+  CHECK_FALSE(parseVary("node.gpus_per_node=4.5").isOk());
+
+  Cluster base = *parseClusterSpec("dgx-h100:2");
+  Cluster c = base;
+  REQUIRE(applyVary(c, "node.nic_bw", {400, false, "400"}).isOk());
+  CHECK(c.groups[0].nic.bandwidthBytesPerS == 400e9 / 8);
+  c = base;
+  REQUIRE(applyVary(c, "gpu.hbm_bw", {1.5, true, "1.5x"}).isOk());
+  CHECK(c.groups[0].gpu.hbmBandwidthBytesPerS ==
+        Approx(1.5 * base.groups[0].gpu.hbmBandwidthBytesPerS));
+  c = base;
+  REQUIRE(applyVary(c, "node.gpus_per_node", {4, false, "4"}).isOk());
+  CHECK(c.totalGpus() == 8);
+  c = base;
+  REQUIRE(applyVary(c, "gpu.bf16_tflops", {2, true, "2x"}).isOk());
+  CHECK(c.groups[0].gpu.peakFp16FlopsPerS ==
+        Approx(2 * base.groups[0].gpu.peakBf16FlopsPerS));
+
+  // A faster network never slows the best plan; the rows say which value.
+  LayerProfile prof = test::gptProfile("gpt-1.3b", 24, 2048, 16);
+  ExploreOptions o = smallSweep();
+  o.clusters = *parseClusterSweeps("dgx-h100:4");
+  o.prices.clear();
+  o.globalBatches = {64};
+  o.varies = {*parseVary("node.nic_bw=100,3200")};
+  auto r = exploreScenarios(prof, o);
+  REQUIRE(r.isOk());
+  REQUIRE(r->rows.size() == 3);
+  CHECK(r->rows[0].varyKey.empty());
+  CHECK(r->rows[1].varyValue.text == "100");
+  CHECK(r->rows[2].varyValue.text == "3200");
+  CHECK(r->rows[2].iterationSeconds <= r->rows[0].iterationSeconds);
+  CHECK(r->rows[0].iterationSeconds <= r->rows[1].iterationSeconds);
+  CHECK(renderExploreJson(*r, o).find("\"key\": \"node.nic_bw\"") !=
+        std::string::npos);
+}
