@@ -188,7 +188,23 @@ Result<Exported> exportMegatron(const Plan &p, std::string_view source) {
     flag("--use-megatron-fsdp");
     flag("--data-parallel-sharding-strategy",
          p.zeroStage == 2 ? "optim_grads" : "optim_grads_params");
+    // validate_args: "Megatron-FSDP requires the `fsdp_dtensor`
+    // checkpointing format", and CUDA_DEVICE_MAX_CONNECTIONS not 1.
+    flag("--ckpt-format", "fsdp_dtensor");
+    std::string env = "Megatron-FSDP: leave CUDA_DEVICE_MAX_CONNECTIONS "
+                      "unset or above 1 (validate_args asserts it)";
+    if (p.tp > 1 || p.cp > 1)
+      env += "; before Blackwell Megatron warns that tp or cp with "
+             "Megatron-FSDP want different settings (tp and cp: 1)";
+    e.notes.push_back(env);
   }
+  // The plan's figures (every runtime preset but megatron-lm) overlap the
+  // data-parallel gradient reduction with the backward, which Megatron-LM
+  // does only with --overlap-grad-reduce (off by default). They count the
+  // distributed optimizer's parameter all-gather as exposed, so
+  // --overlap-param-gather stays off (with it the run would beat them).
+  if (p.dp * p.cp > 1 && p.runtime != "megatron-lm")
+    flag("--overlap-grad-reduce");
   if (p.precision == "bf16") {
     flag("--bf16");
   } else if (p.precision == "fp16") {
@@ -357,8 +373,15 @@ Result<Exported> exportTorchTitan(const Plan &p, std::string_view source) {
   t += "\n[parallelism]\n";
   t += "data_parallel_replicate_degree = " + str(replicate) + "\n";
   t += "data_parallel_shard_degree = " + str(shard) + "\n";
+  // torchtitan's "default" policy reshards after the forward only without
+  // pipeline stages (torchtitan/distributed/fsdp.py,
+  // get_fsdp_reshard_after_forward_policy: `return not pp_enabled`): ZeRO-2
+  // says "never", ZeRO-3 with stages must say "always" or it runs as ZeRO-2
+  // and holds the gathered parameters the plan's memory does not count.
   if (p.zeroStage == 2)
     t += "fsdp_reshard_after_forward = \"never\"\n";
+  else if (p.zeroStage == 3 && p.pp > 1)
+    t += "fsdp_reshard_after_forward = \"always\"\n";
   t += "tensor_parallel_degree = " + str(p.tp) + "\n";
   if (p.tp > 1)
     t += std::string("enable_sequence_parallel = ") +

@@ -132,6 +132,32 @@ TEST_CASE("Megatron-LM precision and ZeRO", "[export]") {
   CHECK(has(t, "--recompute-granularity selective \\\n"));
   CHECK_FALSE(has(t, "--recompute-method"));
   CHECK_FALSE(has(t, "--use-distributed-optimizer"));
+  // Megatron-FSDP launches only with the fsdp_dtensor checkpoint format
+  // (validate_args at d98e8a64), and not with CUDA_DEVICE_MAX_CONNECTIONS=1.
+  CHECK(has(t, "--ckpt-format fsdp_dtensor"));
+  CHECK(has(t, "# Megatron-FSDP: leave CUDA_DEVICE_MAX_CONNECTIONS unset or "
+               "above 1"));
+  CHECK(has(t, "before Blackwell")); // tp 8 with Megatron-FSDP
+  // The figures overlap the gradient reduction with the backward: so must
+  // the run. The parameter all-gather is priced exposed: not overlapped.
+  CHECK(has(t, "--overlap-grad-reduce"));
+  CHECK_FALSE(has(t, "--overlap-param-gather"));
+  p.zeroStage = 1;
+  std::string z1 = exported(p, ExportTarget::Megatron);
+  CHECK_FALSE(has(z1, "--ckpt-format"));
+  CHECK_FALSE(has(z1, "CUDA_DEVICE_MAX_CONNECTIONS"));
+  CHECK(has(z1, "--overlap-grad-reduce"));
+  // Priced for the Megatron-LM of 2020-2022 (reduction after the
+  // backward): the flag stays off.
+  p.runtime = "megatron-lm";
+  CHECK_FALSE(
+      has(exported(p, ExportTarget::Megatron), "--overlap-grad-reduce"));
+  // No data parallelism: nothing to reduce.
+  p.runtime = "megatron-core";
+  p.dp = 1;
+  p.globalBatch = p.microBatch * p.numMicroBatches;
+  CHECK_FALSE(
+      has(exported(p, ExportTarget::Megatron), "--overlap-grad-reduce"));
 }
 
 TEST_CASE("DeepSpeed config of a pipeline plan", "[export]") {
@@ -172,6 +198,8 @@ TEST_CASE("torchtitan fragment", "[export]") {
   CHECK(has(t, "[parallelism]\n"
                "data_parallel_replicate_degree = 1\n"
                "data_parallel_shard_degree = 96\n"
+               // ZeRO-3 with stages: torchtitan's default would not reshard.
+               "fsdp_reshard_after_forward = \"always\"\n"
                "tensor_parallel_degree = 8\n"
                "enable_sequence_parallel = true\n"
                "context_parallel_degree = 1\n"
@@ -189,6 +217,18 @@ TEST_CASE("torchtitan fragment", "[export]") {
                "max_context_length = 2048\n"
                "mixed_precision_param = \"bfloat16\"\n"));
   CHECK(has(t, "config.activation_checkpoint = FullAC.Config()"));
+  // Without stages the default policy reshards: nothing to write.
+  Plan one = gpt3();
+  one.zeroStage = 3;
+  one.pp = 1;
+  one.dp = 192;
+  one.numMicroBatches = 8;
+  one.layersPerChunk = {96};
+  one.stages.resize(1);
+  CHECK_FALSE(has(exported(one, ExportTarget::TorchTitan), "reshard"));
+  one.zeroStage = 2;
+  CHECK(has(exported(one, ExportTarget::TorchTitan),
+            "fsdp_reshard_after_forward = \"never\"\n"));
 }
 
 TEST_CASE("fp32 plans export to every target", "[export]") {
