@@ -4,6 +4,7 @@
 
 #include "trident/Hardware/Cluster.h"
 #include "trident/Hardware/Gpu.h"
+#include "trident/Support/Text.h"
 
 #include <algorithm>
 #include <charconv>
@@ -17,26 +18,6 @@ namespace trident::explore {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && s.front() == ' ')
-    s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ')
-    s.remove_suffix(1);
-  return s;
-}
-
-std::vector<std::string_view> splitList(std::string_view s) {
-  std::vector<std::string_view> out;
-  while (true) {
-    size_t comma = s.find(',');
-    out.push_back(trim(s.substr(0, comma)));
-    if (comma == std::string_view::npos)
-      break;
-    s.remove_prefix(comma + 1);
-  }
-  return out;
-}
 
 std::optional<int64_t> parsePositive(std::string_view s) {
   int64_t v = 0;
@@ -183,10 +164,10 @@ std::string_view boundName(Bound b) {
 
 Result<std::vector<ClusterSweep>> parseClusterSweeps(std::string_view text) {
   std::vector<ClusterSweep> out;
-  if (trim(text).empty())
+  if (trimBlanks(text).empty())
     return Status::error("--clusters: expected PRESET:N or PRESET:A..B, "
                          "comma-separated (e.g. dgx-h100:8..64)");
-  for (std::string_view item : splitList(text)) {
+  for (std::string_view item : splitCommaList(text)) {
     size_t colon = item.rfind(':');
     auto bad = [&](const std::string &why) {
       return Status::error("--clusters: '" + std::string(item) + "': " + why);
@@ -219,22 +200,22 @@ Result<std::vector<ClusterSweep>> parseClusterSweeps(std::string_view text) {
 
 Result<std::map<std::string, double>> parsePrices(std::string_view text) {
   std::map<std::string, double> out;
-  if (trim(text).empty())
+  if (trimBlanks(text).empty())
     return out;
-  for (std::string_view item : splitList(text)) {
+  for (std::string_view item : splitCommaList(text)) {
     size_t eq = item.find('=');
     std::string_view key =
         eq == std::string_view::npos ? "" : item.substr(0, eq);
     std::string_view value =
         eq == std::string_view::npos ? item : item.substr(eq + 1);
-    auto v = parseNumber(trim(value));
+    auto v = parseNumber(trimBlanks(value));
     if (!v || *v <= 0)
       return Status::error("--price-per-gpu-hour: '" + std::string(item) +
                            "': expected GPU=DOLLARS with a positive price "
                            "(e.g. h100=2.5), or one price for every GPU");
     std::string name = "*";
-    if (!trim(key).empty()) {
-      auto g = lookupGpu(trim(key));
+    if (!trimBlanks(key).empty()) {
+      auto g = lookupGpu(trimBlanks(key));
       if (!g)
         return Status::error("--price-per-gpu-hour: '" + std::string(item) +
                              "': " + g.message());
@@ -247,9 +228,9 @@ Result<std::map<std::string, double>> parsePrices(std::string_view text) {
 
 Result<std::vector<int64_t>> parseBatchList(std::string_view text) {
   std::vector<int64_t> out;
-  if (trim(text) == "auto")
+  if (trimBlanks(text) == "auto")
     return out;
-  for (std::string_view item : splitList(text)) {
+  for (std::string_view item : splitCommaList(text)) {
     auto v = parsePositive(item);
     if (!v)
       return Status::error("--global-batch: '" + std::string(item) +
@@ -281,7 +262,7 @@ std::string varyKeyList() {
 Result<Vary> parseVary(std::string_view text) {
   size_t eq = text.find('=');
   Vary v;
-  v.key = std::string(trim(text.substr(0, eq)));
+  v.key = std::string(trimBlanks(text.substr(0, eq)));
   bool known = false;
   for (const VaryKey &k : kVaryKeys)
     known = known || k.key == v.key;
@@ -289,7 +270,7 @@ Result<Vary> parseVary(std::string_view text) {
     return Status::error("--vary: '" + std::string(text) +
                          "': expected KEY=V1,V2,... with KEY one of " +
                          varyKeyList());
-  for (std::string_view item : splitList(text.substr(eq + 1))) {
+  for (std::string_view item : splitCommaList(text.substr(eq + 1))) {
     VaryValue x;
     x.text = std::string(item);
     std::string_view num = item;

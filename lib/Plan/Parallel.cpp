@@ -1,6 +1,7 @@
 //===- Parallel.cpp - The axis table's helpers and the choices' names -----===//
 
 #include "trident/Plan/Parallel.h"
+#include "trident/Support/Text.h"
 
 #include <charconv>
 
@@ -46,14 +47,11 @@ static_assert(std::size(kRuntimes) == kRuntimeCount);
 
 /// `list` holds `key` as one of its comma-separated entries.
 bool listHas(std::string_view list, std::string_view key) {
-  while (!list.empty()) {
-    size_t comma = list.find(',');
-    if (list.substr(0, comma) == key)
+  if (list.empty())
+    return false;
+  for (std::string_view item : splitCommaList(list))
+    if (item == key)
       return true;
-    if (comma == std::string_view::npos)
-      break;
-    list.remove_prefix(comma + 1);
-  }
   return false;
 }
 

@@ -1,6 +1,7 @@
 //===- Pins.cpp - Parsing --fix -------------------------------------------===//
 
 #include "trident/Search/Pins.h"
+#include "trident/Support/Text.h"
 
 #include <string>
 
@@ -14,37 +15,21 @@ void Pins::applyTo(ParallelAxes &axes) const {
       a.set(axes, *v);
 }
 
-namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
-
-} // namespace
-
 Result<Pins> parsePins(std::string_view spec) {
   Pins pins;
   std::string_view rest = spec;
-  if (trim(rest).empty())
+  if (trimBlanks(rest).empty())
     return Status::error("--fix: expected KEY=VALUE[,KEY=VALUE...], got an "
                          "empty list");
-  while (!rest.empty()) {
-    size_t comma = rest.find(',');
-    std::string_view item = trim(rest.substr(0, comma));
-    rest = comma == std::string_view::npos ? std::string_view()
-                                           : rest.substr(comma + 1);
+  for (std::string_view item : splitCommaList(rest)) {
     if (item.empty())
       return Status::error("--fix: empty item in '" + std::string(spec) + "'");
     size_t eq = item.find('=');
     if (eq == std::string_view::npos)
       return Status::error("--fix: '" + std::string(item) +
                            "' is not KEY=VALUE");
-    std::string_view key = trim(item.substr(0, eq));
-    std::string_view val = trim(item.substr(eq + 1));
+    std::string_view key = trimBlanks(item.substr(0, eq));
+    std::string_view val = trimBlanks(item.substr(eq + 1));
     std::string k(key), v(val);
     if (val.empty())
       return Status::error("--fix: '" + k + "' has no value");

@@ -1,7 +1,9 @@
 //===- Text.h - Fixed-width text for tables ---------------------*- C++ -*-===//
 //
 // The two helpers every text table of the tools uses: a number through a
-// printf format, and a cell padded to a width.
+// printf format, and a cell padded to a width; and the two every
+// comma-separated option reader uses (--fix, --clusters, the axis table's
+// alias lists).
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +12,8 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace trident {
 
@@ -27,6 +31,28 @@ inline std::string padCell(std::string s, size_t width, bool left = false) {
     return s;
   return left ? s + std::string(width - s.size(), ' ')
               : std::string(width - s.size(), ' ') + s;
+}
+
+/// `s` without leading and trailing spaces and tabs.
+inline std::string_view trimBlanks(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+    s.remove_suffix(1);
+  return s;
+}
+
+/// The comma-separated items of `s`, each trimmed; empty items are kept
+/// (so that a reader can refuse them), and "" gives one empty item.
+inline std::vector<std::string_view> splitCommaList(std::string_view s) {
+  std::vector<std::string_view> out;
+  while (true) {
+    size_t comma = s.find(',');
+    out.push_back(trimBlanks(s.substr(0, comma)));
+    if (comma == std::string_view::npos)
+      return out;
+    s.remove_prefix(comma + 1);
+  }
 }
 
 } // namespace trident
