@@ -230,6 +230,23 @@ void GroupBuilder::add(Operation &op,
                                numBytes(attn.getV().getType(), ctx);
     if (attn.getKRope())
       cost.cpKvBytesPerSample += numBytes(attn.getKRope().getType(), ctx);
+    // Serving: the cache a token adds, and the decode work per cached key.
+    auto width = [&](Value x) { return double(rt(x).getShape().back()); };
+    double kvElems = width(attn.getK()) + width(attn.getV());
+    int64_t kvHeads = attn.getNumKvHeadsAttr().getInt();
+    if (Value kRope = attn.getKRope()) {
+      // Multi-head latent attention (DeepSeek-V2): engines cache the
+      // normalised latent that k and v are projected from, plus the rotary
+      // key, once for all heads (and whole on every TP rank).
+      if (auto kProj = attn.getK().getDefiningOp<LinearOp>())
+        kvElems = width(kProj.getX());
+      kvElems += width(kRope);
+      kvHeads = 1;
+    }
+    cost.kvCacheBytesPerToken += kvElems * double(e);
+    cost.kvCacheHeads = kvHeads;
+    cost.attentionWindow = window;
+    cost.attnFlopsPerKey += 2.0 * double(h) * double(d + dv);
   } else if (auto moe = dyn_cast<MoEOp>(op)) {
     resultSharded = false;
     int64_t h = rt(moe.getX()).getDimSize(2);

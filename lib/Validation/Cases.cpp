@@ -355,6 +355,11 @@ std::string renderMarkdown(const Report &report, const std::string &command,
          "field, else from the `framework` of its published run, else from "
          "the table of sources (lib/Validation/Cases.cpp, "
          "runtimeForSource).\n\n";
+  out += "Published data this repository adds (never fitted on): "
+         "`validation/serving.json`, serving measurements of the engines' "
+         "benchmark pages and blogs, each case quoting its source, with "
+         "their titles, addresses and the errors of `trident serve` in "
+         "docs/validation-serving.md.\n\n";
   const ErrorStats &o = report.overall;
   out += fmt::format("Evaluated {} of {} evaluable cases. Overall |error|: "
                      "median {}, 90th percentile {}, worst {}; mean signed "

@@ -25,7 +25,7 @@ namespace trident::tool {
 
 extern llvm::cl::OptionCategory category;
 extern llvm::cl::SubCommand inspectCmd, importCmd, evaluateCmd, validateCmd,
-    planCmd, exportCmd, emitCmd, validatePlanCmd, exploreCmd;
+    planCmd, exportCmd, emitCmd, validatePlanCmd, exploreCmd, serveCmd;
 
 // Shared options (Options.cpp).
 extern llvm::cl::opt<std::string> modelOpt;
@@ -73,6 +73,11 @@ int runExport(mlir::MLIRContext &ctx);
 int runEmit(mlir::MLIRContext &ctx);
 int runValidatePlan(); // ValidatePlanCommand.cpp
 int runExplore(mlir::MLIRContext &ctx); // ExploreCommand.cpp
+int runServe(mlir::MLIRContext &ctx);   // ServeCommand.cpp
+/// `trident validate --serve` (ServeCommand.cpp); empty `cases`: the
+/// repository's validation/serving.json.
+int runValidateServe(mlir::MLIRContext &ctx, const std::string &cases,
+                     const std::string &writeDoc);
 
 /// Exports `p` to `target` (megatron, deepspeed, torchtitan) and prints it,
 /// or writes it to `outPath` ("" or "-": stdout); notes the text cannot

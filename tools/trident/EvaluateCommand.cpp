@@ -123,6 +123,11 @@ cl::opt<std::string> writeDocOpt("write-doc",
                                  cl::desc("also write the markdown report"),
                                  cl::value_desc("file"), cl::sub(validateCmd),
                                  cl::cat(category));
+cl::opt<bool> validateServeOpt(
+    "serve",
+    cl::desc("validate serving predictions against the published "
+             "measurements of validation/serving.json (or --cases)"),
+    cl::sub(validateCmd), cl::cat(category));
 } // namespace
 
 int runEvaluate(mlir::MLIRContext &ctx) {
@@ -178,7 +183,14 @@ int runEvaluate(mlir::MLIRContext &ctx) {
   return 0;
 }
 
-int runValidate(mlir::MLIRContext &) {
+int runValidate(mlir::MLIRContext &ctx) {
+  if (validateServeOpt) {
+    if (fitOpt || crossValidateOpt || !writeEnvelopeOpt.empty() ||
+        !runtimeOpt.empty() || casesOpt.size() > 1)
+      return fail("--serve takes at most one --cases and --write-doc", 2);
+    return runValidateServe(ctx, casesOpt.empty() ? "" : casesOpt[0],
+                            writeDocOpt);
+  }
   std::vector<std::string> paths(casesOpt.begin(), casesOpt.end());
   if (paths.empty())
     paths.push_back(std::string(TRIDENT_DEFAULT_CASES));

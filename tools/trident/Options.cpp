@@ -28,16 +28,19 @@ cl::SubCommand
     exploreCmd("explore",
                "Size a cluster and a batch for a training run: time to "
                "train, GPU-hours and cost over GPU types and node counts");
+cl::SubCommand
+    serveCmd("serve",
+             "Plan the serving of a model: tensor/pipeline/expert split, "
+             "replicas, batch and chunk for latency targets and a load");
 cl::SubCommand validateCmd(
     "validate", "Predict every published run of a cases.json and report the "
                 "error");
 
-cl::opt<std::string> modelOpt("model",
-                              cl::desc("zoo name, config.json or .mlir file"),
-                              cl::value_desc("M"), cl::sub(inspectCmd),
-                              cl::sub(importCmd), cl::sub(evaluateCmd),
-                              cl::sub(planCmd), cl::sub(exportCmd),
-                              cl::sub(exploreCmd), cl::cat(category));
+cl::opt<std::string>
+    modelOpt("model", cl::desc("zoo name, config.json or .mlir file"),
+             cl::value_desc("M"), cl::sub(inspectCmd), cl::sub(importCmd),
+             cl::sub(evaluateCmd), cl::sub(planCmd), cl::sub(exportCmd),
+             cl::sub(exploreCmd), cl::sub(serveCmd), cl::cat(category));
 cl::opt<int64_t> seqLenOpt("seq-len", cl::desc("sequence length"),
                            cl::value_desc("S"), cl::init(0),
                            cl::sub(inspectCmd), cl::sub(importCmd),
@@ -45,18 +48,22 @@ cl::opt<int64_t> seqLenOpt("seq-len", cl::desc("sequence length"),
                            cl::sub(exploreCmd), cl::cat(category));
 cl::opt<bool> jsonOpt("json", cl::desc("print JSON"), cl::sub(inspectCmd),
                       cl::sub(evaluateCmd), cl::sub(planCmd),
-                      cl::sub(exploreCmd), cl::cat(category));
-cl::opt<std::string> clusterOpt(
-    "cluster", cl::desc("PRESET:NODES (e.g. dgx-h100:32) or cluster.json"),
-    cl::value_desc("C"), cl::sub(evaluateCmd), cl::sub(planCmd),
-    cl::sub(exportCmd), cl::cat(category));
-cl::opt<std::string> calibrationOpt(
-    "calibration", cl::desc("calibration profile JSON measured on the GPUs"),
-    cl::value_desc("file"), cl::sub(evaluateCmd), cl::sub(planCmd), cl::cat(category));
+                      cl::sub(exploreCmd), cl::sub(serveCmd),
+                      cl::cat(category));
+cl::opt<std::string>
+    clusterOpt("cluster",
+               cl::desc("PRESET:NODES (e.g. dgx-h100:32) or cluster.json"),
+               cl::value_desc("C"), cl::sub(evaluateCmd), cl::sub(planCmd),
+               cl::sub(exportCmd), cl::sub(serveCmd), cl::cat(category));
+cl::opt<std::string>
+    calibrationOpt("calibration",
+                   cl::desc("calibration profile JSON measured on the GPUs"),
+                   cl::value_desc("file"), cl::sub(evaluateCmd),
+                   cl::sub(planCmd), cl::sub(serveCmd), cl::cat(category));
 cl::opt<std::string>
     precisionOpt("precision", cl::desc("bf16, fp16, fp8 or fp32 (TF32 GEMMs)"),
                  cl::init("bf16"), cl::sub(evaluateCmd), cl::sub(planCmd),
-                 cl::sub(exploreCmd), cl::cat(category));
+                 cl::sub(exploreCmd), cl::sub(serveCmd), cl::cat(category));
 // Built before runtimeOpt (same translation unit, in order), from the
 // runtime table.
 const std::string kRuntimeHelp = "training software: " + runtimeNames() +

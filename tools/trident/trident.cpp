@@ -48,6 +48,12 @@ int main(int argc, char **argv) {
       "                   [--budget USD] [--vary KEY=V1,V2,...]...\n"
       "                   [--precision P] [--runtime R]\n"
       "                   [--threads N] [--json] [-o explore.json]\n"
+      "  trident serve    --model M --cluster C --input-len I --output-len O\n"
+      "                   [--ttft-ms X] [--tpot-ms Y] [--rate R | --max-throughput]\n"
+      "                   [--precision bf16|fp8] [--kv-precision bf16|fp8]\n"
+      "                   [--disaggregate] [--engine vllm|sglang|trtllm]\n"
+      "                   [--gpu-memory-fraction F] [--eager] [--served-model ID]\n"
+      "                   [--top K] [--json] [-o serve.json]\n"
       "  trident validate-plan --plan plan.json [--schema schema.json]\n"
       "  trident validate [--cases cases.json] [--write-doc docs/validation.md]\n"
       "                   [--runtime R]\n"
@@ -75,8 +81,11 @@ int main(int argc, char **argv) {
     return runValidatePlan();
   if (exploreCmd)
     return runExplore(context);
+  if (serveCmd)
+    return runServe(context);
   llvm::errs() << "trident: error: expected a command: inspect, import, "
-                  "evaluate, plan, explore, export, emit, validate, validate-plan (see "
+                  "evaluate, plan, explore, serve, export, emit, validate, "
+                  "validate-plan (see "
                   "--help)\n";
   return 2;
 }

@@ -114,6 +114,21 @@ struct LayerCost {
   /// Attention K/V bytes per sample exchanged under context parallelism.
   double cpKvBytesPerSample = 0;
 
+  // --- serving (lib/Serve): the K/V cache and decode attention ---
+  /// Bytes one token adds to this layer's K/V cache at the profile dtype:
+  /// its keys and values, or for multi-head latent attention the latent
+  /// and the shared rotary key (what vLLM and SGLang cache for MLA).
+  double kvCacheBytesPerToken = 0;
+  /// Heads the cache splits into under tensor parallelism: the KV heads
+  /// (a TP degree above them replicates them), 1 for MLA's latent.
+  int64_t kvCacheHeads = 0;
+  /// Sliding window of the attention (0: full): the cache of this layer
+  /// keeps at most that many tokens.
+  int64_t attentionWindow = 0;
+  /// Attention-core FLOPs of one query token per cached key (QK^T and AV:
+  /// 2 h d + 2 h d_v), the decode attention work.
+  double attnFlopsPerKey = 0;
+
   int64_t params() const {
     return paramsTpSharded + paramsReplicated + paramsExpert + paramsVocab;
   }
