@@ -85,20 +85,7 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
       B /= ep;
       M *= ep;
     }
-    switch (g.split) {
-    case TpSplit::Column:
-    case TpSplit::Vocab:
-      N /= t;
-      break;
-    case TpSplit::Row:
-      K /= t;
-      break;
-    case TpSplit::Heads:
-      B /= t;
-      break;
-    case TpSplit::None:
-      break;
-    }
+    splitGemm(g.split, t, N, K, B);
     if (M <= 0 || N <= 0 || K <= 0 || B <= 0)
       continue;
     double flops = 2 * M * N * K * B;

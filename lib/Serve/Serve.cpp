@@ -162,21 +162,7 @@ public:
       DType t = g.split == TpSplit::Vocab ? DType::BF16 : o_.precision;
       double M = tokens * g.rowsPerSample / seq, N = double(g.n),
              K = double(g.k), B = double(g.batch);
-      double split = g.expert ? double(s_.etp()) : tp;
-      switch (g.split) {
-      case TpSplit::Column:
-      case TpSplit::Vocab:
-        N /= split;
-        break;
-      case TpSplit::Row:
-        K /= split;
-        break;
-      case TpSplit::Heads:
-        B /= split;
-        break;
-      case TpSplit::None:
-        break;
-      }
+      splitGemm(g.split, g.expert ? double(s_.etp()) : tp, N, K, B);
       if (g.expert && L.numExperts > 0 && L.topK > 0) {
         // The routed rows go to the experts a step touches: of E experts
         // each token picks k, so a step of T tokens touches
@@ -567,6 +553,26 @@ std::vector<Shape> shapesFor(const LayerProfile &p, const NodeGroup &hw,
   return out;
 }
 
+/// A pool's figures: its layout and limits, its memory, its step.
+PoolPrediction poolOf(const Capacity &cap, const ReplicaShape &shape,
+                      int64_t maxBatch, int64_t chunk, double meanBatch,
+                      double stepSeconds) {
+  PoolPrediction p;
+  p.shape = shape;
+  p.maxBatch = maxBatch;
+  p.chunkTokens = chunk;
+  p.meanBatch = meanBatch;
+  p.weightBytesPerGpu = cap.weights;
+  p.workspaceBytesPerGpu = cap.workspace;
+  p.kvPoolBytesPerGpu = cap.kvPool;
+  p.kvCapacityTokens = cap.tokens;
+  p.kvCapacitySequences = cap.sequences;
+  p.memoryPerGpuBytes = cap.weights + cap.workspace + cap.reserve +
+                        double(maxBatch) * cap.kvPerSeqPerGpu;
+  p.stepSeconds = stepSeconds;
+  return p;
+}
+
 /// Fills the figures of a colocated plan at `rate` per replica.
 ServePlan colocatedPlan(const StepModel &m, const Capacity &cap,
                         const ServeOptions &o, const Loaded &l, double rate,
@@ -574,18 +580,8 @@ ServePlan colocatedPlan(const StepModel &m, const Capacity &cap,
                         double kvPerToken) {
   const Shape &s = m.shape();
   ServePlan p;
-  p.pool.shape = {s.tp, s.pp, s.ep, replicas};
-  p.pool.maxBatch = maxBatch;
-  p.pool.chunkTokens = chunk;
-  p.pool.meanBatch = l.batch;
-  p.pool.weightBytesPerGpu = cap.weights;
-  p.pool.workspaceBytesPerGpu = cap.workspace;
-  p.pool.kvPoolBytesPerGpu = cap.kvPool;
-  p.pool.kvCapacityTokens = cap.tokens;
-  p.pool.kvCapacitySequences = cap.sequences;
-  p.pool.memoryPerGpuBytes = cap.weights + cap.workspace + cap.reserve +
-                             double(maxBatch) * cap.kvPerSeqPerGpu;
-  p.pool.stepSeconds = l.tpot;
+  p.pool = poolOf(cap, {s.tp, s.pp, s.ep, replicas}, maxBatch, chunk, l.batch,
+                  l.tpot);
   p.kvBytesPerToken = kvPerToken;
   p.ttftSeconds = l.ttft;
   p.ttftP90Seconds = l.ttftP90;
@@ -817,17 +813,8 @@ void searchDisaggregated(const LayerProfile &profile, const NodeGroup &hw,
       ServePlan p = colocatedPlan(dm, dcap, o, dl, rate / double(dr), dr,
                                   e.defaultMaxBatch, maxBatch, kvPerToken);
       p.disaggregated = true;
-      p.prefill.shape = {ps.tp, 1, ps.ep, pr};
-      p.prefill.maxBatch = 1;
-      p.prefill.chunkTokens = o.inputLen;
-      p.prefill.weightBytesPerGpu = pcap.weights;
-      p.prefill.workspaceBytesPerGpu = pcap.workspace;
-      p.prefill.kvPoolBytesPerGpu = pcap.kvPool;
-      p.prefill.kvCapacityTokens = pcap.tokens;
-      p.prefill.kvCapacitySequences = pcap.sequences;
-      p.prefill.memoryPerGpuBytes =
-          pcap.weights + pcap.workspace + pcap.reserve + pcap.kvPerSeqPerGpu;
-      p.prefill.stepSeconds = service;
+      p.prefill =
+          poolOf(pcap, {ps.tp, 1, ps.ep, pr}, 1, o.inputLen, 1, service);
       double t = 0, t90 = 0;
       prefillAt(rate / double(pr), t, t90);
       p.ttftSeconds = t + dl.tpot / 2;

@@ -46,6 +46,27 @@ struct GemmCost {
   double density = 1.0;
 };
 
+/// The dimensions of one GPU's part of a GEMM split `split` over `t`
+/// ranks: the output features (column, vocabulary), the reduction (row)
+/// or the heads (batch) divided by `t`.
+inline void splitGemm(TpSplit split, double t, double &n, double &k,
+                      double &batch) {
+  switch (split) {
+  case TpSplit::Column:
+  case TpSplit::Vocab:
+    n /= t;
+    break;
+  case TpSplit::Row:
+    k /= t;
+    break;
+  case TpSplit::Heads:
+    batch /= t;
+    break;
+  case TpSplit::None:
+    break;
+  }
+}
+
 /// What a layer is, so stages can treat embedding and head specially.
 enum class LayerKind : uint8_t { Embedding, Block, Head, Other };
 

@@ -1,5 +1,7 @@
 //===- AnalysisTest.cpp - tgraph costs against published formulas ---------===//
 
+#include "Context.h"
+
 #include "trident/Analysis/ModelAnalysis.h"
 #include "trident/Cost/Evaluate.h"
 #include "trident/Hardware/Cluster.h"
@@ -22,23 +24,8 @@ using namespace trident::analysis;
 
 namespace {
 
-mlir::MLIRContext &context() {
-  static mlir::MLIRContext *ctx = [] {
-    mlir::DialectRegistry registry;
-    frontend::registerFrontendDialects(registry);
-    auto *c = new mlir::MLIRContext(registry);
-    c->loadAllAvailableDialects();
-    return c;
-  }();
-  return *ctx;
-}
-
-frontend::LoadedModel load(const std::string &spec, int64_t seq = 0) {
-  auto loaded = frontend::loadModel(context(), spec, seq);
-  INFO(spec << ": " << (loaded ? "" : loaded.message()));
-  REQUIRE(loaded.isOk());
-  return std::move(*loaded);
-}
+using test::context;
+using test::load;
 
 const LayerGroup &blockGroup(const LayerProfile &p) {
   for (const LayerGroup &g : p.groups)

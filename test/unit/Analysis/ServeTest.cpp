@@ -4,16 +4,13 @@
 // so the K/V cache facts are those of the tgraph the planner sees.
 
 #include "trident/Serve/Serve.h"
+#include "Context.h"
+
 #include "trident/Analysis/ModelAnalysis.h"
-#include "trident/Frontend/GraphBuilder.h"
-#include "trident/Frontend/ModelSource.h"
 #include "trident/Hardware/Cluster.h"
 #include "trident/Serve/ServeValidation.h"
 
 #include "dialects/Graph/IR/GraphOps.h"
-
-#include "mlir/IR/DialectRegistry.h"
-#include "mlir/IR/MLIRContext.h"
 
 #include <catch2/catch.hpp>
 
@@ -25,22 +22,8 @@ using namespace trident::serve;
 
 namespace {
 
-mlir::MLIRContext &serveContext() {
-  static mlir::MLIRContext *ctx = [] {
-    mlir::DialectRegistry registry;
-    frontend::registerFrontendDialects(registry);
-    auto *c = new mlir::MLIRContext(registry);
-    c->loadAllAvailableDialects();
-    return c;
-  }();
-  return *ctx;
-}
-
 LayerProfile profileOf(const std::string &spec, int64_t seq) {
-  auto loaded = frontend::loadModel(serveContext(), spec, seq);
-  INFO(spec << ": " << (loaded ? "" : loaded.message()));
-  REQUIRE(loaded.isOk());
-  return analysis::buildLayerProfile(loaded->model(), seq);
+  return analysis::buildLayerProfile(test::load(spec, seq).model(), seq);
 }
 
 Cluster cluster(const std::string &spec) {
