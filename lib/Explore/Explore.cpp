@@ -121,20 +121,6 @@ std::string money(double usd) {
   return fmt::format("${:.0f}", usd);
 }
 
-std::string planSummary(const plan::Plan &p) {
-  std::string s = fmt::format("dp{} tp{} pp{}", p.dp, p.tp, p.pp);
-  if (p.cp > 1)
-    s += fmt::format(" cp{}", p.cp);
-  if (p.ep > 1)
-    s += fmt::format(" ep{}", p.ep);
-  if (p.vpp > 1)
-    s += fmt::format(" vpp{}", p.vpp);
-  s += fmt::format(" mb{} z{}", p.microBatch, p.zeroStage);
-  if (p.recompute != Recompute::None)
-    s += fmt::format(" rc-{}", recomputeName(p.recompute));
-  return s;
-}
-
 std::string varyText(const ExploreRow &r) {
   return r.varyKey.empty() ? "" : r.varyKey + "=" + r.varyValue.text;
 }
@@ -149,6 +135,20 @@ std::string rowName(const ExploreRow &r) {
 }
 
 } // namespace
+
+std::string planSummary(const plan::Plan &p) {
+  std::string s = fmt::format("dp{} tp{} pp{}", p.dp, p.tp, p.pp);
+  if (p.cp > 1)
+    s += fmt::format(" cp{}", p.cp);
+  if (p.ep > 1)
+    s += fmt::format(" ep{}", p.ep);
+  if (p.vpp > 1)
+    s += fmt::format(" vpp{}", p.vpp);
+  s += fmt::format(" mb{} z{}", p.microBatch, p.zeroStage);
+  if (p.recompute != Recompute::None)
+    s += fmt::format(" rc-{}", recomputeName(p.recompute));
+  return s;
+}
 
 std::string_view boundName(Bound b) {
   switch (b) {

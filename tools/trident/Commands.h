@@ -25,7 +25,8 @@ namespace trident::tool {
 
 extern llvm::cl::OptionCategory category;
 extern llvm::cl::SubCommand inspectCmd, importCmd, evaluateCmd, validateCmd,
-    planCmd, exportCmd, emitCmd, validatePlanCmd, exploreCmd, serveCmd;
+    planCmd, exportCmd, emitCmd, validatePlanCmd, exploreCmd, serveCmd,
+    replanCmd;
 
 // Shared options (Options.cpp).
 extern llvm::cl::opt<std::string> modelOpt;
@@ -74,6 +75,7 @@ int runEmit(mlir::MLIRContext &ctx);
 int runValidatePlan(); // ValidatePlanCommand.cpp
 int runExplore(mlir::MLIRContext &ctx); // ExploreCommand.cpp
 int runServe(mlir::MLIRContext &ctx);   // ServeCommand.cpp
+int runReplan(mlir::MLIRContext &ctx);  // ReplanCommand.cpp
 /// `trident validate --serve` (ServeCommand.cpp); empty `cases`: the
 /// repository's validation/serving.json.
 int runValidateServe(mlir::MLIRContext &ctx, const std::string &cases,

@@ -32,15 +32,21 @@ cl::SubCommand
     serveCmd("serve",
              "Plan the serving of a model: tensor/pipeline/expert split, "
              "replicas, batch and chunk for latency targets and a load");
+cl::SubCommand
+    replanCmd("replan",
+              "Re-plan a running job for a cluster that lost or gained GPUs: "
+              "stay or move, the state each rank reads, the break-even");
 cl::SubCommand validateCmd(
     "validate", "Predict every published run of a cases.json and report the "
                 "error");
 
-cl::opt<std::string>
-    modelOpt("model", cl::desc("zoo name, config.json or .mlir file"),
-             cl::value_desc("M"), cl::sub(inspectCmd), cl::sub(importCmd),
-             cl::sub(evaluateCmd), cl::sub(planCmd), cl::sub(exportCmd),
-             cl::sub(exploreCmd), cl::sub(serveCmd), cl::cat(category));
+cl::opt<std::string> modelOpt("model",
+                              cl::desc("zoo name, config.json or .mlir file"),
+                              cl::value_desc("M"), cl::sub(inspectCmd),
+                              cl::sub(importCmd), cl::sub(evaluateCmd),
+                              cl::sub(planCmd), cl::sub(exportCmd),
+                              cl::sub(exploreCmd), cl::sub(serveCmd),
+                              cl::sub(replanCmd), cl::cat(category));
 cl::opt<int64_t> seqLenOpt("seq-len", cl::desc("sequence length"),
                            cl::value_desc("S"), cl::init(0),
                            cl::sub(inspectCmd), cl::sub(importCmd),
@@ -49,12 +55,13 @@ cl::opt<int64_t> seqLenOpt("seq-len", cl::desc("sequence length"),
 cl::opt<bool> jsonOpt("json", cl::desc("print JSON"), cl::sub(inspectCmd),
                       cl::sub(evaluateCmd), cl::sub(planCmd),
                       cl::sub(exploreCmd), cl::sub(serveCmd),
-                      cl::cat(category));
+                      cl::sub(replanCmd), cl::cat(category));
 cl::opt<std::string>
     clusterOpt("cluster",
                cl::desc("PRESET:NODES (e.g. dgx-h100:32) or cluster.json"),
                cl::value_desc("C"), cl::sub(evaluateCmd), cl::sub(planCmd),
-               cl::sub(exportCmd), cl::sub(serveCmd), cl::cat(category));
+               cl::sub(exportCmd), cl::sub(serveCmd), cl::sub(replanCmd),
+               cl::cat(category));
 cl::opt<std::string>
     calibrationOpt("calibration",
                    cl::desc("calibration profile JSON measured on the GPUs"),

@@ -54,6 +54,9 @@ int main(int argc, char **argv) {
       "                   [--disaggregate] [--engine vllm|sglang|trtllm]\n"
       "                   [--gpu-memory-fraction F] [--eager] [--served-model ID]\n"
       "                   [--top K] [--json] [-o serve.json]\n"
+      "  trident replan   --plan old.json --cluster NEW [--model M]\n"
+      "                   [--storage-gbps G] [--restart-s S] [--threads N]\n"
+      "                   [--json] [-o new.json]\n"
       "  trident validate-plan --plan plan.json [--schema schema.json]\n"
       "  trident validate [--cases cases.json] [--write-doc docs/validation.md]\n"
       "                   [--runtime R]\n"
@@ -83,8 +86,11 @@ int main(int argc, char **argv) {
     return runExplore(context);
   if (serveCmd)
     return runServe(context);
+  if (replanCmd)
+    return runReplan(context);
   llvm::errs() << "trident: error: expected a command: inspect, import, "
-                  "evaluate, plan, explore, serve, export, emit, validate, "
+                  "evaluate, plan, explore, serve, replan, export, emit, "
+                  "validate, "
                   "validate-plan (see "
                   "--help)\n";
   return 2;

@@ -153,6 +153,9 @@ struct ExploreResult {
 Result<ExploreResult> exploreScenarios(const LayerProfile &profile,
                                        const ExploreOptions &options);
 
+/// A plan in one line: "dp8 tp8 pp4 ep2 vpp2 mb1 z1 rc-full".
+std::string planSummary(const plan::Plan &p);
+
 /// The text answer: the answers, the frontier, then every row.
 std::string renderExploreText(const ExploreResult &r,
                               const ExploreOptions &options);
