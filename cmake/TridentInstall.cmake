@@ -21,7 +21,8 @@ include(CMakePackageConfigHelpers)
 # each emitted project and is not part of the package).
 set(TRIDENT_EXPORTED_LIBRARIES
   TridentSupport TridentSchedule TridentParallel TridentHardware TridentCost
-  TridentSearch TridentPlan TridentReport TridentValidationCore
+  TridentSearch TridentPlan TridentExplore TridentServe TridentReport
+  TridentValidationCore
   TridentFrontendConfig TridentFrontend TridentAnalysis TridentValidation
   TridentGraphDialect TridentExecDialect TridentTransforms TridentPlanAttr
   TridentTGraphToExec TridentTGraphToShard TridentTarget)

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "trident/Report/HtmlReport.h"
+#include "trident/Report/Svg.h"
 
 #include <algorithm>
 #include <cmath>
@@ -19,87 +20,7 @@ namespace trident::report {
 
 namespace {
 
-std::string fmt(const char *f, double v) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-std::string px(double v) { return fmt("%.1f", v); }
-
-std::string esc(std::string_view s) {
-  std::string r;
-  for (char c : s) {
-    switch (c) {
-    case '&':
-      r += "&amp;";
-      break;
-    case '<':
-      r += "&lt;";
-      break;
-    case '>':
-      r += "&gt;";
-      break;
-    case '"':
-      r += "&quot;";
-      break;
-    default:
-      r += c;
-    }
-  }
-  return r;
-}
-
-/// Round tick positions covering [lo, hi]: steps of 1, 2 or 5 x 10^k.
-std::vector<double> ticks(double lo, double hi, int target, double &step) {
-  double range = hi - lo;
-  if (!(range > 0))
-    range = std::abs(hi) > 0 ? std::abs(hi) : 1;
-  double raw = range / std::max(1, target);
-  double mag = std::pow(10.0, std::floor(std::log10(raw)));
-  double norm = raw / mag;
-  step = (norm <= 1 ? 1 : norm <= 2 ? 2 : norm <= 5 ? 5 : 10) * mag;
-  std::vector<double> t;
-  for (double v = std::ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9;
-       v += step)
-    t.push_back(std::abs(v) < step * 1e-9 ? 0.0 : v);
-  return t;
-}
-
-std::string tickLabel(double v, double step) {
-  int decimals = step >= 1 ? 0 : int(std::ceil(-std::log10(step) - 1e-9));
-  return fmt(("%." + std::to_string(std::min(decimals, 6)) + "f").c_str(), v);
-}
-
-std::string rect(double x, double y, double w, double h,
-                 const std::string &fill, const std::string &title,
-                 const std::string &extra = "") {
-  std::string r = "<rect x=\"" + px(x) + "\" y=\"" + px(y) + "\" width=\"" +
-                  px(std::max(w, 0.0)) + "\" height=\"" + px(h) +
-                  "\" fill=\"" + fill + "\"" + extra;
-  if (title.empty())
-    return r + "/>\n";
-  return r + "><title>" + esc(title) + "</title></rect>\n";
-}
-
-std::string text(double x, double y, const std::string &s,
-                 const std::string &attrs = "") {
-  return "<text x=\"" + px(x) + "\" y=\"" + px(y) + "\"" +
-         (attrs.empty() ? "" : " " + attrs) + ">" + esc(s) + "</text>\n";
-}
-
-std::string line(double x1, double y1, double x2, double y2,
-                 const std::string &stroke, const std::string &extra = "") {
-  return "<line x1=\"" + px(x1) + "\" y1=\"" + px(y1) + "\" x2=\"" + px(x2) +
-         "\" y2=\"" + px(y2) + "\" stroke=\"" + stroke + "\"" + extra +
-         "/>\n";
-}
-
-std::string legendItem(double x, double y, const std::string &fill,
-                       const std::string &label) {
-  return rect(x, y - 9, 12, 12, fill, "", " stroke=\"#666\" stroke-width=\"0.5\"") +
-         text(x + 17, y + 1, label, "class=\"lg\"");
-}
+using namespace svg;
 
 std::string gb(double bytes) { return fmt("%.1f GB", bytes / 1e9); }
 
@@ -556,28 +477,10 @@ std::vector<size_t> paretoFrontier(const std::vector<ScatterPoint> &points) {
 }
 
 std::string renderHtmlReport(const HtmlReportInput &in) {
-  std::string h =
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<title>Trident plan report";
+  std::string title = "Trident plan report";
   if (!in.plans.empty())
-    h += ": " + esc(in.plans[0].model);
-  h += "</title>\n<style>\n"
-       "body{font-family:'DejaVu Sans',Arial,Helvetica,sans-serif;"
-       "font-size:13px;color:#222;margin:18px 24px;background:#fff}\n"
-       "h1{font-size:22px;margin:0 0 6px}h2{font-size:16px;margin:22px 0 6px}\n"
-       "p{margin:4px 0}code{background:#f3f3f3;padding:1px 4px}\n"
-       "table{border-collapse:collapse;margin-top:6px}\n"
-       "th,td{border:1px solid #ccc;padding:2px 5px;text-align:right;"
-       "font-size:12px;"
-       "white-space:nowrap}\n"
-       "th{background:#eef2f7}tr.best td{background:#fff6d6;font-weight:bold}\n"
-       ".row{font-size:12px}.rowsm{font-size:9px;fill:#555}.grp{font-size:12px;"
-       "font-weight:bold}\n.ev{font-size:9px;fill:#fff}.tick{font-size:11px}"
-       ".axis{font-size:13px}.lg{font-size:12px}.lbl{font-size:12px;"
-       "font-weight:bold}\n"
-       ".charts{display:flex;gap:20px;flex-wrap:wrap}"
-       ".caption{color:#555;max-width:640px}\n"
-       "</style>\n</head>\n<body>\n";
+    title += ": " + in.plans[0].model;
+  std::string h = svg::pageHead(title);
   if (in.plans.empty())
     return h + "<h1>Trident plan report</h1>\n<p>No plan.</p>\n</body>\n"
                "</html>\n";

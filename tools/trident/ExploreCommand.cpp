@@ -10,7 +10,9 @@
 
 #include "trident/Analysis/ModelAnalysis.h"
 #include "trident/Explore/Explore.h"
+#include "trident/Report/ExploreReport.h"
 #include "trident/Support/FileIO.h"
+#include "trident/Support/Text.h"
 
 #include "dialects/Graph/IR/GraphOps.h"
 
@@ -70,6 +72,11 @@ cl::opt<int64_t> exploreThreadsOpt("threads",
                                    cl::desc("search threads (0: all cores)"),
                                    cl::init(0), cl::sub(exploreCmd),
                                    cl::cat(category));
+cl::opt<std::string> exploreReportOpt(
+    "report",
+    cl::desc("write a self-contained HTML page: the answers, the frontier, "
+             "the scaling curves, the what-if bars, every scenario"),
+    cl::value_desc("explore.html"), cl::sub(exploreCmd), cl::cat(category));
 cl::opt<std::string> exploreOutOpt("o",
                                    cl::desc("write the JSON answer to FILE"),
                                    cl::value_desc("FILE"), cl::sub(exploreCmd),
@@ -140,6 +147,29 @@ int runExplore(mlir::MLIRContext &ctx) {
                                        explore::renderExploreJson(*r, o));
         !s)
       return fail(s.message());
+  if (!exploreReportOpt.empty()) {
+    // Rebuilt from the options, so that it does not depend on where the
+    // output files went.
+    std::string command = "trident explore --model " + modelOpt +
+                          " --seq-len " + std::to_string(seqLenOpt) +
+                          " --tokens " + formatNumber("%g", tokensOpt) +
+                          " --clusters " + clustersOpt + " --global-batch " +
+                          batchesOpt;
+    if (!pricesOpt.empty())
+      command += " --price-per-gpu-hour " + pricesOpt;
+    for (const std::string &v : varyOpt)
+      command += " --vary " + v;
+    if (deadlineOpt > 0)
+      command += " --deadline-days " + formatNumber("%g", deadlineOpt);
+    if (budgetOpt > 0)
+      command += " --budget " + formatNumber("%g", budgetOpt);
+    command += " --report FILE";
+    if (Status s = writeFileAtomically(
+            exploreReportOpt,
+            report::renderExploreHtml(*r, o, profile.modelName, command));
+        !s)
+      return fail(s.message());
+  }
   if (jsonOpt || exploreOutOpt == "-")
     llvm::outs() << explore::renderExploreJson(*r, o);
   else
