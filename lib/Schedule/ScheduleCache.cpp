@@ -6,6 +6,17 @@
 
 namespace trident {
 
+namespace {
+
+/// What an entry holds, roughly: per action its op (12 bytes), its list
+/// position (4) and its place in the schedule's per-stage lists (about
+/// 16), plus the per-stage vectors.
+size_t entryBytes(const CompiledSchedule &c) {
+  return size_t(c.numActions()) * 32 + size_t(c.p()) * 64 + 256;
+}
+
+} // namespace
+
 size_t ScheduleCache::KeyHash::operator()(const Key &k) const {
   // p <= 4096 and p*m*v <= 2^24 keep the fields small; mix them so that
   // neighbouring keys land in different buckets.
@@ -39,7 +50,25 @@ Result<ScheduleCache::Entry> ScheduleCache::get(ScheduleKind kind, int64_t p,
     return compiled.status();
   auto entry = std::make_shared<const CompiledSchedule>(std::move(*compiled));
   std::unique_lock lock(mutex_);
-  return map_.try_emplace(key, std::move(entry)).first->second;
+  if (auto it = map_.find(key); it != map_.end())
+    return it->second; // another thread inserted it meanwhile
+  size_t size = entryBytes(*entry);
+  if (budget_ > 0 && bytes_ + size > budget_) {
+    map_.clear();
+    bytes_ = 0;
+  }
+  bytes_ += size;
+  return map_.emplace(key, std::move(entry)).first->second;
+}
+
+size_t ScheduleCache::bytes() const {
+  std::shared_lock lock(mutex_);
+  return bytes_;
+}
+
+void ScheduleCache::setByteBudget(size_t bytes) {
+  std::unique_lock lock(mutex_);
+  budget_ = bytes;
 }
 
 size_t ScheduleCache::size() const {
@@ -50,6 +79,7 @@ size_t ScheduleCache::size() const {
 void ScheduleCache::clear() {
   std::unique_lock lock(mutex_);
   map_.clear();
+  bytes_ = 0;
 }
 
 ScheduleCache &ScheduleCache::global() {

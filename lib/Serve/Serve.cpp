@@ -62,6 +62,10 @@ constexpr std::array<EngineTraits, 3> kEngines = {{
 /// the workspace leave free, the others' to the whole GPU.
 bool fractionOfFree(Engine e) { return e == Engine::Trtllm; }
 
+/// The LLM API options file the TensorRT-LLM command names for an fp8
+/// cache (launchNotes gives its content).
+constexpr const char *kTrtllmKvFp8File = "extra-llm-api-options.yaml";
+
 /// z of the standard normal's 90th percentile.
 constexpr double kZ90 = 1.2815515655446004;
 
@@ -1135,9 +1139,30 @@ std::vector<std::string> launchCommand(const ServePlan &plan,
     add("--max_num_tokens", std::max(pool.chunkTokens, int64_t(1)));
     add("--max_seq_len", maxLen);
     add("--kv_cache_free_gpu_memory_fraction", fmt::format("{:g}", fraction));
+    if (fp8Kv)
+      add("--extra_llm_api_options", kTrtllmKvFp8File);
     break;
   }
   return c;
+}
+
+std::vector<std::string> launchNotes(const ServePlan &plan,
+                                     const ServeOptions &o) {
+  std::vector<std::string> notes;
+  if (o.engine == Engine::Trtllm && plan.pool.shape.replicas > 1)
+    notes.push_back(fmt::format(
+        "the command serves one replica: start {} of them and balance the "
+        "requests over them",
+        plan.pool.shape.replicas));
+  if (o.engine == Engine::Trtllm && o.kvPrecision == DType::FP8)
+    notes.push_back(std::string(kTrtllmKvFp8File) +
+                    ": \"kv_cache_config:\\n  dtype: fp8\\n\" (TensorRT-LLM "
+                    "sets the cache type in its LLM API options, not by a "
+                    "flag)");
+  if (o.engine == Engine::Trtllm && o.precision == DType::FP8)
+    notes.push_back("TensorRT-LLM takes fp8 weights from an FP8-quantised "
+                    "checkpoint (ModelOpt): give its path as the model");
+  return notes;
 }
 
 namespace {
@@ -1231,6 +1256,8 @@ std::string renderServeJson(const ServeResult &r, const LayerProfile &profile,
       j["launch_prefill"] = launchCommand(p, o, modelArg, true);
     }
     j["launch"] = launchCommand(p, o, modelArg);
+    if (auto notes = launchNotes(p, o); !notes.empty())
+      j["launch_notes"] = notes;
     plans.push_back(std::move(j));
   }
   root["plans"] = std::move(plans);
@@ -1296,6 +1323,9 @@ std::string renderServeText(const ServeResult &r, const LayerProfile &profile,
       out +=
           "launch      " + shellJoin(launchCommand(best, o, modelArg)) + "\n";
   }
+  if (!r.plans.empty())
+    for (const std::string &n : launchNotes(r.plans.front(), o))
+      out += "note        " + n + "\n";
   if (!r.closest.empty())
     out += r.closest + "\n";
   return out;

@@ -5,7 +5,8 @@
 // pass over flat arrays. The cache makes the former happen once per key.
 //
 // Thread-safe: lookups take a shared lock; a miss builds outside the lock
-// and the first insert wins. Deterministic: the entry is a pure function of
+// and the first insert wins. Bounded: past a byte budget the cache starts
+// over. Deterministic: the entry is a pure function of
 // the key, so which thread builds it cannot change any result. Callers in a
 // hot loop should look up once and keep the shared_ptr.
 //
@@ -35,6 +36,13 @@ public:
 
   /// Entries held.
   size_t size() const;
+  /// Approximate bytes the entries hold (CompiledSchedule actions).
+  size_t bytes() const;
+  /// At most this many bytes are held: an insert that would pass it first
+  /// drops every other entry (holders of an Entry keep theirs alive).
+  /// Results do not change (an entry is a pure function of its key); only
+  /// rebuilds may. 0: no bound.
+  void setByteBudget(size_t bytes);
   /// Drops every entry (holders of an Entry keep theirs alive).
   void clear();
 
@@ -52,6 +60,10 @@ private:
   };
   mutable std::shared_mutex mutex_;
   std::unordered_map<Key, Entry, KeyHash> map_;
+  size_t bytes_ = 0;
+  /// 1 GiB by default: a sweep of `trident explore` over large batches on
+  /// deep pipelines met tens of gigabytes of schedules without it.
+  size_t budget_ = size_t(1) << 29;
 };
 
 } // namespace trident

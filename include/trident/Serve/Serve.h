@@ -160,6 +160,11 @@ std::vector<std::string> launchCommand(const ServePlan &plan,
                                        std::string_view modelArg,
                                        bool prefillPool = false);
 
+/// What the launch command cannot say by itself (files it names, how a
+/// checkpoint must be prepared); empty when nothing.
+std::vector<std::string> launchNotes(const ServePlan &plan,
+                                     const ServeOptions &o);
+
 } // namespace trident::serve
 
 #endif // TRIDENT_SERVE_SERVE_H

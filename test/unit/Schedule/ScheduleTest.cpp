@@ -241,3 +241,33 @@ TEST_CASE("schedule cache is shared, deterministic and thread-safe",
   shared.clear();
   CHECK(shared.size() == 0);
 }
+
+TEST_CASE("the schedule cache stays within its byte budget and its "
+          "entries do not change",
+          "[schedule]") {
+  ScheduleCache cache;
+  auto first = cache.get(ScheduleKind::OneFOneB, 8, 64);
+  REQUIRE(first.isOk());
+  size_t one = cache.bytes();
+  CHECK(one > 0);
+  // Room for about three such entries.
+  cache.setByteBudget(3 * one + one / 2);
+  for (int64_t m = 64; m < 64 + 10; ++m) {
+    auto e = cache.get(ScheduleKind::OneFOneB, 8, m);
+    REQUIRE(e.isOk());
+    CHECK(cache.bytes() <= 3 * one + one / 2 + one / 4);
+  }
+  CHECK(cache.size() <= 4);
+  // An entry rebuilt after it was dropped equals the one still held.
+  auto again = cache.get(ScheduleKind::OneFOneB, 8, 64);
+  REQUIRE(again.isOk());
+  CHECK((*again)->numActions() == (*first)->numActions());
+  CHECK((*again)->peakInFlight() == (*first)->peakInFlight());
+  CHECK((*again)->ops().size() == (*first)->ops().size());
+  for (size_t i = 0; i < (*first)->ops().size(); ++i) {
+    CHECK((*again)->ops()[i].dep == (*first)->ops()[i].dep);
+    CHECK((*again)->ops()[i].cost == (*first)->ops()[i].cost);
+  }
+  cache.clear();
+  CHECK(cache.bytes() == 0);
+}

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Check that every option an export writes is one the framework accepts.
+
+Usage: check-export-flags.py EXPORT_FILE megatron|deepspeed|torchtitan DATA_DIR
+
+DATA_DIR holds the lists scripts/distill-export-flags.sh distilled from the
+pinned framework sources (test/data/export-flags/<target>.txt: `#` header
+lines, then one entry a line). What is checked:
+
+  megatron    every `--x` token of the launch text (`--x=v` as `--x`):
+              comment lines, `VAR=value` assignments and the launcher's own
+              options (those before the `*.py` script on a command line) are
+              skipped; lines continued with `\\` are one command
+  deepspeed   every key path of the JSON (`zero_optimization` and
+              `zero_optimization.stage`; objects inside arrays keep the
+              array's path)
+  torchtitan  every `section.key` of the TOML (parsed with tomllib; nested
+              tables give `section.sub.key`, top-level keys a bare `key`)
+
+Prints `FILE: N flags, all in TARGET.txt (COMMIT12)` and exits 0, or names
+each entry missing from the list on stderr and exits 1 (2: bad input).
+Standard library only.
+"""
+import json
+import os
+import re
+import shlex
+import sys
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11
+    tomllib = None
+
+LONG = re.compile(r"--[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
+ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+SEPARATORS = {";", "&&", "||", "|", "&"}
+
+
+def fail(msg, code=2):
+    sys.stderr.write("check-export-flags: " + msg + "\n")
+    sys.exit(code)
+
+
+def commands(text):
+    """The shell commands of a launch text: [[token, ...], ...]."""
+    lines, cur = [], ""
+    for raw in text.splitlines():
+        if not cur and raw.lstrip().startswith("#"):
+            continue
+        if raw.rstrip().endswith("\\"):
+            cur += raw.rstrip()[:-1] + " "
+            continue
+        lines.append(cur + raw)
+        cur = ""
+    if cur:
+        lines.append(cur)
+    out = []
+    for line in lines:
+        lex = shlex.shlex(line, posix=True, punctuation_chars=";&|")
+        lex.whitespace_split = True
+        lex.commenters = "#"
+        try:
+            toks = list(lex)
+        except ValueError as e:
+            fail("cannot split %r: %s" % (line.strip()[:80], e))
+        cmd = []
+        for t in toks:
+            if t in SEPARATORS:
+                if cmd:
+                    out.append(cmd)
+                cmd = []
+            else:
+                cmd.append(t)
+        if cmd:
+            out.append(cmd)
+    return out
+
+
+def megatron_flags(text):
+    flags = []
+    for cmd in commands(text):
+        i = 0
+        while i < len(cmd) and (ASSIGN.match(cmd[i]) or
+                                cmd[i] in ("export", "env")):
+            i += 1
+        args = cmd[i:]
+        if args and not args[0].startswith("--"):
+            # a launcher (torchrun, python, deepspeed ...): only what
+            # follows the training script is Megatron-LM's
+            script = next((j for j, t in enumerate(args) if t.endswith(".py")),
+                          None)
+            if script is not None:
+                args = args[script + 1:]
+        for t in args:
+            name = t.split("=", 1)[0]
+            if t.startswith("--") and LONG.match(name):
+                flags.append(name)
+    return flags
+
+
+def key_paths(obj, prefix, out, leaves_only):
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            path = prefix + "." + k if prefix else k
+            if isinstance(v, dict):
+                if not leaves_only:
+                    out.append(path)
+                key_paths(v, path, out, leaves_only)
+            elif isinstance(v, list) and any(isinstance(e, dict) for e in v):
+                if not leaves_only:
+                    out.append(path)
+                for e in v:
+                    key_paths(e, path, out, leaves_only)
+            else:
+                out.append(path)
+    elif isinstance(obj, list):
+        for e in obj:
+            key_paths(e, prefix, out, leaves_only)
+    return out
+
+
+def load_list(data_dir, target):
+    path = os.path.join(data_dir, target + ".txt")
+    try:
+        with open(path) as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        fail("cannot read %s: %s" % (path, e))
+    commit = "unknown"
+    entries = set()
+    for line in lines:
+        if line.startswith("#"):
+            m = re.match(r"#\s*commit:\s*([0-9a-f]{12,40})", line)
+            if m:
+                commit = m.group(1)[:12]
+        elif line.strip():
+            entries.add(line.strip())
+    if not entries:
+        fail("%s lists nothing" % path)
+    return entries, commit
+
+
+def main(argv):
+    if len(argv) != 4 or argv[2] not in ("megatron", "deepspeed",
+                                         "torchtitan"):
+        fail("usage: check-export-flags.py EXPORT_FILE "
+             "megatron|deepspeed|torchtitan DATA_DIR")
+    path, target, data_dir = argv[1:]
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        fail("cannot read %s: %s" % (path, e))
+    text = raw.decode("utf-8")
+    if target == "megatron":
+        used = megatron_flags(text)
+    elif target == "deepspeed":
+        try:
+            obj = json.loads(text)
+        except ValueError as e:
+            fail("%s: not JSON: %s" % (path, e))
+        used = key_paths(obj, "", [], leaves_only=False)
+    else:
+        if tomllib is None:
+            fail("tomllib needs Python 3.11 or newer")
+        try:
+            obj = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            fail("%s: not TOML: %s" % (path, e))
+        used = key_paths(obj, "", [], leaves_only=True)
+    if not used:
+        fail("%s: no %s option found" % (path, target), 1)
+    known, commit = load_list(data_dir, target)
+    uniq = sorted(set(used))
+    missing = [u for u in uniq if u not in known]
+    if missing:
+        for m in missing:
+            sys.stderr.write("%s: %s is not in %s.txt (%s)\n" % (
+                path, m, target, commit))
+        sys.stderr.write("%s: %d of %d flags missing from %s.txt (%s)\n" % (
+            path, len(missing), len(uniq), target, commit))
+        return 1
+    print("%s: %d flags, all in %s.txt (%s)" % (path, len(uniq), target,
+                                                commit))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
