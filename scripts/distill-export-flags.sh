@@ -376,7 +376,10 @@ class Repo:
             return None
         r = self.resolve_expr(mod, node, local)
         if r and r[0] == "value":
-            return self.sconst(r[1], r[2], None, depth + 1)
+            got = self.sconst(r[1], r[2], None, depth + 1)
+            if got is not None:
+                self.note(r[1].path)   # a constants module read
+            return got
         return None
 
 
@@ -682,6 +685,8 @@ def megatron(repo, outpath):
     h = header_common("long options of Megatron-LM's pretrain argument "
                       "parser (add_megatron_arguments)", repo)
     h += ["source: " + p for p in repo.read]
+    h.append("not listed: what an extra_args_provider adds (pretrain_gpt.py's "
+             "add_modelopt_args, with nvidia-modelopt installed)")
     h.append("derived from config dataclasses (ArgumentGroupFactory): " +
              ", ".join("%s %d" % (k, v) for k, v in sorted(mf.derived.items())))
     write(outpath, h, mf.flags)
@@ -745,6 +750,7 @@ class TitanKeys:
         if depth > 8 or key in seen:
             return
         seen = seen + (key,)
+        self.repo.note(mod.path)
         for name, st, fmod, fcls in dataclass_fields(self.repo, mod, cls):
             self.repo.note(fmod.path)
             path = prefix + name
@@ -1239,9 +1245,9 @@ check() {  # check FILE ENTRIES...
 
 run_all() {  # run_all MEGATRON TORCHTITAN DEEPSPEED OUTDIR
   mkdir -p "$4"
-  python3 "$py" megatron "$1" "$megatron_rev" "$4/megatron.txt"
-  python3 "$py" torchtitan "$2" "$torchtitan_rev" "$4/torchtitan.txt"
-  python3 "$py" deepspeed "$3" "$deepspeed_rev" "$4/deepspeed.txt"
+  PYTHONHASHSEED=0 python3 "$py" megatron "$1" "$megatron_rev" "$4/megatron.txt"
+  PYTHONHASHSEED=0 python3 "$py" torchtitan "$2" "$torchtitan_rev" "$4/torchtitan.txt"
+  PYTHONHASHSEED=0 python3 "$py" deepspeed "$3" "$deepspeed_rev" "$4/deepspeed.txt"
 }
 
 if [ $self_test = 1 ]; then

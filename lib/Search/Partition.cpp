@@ -56,16 +56,16 @@ double runMax(const Prefix &px, const std::vector<double> &v, int64_t begin,
 
 } // namespace
 
-double stageBytes(const StageDevice &dev, bool first, bool last, int64_t begin,
-                  int64_t end) {
+namespace {
+
+/// A stage's bytes from the sums over its blocks (state and activations)
+/// and their maxima (peak activations, ZeRO-3 gather): the embedding and
+/// head added where the stage holds them, the dynamic part grown by the
+/// caching allocator's share. The one formula both the direct sum
+/// (stageBytes) and the partition's prefix sums use.
+double stageBytesOf(const StageDevice &dev, bool first, bool last, double state,
+                    double act, double peak, double gather) {
   const LayerCosts &c = *dev.costs;
-  double state = 0, act = 0, peak = 0, gather = 0;
-  for (int64_t i = begin; i < end; ++i) {
-    state += c.blockStateBytes[size_t(i)];
-    act += c.blockActBytes[size_t(i)];
-  }
-  peak = rangeMax(c.blockPeakActBytes, begin, end);
-  gather = rangeMax(c.blockGatherBytes, begin, end);
   if (first) {
     state += c.embeddingStateBytes;
     act += c.embeddingActBytes;
@@ -80,6 +80,21 @@ double stageBytes(const StageDevice &dev, bool first, bool last, int64_t begin,
   }
   return dev.fixedBytes + state +
          dev.dynamicScale * (double(dev.inFlight) * act + peak + gather);
+}
+
+} // namespace
+
+double stageBytes(const StageDevice &dev, bool first, bool last, int64_t begin,
+                  int64_t end) {
+  const LayerCosts &c = *dev.costs;
+  double state = 0, act = 0;
+  for (int64_t i = begin; i < end; ++i) {
+    state += c.blockStateBytes[size_t(i)];
+    act += c.blockActBytes[size_t(i)];
+  }
+  return stageBytesOf(dev, first, last, state, act,
+                      rangeMax(c.blockPeakActBytes, begin, end),
+                      rangeMax(c.blockGatherBytes, begin, end));
 }
 
 double stageSeconds(const StageDevice &dev, bool first, bool last,
@@ -138,27 +153,13 @@ PartitionResult partitionLayers(const std::vector<StageDevice> &stages,
   }
 
   auto memOf = [&](int64_t s, int64_t i, int64_t j) {
-    const StageDevice &dev = stages[size_t(s)];
     const Prefix &px = prefixes[size_t(prefixOf[size_t(s)])];
     const LayerCosts &c = *px.costs;
-    double state = px.state[size_t(j)] - px.state[size_t(i)];
-    double act = px.act[size_t(j)] - px.act[size_t(i)];
-    double peak = runMax(px, c.blockPeakActBytes, i, j);
-    double gather = runMax(px, c.blockGatherBytes, i, j);
-    if (s == 0) {
-      state += c.embeddingStateBytes;
-      act += c.embeddingActBytes;
-      peak = std::max(peak, c.embeddingPeakActBytes);
-      gather = std::max(gather, c.embeddingGatherBytes);
-    }
-    if (s == p - 1) {
-      state += c.headStateBytes;
-      act += c.headActBytes;
-      peak = std::max(peak, c.headPeakActBytes);
-      gather = std::max(gather, c.headGatherBytes);
-    }
-    return dev.fixedBytes + state +
-           dev.dynamicScale * (double(dev.inFlight) * act + peak + gather);
+    return stageBytesOf(stages[size_t(s)], s == 0, s == p - 1,
+                        px.state[size_t(j)] - px.state[size_t(i)],
+                        px.act[size_t(j)] - px.act[size_t(i)],
+                        runMax(px, c.blockPeakActBytes, i, j),
+                        runMax(px, c.blockGatherBytes, i, j));
   };
 
   const double inf = std::numeric_limits<double>::infinity();
