@@ -2,9 +2,11 @@
 #===- scripts/distill-serve-flags.sh - serving engines' CLI options -------===#
 #
 # Usage:
-#   scripts/distill-serve-flags.sh [--rev REV] [--out DIR] VLLM_GIT SGLANG_GIT TRTLLM_GIT
+#   scripts/distill-serve-flags.sh [--rev REV] [--out DIR] [--manifest ENGINE=FILE]...
+#       [--source-note ENGINE=TEXT]... VLLM_GIT SGLANG_GIT TRTLLM_GIT
 #   VLLM_GIT=... SGLANG_GIT=... TRTLLM_GIT=... scripts/distill-serve-flags.sh
 #   scripts/distill-serve-flags.sh --self-test
+#   (ENGINE: vllm, sglang or trtllm; FILE: lines `PATH UPSTREAM-COMMIT`)
 #
 # Reads the launch-argument sources of three LLM serving engines from git
 # mirrors (bare git directories, as the search tool's `fetch` brings them,
@@ -26,10 +28,20 @@
 #               the other subcommands' options are listed in the header
 #
 # Each file starts with `#` lines (repository, full commit, commit date,
-# the files read, the options registered as deprecated), then one option a
-# line, sorted (byte order) and unique. Only options written in the source
-# are listed: argparse's automatic --help is not, short options (-tp, -c)
-# are not.
+# the files read, the options registered as deprecated, and `# values
+# --opt: [JSON list]` for each option whose values the source enumerates),
+# then one option a line, sorted (byte order) and unique. Only options
+# written in the source are listed: argparse's automatic --help is not,
+# short options (-tp, -c) are not.
+#
+# When the repositories are not upstream snapshots but single files gathered
+# one by one (e.g. from the search index's stored versions, each at its own
+# commit), `--manifest ENGINE=FILE` names each file's upstream commit
+# (FILE: lines `PATH COMMIT`, `#` comments): the header then says so
+# (`origin:`), gives `source: PATH @ COMMIT` for every file read, calls the
+# local commit `scratch-commit:` and omits `commit:`/`commit-date:`; a file
+# read that the manifest does not name is an error. `--source-note
+# ENGINE=TEXT` adds `# note: TEXT` lines.
 #
 # How names are derived (read from the sources, not run):
 #   * a string argument of `add_argument(...)` / `click.option(...)` that
@@ -38,7 +50,9 @@
 #     (vLLM registers its deprecated guided-decoding options in a loop);
 #   * argparse.BooleanOptionalAction adds `--no-X` for each `--X`: either
 #     given as `action=`, or implied by vLLM's get_kwargs(Config) for a
-#     field whose annotation includes `bool` (and no dataclass);
+#     field whose annotation includes `bool` (and no dataclass); when the
+#     Config class is not among the files read, the EngineArgs field named
+#     like the option's dest stands in (named in the header);
 #   * vLLM frontend classes whose add_cli_args loops over get_kwargs(cls)
 #     and registers f"--{key.replace('_', '-')}": every dataclass field of
 #     the class and its bases, `_` -> `-`;
@@ -47,6 +61,13 @@
 #     `_` -> `-` (or Arg's cli_name), plus Arg's aliases, skipping no_cli;
 #   * helper functions of the same module that add_cli_args calls with the
 #     parser are followed.
+# Values (`# values`): argparse `choices=` and click.Choice([...]) (plus the
+# alias keys of a Choice subclass's second argument) when written as
+# literals, module-level names bound to literals or `+` of those; SGLang
+# Arg(choices=) else the field's Literal[...]; vLLM get_kwargs(Config) fields
+# typed Literal[...] or an alias of one (aliases looked up in the config
+# modules and vllm/model_executor/layers/quantization/__init__.py). Values
+# computed at run time (plugin registries, list(...)) are not recorded.
 # The script stops with an error when an expected file, class or function
 # is missing or an engine yields no option, rather than write a short list.
 #
@@ -59,12 +80,28 @@ rev=${SERVE_FLAGS_REV:-HEAD}
 out=${SERVE_FLAGS_OUT:-$root/test/data/serve-flags}
 self_test=0
 pos=()
+# Per engine: extra arguments for the Python part (--manifest FILE, --note TEXT)
+extra_vllm=() extra_sglang=() extra_trtllm=()
+engine_arg() {  # engine_arg OPTION ENGINE=VALUE PYFLAG
+  local eng=${2%%=*} val=${2#*=}
+  if [ "$eng" = "$2" ] || [ -z "$val" ]; then
+    echo "distill-serve-flags: $1 expects ENGINE=VALUE" >&2; exit 2
+  fi
+  case "$eng" in
+    vllm) extra_vllm+=("$3" "$val") ;;
+    sglang) extra_sglang+=("$3" "$val") ;;
+    trtllm) extra_trtllm+=("$3" "$val") ;;
+    *) echo "distill-serve-flags: $1: unknown engine '$eng'" >&2; exit 2 ;;
+  esac
+}
 while [ $# -gt 0 ]; do
   case "$1" in
     --rev) rev=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --manifest) engine_arg "$1" "${2:-}" --manifest; shift 2 ;;
+    --source-note) engine_arg "$1" "${2:-}" --note; shift 2 ;;
     --self-test) self_test=1; shift ;;
-    -h|--help) sed -n '3,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "distill-serve-flags: unknown option $1" >&2; exit 2 ;;
     *) pos+=("$1"); shift ;;
   esac
@@ -77,6 +114,7 @@ trap cleanup EXIT
 
 cat >"$py" <<'PYEOF'
 import ast
+import json
 import re
 import subprocess
 import sys
@@ -234,13 +272,112 @@ class Flags:
     def __init__(self):
         self.flags = set()
         self.deprecated = set()
+        self.values = {}    # option -> the values the source enumerates
 
-    def add(self, opt, boolopt=False, deprecated=False):
+    def add(self, opt, boolopt=False, deprecated=False, values=None):
         names = [opt] + (["--no-" + opt[2:]] if boolopt else [])
         for n in names:
             self.flags.add(n)
             if deprecated:
                 self.deprecated.add(n)
+        if values:
+            self.values[opt] = values
+
+
+# ------------------------------------------------------ enumerated values
+def module_assigns(tree):
+    """Top-level NAME = value (and NAME: T = value) of a module."""
+    out = {}
+    for st in tree.body:
+        if isinstance(st, ast.Assign):
+            for t in st.targets:
+                if isinstance(t, ast.Name):
+                    out[t.id] = st.value
+        elif isinstance(st, ast.AnnAssign) and st.value is not None and \
+                isinstance(st.target, ast.Name):
+            out[st.target.id] = st.value
+    return out
+
+
+def static_values(node, assigns, depth=0):
+    """The values of a choices expression when they are written in the
+    source: a list/tuple/set of constants, a module-level name bound to one,
+    or `+` of those. None when any part is computed (a call, a loop)."""
+    if depth > 8 or node is None:
+        return None
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        out = []
+        for e in node.elts:
+            if isinstance(e, ast.Constant) and not isinstance(e.value, bool) \
+                    and isinstance(e.value, (str, int, float)):
+                out.append(str(e.value))
+            else:
+                sub = static_values(e, assigns, depth + 1)
+                if sub is None:
+                    return None
+                out += sub
+        return out
+    if isinstance(node, ast.Name) and node.id in assigns:
+        return static_values(assigns[node.id], assigns, depth + 1)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        a = static_values(node.left, assigns, depth + 1)
+        b = static_values(node.right, assigns, depth + 1)
+        return None if a is None or b is None else a + b
+    return None
+
+
+def literal_values(ann, resolve, depth=0):
+    """The values of the Literal[...] types in an annotation (through
+    Optional/Union/`|`, string annotations and aliases that `resolve(name)`
+    returns the bound expression of); None when it names no Literal."""
+    if depth > 8 or ann is None:
+        return None
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        try:
+            return literal_values(ast.parse(ann.value, mode="eval").body,
+                                  resolve, depth + 1)
+        except SyntaxError:
+            return None
+    if isinstance(ann, ast.Subscript):
+        sl = ann.slice
+        elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+        if last(ann.value) == "Literal":
+            out = []
+            for e in elts:
+                if isinstance(e, ast.Constant) and e.value is not None and \
+                        not isinstance(e.value, bool):
+                    out.append(str(e.value))
+            return out
+        if last(ann.value) in ("Optional", "Union", "Annotated", "A",
+                               "SkipValidation"):
+            if last(ann.value) in ("Annotated", "A"):
+                elts = elts[:1]
+            found, out = False, []
+            for e in elts:
+                v = literal_values(e, resolve, depth + 1)
+                if v is not None:
+                    found, out = True, out + v
+            return out if found else None
+        return None
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        a = literal_values(ann.left, resolve, depth + 1)
+        b = literal_values(ann.right, resolve, depth + 1)
+        if a is None and b is None:
+            return None
+        return (a or []) + (b or [])
+    if isinstance(ann, (ast.Name, ast.Attribute)):
+        bound = resolve(last(ann))
+        if bound is not None:
+            return literal_values(bound, resolve, depth + 1)
+    return None
+
+
+def dedupe(vals):
+    out = []
+    for v in vals or []:
+        if v not in out:
+            out.append(v)
+    return out
 
 
 def module_functions(tree):
@@ -276,7 +413,7 @@ def is_deprecated_call(call):
 
 
 def scan_argparse(fn, tree, flags, index=None, repo=None, kw_bool=None,
-                  seen=None):
+                  seen=None, kw_values=None):
     """Options registered in an argparse-building function (and the helpers
     of the same module that it hands the parser to)."""
     seen = seen if seen is not None else set()
@@ -284,6 +421,7 @@ def scan_argparse(fn, tree, flags, index=None, repo=None, kw_bool=None,
         return
     seen.add(id(fn))
     funcs = module_functions(tree)
+    assigns = module_assigns(tree)
     # `x_kwargs = get_kwargs(SomeConfig)` (vLLM)
     kwvars = {}
     for node in ast.walk(fn):
@@ -324,17 +462,24 @@ def scan_argparse(fn, tree, flags, index=None, repo=None, kw_bool=None,
                     opts += loopvars[a.id]
             act = kwarg(node, "action")
             boolopt = act is not None and last(act) == "BooleanOptionalAction"
-            if not boolopt and act is None and kw_bool is not None:
-                for k in node.keywords:
-                    if k.arg is None and isinstance(k.value, ast.Subscript):
-                        var = dotted(k.value.value)
-                        key = sconst(k.value.slice)
-                        if var in kwvars and key is not None and \
-                                kw_bool(kwvars[var], key):
-                            boolopt = True
+            values = None
+            dest = opts[0][2:].replace("-", "_") if opts else None
+            for k in node.keywords:
+                if k.arg is None and isinstance(k.value, ast.Subscript):
+                    var = dotted(k.value.value)
+                    key = sconst(k.value.slice)
+                    if var not in kwvars or key is None:
+                        continue
+                    if not boolopt and act is None and kw_bool is not None \
+                            and kw_bool(kwvars[var], key, dest):
+                        boolopt = True
+                    if kw_values is not None:
+                        values = kw_values(kwvars[var], key, dest)
+            if kwarg(node, "choices") is not None:
+                values = static_values(kwarg(node, "choices"), assigns)
             dep = is_deprecated_call(node)
             for o in opts:
-                flags.add(o, boolopt, dep)
+                flags.add(o, boolopt, dep, dedupe(values))
         elif isinstance(node, (ast.List, ast.Tuple)):
             for e in ast.walk(node):
                 s = sconst(e)
@@ -361,7 +506,8 @@ def scan_argparse(fn, tree, flags, index=None, repo=None, kw_bool=None,
                     else:
                         target = funcs.get(cls + "." + meth)
             if target is not None and last(node.func) != "add_cli_args":
-                scan_argparse(target, tree, flags, index, repo, kw_bool, seen)
+                scan_argparse(target, tree, flags, index, repo, kw_bool, seen,
+                              kw_values)
 
 
 def write(path, header, flags):
@@ -370,6 +516,8 @@ def write(path, header, flags):
         dep = sorted(flags.deprecated)
         lines.append("# registered as deprecated (still accepted): " +
                      " ".join(dep))
+    for opt in sorted(flags.values):
+        lines.append("# values %s: %s" % (opt, json.dumps(flags.values[opt])))
     lines += sorted(flags.flags)
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -377,12 +525,40 @@ def write(path, header, flags):
 
 def header_common(title, repo, slug):
     h = [title, "generated by scripts/distill-serve-flags.sh; do not edit",
-         "repo: " + slug, "commit: " + repo.commit,
-         "commit-date: " + repo.date]
+         "repo: " + slug]
+    if MANIFEST is None:
+        h += ["commit: " + repo.commit, "commit-date: " + repo.date]
+    else:
+        h += ["origin: single files as the search index stores them, each at "
+              "its own upstream commit (below) -- not one pinned snapshot of "
+              "the repository",
+              "scratch-commit: %s (a local git repository holding those "
+              "files; not an upstream commit)" % repo.commit]
     return h
 
 
+def header_sources(repo):
+    """`source:` lines: with a manifest, each file's upstream commit; a file
+    read but missing from the manifest is an error (the header would lie)."""
+    if MANIFEST is None:
+        return ["source: " + p for p in repo.read]
+    out = []
+    for p in repo.read:
+        if p not in MANIFEST:
+            die("%s was read but the manifest names no upstream commit for "
+                "it" % p)
+        out.append("source: %s @ %s" % (p, MANIFEST[p]))
+    out += ["manifest, not read: %s @ %s" % (p, c)
+            for p, c in MANIFEST.items() if p not in repo.read]
+    return out + ["note: " + n for n in NOTES]
+
+
 # ------------------------------------------------------------------- vLLM
+# Modules outside vllm/config that define the Literal aliases EngineArgs
+# annotates its fields with (read for enumerated values only).
+VLLM_VALUE_MODULES = ["vllm/model_executor/layers/quantization/__init__.py"]
+
+
 def vllm(repo, outpath):
     index = ClassIndex()
     cfg_files = []
@@ -390,19 +566,61 @@ def vllm(repo, outpath):
         cfg_files.append("vllm/config.py")
     if repo.exists("vllm/config"):
         cfg_files += repo.ls("vllm/config")
-    for p in cfg_files:
-        index.add_module(p, repo.parse(p, record=False))
+    assigns = {}    # path -> module-level bindings
+    for p in cfg_files + [m for m in VLLM_VALUE_MODULES if repo.exists(m)]:
+        t = repo.parse(p, record=False)
+        index.add_module(p, t)
+        assigns[p] = module_assigns(t)
     used = set()
+    fallback_bools = set()
+    ea_fields = {}  # EngineArgs field -> annotation (filled below)
 
-    def kw_bool(cls, field):
+    def resolver(first):
+        """Alias lookup: the module `first` first, then every module read."""
+        def resolve(name):
+            for p in [first] + sorted(assigns):
+                if p in assigns and name in assigns[p]:
+                    used.add(p)
+                    return assigns[p][name]
+            return None
+        return resolve
+
+    def is_bool(ann):
+        tn = type_names(ann)
+        return "bool" in tn and not any(index.is_dataclass_name(t)
+                                        for t in tn)
+
+    def config_field(cls, field):
+        """(module, annotation) of Config.field; (None, None) when the class
+        is not among the sources; (path, None) when it lacks the field."""
+        ent = index.get(cls)
+        if ent is None:
+            return None, None
         for name, ann in index.fields(cls):
             if name == field:
-                used.add(index.get(cls)[0])
-                tn = type_names(ann)
-                if any(index.is_dataclass_name(t) for t in tn):
-                    return False
-                return "bool" in tn
+                used.add(ent[0])
+                return ent[0], ann
+        return ent[0], None
+
+    def kw_bool(cls, field, dest=None):
+        path, ann = config_field(cls, field)
+        if path is not None:
+            return ann is not None and is_bool(ann)
+        # Config class not among the sources: EngineArgs declares the dest
+        # it stores into (from_cli_args reads the fields by dest).
+        if dest in ea_fields and is_bool(ea_fields[dest]):
+            fallback_bools.add("--" + dest.replace("_", "-"))
+            return True
         return False
+
+    def kw_values(cls, field, dest=None):
+        path, ann = config_field(cls, field)
+        if path is not None:
+            return literal_values(ann, resolver(path)) if ann is not None \
+                else None
+        if dest in ea_fields:
+            return literal_values(ea_fields[dest], resolver(au))
+        return None
 
     flags = Flags()
     au = "vllm/engine/arg_utils.py"
@@ -410,13 +628,16 @@ def vllm(repo, outpath):
         die("%s not found at %s" % (au, repo.commit))
     tree = repo.parse(au)
     index.add_module(au, tree)
+    assigns[au] = module_assigns(tree)
+    ea_fields.update(index.fields("EngineArgs"))
     fn = method(tree, "EngineArgs", "add_cli_args")
     if fn is None:
         die("EngineArgs.add_cli_args not found in " + au)
-    scan_argparse(fn, tree, flags, index, repo, kw_bool)
+    scan_argparse(fn, tree, flags, index, repo, kw_bool, kw_values=kw_values)
     afn = method(tree, "AsyncEngineArgs", "add_cli_args")
     if afn is not None:
-        scan_argparse(afn, tree, flags, index, repo, kw_bool)
+        scan_argparse(afn, tree, flags, index, repo, kw_bool,
+                      kw_values=kw_values)
 
     ca = "vllm/entrypoints/openai/cli_args.py"
     if repo.exists(ca):
@@ -449,14 +670,18 @@ def vllm(repo, outpath):
         stree = repo.parse(sv)
         for f in module_functions(stree).values():
             scan_argparse(f, stree, flags, index, repo, kw_bool)
-    for p in cfg_files:
-        if p in used:
+    for p in cfg_files + VLLM_VALUE_MODULES:
+        if p in used and p != au:
             repo.note(p)
     if not flags.flags:
         die("no vLLM option found")
     h = header_common("long options of `vllm serve`", repo,
                       "vllm-project/vllm")
-    h += ["source: " + p for p in repo.read]
+    h += header_sources(repo)
+    if fallback_bools:
+        h.append("--no-X of options whose config class is not among the "
+                 "sources, from the EngineArgs field of the option's dest: " +
+                 " ".join(sorted(fallback_bools)))
     write(outpath, h, flags)
     return flags
 
@@ -568,6 +793,11 @@ def sglang(repo, outpath):
                 if kind == "unknown":
                     unresolved.append(fname)
                 names, boolopt, dep = [], False, False
+                # add_cli_args_from_dataclass: Arg(choices=) wins, else the
+                # Literal[...] of the field's type; none with an action.
+                values = literal_values(ann, assigns.get)
+                if arg is not None and kwarg(arg, "choices") is not None:
+                    values = static_values(kwarg(arg, "choices"), assigns)
                 if arg is not None:
                     nc = kwarg(arg, "no_cli")
                     if isinstance(nc, ast.Constant) and nc.value is True:
@@ -583,17 +813,18 @@ def sglang(repo, outpath):
                     if act is not None:
                         boolopt = last(act) == "BooleanOptionalAction"
                         dep = "deprecat" in dotted(act).lower()
+                        values = None
                 else:
                     names.append("--" + fname.replace("_", "-"))
                 for n in names:
                     for o in split_long(n):
-                        flags.add(o, boolopt, dep)
+                        flags.add(o, boolopt, dep, dedupe(values))
                         derived += 1
     if not flags.flags:
         die("no SGLang option found")
     h = header_common("long options of `python -m sglang.launch_server`",
                       repo, "sgl-project/sglang")
-    h += ["source: " + p for p in repo.read]
+    h += header_sources(repo)
     if derived:
         h.append("%d options derived from annotated dataclass fields" % derived)
     if unresolved:
@@ -611,6 +842,7 @@ def trtllm(repo, outpath):
     if not repo.exists(sv):
         die("%s not found at %s" % (sv, repo.commit))
     tree = repo.parse(sv)
+    assigns = module_assigns(tree)
     commands = {}
     for node in tree.body:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -626,12 +858,23 @@ def trtllm(repo, outpath):
         fl = Flags()
         for d in node.decorator_list:
             if isinstance(d, ast.Call) and last(d.func) == "option":
+                values = None
+                ty = kwarg(d, "type")
+                # click.Choice([...]) or a Choice subclass taking the choices
+                # first and an {alias: choice} dict second
+                if isinstance(ty, ast.Call) and "Choice" in last(ty.func) \
+                        and ty.args:
+                    values = static_values(ty.args[0], assigns)
+                    if values is not None and len(ty.args) > 1 and \
+                            isinstance(ty.args[1], ast.Dict):
+                        values += [sconst(k) for k in ty.args[1].keys
+                                   if sconst(k) is not None]
                 for a in d.args:
                     s = sconst(a)
                     if s is None:
                         continue
                     for o in split_long(s):
-                        fl.add(o)
+                        fl.add(o, values=dedupe(values))
         commands[cmd] = fl
     if "serve" not in commands:
         die("no click command 'serve' in " + sv)
@@ -640,7 +883,7 @@ def trtllm(repo, outpath):
         die("the serve command has no option")
     h = header_common("options of `trtllm-serve` (its `serve` command)",
                       repo, "NVIDIA/TensorRT-LLM")
-    h += ["source: " + p for p in repo.read]
+    h += header_sources(repo)
     for name in sorted(commands):
         if name != "serve":
             h.append("subcommand `trtllm-serve %s`: %s" % (
@@ -651,44 +894,87 @@ def trtllm(repo, outpath):
 
 ENGINES = {"vllm": vllm, "sglang": sglang, "trtllm": trtllm}
 
+MANIFEST = None     # upstream path -> upstream commit (--manifest)
+NOTES = []          # --note lines for the header
+
+
+def read_manifest(path):
+    """Lines `PATH COMMIT` (40 hex digits); `#` starts a comment."""
+    out = {}
+    try:
+        lines = open(path, encoding="utf-8").read().splitlines()
+    except OSError as e:
+        die("cannot read manifest %s: %s" % (path, e))
+    for n, line in enumerate(lines, 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = line.split()
+        if len(parts) != 2 or not re.match(r"[0-9a-f]{40}\Z", parts[1]):
+            die("%s:%d: expected `PATH COMMIT` (40 hex digits)" % (path, n))
+        out[parts[0]] = parts[1]
+    if not out:
+        die("manifest %s names no file" % path)
+    return out
+
+
 if __name__ == "__main__":
     engine, gitdir, rev, outpath = sys.argv[1:5]
+    rest = sys.argv[5:]
+    while rest:
+        if rest[0] == "--manifest" and len(rest) > 1:
+            MANIFEST = read_manifest(rest[1])
+        elif rest[0] == "--note" and len(rest) > 1:
+            NOTES.append(rest[1])
+        else:
+            die("bad argument " + rest[0])
+        rest = rest[2:]
     repo = Repo(gitdir, rev)
     fl = ENGINES[engine](repo, outpath)
     print("%-7s %s %s  %4d options -> %s" % (
         engine, repo.commit, repo.date, len(fl.flags), outpath))
 PYEOF
 
-# The options Trident writes, checked after each run (missing ones are
-# reported, not fatal: the report says what the engine spells instead).
+# The options Trident writes (lib/Serve/Serve.cpp, launchCommand), checked
+# after each run: missing ones are reported, not fatal (the report says what
+# the engine spells instead); deprecated ones are named.
 sanity_vllm="--tensor-parallel-size --pipeline-parallel-size --data-parallel-size
   --enable-expert-parallel --max-num-seqs --max-model-len --kv-cache-dtype
-  --gpu-memory-utilization --max-num-batched-tokens --enable-chunked-prefill
-  --quantization --enforce-eager"
+  --gpu-memory-utilization --max-num-batched-tokens --quantization
+  --enforce-eager --kv-transfer-config"
 sanity_sglang="--model-path --tp-size --pp-size --dp-size --ep-size
   --max-running-requests --context-length --kv-cache-dtype --mem-fraction-static
-  --chunked-prefill-size --quantization --disable-cuda-graph"
+  --chunked-prefill-size --quantization --disable-cuda-graph
+  --disaggregation-mode"
 sanity_trtllm="--tp_size --pp_size --ep_size --max_batch_size --max_num_tokens
-  --max_seq_len --kv_cache_free_gpu_memory_fraction --backend"
+  --max_seq_len --kv_cache_free_gpu_memory_fraction --backend
+  --extra_llm_api_options"
 
 check() {  # check FILE FLAGS...
   local file=$1; shift
-  local f miss=()
+  local f miss=() dep=() deps
+  deps=" $(sed -n 's/^# registered as deprecated (still accepted): //p' "$file") "
   for f in "$@"; do
-    grep -qxF -- "$f" "$file" || miss+=("$f")
+    if ! grep -qxF -- "$f" "$file"; then miss+=("$f")
+    elif [[ "$deps" == *" $f "* ]]; then dep+=("$f"); fi
   done
   if [ ${#miss[@]} -eq 0 ]; then
     echo "  $(basename "$file"): all ${#@} checked options present"
   else
     echo "  $(basename "$file"): MISSING ${miss[*]}"
   fi
+  if [ ${#dep[@]} -gt 0 ]; then
+    echo "  $(basename "$file"): registered as deprecated: ${dep[*]}"
+  fi
 }
 
 run_all() {  # run_all VLLM SGLANG TRTLLM OUTDIR
   mkdir -p "$4"
-  python3 "$py" vllm "$1" "$rev" "$4/vllm.txt"
-  python3 "$py" sglang "$2" "$rev" "$4/sglang.txt"
-  python3 "$py" trtllm "$3" "$rev" "$4/trtllm.txt"
+  python3 "$py" vllm "$1" "$rev" "$4/vllm.txt" ${extra_vllm[@]+"${extra_vllm[@]}"}
+  python3 "$py" sglang "$2" "$rev" "$4/sglang.txt" \
+    ${extra_sglang[@]+"${extra_sglang[@]}"}
+  python3 "$py" trtllm "$3" "$rev" "$4/trtllm.txt" \
+    ${extra_trtllm[@]+"${extra_trtllm[@]}"}
 }
 
 if [ $self_test = 1 ]; then
@@ -702,7 +988,11 @@ if [ $self_test = 1 ]; then
   }
   # Synthetic sources: the shapes the parser must read, no engine code.
   mkdir -p "$work/v/vllm/engine" "$work/v/vllm/config" \
-           "$work/v/vllm/entrypoints/openai" "$work/v/vllm/entrypoints/cli"
+           "$work/v/vllm/entrypoints/openai" "$work/v/vllm/entrypoints/cli" \
+           "$work/v/vllm/model_executor/layers/quantization"
+  cat >"$work/v/vllm/model_executor/layers/quantization/__init__.py" <<'EOF'
+QuantMethods = Literal["q1", "q2"]
+EOF
   cat >"$work/v/vllm/config/alpha.py" <<'EOF'
 @dataclass
 class Inner:
@@ -715,13 +1005,25 @@ class AlphaConfig:
     size: int = 1
     nested: Inner | None = None
     kind: "Literal['a', 'b']" = "a"
+    dt: DtypeT | None = None
+DtypeT = Literal["d1", "d2"]
 EOF
   cat >"$work/v/vllm/engine/arg_utils.py" <<'EOF'
 class EngineArgs:
+    absent_on: bool = False
+    absent_quant: QuantMethods | None = None
+    absent_num: int = 0
     @staticmethod
     def add_cli_args(parser):
         kw = get_kwargs(AlphaConfig)
+        ab = get_kwargs(AbsentConfig)
         g = parser.add_argument_group("x")
+        g.add_argument("--absent-on", **ab["on"])
+        g.add_argument("--absent-quant", **ab["quant"])
+        g.add_argument("--absent-num", **ab["num"])
+        g.add_argument("--dt", **kw["dt"])
+        g.add_argument("--pick", choices=PICKS + ["z"], type=str)
+        g.add_argument("--dyn", choices=list(registry), type=str)
         if not ("serve" in sys.argv and "--help" in sys.argv):
             g.add_argument("--model", type=str)
         g.add_argument("--turn-on", **kw["on"])
@@ -746,6 +1048,7 @@ class AsyncEngineArgs(EngineArgs):
 def _helper(parser):
     parser.add_argument("--from-helper", action="store_true",
                         help="see --not-a-flag for details")
+PICKS = ["x", "y"]
 EOF
   cat >"$work/v/vllm/entrypoints/openai/cli_args.py" <<'EOF'
 @config
@@ -785,6 +1088,7 @@ class ParallelPart:
 EOF
   cat >"$work/s/python/sglang/srt/server_args.py" <<'EOF'
 _HELP_NAMED = "named help"
+CH = ["c1", "c2"]
 @dataclasses.dataclass
 class ServerArgs(ParallelPart):
     model_path: A[str, Arg(help="p", aliases=["--model"])]
@@ -797,21 +1101,28 @@ class ServerArgs(ParallelPart):
     ns_only: A[Optional[Callable], NS("x")] = None
     hidden_arg: A[bool, Arg(no_cli=True), NS("x")] = False
     opt_bool: A[Optional[bool], Arg(help="o", action=argparse.BooleanOptionalAction)] = None
+    mode: A[Literal["null", "p"], "mode", NS("x")] = "null"
+    picked: A[Optional[str], Arg(help="x", choices=CH + ["c3"])] = None
+    lit_arg: A[Literal["l1", "l2"], Arg(help="x", choices=["l1"])] = "l1"
     @staticmethod
     def add_cli_args(parser):
         add_cli_args_from_dataclass(parser, ServerArgs)
         parser.add_argument("--enable-thing", action="store_true")
         parser.add_argument("--gone", action=DeprecatedAction, help="gone")
         parser.add_argument("--config", type=str)
+        parser.add_argument("--old-backend", choices=CH, action=DeprecatedAction)
 EOF
   mkdir -p "$work/t/tensorrt_llm/commands"
   cat >"$work/t/tensorrt_llm/commands/serve.py" <<'EOF'
+LEVELS = ["info", "debug"]
 @click.command("serve")
 @click.argument("model", type=str)
 @click.option("--tensor_parallel_size", "--tp_size", type=int, default=1)
 @click.option("--config", "--extra_llm_api_options", "extra_llm_api_options")
 @click.option("--on/--off", default=True)
 @click.option("-x", "--with-dash", type=int)
+@click.option("--backend", type=ChoiceWithAlias(["pytorch", "tensorrt"], {"trt": "tensorrt"}))
+@click.option("--lvl", type=click.Choice(LEVELS))
 def serve(model, tensor_parallel_size, extra_llm_api_options, on, with_dash):
     pass
 @click.command("disaggregated")
@@ -834,19 +1145,69 @@ EOF
   expect vllm.txt --model --turn-on --no-turn-on --maybe --no-maybe --size \
     --nested --kind --explicit --no-explicit --old --loop-a --loop-b \
     --from-helper --log-requests --no-log-requests --headless --chat-thing \
-    --flag-thing --no-flag-thing --host --port --from-subcommand
+    --flag-thing --no-flag-thing --host --port --from-subcommand \
+    --absent-on --no-absent-on --absent-quant --absent-num --dt --pick --dyn
   expect sglang.txt --tp-size --tensor-parallel-size --model-path --model \
     --mem-fraction-static --other-name --old-ep --enable-thing --gone --config \
-    --joined --named --opt-bool --no-opt-bool
+    --joined --named --opt-bool --no-opt-bool --mode --picked --lit-arg \
+    --old-backend
   expect trtllm.txt --tensor_parallel_size --tp_size --config \
-    --extra_llm_api_options --on --off --with-dash
+    --extra_llm_api_options --on --off --with-dash --backend --lvl
+  values() {  # values FILE: the `# values` lines, exactly these (sorted)
+    local got want
+    got=$(grep '^# values ' "$work/out/$1" || true)
+    want=$(shift; printf '# values %s\n' "$@")
+    if [ "$got" != "$want" ]; then
+      echo "self-test: $1 values differ"; diff <(echo "$want") <(echo "$got") || true
+      fail=1
+    fi
+  }
+  values vllm.txt '--absent-quant: ["q1", "q2"]' '--dt: ["d1", "d2"]' \
+    '--kind: ["a", "b"]' '--pick: ["x", "y", "z"]'
+  values sglang.txt '--lit-arg: ["l1"]' \
+    '--mode: ["null", "p"]' '--old-backend: ["c1", "c2"]' \
+    '--picked: ["c1", "c2", "c3"]'
+  values trtllm.txt '--backend: ["pytorch", "tensorrt", "trt"]' \
+    '--lvl: ["info", "debug"]'
+  grep -q '^# --no-X of options whose config class is not among the sources, from the EngineArgs field of the option.s dest: --absent-on$' \
+    "$work/out/vllm.txt" || { echo "self-test: EngineArgs bool fallback"; fail=1; }
+  grep -q '^# source: vllm/model_executor/layers/quantization/__init__.py$' \
+    "$work/out/vllm.txt" || { echo "self-test: values module not listed"; fail=1; }
+  # --manifest / --source-note: upstream commits in the header, no pinned
+  # `commit:` line, an unlisted file read is an error
+  c1=0123456789abcdef0123456789abcdef01234567
+  printf '# upstream\ntensorrt_llm/commands/serve.py %s\nother/file.py %s\n' \
+    "$c1" "$c1" >"$work/man-t"
+  printf 'python/sglang/srt/elsewhere.py %s\n' "$c1" >"$work/man-s"
+  if ! bash "$0" --out "$work/out2" --manifest trtllm="$work/man-t" \
+      --source-note "trtllm=reassembled from index pages" \
+      "$work/v.git" "$work/s.git" "$work/t.git" >/dev/null 2>&1; then
+    echo "self-test: --manifest run failed"; fail=1
+  else
+    t2=$work/out2/trtllm.txt
+    if ! { grep -q "^# source: tensorrt_llm/commands/serve.py @ $c1\$" "$t2" &&
+           grep -q "^# manifest, not read: other/file.py @ $c1\$" "$t2" &&
+           grep -q '^# note: reassembled from index pages$' "$t2" &&
+           grep -q '^# origin: .*not one pinned snapshot' "$t2" &&
+           grep -q '^# scratch-commit: [0-9a-f]\{40\} ' "$t2" &&
+           ! grep -q '^# commit' "$t2" &&
+           grep -q '^# commit: ' "$work/out2/vllm.txt"; }; then
+      echo "self-test: --manifest header"; fail=1
+    fi
+  fi
+  if bash "$0" --out "$work/out3" --manifest sglang="$work/man-s" \
+      "$work/v.git" "$work/s.git" "$work/t.git" >/dev/null 2>"$work/err3" ||
+      ! grep -q 'server_args.py was read but the manifest names no upstream commit' \
+        "$work/err3"; then
+    echo "self-test: a file missing from the manifest is not an error"; fail=1
+  fi
   grep -q '^# commit-date: 2024-01-02T03:04:05' "$work/out/vllm.txt" || {
     echo "self-test: no commit date"; fail=1; }
   grep -qE '^# commit: [0-9a-f]{40}$' "$work/out/sglang.txt" || {
     echo "self-test: no full commit"; fail=1; }
   grep -q '^# registered as deprecated (still accepted): --loop-a --loop-b --old$' \
     "$work/out/vllm.txt" || { echo "self-test: vLLM deprecations"; fail=1; }
-  grep -q '^# registered as deprecated (still accepted): --gone --old-ep$' \
+  grep -q '^# registered as deprecated (still accepted): --gone --old-backend --old-ep$' \
     "$work/out/sglang.txt" || { echo "self-test: SGLang deprecations"; fail=1; }
   # shellcheck disable=SC2016  # the backquotes are literal
   grep -q '^# subcommand `trtllm-serve disaggregated`: --config_file$' \
