@@ -70,28 +70,8 @@ std::string xyChart(const std::vector<Series> &series,
     s += line(lx, 12, lx + 20, 12, "#c00", " stroke-width=\"2\"") +
          text(lx + 25, 16, "Pareto frontier", "class=\"lg\"");
   }
-  double step;
-  for (double t : ticks(0, xmax, 7, step)) {
-    if (t > xmax)
-      continue;
-    s += line(X(t), top, X(t), top + plotH, "#eeeeee");
-    s += text(X(t), top + plotH + 16, tickLabel(t, step),
-              "class=\"tick\" text-anchor=\"middle\"");
-  }
-  for (double t : ticks(0, ymax, 6, step)) {
-    if (t > ymax)
-      continue;
-    s += line(left, Y(t), left + plotW, Y(t), "#eeeeee");
-    s += text(left - 6, Y(t) + 4, tickLabel(t, step),
-              "class=\"tick\" text-anchor=\"end\"");
-  }
-  s += line(left, top + plotH, left + plotW, top + plotH, "#444");
-  s += line(left, top, left, top + plotH, "#444");
-  s += text(left + plotW / 2, H - 12, xLabel,
-            "class=\"axis\" text-anchor=\"middle\"");
-  s += text(16, top + plotH / 2, yLabel,
-            "class=\"axis\" text-anchor=\"middle\" transform=\"rotate(-90 16 " +
-                px(top + plotH / 2) + ")\"");
+  s += axes(Frame{left, top, plotW, plotH, 0, xmax, 0, ymax}, 7, 6, xLabel,
+            yLabel);
   for (const Series &ser : series) {
     if (ser.connect && ser.points.size() > 1) {
       std::string pts;

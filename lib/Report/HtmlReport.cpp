@@ -354,29 +354,8 @@ std::string scatterSvg(const HtmlReportInput &in, std::string &caption) {
        "stroke-width=\"1.5\"/>\n" +
        text(left + 300, 16, "ranked plan (1 = best)", "class=\"lg\"");
   // Axes.
-  double step;
-  for (double t : ticks(0, xmax, 8, step)) {
-    if (t > xmax)
-      continue;
-    s += line(X(t), top, X(t), top + plotH, "#eeeeee");
-    s += text(X(t), top + plotH + 16, tickLabel(t, step),
-              "text-anchor=\"middle\" class=\"tick\"");
-  }
-  for (double t : ticks(ylo, yhi, 8, step)) {
-    if (t < ylo || t > yhi)
-      continue;
-    s += line(left, Y(t), left + plotW, Y(t), "#eeeeee");
-    s += text(left - 6, Y(t) + 4, tickLabel(t, step),
-              "text-anchor=\"end\" class=\"tick\"");
-  }
-  s += line(left, top, left, top + plotH, "#333");
-  s += line(left, top + plotH, left + plotW, top + plotH, "#333");
-  s += text(left + plotW / 2, top + plotH + 40,
-            "memory per GPU, fullest stage (GB)",
-            "text-anchor=\"middle\" class=\"axis\"");
-  s += text(16, top + plotH / 2, "step time (s)",
-            "class=\"axis\" text-anchor=\"middle\" transform=\"rotate(-90 16 " +
-                px(top + plotH / 2) + ")\"");
+  Frame frame{left, top, plotW, plotH, 0, xmax, ylo, yhi};
+  s += axes(frame, 8, 8, "memory per GPU, fullest stage (GB)", "step time (s)");
   if (cap > 0) {
     s += line(X(cap), top, X(cap), top + plotH, "#c00",
               " stroke-dasharray=\"6 4\" stroke-width=\"1.2\"");

@@ -65,6 +65,19 @@ struct Workload {
 /// nullopt after printing an error.
 std::optional<Workload> loadWorkload(mlir::MLIRContext &ctx);
 
+/// The model a plan is applied to: --model, or the zoo model the plan
+/// names, loaded at the plan's sequence length. On failure the message is
+/// printed and `code` is the exit code to return.
+struct PlanModel {
+  std::optional<frontend::LoadedModel> loaded;
+  std::string spec; ///< what was loaded ("llama-3-8b", a path)
+  int code = 0;
+  explicit operator bool() const { return loaded.has_value(); }
+  frontend::LoadedModel *operator->() { return &*loaded; }
+};
+PlanModel loadPlanModel(mlir::MLIRContext &ctx, const plan::Plan &plan,
+                        const std::string &planPath);
+
 int runInspect(mlir::MLIRContext &ctx);
 int runImport(mlir::MLIRContext &ctx);
 int runEvaluate(mlir::MLIRContext &ctx);

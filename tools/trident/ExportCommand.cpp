@@ -77,24 +77,13 @@ namespace {
 /// (`tgraph.model(trident-apply-plan{plan=P}),trident-export-shard`;
 /// docs/shard-export.md).
 int exportShard(mlir::MLIRContext &ctx, const plan::Plan &p) {
-  // The model: --model, or the zoo model the plan names.
-  std::string spec = modelOpt;
-  if (spec.empty())
-    for (const std::string &name : frontend::zooModelNames())
-      if (frontend::modelSymbol(name) == frontend::modelSymbol(p.model))
-        spec = name;
-  if (spec.empty())
-    return fail(std::string(planOpt) + " was made for '" + p.model +
-                    "', which is not a zoo model: give --model (its "
-                    "config.json or .mlir)",
-                2);
-  auto loaded = frontend::loadModel(ctx, spec, p.seqLen);
+  auto loaded = loadPlanModel(ctx, p, planOpt);
   if (!loaded)
-    return fail(loaded.message());
+    return loaded.code;
   mlir::OwningOpRef<mlir::ModuleOp> module = std::move(loaded->module);
   {
     mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
-      llvm::errs() << "trident: error: " << spec << " under " << planOpt
+      llvm::errs() << "trident: error: " << loaded.spec << " under " << planOpt
                    << ": " << d.str() << "\n";
       return mlir::success();
     });

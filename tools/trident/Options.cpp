@@ -3,6 +3,7 @@
 #include "Commands.h"
 
 #include "trident/Analysis/ModelAnalysis.h"
+#include "trident/Frontend/ModelSource.h"
 #include "trident/Hardware/Calibration.h"
 
 #include "dialects/Graph/IR/GraphOps.h"
@@ -107,6 +108,30 @@ std::optional<frontend::LoadedModel> loadModelOption(mlir::MLIRContext &ctx) {
   for (const std::string &w : loaded->warnings)
     llvm::errs() << "trident: warning: " << w << "\n";
   return std::move(*loaded);
+}
+
+PlanModel loadPlanModel(mlir::MLIRContext &ctx, const plan::Plan &plan,
+                        const std::string &planPath) {
+  PlanModel r;
+  r.spec = modelOpt;
+  if (r.spec.empty())
+    for (const std::string &name : frontend::zooModelNames())
+      if (frontend::modelSymbol(name) == frontend::modelSymbol(plan.model))
+        r.spec = name;
+  if (r.spec.empty()) {
+    r.code = fail(planPath + " was made for '" + plan.model +
+                      "', which is not a zoo model: give --model (its "
+                      "config.json or .mlir)",
+                  2);
+    return r;
+  }
+  auto loaded = frontend::loadModel(ctx, r.spec, plan.seqLen);
+  if (!loaded) {
+    r.code = fail(loaded.message());
+    return r;
+  }
+  r.loaded = std::move(*loaded);
+  return r;
 }
 
 std::optional<Cluster> loadClusterOption() {

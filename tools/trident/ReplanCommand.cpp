@@ -68,25 +68,14 @@ int runReplan(mlir::MLIRContext &ctx) {
   auto cluster = loadClusterOption();
   if (!cluster)
     return 1;
-  // The model: --model, or the zoo model the plan names.
-  std::string spec = modelOpt;
-  if (spec.empty())
-    for (const std::string &name : frontend::zooModelNames())
-      if (frontend::modelSymbol(name) == frontend::modelSymbol(old->model))
-        spec = name;
-  if (spec.empty())
-    return fail(std::string(oldPlanOpt) + " was made for '" + old->model +
-                    "', which is not a zoo model: give --model (its "
-                    "config.json or .mlir)",
-                2);
-  auto loaded = frontend::loadModel(ctx, spec, old->seqLen);
+  auto loaded = loadPlanModel(ctx, *old, oldPlanOpt);
   if (!loaded)
-    return fail(loaded.message());
+    return loaded.code;
   LayerProfile profile =
       analysis::buildLayerProfile(loaded->model(), old->seqLen);
   plan::PlanTarget target;
   target.model = &profile;
-  target.modelSource = "--model " + spec;
+  target.modelSource = "--model " + loaded.spec;
   if (Status s = plan::verify(*old, oldPlanOpt, target); !s)
     return fail(s.message());
   EvalOptions eo;

@@ -104,6 +104,47 @@ inline std::string legendItem(double x, double y, const std::string &fill,
          text(x + 17, y + 1, label, "class=\"lg\"");
 }
 
+/// A chart's plot area and value ranges; X and Y map values to pixels.
+struct Frame {
+  double left = 0, top = 0, plotW = 0, plotH = 0;
+  double xlo = 0, xhi = 1, ylo = 0, yhi = 1;
+  double X(double v) const { return left + (v - xlo) / (xhi - xlo) * plotW; }
+  double Y(double v) const {
+    return top + plotH - (v - ylo) / (yhi - ylo) * plotH;
+  }
+};
+
+/// Grid lines with round tick labels (about `xTicks` and `yTicks` of
+/// them), the two axes and their labels.
+inline std::string axes(const Frame &f, int xTicks, int yTicks,
+                        const std::string &xLabel, const std::string &yLabel) {
+  std::string s;
+  double step;
+  for (double t : ticks(f.xlo, f.xhi, xTicks, step)) {
+    if (t < f.xlo || t > f.xhi)
+      continue;
+    s += line(f.X(t), f.top, f.X(t), f.top + f.plotH, "#eeeeee");
+    s += text(f.X(t), f.top + f.plotH + 16, tickLabel(t, step),
+              "text-anchor=\"middle\" class=\"tick\"");
+  }
+  for (double t : ticks(f.ylo, f.yhi, yTicks, step)) {
+    if (t < f.ylo || t > f.yhi)
+      continue;
+    s += line(f.left, f.Y(t), f.left + f.plotW, f.Y(t), "#eeeeee");
+    s += text(f.left - 6, f.Y(t) + 4, tickLabel(t, step),
+              "text-anchor=\"end\" class=\"tick\"");
+  }
+  s += line(f.left, f.top, f.left, f.top + f.plotH, "#333");
+  s += line(f.left, f.top + f.plotH, f.left + f.plotW, f.top + f.plotH, "#333");
+  s += text(f.left + f.plotW / 2, f.top + f.plotH + 40, xLabel,
+            "text-anchor=\"middle\" class=\"axis\"");
+  s += text(16, f.top + f.plotH / 2, yLabel,
+            "class=\"axis\" text-anchor=\"middle\" transform=\"rotate(-90 "
+            "16 " +
+                px(f.top + f.plotH / 2) + ")\"");
+  return s;
+}
+
 /// The page up to <body>: the title and the reports' style sheet.
 inline std::string pageHead(const std::string &title) {
   return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
