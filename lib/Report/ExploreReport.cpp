@@ -56,8 +56,9 @@ std::string xyChart(const std::vector<Series> &series,
     }
   xmax = xmax > 0 ? xmax * 1.08 : 1;
   ymax = ymax > 0 ? ymax * 1.08 : 1;
-  auto X = [&](double v) { return left + v / xmax * plotW; };
-  auto Y = [&](double v) { return top + plotH - v / ymax * plotH; };
+  const Frame f{left, top, plotW, plotH, 0, xmax, 0, ymax};
+  auto X = [&](double v) { return f.X(v); };
+  auto Y = [&](double v) { return f.Y(v); };
   std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + px(W) +
                   "\" height=\"" + px(H) + "\" viewBox=\"0 0 " + px(W) + " " +
                   px(H) + "\" role=\"img\" aria-label=\"" + esc(aria) + "\">\n";
@@ -70,8 +71,7 @@ std::string xyChart(const std::vector<Series> &series,
     s += line(lx, 12, lx + 20, 12, "#c00", " stroke-width=\"2\"") +
          text(lx + 25, 16, "Pareto frontier", "class=\"lg\"");
   }
-  s += axes(Frame{left, top, plotW, plotH, 0, xmax, 0, ymax}, 7, 6, xLabel,
-            yLabel);
+  s += axes(f, 7, 6, xLabel, yLabel);
   for (const Series &ser : series) {
     if (ser.connect && ser.points.size() > 1) {
       std::string pts;

@@ -77,6 +77,13 @@ constexpr double kGraphKernelSeconds = 1e-6;
 /// default is always among them.
 constexpr std::array<int64_t, 4> kChunks = {2048, 4096, 8192, 16384};
 
+/// Experts a step of `tokens` tokens touches, on average: each token picks
+/// k of E, so E (1 - (1 - k/E)^T) (uniform routing), at least one.
+double expertsTouched(const LayerCost &L, double tokens) {
+  double E = double(L.numExperts), k = double(L.topK);
+  return std::max(1.0, E * (1 - std::pow(1 - k / E, tokens)));
+}
+
 /// One replica's layout and the step-time model on it.
 struct Shape {
   int64_t tp = 1, pp = 1, ep = 1;
@@ -168,13 +175,9 @@ public:
              K = double(g.k), B = double(g.batch);
       splitGemm(g.split, g.expert ? double(s_.etp()) : tp, N, K, B);
       if (g.expert && L.numExperts > 0 && L.topK > 0) {
-        // The routed rows go to the experts a step touches: of E experts
-        // each token picks k, so a step of T tokens touches
-        // E (1 - (1 - k/E)^T) of them on average (uniform routing), each
-        // read once; this GPU holds 1/ep of them.
-        double E = double(L.numExperts), k = double(L.topK);
-        double touched = E * (1 - std::pow(1 - k / E, tokens));
-        touched = std::max(1.0, touched);
+        // The routed rows go to the experts the step touches, each read
+        // once; this GPU holds 1/ep of them.
+        double touched = expertsTouched(L, tokens);
         double local = touched / double(s_.ep);
         gpuSeconds += gemmTime(gpu, M / touched, N, K, local * B, t).seconds;
       } else {
@@ -326,8 +329,7 @@ public:
   /// at the peak bandwidth.
   double decodeFloorSeconds(double seqs, double context) const {
     const double tp = double(s_.tp), wb = double(dtypeBytes(o_.precision));
-    auto [perTok, perSeq] = kvBytesPerGpu(context, 1);
-    (void)perTok;
+    const double perSeq = kvBytesPerGpu(context, 1).second;
     double most = 0;
     for (const StageLayers &st : stages_) {
       double b = 0;
@@ -336,12 +338,9 @@ public:
         if (L.kind == LayerKind::Embedding)
           continue; // a lookup reads rows, not the table
         double experts = 0;
-        if (L.numExperts > 0 && L.topK > 0) {
-          double E = double(L.numExperts), k = double(L.topK);
-          double touched = std::max(1.0, E * (1 - std::pow(1 - k / E, seqs)));
-          experts = double(L.paramsExpert) * touched / E /
-                    double(s_.ep * s_.etp()) * wb;
-        }
+        if (L.numExperts > 0 && L.topK > 0)
+          experts = double(L.paramsExpert) * expertsTouched(L, seqs) /
+                    double(L.numExperts) / double(s_.ep * s_.etp()) * wb;
         b += double(count) *
              (double(L.paramsTpSharded) / tp * wb +
               double(L.paramsVocab + L.tiedParams) / tp * 2 + experts);
@@ -486,11 +485,7 @@ double maxRate(const StepModel &m, const ServeOptions &o, int64_t chunk,
     lo = hi;
     hi *= 2;
   }
-  if (lo == 0) {
-    // Even 1 request/s fails: search below it.
-    hi = 1;
-    lo = 0;
-  }
+  // (When even 1 request/s fails, the bisection below searches under it.)
   for (int i = 0; i < 40; ++i) {
     double mid = (lo + hi) / 2;
     if (meets(atRate(m, o, mid, chunk, batchLimit, prefill)))
@@ -899,9 +894,11 @@ Result<ServeResult> searchServePlans(const LayerProfile &profile,
                                      const Cluster &cluster,
                                      const ServeOptions &o) {
   if (o.inputLen <= 0)
-    return Status::error("--input-len must be a positive number of tokens");
+    return Status::error(
+        "--input-len is required and must be a positive number of tokens");
   if (o.outputLen <= 0)
-    return Status::error("--output-len must be a positive number of tokens");
+    return Status::error(
+        "--output-len is required and must be a positive number of tokens");
   if (o.ttftTargetSeconds < 0 || o.tpotTargetSeconds < 0 ||
       !std::isfinite(o.ttftTargetSeconds) ||
       !std::isfinite(o.tpotTargetSeconds))

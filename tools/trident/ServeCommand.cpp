@@ -17,8 +17,6 @@
 
 #include "llvm/Support/raw_ostream.h"
 
-#include <cmath>
-
 namespace cl = llvm::cl;
 
 namespace trident::tool {
@@ -84,17 +82,12 @@ int runServe(mlir::MLIRContext &ctx) {
   if (inputLenOpt <= 0)
     return fail("--input-len is required and must be a positive number of "
                 "tokens");
-  if (outputLenOpt <= 0)
-    return fail("--output-len is required and must be a positive number of "
-                "tokens");
   if (seqLenOpt != 0)
     return fail("--seq-len: serve takes --input-len and --output-len");
   if (rateOpt > 0 && maxThroughputOpt)
     return fail("--rate and --max-throughput exclude each other", 2);
-  if (!(ttftOpt >= 0) || !(tpotOpt >= 0) || !(rateOpt >= 0) ||
-      !std::isfinite(ttftOpt) || !std::isfinite(tpotOpt) ||
-      !std::isfinite(rateOpt))
-    return fail("--ttft-ms, --tpot-ms and --rate must be positive numbers");
+  // The other values are checked by serve::searchServePlans; the input
+  // length is needed first, to build the profile.
   serve::ServeOptions o;
   o.inputLen = inputLenOpt;
   o.outputLen = outputLenOpt;
