@@ -203,6 +203,25 @@ private:
   /// kernel accumulated into it): their texec.accumulate_grad adds nothing.
   DenseSet<Value> accumulatedInPlace;
   LogicalResult emitKernel(tx::KernelOp op);
+  /// A bf16 program (texec.program precision "bf16").
+  bool bf16() { return program.getPrecision() == "bf16"; }
+  /// Whether `v` is (a sum of) a parameter's gradient contribution: every
+  /// use accumulates it (accumulate_grad), directly or through
+  /// collectives. Gradients stay fp32 in a bf16 program (Megatron's fp32
+  /// main_grad, --accumulate-allreduce-grads-in-fp32).
+  bool isGradient(Value v);
+  /// In a bf16 program: rounds the float value `v` to bf16 in place,
+  /// unless it is a gradient or unused.
+  void roundIfBf16(Value v);
+  /// Whether parameter `sym` is a load-balancing selection bias
+  /// (texec.param load_balance), which stays fp32.
+  bool loadBalanced(StringRef sym) {
+    auto stage = chunk->getParentOfType<tx::StageOp>();
+    for (auto p : stage.getBody().front().getOps<tx::ParamOp>())
+      if (p.getSym() == sym)
+        return p.getLoadBalance().has_value();
+    return false;
+  }
   std::optional<LogicalResult> emitLookupNormKernel(KernelSite &s);
   std::optional<LogicalResult> emitDenseKernel(KernelSite &s);
   std::optional<LogicalResult> emitAttentionKernel(KernelSite &s);

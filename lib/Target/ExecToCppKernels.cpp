@@ -86,6 +86,29 @@ LogicalResult RegionEmitter::emit(Block &block) {
   return success();
 }
 
+bool RegionEmitter::isGradient(Value v) {
+  if (v.use_empty())
+    return false;
+  for (Operation *user : v.getUsers()) {
+    if (isa<tx::AccumulateGradOp>(user))
+      continue;
+    if (isa<tx::AllReduceOp, tx::ReduceScatterOp, tx::AllGatherOp,
+            tx::AllToAllOp>(user) &&
+        isGradient(user->getResult(0)))
+      continue;
+    return false;
+  }
+  return true;
+}
+
+void RegionEmitter::roundIfBf16(Value v) {
+  if (!bf16() || v.use_empty() ||
+      !isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType()) ||
+      isGradient(v))
+    return;
+  os << "    rt::roundToBf16(" << name(v) << ");\n";
+}
+
 LogicalResult RegionEmitter::emitOp(Operation &op) {
   int64_t numChunks = program.getPp() * program.getVpp();
   int64_t self = chunk.getGlobalIndex();
@@ -95,8 +118,16 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
                          backward ? 1 : 0)
         .str();
   };
-  if (auto k = dyn_cast<tx::KernelOp>(op))
-    return emitKernel(k);
+  if (auto k = dyn_cast<tx::KernelOp>(op)) {
+    if (failed(emitKernel(k)))
+      return failure();
+    // bf16: the activations it wrote are stored in bf16; the kernel table
+    // names the results that stay fp32.
+    for (auto [i, r] : llvm::enumerate(k.getResults()))
+      if (!tx::keepsF32Result(k.getKind(), i))
+        roundIfBf16(r);
+    return success();
+  }
   if (auto in = dyn_cast<tx::InputOp>(op)) {
     os << "    rt::Tensor " << fresh(in.getResult()) << " = c.";
     auto it = cast<RankedTensorType>(in.getType());
@@ -105,6 +136,7 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
       os << "floats(mb, " << cppString(in.getName()) << ", {";
       llvm::interleaveComma(it.getShape().drop_front(), os);
       os << "});\n";
+      roundIfBf16(in.getResult());
       return success();
     }
     if (in.getBag())
@@ -126,8 +158,14 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
     // for at the first use (awaitParam).
     if (program.getZeroStage() == 1 || program.getZeroStage() == 2)
       os << "    awaitParam(" << paramIndex.lookup(p.getSym()) << ");\n";
+    // bf16: the forward and backward read a bf16 copy of the fp32 master
+    // weight; a load-balancing selection bias stays fp32 (Megatron keeps
+    // its expert bias an fp32 buffer).
+    const bool working =
+        bf16() && !p.getResult().use_empty() && !loadBalanced(p.getSym());
     os << "    rt::Tensor " << fresh(p.getResult()) << " = "
-       << param(p.getSym()) << ".value;\n";
+       << (working ? "rt::bf16Copy(" : "") << param(p.getSym()) << ".value"
+       << (working ? ")" : "") << ";\n";
     return success();
   }
   if (auto p = dyn_cast<tx::ParamGatherOp>(op)) {
@@ -143,6 +181,8 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
          << ".value, " << groupExpr(p.getGroup()) << ");\n";
       started = at + 1;
     }
+    if (!loadBalanced(p.getSym()))
+      roundIfBf16(p.getResult());
     // The run's next gathers start now, until kParamGathersAhead
     // matrices' are running ahead of this one; a send or receive ends the
     // run: moving a collective past a point-to-point transfer could
@@ -208,6 +248,7 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
          << ".clone();\n";
     os << "    rt::allReduceSum(" << n << ", " << groupExpr(ar.getGroup())
        << ");\n";
+    roundIfBf16(ar.getResult()); // a sum of bf16 values
     return success();
   }
   if (auto ag = dyn_cast<tx::AllGatherOp>(op)) {
@@ -220,6 +261,7 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
     std::string n = declare(rs.getResult());
     os << "    rt::reduceScatterSum(" << n << ", " << name(rs.getInput())
        << ", " << rs.getDim() << ", " << groupExpr(rs.getGroup()) << ");\n";
+    roundIfBf16(rs.getResult());
     return success();
   }
   if (auto a2a = dyn_cast<tx::AllToAllOp>(op)) {

@@ -526,9 +526,19 @@ int main(int argc, char **argv) {
   }
   try {
     // For benchmarks: fp32 GEMMs on TF32 tensor cores (rt::setTf32Gemms).
-    if (tf32 && !rt::setTf32Gemms(true) && rt::worldRank() == 0)
+    // A bf16 program's GEMM operands are bf16 values, which TF32 (10
+    // mantissa bits) holds exactly: its tensor cores then form the same
+    // products as bf16 ones, accumulating in fp32.
+    const bool tf32On = (tf32 || kBf16) && rt::setTf32Gemms(true);
+    if (tf32 && !tf32On && rt::worldRank() == 0)
       std::printf("note: --tf32: the %s backend has no TF32 GEMMs; they "
                   "stay fp32\n", rt::backendName());
+    if (rt::worldRank() == 0)
+      std::printf("precision %s\n",
+                  kBf16   ? "bf16 (fp32 master weights, gradients and "
+                            "optimizer state)"
+                  : tf32On ? "fp32 (TF32 GEMMs)"
+                           : "fp32");
     const int ranks = kDp * kCp * kTp * kPp;
     if (rt::worldSize() != ranks)
       throw rt::Error("this program runs on dp*cp*tp*pp = " +
@@ -761,6 +771,11 @@ void emitMainHeader(tx::ProgramOp program, tx::OptimizerOp anyOpt,
      << "constexpr const char *kDataGroup = "
      << cppString(anyOpt.getGroup()) << ";\n"
      << "constexpr int kZeroStage = " << program.getZeroStage() << ";\n"
+     << "/// bf16 mixed precision (texec.program precision): activations and\n"
+     << "/// the weights the kernels read are bf16 values; master weights,\n"
+     << "/// gradients and optimizer state fp32.\n"
+     << "constexpr bool kBf16 = "
+     << (program.getPrecision() == "bf16" ? "true" : "false") << ";\n"
      << "constexpr double kGlobalTokens = " << globalTokens << ";\n"
      << "constexpr bool kOptimizerAdam = "
      << (anyOpt.getKind() == "adam" ? "true" : "false") << ";\n"

@@ -58,6 +58,19 @@
 # single-rank reference: a second table row per plan, "PLAN (deferred)".
 # The program is compiled once for both runs.
 #
+# --precision bf16 emits every plan's program in bf16 mixed precision
+# (`trident emit --precision bf16`: bf16 activations and weight copies,
+# fp32 master weights, gradients and Adam state; docs/emit.md, "bf16
+# mixed precision") and holds its losses to two references: within
+# --bf16-vs-fp32 (default 2e-2, 2 %) of the single-rank fp32 run, and
+# within --rtol of the single-rank bf16 run of the same model, the
+# tolerance across plans that docs/emit.md derives (there --rtol
+# defaults to 1.4e-3: bf16's unit roundoff 2^-8 over the square root of
+# the fewest independent loss terms of a step, 8 images or samples).
+# Parameters are not compared: Adam turns bf16's rounding of a gradient
+# into steps of up to lr. Each bf16 program must print its
+# "precision bf16 ..." line.
+#
 # --jobs N emits and compiles up to N programs at once before the runs,
 # which stay one at a time (default 1: ctest runs other tests beside this
 # one; scripts/gpu-check.sh passes its core count).
@@ -77,7 +90,8 @@
 #                   [--work DIR] [--reference-backend cpu|cuda|cuda-emu]
 #                   [--rtol R] [--atol A]
 #                   [--optimizer adam|sgd] [--lr L] [--jobs N]
-#                   [--deferred-too]
+#                   [--deferred-too] [--precision bf16]
+#                   [--bf16-vs-fp32 R]
 #                   [--bundle-out DIR | --bundle-in DIR]
 #                   [PLAN ...]                            (PLAN: a name in plans/)
 # Exit: 0 all match; 1 a mismatch or a failed step; 77 skipped (no MPI, or
@@ -87,8 +101,9 @@ set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 src="$(cd "$here/../.." && pwd)"
-build="" backend=cpu refbackend="" work="" rtol=1e-5 atol="" optimizer=adam
-lr=1e-3 plans=() jobs=1 bundleOut="" bundleIn="" deferredToo=0
+build="" backend=cpu refbackend="" work="" rtol="" atol="" optimizer=adam
+lr=1e-3 plans=() jobs=1 bundleOut="" bundleIn="" deferredToo=0 precision=""
+bf16VsFp32=2e-2
 while [ $# -gt 0 ]; do
   case "$1" in
     --bundle-out) bundleOut="$2"; shift 2 ;;
@@ -103,6 +118,8 @@ while [ $# -gt 0 ]; do
     --lr) lr="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
     --deferred-too) deferredToo=1; shift ;;
+    --precision) precision="$2"; shift 2 ;;
+    --bf16-vs-fp32) bf16VsFp32="$2"; shift 2 ;;
     -*) echo "run-e2e: unknown option $1" >&2; exit 2 ;;
     *) plans+=("$1"); shift ;;
   esac
@@ -111,6 +128,12 @@ done
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] ||
   { echo "run-e2e: --jobs must be a positive integer, got '$jobs'" >&2; exit 2; }
 build="$(cd "$build" && pwd)"
+case "$precision" in
+  "") rtol=${rtol:-1e-5} ;;
+  bf16) rtol=${rtol:-1.4e-3} ;;
+  *) echo "run-e2e: --precision must be bf16 (fp32 is the default), got '$precision'" >&2
+     exit 2 ;;
+esac
 [ "$deferredToo" = 0 ] || [ "$backend" = cpu ] ||
   { echo "run-e2e: --deferred-too is a mode of the CPU runtime: it needs --backend cpu" >&2; exit 2; }
 if [ ${#plans[@]} -eq 0 ]; then
@@ -139,7 +162,7 @@ MPIRUN=${MPIRUN:-mpirun}
 trident="$build/bin/trident"
 compare="$build/bin/trident-compare-params"
 # The bundle's programs and references of this optimizer and rate.
-bundleSet() { echo "$1/$optimizer-$lr"; }
+bundleSet() { echo "$1/$optimizer-$lr${precision:+-$precision}"; }
 needed=("$compare")
 [ -n "$bundleIn" ] || needed+=("$trident")
 [ -z "$bundleIn" ] || bundleIn="$(cd "$bundleIn" && pwd)"
@@ -237,23 +260,33 @@ reference() {
   if [ "$m" = tiny-gpt ]; then echo single; else echo "$m-single"; fi
 }
 
-# emit_program PLAN BACKEND FILE: the plan's training program.
+# emit_program PLAN BACKEND FILE [PRECISION]: the plan's training program
+# (in the plan's precision, fp32, without PRECISION; with it, emit's note
+# that the plan's figures assumed fp32 is expected and dropped).
 emit_program() {
   "$trident" emit --plan "$here/plans/$1.json" --model "$(model "$1")" \
-    --backend "$(emitted "$2")" --optimizer "$optimizer" --lr "$lr" --emit cpp -o "$3"
+    --backend "$(emitted "$2")" --optimizer "$optimizer" --lr "$lr" \
+    ${4:+--precision "$4"} --emit cpp -o "$3" \
+    2> >(grep -v "^trident: note: .*step time and memory assume" >&2)
 }
-# build_program PLAN BACKEND DIR: emit and compile DIR/train. A program
+# bundle_name PLAN [PRECISION]: where a bundle keeps the program: under
+# --precision bf16 the fp32 references are PLAN.fp32.
+bundle_name() {
+  if [ -n "$precision" ] && [ -z "${2:-}" ]; then echo "$1.fp32"; else echo "$1"; fi
+}
+# build_program PLAN BACKEND DIR [PRECISION]: emit and compile DIR/train. A program
 # of an earlier invocation (a kept --work directory) is removed first, so
 # a failed emit or compile leaves none to run. (Callers test its status:
 # `set -e` does not reach into a function run in a condition or in $(...).)
 build_program() {
-  local p="$1" b="$2" d="$3"
+  local p="$1" b="$2" d="$3" prec="${4:-}"
   mkdir -p "$d"
   rm -f "$d/main.cpp" "$d/train"
   if [ -n "$bundleIn" ]; then
-    cp "$(bundleSet "$bundleIn")/$b/$p/main.cpp" "$d/main.cpp" || return 1
+    cp "$(bundleSet "$bundleIn")/$b/$(bundle_name "$p" "$prec")/main.cpp" \
+      "$d/main.cpp" || return 1
   else
-    emit_program "$p" "$b" "$d/main.cpp" || return 1
+    emit_program "$p" "$b" "$d/main.cpp" "$prec" || return 1
   fi
   compile "$b" "$d/main.cpp" "$d/train" || return 1
 }
@@ -262,18 +295,25 @@ build_program() {
 if [ -n "$bundleOut" ]; then
   set_dir="$(bundleSet "$bundleOut")"
   rm -rf "$set_dir"
-  # emit_to PLAN BACKEND
+  # emit_to PLAN BACKEND [PRECISION]
   emit_to() {
-    mkdir -p "$set_dir/$2/$1"
-    emit_program "$1" "$2" "$set_dir/$2/$1/main.cpp" > /dev/null
+    local n
+    n="$(bundle_name "$1" "${3:-}")"
+    mkdir -p "$set_dir/$2/$n"
+    emit_program "$1" "$2" "$set_dir/$2/$n/main.cpp" "${3:-}" > /dev/null
   }
   # `single` always: the table's first row is its reference.
   emit_to single "$refbackend"
+  [ -z "$precision" ] || emit_to single "$refbackend" "$precision"
   declare -A done_refs=([single]=1)
   for p in "${plans[@]}"; do
-    emit_to "$p" "$backend"
+    emit_to "$p" "$backend" "$precision"
     ref="$(reference "$p")"
-    [ -n "${done_refs[$ref]:-}" ] || { done_refs[$ref]=1; emit_to "$ref" "$refbackend"; }
+    if [ -z "${done_refs[$ref]:-}" ]; then
+      done_refs[$ref]=1
+      emit_to "$ref" "$refbackend"
+      [ -z "$precision" ] || emit_to "$ref" "$refbackend" "$precision"
+    fi
   done
   echo "run-e2e: emitted ${#plans[@]} $backend programs and" \
        "${#done_refs[@]} $refbackend references into $set_dir"
@@ -282,11 +322,13 @@ fi
 
 # Programs built by this invocation's --jobs pass (DIR -> 1).
 declare -A prebuilt=()
-# run PLAN [BACKEND [DIR]]: emit, compile (unless prebuilt), run; leaves
-# DIR (default $work/PLAN) /{log,dump}.
+# run PLAN [BACKEND [DIR [PRECISION]]]: emit, compile (unless prebuilt),
+# run; leaves DIR (default $work/PLAN) /{log,dump}. A plan of this
+# invocation (no DIR) is emitted in --precision.
 run() {
-  local p="$1" b="${2:-$backend}" d="${3:-$work/$1}"
-  [ -n "${prebuilt[$d]:-}" ] || build_program "$p" "$b" "$d"
+  local p="$1" b="${2:-$backend}" d="${3:-$work/$1}" prec="${4:-}"
+  [ -n "${3:-}" ] || prec="$precision"
+  [ -n "${prebuilt[$d]:-}" ] || build_program "$p" "$b" "$d" "$prec"
   execute "$p" "$b" "$d" "$d"
 }
 # execute PLAN BACKEND DIR OUT: runs DIR/train on the plan's ranks (in the
@@ -309,8 +351,10 @@ execute() {
   echo "$n"
 }
 
-# References live in $work/reference/REF, run on --reference-backend.
+# References live in $work/reference/REF, run on --reference-backend; the
+# bf16 ones of --precision bf16 in $work/reference-bf16/REF.
 refdir() { echo "$work/reference/$1"; }
+refdir16() { echo "$work/reference-bf16/$1"; }
 refnote=""
 [ "$refbackend" = "$backend" ] || refnote=" ($refbackend)"
 # References run by this invocation (a --work directory kept from an
@@ -324,31 +368,39 @@ run_reference() {
   printf '%-22s %5s  %-44s %s\n' "$1" 1 \
     "$(awk '/^step/{printf "%s ", $4}' "$(refdir "$1")/log")" \
     "reference$refnote"
+  [ -n "$precision" ] || return 0
+  run "$1" "$refbackend" "$(refdir16 "$1")" "$precision" > /dev/null
+  printf '%-22s %5s  %-44s %s\n' "$1 ($precision)" 1 \
+    "$(awk '/^step/{printf "%s ", $4}' "$(refdir16 "$1")/log")" \
+    "$precision reference$refnote"
 }
 # --jobs N: every program of this invocation (plans and their references)
 # emitted and compiled N at a time first. One that fails here is built
 # again by run(), in order, so its error appears where it would without.
 if [ "$jobs" -gt 1 ]; then
-  todo=("single $refbackend $(refdir single)")
-  declare -A queued=([single]=1)
-  for p in "${plans[@]}"; do
+  todo=()
+  declare -A queued=()
+  for p in single "${plans[@]}"; do
     ref="$(reference "$p")"
+    [ "$p" != single ] || ref=single
     if [ -z "${queued[$ref]:-}" ]; then
       queued[$ref]=1
       todo+=("$ref $refbackend $(refdir "$ref")")
+      [ -z "$precision" ] ||
+        todo+=("$ref $refbackend $(refdir16 "$ref") $precision")
     fi
-    todo+=("$p $backend $work/$p")
+    [ "$p" = single ] || todo+=("$p $backend $work/$p $precision")
   done
   for item in "${todo[@]}"; do
-    read -r p b d <<< "$item"
+    read -r p b d prec <<< "$item"
     mkdir -p "$d"
     rm -f "$d/.built" "$d/train"
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
-    ( build_program "$p" "$b" "$d" > "$d/build.log" 2>&1 && touch "$d/.built" ) &
+    ( build_program "$p" "$b" "$d" "$prec" > "$d/build.log" 2>&1 && touch "$d/.built" ) &
   done
   wait || true
   for item in "${todo[@]}"; do
-    read -r p b d <<< "$item"
+    read -r p b d prec <<< "$item"
     if [ -f "$d/.built" ]; then prebuilt[$d]=1; fi
   done
 fi
@@ -361,7 +413,25 @@ row() {
   local label="$1" ref="$2" n="$3" out="$4" result
   # (A kept --work directory may hold an earlier run's reports: the
   # MISMATCH message below must read this comparison's only.)
-  rm -f "$out/compare-losses" "$out/compare-params"
+  rm -f "$out/compare-losses" "$out/compare-params" "$out/compare-fp32"
+  if [ -n "$precision" ]; then
+    # Losses only: within 2 % of fp32, within --rtol of the bf16 reference.
+    if "$compare" --losses "$(refdir "$ref")/log" "$out/log" \
+         --rtol "$bf16VsFp32" > "$out/compare-fp32" 2>&1 &&
+       "$compare" --losses "$(refdir16 "$ref")/log" "$out/log" --rtol "$rtol" \
+         > "$out/compare-losses" 2>&1 &&
+       grep -q "^precision $precision " "$out/log"; then
+      result="match: vs fp32 $(sed -n 's/^OK: 3 steps, worst relative difference \([^ ]*\).*/\1/p' "$out/compare-fp32"), vs $precision $(sed -n 's/^OK: 3 steps, worst relative difference \([^ ]*\).*/\1/p' "$out/compare-losses")"
+    else
+      result="MISMATCH: $( (cat "$out/compare-fp32" "$out/compare-losses" 2>/dev/null || true) | (grep MISMATCH || true) | tail -n 2 | tr '\n' ' ')"
+      grep -q "^precision $precision " "$out/log" ||
+        result="$result (no 'precision $precision' line)"
+      fail=1
+    fi
+    printf '%-22s %5s  %-44s %s\n' "$label" "$n" \
+      "$(awk '/^step/{printf "%s ", $4}' "$out/log")" "$result"
+    return 0
+  fi
   if "$compare" --losses "$(refdir "$ref")/log" "$out/log" --rtol "$rtol" \
        > "$out/compare-losses" 2>&1 &&
      "$compare" "$(refdir "$ref")/dump" "$out/dump" --rtol "$rtol" \

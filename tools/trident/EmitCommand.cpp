@@ -73,10 +73,14 @@ cl::opt<double> emitMoeBiasRateOpt(
              "MoE selection bias moves this much per step towards balanced "
              "experts (default 0.001, DeepSeek-V3's; 0 freezes it)"),
     cl::init(1e-3), cl::sub(emitCmd), cl::cat(category));
-cl::opt<bool> emitTrainF32Opt(
-    "train-in-f32",
-    cl::desc("train a bf16 or f16 model in f32 (the backends are f32-only)"),
-    cl::sub(emitCmd), cl::cat(category));
+cl::opt<std::string> emitPrecisionOpt(
+    "precision",
+    cl::desc("fp32 or bf16 (mixed precision: bf16 compute, fp32 master "
+             "weights and optimizer state); default: the plan's precision"),
+    cl::value_desc("P"), cl::sub(emitCmd), cl::cat(category));
+cl::opt<bool> emitTrainF32Opt("train-in-f32",
+                              cl::desc("the same as --precision fp32"),
+                              cl::sub(emitCmd), cl::cat(category));
 cl::opt<std::string> emitSourceOpt(
     "trident-source",
     cl::desc("Trident source tree the project's CMakeLists.txt builds "
@@ -120,16 +124,32 @@ int runEmit(mlir::MLIRContext &ctx) {
   for (const std::string &w : model->warnings)
     llvm::errs() << "trident: warning: " << w << "\n";
 
-  // The plan's figures were computed for its precision; the programs
-  // compute in f32 whatever the plan says (docs/emit.md, the --plan
-  // option). The plan reader accepted the name, so parseDType knows it.
-  if (parseDType(plan->precision) != DType::F32)
+  if (emitTrainF32Opt && !emitPrecisionOpt.empty() &&
+      parseDType(emitPrecisionOpt) != DType::F32)
+    return fail("--train-in-f32 and --precision " + emitPrecisionOpt +
+                    " contradict each other",
+                2);
+  const std::string requested =
+      emitTrainF32Opt ? std::string("fp32") : std::string(emitPrecisionOpt);
+  // The lowering refuses what it cannot emit (fp16, fp8, a bad name): the
+  // option is named here, the plan field by the lowering.
+  auto precision = conversion::programPrecision(*plan, requested);
+  if (!precision)
+    return fail(!requested.empty() ? "--" + precision.message()
+                                   : emitPlanOpt + ": " + precision.message(),
+                requested.empty() ? 1 : 2);
+  // The plan's figures were computed for its precision: say so when the
+  // program computes in another (`trident plan --precision P --runtime
+  // trident` prices the program).
+  if (std::optional<DType> own = parseDType(plan->precision);
+      own && dtypeName(*own) != (*precision == "f32" ? "fp32" : "bf16"))
     llvm::errs() << "trident: note: " << emitPlanOpt
                  << "'s step time and memory assume " << plan->precision
-                 << " training; the emitted program trains in f32 (the "
-                    "runtime backends are f32-only); `trident plan "
-                    "--precision fp32 --runtime trident` gives figures for "
-                    "it\n";
+                 << " training; the emitted program trains in "
+                 << (*precision == "f32" ? "fp32" : "bf16")
+                 << "; `trident plan --precision "
+                 << (*precision == "f32" ? "fp32" : "bf16")
+                 << " --runtime trident` gives figures for it\n";
 
   // trident-apply-plan holds the plan to the model (plan::verify): a plan
   // made for another model is refused, naming both.
@@ -137,25 +157,7 @@ int runEmit(mlir::MLIRContext &ctx) {
   options.optimizer = emitOptimizerOpt;
   options.lr = emitLrOpt;
   options.moeBiasUpdateRate = emitMoeBiasRateOpt;
-  options.trainInF32 = emitTrainF32Opt;
-  if (emitTrainF32Opt) {
-    // Say so when it changes anything: the plan's memory and time figures
-    // assumed the model's own precision.
-    std::string narrow;
-    model->model().walk([&](mlir::trident::graph::ParamOp p) {
-      mlir::Type e =
-          llvm::cast<mlir::RankedTensorType>(p.getType()).getElementType();
-      if (narrow.empty() && !e.isF32()) {
-        llvm::raw_string_ostream os(narrow);
-        os << e;
-      }
-    });
-    if (!narrow.empty())
-      llvm::errs() << "trident: note: the model's parameters are " << narrow
-                   << "; the emitted program trains them in f32 (the "
-                      "runtime backends are f32-only), so its memory is not "
-                      "the plan's\n";
-  }
+  options.precision = requested;
   // The pipeline trident-opt runs (docs/emit.md): the plan onto the model
   // (held to it by plan::verify), then the lowering to texec.
   mlir::OwningOpRef<mlir::ModuleOp> exec = std::move(model->module);
@@ -179,7 +181,7 @@ int runEmit(mlir::MLIRContext &ctx) {
     mlir::trident::LowerToTexecPassOptions lower;
     lower.optimizer = options.optimizer;
     lower.lr = options.lr;
-    lower.trainInF32 = options.trainInF32;
+    lower.precision = options.precision;
     lower.moeBiasRate = options.moeBiasUpdateRate;
     pm.addPass(mlir::trident::createLowerToTexecPass(lower));
     if (mlir::failed(pm.run(*exec)))

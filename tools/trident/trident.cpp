@@ -40,7 +40,7 @@ int main(int argc, char **argv) {
       "                   [--model M] [--cluster C] [-o FILE]\n"
       "  trident emit     --plan plan.json --model M [--backend cpu|cuda]\n"
       "                   -o DIR [--emit project|texec|cpp] [--optimizer adam|sgd]\n"
-      "                   [--lr F] [--train-in-f32]\n"
+      "                   [--lr F] [--precision fp32|bf16] [--train-in-f32]\n"
       "  trident explore  --model M --seq-len S --tokens T\n"
       "                   --clusters PRESET:A..B[,PRESET:A..B...]\n"
       "                   [--global-batch auto|N[,N...]] [--critical-batch TOKENS]\n"

@@ -123,9 +123,9 @@ const KernelInfo kKernels[] = {
     {KernelKind::EmbeddingPos, 3, 1, {}, kVocabPos},      // ids, wte, wpe -> y
     {KernelKind::EmbeddingBwd, 2, 1, {}, kVocab},      // ids, dy -> dwte
     {KernelKind::EmbeddingPosBwd, 2, 2, {}, kVocabPos},  // ids, dy -> dwte, dwpe
-    {KernelKind::LayerNorm, 3, 3, kEps, kGammaShift},  // x, g, b -> y, mean, rstd
+    {KernelKind::LayerNorm, 3, 3, kEps, kGammaShift, 0b110}, // x, g, b -> y, mean, rstd
     {KernelKind::LayerNormBwd, 5, 3, {}, kGammaShift}, // dy, x, g, mean, rstd -> dx, dg, db
-    {KernelKind::RmsNorm, 2, 2, kEps, {}},             // x, g -> y, rstd
+    {KernelKind::RmsNorm, 2, 2, kEps, {}, 0b10},       // x, g -> y, rstd
     {KernelKind::RmsNormBwd, 4, 2, {}, {}},           // dy, x, g, rstd -> dx, dg
     {KernelKind::Linear, 2, 1, {}, {}},                 // x, w -> y
     {KernelKind::LinearBias, 3, 1, {}, kBias},         // x, w, b -> y
@@ -147,10 +147,10 @@ const KernelInfo kKernels[] = {
     {KernelKind::Mul, 2, 1, {}, {}},
     {KernelKind::Rope, 1, 1, kRope, kRopeOpt},            // x -> x rotated (RoPE)
     {KernelKind::RopeBwd, 1, 1, kRope, kRopeOpt},        // dy -> dx (inverse rotation)
-    {KernelKind::Attention, 3, 2, kHeads, kAttnOpt},     // q, k, v -> out, probs
+    {KernelKind::Attention, 3, 2, kHeads, kAttnOpt, 0b10}, // q, k, v -> out, probs
     {KernelKind::AttentionBwd, 5, 3, kHeads, kAttnOpt}, // dy, q, k, v, probs -> dq, dk, dv
     // With one sink logit per local head (gpt-oss).
-    {KernelKind::AttentionSinks, 4, 2, kHeads, kAttnOpt},     // q, k, v, sinks -> out, probs
+    {KernelKind::AttentionSinks, 4, 2, kHeads, kAttnOpt, 0b10}, // q, k, v, sinks -> out, probs
     {KernelKind::AttentionSinksBwd, 5, 4, kHeads, kAttnOpt}, // dy, q, k, v, probs -> dq, dk, dv, dsinks
     // k_nope [b,s,heads*nope], k_rope [b,s,rope] -> k [b,s,heads*(nope+rope)]
     {KernelKind::LatentKey, 2, 1, kLatentKey, {}},
@@ -175,7 +175,7 @@ const KernelInfo kKernels[] = {
     {KernelKind::MoeSelectedBwd, 6, 4, kMoE, kMoEOpt},
     // dgate, x, router, select -> dx, drouter, load (tokens per expert
     // of the rows routed here: the selection bias's load balancing)
-    {KernelKind::MoeRouterSelectedBwd, 4, 3, kMoE, kRouterOpt},
+    {KernelKind::MoeRouterSelectedBwd, 4, 3, kMoE, kRouterOpt, 0b100},
     {KernelKind::PatchEmbed, 3, 1, kPatch, {}},         // images, w, b -> tokens
     {KernelKind::PatchEmbedBwd, 2, 2, kPatch, {}},     // dy, images -> dw, db
     {KernelKind::SeqSlice, 1, 1, kSeqAxis, {}},         // x [b,s,h] -> [b,s/n,h]
@@ -185,7 +185,7 @@ const KernelInfo kKernels[] = {
     {KernelKind::PositionAddBwd, 1, 1, {}, kPos},      // dy -> dwpe
     {KernelKind::SelectToken, 1, 1, kSelect, kSelectAxes},     // x [b,s,h] -> [b,h]
     {KernelKind::SelectTokenBwd, 1, 1, kSelect, kSelectAxes}, // dy [b,h] -> dx [b,s,h]
-    {KernelKind::CrossEntropy, 2, 2, {}, kCrossEntropy}, // logits, labels -> loss_sum, lse
+    {KernelKind::CrossEntropy, 2, 2, {}, kCrossEntropy, 0b11}, // logits, labels -> loss_sum, lse
     {KernelKind::CrossEntropyBwd, 3, 1, kScale, kCrossEntropy}, // logits, labels, lse -> dlogits
     // DLRM (Naumov et al. 2019). An embedding bag is "embedding" on the
     // [b, bag] ids ([b, bag, d] rows), then bag_pool; "mean" averages.
@@ -196,7 +196,7 @@ const KernelInfo kKernels[] = {
     // dy, F features -> F feature gradients
     {KernelKind::DotInteractionBwd, kVariadic, kVariadic, {}, {}},
     // logits [b, 1], labels int32 [b] in {0, 1} -> loss_sum [1]
-    {KernelKind::BinaryCrossEntropy, 2, 1, {}, {}},
+    {KernelKind::BinaryCrossEntropy, 2, 1, {}, {}, 0b1},
     {KernelKind::BinaryCrossEntropyBwd, 2, 1, kScale, {}}, // logits, labels -> dlogits
 };
 } // namespace
@@ -216,6 +216,10 @@ void mlir::trident::exec::checkKernelTable() {
   if (!ok)
     llvm::report_fatal_error("texec: the kernel table (ExecOps.cpp) must "
                              "list every KernelKind once, in its order");
+}
+
+bool mlir::trident::exec::keepsF32Result(KernelKind kind, unsigned index) {
+  return index < 32 && (lookupKernel(kind).f32Results >> index & 1u);
 }
 
 bool mlir::trident::exec::isBackwardKernel(KernelKind kind) {
@@ -331,6 +335,9 @@ LogicalResult ProgramOp::verify() {
   if (getZeroStage() > 3)
     return emitOpError() << "'zero_stage' must be 0..3, got "
                          << getZeroStage();
+  if (getPrecision() != "f32" && getPrecision() != "bf16")
+    return emitOpError() << "'precision' must be \"f32\" or \"bf16\", got \""
+                         << getPrecision() << "\"";
   StringRef kind = getSchedule();
   if (kind != "gpipe" && kind != "1f1b" && kind != "interleaved-1f1b")
     return emitOpError() << "unknown schedule '" << kind

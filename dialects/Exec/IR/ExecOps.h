@@ -44,7 +44,16 @@ struct KernelInfo {
   llvm::ArrayRef<llvm::StringRef> required;
   /// Config keys that may be present.
   llvm::ArrayRef<llvm::StringRef> optional;
+  /// Bit i set: result i stays fp32 in a bf16 program (texec.program
+  /// precision "bf16"): statistics a kernel keeps for its backward (norm
+  /// means and reciprocal deviations, the softmax of attention, the
+  /// cross-entropy's log-sum-exp) and loss sums, as Megatron keeps them.
+  /// Every other float result is a bf16 activation; parameter gradients
+  /// are fp32 by their use (accumulate_grad), not by this mask.
+  unsigned f32Results = 0;
 };
+/// Whether result `index` of a `kind` kernel stays fp32 in a bf16 program.
+bool keepsF32Result(KernelKind kind, unsigned index);
 /// A KernelInfo count that the kernel's own verifier rule checks.
 constexpr unsigned kVariadic = ~0u;
 /// The table entry of `kind`.

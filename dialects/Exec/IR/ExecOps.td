@@ -27,6 +27,11 @@ def TExec_ProgramOp : TExec_Op<"program", [
     Expert parallelism (`ep` > 1, default 1) is carved out of `dp`: the
     `ep` consecutive dp ranks of an `ep` group hold different experts, and
     axis `edp` (dp / ep ranks) joins the ranks holding the same ones.
+    `precision` (default "f32") is "bf16" for bf16 mixed precision: every
+    float value a kernel, a reduction or a parameter read produces is
+    bf16 (the kernel table's fp32 results and parameter gradients
+    excepted), computed in fp32; master weights, gradient accumulation
+    and the optimizer's state stay fp32.
 
     Example:
     ```mlir
@@ -45,7 +50,8 @@ def TExec_ProgramOp : TExec_Op<"program", [
                        I64Attr:$vocab, I64Attr:$zero_stage,
                        StrAttr:$schedule, UnitAttr:$sequence_parallel,
                        DefaultValuedAttr<I64Attr, "1">:$cp,
-                       DefaultValuedAttr<I64Attr, "1">:$ep);
+                       DefaultValuedAttr<I64Attr, "1">:$ep,
+                       DefaultValuedAttr<StrAttr, "\"f32\"">:$precision);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasVerifier = 1;

@@ -29,8 +29,10 @@ def LowerToTexecPass : Pass<"trident-lower-to-texec", "::mlir::ModuleOp"> {
     Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adam\"",
            "adam or sgd">,
     Option<"lr", "lr", "double", /*default=*/"1e-3", "learning rate">,
+    Option<"precision", "precision", "std::string", /*default=*/"\"\"",
+           "fp32 or bf16 (empty: the plan's precision)">,
     Option<"trainInF32", "train-in-f32", "bool", /*default=*/"false",
-           "train a bf16 or f16 model in f32 (the backends are f32-only)">,
+           "the same as precision=fp32">,
     Option<"moeBiasRate", "moe-bias-rate", "double", /*default=*/"1e-3",
            "step of DeepSeek-V3's auxiliary-loss-free load balancing">
   ];

@@ -347,6 +347,17 @@ void mul(Tensor &out, const Tensor &a, const Tensor &b);
 /// Sum of all elements, computed in double, returned on the host.
 double sum(const Tensor &t);
 
+/// Rounds every element to the nearest bfloat16 (ties to even; NaN and
+/// infinities kept), in place. Every bf16 value is an fp32 value, so a
+/// tensor rounded this way holds exactly what a bf16 tensor would: the
+/// emitted bf16 programs (docs/emit.md, "bf16 mixed precision") round each
+/// activation a kernel writes and compute in fp32, as tensor cores
+/// multiply bf16 operands and accumulate in fp32.
+void roundToBf16(Tensor &t);
+/// A new tensor holding `t` rounded to bf16: the working copy of an fp32
+/// master weight that a bf16 program's forward and backward read.
+Tensor bf16Copy(const Tensor &t);
+
 /// Embedding: out[i, :] = wte[tokens[i] - vocabOffset, :] when the token
 /// falls in this shard's rows [vocabOffset, vocabOffset + wte.dim(0)), else
 /// zeros (vocab-parallel embedding: all-reduce `out` over tp afterwards).

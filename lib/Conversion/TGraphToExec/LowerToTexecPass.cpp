@@ -40,7 +40,7 @@ struct LowerToTexecPass
     ::trident::conversion::TrainingOptions options;
     options.optimizer = optimizer;
     options.lr = lr;
-    options.trainInF32 = trainInF32;
+    options.precision = trainInF32 ? std::string("fp32") : precision;
     options.moeBiasUpdateRate = moeBiasRate;
     options.planSource = ::trident::conversion::kPlanAttrName.str();
     OwningOpRef<ModuleOp> lowered =

@@ -21,6 +21,7 @@
 #include "dialects/Exec/IR/ExecOps.h"
 #include "dialects/Graph/IR/GraphOps.h"
 #include "trident/Schedule/Schedule.h"
+#include "trident/Support/DType.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -333,8 +334,9 @@ FailureOr<RankedTensorType> ChunkLowering::localType(Operation *op, Type t,
   for (int64_t d : shape)
     if (ShapedType::isDynamic(d))
       return op->emitError("texec lowering: dynamic feature dimension");
-  // Programs compute in f32 (parameters are checked, or upcast under
-  // trainInF32); token ids stay integers.
+  // Values are f32 in the IR, whatever the model's parameter type: the
+  // master weights are fp32, and a bf16 program (texec.program precision)
+  // holds bf16 values in them; token ids stay integers.
   Type element = ranked.getElementType();
   if (isa<FloatType>(element))
     element = Float32Type::get(ctx());
@@ -365,12 +367,6 @@ FailureOr<Value> ChunkLowering::param(Operation *user, Value tgParam,
   std::string name = (isa<tg::RepeatOp>(p->getParentOp()) ? prefix : "") +
                      p.getName().str();
   auto type = cast<RankedTensorType>(p.getType());
-  if (!type.getElementType().isF32() &&
-      !(st.options.trainInF32 && isa<FloatType>(type.getElementType())))
-    return p.emitError() << "texec lowering: parameter '" << name
-                         << "' is " << type.getElementType()
-                         << "; the backends train in f32 (use an f32 model, "
-                            "or --train-in-f32 to train this one in f32)";
   SmallVector<int64_t> local(type.getShape());
   const bool overEp = StringRef(layout.axis) == "ep";
   const int64_t parts = overEp ? st.ep : st.tp;
@@ -2132,6 +2128,8 @@ static LogicalResult checkLoweringPlan(tg::ModelOp model,
   if (!(options.moeBiasUpdateRate >= 0.0 && options.moeBiasUpdateRate <= 1.0))
     return fail("the MoE selection-bias update rate must be in [0, 1], got " +
                 std::to_string(options.moeBiasUpdateRate));
+  if (auto p = programPrecision(plan, options.precision); !p)
+    return fail(p.message());
   return success();
 }
 
@@ -2227,6 +2225,34 @@ static LogicalResult finishStages(OpBuilder &b, Location loc,
         b.getF64FloatAttr(options.beta2), b.getF64FloatAttr(options.eps));
   }
   return success();
+}
+
+::trident::Result<std::string>
+programPrecision(const ::trident::plan::Plan &plan,
+                 const std::string &requested) {
+  const std::string &name = requested.empty() ? plan.precision : requested;
+  const std::string what = requested.empty() ? "plan 'precision' '" + name + "'"
+                                             : "precision '" + name + "'";
+  std::optional<::trident::DType> t = ::trident::parseDType(name);
+  if (!t)
+    return ::trident::Status::error(what + " is not a precision (expected "
+                                           "fp32 or bf16)");
+  switch (*t) {
+  case ::trident::DType::F32:
+    return std::string("f32");
+  case ::trident::DType::BF16:
+    return std::string("bf16");
+  case ::trident::DType::F16:
+    return ::trident::Status::error(
+        what + ": the programs train in fp32 or bf16 (fp16 needs loss "
+               "scaling, which they do not do); pick one with --precision");
+  case ::trident::DType::FP8:
+    return ::trident::Status::error(
+        what + ": the programs train in fp32 or bf16 (fp8 GEMMs need "
+               "per-tensor scales, which they do not keep); pick one with "
+               "--precision");
+  }
+  return ::trident::Status::error(what + " is not a precision");
 }
 
 OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
@@ -2326,10 +2352,11 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
   auto program = tx::ProgramOp::create(
       b, loc, b.getStringAttr(model.getSymName()), i64(plan.dp), i64(plan.tp),
       i64(plan.pp), i64(plan.vpp), i64(plan.numMicroBatches),
-      i64(plan.microBatch), i64(plan.seqLen), i64(vocab),
-      i64(plan.zeroStage), b.getStringAttr(scheduleName),
+      i64(plan.microBatch), i64(plan.seqLen), i64(vocab), i64(plan.zeroStage),
+      b.getStringAttr(scheduleName),
       plan.sequenceParallel && plan.tp > 1 ? b.getUnitAttr() : UnitAttr(),
-      i64(plan.cp), i64(plan.ep));
+      i64(plan.cp), i64(plan.ep),
+      b.getStringAttr(*programPrecision(plan, options.precision)));
   Block &pbody = program.getBody().emplaceBlock();
   b.setInsertionPointToEnd(&pbody);
   for (StringRef axis : {"dp", "tp", "pp"})

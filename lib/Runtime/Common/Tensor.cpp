@@ -114,6 +114,12 @@ Tensor Tensor::clone() const {
   return t;
 }
 
+Tensor bf16Copy(const Tensor &t) {
+  Tensor c = t.clone();
+  roundToBf16(c);
+  return c;
+}
+
 std::vector<float> Tensor::toHost() const {
   std::vector<float> out(numel_);
   if (numel_)

@@ -6,9 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../Internal.h"
 #include "../Common/Activations.h"
+#include "../Common/Bf16.h"
 #include "../Common/Hash.h"
+#include "../Internal.h"
 
 #include <Eigen/Core>
 
@@ -91,6 +92,12 @@ void mul(Tensor &out, const Tensor &a, const Tensor &b) {
   const float *pa = a.f32(), *pb = b.f32();
   for (int64_t i = 0; i < out.numel(); ++i)
     o[i] = pa[i] * pb[i];
+}
+
+void roundToBf16(Tensor &t) {
+  float *p = t.numel() ? t.f32() : nullptr;
+  for (int64_t i = 0; i < t.numel(); ++i)
+    p[i] = detail::roundToBf16(p[i]);
 }
 
 double sum(const Tensor &t) {

@@ -10,6 +10,7 @@
 
 #include "CudaState.h"
 #include "../Common/AttentionGemms.h"
+#include "../Common/Bf16.h"
 #include "../Common/Hash.h"
 #include "../Common/TokenGroups.h"
 
@@ -105,6 +106,9 @@ constexpr float kInvSqrt2Pi = 0.3989422804014327f; // 1/sqrt(2 pi)
 
 // --- elementwise ----------------------------------------------------------
 __global__ void kScale(float *p, float a, int64_t n) { GRID_STRIDE(i, n) p[i] *= a; }
+__global__ void kRoundBf16(float *p, int64_t n) {
+  GRID_STRIDE(i, n) p[i] = detail::roundToBf16(p[i]);
+}
 __global__ void kAxpy(float *y, const float *x, float a, int64_t n) {
   GRID_STRIDE(i, n) y[i] += a * x[i];
 }
@@ -891,6 +895,14 @@ void mul(Tensor &out, const Tensor &a, const Tensor &b) {
   TRIDENT_LAUNCH(kMul, blocksFor(out.numel()), kThreads, 0, stream())(
       out.f32(), a.f32(), b.f32(), out.numel());
   launched("mul");
+}
+
+void roundToBf16(Tensor &t) {
+  if (!t.numel())
+    return;
+  TRIDENT_LAUNCH(kRoundBf16, blocksFor(t.numel()), kThreads, 0, stream())(
+      t.f32(), t.numel());
+  launched("roundToBf16");
 }
 
 double sum(const Tensor &t) {

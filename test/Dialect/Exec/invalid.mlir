@@ -25,6 +25,12 @@ texec.program @p attributes {dp = 1 : i64, tp = 0 : i64, pp = 1 : i64, vpp = 1 :
 
 // -----
 
+// expected-error@+1 {{'precision' must be "f32" or "bf16", got "fp8"}}
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 1 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b", precision = "fp8"} {
+}
+
+// -----
+
 // expected-error@+1 {{'zero_stage' must be 0..3, got 4}}
 texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 1 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 4 : i64, schedule = "1f1b"} {
 }

@@ -109,6 +109,7 @@ texec.program @mini attributes {dp = 1 : i64, tp = 2 : i64, pp = 2 : i64,
 
 // CHECK-LABEL: texec.program @cp
 // CHECK-SAME: cp = 2 : i64
+// CHECK-SAME: precision = "bf16"
 // CHECK: texec.group "dpcp" axes ["dp", "cp"]
 // CHECK: texec.param "x" global [1, 4, 8] init "uniform" data "dpcp" : tensor<1x4x8xf32>
 // CHECK: texec.input "tokens" : tensor<1x4xi32>
@@ -118,8 +119,10 @@ texec.program @mini attributes {dp = 1 : i64, tp = 2 : i64, pp = 2 : i64,
 // CHECK: texec.optimizer "sgd" group "dpcp" zero 0
 // CHECK-LABEL: texec.program @nocp
 // CHECK-NOT: cp =
+// CHECK-NOT: precision
 // CHECK-SAME: {
-texec.program @cp attributes {dp = 1 : i64, cp = 2 : i64, tp = 1 : i64,
+// (In bf16 mixed precision: docs/texec.md.)
+texec.program @cp attributes {dp = 1 : i64, cp = 2 : i64, precision = "bf16", tp = 1 : i64,
     pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64,
     micro_batch_size = 1 : i64, seq_len = 8 : i64, vocab = 16 : i64,
     zero_stage = 0 : i64, schedule = "1f1b"} {

@@ -12,6 +12,7 @@
 #define TRIDENT_CONVERSION_TGRAPHTOEXEC_TGRAPHTOEXEC_H
 
 #include "trident/Plan/Plan.h"
+#include "trident/Support/Status.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -29,9 +30,11 @@ struct TrainingOptions {
   std::string optimizer = "adam"; ///< "adam" or "sgd"
   double lr = 1e-3;
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
-  /// Train a model whose parameters are bf16 or f16 in f32 (the runtime
-  /// backends are f32-only). Off: such a model is refused.
-  bool trainInF32 = false;
+  /// What the program computes in: "f32", "bf16" (or another name
+  /// parseDType knows), or empty for the plan's own `precision`. Master
+  /// weights, gradients and optimizer state are fp32 either way, whatever
+  /// the model's parameter type (docs/emit.md, "bf16 mixed precision").
+  std::string precision;
   /// The step of DeepSeek-V3's auxiliary-loss-free load balancing: a
   /// selection bias moves by this much per step towards balanced experts
   /// (texec.param load_balance). 0.001 is the update speed of DeepSeek-V3's
@@ -42,6 +45,14 @@ struct TrainingOptions {
   std::string planSource = "plan";
   std::string modelSource;
 };
+
+/// The texec.program precision a plan trains in: `requested` when not
+/// empty, else the plan's `precision`; "f32" or "bf16". fp16 (it needs
+/// loss scaling) and fp8 (per-tensor scales) are not emitted: the message
+/// says so and names the option that picks one that is.
+::trident::Result<std::string>
+programPrecision(const ::trident::plan::Plan &plan,
+                 const std::string &requested);
 
 /// Lowers `model` under `plan`. The plan is first held to the model
 /// (plan::verify: its own rules, then the model's name, layers, shape and

@@ -16,7 +16,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace trident::rt;
@@ -440,6 +442,40 @@ void checkExperts() {
 /// communicator, so this runs NCCL's all-reduce (sum, max), all-gather,
 /// reduce-scatter, send/receive (all-to-all), broadcast and the
 /// asynchronous forms with their events on a machine with one GPU.
+// roundToBf16 against bit-level facts of the format: 8 significant bits,
+// ties to even, infinities and NaN kept, overflow to infinity; bf16Copy
+// leaves its source alone.
+void checkBf16() {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float u = std::ldexp(1.0f, -8); // half a bf16 ulp at 1
+  const std::vector<float> in = {
+      1.0f,    1.0f + u, 1.0f + 3 * u, 1.0f + u + u / 64,     -(1.0f + 3 * u),
+      3.4e38f, -inf,     0.1f,         std::ldexp(1.0f, -130)};
+  const std::vector<float> want = {
+      1.0f, 1.0f, 1.0f + 4 * u, 1.0f + 2 * u, -(1.0f + 4 * u), inf, -inf,
+      // 0.1 = 0x3dcccccd -> 0x3dcd0000; a subnormal keeps its top bits.
+      0.10009765625f, std::ldexp(1.0f, -130)};
+  Tensor t({int64_t(in.size())}), nan({1});
+  t.fromHost(in);
+  nan.fromHost({std::numeric_limits<float>::quiet_NaN()});
+  Tensor c = bf16Copy(t);
+  roundToBf16(nan);
+  std::vector<float> got = c.toHost(), kept = t.toHost();
+  // Exact equality (infinities included).
+  for (size_t i = 0; i < in.size(); ++i)
+    for (auto [what, g, w] : {std::tuple{"roundToBf16", got[i], want[i]},
+                              std::tuple{"bf16Copy source", kept[i], in[i]}})
+      if (g != w) {
+        std::printf("%s smoke: %s[%zu] = %.9g, want %.9g\n", backendName(),
+                    what, i, double(g), double(w));
+        ++bad;
+      }
+  if (!std::isnan(nan.toHost()[0])) {
+    std::printf("roundToBf16: NaN did not stay NaN\n");
+    ++bad;
+  }
+}
+
 void checkCollectivesAlone(const Group &g) {
   const int64_t r = 6, c = 10;
   Tensor src = filled("collective", r, c);
@@ -533,6 +569,7 @@ int main(int argc, char **argv) {
     checkAttention();
     checkRecommender();
     checkExperts();
+    checkBf16();
     // copy between overlapping views of one buffer, both ways (memmove's
     // result; cudaMemcpy alone is undefined there).
     for (int64_t shift : {2, -2}) {
