@@ -293,6 +293,7 @@ void applyRuntime(EvalOptions &o, Runtime r) {
   o.runtime = r;
   // Megatron-Core / NeMo: Transformer Engine's cuDNN fused attention,
   // 16-bit elementwise kernels, --overlap-grad-reduce.
+  o.bf16InFp32Storage = false;
   o.flashAttention = true;
   o.attentionKernel = AttentionKernel::Best;
   o.autocast = false;
@@ -365,6 +366,9 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     // A tied embedding's sum over the first and last stage: under ZeRO-2/3
     // of the gradient slice (gradAllReduce in lib/Target/ExecToCpp.cpp).
     o.tiedSumOfZeroSlice = true;
+    // Its bf16 programs hold bf16 values in fp32 tensors and run TF32
+    // GEMMs on them (docs/emit.md, "bf16 mixed precision").
+    o.bf16InFp32Storage = true;
     break;
   case Runtime::DeepSpeed:
     // DeepSpeed ZeRO of 2021 (v0.3.12 to v0.4.2, read at v0.4.2, commit
@@ -929,11 +933,12 @@ void Evaluator::chunkCosts(const Frame &f, Evaluation &out) {
   [[maybe_unused]] PipelineCosts &pc = im.costs;
   // --- per-layer times for each group in use (cached by axes) ---
   auto layerTable = [&](int64_t nodeGroup) -> const std::vector<LayerTimes> & {
-    Axes key{nodeGroup, c.tp, c.cp, c.ep, etp, c.microBatch,
-             c.sequenceParallel, c.precision};
+    const DType costed = costPrecision(c.precision, o);
+    Axes key{nodeGroup,          c.tp,  c.cp, c.ep, etp, c.microBatch,
+             c.sequenceParallel, costed};
     uint64_t h = uint64_t(nodeGroup) * 0x9E3779B97F4A7C15ull;
     for (int64_t x : {c.tp, c.cp, c.ep, etp, c.microBatch,
-                      int64_t(c.sequenceParallel), int64_t(c.precision)})
+                      int64_t(c.sequenceParallel), int64_t(costed)})
       h = (h ^ uint64_t(x)) * 0x100000001B3ull;
     Impl::Slot &slot = im.cache[(h >> 7) % kCacheSlots];
     if (!slot.valid || !(slot.key == key)) {
@@ -1304,12 +1309,12 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
   const int64_t dpcp = c.dp * c.cp;
   const int64_t edp = std::max<int64_t>(1, c.dp * c.cp * c.tp / (c.ep * etp));
   const ScheduleKind kind = c.scheduleKind();
-  const bool mixed = c.precision != DType::F32;
+  const bool mixed = costPrecision(c.precision, o) != DType::F32;
   const StateBytesPerParam state = stateBytesPerParam(c.precision, o);
   const double weightBytes = state.weight;
   const double gradBytes = state.gradient;
   const double optBytes = state.optimizer;
-  const DType actType = activationDtype(c.precision);
+  const DType actType = activationDtype(costPrecision(c.precision, o));
   const double actBytes = double(dtypeBytes(actType));
 
   // --- schedule ---
@@ -1413,8 +1418,14 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
   return finishTotals(c, extra * tokens, out);
 }
 
+DType costPrecision(DType precision, const EvalOptions &o) {
+  return o.bf16InFp32Storage && precision == DType::BF16 ? DType::F32
+                                                         : precision;
+}
+
 StateBytesPerParam stateBytesPerParam(DType precision,
                                       const EvalOptions &o) {
+  precision = costPrecision(precision, o);
   StateBytesPerParam b;
   const bool mixed = precision != DType::F32;
   b.weight = mixed ? 2 : 4;

@@ -55,6 +55,14 @@ struct EvalOptions {
   /// residual stream stay in fp32, so non-GEMM traffic moves 4-byte
   /// elements (Megatron and torchtitan keep them in 16 bits).
   bool autocast = false;
+  /// bf16 values held in fp32 tensors: the programs of `trident emit`
+  /// round bf16 activations and weight copies but store them in 4 bytes,
+  /// keep 16 bytes of state per parameter, and run TF32 GEMMs on the bf16
+  /// values (docs/emit.md, "bf16 mixed precision"), so a bf16 configuration
+  /// costs what the fp32 one does (costPrecision); its MFU stays against
+  /// the bf16 peak. The rounding passes themselves (one read and write of
+  /// each activation) are not counted.
+  bool bf16InFp32Storage = false;
   /// What Recompute::Selective recomputes: 0 = the attention core only
   /// (Korthikanti et al. 2022, Megatron); f > 0 = that share of each
   /// block's forward, saving the rest (torchtitan's selective AC, 0.5).
@@ -161,6 +169,10 @@ struct StateBytesPerParam {
   double gradient = 2;  ///< see EvalOptions::gradBytesPerParam
   double optimizer = 12; ///< see EvalOptions::optimizerBytesPerParam
 };
+/// The precision whose storage and GEMMs a configuration in `precision`
+/// costs: fp32 for bf16 under bf16InFp32Storage, else `precision`.
+DType costPrecision(DType precision, const EvalOptions &o);
+
 StateBytesPerParam stateBytesPerParam(DType precision,
                                       const EvalOptions &options);
 

@@ -462,6 +462,8 @@ TEST_CASE("the trident runtime prices its all-gather token dispatcher",
   EvalOptions gather;
   applyRuntime(gather, Runtime::Trident);
   CHECK(gather.epAllGatherDispatcher);
+  // (The expectations below count 2-byte bf16 elements.)
+  gather.bf16InFp32Storage = false;
   for (Runtime r : {Runtime::MegatronCore, Runtime::MegatronLm, Runtime::Fsdp,
                     Runtime::Torchtitan}) {
     EvalOptions o;
@@ -720,6 +722,9 @@ TEST_CASE("trident programs: which gradient sums overlap the backward",
   EvalOptions ours, legacy;
   applyRuntime(ours, Runtime::Trident);
   applyRuntime(legacy, Runtime::MegatronLm); // same attention, no overlap
+  // The same bytes on both sides (bf16 in 2 bytes), only the overlap
+  // differs.
+  ours.bf16InFp32Storage = false;
   for (int zero : {0, 1, 2, 3}) {
     ParallelConfig cfg = cfgOf(16, 1, 1, 4, 64); // one micro-batch
     cfg.zeroStage = zero;
@@ -799,13 +804,15 @@ TEST_CASE("trident programs: which gradient sums overlap the backward",
 
 TEST_CASE("fp32 training: 4-byte states, 8 bytes of Adam, TF32 GEMMs",
           "[cost][runtime]") {
-  // The trident runtime's programs train in fp32 (docs/emit.md); the
-  // benchmark of scripts/gpu-bench.sh predicts them with --precision fp32.
+  // fp32 training against bf16 mixed precision stored in 2 bytes; the
+  // benchmark of scripts/gpu-bench.sh predicts the trident programs with
+  // --precision fp32.
   LayerProfile p = smallGpt();
   ParallelConfig cfg = cfgOf(8, 1, 1, 1, 8);
   Cluster c = *parseClusterSpec("dgx-h100:1");
   EvalOptions o;
   applyRuntime(o, Runtime::Trident);
+  o.bf16InFp32Storage = false;
   Evaluation mixed = mustEvaluate(p, c, cfg, o);
   cfg.precision = DType::F32;
   Evaluation f32 = mustEvaluate(p, c, cfg, o);
@@ -820,6 +827,35 @@ TEST_CASE("fp32 training: 4-byte states, 8 bytes of Adam, TF32 GEMMs",
   CHECK(f32.iterationSeconds > 1.5 * mixed.iterationSeconds);
   CHECK(c.groups[0].gpu.peakFlopsPerS(DType::F32) ==
         Approx(c.groups[0].gpu.peakTf32FlopsPerS));
+}
+
+TEST_CASE("trident programs: bf16 held in fp32 tensors costs what fp32 does",
+          "[cost][runtime]") {
+  // The emitted bf16 programs round bf16 values but store them in fp32
+  // tensors and run TF32 GEMMs on them (docs/emit.md, "bf16 mixed
+  // precision"): the trident preset prices a bf16 plan as the fp32 one,
+  // while its MFU stays against the bf16 peak.
+  LayerProfile p = smallGpt();
+  ParallelConfig cfg = cfgOf(8, 1, 1, 1, 8);
+  Cluster c = *parseClusterSpec("dgx-h100:1");
+  EvalOptions o;
+  applyRuntime(o, Runtime::Trident);
+  CHECK(o.bf16InFp32Storage);
+  CHECK(costPrecision(DType::BF16, o) == DType::F32);
+  CHECK(costPrecision(DType::FP8, o) == DType::FP8);
+  Evaluation bf16 = mustEvaluate(p, c, cfg, o);
+  cfg.precision = DType::F32;
+  Evaluation f32 = mustEvaluate(p, c, cfg, o);
+  CHECK(bf16.iterationSeconds == Approx(f32.iterationSeconds));
+  CHECK(bf16.peakMemoryBytes == Approx(f32.peakMemoryBytes));
+  CHECK(bf16.mfu == Approx(f32.mfu * c.groups[0].gpu.peakFlopsPerS(DType::F32) /
+                           c.groups[0].gpu.peakFlopsPerS(DType::BF16)));
+  // Another preset stores bf16 in 2 bytes.
+  EvalOptions core;
+  applyRuntime(core, Runtime::MegatronCore);
+  CHECK_FALSE(core.bf16InFp32Storage);
+  applyRuntime(o, Runtime::MegatronCore);
+  CHECK_FALSE(o.bf16InFp32Storage); // reset by the new preset
 }
 
 TEST_CASE("torchtitan's selective recompute sits between none and full",

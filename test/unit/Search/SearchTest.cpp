@@ -582,6 +582,9 @@ TEST_CASE("ZeRO-1 is searched where ZeRO-2 sums every micro-batch",
   Cluster cl = cluster("l40s-8x:4");
   EvalOptions eo;
   applyRuntime(eo, Runtime::Trident);
+  // Priced with bf16 in 2 bytes (the programs' fp32 tensors double the
+  // bytes and move the balance).
+  eo.bf16InFp32Storage = false;
   SearchOptions so;
   so.globalBatch = 128;
   so.topK = 1;
