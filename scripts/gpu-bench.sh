@@ -3,11 +3,12 @@
 #
 # Usage: scripts/gpu-bench.sh [--backend cuda|cpu|cuda-emu] [--build-dir DIR]
 #          [--model M] [--gpu NAME] [--seq-len S] [--global-batch B]
-#          [--micro-batch N] [--steps N] [--work DIR]
+#          [--micro-batch N] [--steps N] [--work DIR] [--precision P]
 #          [--bundle-out DIR | --bundle-in DIR]
 #
 # Plans the model for one GPU (dp = tp = pp = 1, the given micro-batch, no
-# recomputation) with `trident plan --precision fp32 --runtime trident`,
+# recomputation) with `trident plan --precision P --runtime trident`
+# (P: --precision, fp32 by default, or bf16 for bf16 mixed precision),
 # the cost model's description of the programs `trident emit` writes, then
 # emits that plan, compiles it against the build's runtime archive, runs
 # it on one rank and prints the measured step time (the median of steps 2
@@ -44,7 +45,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 backend=cuda build="" model="$root/bench/models/gpt-1b.json" gpu=""
-seq=2048 batch=8 mb=1 steps=6 work="" bundleOut="" bundleIn=""
+seq=2048 batch=8 mb=1 steps=6 work="" bundleOut="" bundleIn="" precision=fp32
 usage() { sed -n '4,7s/^# \{0,1\}//p' "$0"; }
 need() { [ $# -ge 2 ] && [ -n "$2" ] || { echo "gpu-bench: $1 needs a value" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
@@ -58,6 +59,7 @@ while [ $# -gt 0 ]; do
     --micro-batch) need "$@"; mb=$2; shift 2 ;;
     --steps) need "$@"; steps=$2; shift 2 ;;
     --work) need "$@"; work=$2; shift 2 ;;
+    --precision) need "$@"; precision=$2; shift 2 ;;
     --bundle-out) need "$@"; bundleOut=$2; shift 2 ;;
     --bundle-in) need "$@"; bundleIn=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
@@ -70,6 +72,10 @@ for pair in seq-len:seq global-batch:batch micro-batch:mb steps:steps; do
     { echo "gpu-bench: --$flag must be a positive integer, got '${!v}'" >&2; exit 2; }
 done
 [ "$steps" -ge 2 ] || { echo "gpu-bench: --steps must be at least 2 (step 1 is a warm-up)" >&2; exit 2; }
+case "$precision" in
+  fp32|bf16) ;;
+  *) echo "gpu-bench: --precision must be fp32 or bf16, got '$precision'" >&2; exit 2 ;;
+esac
 
 [ -z "$bundleOut" ] || [ -z "$bundleIn" ] ||
   { echo "gpu-bench: --bundle-out and --bundle-in exclude each other" >&2; exit 2; }
@@ -149,19 +155,20 @@ if [ -n "$bundleIn" ]; then
   for f in plan.json plan.txt params shape main.cpp; do
     cp "$bundleIn/$f" "$work/$f" || { echo "gpu-bench: $bundleIn/$f missing" >&2; exit 1; }
   done
-  # The batch it was planned for.
-  read -r batch seq mb < "$work/shape"
+  # The batch and precision it was planned for.
+  read -r batch seq mb precision < "$work/shape"
+  precision=${precision:-fp32}
 else
   # One GPU: a cluster of one node holding one.
   printf '{"name": "one-gpu", "groups": [{"gpu": "%s", "nodes": 1, "gpus_per_node": 1}]}\n' \
     "$gpu" > "$work/cluster.json"
   "$trident" plan --model "$model" --cluster "$work/cluster.json" \
-    --global-batch "$batch" --seq-len "$seq" --precision fp32 --runtime trident \
+    --global-batch "$batch" --seq-len "$seq" --precision "$precision" --runtime trident \
     --fix "tp=1,pp=1,dp=1,cp=1,mb=$mb,recompute=none,zero=0" \
     -o "$work/plan.json" > "$work/plan.txt"
   "$trident" inspect --model "$model" --seq-len "$seq" |
     awk '/^parameters/{ gsub(/[()]/, ""); print $3, $4; exit }' > "$work/params"
-  echo "$batch $seq $mb" > "$work/shape"
+  echo "$batch $seq $mb $precision" > "$work/shape"
   "$trident" emit --plan "$work/plan.json" --model "$model" --backend "$emitBackend" \
     --emit cpp -o "$work/main.cpp" > "$work/emit.txt"
 fi
@@ -198,8 +205,10 @@ measured=$(awk '/^step / && $2 >= 2 { print $6 }' "$work/run.log" | sort -g |
   awk '{ t[NR] = $1 } END { if (NR % 2) print t[(NR + 1) / 2]; else print (t[NR / 2] + t[NR / 2 + 1]) / 2 }')
 measuredMem=$(sed -n 's/^memory: peak tensor bytes \([0-9]*\) .*/\1/p' "$work/run.log")
 
-echo "model      $name ($params parameters), $batch x $seq tokens per step, micro-batch $mb, fp32$([ "$backend" != cpu ] && echo " (TF32 GEMMs)")"
-echo "plan       trident plan --precision fp32 --runtime trident on one $gpuName"
+# What the program says it computes in (its "precision ..." line).
+ran=$(sed -n 's/^precision //p' "$work/run.log")
+echo "model      $name ($params parameters), $batch x $seq tokens per step, micro-batch $mb, ${ran:-unknown precision}"
+echo "plan       trident plan --precision $precision --runtime trident on one $gpuName"
 awk '/^step /{ printf "run        step %s loss %s time %.4f s\n", $2, $4, $6 }' "$work/run.log"
 # The plan's peak memory counts 1 GB per GPU for the CUDA context, library
 # workspaces and allocator slack (EvalOptions::reservedBytes,
