@@ -21,7 +21,8 @@
 #     CPU runtime's single-rank runs).
 #
 # Expected output shape: the bundle's lines ("emitted 22 cuda programs and
-# 11 cpu references", "emitted 6 ...", two "planned and emitted" lines,
+# 11 cpu references", "emitted 6 ...", the bf16 plans' "emitted 7 ...",
+# four "planned and emitted" lines,
 # its size); the program counts per folder; then run-e2e's table with a
 # "reference" row and a "match" row for tiny-llama-single; the gate's
 # line and its exit status (77 here, without a GPU); two run-e2e.sh

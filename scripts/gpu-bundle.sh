@@ -74,10 +74,25 @@ bash "$root/test/e2e/run-e2e.sh" --build-dir "$build" --backend cuda \
 bash "$root/test/e2e/run-e2e.sh" --build-dir "$build" --backend cuda \
   --reference-backend cpu --optimizer sgd --lr 1 --bundle-out "$out/e2e" $sgd
 
-# The benchmarks, as gpu-check.sh runs them, for the lent H200.
+# bf16 mixed precision (docs/emit.md): the plans of ctest's
+# e2e-cuda-emu-bf16 and three more, losses held to the CPU runtime's fp32
+# and bf16 single-rank runs.
+bash "$root/test/e2e/run-e2e.sh" --build-dir "$build" --backend cuda \
+  --reference-backend cpu --precision bf16 --bundle-out "$out/e2e" \
+  dp2-tp2-pp2 zero3 tiny-llama-cp2-tp2-sp tiny-deepseek-moe-dp2-ep2-tp2-sp-etp \
+  tiny-mixtral-dp4-ep2-zero3 tiny-vit-dp2-tp2-sp tiny-gpt-oss-dp2-ep2-tp2-sp-etp
+
+# The benchmarks, as gpu-check.sh runs them, for the lent H200; then the
+# bf16 programs of gpt-1b and the Llama-style ~1B (bench/models/llama-1b.json)
+# that the PyTorch reference (bench/torch_reference.py) also trains.
 rm -rf "$out/bench"
 bash "$root/scripts/gpu-bench.sh" --backend cuda --build-dir "$build" \
   --gpu h200 --bundle-out "$out/bench/gpt-1b"
+bash "$root/scripts/gpu-bench.sh" --backend cuda --build-dir "$build" \
+  --gpu h200 --precision bf16 --bundle-out "$out/bench/gpt-1b-bf16"
+bash "$root/scripts/gpu-bench.sh" --backend cuda --build-dir "$build" \
+  --gpu h200 --precision bf16 --model "$root/bench/models/llama-1b.json" \
+  --bundle-out "$out/bench/llama-1b-bf16"
 bash "$root/scripts/gpu-bench.sh" --backend cuda --build-dir "$build" \
   --gpu h200 --model "$root/bench/models/mixtral-small.json" --seq-len 256 \
   --global-batch 8 --micro-batch 2 --bundle-out "$out/bench/mixtral-small"

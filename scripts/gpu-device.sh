@@ -2,7 +2,8 @@
 #===- scripts/gpu-device.sh - The GPU checks on the lent machine ----------===#
 #
 # Usage: scripts/gpu-device.sh [--bundle DIR] [--build-dir DIR]
-#                              [--skip-e2e] [--skip-bench] [--no-gpu]
+#                              [--skip-e2e] [--skip-bench] [--skip-torch]
+#                              [--no-gpu]
 #
 # scripts/gpu-check.sh's checks for a machine that has a GPU, nvcc and a
 # C++ compiler but no MLIR, MPI or Eigen and no package registry: the
@@ -27,9 +28,15 @@
 #     processes);
 #  4. the bundle's CUDA end-to-end programs, each held to the CPU runtime's
 #     single-rank run of its model compiled and run here
-#     (test/e2e/run-e2e.sh --bundle-in), every plan;
+#     (test/e2e/run-e2e.sh --bundle-in), every plan; then its bf16 ones
+#     (--precision bf16: losses within 2 % of the fp32 run and 1.4e-3 of
+#     the bf16 one);
 #  5. the one-GPU benchmarks against the bundle's predictions
-#     (scripts/gpu-bench.sh --bundle-in).
+#     (scripts/gpu-bench.sh --bundle-in): gpt-1b in fp32 (TF32) and bf16,
+#     the Llama-style ~1B in bf16, mixtral-small;
+#  6. where Python has PyTorch, the PyTorch reference of gpt-1b and the
+#     Llama-style ~1B (bench/torch_reference.py: bf16 autocast, eager,
+#     then torch.compile; each under a 240 s limit).
 #
 # --no-gpu stops after the CPU runtime's MPI test and needs no GPU: how
 # the steps up to there were tried on a machine without one (with the
@@ -41,6 +48,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bundle="$root/.gpu-bundle" build="$root/build-device" e2e=1 bench=1 gpu=1
+torch=1
 usage() { sed -n '4,5p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -48,6 +56,7 @@ while [ $# -gt 0 ]; do
     --build-dir) [ $# -ge 2 ] || { usage >&2; exit 2; }; build=$2; shift 2 ;;
     --skip-e2e) e2e=0; shift ;;
     --skip-bench) bench=0; shift ;;
+    --skip-torch) torch=0; shift ;;
     --no-gpu) gpu=0; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "gpu-device: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
@@ -273,19 +282,45 @@ if [ "$e2e" = 1 ]; then
     --reference-backend cpu --build-dir "$build" --jobs "$jobs" \
     --work "$build/e2e-cuda-sgd" --optimizer sgd --lr 1 \
     --bundle-in "$bundle/e2e" $(bundlePlans sgd-1)
+  if [ -d "$bundle/e2e/adam-1e-3-bf16/cuda" ]; then
+    elapsed
+    echo "== CUDA end-to-end tests in bf16 mixed precision"
+    # shellcheck disable=SC2046
+    gated 8 e2e-bf16 bash "$root/test/e2e/run-e2e.sh" --backend cuda \
+      --reference-backend cpu --build-dir "$build" --jobs "$jobs" \
+      --work "$build/e2e-cuda-bf16" --precision bf16 \
+      --bundle-in "$bundle/e2e" $(bundlePlans adam-1e-3-bf16)
+  fi
 fi
 
 #--- 5. Benchmarks -------------------------------------------------------===#
 if [ "$bench" = 1 ]; then
-  for b in gpt-1b mixtral-small; do
+  for b in gpt-1b gpt-1b-bf16 llama-1b-bf16 mixtral-small; do
+    [ -d "$bundle/bench/$b" ] || continue
     elapsed
     echo "== one-GPU benchmark ($b)"
     steps=6
-    [ "$b" = gpt-1b ] || steps=4
+    [ "$b" != mixtral-small ] || steps=4
     bash "$root/scripts/gpu-bench.sh" --backend cuda --build-dir "$build" \
       --steps "$steps" --work "$build/bench-$b" --bundle-in "$bundle/bench/$b" ||
       failed="$failed bench-$b"
   done
+fi
+#--- 6. PyTorch reference ------------------------------------------------===#
+if [ "$torch" = 1 ] && [ "$gpu" = 1 ]; then
+  if python3 -c "import torch" 2> /dev/null; then
+    for m in gpt-1b llama-1b; do
+      for mode in eager compile; do
+        elapsed
+        echo "== PyTorch reference ($m, $mode, bf16 autocast)"
+        timeout 240 python3 "$root/bench/torch_reference.py" \
+          --model "$root/bench/models/$m.json" --mode "$mode" ||
+          failed="$failed torch-$m-$mode"
+      done
+    done
+  else
+    echo "gpu-device: no PyTorch for python3 here: the reference is not run"
+  fi
 fi
 echo "gpu-device: done in $(( $(date +%s) - start )) s"
 if [ -n "$failed" ]; then
