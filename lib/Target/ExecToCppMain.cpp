@@ -241,6 +241,46 @@ public:
     }
   }
 
+  /// Where parameter p's state sits in the logical parameter: the shard,
+  /// or (`chunk`) this rank's ZeRO chunk of its flattening.
+  rt::Slice sliceOf(const Param &p, bool chunk) const {
+    rt::Slice s;
+    s.global = p.global;
+    s.offset = shardOffset(p);
+    s.local = p.local;
+    s.blocks = p.shardBlocks();
+    if (chunk) {
+      const rt::Group &dp = c.group(p.group);
+      s.flatBegin = rt::zeroRange(rt::numelOf(p.local), dp.size(), dp.rank())
+                        .begin;
+    }
+    return s;
+  }
+  /// Adds this rank's parameters and Adam moments, as it holds them (ZeRO
+  /// chunks stay chunks: nothing is gathered), to a checkpoint
+  /// (docs/elastic.md).
+  void saveCheckpoint(rt::CheckpointWriter &w) {
+    awaitAllParams();
+    for (Param &p : P) {
+      w.add(p.name, sliceOf(p, kZeroStage == 3), p.value);
+      if (kOptimizerAdam && p.loadBalance == 0.0f) {
+        w.add(p.name + "/adam_m", sliceOf(p, kZeroStage >= 1), p.m);
+        w.add(p.name + "/adam_v", sliceOf(p, kZeroStage >= 1), p.v);
+      }
+    }
+  }
+  /// Reads what this rank holds from a checkpoint of any plan.
+  void loadCheckpoint(const rt::CheckpointReader &r) {
+    awaitAllParams();
+    for (Param &p : P) {
+      r.read(p.name, sliceOf(p, kZeroStage == 3), p.value);
+      if (kOptimizerAdam && p.loadBalance == 0.0f) {
+        r.read(p.name + "/adam_m", sliceOf(p, kZeroStage >= 1), p.m);
+        r.read(p.name + "/adam_v", sliceOf(p, kZeroStage >= 1), p.v);
+      }
+    }
+  }
+
   /// Where this rank's shard starts in the global parameter (inside each
   /// block along a blocked dimension).
   std::vector<int64_t> shardOffset(const Param &p) const {
@@ -486,7 +526,9 @@ protected:
 const char *kMain = R"cpp(
 int usage(const char *argv0) {
   if (rt::worldRank() == 0)
-    std::fprintf(stderr, "usage: %s [--steps N] [--dump DIR] [--tf32]\n",
+    std::fprintf(stderr, "usage: %s [--steps N] [--dump DIR] [--tf32] "
+                         "[--checkpoint-dir DIR [--checkpoint-every K]] "
+                         "[--resume DIR]\n",
                  argv0);
   return 2;
 }
@@ -499,8 +541,8 @@ int main(int argc, char **argv) {
   } catch (const std::exception &e) { // no GPU, no driver, MPI refused
     rt::reportFatal(e);
   }
-  int64_t steps = 3;
-  std::string dumpDir;
+  int64_t steps = 3, checkpointEvery = 1;
+  std::string dumpDir, checkpointDir, resumeDir;
   bool tf32 = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -516,6 +558,20 @@ int main(int argc, char **argv) {
       }
     } else if (a == "--dump" && i + 1 < argc) {
       dumpDir = argv[++i];
+    } else if (a == "--checkpoint-dir" && i + 1 < argc) {
+      checkpointDir = argv[++i];
+    } else if (a == "--resume" && i + 1 < argc) {
+      resumeDir = argv[++i];
+    } else if (a == "--checkpoint-every" && i + 1 < argc) {
+      char *end = nullptr;
+      checkpointEvery = std::strtoll(argv[++i], &end, 10);
+      if (!end || *end || checkpointEvery < 1) {
+        if (rt::worldRank() == 0)
+          std::fprintf(stderr, "error: --checkpoint-every needs a positive "
+                               "integer, got '%s'\n", argv[i]);
+        rt::finalize();
+        return 2;
+      }
     } else if (a == "--tf32") {
       tf32 = true;
     } else {
@@ -556,8 +612,31 @@ int main(int argc, char **argv) {
     makeGroups(c);
     std::unique_ptr<Stage> stage = makeStage(c, grid.coord(rt::Axis::PP));
     stage->initParams();
+    // What a checkpoint must agree on to continue this training: the
+    // data each step reads and the optimizer's state (docs/elastic.md).
+    const std::vector<std::pair<std::string, std::string>> meta = {
+        {"plan", kPlanSummary},
+        {"global_tokens", std::to_string(int64_t(kGlobalTokens))},
+        {"seq_len", std::to_string(kSeqLen)},
+        {"optimizer", kOptimizerAdam ? "adam" : "sgd"}};
+    int64_t first = 1;
+    if (!resumeDir.empty()) {
+      rt::CheckpointReader ckpt(resumeDir);
+      for (const auto &[key, want] : meta)
+        if (key != "plan" && ckpt.meta(key) != want)
+          throw rt::Error("--resume: " + ckpt.path() + " was written with " +
+                          key + " '" + ckpt.meta(key) +
+                          "'; this program trains with " + key + " '" + want +
+                          "'");
+      stage->loadCheckpoint(ckpt);
+      first = ckpt.step() + 1;
+      if (rt::worldRank() == 0)
+        std::printf("resumed from step %lld (plan %s)\n",
+                    static_cast<long long>(ckpt.step()),
+                    ckpt.meta("plan").c_str());
+    }
     rt::synchronize();
-    for (int64_t step = 1; step <= steps; ++step) {
+    for (int64_t step = first; step <= steps; ++step) {
       double t0 = rt::wallSeconds();
       c.step = step;
       rt::zero(c.lossSum);
@@ -569,6 +648,11 @@ int main(int argc, char **argv) {
       double seconds = rt::wallSeconds() - t0;
       double loss = rt::globalMeanLoss(c.lossSum, kGlobalTokens, grid);
       rt::reportStep(step, loss, seconds, grid);
+      if (!checkpointDir.empty() && step % checkpointEvery == 0) {
+        rt::CheckpointWriter w;
+        stage->saveCheckpoint(w);
+        w.write(checkpointDir, step, meta);
+      }
     }
     rt::synchronize(); // ZeRO-1/2: the gathers still running
     rt::reportMemory(grid);
@@ -777,6 +861,11 @@ void emitMainHeader(tx::ProgramOp program, tx::OptimizerOp anyOpt,
      << "constexpr bool kBf16 = "
      << (program.getPrecision() == "bf16" ? "true" : "false") << ";\n"
      << "constexpr double kGlobalTokens = " << globalTokens << ";\n"
+     << "/// The plan, as a checkpoint's manifest records it.\n"
+     << "constexpr const char *kPlanSummary = \"dp " << program.getDp()
+     << " x cp " << program.getCp() << " x tp " << program.getTp() << " x pp "
+     << program.getPp() << ", vpp " << program.getVpp() << ", ep "
+     << program.getEp() << ", ZeRO " << program.getZeroStage() << "\";\n"
      << "constexpr bool kOptimizerAdam = "
      << (anyOpt.getKind() == "adam" ? "true" : "false") << ";\n"
      << llvm::formatv("constexpr float kLr = {0:e}f, kBeta1 = {1:e}f, kBeta2 "

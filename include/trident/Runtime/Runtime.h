@@ -1058,6 +1058,82 @@ private:
   std::vector<Entry> entries_;
 };
 
+//===----------------------------------------------------------------------===//
+// Checkpoints that outlive a plan (docs/elastic.md, "Checkpoints")
+//===----------------------------------------------------------------------===//
+
+/// Where a tensor's elements sit in a logical (unsharded) parameter: the
+/// shard at `offset` of shape `local` (with `blocks`: its piece of each
+/// block, as initParam), flattened row-major, elements from `flatBegin`
+/// on (a ZeRO chunk starts inside it). Elements past `local`'s end (the
+/// padding of the last chunk) and rows past `global` (vocabulary padding)
+/// belong to no logical element.
+struct Slice {
+  std::vector<int64_t> global, offset, local;
+  ShardBlocks blocks;
+  int64_t flatBegin = 0;
+};
+
+/// One rank's part of a checkpoint: copies of its tensors with their
+/// slices. write() is collective over the world: every rank writes its own
+/// file (nothing is gathered), and the checkpoint appears atomically.
+class CheckpointWriter {
+public:
+  /// Records a copy of `data` (synchronises on CUDA) as `name`'s elements
+  /// flatBegin .. flatBegin + numel of `slice`.
+  void add(const std::string &name, const Slice &slice, const Tensor &data);
+  /// Writes DIR/step-<step>: each rank's rank<R>.ckpt (every tensor with a
+  /// checksum), then, after all ranks synced theirs, world rank 0's
+  /// `manifest` (the step, the world size and `meta`, key-value lines);
+  /// the files go to DIR/.step-<step>.partial first, which rank 0 renames
+  /// when complete: a crash leaves the checkpoints before intact.
+  void
+  write(const std::string &dir, int64_t step,
+        const std::vector<std::pair<std::string, std::string>> &meta) const;
+
+private:
+  struct Entry {
+    std::string name;
+    Slice slice;
+    std::vector<float> values;
+  };
+  std::vector<Entry> entries_;
+};
+
+/// The newest complete checkpoint under a directory, whichever plan wrote
+/// it: every rank's file indexed (headers only) on opening; read() then
+/// assembles the elements a slice needs from the files holding them.
+class CheckpointReader {
+public:
+  /// Throws naming `dir` when it holds no complete checkpoint, and naming
+  /// the file and line of a malformed index.
+  explicit CheckpointReader(const std::string &dir);
+  int64_t step() const { return step_; }
+  /// The checkpoint's directory (DIR/step-K).
+  const std::string &path() const { return path_; }
+  /// A `meta` value of the writer ("" when absent).
+  std::string meta(const std::string &key) const;
+  /// Fills `out` with `name`'s elements flatBegin .. flatBegin + numel of
+  /// `slice` (zero where they belong to no logical element). Throws naming
+  /// the file and the slice of a truncated or corrupted tensor (checksum),
+  /// and the element no file holds; nothing is zero-filled silently.
+  void read(const std::string &name, const Slice &slice, Tensor &out) const;
+
+private:
+  struct Entry {
+    std::string file;
+    long offset = 0; ///< of the values in the file
+    int64_t count = 0;
+    uint64_t checksum = 0;
+    Slice slice;
+    int line = 0; ///< of the header, for messages
+  };
+  std::string path_;
+  int64_t step_ = 0;
+  std::vector<std::pair<std::string, std::string>> meta_;
+  std::vector<std::pair<std::string, Entry>> entries_;
+};
+
 } // namespace trident::rt
 
 #endif // TRIDENT_RUNTIME_RUNTIME_H
