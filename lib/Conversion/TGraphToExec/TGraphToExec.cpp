@@ -2130,6 +2130,22 @@ static LogicalResult checkLoweringPlan(tg::ModelOp model,
                 std::to_string(options.moeBiasUpdateRate));
   if (auto p = programPrecision(plan, options.precision); !p)
     return fail(p.message());
+  // The programs' pipeline transfers (a rank's queued sends go out with its
+  // next receive, NCCL's grouped semantics, which the CPU twin keeps)
+  // deadlock under the interleaved schedule once more micro-batches than
+  // stages are in flight: found on 2026-12-05 with pp 2 and 4 at m = 2pp,
+  // 3pp and 4pp (docs/emit.md, "Known limits"). Refused rather than hung
+  // until the transfers are exchanged in lockstep as Megatron-LM's
+  // interleaved schedule does.
+  if (plan.scheduleKind() == ::trident::ScheduleKind::Interleaved1F1B &&
+      plan.numMicroBatches > plan.pp)
+    return fail("plan 'num_micro_batches' " +
+                std::to_string(plan.numMicroBatches) +
+                " exceeds 'parallel.pp' " + std::to_string(plan.pp) +
+                " under the interleaved-1f1b schedule: the emitted "
+                "programs' pipeline transfers deadlock there (a known "
+                "limit, docs/emit.md); emit with as many micro-batches as "
+                "stages, or with vpp 1");
   return success();
 }
 
