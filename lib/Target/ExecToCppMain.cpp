@@ -256,29 +256,29 @@ public:
     }
     return s;
   }
-  /// Adds this rank's parameters and Adam moments, as it holds them (ZeRO
-  /// chunks stay chunks: nothing is gathered), to a checkpoint
-  /// (docs/elastic.md).
-  void saveCheckpoint(rt::CheckpointWriter &w) {
+  /// Calls f(name, slice, tensor) for every tensor of state this rank
+  /// holds: its parameters and Adam moments as it holds them (ZeRO chunks
+  /// stay chunks), each with its slice of the logical parameter.
+  template <class F> void forEachState(F &&f) {
     awaitAllParams();
     for (Param &p : P) {
-      w.add(p.name, sliceOf(p, kZeroStage == 3), p.value);
+      f(p.name, sliceOf(p, kZeroStage == 3), p.value);
       if (kOptimizerAdam && p.loadBalance == 0.0f) {
-        w.add(p.name + "/adam_m", sliceOf(p, kZeroStage >= 1), p.m);
-        w.add(p.name + "/adam_v", sliceOf(p, kZeroStage >= 1), p.v);
+        f(p.name + "/adam_m", sliceOf(p, kZeroStage >= 1), p.m);
+        f(p.name + "/adam_v", sliceOf(p, kZeroStage >= 1), p.v);
       }
     }
   }
+  /// Adds this rank's state to a checkpoint: nothing is gathered
+  /// (docs/elastic.md).
+  void saveCheckpoint(rt::CheckpointWriter &w) {
+    forEachState([&](const std::string &name, const rt::Slice &s,
+                     rt::Tensor &t) { w.add(name, s, t); });
+  }
   /// Reads what this rank holds from a checkpoint of any plan.
   void loadCheckpoint(const rt::CheckpointReader &r) {
-    awaitAllParams();
-    for (Param &p : P) {
-      r.read(p.name, sliceOf(p, kZeroStage == 3), p.value);
-      if (kOptimizerAdam && p.loadBalance == 0.0f) {
-        r.read(p.name + "/adam_m", sliceOf(p, kZeroStage >= 1), p.m);
-        r.read(p.name + "/adam_v", sliceOf(p, kZeroStage >= 1), p.v);
-      }
-    }
+    forEachState([&](const std::string &name, const rt::Slice &s,
+                     rt::Tensor &t) { r.read(name, s, t); });
   }
 
   /// Where this rank's shard starts in the global parameter (inside each

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../Internal.h"
+#include "Dims.h"
 
 #include <cerrno>
 #include <cinttypes>
@@ -49,31 +50,8 @@ uint64_t fnv1a(const void *data, size_t bytes) {
   return h;
 }
 
-std::string dims(const std::vector<int64_t> &v) {
-  if (v.empty())
-    return "-";
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? "," : "") + std::to_string(v[i]);
-  return s;
-}
-
-bool parseDims(const std::string &text, std::vector<int64_t> &out) {
-  out.clear();
-  if (text == "-")
-    return true;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    char *end = nullptr;
-    errno = 0;
-    long long v = std::strtoll(item.c_str(), &end, 10);
-    if (item.empty() || *end || errno || v < 0)
-      return false;
-    out.push_back(v);
-  }
-  return !out.empty();
-}
+std::string dims(const std::vector<int64_t> &v) { return detail::joinDims(v); }
+using detail::parseDims;
 
 std::string sliceText(const Slice &s, int64_t count) {
   return "offset [" + dims(s.offset) + "] of shape [" + dims(s.local) +

@@ -1,6 +1,7 @@
 //===- Core.cpp - Bootstrap, grid, step reports and parameter dumps -------===//
 
 #include "../Internal.h"
+#include "Dims.h"
 
 #include <cerrno>
 #include <chrono>
@@ -449,15 +450,7 @@ void ParamDump::add(const std::string &name,
   }
 }
 
-static std::string joinDims(const std::vector<int64_t> &v) {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i)
-      s += ',';
-    s += std::to_string(v[i]);
-  }
-  return s.empty() ? "-" : s;
-}
+using detail::joinDims;
 
 void ParamDump::write(const std::string &dir) const {
   const char *fn = "ParamDump::write";

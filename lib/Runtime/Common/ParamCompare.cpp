@@ -9,24 +9,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "Dims.h"
+
 namespace trident::rt {
 
 namespace {
-bool parseDims(const std::string &text, std::vector<int64_t> &dims) {
-  dims.clear();
-  if (text == "-")
-    return true;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    char *end = nullptr;
-    long long v = std::strtoll(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || v < 0 || v > (1LL << 40))
-      return false;
-    dims.push_back(v);
-  }
-  return !dims.empty();
-}
+using detail::parseDims;
 
 int64_t product(const std::vector<int64_t> &d) {
   int64_t n = 1;
