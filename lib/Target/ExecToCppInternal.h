@@ -210,8 +210,11 @@ private:
   /// collectives. Gradients stay fp32 in a bf16 program (Megatron's fp32
   /// main_grad, --accumulate-allreduce-grads-in-fp32).
   bool isGradient(Value v);
+  /// Whether `v` stays fp32 in a bf16 program: a kernel result the kernel
+  /// table keeps fp32 (KernelInfo::f32Results), or a collective of one.
+  bool keptF32(Value v);
   /// In a bf16 program: rounds the float value `v` to bf16 in place,
-  /// unless it is a gradient or unused.
+  /// unless it stays fp32 (keptF32), is a gradient or is unused.
   void roundIfBf16(Value v);
   /// Whether parameter `sym` is a load-balancing selection bias
   /// (texec.param load_balance), which stays fp32.

@@ -101,8 +101,18 @@ bool RegionEmitter::isGradient(Value v) {
   return true;
 }
 
+bool RegionEmitter::keptF32(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (auto k = dyn_cast_or_null<tx::KernelOp>(def))
+    return tx::keepsF32Result(k.getKind(), cast<OpResult>(v).getResultNumber());
+  if (isa_and_nonnull<tx::AllReduceOp, tx::ReduceScatterOp, tx::AllGatherOp,
+                      tx::AllToAllOp>(def))
+    return keptF32(def->getOperand(0));
+  return false;
+}
+
 void RegionEmitter::roundIfBf16(Value v) {
-  if (!bf16() || v.use_empty() ||
+  if (!bf16() || v.use_empty() || keptF32(v) ||
       !isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType()) ||
       isGradient(v))
     return;
@@ -123,9 +133,8 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
       return failure();
     // bf16: the activations it wrote are stored in bf16; the kernel table
     // names the results that stay fp32.
-    for (auto [i, r] : llvm::enumerate(k.getResults()))
-      if (!tx::keepsF32Result(k.getKind(), i))
-        roundIfBf16(r);
+    for (Value r : k.getResults())
+      roundIfBf16(r);
     return success();
   }
   if (auto in = dyn_cast<tx::InputOp>(op)) {
@@ -248,7 +257,7 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
          << ".clone();\n";
     os << "    rt::allReduceSum(" << n << ", " << groupExpr(ar.getGroup())
        << ");\n";
-    roundIfBf16(ar.getResult()); // a sum of bf16 values
+    roundIfBf16(ar.getResult()); // a sum of bf16 values (not of fp32 ones)
     return success();
   }
   if (auto ag = dyn_cast<tx::AllGatherOp>(op)) {
