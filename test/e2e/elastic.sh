@@ -20,6 +20,11 @@
 #         its file of step 4's checkpoint (TRIDENT_RT_CHECKPOINT_KILL):
 #         the run fails, step-4 never appears, and the resume starts from
 #         step 3's checkpoint and still equals the uninterrupted run;
+#  supervise scripts/elastic-run.sh: a planner-made dp2 tp2 pp2 plan on 8
+#         ranks, rank 5 killed writing step 3's checkpoint; the script
+#         replans for 6 GPUs (trident replan: dp6 ZeRO-3), re-emits,
+#         resumes from step 2 and finishes step 4, equal to the
+#         uninterrupted run;
 #  refuse a flipped byte, a truncated file and a missing rank file are
 #         refused, naming the file and the tensor's slice; a checkpoint of
 #         another global batch is refused naming both.
@@ -41,7 +46,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$build" ] || { echo "elastic: --build-dir is required" >&2; exit 2; }
 build="$(cd "$build" && pwd)"
-[ ${#cases[@]} -gt 0 ] || cases=(gpt zero3 moe crash refuse)
+[ ${#cases[@]} -gt 0 ] || cases=(gpt zero3 moe crash supervise refuse)
 command -v mpirun > /dev/null || { echo "elastic: SKIP: mpirun not found"; exit 77; }
 [ -n "$work" ] || work="$(mktemp -d "${TMPDIR:-/tmp}/trident-elastic.XXXXXX")"
 mkdir -p "$work"
@@ -135,6 +140,31 @@ for c in "${cases[@]}"; do
         --checkpoint-dir "$d/ckpt" --dump "$d/run.dump"
       grep "^resumed" "$d/run.log" | tail -n 1 | sed 's/^/elastic: crash: /'
       check crash "$d/ref.log" "$d/ref.dump" "$d/run.log" "$d/run.dump" ;;
+    supervise)
+      # scripts/elastic-run.sh: tiny-gpt planned for one node of 8 GPUs
+      # (dp2 tp2 pp2), rank 5 killed writing step 3's checkpoint, replanned
+      # for 6 GPUs (trident replan), re-emitted, resumed from step 2.
+      d="$work/supervise"
+      rm -rf "$d" && mkdir -p "$d"
+      printf '{"name": "h100x8", "groups": [{"gpu": "h100", "nodes": 1, "gpus_per_node": 8}]}\n' > "$d/h8.json"
+      printf '{"name": "h100x6", "groups": [{"gpu": "h100", "nodes": 1, "gpus_per_node": 6}]}\n' > "$d/h6.json"
+      "$trident" plan --model tiny-gpt --cluster "$d/h8.json" --global-batch 24 \
+        --seq-len 32 --precision fp32 --fix dp=2,tp=2,pp=2,mb=2,vpp=1,zero=0 \
+        -o "$d/plan.json" > /dev/null
+      run elastic-single "$d/ref.log" --steps 4 --dump "$d/ref.dump"
+      if bash "$src/scripts/elastic-run.sh" --plan "$d/plan.json" --model tiny-gpt \
+           --steps 4 --checkpoint-dir "$d/ckpt" --work "$d/w" --build-dir "$build" \
+           --after-failure "$d/h6.json" --inject-kill 3:5 > "$d/out.log" 2> "$d/err.log"; then
+        grep "^elastic-run: attempt\|^resumed\|^move" "$d/out.log" | sed 's/^/elastic: supervise: /'
+        # Each step's last report (the killed attempt reported step 3 too).
+        awk '/^step /{ a[$2] = $0; n = $2 > n ? $2 : n } END { for (i = 1; i <= n; i++) print a[i] }' \
+          "$d/out.log" > "$d/run.log"
+        "${mpi[@]}" -np 6 "$d/w/attempt-1/train" --steps 4 --resume "$d/ckpt" \
+          --dump "$d/run.dump" > /dev/null
+        check supervise "$d/ref.log" "$d/ref.dump" "$d/run.log" "$d/run.dump"
+      else
+        echo "elastic: supervise: elastic-run.sh failed:"; cat "$d/out.log" "$d/err.log"; fail=1
+      fi ;;
     refuse)
       d="$work/refuse"
       rm -rf "$d" && mkdir -p "$d"
