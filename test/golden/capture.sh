@@ -131,7 +131,7 @@ done
 
 # --- validation --------------------------------------------------------------
 run validate.txt "$trident" validate
-shared="$root/../shared/validation"
+shared="${TRIDENT_SHARED_DIR:-$root/../shared}/validation"
 if [ -f "$shared/moe_cases.json" ]; then
   run validate-moe.txt "$trident" validate --cases "$shared/moe_cases.json"
 fi
