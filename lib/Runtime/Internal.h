@@ -448,23 +448,31 @@ struct QueuedSend {
   Group group; ///< keeps the communicators alive while queued
   Group::Impl &impl() const { return *group.impl(); }
 };
-/// Issues the queued sends as one group of their own. Every collective and
-/// report calls it first, so sends go out in program order.
+/// A receive of one exchange: into `into` from `peer` of `G`, expecting
+/// `tag` (checked on the MPI path; NCCL has no tags).
+struct Receive {
+  Tensor *into = nullptr;
+  int peer = 0, tag = 0;
+  Group::Impl *G = nullptr;
+};
+/// Issues the queued sends as one group of their own (end of step, reports).
 void flushSends(const char *fn);
-/// flushSends(fn), then memberImpl(g, fn): the entry of every collective.
+/// memberImpl(g, fn), the entry of every collective; first issues the
+/// queued sends as a group of their own when one goes to a member of `g`
+/// (who might otherwise wait for it before joining the collective).
 Group::Impl &collectiveImpl(const Group &g, const char *fn);
-/// The queued `sends` and the receive into `recvInto` (null: none) from
-/// `peer` of `G` as one group over MPI with NCCL's blocking rule: the call
-/// returns once every send met its receive and the data arrived. Rejects a
-/// message whose tag or size differs from the receive's.
-void mpiExchange(std::vector<QueuedSend> &sends, Tensor *recvInto, int peer,
-                 int tag, Group::Impl *G, const char *fn);
+/// The queued `sends` and `recvs` as one group over MPI with NCCL's
+/// blocking rule: the call returns once every send met its receive and
+/// the data arrived. Rejects a message whose tag or size differs from the
+/// receive's.
+void mpiExchange(std::vector<QueuedSend> &sends, std::vector<Receive> &recvs,
+                 const char *fn);
 
 // Implemented by each backend.
 /// One group of point-to-point transfers (see mpiExchange); the CUDA
 /// backend orders it on its communication stream instead of blocking.
-void backendExchange(std::vector<QueuedSend> &sends, Tensor *recvInto,
-                     int peer, int tag, Group::Impl *G, const char *fn);
+void backendExchange(std::vector<QueuedSend> &sends,
+                     std::vector<Receive> &recvs, const char *fn);
 /// Zero-filled storage of `bytes` bytes in the backend's memory.
 std::shared_ptr<void> allocate(size_t bytes);
 void copyToHost(void *dst, const void *src, size_t bytes);

@@ -176,20 +176,29 @@ private:
   /// stage's own send would hold that send up, and with it every earlier
   /// pipeline stage.
   Operation *lastTransfer = nullptr;
+  /// A send was emitted before this point of the region.
+  bool sent = false;
   void emitStart(StringRef sym, const AsyncSum &sum, bool afterTransfer) {
     os << "    if (mb == " << sum.microBatch
-       << (afterTransfer ? ") // complete this step; after the transfer"
-                         : ") // its last contribution this step")
-       << "\n      ";
+       << (afterTransfer ? ") { // complete this step; after the transfer"
+                         : ") { // its last contribution this step")
+       << "\n";
+    // After a send, this is the stage's last transfer action (emitMainCpp
+    // moves earlier sums here), so no later step receives anything: its
+    // sends go out now, as the step's exchange would send them, rather
+    // than behind the sums on CUDA's one communication stream.
+    if (sent)
+      os << "      rt::exchangeStep({}, " << groupExpr("pp") << ");\n";
     // A sliced parameter has no sums of its own (emitMainCpp).
     if (sum.slice) {
-      os << "startSliceSum(" << paramIndex.lookup(sym) << ");\n";
+      os << "      startSliceSum(" << paramIndex.lookup(sym) << ");\n";
     } else {
-      os << "startGradSums(" << paramIndex.lookup(sym) << ", {";
+      os << "      startGradSums(" << paramIndex.lookup(sym) << ", {";
       for (auto [i, group] : llvm::enumerate(sum.groups))
         os << (i ? ", " : "") << cppString(group);
       os << "});\n";
     }
+    os << "    }\n";
   }
   /// ZeRO-3: the region's parameter gathers in runs that no send or
   /// receive interrupts (a gather's all-gather may start at an earlier

@@ -284,6 +284,7 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
     if (mode == Mode::Recompute)
       return success(); // sent by the forward
     int64_t peer = s.getPeer();
+    sent = true;
     os << "    rt::sendAsync(" << name(s.getValue()) << ", "
        << peer % program.getPp() << ", " << tagExpr(peer) << ", "
        << groupExpr("pp") << ");\n";

@@ -330,12 +330,7 @@ protected:
     p.gatherRunning = true;
     gathersRunning += countsAsRunning(p);
   }
-  /// Not while pipeline sends are queued: a gather would issue them as a
-  /// group of their own, not with the next recv (docs/runtime.md,
-  /// "Pipeline point-to-point"); the next awaitParam after it resumes.
   void prefetchGathers() {
-    if (rt::sendsQueued())
-      return;
     while (gathersRunning < kParamGathersInFlight &&
            gatherCursor < gatherOrder.size()) {
       int j = gatherOrder[gatherCursor++];
@@ -991,6 +986,38 @@ LogicalResult emitStageClass(tx::ProgramOp program, tx::StageOp stage,
       return failure();
     os << "  }\n\n";
   }
+  // What each action receives, for the schedule's exchanges.
+  bool transfers = false;
+  std::string incomingCases;
+  for (auto chunk : stage.getBody().front().getOps<tx::ChunkOp>()) {
+    int64_t totalChunks = program.getPp() * program.getVpp();
+    for (int backward = 0; backward < 2; ++backward) {
+      std::string list;
+      Region &body = backward ? chunk.getBackward() : chunk.getForward();
+      body.walk([&](tx::RecvOp r) {
+        list += llvm::formatv("{0}{{{1}, tagOf(mb, {2}, {3}, {4}), {5}}",
+                              list.empty() ? "" : ", ",
+                              r.getPeer() % program.getPp(),
+                              chunk.getGlobalIndex(), totalChunks, backward,
+                              shapeList(r.getResult().getType().getShape()))
+                    .str();
+      });
+      body.walk([&](tx::SendOp) { transfers = true; });
+      if (list.empty())
+        continue;
+      transfers = true;
+      incomingCases += "    case " +
+                       std::to_string(2 * chunk.getIndex() + backward) +
+                       ": return {" + list + "};\n";
+    }
+  }
+  if (transfers)
+    os << "  /// What an action (kind, micro-batch, chunk) receives: its\n"
+       << "  /// exchangeStep posts these a step early.\n"
+       << "  static std::vector<rt::Incoming> incoming(const int *a) {\n"
+       << "    const int mb = a[1];\n    (void)mb;\n"
+       << "    switch (a[2] * 2 + a[0]) {\n"
+       << incomingCases << "    }\n    return {};\n  }\n\n";
   os << "  void step() override {\n    zeroGrads();\n";
   bool waited = false;
   for (Operation &op : stage.getBody().front()) {
@@ -1002,13 +1029,54 @@ LogicalResult emitStageClass(tx::ProgramOp program, tx::StageOp stage,
       for (size_t i = 0; i < a.size(); i += 3)
         os << (i ? ", " : "") << "{" << a[i] << ", " << a[i + 1] << ", "
            << a[i + 2] << "}";
-      os << "};\n    for (const auto &a : kActions) {\n"
-         << "      switch (a[2] * 2 + a[0]) {\n";
-      for (int i = 0; i < numChunks; ++i)
-        os << "      case " << 2 * i << ": forward" << i
-           << "(a[1]); break;\n      case " << 2 * i + 1 << ": backward" << i
-           << "(a[1]); break;\n";
-      os << "      }\n    }\n    rt::waitAllSends();\n";
+      os << "};\n";
+      auto emitRun = [&](StringRef a, StringRef indent) {
+        os << indent << "switch (" << a << "[2] * 2 + " << a << "[0]) {\n";
+        for (int i = 0; i < numChunks; ++i)
+          os << indent << "case " << 2 * i << ": forward" << i << "(" << a
+             << "[1]); break;\n"
+             << indent << "case " << 2 * i + 1 << ": backward" << i << "("
+             << a << "[1]); break;\n";
+        os << indent << "}\n";
+      };
+      if (!transfers) {
+        os << "    for (const auto &a : kActions) {\n";
+        emitRun("a", "      ");
+        os << "    }\n";
+      } else {
+        // The Schedule library's communication steps (transferSteps): a
+        // step's sends go out with the receives of the next step's
+        // actions, as one group.
+        SmallVector<int64_t> steps;
+        if (std::optional<ArrayRef<int64_t>> given = sched.getSteps())
+          steps.assign(given->begin(), given->end());
+        else
+          steps.assign(a.size() / 3, 1);
+        os << "    // Actions per communication step (Megatron-LM: one at a "
+              "time, or a\n    // steady-state forward and backward "
+              "together under interleaving).\n"
+           << "    static const int kSteps[] = {";
+        llvm::interleaveComma(steps, os);
+        os << "};\n"
+           << "    const size_t numSteps = std::size(kSteps);\n"
+           << "    auto incomingOf = [&](size_t at, size_t step) {\n"
+           << "      std::vector<rt::Incoming> in;\n"
+           << "      for (int i = 0; step < numSteps && i < kSteps[step]; "
+              "++i)\n"
+           << "        for (rt::Incoming &x : incoming(kActions[at + i]))\n"
+           << "          in.push_back(std::move(x));\n"
+           << "      return in;\n    };\n"
+           << "    const rt::Group &pp = " << groupExpr("pp") << ";\n"
+           << "    rt::exchangeStep(incomingOf(0, 0), pp);\n"
+           << "    for (size_t s = 0, at = 0; s < numSteps; ++s) {\n"
+           << "      for (int i = 0; i < kSteps[s]; ++i, ++at) {\n"
+           << "        const int *a = kActions[at];\n";
+        emitRun("a", "        ");
+        os << "      }\n"
+           << "      rt::exchangeStep(incomingOf(at, s + 1), pp);\n"
+           << "    }\n";
+      }
+      os << "    rt::waitAllSends();\n";
     } else if (auto gar = dyn_cast<tx::GradAllReduceOp>(op)) {
       if (!g.lastReach.empty() && !waited) {
         os << "    waitGradSums(); // started in the backward\n";

@@ -10,12 +10,12 @@
 // CHECK-LABEL: class Stage0 final : public Stage {
 // CHECK-LABEL: void backward0(int mb) {
 // CHECK: rt::linearBackward(
-// CHECK: if (mb == 0) // its last contribution this step
+// CHECK: if (mb == 0) { // its last contribution this step
 // CHECK-NEXT: startGradSums(1, {"dp"});
-// CHECK: if (mb == 0) // its last contribution this step
+// CHECK: if (mb == 0) { // its last contribution this step
 // CHECK-NEXT: startGradSums(2, {"tp", "dp"});
 // CHECK: rt::embeddingBackward(
-// CHECK: if (mb == 0) // its last contribution this step
+// CHECK: if (mb == 0) { // its last contribution this step
 // CHECK-NEXT: startGradSums(0, {"dp"});
 // CHECK-NOT: startGradSums
 // CHECK-LABEL: void step() override {
@@ -27,12 +27,14 @@
 // CHECK-NEXT: optimizerStep(0);
 // Stage 1 ends with micro-batch 1's backward, which sends the input's
 // gradient to stage 0 after the table's last contribution: the table's sum
-// starts after that send (on CUDA it would otherwise queue before it).
+// starts after that send, which goes out first (on CUDA it would otherwise
+// queue behind the sum).
 // CHECK-LABEL: class Stage1 final : public Stage {
 // CHECK-LABEL: void backward0(int mb) {
 // CHECK-NOT: startGradSums
 // CHECK: rt::sendAsync(
-// CHECK-NEXT: if (mb == 1) // complete this step; after the transfer
+// CHECK-NEXT: if (mb == 1) { // complete this step; after the transfer
+// CHECK-NEXT: rt::exchangeStep({}, c.group("pp"));
 // CHECK-NEXT: startGradSums(0, {"dp"});
 // CHECK-LABEL: void step() override {
 // CHECK: waitGradSums(); // started in the backward

@@ -150,7 +150,8 @@ if [ ${#plans[@]} -eq 0 ]; then
          tiny-bert-cp2-pp2 tiny-bert-cp2-tp2-sp tiny-bert-v251-tp4
          tiny-gpt-oss-dp2-ep2-tp2-sp-etp tiny-deepseek-moe-dp2-ep2-tp2-sp-etp
          tiny-deepseek-moe-dp4-ep2-zero3 tiny-deepseek-moe-cp2-tp2-sp-zero2
-         tiny-deepseek-cp2-tp2-sp tiny-deepseek-dp2-tp2-pp2)
+         tiny-deepseek-cp2-tp2-sp tiny-deepseek-dp2-tp2-pp2 pp4-vpp2-m8
+         tp2-pp2-vpp2-m8 recompute-zero1-dp2-pp2-vpp2-m4)
 fi
 [ -z "$bundleOut" ] || [ -z "$bundleIn" ] ||
   { echo "run-e2e: --bundle-out and --bundle-in exclude each other" >&2; exit 2; }

@@ -1392,6 +1392,19 @@ LogicalResult ScheduleOp::verify() {
       (int64_t)forwarded.size() != m * v)
     return emitOpError() << "must run every one of the " << m * v
                          << " (micro-batch, chunk) pairs forward and backward";
+  if (std::optional<ArrayRef<int64_t>> steps = getSteps()) {
+    int64_t covered = 0;
+    for (int64_t n : *steps) {
+      if (n < 1)
+        return emitOpError() << "steps must hold positive action counts, "
+                                "got "
+                             << n;
+      covered += n;
+    }
+    if (covered != int64_t(a.size() / 3))
+      return emitOpError() << "steps cover " << covered << " actions, not the "
+                           << a.size() / 3 << " of the schedule";
+  }
   return success();
 }
 

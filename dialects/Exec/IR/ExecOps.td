@@ -439,9 +439,18 @@ def TExec_ScheduleOp : TExec_Op<"schedule", [HasParent<"StageOp">]> {
     Schedule library builds for this stage (`kind` names it), the same
     list the cost model simulates.
 
+    `steps`, where present, groups the actions into communication steps
+    (action counts, in order): after a step the stage sends what the
+    step's actions produced together with the receives of the next step's
+    actions, one group (Schedule library, `transferSteps`). Absent: one
+    action per step. The interleaved schedule pairs each steady-state
+    forward with its backward (Megatron-LM's
+    send_forward_backward_recv_forward_backward).
+
     Example: `texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]`
   }];
-  let arguments = (ins StrAttr:$kind, DenseI64ArrayAttr:$actions);
+  let arguments = (ins StrAttr:$kind, DenseI64ArrayAttr:$actions,
+                       OptionalAttr<DenseI64ArrayAttr>:$steps);
   let assemblyFormat = "$kind $actions attr-dict";
   let hasVerifier = 1;
 }

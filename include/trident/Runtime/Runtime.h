@@ -872,22 +872,35 @@ private:
 
 /// Point-to-point between pipeline stages, with NCCL's rules on both
 /// backends (docs/runtime.md, "Pipeline point-to-point"). sendAsync queues
-/// a copy of `t` and returns; the rank's next recv issues the queued sends
-/// and the receive as one group, and every collective first issues the
-/// queued sends as a group of their own. A group ends only when each send
-/// met its receive and the receive has its data (the host never blocks on
-/// CUDA). A rank pair's messages must be received in the order they were
-/// sent: the tag only checks that (a mismatch is an error), it never
-/// reorders. Call waitAllSends() once at the end of each step. `peer` is a
-/// group rank of `g` (normally the pp group).
+/// a copy of `t` and returns. exchangeStep issues the queued sends and the
+/// receives of `incoming` as one group and holds what arrives; recv then
+/// takes the tensor with its peer and tag (its shape must match `t`'s).
+/// A recv of something no exchangeStep brought issues the queued sends and
+/// that receive as one group. A collective over a group that includes the
+/// receiver of a queued send first issues the queued sends as a group of
+/// their own; other collectives leave them queued. A group ends only when
+/// each send met its receive and each receive has its data (the host never
+/// blocks on CUDA). A rank pair's messages must be received in the order
+/// they were sent: the tag only checks that (a mismatch is an error), it
+/// never reorders. Call waitAllSends() once at the end of each step. `peer`
+/// is a group rank of `g` (normally the pp group).
 void sendAsync(const Tensor &t, int peer, int tag, const Group &g);
 void recv(Tensor &t, int peer, int tag, const Group &g);
-/// Issues the queued sends (their group may still run on CUDA).
+/// A tensor an exchangeStep receives.
+struct Incoming {
+  int peer = 0, tag = 0;
+  std::vector<int64_t> shape;
+};
+/// One communication step of a pipeline schedule: the queued sends and
+/// the receives the next step's actions need, together (Megatron-LM's
+/// send_forward_recv_backward and send_forward_backward_recv_forward_backward;
+/// the Schedule library's transferSteps says which actions share a step).
+/// Does nothing when there is nothing to send or receive.
+void exchangeStep(const std::vector<Incoming> &incoming, const Group &g);
+/// Issues the queued sends (their group may still run on CUDA); an error
+/// if a received tensor was never taken by recv.
 void waitAllSends();
-/// Whether sendAsync has queued sends that no recv or collective has
-/// issued yet. Prefetches that are free to wait (the ZeRO-1/2 parameter
-/// gathers) hold back while it is true, so that the sends go out with the
-/// next recv (NCCL's pairing) rather than as a group of their own.
+/// Whether sendAsync has queued sends that no exchange has issued yet.
 bool sendsQueued();
 
 //===----------------------------------------------------------------------===//

@@ -113,6 +113,34 @@ int64_t interleavedWarmupForwards(int64_t p, int64_t m, int64_t v,
 /// the schedule cannot deadlock.
 Status validateSchedule(const Schedule &schedule);
 
+/// How stage `stage` groups its point-to-point transfers, as the number of
+/// actions in each of its communication steps, in list order. After a step
+/// the stage issues the sends of the step's actions together with the
+/// receives of the next step's actions as one group (NCCL's
+/// ncclGroupStart..ncclGroupEnd), before step 0 the receives of step 0.
+/// GPipe and 1F1B: one action per step (Megatron-LM's
+/// send_forward_recv_backward / send_backward_recv_forward pairing).
+/// Interleaved: the warm-up forwards one by one, each steady-state forward
+/// and backward together, the cool-down backwards one by one (Megatron-LM
+/// `forward_backward_pipelining_with_interleaving` and its
+/// send_forward_backward_recv_forward_backward). Sizes sum to the stage's
+/// action count.
+std::vector<int32_t> transferSteps(const Schedule &schedule, int64_t stage);
+
+/// Checks that the schedule's pipeline transfers, grouped by
+/// transferSteps(), complete under NCCL's rules: a group ends only when each
+/// of its sends met its receive and each receive its send, a rank pair's
+/// messages pair in issue order (so each stage must receive a neighbour's
+/// tensors in the order that neighbour sends them), and model chunk g
+/// sends its forward output to chunk g+1 and its input gradient to g-1
+/// (on stage (g +- 1) mod p). An error names the stages left waiting and
+/// what each waits for. Validate the schedule first (validateSchedule).
+Status checkTransferGroups(const Schedule &schedule);
+/// Same with the steps given (stepSizes[s] for stage s, each summing to
+/// the stage's action count) instead of transferSteps()'s.
+Status checkTransferGroups(const Schedule &schedule,
+                           const std::vector<std::vector<int32_t>> &stepSizes);
+
 /// One line per stage ("s0: F0.0 F1.0 B0.0 ..."; mb.chunk), for tests and
 /// debugging.
 std::string formatSchedule(const Schedule &schedule);

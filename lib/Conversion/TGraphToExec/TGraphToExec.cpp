@@ -2130,22 +2130,6 @@ static LogicalResult checkLoweringPlan(tg::ModelOp model,
                 std::to_string(options.moeBiasUpdateRate));
   if (auto p = programPrecision(plan, options.precision); !p)
     return fail(p.message());
-  // The programs' pipeline transfers (a rank's queued sends go out with its
-  // next receive, NCCL's grouped semantics, which the CPU twin keeps)
-  // deadlock under the interleaved schedule once more micro-batches than
-  // stages are in flight: found on 2026-12-05 with pp 2 and 4 at m = 2pp,
-  // 3pp and 4pp (docs/emit.md, "Known limits"). Refused rather than hung
-  // until the transfers are exchanged in lockstep as Megatron-LM's
-  // interleaved schedule does.
-  if (plan.scheduleKind() == ::trident::ScheduleKind::Interleaved1F1B &&
-      plan.numMicroBatches > plan.pp)
-    return fail("plan 'num_micro_batches' " +
-                std::to_string(plan.numMicroBatches) +
-                " exceeds 'parallel.pp' " + std::to_string(plan.pp) +
-                " under the interleaved-1f1b schedule: the emitted "
-                "programs' pipeline transfers deadlock there (a known "
-                "limit, docs/emit.md); emit with as many micro-batches as "
-                "stages, or with vpp 1");
   return success();
 }
 
@@ -2293,6 +2277,11 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
                                            plan.numMicroBatches, plan.vpp);
   if (!schedule)
     return fail("plan schedule: " + schedule.message());
+  // The programs exchange their pipeline transfers in the Schedule
+  // library's steps; a grouping that cannot complete is refused here
+  // rather than hanging the program.
+  if (::trident::Status st = ::trident::checkTransferGroups(*schedule); !st)
+    return fail("plan schedule: " + st.message());
 
   // The model: prologue, blocks (repeat iterations), epilogue.
   SmallVector<Operation *> prologue, epilogue;
@@ -2450,7 +2439,11 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
                       a.microBatch, a.chunk});
     }
     b.setInsertionPointToEnd(&sbody);
-    tx::ScheduleOp::create(b, loc, scheduleName, actions);
+    auto sched = tx::ScheduleOp::create(b, loc, scheduleName, actions,
+                                        /*steps=*/nullptr);
+    std::vector<int32_t> steps = ::trident::transferSteps(*schedule, s);
+    if (llvm::any_of(steps, [](int32_t n) { return n != 1; }))
+      sched.setSteps(SmallVector<int64_t>(steps.begin(), steps.end()));
   }
 
   if (failed(finishStages(b, loc, stages, st)))

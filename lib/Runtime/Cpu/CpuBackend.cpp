@@ -279,9 +279,9 @@ Pending allGatherAsync(Tensor &out, const Tensor &in, const Group &g) {
 }
 
 namespace detail {
-void backendExchange(std::vector<QueuedSend> &sends, Tensor *recvInto,
-                     int peer, int tag, Group::Impl *G, const char *fn) {
-  mpiExchange(sends, recvInto, peer, tag, G, fn);
+void backendExchange(std::vector<QueuedSend> &sends,
+                     std::vector<Receive> &recvs, const char *fn) {
+  mpiExchange(sends, recvs, fn);
 }
 } // namespace detail
 

@@ -988,13 +988,13 @@ void releaseFinishedSends(bool all) {
 } // namespace
 
 namespace detail {
-void backendExchange(std::vector<QueuedSend> &sends, Tensor *recvInto,
-                     int peer, int tag, Group::Impl *G, const char *fn) {
+void backendExchange(std::vector<QueuedSend> &sends,
+                     std::vector<Receive> &recvs, const char *fn) {
   // Every group of one exchange must go the same way on both sides: over
   // NCCL, or (ranks sharing a GPU) over MPI through host memory.
   std::set<bool> staged;
-  if (recvInto)
-    staged.insert(hostStaged(*G));
+  for (const Receive &r : recvs)
+    staged.insert(hostStaged(*r.G));
   for (const QueuedSend &s : sends)
     staged.insert(hostStaged(s.impl()));
   check(staged.size() == 1, fn,
@@ -1002,20 +1002,20 @@ void backendExchange(std::vector<QueuedSend> &sends, Tensor *recvInto,
         "communicator (ranks sharing a GPU); send over one group");
   if (*staged.begin()) {
     beforeHostStaged(fn);
-    return mpiExchange(sends, recvInto, peer, tag, G, fn);
+    return mpiExchange(sends, recvs, fn);
   }
-  (void)tag; // NCCL matches in issue order; the CPU twin checks the tags
+  // NCCL matches in issue order; the CPU twin checks the tags.
   beginComm(fn);
   cudaStream_t comm = cuda::state().comm;
-  NcclGroup group(fn, recvInto ? G->name : "(sends)");
+  NcclGroup group(fn, recvs.empty() ? "(sends)" : recvs.front().G->name);
   for (const QueuedSend &s : sends)
     ncclCheck(ncclSend(s.copy.f32(), size_t(s.copy.numel()), ncclFloat,
                        s.peer, commOf(s.impl()), comm),
               fn, s.impl().name);
-  if (recvInto)
-    ncclCheck(ncclRecv(recvInto->f32(), size_t(recvInto->numel()), ncclFloat,
-                       peer, commOf(*G), comm),
-              fn, G->name);
+  for (const Receive &r : recvs)
+    ncclCheck(ncclRecv(r.into->f32(), size_t(r.into->numel()), ncclFloat,
+                       r.peer, commOf(*r.G), comm),
+              fn, r.G->name);
   group.end();
   endComm(fn);
   if (sends.empty())

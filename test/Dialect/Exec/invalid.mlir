@@ -1025,6 +1025,42 @@ texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 :
     } backward {
       texec.end
     }
+    // expected-error@+1 {{steps cover 3 actions, not the 2 of the schedule}}
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0] {steps = array<i64: 1, 2>}
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
+    // expected-error@+1 {{steps must hold positive action counts, got 0}}
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0] {steps = array<i64: 2, 0>}
+  }
+}
+
+// -----
+
+texec.program @p attributes {dp = 2 : i64, tp = 2 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.group "tp" axes ["tp"]
+  texec.group "pp" axes ["pp"]
+  texec.stage 0 {
+    texec.param "w" global [8, 8] split 0 over "tp" init "uniform" : tensor<4x8xf32>
+    texec.chunk 0 forward {
+      texec.save
+    } backward {
+      texec.end
+    }
     // expected-error@+1 {{micro-batch 0 chunk 0 is backwarded twice}}
     texec.schedule "1f1b" [0, 0, 0, 1, 0, 0, 1, 0, 0]
   }

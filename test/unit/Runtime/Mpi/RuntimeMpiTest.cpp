@@ -467,6 +467,59 @@ void testSendRecv(const Grid &grid) {
       EXPECT(got.toHost()[0] == 2.0f, "second message");
     }
   }
+  // exchangeStep: the queued sends and a step's receives as one group,
+  // what arrives held until recv takes it. Two receives from one peer in
+  // one group (pp 2 under interleaving: the forward's input and the
+  // backward's gradient both come from the other stage) pair with that
+  // peer's sends in its issue order.
+  {
+    int other = r ^ 1;
+    Tensor act({2}), grad({3});
+    fillConstant(act, float(20 + r));
+    fillConstant(grad, float(30 + r));
+    sendAsync(act, other, 20, w);
+    sendAsync(grad, other, 21, w);
+    exchangeStep({{other, 20, {2}}, {other, 21, {3}}}, w);
+    EXPECT(!sendsQueued(), "exchangeStep issues the queued sends");
+    Tensor g({3}), a({2});
+    recv(g, other, 21, w); // taken in any order: nothing moves now
+    recv(a, other, 20, w);
+    EXPECT(a.toHost()[1] == float(20 + other), "step activation");
+    EXPECT(g.toHost()[2] == float(30 + other), "step gradient");
+    exchangeStep({}, w); // nothing to do: returns at once
+  }
+  // A collective over a group without the receiver leaves the send queued
+  // for the step's exchange (the stage's tp or dp collectives between a
+  // forward and the backward it is paired with); one with the receiver
+  // issues it first (the all-reduce above).
+  {
+    Grid pairs({2, 2, 1, 1, 1}); // pp pairs {0, 2}, {1, 3}; dp {0, 1}, {2, 3}
+    const Group &pp = pairs.group(Axis::PP), &dp = pairs.group(Axis::DP);
+    int peer = 1 - pp.rank();
+    Tensor x({2}), s({1});
+    fillConstant(x, float(40 + r));
+    fillConstant(s, 1.0f);
+    sendAsync(x, peer, 40, pp);
+    allReduceSum(s, dp);
+    EXPECT(sendsQueued(), "a collective without the receiver holds sends");
+    EXPECT(s.toHost()[0] == 2.0f, "dp sum beside a queued send");
+    exchangeStep({{peer, 40, {2}}}, pp);
+    Tensor y({2});
+    recv(y, peer, 40, pp);
+    int from = pairs.worldRankOf(peer, pairs.coord(Axis::DP), 0, 0);
+    EXPECT(y.toHost()[0] == float(40 + from), "held send delivered");
+    // A received tensor of another shape, and one never taken.
+    sendAsync(x, peer, 41, pp);
+    exchangeStep({{peer, 41, {2}}}, pp);
+    Tensor wrong({3});
+    std::string what = errorOf([&] { recv(wrong, peer, 41, pp); });
+    EXPECT(what.find("is [2], not [3]") != std::string::npos,
+           "shape of a held tensor: '%s'", what.c_str());
+    what = errorOf([] { waitAllSends(); });
+    EXPECT(what.find("1 received tensor(s) never taken by recv") !=
+               std::string::npos,
+           "untaken tensor: '%s'", what.c_str());
+  }
   // A message of another size is refused by the receiver.
   if (cpuTwin) {
     Tensor a({3});
