@@ -85,13 +85,18 @@ ReplanSide staySide(const LayerProfile &profile, const plan::Plan &old,
       cfg.tp, cfg.pp, cfg.cp, shape, cluster.totalGpus());
   for (int64_t dp = maxDp; dp >= 1; --dp) {
     int64_t gpus = dp * shape;
-    // The replicas on whole nodes (a sub-cluster of the new one), the
-    // global batch in whole micro-batches.
-    if (gpus % hw.gpusPerNode != 0 ||
+    // The replicas on whole nodes (a sub-cluster of the new one), or on
+    // part of one node; the global batch in whole micro-batches.
+    if ((gpus > hw.gpusPerNode && gpus % hw.gpusPerNode != 0) ||
         cfg.globalBatch % (dp * cfg.microBatch) != 0)
       continue;
     Cluster sub = cluster;
-    sub.groups[0].nodes = gpus / hw.gpusPerNode;
+    if (gpus < hw.gpusPerNode) {
+      sub.groups[0].nodes = 1;
+      sub.groups[0].gpusPerNode = gpus;
+    } else {
+      sub.groups[0].nodes = gpus / hw.gpusPerNode;
+    }
     ParallelConfig c = cfg;
     c.dp = dp;
     auto e = evaluate(profile, sub, c, eo);
@@ -105,7 +110,10 @@ ReplanSide staySide(const LayerProfile &profile, const plan::Plan &old,
     }
     side.possible = true;
     side.plan = plan::makePlan(profile, sub, c, *e);
-    if (sub.groups[0].nodes != hw.nodes)
+    if (gpus < hw.gpusPerNode)
+      side.plan.clusterNote = fmt::format("{} of the {} GPUs of one node",
+                                          gpus, hw.gpusPerNode);
+    else if (sub.groups[0].nodes != hw.nodes)
       side.plan.clusterNote =
           fmt::format("{} of {} nodes", sub.groups[0].nodes, hw.nodes);
     // Ranks keep their shards; where the data-parallel degree changed,
