@@ -15,7 +15,8 @@
 # flag per line ending in " \" (--num-layers 96, --tensor-model-parallel-size,
 # --pipeline-model-parallel-size, --context-parallel-size,
 # --expert-model-parallel-size, ..., --global-batch-size 1536,
-# --seq-length 2048, ..., --bf16); then a DeepSpeed JSON object
+# --seq-length 2048, ..., --bf16, then GPT-3's architecture: --hidden-size
+# 12288, ..., --load "${CHECKPOINT_DIR:?...}"); then a DeepSpeed JSON object
 # ("train_batch_size": 1536, ...) and its "trident: note:" lines, the first
 # naming the faster plan DeepSpeed cannot run; then a torchtitan
 # [parallelism] / [training] fragment.

@@ -339,6 +339,10 @@ ModelSummary summarizeModel(ModelOp model, int64_t seqLen) {
     s.paramsByKind[paramKindName(p.getKind())] += n;
   });
   model.walk([&](MoEOp moe) {
+    if (s.experts == 0) {
+      s.experts = moe.getNumExpertsAttr().getInt();
+      s.topK = moe.getTopKAttr().getInt();
+    }
     int64_t reps = enclosingRepeats(moe);
     double frac = static_cast<double>(moe.getTopKAttr().getInt()) /
                   moe.getNumExpertsAttr().getInt();

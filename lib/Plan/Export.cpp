@@ -11,6 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
 #include <numeric>
 
 namespace trident::plan {
@@ -108,7 +112,198 @@ Status megatronAxes(const Plan &p, std::string_view source) {
   return Status::ok();
 }
 
-Result<Exported> exportMegatron(const Plan &p, std::string_view source) {
+/// A number as Megatron-LM's argparse reads it: integers without a point,
+/// others with up to 10 significant digits (1e-05, 500000, 0.1).
+std::string num(double x) {
+  if (x == double(int64_t(x)) && std::abs(x) < 1e15)
+    return std::to_string(int64_t(x));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", x);
+  return buf;
+}
+
+/// Megatron-LM's architecture arguments for a decoder language model
+/// (megatron/training/arguments.py at the pin, docs/exporters.md): every
+/// size and choice the model fixes, so that the run builds this model and
+/// not Megatron's defaults (GeLU, LayerNorm, biases, dropout 0.1, tied
+/// embeddings, learned positions).
+Status megatronArchitecture(
+    const frontend::ModelConfig &mc, int64_t seqLen, std::string_view source,
+    const std::function<void(const std::string &, const std::string &)> &flag,
+    std::vector<std::string> &notes) {
+  using namespace frontend;
+  auto refuse = [&](const std::string &why) {
+    return Status::error(
+        std::string(source) + ": model '" + mc.name +
+        "' cannot be exported to Megatron-LM's GPT model: " + why);
+  };
+  if (mc.family != ModelFamily::DecoderLM)
+    return refuse("only decoder language models are (BERT, ViT and DLRM "
+                  "are other Megatron-LM models)");
+  if (mc.parallelResidual)
+    return refuse("parallel residual blocks (GPT-NeoX) are not a GPT-model "
+                  "option");
+  if (mc.attentionSinks || mc.slidingWindow > 0)
+    return refuse("attention sinks and sliding windows are not exported "
+                  "yet");
+  flag("--hidden-size", num(double(mc.hidden)));
+  flag("--ffn-hidden-size", num(double(mc.ffn)));
+  flag("--num-attention-heads", num(double(mc.numHeads)));
+  if (mc.attention == AttentionKind::Standard) {
+    if (mc.numKvHeads != mc.numHeads) {
+      flag("--group-query-attention", "");
+      flag("--num-query-groups", num(double(mc.numKvHeads)));
+    }
+    flag("--kv-channels", num(double(mc.headDim)));
+  } else {
+    flag("--multi-latent-attention", "");
+    if (mc.mla.qLoraRank > 0)
+      flag("--q-lora-rank", num(double(mc.mla.qLoraRank)));
+    flag("--kv-lora-rank", num(double(mc.mla.kvLoraRank)));
+    flag("--qk-head-dim", num(double(mc.mla.qkNopeHeadDim)));
+    flag("--qk-pos-emb-head-dim", num(double(mc.mla.qkRopeHeadDim)));
+    flag("--v-head-dim", num(double(mc.mla.vHeadDim)));
+  }
+  // Learned positions: the model's table. RoPE has no table; Megatron-LM
+  // still wants the sequence to fit under the maximum.
+  int64_t maxPositions = mc.maxPositions > 0 ? mc.maxPositions : mc.seqLen;
+  if (mc.position != PositionKind::Learned)
+    maxPositions = std::max(maxPositions, seqLen);
+  flag("--max-position-embeddings", num(double(maxPositions)));
+  if (mc.position == PositionKind::Rotary) {
+    flag("--position-embedding-type", "rope");
+    flag("--rotary-base", num(mc.ropeTheta));
+    // Latent attention rotates its own qk-pos-emb-head-dim dimensions.
+    if (mc.rotaryPct != 1.0 && mc.attention == AttentionKind::Standard)
+      flag("--rotary-percent", num(mc.rotaryPct));
+    if (mc.ropeInterleaved)
+      flag("--rotary-interleaved", "");
+    switch (mc.ropeScaling.kind) {
+    case RopeScaling::Kind::None:
+      break;
+    case RopeScaling::Kind::Llama3:
+      flag("--use-rope-scaling", "");
+      flag("--rope-scaling-factor", num(mc.ropeScaling.factor));
+      break;
+    case RopeScaling::Kind::Linear:
+    case RopeScaling::Kind::Yarn:
+      notes.push_back("the model's RoPE scaling (factor " +
+                      num(mc.ropeScaling.factor) +
+                      ") is not exported: set Megatron-LM's YaRN or "
+                      "interpolation options by hand");
+      break;
+    }
+  } else if (mc.position == PositionKind::Learned) {
+    flag("--position-embedding-type", "learned_absolute");
+  } else {
+    flag("--position-embedding-type", "none");
+  }
+  switch (mc.act) {
+  case Activation::Silu:
+    if (!mc.gatedMlp)
+      return refuse("an ungated SiLU MLP has no Megatron-LM flag");
+    flag("--swiglu", "");
+    break;
+  case Activation::Relu2:
+    if (mc.gatedMlp)
+      return refuse("a gated squared-ReLU MLP has no Megatron-LM flag");
+    flag("--squared-relu", "");
+    break;
+  case Activation::Gelu:
+  case Activation::GeluTanh:
+    if (mc.gatedMlp)
+      return refuse("GeGLU has no Megatron-LM flag");
+    // Megatron-LM's default activation; the tanh form is its fused kernel's.
+    break;
+  case Activation::Relu:
+    return refuse("a ReLU MLP has no Megatron-LM flag");
+  }
+  switch (mc.norm) {
+  case NormKind::RMSNorm:
+    flag("--normalization", "RMSNorm");
+    break;
+  case NormKind::LayerNorm:
+    flag("--normalization", "LayerNorm");
+    break;
+  case NormKind::LayerNorm1p:
+    flag("--normalization", "LayerNorm");
+    flag("--apply-layernorm-1p", "");
+    break;
+  }
+  flag("--norm-epsilon", num(mc.normEps));
+  if (mc.qkNorm)
+    flag("--qk-layernorm", "");
+  // Megatron-LM's linears have biases unless --disable-bias-linear; the
+  // q, k, v biases alone come back with --add-qkv-bias.
+  if (!mc.outBias && !mc.mlpBias) {
+    flag("--disable-bias-linear", "");
+    if (mc.qkvBias)
+      flag("--add-qkv-bias", "");
+  } else if (!mc.qkvBias || !mc.outBias || !mc.mlpBias) {
+    return refuse("biases on some linears and not others (qkv " +
+                  std::string(mc.qkvBias ? "yes" : "no") + ", output " +
+                  (mc.outBias ? "yes" : "no") + ", MLP " +
+                  (mc.mlpBias ? "yes" : "no") + ") have no Megatron-LM flag");
+  }
+  if (!mc.tieEmbeddings)
+    flag("--untie-embeddings-and-output-weights", "");
+  flag("--attention-dropout", num(mc.attentionDropoutRate()));
+  flag("--hidden-dropout", num(mc.dropout));
+  if (mc.moe.numExperts > 0) {
+    const MoEConfig &moe = mc.moe;
+    flag("--num-experts", num(double(moe.numExperts)));
+    flag("--moe-router-topk", num(double(moe.topK)));
+    flag("--moe-ffn-hidden-size", num(double(moe.expertFfn)));
+    if (moe.numSharedExperts > 0)
+      flag("--moe-shared-expert-intermediate-size",
+           num(double(moe.numSharedExperts * moe.sharedFfn)));
+    // Which layers have experts, as Megatron-LM's list expression.
+    std::string pattern;
+    bool all = true;
+    for (int64_t i = 0, run = 0; i < mc.numLayers; i += run) {
+      bool moeHere = mc.isMoeLayer(i);
+      all = all && moeHere;
+      run = 1;
+      while (i + run < mc.numLayers && mc.isMoeLayer(i + run) == moeHere)
+        ++run;
+      pattern += (pattern.empty() ? "" : "+") + std::string("[") +
+                 (moeHere ? "1" : "0") + "]*" + std::to_string(run);
+    }
+    if (!all)
+      flag("--moe-layer-freq", "\"(" + pattern + ")\"");
+    if (moe.sigmoidScores)
+      flag("--moe-router-score-function", "sigmoid");
+    if (moe.routerScoreCorrection)
+      flag("--moe-router-enable-expert-bias", "");
+    if (moe.numGroups > 1) {
+      flag("--moe-router-num-groups", num(double(moe.numGroups)));
+      flag("--moe-router-group-topk", num(double(moe.topkGroups)));
+    }
+    if (moe.routedScale != 1.0)
+      flag("--moe-router-topk-scaling-factor", num(moe.routedScale));
+    if (!moe.renormalize && !moe.sigmoidScores)
+      notes.push_back("the model weights its top-k experts by their "
+                      "unnormalised probabilities; Megatron-LM's softmax "
+                      "router renormalises them (check the router options)");
+    flag("--moe-grouped-gemm", "");
+    flag("--moe-token-dispatcher-type", "alltoall");
+  }
+  // Paths are the user's: shell variables that must be set (the launch
+  // stops naming the one that is not).
+  flag("--tokenizer-type", "HuggingFaceTokenizer");
+  flag("--tokenizer-model", "\"${TOKENIZER_MODEL:?set TOKENIZER_MODEL}\"");
+  flag("--data-path", "\"${DATA_PATH:?set DATA_PATH}\"");
+  flag("--save", "\"${CHECKPOINT_DIR:?set CHECKPOINT_DIR}\"");
+  flag("--load", "\"${CHECKPOINT_DIR:?set CHECKPOINT_DIR}\"");
+  notes.push_back("set TOKENIZER_MODEL (the model's own tokenizer: "
+                  "Megatron-LM takes the vocabulary, " +
+                  std::to_string(mc.vocabSize) +
+                  " here, from it), DATA_PATH and CHECKPOINT_DIR");
+  return Status::ok();
+}
+
+Result<Exported> exportMegatron(const Plan &p, std::string_view source,
+                                const frontend::ModelConfig *model) {
   if (Status s = megatronAxes(p, source); !s)
     return s;
   Exported e;
@@ -215,6 +410,16 @@ Result<Exported> exportMegatron(const Plan &p, std::string_view source) {
     flag("--fp8-format", "hybrid");
   } else {
     // fp32: Megatron-LM trains in fp32 unless --bf16 or --fp16 is given.
+  }
+  // The model itself, after what the plan decided.
+  if (model) {
+    if (Status s =
+            megatronArchitecture(*model, p.seqLen, source, flag, e.notes);
+        !s)
+      return s;
+  } else {
+    e.notes.push_back("architecture flags (hidden size, heads, ...) need the "
+                      "model: trident export --model M");
   }
 
   e.text = withComments(e.notes);
@@ -480,13 +685,14 @@ std::string planRefusal(const LayerProfile &profile, const Cluster &cluster,
 }
 
 Result<Exported> exportPlan(const Plan &plan, ExportTarget target,
-                            std::string_view source) {
+                            std::string_view source,
+                            const frontend::ModelConfig *model) {
   std::string_view names[] = {"Megatron-LM", "DeepSpeed", "torchtitan"};
   if (Status s = checkCommon(plan, source, names[int(target)]); !s)
     return s;
   switch (target) {
   case ExportTarget::Megatron:
-    return exportMegatron(plan, source);
+    return exportMegatron(plan, source, model);
   case ExportTarget::DeepSpeed:
     return exportDeepSpeed(plan, source);
   case ExportTarget::TorchTitan:

@@ -79,7 +79,8 @@ std::string renderInspectText(const ModelSummary &s) {
   return out;
 }
 
-std::string renderInspectJson(const ModelSummary &s) {
+std::string renderInspectJson(const ModelSummary &s,
+                              const LayerProfile &shape) {
   nlohmann::ordered_json j;
   j["model"] = s.name;
   j["architecture"] = s.architecture;
@@ -91,6 +92,10 @@ std::string renderInspectJson(const ModelSummary &s) {
     kinds[kind] = n;
   j["params_by_kind"] = kinds;
   j["layers"] = s.layers;
+  // The shape the IR shows (the cost model's LayerProfile reads the same).
+  j["shape"] = {{"hidden", shape.hidden},  {"vocab", shape.vocabSize},
+                {"heads", shape.numHeads}, {"kv_heads", shape.numKvHeads},
+                {"experts", s.experts},    {"top_k", s.topK}};
   j["flops_per_token"] = {{"forward", s.fwdFlopsPerToken},
                           {"train", s.trainFlopsPerToken}};
   j["flops_per_sequence"] = {

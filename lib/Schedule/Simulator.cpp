@@ -77,28 +77,31 @@ Status analyzeSchedule(const Schedule &s, Analysis *out) {
     const auto &list = s.perStage[st];
     for (int64_t i = 0; i < perStage; ++i) {
       const ScheduleAction &a = list[i];
-      std::string where =
-          "stage " + std::to_string(st) + " position " + std::to_string(i);
+      // Built only for an error: this loop runs over every action of every
+      // schedule the search compiles.
+      auto where = [&] {
+        return "stage " + std::to_string(st) + " position " + std::to_string(i);
+      };
       if (a.kind == ActionKind::BackwardInput ||
           a.kind == ActionKind::BackwardWeight)
-        return err(where + ": " + describe(a) +
+        return err(where() + ": " + describe(a) +
                    ": split backward actions are reserved for zero-bubble "
                    "schedules and not supported yet");
       if (a.kind != ActionKind::Forward && a.kind != ActionKind::Backward)
-        return err(where + ": unknown action kind");
+        return err(where() + ": unknown action kind");
       if (a.microBatch < 0 || a.microBatch >= m)
-        return err(where + ": " + describe(a) + ": micro-batch out of range");
+        return err(where() + ": " + describe(a) + ": micro-batch out of range");
       if (a.chunk < 0 || a.chunk >= s.v)
-        return err(where + ": " + describe(a) + ": chunk out of range");
+        return err(where() + ": " + describe(a) + ": chunk out of range");
       bool backward = a.kind == ActionKind::Backward;
       int64_t g = globalChunk(a.chunk, st, p);
       int32_t &id = slotOf(backward, a.microBatch, g);
       if (id >= 0)
-        return err(where + ": " + describe(a) + " appears twice");
+        return err(where() + ": " + describe(a) + " appears twice");
       // The forward sits in the same stage's list, so "not yet seen" means
       // it comes later (or never): its activations would not exist.
       if (backward && slotOf(false, a.microBatch, g) < 0)
-        return err(where + ": " + describe(a) + " precedes its forward");
+        return err(where() + ": " + describe(a) + " precedes its forward");
       id = static_cast<int32_t>(offset[st] + i);
       stageOf[id] = static_cast<int32_t>(st);
       posOf[id] = static_cast<int32_t>(i);

@@ -96,9 +96,11 @@ int runValidateServe(mlir::MLIRContext &ctx, const std::string &cases,
 
 /// Exports `p` to `target` (megatron, deepspeed, torchtitan) and prints it,
 /// or writes it to `outPath` ("" or "-": stdout); notes the text cannot
-/// hold go to stderr. Returns the exit code (ExportCommand.cpp).
+/// hold go to stderr. `model` (when known) adds Megatron-LM's architecture
+/// flags. Returns the exit code (ExportCommand.cpp).
 int printExported(const plan::Plan &p, std::string_view target,
-                  std::string_view source, const std::string &outPath);
+                  std::string_view source, const std::string &outPath,
+                  const frontend::ModelConfig *model = nullptr);
 
 } // namespace trident::tool
 

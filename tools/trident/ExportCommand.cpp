@@ -51,11 +51,12 @@ cl::opt<std::string> exportToOpt("to",
 } // namespace
 
 int printExported(const plan::Plan &p, std::string_view target,
-                  std::string_view source, const std::string &outPath) {
+                  std::string_view source, const std::string &outPath,
+                  const frontend::ModelConfig *model) {
   auto t = plan::parseExportTarget(target);
   if (!t)
     return fail(t.message(), 2);
-  auto e = plan::exportPlan(p, *t, source);
+  auto e = plan::exportPlan(p, *t, source, model);
   if (!e)
     return fail(e.message());
   if (!e->notesInText)
@@ -126,6 +127,9 @@ int runExport(mlir::MLIRContext &ctx) {
   // What the plan will be launched on, when given.
   plan::PlanTarget target;
   std::optional<LayerProfile> profile;
+  // The model's normalised description, for Megatron-LM's architecture
+  // flags: --model's, or the zoo model the plan names.
+  std::optional<frontend::ModelConfig> config;
   if (!modelOpt.empty()) {
     auto loaded = frontend::loadModel(ctx, modelOpt, p->seqLen);
     if (!loaded)
@@ -133,6 +137,12 @@ int runExport(mlir::MLIRContext &ctx) {
     profile = analysis::buildLayerProfile(loaded->model(), p->seqLen);
     target.model = &*profile;
     target.modelSource = "--model " + modelOpt;
+    config = loaded->config;
+  } else {
+    for (const std::string &name : frontend::zooModelNames())
+      if (frontend::modelSymbol(name) == p->model)
+        if (auto z = frontend::zooModel(name))
+          config = *z;
   }
   std::optional<Cluster> cluster;
   if (!clusterOpt.empty()) {
@@ -145,7 +155,8 @@ int runExport(mlir::MLIRContext &ctx) {
   }
   if (Status s = plan::verify(*p, planOpt, target); !s)
     return fail(s.message());
-  return printExported(*p, exportToOpt, planOpt, exportOutputOpt);
+  return printExported(*p, exportToOpt, planOpt, exportOutputOpt,
+                       config ? &*config : nullptr);
 }
 
 } // namespace trident::tool

@@ -24,8 +24,13 @@ int runInspect(mlir::MLIRContext &ctx) {
     return 1;
   analysis::ModelSummary summary =
       analysis::summarizeModel(loaded->model(), seqLenOpt);
-  llvm::outs() << (jsonOpt ? report::renderInspectJson(summary)
-                           : report::renderInspectText(summary));
+  if (jsonOpt) {
+    LayerProfile shape =
+        analysis::buildLayerProfile(loaded->model(), seqLenOpt);
+    llvm::outs() << report::renderInspectJson(summary, shape);
+  } else {
+    llvm::outs() << report::renderInspectText(summary);
+  }
   return 0;
 }
 

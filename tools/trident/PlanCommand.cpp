@@ -477,7 +477,8 @@ int runPlan(mlir::MLIRContext &ctx) {
     return code;
   if (exportTarget) {
     noteBestOfAll(so, evalOpt, profile, *cluster, *res, *exportTarget);
-    return printExported(plans[0], exportOpt, "best plan", "");
+    return printExported(plans[0], exportOpt, "best plan", "",
+                         work->model.config ? &*work->model.config : nullptr);
   }
   if (jsonOpt) {
     llvm::outs() << plan::plansToJson(plans);

@@ -43,6 +43,8 @@ struct ModelSummary {
   int64_t activeParams = 0; ///< routed experts counted top-k / experts
   std::map<std::string, int64_t> paramsByKind;
   int64_t layers = 0; ///< transformer layers
+  /// Routed experts and top-k of the first expert layer (0 without one).
+  int64_t experts = 0, topK = 0;
   double fwdFlopsPerSequence = 0;
   double bwdFlopsPerSequence = 0;
   double fwdFlopsPerToken = 0;

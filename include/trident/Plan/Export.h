@@ -12,6 +12,7 @@
 #ifndef TRIDENT_PLAN_EXPORT_H
 #define TRIDENT_PLAN_EXPORT_H
 
+#include "trident/Frontend/ModelConfig.h"
 #include "trident/Plan/Plan.h"
 #include "trident/Support/Status.h"
 
@@ -60,8 +61,14 @@ std::string planRefusal(const LayerProfile &profile, const Cluster &cluster,
 
 /// Exports `plan` for `target`. Errors name `source` and the part of the
 /// plan the target cannot express.
+/// With `model` (the plan's model as the frontend normalised it), the
+/// Megatron-LM export also writes the architecture: sizes, heads and query
+/// groups, positions and RoPE, activation, norm, biases, embeddings,
+/// dropout, mixture of experts and latent attention, and placeholders for
+/// the data, tokenizer and checkpoint paths (docs/exporters.md).
 Result<Exported> exportPlan(const Plan &plan, ExportTarget target,
-                            std::string_view source = "plan");
+                            std::string_view source = "plan",
+                            const frontend::ModelConfig *model = nullptr);
 
 } // namespace trident::plan
 

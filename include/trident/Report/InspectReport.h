@@ -14,7 +14,9 @@ std::string renderInspectText(const analysis::ModelSummary &summary);
 
 /// One JSON object with at least `params` (exact integer) and
 /// `flops_per_token` = {forward, train}.
-std::string renderInspectJson(const analysis::ModelSummary &summary);
+/// `shape` is the model's LayerProfile (hidden size, vocabulary, heads).
+std::string renderInspectJson(const analysis::ModelSummary &summary,
+                              const LayerProfile &shape);
 
 /// "1.75e+11" style numbers with SI suffixes for tables ("175.0 B").
 std::string humanCount(double n);

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Check a Megatron-LM export against the model and Megatron's own rules.
+
+Usage: check-megatron-args.py EXPORT_FILE INSPECT_JSON WORLD_SIZE
+
+EXPORT_FILE is `trident export --to megatron` text (one flag per line,
+`\\` continued, `#` comments); INSPECT_JSON is `trident inspect --json` of
+the same model. Checks:
+
+  architecture   --num-layers, --hidden-size, --num-attention-heads and the
+                 query groups (--num-query-groups with
+                 --group-query-attention, else as many as heads), and
+                 --num-experts / --moe-router-topk equal inspect's `layers`
+                 and `shape`; the vocabulary note names inspect's vocab
+  validate_args  rules of megatron/training/arguments.py at the pinned
+                 commit (docs/exporters.md) that reject a launch:
+                 world size divisible by tp * pp * cp, global batch by
+                 micro batch * dp; heads and query groups divisible by tp;
+                 layers divisible by pp unless a layout or first/last stage
+                 sizes are given; Megatron-FSDP needs --ckpt-format
+                 fsdp_dtensor; expert parallelism needs --num-experts,
+                 divisible by ep; --swiglu and --squared-relu exclude each
+                 other, as latent attention excludes grouped-query.
+
+Prints `OK: N checks` or the failed checks, exiting 1. Standard library only.
+"""
+import json
+import re
+import shlex
+import sys
+
+
+def parse(text):
+    args, lines, cur = {}, [], ""
+    notes = []
+    for raw in text.splitlines():
+        if raw.startswith("#"):
+            notes.append(raw)
+            continue
+        cur += raw.rstrip().rstrip("\\") + " "
+    toks = shlex.split(cur, posix=False)
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        if not t.startswith("--"):
+            sys.exit("check-megatron-args: stray token %r" % t)
+        if i + 1 < len(toks) and not toks[i + 1].startswith("--"):
+            args[t] = toks[i + 1]
+            i += 2
+        else:
+            args[t] = True
+            i += 1
+    return args, "\n".join(notes)
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    args, notes = parse(open(sys.argv[1]).read())
+    info = json.load(open(sys.argv[2]))
+    world = int(sys.argv[3])
+    shape = info["shape"]
+    bad, n = [], 0
+
+    def check(cond, what):
+        nonlocal n
+        n += 1
+        if not cond:
+            bad.append(what)
+
+    def num(flag, default=None):
+        v = args.get(flag, default)
+        return None if v is None else int(v)
+
+    tp = num("--tensor-model-parallel-size", 1)
+    pp = num("--pipeline-model-parallel-size", 1)
+    cp = num("--context-parallel-size", 1)
+    ep = num("--expert-model-parallel-size", 1)
+    heads = num("--num-attention-heads")
+    groups = num("--num-query-groups") if "--group-query-attention" in args else heads
+    # The model.
+    check(num("--num-layers") == info["layers"], "--num-layers vs layers %d" % info["layers"])
+    check(num("--hidden-size") == shape["hidden"], "--hidden-size vs hidden %d" % shape["hidden"])
+    check(heads == shape["heads"], "--num-attention-heads vs heads %d" % shape["heads"])
+    if "--multi-latent-attention" not in args:
+        check(groups == shape["kv_heads"], "query groups %s vs kv_heads %d" % (groups, shape["kv_heads"]))
+    check(num("--num-experts", 0) == shape["experts"], "--num-experts vs experts %d" % shape["experts"])
+    if shape["experts"]:
+        check(num("--moe-router-topk") == shape["top_k"], "--moe-router-topk vs top_k %d" % shape["top_k"])
+    check(re.search(r"vocabulary, %d here" % shape["vocab"], notes) is not None,
+          "the vocabulary note names %d" % shape["vocab"])
+    # validate_args.
+    check(world % (tp * pp * cp) == 0, "world %d divisible by tp*pp*cp" % world)
+    dp = world // (tp * pp * cp)
+    check(num("--global-batch-size") % (num("--micro-batch-size") * dp) == 0,
+          "global batch divisible by micro batch * dp")
+    check(heads % tp == 0, "heads divisible by tp")
+    check(groups % tp == 0, "query groups divisible by tp")
+    if not any(f in args for f in ("--pipeline-model-parallel-layout",
+                                   "--decoder-first-pipeline-num-layers")):
+        check(num("--num-layers") % pp == 0, "layers divisible by pp")
+    if "--use-megatron-fsdp" in args:
+        check(args.get("--ckpt-format") == "fsdp_dtensor",
+              "Megatron-FSDP requires --ckpt-format fsdp_dtensor")
+    if ep > 1:
+        check("--num-experts" in args, "expert parallelism needs --num-experts")
+        check(num("--num-experts", 0) % ep == 0, "experts divisible by ep")
+    check(not ("--swiglu" in args and "--squared-relu" in args),
+          "--swiglu and --squared-relu exclude each other")
+    check(not ("--multi-latent-attention" in args and "--group-query-attention" in args),
+          "latent attention excludes grouped-query attention")
+    if bad:
+        for b in bad:
+            sys.stderr.write("check-megatron-args: FAILED: %s\n" % b)
+        sys.exit(1)
+    print("OK: %d checks" % n)
+
+
+if __name__ == "__main__":
+    main()
