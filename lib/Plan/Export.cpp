@@ -112,6 +112,35 @@ Status megatronAxes(const Plan &p, std::string_view source) {
   return Status::ok();
 }
 
+/// What the plan predicts, to compare with the run's first logged steps:
+/// the step time (and its 80 % range), tokens/s, MFU and the memory per
+/// GPU of each stage. Nothing for a plan without figures (hand-written).
+std::vector<std::string> predictionNotes(const Plan &p) {
+  const Predicted &f = p.predicted;
+  if (!(f.iterationSeconds > 0))
+    return {};
+  char buf[256];
+  std::string range;
+  if (f.iterationLowSeconds > 0 && f.iterationHighSeconds > 0) {
+    std::snprintf(buf, sizeof buf, " (80%% range %.3g to %.3g s)",
+                  f.iterationLowSeconds, f.iterationHighSeconds);
+    range = buf;
+  }
+  std::snprintf(buf, sizeof buf,
+                "predicted (runtime %s): %.4g s per step%s, %.0f tokens/s, "
+                "MFU %.1f%%",
+                p.runtime.c_str(), f.iterationSeconds, range.c_str(),
+                f.tokensPerSecond, f.mfu * 100);
+  std::vector<std::string> out{buf};
+  std::string memory = "predicted memory per GPU (GB), by stage:";
+  for (const StagePlan &st : p.stages) {
+    std::snprintf(buf, sizeof buf, " %.1f", st.totalBytes / 1e9);
+    memory += buf;
+  }
+  out.push_back(memory);
+  return out;
+}
+
 /// A number as Megatron-LM's argparse reads it: integers without a point,
 /// others with up to 10 significant digits (1e-05, 500000, 0.1).
 std::string num(double x) {
@@ -311,6 +340,8 @@ Result<Exported> exportMegatron(const Plan &p, std::string_view source,
   e.notes.push_back("Megatron-LM arguments for " + p.model + " on " +
                     p.cluster + " (trident plan, " + std::string(kPlanSchema) +
                     ")");
+  for (std::string &n : predictionNotes(p))
+    e.notes.push_back(std::move(n));
   if (p.runtime != "megatron-core" && p.runtime != "megatron-lm")
     e.notes.push_back("the plan's figures were predicted for runtime '" +
                       p.runtime +
@@ -488,6 +519,8 @@ Result<Exported> exportDeepSpeed(const Plan &p, std::string_view source) {
 
   Exported e;
   e.text = j.dump(2) + "\n";
+  // JSON has no comments: the prediction goes with the other notes.
+  e.notes = predictionNotes(p);
   e.notes.push_back("launch on " + str(p.dp * p.tp * p.pp) +
                     " GPUs (dp * tp * pp); train_batch_size = "
                     "train_micro_batch_size_per_gpu * "
@@ -553,6 +586,8 @@ Result<Exported> exportTorchTitan(const Plan &p, std::string_view source) {
   e.notesInText = true;
   e.notes.push_back("torchtitan settings for " + p.model + " on " + p.cluster +
                     " (trident plan, " + std::string(kPlanSchema) + ")");
+  for (std::string &n : predictionNotes(p))
+    e.notes.push_back(std::move(n));
   if (p.runtime != "torchtitan")
     e.notes.push_back("the plan's figures were predicted for runtime '" +
                       p.runtime +
