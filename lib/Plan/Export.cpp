@@ -512,6 +512,27 @@ Result<Exported> exportDeepSpeed(const Plan &p, std::string_view source) {
   if (p.precision != "fp32")
     j[p.precision] = {{"enabled", true}};
   j["zero_optimization"] = {{"stage", p.zeroStage}};
+  if (p.zeroStage >= 1) {
+    // What the figures assumed: the gradient reduction overlapped with the
+    // backward (every runtime preset but megatron-lm), in buckets of
+    // DeepSpeed's default 5e8 elements (the deepspeed preset's
+    // zero3GradBucketElements).
+    if (p.runtime != "megatron-lm")
+      j["zero_optimization"]["overlap_comm"] = true;
+    j["zero_optimization"]["reduce_bucket_size"] = 500000000;
+  }
+  if (p.recompute == Recompute::Full)
+    // deepspeed.checkpointing's settings for the blocks the model wraps
+    // (one checkpoint per block, nothing partitioned or offloaded: what
+    // the plan's memory assumed).
+    j["activation_checkpointing"] = {
+        {"partition_activations", false},
+        {"cpu_checkpointing", false},
+        {"contiguous_memory_optimization", false},
+        {"number_checkpoints",
+         p.layersPerChunk.empty() ? int64_t(0) : p.layersPerChunk.front()},
+        {"synchronize_checkpoint_boundary", false},
+        {"profile", false}};
   if (p.tp > 1)
     j["tensor_parallel"] = {{"autotp_size", p.tp}};
   if (p.ep > 1)
