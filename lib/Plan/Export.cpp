@@ -161,20 +161,26 @@ Status megatronArchitecture(
     const std::function<void(const std::string &, const std::string &)> &flag,
     std::vector<std::string> &notes) {
   using namespace frontend;
-  auto refuse = [&](const std::string &why) {
-    return Status::error(
-        std::string(source) + ": model '" + mc.name +
-        "' cannot be exported to Megatron-LM's GPT model: " + why);
+  (void)source;
+  // What the flags cannot say is noted, never silently dropped: the run
+  // would build a different model there.
+  auto notExported = [&](const std::string &what) {
+    notes.push_back("not exported: " + what +
+                    " (no Megatron-LM flag written; set it by hand)");
   };
-  if (mc.family != ModelFamily::DecoderLM)
-    return refuse("only decoder language models are (BERT, ViT and DLRM "
-                  "are other Megatron-LM models)");
+  if (mc.family != ModelFamily::DecoderLM) {
+    notes.push_back("architecture flags are written for decoder language "
+                    "models only (BERT, ViT and DLRM are other Megatron-LM "
+                    "models)");
+    return Status::ok();
+  }
   if (mc.parallelResidual)
-    return refuse("parallel residual blocks (GPT-NeoX) are not a GPT-model "
-                  "option");
-  if (mc.attentionSinks || mc.slidingWindow > 0)
-    return refuse("attention sinks and sliding windows are not exported "
-                  "yet");
+    notExported("the parallel residual blocks (GPT-NeoX)");
+  if (mc.attentionSinks)
+    notExported("the attention sinks");
+  if (mc.slidingWindow > 0)
+    notExported("the sliding window of " + std::to_string(mc.slidingWindow) +
+                " positions");
   flag("--hidden-size", num(double(mc.hidden)));
   flag("--ffn-hidden-size", num(double(mc.ffn)));
   flag("--num-attention-heads", num(double(mc.numHeads)));
@@ -229,23 +235,26 @@ Status megatronArchitecture(
   }
   switch (mc.act) {
   case Activation::Silu:
-    if (!mc.gatedMlp)
-      return refuse("an ungated SiLU MLP has no Megatron-LM flag");
-    flag("--swiglu", "");
+    if (mc.gatedMlp)
+      flag("--swiglu", "");
+    else
+      notExported("the ungated SiLU MLP");
     break;
   case Activation::Relu2:
     if (mc.gatedMlp)
-      return refuse("a gated squared-ReLU MLP has no Megatron-LM flag");
-    flag("--squared-relu", "");
+      notExported("the gated squared-ReLU MLP");
+    else
+      flag("--squared-relu", "");
     break;
   case Activation::Gelu:
   case Activation::GeluTanh:
-    if (mc.gatedMlp)
-      return refuse("GeGLU has no Megatron-LM flag");
     // Megatron-LM's default activation; the tanh form is its fused kernel's.
+    if (mc.gatedMlp)
+      notExported("the GeGLU MLP");
     break;
   case Activation::Relu:
-    return refuse("a ReLU MLP has no Megatron-LM flag");
+    notExported("the ReLU MLP");
+    break;
   }
   switch (mc.norm) {
   case NormKind::RMSNorm:
@@ -269,10 +278,10 @@ Status megatronArchitecture(
     if (mc.qkvBias)
       flag("--add-qkv-bias", "");
   } else if (!mc.qkvBias || !mc.outBias || !mc.mlpBias) {
-    return refuse("biases on some linears and not others (qkv " +
-                  std::string(mc.qkvBias ? "yes" : "no") + ", output " +
-                  (mc.outBias ? "yes" : "no") + ", MLP " +
-                  (mc.mlpBias ? "yes" : "no") + ") have no Megatron-LM flag");
+    notExported(std::string("biases on some linears only (qkv ") +
+                (mc.qkvBias ? "yes" : "no") + ", output " +
+                (mc.outBias ? "yes" : "no") + ", MLP " +
+                (mc.mlpBias ? "yes" : "no") + "; Megatron-LM's default: all)");
   }
   if (!mc.tieEmbeddings)
     flag("--untie-embeddings-and-output-weights", "");
