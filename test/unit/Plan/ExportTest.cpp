@@ -173,13 +173,34 @@ TEST_CASE("DeepSpeed config of a pipeline plan", "[export]") {
                    "    \"enabled\": true\n"
                    "  },\n"
                    "  \"zero_optimization\": {\n"
-                   "    \"stage\": 1\n"
+                   "    \"stage\": 1,\n"
+                   "    \"overlap_comm\": true,\n"
+                   "    \"reduce_bucket_size\": 500000000\n"
+                   "  },\n"
+                   "  \"activation_checkpointing\": {\n"
+                   "    \"partition_activations\": false,\n"
+                   "    \"cpu_checkpointing\": false,\n"
+                   "    \"contiguous_memory_optimization\": false,\n"
+                   "    \"number_checkpoints\": 8,\n"
+                   "    \"synchronize_checkpoint_boundary\": false,\n"
+                   "    \"profile\": false\n"
                    "  },\n"
                    "  \"tensor_parallel\": {\n"
                    "    \"autotp_size\": 8\n"
                    "  }\n"
                    "}\n");
   CHECK_FALSE(r->notesInText);
+  // The figures of a megatron-lm plan do not overlap the reduction; no
+  // recomputation, no activation_checkpointing.
+  p.runtime = "megatron-lm";
+  p.recompute = Recompute::None;
+  for (StagePlan &st : p.stages)
+    st.recompute = Recompute::None;
+  auto plain = exportPlan(p, ExportTarget::DeepSpeed, "plan.json");
+  REQUIRE(plain.isOk());
+  CHECK_FALSE(has(plain->text, "overlap_comm"));
+  CHECK_FALSE(has(plain->text, "activation_checkpointing"));
+  CHECK(has(plain->text, "\"reduce_bucket_size\": 500000000"));
   bool stagesNote = false;
   for (const std::string &n : r->notes)
     stagesNote |= has(n, "PipelineModule(layers=..., num_stages=12");
