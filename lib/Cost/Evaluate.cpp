@@ -389,7 +389,7 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     o.overlapGradReduce = true;
     o.overlapZero3Gather = false;
     o.zero3GatherPerTensor = true;
-    o.zero3GradBucketElements = 5e8;
+    o.zero3GradBucketElements = kDeepSpeedReduceBucketElements;
     break;
   case Runtime::Nemo:
     // NeMo 1.x (NeMo-Framework-Launcher recipes, containers to 24.07):

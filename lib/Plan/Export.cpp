@@ -156,12 +156,11 @@ std::string num(double x) {
 /// size and choice the model fixes, so that the run builds this model and
 /// not Megatron's defaults (GeLU, LayerNorm, biases, dropout 0.1, tied
 /// embeddings, learned positions).
-Status megatronArchitecture(
-    const frontend::ModelConfig &mc, int64_t seqLen, std::string_view source,
+void megatronArchitecture(
+    const frontend::ModelConfig &mc, int64_t seqLen,
     const std::function<void(const std::string &, const std::string &)> &flag,
     std::vector<std::string> &notes) {
   using namespace frontend;
-  (void)source;
   // What the flags cannot say is noted, never silently dropped: the run
   // would build a different model there.
   auto notExported = [&](const std::string &what) {
@@ -172,7 +171,7 @@ Status megatronArchitecture(
     notes.push_back("architecture flags are written for decoder language "
                     "models only (BERT, ViT and DLRM are other Megatron-LM "
                     "models)");
-    return Status::ok();
+    return;
   }
   if (mc.parallelResidual)
     notExported("the parallel residual blocks (GPT-NeoX)");
@@ -222,10 +221,8 @@ Status megatronArchitecture(
       break;
     case RopeScaling::Kind::Linear:
     case RopeScaling::Kind::Yarn:
-      notes.push_back("the model's RoPE scaling (factor " +
-                      num(mc.ropeScaling.factor) +
-                      ") is not exported: set Megatron-LM's YaRN or "
-                      "interpolation options by hand");
+      notExported("the RoPE scaling (factor " + num(mc.ropeScaling.factor) +
+                  "; Megatron-LM's YaRN or interpolation options)");
       break;
     }
   } else if (mc.position == PositionKind::Learned) {
@@ -337,7 +334,6 @@ Status megatronArchitecture(
                   "Megatron-LM takes the vocabulary, " +
                   std::to_string(mc.vocabSize) +
                   " here, from it), DATA_PATH and CHECKPOINT_DIR");
-  return Status::ok();
 }
 
 Result<Exported> exportMegatron(const Plan &p, std::string_view source,
@@ -453,10 +449,7 @@ Result<Exported> exportMegatron(const Plan &p, std::string_view source,
   }
   // The model itself, after what the plan decided.
   if (model) {
-    if (Status s =
-            megatronArchitecture(*model, p.seqLen, source, flag, e.notes);
-        !s)
-      return s;
+    megatronArchitecture(*model, p.seqLen, flag, e.notes);
   } else {
     e.notes.push_back("architecture flags (hidden size, heads, ...) need the "
                       "model: trident export --model M");
@@ -528,7 +521,8 @@ Result<Exported> exportDeepSpeed(const Plan &p, std::string_view source) {
     // zero3GradBucketElements).
     if (p.runtime != "megatron-lm")
       j["zero_optimization"]["overlap_comm"] = true;
-    j["zero_optimization"]["reduce_bucket_size"] = 500000000;
+    j["zero_optimization"]["reduce_bucket_size"] =
+        int64_t(kDeepSpeedReduceBucketElements);
   }
   if (p.recompute == Recompute::Full)
     // deepspeed.checkpointing's settings for the blocks the model wraps

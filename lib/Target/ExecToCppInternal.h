@@ -78,6 +78,14 @@ inline std::string cppString(StringRef s) {
   return out + "\"";
 }
 
+/// C++ expression of a pipeline message's tag: (micro-batch `mb`, the
+/// receiving model chunk, direction) through main.cpp's tagOf.
+inline std::string tagCall(int64_t receiver, int64_t totalChunks,
+                           bool backward) {
+  return "tagOf(mb, " + std::to_string(receiver) + ", " +
+         std::to_string(totalChunks) + ", " + (backward ? "1" : "0") + ")";
+}
+
 /// C++ expression of a group by texec name.
 inline std::string groupExpr(StringRef name) {
   return "c.group(" + cppString(name) + ")";

@@ -124,9 +124,7 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
   int64_t self = chunk.getGlobalIndex();
   // Messages are told apart by (micro-batch, receiving chunk, direction).
   auto tagExpr = [&](int64_t receiver) {
-    return llvm::formatv("tagOf(mb, {0}, {1}, {2})", receiver, numChunks,
-                         backward ? 1 : 0)
-        .str();
+    return tagCall(receiver, numChunks, backward);
   };
   if (auto k = dyn_cast<tx::KernelOp>(op)) {
     if (failed(emitKernel(k)))

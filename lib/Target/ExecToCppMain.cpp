@@ -995,12 +995,10 @@ LogicalResult emitStageClass(tx::ProgramOp program, tx::StageOp stage,
       std::string list;
       Region &body = backward ? chunk.getBackward() : chunk.getForward();
       body.walk([&](tx::RecvOp r) {
-        list += llvm::formatv("{0}{{{1}, tagOf(mb, {2}, {3}, {4}), {5}}",
-                              list.empty() ? "" : ", ",
-                              r.getPeer() % program.getPp(),
-                              chunk.getGlobalIndex(), totalChunks, backward,
-                              shapeList(r.getResult().getType().getShape()))
-                    .str();
+        list += (list.empty() ? "{" : ", {") +
+                std::to_string(r.getPeer() % program.getPp()) + ", " +
+                tagCall(chunk.getGlobalIndex(), totalChunks, backward) +
+                ", " + shapeList(r.getResult().getType().getShape()) + "}";
       });
       body.walk([&](tx::SendOp) { transfers = true; });
       if (list.empty())
@@ -1030,18 +1028,19 @@ LogicalResult emitStageClass(tx::ProgramOp program, tx::StageOp stage,
         os << (i ? ", " : "") << "{" << a[i] << ", " << a[i + 1] << ", "
            << a[i + 2] << "}";
       os << "};\n";
-      auto emitRun = [&](StringRef a, StringRef indent) {
-        os << indent << "switch (" << a << "[2] * 2 + " << a << "[0]) {\n";
+      // Runs action `a` (the generated code's variable).
+      auto emitRun = [&](StringRef indent) {
+        os << indent << "switch (a[2] * 2 + a[0]) {\n";
         for (int i = 0; i < numChunks; ++i)
-          os << indent << "case " << 2 * i << ": forward" << i << "(" << a
-             << "[1]); break;\n"
-             << indent << "case " << 2 * i + 1 << ": backward" << i << "("
-             << a << "[1]); break;\n";
+          os << indent << "case " << 2 * i << ": forward" << i
+             << "(a[1]); break;\n"
+             << indent << "case " << 2 * i + 1 << ": backward" << i
+             << "(a[1]); break;\n";
         os << indent << "}\n";
       };
       if (!transfers) {
         os << "    for (const auto &a : kActions) {\n";
-        emitRun("a", "      ");
+        emitRun("      ");
         os << "    }\n";
       } else {
         // The Schedule library's communication steps (transferSteps): a
@@ -1071,7 +1070,7 @@ LogicalResult emitStageClass(tx::ProgramOp program, tx::StageOp stage,
            << "    for (size_t s = 0, at = 0; s < numSteps; ++s) {\n"
            << "      for (int i = 0; i < kSteps[s]; ++i, ++at) {\n"
            << "        const int *a = kActions[at];\n";
-        emitRun("a", "        ");
+        emitRun("        ");
         os << "      }\n"
            << "      rt::exchangeStep(incomingOf(at, s + 1), pp);\n"
            << "    }\n";

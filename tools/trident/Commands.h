@@ -77,6 +77,8 @@ struct PlanModel {
 };
 PlanModel loadPlanModel(mlir::MLIRContext &ctx, const plan::Plan &plan,
                         const std::string &planPath);
+/// The zoo name of the model a plan names ("" if it is not a zoo model).
+std::string zooNameOf(const plan::Plan &plan);
 
 int runInspect(mlir::MLIRContext &ctx);
 int runImport(mlir::MLIRContext &ctx);

@@ -138,11 +138,9 @@ int runExport(mlir::MLIRContext &ctx) {
     target.model = &*profile;
     target.modelSource = "--model " + modelOpt;
     config = loaded->config;
-  } else {
-    for (const std::string &name : frontend::zooModelNames())
-      if (frontend::modelSymbol(name) == p->model)
-        if (auto z = frontend::zooModel(name))
-          config = *z;
+  } else if (std::string zoo = zooNameOf(*p); !zoo.empty()) {
+    if (auto z = frontend::zooModel(zoo))
+      config = *z;
   }
   std::optional<Cluster> cluster;
   if (!clusterOpt.empty()) {

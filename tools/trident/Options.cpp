@@ -110,14 +110,20 @@ std::optional<frontend::LoadedModel> loadModelOption(mlir::MLIRContext &ctx) {
   return std::move(*loaded);
 }
 
+std::string zooNameOf(const plan::Plan &plan) {
+  std::string found;
+  for (const std::string &name : frontend::zooModelNames())
+    if (frontend::modelSymbol(name) == frontend::modelSymbol(plan.model))
+      found = name;
+  return found;
+}
+
 PlanModel loadPlanModel(mlir::MLIRContext &ctx, const plan::Plan &plan,
                         const std::string &planPath) {
   PlanModel r;
   r.spec = modelOpt;
   if (r.spec.empty())
-    for (const std::string &name : frontend::zooModelNames())
-      if (frontend::modelSymbol(name) == frontend::modelSymbol(plan.model))
-        r.spec = name;
+    r.spec = zooNameOf(plan);
   if (r.spec.empty()) {
     r.code = fail(planPath + " was made for '" + plan.model +
                       "', which is not a zoo model: give --model (its "

@@ -44,6 +44,11 @@ enum class AttentionKernel : uint8_t {
 };
 
 /// Modelling switches (defaults model Megatron-Core on current software).
+/// DeepSpeed's default zero_optimization.reduce_bucket_size, in elements
+/// (deepspeed/runtime/zero/config.py, 5e8): the `deepspeed` preset's
+/// gradient buckets, and what the DeepSpeed export writes.
+inline constexpr double kDeepSpeedReduceBucketElements = 5e8;
+
 struct EvalOptions {
   /// The preset that set the switches below (applyRuntime); reported in
   /// plans. Changing it alone changes nothing.
