@@ -61,7 +61,7 @@ private:
   mutable std::shared_mutex mutex_;
   std::unordered_map<Key, Entry, KeyHash> map_;
   size_t bytes_ = 0;
-  /// 1 GiB by default: a sweep of `trident explore` over large batches on
+  /// 512 MiB by default: a sweep of `trident explore` over large batches on
   /// deep pipelines met tens of gigabytes of schedules without it.
   size_t budget_ = size_t(1) << 29;
 };
