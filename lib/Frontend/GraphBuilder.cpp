@@ -22,7 +22,9 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -764,6 +766,14 @@ static Status checkMlirSizes(ModelOp model, const std::string &spec) {
   return Status::ok();
 }
 
+namespace {
+/// Lowercase hex SHA-256 of `bytes` (FIPS 180-4, LLVM's implementation).
+std::string sha256Hex(llvm::StringRef bytes) {
+  auto digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef(bytes));
+  return llvm::toHex(digest, /*LowerCase=*/true);
+}
+} // namespace
+
 Result<LoadedModel> loadModel(MLIRContext &context, const std::string &spec,
                               int64_t seqLen) {
   context.getOrLoadDialect<TGraphDialect>();
@@ -781,6 +791,7 @@ Result<LoadedModel> loadModel(MLIRContext &context, const std::string &spec,
                            ": brackets nest " + std::to_string(depth) +
                            " deep, above the supported limit " +
                            std::to_string(kMaxMlirNesting));
+    loaded.sha256 = sha256Hex(file->getBuffer());
     llvm::SourceMgr sourceMgr;
     sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
     std::string diagText;
@@ -798,6 +809,15 @@ Result<LoadedModel> loadModel(MLIRContext &context, const std::string &spec,
                          spec.find('/') != std::string::npos;
     if (looksLikePath) {
       cfg = loadHFConfigFile(spec, &loaded.warnings);
+      // The digest a plan records (plan::ModelSource), of the bytes just
+      // parsed; a file that parsed can be read again.
+      if (cfg) {
+        auto bytes = llvm::MemoryBuffer::getFile(spec);
+        if (!bytes)
+          return Status::error(spec +
+                               ": cannot read: " + bytes.getError().message());
+        loaded.sha256 = sha256Hex((*bytes)->getBuffer());
+      }
     } else {
       cfg = zooModel(spec);
     }

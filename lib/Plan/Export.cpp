@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -336,8 +337,117 @@ void megatronArchitecture(
                   " here, from it), DATA_PATH and CHECKPOINT_DIR");
 }
 
+/// What CUDA_DEVICE_MAX_CONNECTIONS must be for `p`, as validate_args
+/// (megatron/training/arguments.py at the pin) holds it before Blackwell:
+/// "1" with tp or cp > 1 (asserted), unset with Megatron-FSDP (asserted not
+/// "1"), "" when Megatron does not care.
+std::string maxConnectionsFor(const Plan &p) {
+  if (p.zeroStage >= 2)
+    return "unset";
+  if (p.tp > 1 || p.cp > 1)
+    return "1";
+  return "";
+}
+
+/// Characters a Slurm job name keeps (anything else becomes '_').
+std::string jobName(std::string_view model) {
+  std::string out = "trident-";
+  for (char c : model)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' ||
+            c == '_' || c == '.')
+               ? c
+               : '_';
+  return out;
+}
+
+/// Megatron-LM's arguments `args` (one "--flag value" each) as a bash
+/// script that launches pretrain_gpt.py under torchrun on one node, or
+/// under srun + torchrun on the plan's nodes.
+Result<std::string>
+megatronLaunchScript(const Plan &p, std::string_view source,
+                     const frontend::ModelConfig *model, Launcher launcher,
+                     const std::vector<std::string> &args,
+                     const std::vector<std::string> &notes) {
+  const std::string how =
+      launcher == Launcher::Slurm ? "--launcher slurm" : "--launcher torchrun";
+  auto refuse = [&](const std::string &why) {
+    return Status::error(std::string(source) + ": cannot write " + how + ": " +
+                         why);
+  };
+  if (!model)
+    return refuse("the script runs pretrain_gpt.py, which needs the model's "
+                  "architecture flags: give --model (the plan records no "
+                  "model source)");
+  if (model->family != frontend::ModelFamily::DecoderLM)
+    return refuse("Megatron-LM (at the pinned d98e8a64) pretrains decoder "
+                  "language models with pretrain_gpt.py and has no "
+                  "pretraining script for this model family; use the "
+                  "argument list without --launcher");
+  const int64_t world = p.dp * p.tp * p.pp * p.cp;
+  int64_t perNode = world, nodes = 1;
+  if (launcher == Launcher::Torchrun) {
+    if (p.gpusPerNode > 0 && world > p.gpusPerNode)
+      return refuse("torchrun here launches one node, but the plan uses " +
+                    str(world) + " GPUs on nodes of " + str(p.gpusPerNode) +
+                    ": use --launcher slurm");
+  } else {
+    if (p.gpusPerNode <= 0)
+      return refuse("the plan does not record its GPUs per node (its node "
+                    "groups differ, or it was written before "
+                    "cluster.gpus_per_node): plan it again");
+    if (world > p.gpusPerNode) {
+      if (world % p.gpusPerNode != 0)
+        return refuse("the plan's " + str(world) +
+                      " GPUs are not whole nodes of " + str(p.gpusPerNode));
+      perNode = p.gpusPerNode;
+      nodes = world / p.gpusPerNode;
+    }
+  }
+
+  std::string t = "#!/bin/bash\n";
+  if (launcher == Launcher::Slurm)
+    t += "#SBATCH --job-name=" + jobName(p.model) +
+         "\n#SBATCH --nodes=" + str(nodes) +
+         "\n#SBATCH --ntasks-per-node=1\n#SBATCH --gpus-per-node=" +
+         str(perNode) + "\n#SBATCH --exclusive\n";
+  t += withComments(notes);
+  t += "# one torchrun per node starts a process per GPU; " + str(nodes) +
+       " node(s) x " + str(perNode) + " GPUs = " + str(world) +
+       " = dp * tp * pp * cp\n";
+  t += "set -euo pipefail\n";
+  t += ": \"${MEGATRON_LM:?set MEGATRON_LM to a Megatron-LM checkout (exported "
+       "for d98e8a64)}\"\n";
+  std::string conn = maxConnectionsFor(p);
+  if (conn == "1")
+    t += "# validate_args asserts it with tp or cp > 1 (before Blackwell)\n"
+         "export CUDA_DEVICE_MAX_CONNECTIONS=1\n";
+  else if (conn == "unset")
+    t += "# Megatron-FSDP asserts it is not 1 (validate_args)\n"
+         "unset CUDA_DEVICE_MAX_CONNECTIONS\n";
+  if (launcher == Launcher::Torchrun) {
+    t += "torchrun --standalone --nproc-per-node " + str(perNode) + " \\\n";
+  } else {
+    // The first host of the allocation; sed reads the whole list, so no
+    // SIGPIPE (which `head -n 1` can raise) fails the pipeline under
+    // pipefail.
+    t += "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | "
+         "sed -n 1p)\n";
+    t += "srun --kill-on-bad-exit=1 torchrun --nnodes \"$SLURM_NNODES\" "
+         "--nproc-per-node " +
+         str(perNode) +
+         " \\\n  --rdzv-id \"$SLURM_JOB_ID\" --rdzv-backend c10d "
+         "--rdzv-endpoint \"$MASTER_ADDR:29500\" \\\n";
+  }
+  t += "  \"$MEGATRON_LM/pretrain_gpt.py\"";
+  for (const std::string &a : args)
+    t += " \\\n  " + a;
+  t += "\n";
+  return t;
+}
+
 Result<Exported> exportMegatron(const Plan &p, std::string_view source,
-                                const frontend::ModelConfig *model) {
+                                const frontend::ModelConfig *model,
+                                Launcher launcher) {
   if (Status s = megatronAxes(p, source); !s)
     return s;
   Exported e;
@@ -429,6 +539,10 @@ Result<Exported> exportMegatron(const Plan &p, std::string_view source,
              "Megatron-FSDP want different settings (tp and cp: 1)";
     e.notes.push_back(env);
   }
+  if (maxConnectionsFor(p) == "1" && launcher == Launcher::None) {
+    e.notes.push_back("set CUDA_DEVICE_MAX_CONNECTIONS=1: validate_args "
+                      "asserts it with tp or cp > 1 before Blackwell");
+  }
   // The plan's figures (every runtime preset but megatron-lm) overlap the
   // data-parallel gradient reduction with the backward, which Megatron-LM
   // does only with --overlap-grad-reduce (off by default). They count the
@@ -455,6 +569,13 @@ Result<Exported> exportMegatron(const Plan &p, std::string_view source,
                       "model: trident export --model M");
   }
 
+  if (launcher != Launcher::None) {
+    auto script = megatronLaunchScript(p, source, model, launcher, a, e.notes);
+    if (!script)
+      return script.status();
+    e.text = std::move(*script);
+    return e;
+  }
   e.text = withComments(e.notes);
   for (size_t i = 0; i < a.size(); ++i)
     e.text += a[i] + (i + 1 < a.size() ? " \\\n" : "\n");
@@ -705,6 +826,17 @@ Result<ExportTarget> parseExportTarget(std::string_view name) {
                        "' (expected megatron, deepspeed or torchtitan)");
 }
 
+Result<Launcher> parseLauncher(std::string_view name) {
+  if (name.empty() || name == "none")
+    return Launcher::None;
+  if (name == "torchrun")
+    return Launcher::Torchrun;
+  if (name == "slurm")
+    return Launcher::Slurm;
+  return Status::error("unknown launcher '" + std::string(name) +
+                       "' (expected torchrun or slurm)");
+}
+
 std::string_view exportTargetName(ExportTarget target) {
   switch (target) {
   case ExportTarget::Megatron:
@@ -745,13 +877,26 @@ std::string planRefusal(const LayerProfile &profile, const Cluster &cluster,
 
 Result<Exported> exportPlan(const Plan &plan, ExportTarget target,
                             std::string_view source,
-                            const frontend::ModelConfig *model) {
+                            const frontend::ModelConfig *model,
+                            Launcher launcher) {
   std::string_view names[] = {"Megatron-LM", "DeepSpeed", "torchtitan"};
   if (Status s = checkCommon(plan, source, names[int(target)]); !s)
     return s;
+  if (launcher != Launcher::None && target != ExportTarget::Megatron)
+    return Status::error(
+        std::string(source) +
+        ": --launcher writes Megatron-LM launch "
+        "scripts; " +
+        std::string(names[int(target)]) +
+        (target == ExportTarget::DeepSpeed
+             ? " runs the training script the user writes (the `deepspeed` "
+               "launcher with this JSON as its config)"
+             : " runs a Trainer.Config the user writes (torchrun -m "
+               "torchtitan.train with these settings)") +
+        ": export without --launcher");
   switch (target) {
   case ExportTarget::Megatron:
-    return exportMegatron(plan, source, model);
+    return exportMegatron(plan, source, model, launcher);
   case ExportTarget::DeepSpeed:
     return exportDeepSpeed(plan, source);
   case ExportTarget::TorchTitan:

@@ -65,6 +65,11 @@ Plan makePlan(const LayerProfile &profile, const Cluster &cluster,
   p.seqLen = profile.seqLen;
   p.cluster = cluster.name;
   p.gpus = cluster.totalGpus();
+  if (!cluster.groups.empty())
+    p.gpusPerNode = cluster.groups.front().gpusPerNode;
+  for (const NodeGroup &g : cluster.groups)
+    if (g.gpusPerNode != p.gpusPerNode)
+      p.gpusPerNode = 0; // node groups of different sizes
   p.runtime = std::string(runtimeName(eval.runtime));
   p.numMicroBatches = eval.microBatches;
   p.schedule = eval.schedule;
@@ -245,7 +250,8 @@ Status verify(const Plan &p, std::string_view planSource,
   // The model it is applied to.
   if (const LayerProfile *m = target.model) {
     const std::string on = " but " + target.modelSource;
-    if (!p.model.empty() && symbolKey(p.model) != symbolKey(m->modelName))
+    if (!target.sameFile && !p.model.empty() &&
+        symbolKey(p.model) != symbolKey(m->modelName))
       return bad("the plan is for model '" + p.model + "'" + on + " is '" +
                  m->modelName + "'");
     const int64_t blocks = plannedBlocks(*m);

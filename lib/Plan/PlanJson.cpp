@@ -61,8 +61,16 @@ Json planJson(const Plan &p) {
                         {"hidden", p.modelShape.hidden},
                         {"vocab", p.modelShape.vocab},
                         {"params", p.modelShape.params}};
+  if (!p.modelSource.zoo.empty())
+    j["model_source"] = {{"zoo", p.modelSource.zoo}};
+  else if (!p.modelSource.path.empty())
+    j["model_source"] = {{"path", p.modelSource.path},
+                         {"sha256", p.modelSource.sha256}};
   j["seq_len"] = p.seqLen;
-  j["cluster"] = {{"name", p.cluster}, {"gpus", p.gpus}, {"note", p.clusterNote}};
+  j["cluster"] = {{"name", p.cluster}, {"gpus", p.gpus}};
+  if (p.gpusPerNode > 0)
+    j["cluster"]["gpus_per_node"] = p.gpusPerNode;
+  j["cluster"]["note"] = p.clusterNote;
   j["precision"] = p.precision;
   j["runtime"] = p.runtime;
   j["global_batch"] = p.globalBatch;
@@ -234,6 +242,42 @@ void readModelShape(Reader &r, const Json &j, ModelShape &m) {
       if (r.error.empty() && v < 0)
         r.error = r.source + ": 'model_shape' entries must not be negative";
   }
+}
+
+/// Optional (plans written before it name no source): a zoo name, or a file
+/// path with the SHA-256 of its bytes.
+void readModelSource(Reader &r, const Json &j, ModelSource &m) {
+  if (!r.error.empty() || !j.contains("model_source"))
+    return;
+  const Json *ms = r.field(j, "model_source", "");
+  if (!ms)
+    return;
+  if (ms->is_object() && ms->contains("zoo") && ms->size() == 1) {
+    r.get(*ms, "zoo", "model_source", m.zoo);
+    if (r.error.empty() && m.zoo.empty())
+      r.error = r.source + ": 'model_source.zoo' must not be empty";
+    return;
+  }
+  if (!ms->is_object() || !ms->contains("path") || !ms->contains("sha256") ||
+      ms->size() != 2) {
+    r.error = r.source + ": 'model_source' must be {\"zoo\": NAME} or "
+                         "{\"path\": FILE, \"sha256\": HEX}";
+    return;
+  }
+  r.get(*ms, "path", "model_source", m.path);
+  r.get(*ms, "sha256", "model_source", m.sha256);
+  if (!r.error.empty())
+    return;
+  bool hex = m.sha256.size() == 64;
+  for (char c : m.sha256)
+    hex = hex && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+  if (m.path.empty())
+    r.error = r.source + ": 'model_source.path' must not be empty";
+  else if (!hex)
+    r.error = r.source +
+              ": 'model_source.sha256' must be 64 lowercase hex "
+              "digits, got '" +
+              m.sha256 + "'";
 }
 
 /// Optional: heterogeneous data parallelism.
@@ -475,10 +519,18 @@ Result<Plan> parsePlanJson(std::string_view text, std::string_view source) {
                          std::string(kPlanSchema) + "'");
   r.get(j, "model", "", p.model);
   readModelShape(r, j, p.modelShape);
+  readModelSource(r, j, p.modelSource);
   r.get(j, "seq_len", "", p.seqLen);
   if (const Json *c = r.field(j, "cluster", "")) {
     r.get(*c, "name", "cluster", p.cluster);
     r.get(*c, "gpus", "cluster", p.gpus);
+    if (c->contains("gpus_per_node")) {
+      r.get(*c, "gpus_per_node", "cluster", p.gpusPerNode);
+      if (r.error.empty() && (p.gpusPerNode < 1 || p.gpusPerNode > p.gpus))
+        r.error = src + ": 'cluster.gpus_per_node' must be in [1, " +
+                  std::to_string(p.gpus) + "] (the plan's GPUs), got " +
+                  std::to_string(p.gpusPerNode);
+    }
     r.get(*c, "note", "cluster", p.clusterNote);
   }
   r.get(j, "precision", "", p.precision);

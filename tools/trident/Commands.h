@@ -13,6 +13,7 @@
 #include "trident/Cost/LayerProfile.h"
 #include "trident/Frontend/GraphBuilder.h"
 #include "trident/Hardware/Cluster.h"
+#include "trident/Plan/Export.h"
 #include "trident/Plan/Plan.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -65,18 +66,27 @@ struct Workload {
 /// nullopt after printing an error.
 std::optional<Workload> loadWorkload(mlir::MLIRContext &ctx);
 
-/// The model a plan is applied to: --model, or the zoo model the plan
-/// names, loaded at the plan's sequence length. On failure the message is
-/// printed and `code` is the exit code to return.
+/// The model a plan is applied to, loaded at the plan's sequence length:
+/// --model; else the plan's model_source (a zoo name, or its file, which
+/// must still be there with the digest the plan recorded); else the zoo
+/// model the plan names (plans written before model_source). A --model
+/// file with another digest than the recorded one is refused. Without any
+/// of these, an error when `required`, else nothing loaded and code 0. On
+/// failure the message is printed and `code` is the exit code to return.
 struct PlanModel {
   std::optional<frontend::LoadedModel> loaded;
   std::string spec; ///< what was loaded ("llama-3-8b", a path)
+  std::string how;  ///< where it came from, for messages ("--model X")
+  /// Read from a file with the digest the plan recorded (PlanTarget).
+  bool sameFile = false;
   int code = 0;
   explicit operator bool() const { return loaded.has_value(); }
   frontend::LoadedModel *operator->() { return &*loaded; }
 };
 PlanModel loadPlanModel(mlir::MLIRContext &ctx, const plan::Plan &plan,
-                        const std::string &planPath);
+                        const std::string &planPath, bool required = true);
+/// What a plan records of where `model` came from (plan::ModelSource).
+plan::ModelSource modelSourceOf(const frontend::LoadedModel &model);
 /// The zoo name of the model a plan names ("" if it is not a zoo model).
 std::string zooNameOf(const plan::Plan &plan);
 
@@ -100,9 +110,12 @@ int runValidateServe(mlir::MLIRContext &ctx, const std::string &cases,
 /// or writes it to `outPath` ("" or "-": stdout); notes the text cannot
 /// hold go to stderr. `model` (when known) adds Megatron-LM's architecture
 /// flags. Returns the exit code (ExportCommand.cpp).
+/// `launcher` wraps a Megatron-LM export in a launch script (written
+/// executable).
 int printExported(const plan::Plan &p, std::string_view target,
                   std::string_view source, const std::string &outPath,
-                  const frontend::ModelConfig *model = nullptr);
+                  const frontend::ModelConfig *model = nullptr,
+                  plan::Launcher launcher = plan::Launcher::None);
 
 } // namespace trident::tool
 

@@ -1,12 +1,12 @@
 //===- ExportCommand.cpp - trident export ---------------------------------===//
 //
 // `trident export --plan plan.json --to megatron|deepspeed|torchtitan|shard
-// [--model M] [--cluster C] [-o FILE]`: a trident.plan/v1 plan as a
-// training framework's configuration (TridentPlan's Export.h,
-// docs/exporters.md), or as upstream shard IR (docs/shard-export.md). With --model or --cluster the plan is first held to
-// them (plan::verify): a plan for another model or GPU count is refused.
-// Notes that the text cannot carry (DeepSpeed JSON has no comments) go to
-// stderr.
+// [--model M] [--cluster C] [--launcher torchrun|slurm] [-o FILE]`: a
+// trident.plan/v1 plan as a training framework's configuration (TridentPlan's
+// Export.h, docs/exporters.md), or as upstream shard IR (docs/shard-export.md).
+// With --model or --cluster the plan is first held to them (plan::verify): a
+// plan for another model or GPU count is refused. Notes that the text cannot
+// carry (DeepSpeed JSON has no comments) go to stderr.
 //
 // Exit codes: 0 written; 1 bad input or a plan the target cannot express;
 // 2 bad usage.
@@ -29,6 +29,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <filesystem>
+
 namespace cl = llvm::cl;
 
 namespace trident::tool {
@@ -48,15 +50,20 @@ cl::opt<std::string> exportToOpt("to",
                                           "or shard (upstream MLIR)"),
                                  cl::value_desc("target"), cl::sub(exportCmd),
                                  cl::cat(category));
+cl::opt<std::string> launcherOpt(
+    "launcher",
+    cl::desc("with --to megatron: a launch script, torchrun (one node) or "
+             "slurm (an sbatch script with the plan's nodes)"),
+    cl::value_desc("torchrun|slurm"), cl::sub(exportCmd), cl::cat(category));
 } // namespace
 
 int printExported(const plan::Plan &p, std::string_view target,
                   std::string_view source, const std::string &outPath,
-                  const frontend::ModelConfig *model) {
+                  const frontend::ModelConfig *model, plan::Launcher launcher) {
   auto t = plan::parseExportTarget(target);
   if (!t)
     return fail(t.message(), 2);
-  auto e = plan::exportPlan(p, *t, source, model);
+  auto e = plan::exportPlan(p, *t, source, model, launcher);
   if (!e)
     return fail(e.message());
   if (!e->notesInText)
@@ -68,6 +75,19 @@ int printExported(const plan::Plan &p, std::string_view target,
   }
   if (Status s = writeFileAtomically(outPath, e->text); !s)
     return fail(s.message());
+  if (launcher != plan::Launcher::None) {
+    // A script the user runs as it is: rwxr-xr-x.
+    std::error_code ec;
+    std::filesystem::permissions(outPath,
+                                 std::filesystem::perms::owner_all |
+                                     std::filesystem::perms::group_read |
+                                     std::filesystem::perms::group_exec |
+                                     std::filesystem::perms::others_read |
+                                     std::filesystem::perms::others_exec,
+                                 ec);
+    if (ec)
+      return fail(outPath + ": cannot make it executable: " + ec.message());
+  }
   return 0;
 }
 
@@ -122,25 +142,34 @@ int runExport(mlir::MLIRContext &ctx) {
   auto p = plan::parsePlanJson(*text, planOpt);
   if (!p)
     return fail(p.message());
-  if (exportToOpt == "shard")
+  auto launcher = plan::parseLauncher(launcherOpt);
+  if (!launcher)
+    return fail("--launcher: " + launcher.message(), 2);
+  if (exportToOpt == "shard") {
+    if (*launcher != plan::Launcher::None)
+      return fail("--launcher writes Megatron-LM launch scripts, not shard "
+                  "IR",
+                  2);
     return exportShard(ctx, *p);
+  }
   // What the plan will be launched on, when given.
   plan::PlanTarget target;
   std::optional<LayerProfile> profile;
-  // The model's normalised description, for Megatron-LM's architecture
-  // flags: --model's, or the zoo model the plan names.
-  std::optional<frontend::ModelConfig> config;
-  if (!modelOpt.empty()) {
-    auto loaded = frontend::loadModel(ctx, modelOpt, p->seqLen);
-    if (!loaded)
-      return fail(loaded.message());
+  // The model: --model, or where the plan says it came from. Its
+  // normalised description gives Megatron-LM's architecture flags.
+  auto loaded = loadPlanModel(ctx, *p, planOpt, /*required=*/false);
+  if (loaded.code)
+    return loaded.code;
+  const frontend::ModelConfig *config = nullptr;
+  if (loaded) {
+    for (const std::string &w : loaded->warnings)
+      llvm::errs() << "trident: warning: " << w << "\n";
     profile = analysis::buildLayerProfile(loaded->model(), p->seqLen);
     target.model = &*profile;
-    target.modelSource = "--model " + modelOpt;
-    config = loaded->config;
-  } else if (std::string zoo = zooNameOf(*p); !zoo.empty()) {
-    if (auto z = frontend::zooModel(zoo))
-      config = *z;
+    target.modelSource = loaded.how;
+    target.sameFile = loaded.sameFile;
+    if (loaded->config)
+      config = &*loaded->config;
   }
   std::optional<Cluster> cluster;
   if (!clusterOpt.empty()) {
@@ -153,8 +182,8 @@ int runExport(mlir::MLIRContext &ctx) {
   }
   if (Status s = plan::verify(*p, planOpt, target); !s)
     return fail(s.message());
-  return printExported(*p, exportToOpt, planOpt, exportOutputOpt,
-                       config ? &*config : nullptr);
+  return printExported(*p, exportToOpt, planOpt, exportOutputOpt, config,
+                       *launcher);
 }
 
 } // namespace trident::tool

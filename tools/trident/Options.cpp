@@ -10,6 +10,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <filesystem>
+
 namespace cl = llvm::cl;
 
 namespace trident::tool {
@@ -118,17 +120,52 @@ std::string zooNameOf(const plan::Plan &plan) {
   return found;
 }
 
+plan::ModelSource modelSourceOf(const frontend::LoadedModel &model) {
+  plan::ModelSource s;
+  if (model.sha256.empty()) {
+    s.zoo = model.source;
+  } else {
+    s.path = model.source;
+    s.sha256 = model.sha256;
+  }
+  return s;
+}
+
 PlanModel loadPlanModel(mlir::MLIRContext &ctx, const plan::Plan &plan,
-                        const std::string &planPath) {
+                        const std::string &planPath, bool required) {
   PlanModel r;
-  r.spec = modelOpt;
-  if (r.spec.empty())
+  const plan::ModelSource &src = plan.modelSource;
+  // The digest the plan recorded, in messages.
+  auto recorded = [&] {
+    return planPath + " was made from " + src.path + " (sha256 " +
+           src.sha256.substr(0, 12) + "...)";
+  };
+  if (!modelOpt.empty()) {
+    r.spec = modelOpt;
+    r.how = "--model " + modelOpt;
+  } else if (!src.zoo.empty()) {
+    r.spec = src.zoo;
+    r.how = "the zoo model " + src.zoo + " (" + planPath + ": model_source)";
+  } else if (!src.path.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(src.path, ec)) {
+      r.code = fail(recorded() + ", which is not there now: give --model "
+                                 "with the file where it moved",
+                    2);
+      return r;
+    }
+    r.spec = src.path;
+    r.how = src.path + " (" + planPath + ": model_source)";
+  } else {
     r.spec = zooNameOf(plan);
+    r.how = "the zoo model " + r.spec;
+  }
   if (r.spec.empty()) {
-    r.code = fail(planPath + " was made for '" + plan.model +
-                      "', which is not a zoo model: give --model (its "
-                      "config.json or .mlir)",
-                  2);
+    if (required)
+      r.code = fail(planPath + " was made for '" + plan.model +
+                        "', which is not a zoo model: give --model (its "
+                        "config.json or .mlir)",
+                    2);
     return r;
   }
   auto loaded = frontend::loadModel(ctx, r.spec, plan.seqLen);
@@ -136,6 +173,22 @@ PlanModel loadPlanModel(mlir::MLIRContext &ctx, const plan::Plan &plan,
     r.code = fail(loaded.message());
     return r;
   }
+  // The recorded digest holds the file to what was planned: an edited file,
+  // or another file given as --model, is refused.
+  if (!src.sha256.empty() && !loaded->sha256.empty() &&
+      loaded->sha256 != src.sha256) {
+    std::string now =
+        r.how + " has sha256 " + loaded->sha256.substr(0, 12) + "...";
+    r.code = fail(recorded() + ", but " + now +
+                  (modelOpt.empty()
+                       ? ": the file changed since the plan was made; plan "
+                         "again with it, or give --model with the file as "
+                         "it was"
+                       : ": another file than the plan's model; give the "
+                         "file it was made from, or plan again"));
+    return r;
+  }
+  r.sameFile = !src.sha256.empty() && loaded->sha256 == src.sha256;
   r.loaded = std::move(*loaded);
   return r;
 }

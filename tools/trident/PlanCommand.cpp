@@ -471,6 +471,7 @@ int runPlan(mlir::MLIRContext &ctx) {
                                   so.pricePerGpuHour);
     p.clusterNote = res->clusterNotes[size_t(c.clusterIndex)];
     p.partition = c.partition;
+    p.modelSource = modelSourceOf(work->model);
     plans.push_back(std::move(p));
   }
   if (int code = writeOutputs(so, evalOpt, profile, *res, plans); code != 0)

@@ -75,7 +75,8 @@ int runReplan(mlir::MLIRContext &ctx) {
       analysis::buildLayerProfile(loaded->model(), old->seqLen);
   plan::PlanTarget target;
   target.model = &profile;
-  target.modelSource = "--model " + loaded.spec;
+  target.modelSource = loaded.how;
+  target.sameFile = loaded.sameFile;
   if (Status s = plan::verify(*old, oldPlanOpt, target); !s)
     return fail(s.message());
   EvalOptions eo;
@@ -91,11 +92,13 @@ int runReplan(mlir::MLIRContext &ctx) {
   auto r = explore::replan(profile, *old, *cluster, o, eo);
   if (!r)
     return fail(r.message());
+  // Both sides' plans name the model they were made from.
+  r->move.plan.modelSource = r->stay.plan.modelSource =
+      modelSourceOf(*loaded.loaded);
   if (!replanOutOpt.empty() && replanOutOpt != "-") {
     // The best plan for the new cluster (the old layout when none fits).
-    const explore::ReplanSide &best = r->move.possible ? r->move : r->stay;
-    if (Status s =
-            writeFileAtomically(replanOutOpt, plan::planToJson(best.plan));
+    const plan::Plan &best = r->move.possible ? r->move.plan : r->stay.plan;
+    if (Status s = writeFileAtomically(replanOutOpt, plan::planToJson(best));
         !s)
       return fail(s.message());
   }

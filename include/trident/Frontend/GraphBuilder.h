@@ -50,6 +50,8 @@ struct LoadedModel {
   std::string source;                ///< what --model said
   std::optional<ModelConfig> config; ///< absent for .mlir input
   std::vector<std::string> warnings; ///< unknown config keys, ...
+  /// SHA-256 of the file's bytes (lowercase hex); "" for a zoo model.
+  std::string sha256;
   mlir::trident::graph::ModelOp model();
 };
 

@@ -29,6 +29,14 @@ namespace trident::plan {
 Result<ExportTarget> parseExportTarget(std::string_view name);
 std::string_view exportTargetName(ExportTarget target);
 
+/// How the export is wrapped: bare configuration, or a launch script
+/// (Megatron-LM only): `torchrun` for one node, `slurm` an sbatch script
+/// whose nodes and tasks come from the plan (docs/exporters.md).
+enum class Launcher : uint8_t { None, Torchrun, Slurm };
+
+/// "torchrun" or "slurm" ("" and "none": Launcher::None).
+Result<Launcher> parseLauncher(std::string_view name);
+
 struct Exported {
   /// The configuration: one Megatron-LM flag per line (comments start with
   /// '#'), a DeepSpeed JSON object, or a torchtitan TOML fragment.
@@ -66,9 +74,13 @@ std::string planRefusal(const LayerProfile &profile, const Cluster &cluster,
 /// groups, positions and RoPE, activation, norm, biases, embeddings,
 /// dropout, mixture of experts and latent attention, and placeholders for
 /// the data, tokenizer and checkpoint paths (docs/exporters.md).
+/// A `launcher` other than None wraps the Megatron-LM arguments in a bash
+/// script that runs pretrain_gpt.py (it needs `model`, a decoder language
+/// model); other targets refuse it.
 Result<Exported> exportPlan(const Plan &plan, ExportTarget target,
                             std::string_view source = "plan",
-                            const frontend::ModelConfig *model = nullptr);
+                            const frontend::ModelConfig *model = nullptr,
+                            Launcher launcher = Launcher::None);
 
 } // namespace trident::plan
 

@@ -94,6 +94,19 @@ struct ModelShape {
   bool operator==(const ModelShape &) const = default;
 };
 
+/// Where a plan's model came from, so that the commands that apply the plan
+/// (export, replan, shard export) find it again without --model: a zoo
+/// name, or the path of the config.json or .mlir file as it was given to
+/// `trident plan` with the SHA-256 of its bytes, so that a file edited since
+/// is refused. Empty in plans written before the field.
+struct ModelSource {
+  std::string zoo;    ///< zoo name ("llama-3-8b"), or ""
+  std::string path;   ///< file path, or ""
+  std::string sha256; ///< lowercase hex digest of the file (with `path`)
+  bool known() const { return !zoo.empty() || !path.empty(); }
+  bool operator==(const ModelSource &) const = default;
+};
+
 /// The shape of the model a profile describes.
 ModelShape modelShapeOf(const LayerProfile &profile);
 
@@ -108,9 +121,13 @@ struct Plan : ParallelAxes {
   std::string schema = std::string(kPlanSchema);
   std::string model;
   ModelShape modelShape;
+  ModelSource modelSource;
   int64_t seqLen = 0;
   std::string cluster;   ///< cluster name
   int64_t gpus = 0;      ///< GPUs the plan uses
+  /// GPUs of each node (what a launcher asks per node); 0 when the node
+  /// groups differ or the plan predates the field.
+  int64_t gpusPerNode = 0;
   std::string clusterNote; ///< "" or e.g. "4 of 8 nodes"
   std::string precision = "bf16";
   /// The training software the prediction assumes (runtimeName); plans
@@ -163,6 +180,10 @@ struct PlanTarget {
   std::string modelSource;
   const Cluster *cluster = nullptr;
   std::string clusterSource;
+  /// The model was read from a file with the digest the plan recorded
+  /// (ModelSource): the same model under another file name, so its name
+  /// is not compared (its shape still is).
+  bool sameFile = false;
 };
 
 /// The one check of a plan before anything uses it (export, emit,

@@ -4,8 +4,9 @@
 Usage: check-megatron-args.py EXPORT_FILE INSPECT_JSON WORLD_SIZE
 
 EXPORT_FILE is `trident export --to megatron` text (one flag per line,
-`\\` continued, `#` comments); INSPECT_JSON is `trident inspect --json` of
-the same model. Checks:
+`\\` continued, `#` comments), or the launch script of `--launcher
+torchrun|slurm` (its arguments are those after pretrain_gpt.py);
+INSPECT_JSON is `trident inspect --json` of the same model. Checks:
 
   architecture   --num-layers, --hidden-size, --num-attention-heads and the
                  query groups (--num-query-groups with
@@ -20,7 +21,14 @@ the same model. Checks:
                  sizes are given; Megatron-FSDP needs --ckpt-format
                  fsdp_dtensor; expert parallelism needs --num-experts,
                  divisible by ep; --swiglu and --squared-relu exclude each
-                 other, as latent attention excludes grouped-query.
+                 other, as latent attention excludes grouped-query;
+                 CUDA_DEVICE_MAX_CONNECTIONS: asserted "1" with tp or cp
+                 > 1 (before Blackwell), asserted not "1" with
+                 Megatron-FSDP: the script sets (or unsets) it, the bare
+                 argument list says so in a comment
+  launch         for a script: `#SBATCH --nodes` (1 for torchrun) times
+                 torchrun's --nproc-per-node is the world size, and
+                 `--gpus-per-node` equals --nproc-per-node
 
 Prints `OK: N checks` or the failed checks, exiting 1. Standard library only.
 """
@@ -33,9 +41,16 @@ import sys
 def parse(text):
     args, lines, cur = {}, [], ""
     notes = []
+    script = text.startswith("#!")
+    launch, in_args = "", not script
     for raw in text.splitlines():
         if raw.startswith("#"):
             notes.append(raw)
+            continue
+        if not in_args:
+            # The script's own lines, up to the pretrain_gpt.py line.
+            launch += raw + "\n"
+            in_args = raw.strip().startswith('"$MEGATRON_LM/pretrain_gpt.py"')
             continue
         cur += raw.rstrip().rstrip("\\") + " "
     toks = shlex.split(cur, posix=False)
@@ -50,13 +65,15 @@ def parse(text):
         else:
             args[t] = True
             i += 1
-    return args, "\n".join(notes)
+    if script and not in_args:
+        sys.exit("check-megatron-args: the script never runs pretrain_gpt.py")
+    return args, "\n".join(notes), (launch if script else None)
 
 
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
-    args, notes = parse(open(sys.argv[1]).read())
+    args, notes, launch = parse(open(sys.argv[1]).read())
     info = json.load(open(sys.argv[2]))
     world = int(sys.argv[3])
     shape = info["shape"]
@@ -109,6 +126,32 @@ def main():
           "--swiglu and --squared-relu exclude each other")
     check(not ("--multi-latent-attention" in args and "--group-query-attention" in args),
           "latent attention excludes grouped-query attention")
+    # CUDA_DEVICE_MAX_CONNECTIONS (validate_args before Blackwell).
+    fsdp = "--use-megatron-fsdp" in args
+    wants_one = (tp > 1 or cp > 1) and not fsdp
+    text = launch if launch is not None else notes
+    if wants_one:
+        want = ("export CUDA_DEVICE_MAX_CONNECTIONS=1" if launch is not None
+                else "CUDA_DEVICE_MAX_CONNECTIONS=1")
+        check(want in text, "tp or cp > 1 needs CUDA_DEVICE_MAX_CONNECTIONS=1")
+    if fsdp:
+        check("CUDA_DEVICE_MAX_CONNECTIONS=1" not in text,
+              "Megatron-FSDP must not set CUDA_DEVICE_MAX_CONNECTIONS=1")
+        if launch is not None:
+            check("unset CUDA_DEVICE_MAX_CONNECTIONS" in launch,
+                  "the Megatron-FSDP script unsets CUDA_DEVICE_MAX_CONNECTIONS")
+    if launch is not None:
+        m = re.search(r"--nproc-per-node (\d+)", launch)
+        check(m is not None, "torchrun is given --nproc-per-node")
+        nproc = int(m.group(1)) if m else 0
+        sb = re.search(r"^#SBATCH --nodes=(\d+)$", notes, re.M)
+        nodes = int(sb.group(1)) if sb else 1
+        check(nodes * nproc == world,
+              "nodes %d x --nproc-per-node %d = world %d" % (nodes, nproc, world))
+        if sb:
+            g = re.search(r"^#SBATCH --gpus-per-node=(\d+)$", notes, re.M)
+            check(g is not None and int(g.group(1)) == nproc,
+                  "--gpus-per-node equals --nproc-per-node")
     if bad:
         for b in bad:
             sys.stderr.write("check-megatron-args: FAILED: %s\n" % b)

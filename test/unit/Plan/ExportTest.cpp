@@ -145,7 +145,9 @@ TEST_CASE("Megatron-LM precision and ZeRO", "[export]") {
   p.zeroStage = 1;
   std::string z1 = exported(p, ExportTarget::Megatron);
   CHECK_FALSE(has(z1, "--ckpt-format"));
-  CHECK_FALSE(has(z1, "CUDA_DEVICE_MAX_CONNECTIONS"));
+  CHECK_FALSE(has(z1, "leave CUDA_DEVICE_MAX_CONNECTIONS unset"));
+  // tp 8 without Megatron-FSDP: validate_args asserts the variable is 1.
+  CHECK(has(z1, "# set CUDA_DEVICE_MAX_CONNECTIONS=1: validate_args"));
   CHECK(has(z1, "--overlap-grad-reduce"));
   // Priced for the Megatron-LM of 2020-2022 (reduction after the
   // backward): the flag stays off.
@@ -327,4 +329,62 @@ TEST_CASE("plans a target cannot express are errors", "[export]") {
   v.schedule = ScheduleKind::GPipe;
   CHECK(has(exportPlan(v, ExportTarget::DeepSpeed).message(),
             "schedule 'gpipe': DeepSpeed's PipelineEngine runs only its 1F1B"));
+}
+
+TEST_CASE("Megatron-LM launch scripts", "[export]") {
+  Plan p = gpt3(); // 1536 GPUs
+  p.gpusPerNode = 8;
+  frontend::ModelConfig model; // a decoder language model
+  auto script = [&](Launcher l, const frontend::ModelConfig *m) {
+    return exportPlan(p, ExportTarget::Megatron, "plan.json", m, l);
+  };
+  // Slurm: the plan's GPUs as whole nodes, one torchrun task per node.
+  auto slurm = script(Launcher::Slurm, &model);
+  INFO((slurm ? std::string() : slurm.message()));
+  REQUIRE(slurm.isOk());
+  const std::string &t = slurm->text;
+  CHECK(t.rfind("#!/bin/bash\n#SBATCH --job-name=trident-gpt3_175b\n"
+                "#SBATCH --nodes=192\n#SBATCH --ntasks-per-node=1\n"
+                "#SBATCH --gpus-per-node=8\n",
+                0) == 0);
+  CHECK(has(t, "export CUDA_DEVICE_MAX_CONNECTIONS=1\n")); // tp 8
+  CHECK(has(t, "--nproc-per-node 8"));
+  CHECK(has(t, "\"$MEGATRON_LM/pretrain_gpt.py\" \\\n  --num-layers 96 \\\n"));
+  CHECK_FALSE(has(t, "# set CUDA_DEVICE_MAX_CONNECTIONS=1")); // set, not said
+  // The last argument ends the command.
+  CHECK(t.substr(t.size() - 2) != "\\\n");
+
+  // torchrun is one node: refused for 192.
+  auto one = script(Launcher::Torchrun, &model);
+  REQUIRE_FALSE(one.isOk());
+  CHECK(has(one.message(), "use --launcher slurm"));
+  // Without the model (no architecture flags) or for a model
+  // pretrain_gpt.py does not build, no script.
+  auto noModel = script(Launcher::Slurm, nullptr);
+  REQUIRE_FALSE(noModel.isOk());
+  CHECK(has(noModel.message(), "give --model"));
+  frontend::ModelConfig bert;
+  bert.family = frontend::ModelFamily::EncoderLM;
+  auto enc = script(Launcher::Slurm, &bert);
+  REQUIRE_FALSE(enc.isOk());
+  CHECK(has(enc.message(), "decoder language models"));
+  // Node size unknown (node groups differ, or an older plan): refused.
+  p.gpusPerNode = 0;
+  auto unknown = script(Launcher::Slurm, &model);
+  REQUIRE_FALSE(unknown.isOk());
+  CHECK(has(unknown.message(), "GPUs per node"));
+  // GPUs that are not whole nodes.
+  p.gpusPerNode = 7;
+  auto partial = script(Launcher::Slurm, &model);
+  REQUIRE_FALSE(partial.isOk());
+  CHECK(has(partial.message(), "not whole nodes of 7"));
+  // Other targets take no launcher.
+  p.gpusPerNode = 8;
+  auto ds = exportPlan(p, ExportTarget::TorchTitan, "plan.json", &model,
+                       Launcher::Torchrun);
+  REQUIRE_FALSE(ds.isOk());
+  CHECK(has(ds.message(), "--launcher writes Megatron-LM launch scripts"));
+  CHECK(*parseLauncher("slurm") == Launcher::Slurm);
+  CHECK(*parseLauncher("") == Launcher::None);
+  CHECK_FALSE(parseLauncher("mpirun").isOk());
 }

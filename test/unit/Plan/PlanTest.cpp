@@ -69,7 +69,13 @@ TEST_CASE("a written plan reads back identical", "[plan]") {
   CHECK(p.predicted.iterationLowSeconds < p.predicted.iterationSeconds);
   CHECK(p.predicted.iterationHighSeconds > p.predicted.iterationLowSeconds);
   p.warnings = {"first warning", "second warning"};
+  CHECK(p.gpusPerNode == 8); // dgx-a100-80gb
+  p.modelSource.path = "models/gpt-7b.json";
+  p.modelSource.sha256 = std::string(64, 'a');
   std::string text = plan::planToJson(p);
+  CHECK(text.find("\"model_source\": {\n    \"path\": "
+                  "\"models/gpt-7b.json\",") != std::string::npos);
+  CHECK(text.find("\"gpus_per_node\": 8,") != std::string::npos);
   CHECK(text.find("\"iteration_time_range_s\": [") != std::string::npos);
   auto back = plan::parsePlanJson(text);
   REQUIRE(back.isOk());
@@ -177,6 +183,22 @@ TEST_CASE("plan JSON errors name the field", "[plan]") {
                              "[low, high]"));
   CHECK_THAT(bad("\"warnings\": []", "\"warnings\": [1]"),
              Catch::Contains("'warnings' must hold strings only"));
+  // The model's source: a zoo name, or a path with a SHA-256.
+  CHECK_THAT(
+      bad("\"seq_len\"", "\"model_source\": {\"zoo\": \"\"}, \"seq_len\""),
+      Catch::Contains("p.json: 'model_source.zoo' must not be empty"));
+  CHECK_THAT(bad("\"seq_len\"",
+                 "\"model_source\": {\"path\": \"m.json\", \"sha256\": "
+                 "\"ABC\"}, \"seq_len\""),
+             Catch::Contains("p.json: 'model_source.sha256' must be 64 "
+                             "lowercase hex digits, got 'ABC'"));
+  CHECK_THAT(bad("\"seq_len\"", "\"model_source\": {\"path\": \"m.json\"}, "
+                                "\"seq_len\""),
+             Catch::Contains("p.json: 'model_source' must be {\"zoo\": NAME} "
+                             "or {\"path\": FILE, \"sha256\": HEX}"));
+  CHECK_THAT(bad("\"gpus_per_node\": 8", "\"gpus_per_node\": 16"),
+             Catch::Contains("p.json: 'cluster.gpus_per_node' must be in [1, "
+                             "8] (the plan's GPUs), got 16"));
   // Plans written before the interval and the warnings still read.
   {
     std::string t = text;
