@@ -17,8 +17,9 @@
 # --expert-model-parallel-size, ..., --global-batch-size 1536,
 # --seq-length 2048, ..., --bf16, then GPT-3's architecture: --hidden-size
 # 12288, ..., --load "${CHECKPOINT_DIR:?...}"); then a DeepSpeed JSON object
-# ("train_batch_size": 1536, ...) and its "trident: note:" lines, the first
-# naming the faster plan DeepSpeed cannot run; then a torchtitan
+# ("train_micro_batch_size_per_gpu": 1, ..., "autotp_size": 2) and its
+# "trident: note:" lines, the first naming the faster plan DeepSpeed cannot
+# run, a later one why train_batch_size is left out; then a torchtitan
 # [parallelism] / [training] fragment.
 #
 # Usage: bash python-free-examples/07-export-megatron.sh

@@ -602,6 +602,19 @@ Status deepSpeedAxes(const Plan &p, std::string_view source) {
     return unsupported(source, target,
                        "expert parallelism with tensor parallelism: AutoEP "
                        "cannot be combined with AutoTP");
+  if (p.tp > 1 && p.pp > 1)
+    // deepspeed/__init__.py: a PipelineModule's engine takes its grid from
+    // model.mpu() (pipe x data unless built with a topology), while AutoTP
+    // takes its group from deepspeed.utils.groups: the tp ranks would be
+    // counted as data-parallel.
+    return unsupported(source, target,
+                       "tp " + str(p.tp) + " with pp " + str(p.pp) +
+                           ": the PipelineEngine's grid comes from "
+                           "PipelineModule (pipe x data), which AutoTP "
+                           "(tensor_parallel.autotp_size) does not join, so "
+                           "its data-parallel size would be " +
+                           str(p.dp * p.tp) + ", not " + str(p.dp) +
+                           "; export to Megatron-LM for tp with pp");
   if (p.ep > 1 && p.expertTp() > 1)
     return unsupported(source, target,
                        "expert-tensor parallelism (etp " +
@@ -628,7 +641,13 @@ Result<Exported> exportDeepSpeed(const Plan &p, std::string_view source) {
                        "'type:REGEX') takes no explicit layers per stage");
 
   nlohmann::ordered_json j;
-  j["train_batch_size"] = p.globalBatch;
+  // With AutoTP and no mpu, DeepSpeedConfig counts every GPU as
+  // data-parallel (deepspeed/runtime/config.py: world_size =
+  // dist.get_world_size()) and asserts train_batch_size == micro * gas *
+  // world_size: the plan's global batch would fail it. Without the key
+  // DeepSpeed derives it from the other two, with or without an mpu.
+  if (p.tp == 1)
+    j["train_batch_size"] = p.globalBatch;
   j["train_micro_batch_size_per_gpu"] = p.microBatch;
   j["gradient_accumulation_steps"] = p.numMicroBatches;
   // fp32 is DeepSpeed's default: neither "bf16" nor "fp16" enabled.
@@ -667,10 +686,22 @@ Result<Exported> exportDeepSpeed(const Plan &p, std::string_view source) {
   // JSON has no comments: the prediction goes with the other notes.
   e.notes = predictionNotes(p);
   e.notes.push_back("launch on " + str(p.dp * p.tp * p.pp) +
-                    " GPUs (dp * tp * pp); train_batch_size = "
-                    "train_micro_batch_size_per_gpu * "
+                    " GPUs (dp * tp * pp); the global batch " +
+                    str(p.globalBatch) +
+                    " = train_micro_batch_size_per_gpu * "
                     "gradient_accumulation_steps * data-parallel size " +
                     str(p.dp));
+  if (p.tp > 1)
+    e.notes.push_back(
+        "train_batch_size is left out: without an mpu DeepSpeed counts all " +
+        str(p.dp * p.tp) + " GPUs as data-parallel and would reject " +
+        str(p.globalBatch) + " != " + str(p.microBatch) + " * " +
+        str(p.numMicroBatches) + " * " + str(p.dp * p.tp) +
+        "; it derives the value itself (and logs " +
+        str(p.microBatch * p.numMicroBatches * p.dp * p.tp) +
+        " unless deepspeed.initialize gets an mpu; each AutoTP group of " +
+        str(p.tp) + " reads the same batch, so the global batch is " +
+        str(p.globalBatch) + ")");
   if (p.pp > 1)
     e.notes.push_back(
         "pipeline stages are not a config key: build the model as "

@@ -165,6 +165,16 @@ TEST_CASE("Megatron-LM precision and ZeRO", "[export]") {
 TEST_CASE("DeepSpeed config of a pipeline plan", "[export]") {
   Plan p = gpt3();
   p.sequenceParallel = false;
+  // AutoTP does not join the PipelineEngine's grid: tp with pp is refused.
+  auto tpPp = exportPlan(p, ExportTarget::DeepSpeed, "plan.json");
+  REQUIRE_FALSE(tpPp.isOk());
+  CHECK_THAT(tpPp.message(),
+             Catch::Contains("tp 8 with pp 12: the PipelineEngine's grid "
+                             "comes from PipelineModule (pipe x data), which "
+                             "AutoTP (tensor_parallel.autotp_size) does not "
+                             "join, so its data-parallel size would be 128, "
+                             "not 16"));
+  p.tp = 1;
   auto r = exportPlan(p, ExportTarget::DeepSpeed, "plan.json");
   REQUIRE(r.isOk());
   CHECK(r->text == "{\n"
@@ -186,9 +196,6 @@ TEST_CASE("DeepSpeed config of a pipeline plan", "[export]") {
                    "    \"number_checkpoints\": 8,\n"
                    "    \"synchronize_checkpoint_boundary\": false,\n"
                    "    \"profile\": false\n"
-                   "  },\n"
-                   "  \"tensor_parallel\": {\n"
-                   "    \"autotp_size\": 8\n"
                    "  }\n"
                    "}\n");
   CHECK_FALSE(r->notesInText);
@@ -207,6 +214,29 @@ TEST_CASE("DeepSpeed config of a pipeline plan", "[export]") {
   for (const std::string &n : r->notes)
     stagesNote |= has(n, "PipelineModule(layers=..., num_stages=12");
   CHECK(stagesNote);
+}
+
+TEST_CASE("DeepSpeed AutoTP leaves train_batch_size to DeepSpeed", "[export]") {
+  // Without an mpu DeepSpeedConfig's world size is every GPU: the plan's
+  // global batch would fail its micro * gas * world check.
+  Plan p = gpt3();
+  p.sequenceParallel = false;
+  p.pp = 1;
+  p.layersPerChunk = {96};
+  p.stages.resize(1);
+  auto r = exportPlan(p, ExportTarget::DeepSpeed, "plan.json");
+  INFO((r ? std::string() : r.message()));
+  REQUIRE(r.isOk());
+  CHECK(r->text.rfind("{\n  \"train_micro_batch_size_per_gpu\": 1,\n"
+                      "  \"gradient_accumulation_steps\": 96,\n",
+                      0) == 0);
+  CHECK(has(r->text, "\"autotp_size\": 8"));
+  bool why = false;
+  for (const std::string &n : r->notes)
+    why |= has(n, "train_batch_size is left out: without an mpu DeepSpeed "
+                  "counts all 128 GPUs as data-parallel and would reject "
+                  "1536 != 1 * 96 * 128");
+  CHECK(why);
 }
 
 TEST_CASE("torchtitan fragment", "[export]") {
@@ -264,7 +294,9 @@ TEST_CASE("fp32 plans export to every target", "[export]") {
   CHECK_FALSE(has(m, "--bf16"));
   CHECK_FALSE(has(m, "--fp16"));
   CHECK(has(m, "--tensor-model-parallel-size 8"));
-  std::string d = exported(p, ExportTarget::DeepSpeed);
+  Plan noTp = p; // DeepSpeed runs no tp with pp
+  noTp.tp = 1;
+  std::string d = exported(noTp, ExportTarget::DeepSpeed);
   CHECK_FALSE(has(d, "bf16"));
   CHECK_FALSE(has(d, "fp16"));
   CHECK(has(d, "\"zero_optimization\""));
@@ -300,6 +332,7 @@ TEST_CASE("plans a target cannot express are errors", "[export]") {
   // Uneven stages in DeepSpeed.
   Plan u = gpt3();
   u.sequenceParallel = false;
+  u.tp = 1;
   u.layersPerChunk = {7, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 9};
   auto ru = exportPlan(u, ExportTarget::DeepSpeed, "plan.json");
   REQUIRE_FALSE(ru.isOk());
