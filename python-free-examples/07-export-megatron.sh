@@ -6,7 +6,8 @@
 # 2048; README command 1) as Megatron-LM command-line arguments; then
 # `--export deepspeed`, which ranks only plans DeepSpeed can run (the best
 # of all uses context parallelism, which it lacks: a note says what that
-# costs); then `--export torchtitan -o tt-plan.json` and the written plan
+# costs); then `--export torchtitan`, refused (torchtitan has no GPT-3), and
+# Llama-3-70B's best torchtitan plan written with `-o tt-plan.json` and
 # exported again by `trident export`. docs/exporters.md lists every option
 # and where its name comes from.
 #
@@ -19,8 +20,10 @@
 # 12288, ..., --load "${CHECKPOINT_DIR:?...}"); then a DeepSpeed JSON object
 # ("train_micro_batch_size_per_gpu": 1, ..., "autotp_size": 2) and its
 # "trident: note:" lines, the first naming the faster plan DeepSpeed cannot
-# run, a later one why train_batch_size is left out; then a torchtitan
-# [parallelism] / [training] fragment.
+# run, a later one why train_batch_size is left out; then torchtitan's
+# refusal (it has no GPT-3: "its closest is llama3 405B"); then Llama-3-70B
+# on 64 DGX H100 nodes as a torchtitan [parallelism] / [training] fragment
+# whose header names torchtitan's llama3 70B and the launch command.
 #
 # Usage: bash python-free-examples/07-export-megatron.sh
 #
@@ -42,7 +45,13 @@ echo "\$ trident plan ${ARGS[*]} --export deepspeed"
 cat "$tmp/notes"
 
 echo
-echo "\$ trident plan ${ARGS[*]} --export torchtitan -o tt-plan.json"
-"$BIN/trident" plan "${ARGS[@]}" --export torchtitan -o "$tmp/tt-plan.json" > /dev/null
+echo "\$ trident plan ${ARGS[*]} --export torchtitan"
+"$BIN/trident" plan "${ARGS[@]}" --export torchtitan 2>&1 || true
+
+LLAMA=(--model llama-3-70b --cluster dgx-h100:64 --global-batch 1024
+       --seq-len 8192)
+echo
+echo "\$ trident plan ${LLAMA[*]} --export torchtitan -o tt-plan.json"
+"$BIN/trident" plan "${LLAMA[@]}" --export torchtitan -o "$tmp/tt-plan.json" > /dev/null
 echo "\$ trident export --plan tt-plan.json --to torchtitan"
 "$BIN/trident" export --plan "$tmp/tt-plan.json" --to torchtitan

@@ -28,6 +28,18 @@
 #                   {"argparse_meta": {"arg_names": [...]}} replaces the names.
 #                   Options an extra_args_provider adds (pretrain_gpt.py's
 #                   add_modelopt_args, with nvidia-modelopt only) are not listed.
+#   torchtitan-models.txt
+#                   the model flavours torchtitan ships: for each
+#                   torchtitan/models/<m>/__init__.py with a `<m>_configs`
+#                   table (flavour -> function), one line "<m> <flavour>
+#                   config=<fn> layers= dim= heads= kv_heads= vocab= experts=
+#                   top_k=": the sizes are the literal `n_layers = 32`
+#                   statements or `dim=4096` keywords of the flavour's
+#                   function (- when none), config the first function of
+#                   <m>/config_registry.py that sets `model_spec =
+#                   model_registry("<flavour>")` and is not a debug, sft_ or
+#                   private one (- when none); debug flavours left out.
+#                   lib/Plan/Export.cpp's kTorchTitanFlavours is this list.
 #   torchtitan.txt  every key of torchtitan's job config, `section.key` (a
 #                   nested dataclass gives `section.sub.key`, a top-level
 #                   scalar a bare `key`): the fields of the root config class
@@ -139,6 +151,7 @@ run_all() {  # run_all MEGATRON TORCHTITAN DEEPSPEED OUTDIR
   mkdir -p "$4"
   PYTHONHASHSEED=0 python3 -B "$py" megatron "$1" "$megatron_rev" "$4/megatron.txt"
   PYTHONHASHSEED=0 python3 -B "$py" torchtitan "$2" "$torchtitan_rev" "$4/torchtitan.txt"
+  PYTHONHASHSEED=0 python3 -B "$py" torchtitan-models "$2" "$torchtitan_rev" "$4/torchtitan-models.txt"
   PYTHONHASHSEED=0 python3 -B "$py" deepspeed "$3" "$deepspeed_rev" "$4/deepspeed.txt"
 }
 
@@ -330,6 +343,38 @@ class Trainer(Configurable):
         optimizer: BaseOpt.Config = field(default_factory=FancyOpt.Config)
         activation_checkpoint: ACConfig = field(default_factory=FullAC.Config)
 EOF
+  # torchtitan's model registries: a flavour table, sizes as statements
+  # and keywords, a baseline config, and configs that must not count
+  # (debug, fine-tuning, a variant setting config.model_spec).
+  mkdir -p "$t/torchtitan/models/llama3" "$t/torchtitan/models/common"
+  cat >"$t/torchtitan/models/llama3/__init__.py" <<'EOF'
+def _debugmodel():
+    dim = 256
+    return Cfg(dim=dim, n_layers=2, vocab_size=2048)
+def _8b():
+    dim = 4096
+    n_heads = 32
+    n_kv_heads = 8
+    n_layers = 32
+    vocab_size = 128256
+    return Cfg(dim=dim)
+def _moe():
+    return Cfg(dim=1024, n_layers=4, vocab_size=1000, num_experts=8, top_k=2)
+llama3_configs = {"debugmodel": _debugmodel, "8B": _8b, "4x1B": _moe}
+EOF
+  cat >"$t/torchtitan/models/llama3/config_registry.py" <<'EOF'
+from . import model_registry
+def llama3_debugmodel_8b():
+    model_spec = model_registry("8B")
+def sft_llama3_8b():
+    model_spec = model_registry("8B", attn_backend="varlen")
+def llama3_8b_variant():
+    config = llama3_8b()
+    config.model_spec = model_registry("8B")
+def llama3_8b():
+    model_spec = model_registry("8B")
+EOF
+  echo "x = 1" >"$t/torchtitan/models/common/__init__.py"
   # --- DeepSpeed
   d=$work/d
   mkdir -p "$d/deepspeed/runtime/zero" "$d/deepspeed/runtime/activation_checkpointing" \
@@ -504,6 +549,9 @@ EOF
     parallelism.module_fqns_per_model_part parallelism.nested.depth \
     optimizer.lr optimizer.fancy activation_checkpoint.preserve_rng_state \
     activation_checkpoint.memory_budget
+  expect torchtitan-models.txt \
+    "llama3 8B config=llama3_8b layers=32 dim=4096 heads=32 kv_heads=8 vocab=128256 experts=- top_k=-" \
+    "llama3 4x1B config=- layers=4 dim=1024 heads=- kv_heads=- vocab=1000 experts=8 top_k=2"
   expect deepspeed.txt sequence_parallel_size train_batch_size \
     gradient_clipping zero_optimization zero_optimization.stage \
     zero_optimization.prefetch_bucket_size \

@@ -1051,10 +1051,102 @@ def deepspeed(repo, outpath):
                       notes, keys)
 
 
+# ------------------------------------------------------- torchtitan models
+MODEL_KEYS = (("n_layers", "layers"), ("dim", "dim"), ("n_heads", "heads"),
+              ("n_kv_heads", "kv_heads"), ("vocab_size", "vocab"),
+              ("num_experts", "experts"), ("top_k", "top_k"))
+
+
+def flavour_shape(fn):
+    """The literal sizes a flavour function sets: `name = 4096` statements
+    and `name=4096` keywords, the first of each (MODEL_KEYS)."""
+    wanted = {k for k, _ in MODEL_KEYS}
+    got = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], ast.Name) and \
+                node.targets[0].id in wanted and \
+                isinstance(node.value, ast.Constant):
+            got.setdefault(node.targets[0].id, node.value.value)
+        elif isinstance(node, ast.keyword) and node.arg in wanted and \
+                isinstance(node.value, ast.Constant):
+            got.setdefault(node.arg, node.value.value)
+    return got
+
+
+def baseline_configs(mod):
+    """flavour -> the first pretraining config function of a model's
+    config_registry.py: `model_spec = model_registry("FLAVOUR", ...)` in a
+    function not named for debugging, fine-tuning or a quantisation."""
+    out = {}
+    for name, fn in mod.defs.items():
+        if not isinstance(fn, ast.FunctionDef) or name.startswith("_") or \
+                name.startswith("sft_") or "debug" in name:
+            continue
+        for st in fn.body:
+            if isinstance(st, ast.Assign) and len(st.targets) == 1 and \
+                    isinstance(st.targets[0], ast.Name) and \
+                    st.targets[0].id == "model_spec" and \
+                    isinstance(st.value, ast.Call) and \
+                    last_name(st.value.func) == "model_registry" and \
+                    st.value.args and \
+                    isinstance(st.value.args[0], ast.Constant):
+                out.setdefault(st.value.args[0].value, name)
+    return out
+
+
+def torchtitan_models(repo, outpath):
+    """One line per model flavour torchtitan ships (debug flavours left
+    out): module, flavour, its baseline config function and its sizes."""
+    entries = []
+    dirs = sorted({f.split("/")[2] for f in repo.files
+                   if f.startswith("torchtitan/models/") and
+                   f.count("/") == 3 and f.endswith("/__init__.py")})
+    for d in dirs:
+        init = "torchtitan/models/%s/__init__.py" % d
+        mod = repo.module(init)
+        table = None
+        for name, value in mod.assigns.items():
+            if name.endswith("_configs") and isinstance(value, ast.Dict):
+                table = value
+        if table is None:
+            continue
+        repo.note(init)
+        reg = "torchtitan/models/%s/config_registry.py" % d
+        configs = {}
+        if reg in repo.files:
+            configs = baseline_configs(repo.module(reg))
+            repo.note(reg)
+        for k, v in zip(table.keys, table.values):
+            if not isinstance(k, ast.Constant) or "debug" in k.value:
+                continue
+            fn = mod.defs.get(last_name(v))
+            if fn is None:
+                warn("%s: flavour %s names no function of the module" %
+                     (init, k.value))
+                continue
+            shape = flavour_shape(fn)
+            cols = ["%s=%s" % (out, shape.get(key, "-"))
+                    for key, out in MODEL_KEYS]
+            entries.append(" ".join([d, k.value, "config=" +
+                                     configs.get(k.value, "-")] + cols))
+    if not any(e.startswith("llama3 8B ") for e in entries):
+        die("torchtitan's llama3 8B flavour not found: the model registry "
+            "changed shape")
+    notes = ["columns: module flavour config=<baseline config function in "
+             "config_registry.py, or - when none> then the literal sizes of "
+             "the flavour function (- when not a literal there)"]
+    return write_list(repo, outpath, "torchtitan model flavours "
+                      "(torchtitan/models/*/__init__.py, *_configs)", notes,
+                      entries)
+
+
 TARGETS = {
     "megatron": (megatron, "NVIDIA/Megatron-LM", "--megatron-rev"),
     "torchtitan": (torchtitan, "pytorch/torchtitan", "--torchtitan-rev"),
     "deepspeed": (deepspeed, "deepspeedai/DeepSpeed", "--deepspeed-rev"),
+    "torchtitan-models": (torchtitan_models, "pytorch/torchtitan",
+                          "--torchtitan-rev"),
 }
 
 if __name__ == "__main__":

@@ -722,6 +722,79 @@ Result<Exported> exportDeepSpeed(const Plan &p, std::string_view source) {
 // ParallelismConfig), torchtitan/distributed/activation_checkpoint.py.
 //===----------------------------------------------------------------------===//
 
+/// torchtitan/models/*/__init__.py at b5bcd76c (the *_configs flavour
+/// tables; debug flavours and models without layer count, width and
+/// vocabulary left out), distilled into
+/// test/data/export-flags/torchtitan-models.txt.
+constexpr TorchTitanFlavour kTorchTitanFlavours[] = {
+    {"deepseek_v3", "16B", "deepseek_v3_16b", 27, 2048, 16, 0, 102400, 64, 0},
+    {"deepseek_v3", "236B", "", 60, 5120, 128, 0, 102400, 160, 0},
+    {"deepseek_v3", "671B", "deepseek_v3_671b", 61, 7168, 128, 0, 129280, 256,
+     0},
+    {"gpt_oss", "120b", "gpt_oss_120b", 36, 2880, 0, 0, 201088, 128, 4},
+    {"gpt_oss", "20b", "gpt_oss_20b", 24, 2880, 0, 0, 201088, 32, 4},
+    {"kimi_k2_7", "Kimi-K2.5", "kimi_k2_5", 61, 7168, 64, 0, 163840, 384, 0},
+    {"llama3", "1B", "", 16, 2048, 32, 8, 128256, 0, 0},
+    {"llama3", "3B", "", 28, 3072, 24, 8, 128256, 0, 0},
+    {"llama3", "405B", "llama3_405b", 126, 16384, 128, 8, 128256, 0, 0},
+    {"llama3", "70B", "llama3_70b", 80, 8192, 64, 8, 128256, 0, 0},
+    {"llama3", "8B", "llama3_8b", 32, 4096, 32, 8, 128256, 0, 0},
+    {"muse_glimmer", "30B", "muse_glimmer_30b", 52, 6656, 32, 2, 202048, 0, 0},
+    {"qwen3", "0.6B", "qwen3_0_6b", 28, 1024, 16, 8, 151936, 0, 0},
+    {"qwen3", "1.7B", "qwen3_1_7b", 28, 2048, 16, 8, 151936, 0, 0},
+    {"qwen3", "14B", "qwen3_14b", 40, 5120, 40, 8, 151936, 0, 0},
+    {"qwen3", "235B-A22B", "", 94, 4096, 64, 4, 151936, 128, 8},
+    {"qwen3", "30B-A3B", "qwen3_30b_a3b", 48, 2048, 32, 4, 151936, 128, 8},
+    {"qwen3", "32B", "qwen3_32b", 64, 5120, 64, 8, 151936, 0, 0},
+    {"qwen3", "4B", "", 36, 2560, 32, 8, 151936, 0, 0},
+    {"qwen3", "8B", "", 36, 4096, 32, 8, 151936, 0, 0},
+    {"qwen3_5", "0.8B", "qwen35_0_8b", 24, 1024, 8, 2, 248320, 0, 0},
+    {"qwen3_5", "122B-A10B", "qwen35_122b_a10b", 48, 3072, 32, 2, 248320, 256,
+     8},
+    {"qwen3_5", "27B", "qwen35_27b", 64, 5120, 24, 4, 248320, 0, 0},
+    {"qwen3_5", "2B", "qwen35_2b", 24, 2048, 8, 2, 248320, 0, 0},
+    {"qwen3_5", "35B-A3B", "qwen35_35b_a3b", 40, 2048, 16, 2, 248320, 256, 8},
+    {"qwen3_5", "397B-A17B", "qwen35_397b_a17b", 60, 4096, 32, 2, 248320, 512,
+     10},
+    {"qwen3_5", "4B", "qwen35_4b", 32, 2560, 16, 4, 248320, 0, 0},
+    {"qwen3_5", "9B", "qwen35_9b", 32, 4096, 16, 4, 248320, 0, 0},
+};
+
+/// Every size the flavour states agrees with the model's (0: unstated).
+bool sameShape(const TorchTitanFlavour &f, const frontend::ModelConfig &m) {
+  auto agree = [](int64_t stated, int64_t actual) {
+    return stated == 0 || stated == actual;
+  };
+  return f.layers == m.numLayers && f.dim == m.hidden &&
+         f.vocab == m.vocabSize && f.experts == m.moe.numExperts &&
+         agree(f.heads, m.numHeads) && agree(f.kvHeads, m.numKvHeads) &&
+         agree(f.topK, m.moe.topK);
+}
+
+/// The flavour nearest `m` in layers x width^2 (the weights of the blocks,
+/// on a log scale), dense against dense and MoE against MoE first.
+const TorchTitanFlavour &closestFlavour(const frontend::ModelConfig &m) {
+  const TorchTitanFlavour *best = nullptr;
+  double bestScore = 0;
+  const double size = std::log(double(std::max<int64_t>(1, m.numLayers)) *
+                               double(m.hidden) * double(m.hidden));
+  for (const TorchTitanFlavour &f : kTorchTitanFlavours) {
+    double score = std::abs(
+        std::log(double(f.layers) * double(f.dim) * double(f.dim)) - size);
+    if ((f.experts > 0) != (m.moe.numExperts > 0))
+      score += 100; // another kind of model
+    if (!best || score < bestScore) {
+      best = &f;
+      bestScore = score;
+    }
+  }
+  return *best;
+}
+
+std::string flavourName(const TorchTitanFlavour &f) {
+  return std::string(f.module) + " " + f.flavour;
+}
+
 /// What torchtitan cannot run, from the parallel axes alone.
 Status torchTitanAxes(const Plan &p, std::string_view source) {
   constexpr std::string_view target = "torchtitan";
@@ -751,9 +824,30 @@ Status torchTitanAxes(const Plan &p, std::string_view source) {
   return Status::ok();
 }
 
-Result<Exported> exportTorchTitan(const Plan &p, std::string_view source) {
+Result<Exported> exportTorchTitan(const Plan &p, std::string_view source,
+                                  const frontend::ModelConfig *model) {
   if (Status s = torchTitanAxes(p, source); !s)
     return s;
+  // The model: one torchtitan ships, or nothing to run.
+  const TorchTitanFlavour *flavour = nullptr;
+  if (model) {
+    flavour = torchTitanFlavourOf(*model);
+    if (!flavour) {
+      const TorchTitanFlavour &c = closestFlavour(*model);
+      return unsupported(
+          source, "torchtitan",
+          "the model: torchtitan (at b5bcd76c) has no model of " + p.model +
+              "'s shape (" + str(model->numLayers) + " layers, hidden " +
+              str(model->hidden) + ", vocabulary " + str(model->vocabSize) +
+              (model->moe.numExperts > 0
+                   ? ", " + str(model->moe.numExperts) + " experts"
+                   : std::string()) +
+              "); its closest is " + flavourName(c) + " (" + str(c.layers) +
+              " layers, hidden " + str(c.dim) +
+              "): add the model to torchtitan first, or export to "
+              "Megatron-LM");
+    }
+  }
   // ZeRO 0: DDP (replicate); ZeRO 2/3: FSDP (shard).
   int64_t shard = p.zeroStage == 0 ? 1 : p.dp;
   int64_t replicate = p.zeroStage == 0 ? p.dp : 1;
@@ -774,8 +868,45 @@ Result<Exported> exportTorchTitan(const Plan &p, std::string_view source) {
       "torchtitan reads no TOML since pytorch/torchtitan#2386: each "
       "'[section] key = value' here is config.section.key = value on "
       "Trainer.Config, or --section.key value on the command line");
-  e.notes.push_back("launch on " + str(p.dp * p.tp * p.pp * p.cp) +
-                    " GPUs (NGPU = dp * tp * pp * cp)");
+  const int64_t world = p.dp * p.tp * p.pp * p.cp;
+  // run_train.sh (torchtitan's launcher) runs torchrun on one node; more
+  // nodes run torchrun -m torchtitan.train on each.
+  auto launch = [&](const std::string &module, const std::string &config) {
+    std::string how = "--module " + module + " --config " + config;
+    if (p.gpusPerNode <= 0 || world <= p.gpusPerNode)
+      return "launch on " + str(world) + " GPUs: NGPU=" + str(world) +
+             " MODULE=" + module + " CONFIG=" + config + " ./run_train.sh";
+    return "launch on " + str(world / p.gpusPerNode) + " nodes of " +
+           str(p.gpusPerNode) + " GPUs: on each, torchrun --nnodes " +
+           str(world / p.gpusPerNode) + " --nproc-per-node " +
+           str(p.gpusPerNode) +
+           " --rdzv-backend c10d --rdzv-endpoint FIRST_HOST:29500 -m "
+           "torchtitan.train " +
+           how;
+  };
+  if (flavour && *flavour->config) {
+    e.notes.push_back(
+        "model: torchtitan.models." + std::string(flavour->module) +
+        " flavour " + flavour->flavour + "; start from its config " +
+        flavour->config + "() in torchtitan/models/" + flavour->module +
+        "/config_registry.py and set what follows there (or in a copy)");
+    e.notes.push_back(launch(flavour->module, flavour->config));
+  } else if (flavour) {
+    e.notes.push_back(
+        "model: torchtitan.models." + std::string(flavour->module) +
+        " flavour " + flavour->flavour + " (model_registry(\"" +
+        flavour->flavour +
+        "\")); its config_registry.py has no config for this flavour: copy "
+        "one of the same model and set config.model_spec = "
+        "model_registry(\"" +
+        flavour->flavour + "\")");
+    e.notes.push_back(launch("YOUR_MODULE", "YOUR_CONFIG"));
+  } else {
+    e.notes.push_back("launch on " + str(world) +
+                      " GPUs (NGPU = dp * tp * pp * cp); the model is not "
+                      "checked against torchtitan's: trident export --model "
+                      "M");
+  }
   const char *ac = p.recompute == Recompute::Full ? "FullAC.Config()"
                    : p.recompute == Recompute::Selective
                        ? "SelectiveAC.Config()"
@@ -845,6 +976,20 @@ Result<Exported> exportTorchTitan(const Plan &p, std::string_view source) {
 }
 
 } // namespace
+
+std::span<const TorchTitanFlavour> torchTitanFlavours() {
+  return kTorchTitanFlavours;
+}
+
+const TorchTitanFlavour *
+torchTitanFlavourOf(const frontend::ModelConfig &model) {
+  if (model.family != frontend::ModelFamily::DecoderLM)
+    return nullptr;
+  for (const TorchTitanFlavour &f : kTorchTitanFlavours)
+    if (sameShape(f, model))
+      return &f;
+  return nullptr;
+}
 
 Result<ExportTarget> parseExportTarget(std::string_view name) {
   if (name == "megatron")
@@ -931,7 +1076,7 @@ Result<Exported> exportPlan(const Plan &plan, ExportTarget target,
   case ExportTarget::DeepSpeed:
     return exportDeepSpeed(plan, source);
   case ExportTarget::TorchTitan:
-    return exportTorchTitan(plan, source);
+    return exportTorchTitan(plan, source, model);
   }
   return Status::error("unknown export target");
 }

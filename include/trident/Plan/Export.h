@@ -16,6 +16,7 @@
 #include "trident/Plan/Plan.h"
 #include "trident/Support/Status.h"
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,25 @@ struct Exported {
   bool notesInText = false;
 };
 
+/// A model torchtitan ships: its module under torchtitan/models, the
+/// flavour its model_registry takes, the baseline config function of its
+/// config_registry.py ("" when the flavour has none), and the sizes that
+/// identify it (0: not a literal in the flavour's function).
+struct TorchTitanFlavour {
+  const char *module;
+  const char *flavour;
+  const char *config;
+  int64_t layers, dim, heads, kvHeads, vocab, experts, topK;
+};
+/// torchtitan's decoder flavours at the pinned commit (b5bcd76c), as
+/// scripts/distill-export-flags.sh distilled them into
+/// test/data/export-flags/torchtitan-models.txt (a unit test holds the two
+/// equal).
+std::span<const TorchTitanFlavour> torchTitanFlavours();
+/// The flavour whose sizes are `model`'s, or nullptr.
+const TorchTitanFlavour *
+torchTitanFlavourOf(const frontend::ModelConfig &model);
+
 /// The target's checks that read only the parallel axes, schedule,
 /// recomputation, ZeRO stage and precision of `plan` (not its layer split,
 /// node groups or data shares): what the planner can ask before it
@@ -76,7 +96,9 @@ std::string planRefusal(const LayerProfile &profile, const Cluster &cluster,
 /// the data, tokenizer and checkpoint paths (docs/exporters.md).
 /// A `launcher` other than None wraps the Megatron-LM arguments in a bash
 /// script that runs pretrain_gpt.py (it needs `model`, a decoder language
-/// model); other targets refuse it.
+/// model); other targets refuse it. With `model`, torchtitan's export names
+/// the torchtitan model and flavour it runs, and refuses a model torchtitan
+/// does not have (naming the closest it has).
 Result<Exported> exportPlan(const Plan &plan, ExportTarget target,
                             std::string_view source = "plan",
                             const frontend::ModelConfig *model = nullptr,

@@ -6,8 +6,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "trident/Plan/Export.h"
+#include "trident/Frontend/ModelSource.h"
 
 #include <catch2/catch.hpp>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
 
 using namespace trident;
 using namespace trident::plan;
@@ -420,4 +426,109 @@ TEST_CASE("Megatron-LM launch scripts", "[export]") {
   CHECK(*parseLauncher("slurm") == Launcher::Slurm);
   CHECK(*parseLauncher("") == Launcher::None);
   CHECK_FALSE(parseLauncher("mpirun").isOk());
+}
+
+TEST_CASE("torchtitan's flavours are the distilled list", "[export]") {
+  // scripts/distill-export-flags.sh wrote what torchtitan ships at the pin;
+  // the table is its decoder models (layers, width and vocabulary known).
+  std::ifstream in(std::string(TRIDENT_SOURCE_DIR) +
+                   "/test/data/export-flags/torchtitan-models.txt");
+  REQUIRE(in);
+  auto num = [](const std::string &v) -> int64_t {
+    return v == "-" ? 0 : std::stoll(v);
+  };
+  std::set<std::string> distilled, table;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#')
+      continue;
+    std::istringstream fields(line);
+    std::string module, flavour, config;
+    fields >> module >> flavour >> config;
+    std::map<std::string, int64_t> size;
+    for (std::string kv; fields >> kv;)
+      size[kv.substr(0, kv.find('='))] = num(kv.substr(kv.find('=') + 1));
+    if (!size["layers"] || !size["dim"] || !size["vocab"])
+      continue;
+    config = config.substr(std::string("config=").size());
+    distilled.insert(
+        module + " " + flavour + " " + (config == "-" ? "" : config) + " " +
+        std::to_string(size["layers"]) + " " + std::to_string(size["dim"]) +
+        " " + std::to_string(size["heads"]) + " " +
+        std::to_string(size["kv_heads"]) + " " + std::to_string(size["vocab"]) +
+        " " + std::to_string(size["experts"]) + " " +
+        std::to_string(size["top_k"]));
+  }
+  for (const TorchTitanFlavour &f : torchTitanFlavours())
+    table.insert(std::string(f.module) + " " + f.flavour + " " + f.config +
+                 " " + std::to_string(f.layers) + " " + std::to_string(f.dim) +
+                 " " + std::to_string(f.heads) + " " +
+                 std::to_string(f.kvHeads) + " " + std::to_string(f.vocab) +
+                 " " + std::to_string(f.experts) + " " +
+                 std::to_string(f.topK));
+  CHECK(distilled.size() >= 20);
+  CHECK(table == distilled);
+}
+
+TEST_CASE("torchtitan runs the models it ships", "[export]") {
+  auto zoo = [](const char *name) {
+    auto m = frontend::zooModel(name);
+    REQUIRE(m.isOk());
+    return *m;
+  };
+  auto file = [](const char *name) {
+    auto m = frontend::loadHFConfigFile(
+        std::string(TRIDENT_SOURCE_DIR) + "/test/data/models/" + name, nullptr);
+    REQUIRE(m.isOk());
+    return *m;
+  };
+  auto flavour = [](const frontend::ModelConfig &m) {
+    const TorchTitanFlavour *f = torchTitanFlavourOf(m);
+    return f ? std::string(f->module) + " " + f->flavour : std::string("-");
+  };
+  CHECK(flavour(zoo("llama-3-8b")) == "llama3 8B");
+  CHECK(flavour(zoo("llama-3-70b")) == "llama3 70B");
+  CHECK(flavour(zoo("llama-3.1-405b")) == "llama3 405B");
+  CHECK(flavour(file("qwen3-8b.json")) == "qwen3 8B");
+  CHECK(flavour(file("qwen3-30b-a3b.json")) == "qwen3 30B-A3B");
+  CHECK(flavour(file("deepseek-v3.json")) == "deepseek_v3 671B");
+  CHECK(flavour(file("gpt-oss-20b.json")) == "gpt_oss 20b");
+  CHECK(flavour(zoo("mixtral-8x7b")) == "-");
+  CHECK(flavour(zoo("gpt3-175b")) == "-");
+  CHECK(flavour(zoo("llama-2-7b")) == "-");
+
+  // Export: the flavour and its config in the header; another model is
+  // refused, naming the closest torchtitan has.
+  Plan p = gpt3();
+  p.zeroStage = 3;
+  p.pp = 1;
+  p.dp = 192;
+  p.numMicroBatches = 8;
+  p.layersPerChunk = {96};
+  p.stages.resize(1);
+  p.gpusPerNode = 8;
+  frontend::ModelConfig gpt = zoo("gpt3-175b");
+  auto refused = exportPlan(p, ExportTarget::TorchTitan, "plan.json", &gpt);
+  REQUIRE_FALSE(refused.isOk());
+  CHECK(refused.message() ==
+        "plan.json: cannot export to torchtitan: the model: torchtitan (at "
+        "b5bcd76c) has no model of gpt3_175b's shape (96 layers, hidden "
+        "12288, vocabulary 51200); its closest is llama3 405B (126 layers, "
+        "hidden 16384): add the model to torchtitan first, or export to "
+        "Megatron-LM");
+  frontend::ModelConfig mixtral = zoo("mixtral-8x7b");
+  auto moe = exportPlan(p, ExportTarget::TorchTitan, "plan.json", &mixtral);
+  REQUIRE_FALSE(moe.isOk());
+  CHECK(has(moe.message(), "8 experts); its closest is"));
+  frontend::ModelConfig llama = zoo("llama-3-70b");
+  auto ok = exportPlan(p, ExportTarget::TorchTitan, "plan.json", &llama);
+  REQUIRE(ok.isOk());
+  CHECK(has(ok->text, "# model: torchtitan.models.llama3 flavour 70B; start "
+                      "from its config llama3_70b()"));
+  CHECK(has(ok->text, "# launch on 192 nodes of 8 GPUs: on each, torchrun "
+                      "--nnodes 192 --nproc-per-node 8"));
+  CHECK(has(ok->text, "-m torchtitan.train --module llama3 --config "
+                      "llama3_70b\n"));
+  // No model: exported, with a note that it was not checked.
+  CHECK(has(exported(p, ExportTarget::TorchTitan),
+            "the model is not checked against torchtitan's"));
 }
