@@ -831,22 +831,11 @@ Result<Exported> exportTorchTitan(const Plan &p, std::string_view source,
   // The model: one torchtitan ships, or nothing to run.
   const TorchTitanFlavour *flavour = nullptr;
   if (model) {
+    if (Status s =
+            checkExportModel(ExportTarget::TorchTitan, *model, p.model, source);
+        !s)
+      return s;
     flavour = torchTitanFlavourOf(*model);
-    if (!flavour) {
-      const TorchTitanFlavour &c = closestFlavour(*model);
-      return unsupported(
-          source, "torchtitan",
-          "the model: torchtitan (at b5bcd76c) has no model of " + p.model +
-              "'s shape (" + str(model->numLayers) + " layers, hidden " +
-              str(model->hidden) + ", vocabulary " + str(model->vocabSize) +
-              (model->moe.numExperts > 0
-                   ? ", " + str(model->moe.numExperts) + " experts"
-                   : std::string()) +
-              "); its closest is " + flavourName(c) + " (" + str(c.layers) +
-              " layers, hidden " + str(c.dim) +
-              "): add the model to torchtitan first, or export to "
-              "Megatron-LM");
-    }
   }
   // ZeRO 0: DDP (replicate); ZeRO 2/3: FSDP (shard).
   int64_t shard = p.zeroStage == 0 ? 1 : p.dp;
@@ -976,6 +965,25 @@ Result<Exported> exportTorchTitan(const Plan &p, std::string_view source,
 }
 
 } // namespace
+
+Status checkExportModel(ExportTarget target, const frontend::ModelConfig &model,
+                        std::string_view modelName, std::string_view source) {
+  if (target != ExportTarget::TorchTitan || torchTitanFlavourOf(model))
+    return Status::ok();
+  const TorchTitanFlavour &c = closestFlavour(model);
+  return unsupported(
+      source, "torchtitan",
+      "the model: torchtitan (at b5bcd76c) has no model of " +
+          std::string(modelName) + "'s shape (" + str(model.numLayers) +
+          " layers, hidden " + str(model.hidden) + ", vocabulary " +
+          str(model.vocabSize) +
+          (model.moe.numExperts > 0
+               ? ", " + str(model.moe.numExperts) + " experts"
+               : std::string()) +
+          "); its closest is " + flavourName(c) + " (" + str(c.layers) +
+          " layers, hidden " + str(c.dim) +
+          "): add the model to torchtitan first, or export to Megatron-LM");
+}
 
 std::span<const TorchTitanFlavour> torchTitanFlavours() {
   return kTorchTitanFlavours;

@@ -447,6 +447,13 @@ int runPlan(mlir::MLIRContext &ctx) {
                 std::string(plan::exportTargetName(*exportTarget)) +
                 " launches one homogeneous job; plan each group's nodes "
                 "as a cluster of their own to export");
+  if (exportTarget && work->model.config)
+    // A model the target does not have: say so now, not after a search.
+    if (Status s =
+            plan::checkExportModel(*exportTarget, *work->model.config,
+                                   profile.modelName, "--model " + modelOpt);
+        !s)
+      return fail(s.message());
   if (exportTarget)
     restrictToTarget(so, profile, *exportTarget);
 

@@ -68,6 +68,15 @@ std::span<const TorchTitanFlavour> torchTitanFlavours();
 const TorchTitanFlavour *
 torchTitanFlavourOf(const frontend::ModelConfig &model);
 
+/// Whether `target` has the model to run: torchtitan runs only the models
+/// it ships (the error names the closest); the others build any decoder.
+/// `modelName` and `source` name them in the message. exportPlan makes
+/// this check when given the model; `trident plan --export` makes it
+/// before searching.
+Status checkExportModel(ExportTarget target, const frontend::ModelConfig &model,
+                        std::string_view modelName,
+                        std::string_view source = "plan");
+
 /// The target's checks that read only the parallel axes, schedule,
 /// recomputation, ZeRO stage and precision of `plan` (not its layer split,
 /// node groups or data shares): what the planner can ask before it

@@ -49,6 +49,18 @@ Plan gpt3() {
   return p;
 }
 
+/// `p` on one pipeline stage with ZeRO-3 (FSDP): its 1536 GPUs as dp 192
+/// x tp 8, 8 micro-batches, the 96 blocks on one stage.
+Plan asOneStageZero3(Plan p) {
+  p.zeroStage = 3;
+  p.pp = 1;
+  p.dp = 192;
+  p.numMicroBatches = 8;
+  p.layersPerChunk = {96};
+  p.stages.resize(1);
+  return p;
+}
+
 std::string exported(const Plan &p, ExportTarget t) {
   auto r = exportPlan(p, t, "plan.json");
   INFO((r ? std::string() : r.message()));
@@ -277,13 +289,7 @@ TEST_CASE("torchtitan fragment", "[export]") {
                "mixed_precision_param = \"bfloat16\"\n"));
   CHECK(has(t, "config.activation_checkpoint = FullAC.Config()"));
   // Without stages the default policy reshards: nothing to write.
-  Plan one = gpt3();
-  one.zeroStage = 3;
-  one.pp = 1;
-  one.dp = 192;
-  one.numMicroBatches = 8;
-  one.layersPerChunk = {96};
-  one.stages.resize(1);
+  Plan one = asOneStageZero3(gpt3());
   CHECK_FALSE(has(exported(one, ExportTarget::TorchTitan), "reshard"));
   one.zeroStage = 2;
   CHECK(has(exported(one, ExportTarget::TorchTitan),
@@ -306,13 +312,7 @@ TEST_CASE("fp32 plans export to every target", "[export]") {
   CHECK_FALSE(has(d, "bf16"));
   CHECK_FALSE(has(d, "fp16"));
   CHECK(has(d, "\"zero_optimization\""));
-  p.zeroStage = 3;
-  p.pp = 1;
-  p.dp = 192;
-  p.numMicroBatches = 8;
-  p.layersPerChunk = {96};
-  p.stages.resize(1);
-  std::string t = exported(p, ExportTarget::TorchTitan);
+  std::string t = exported(asOneStageZero3(p), ExportTarget::TorchTitan);
   CHECK(has(t, "mixed_precision_param = \"float32\"\n"));
   CHECK_FALSE(has(t, "bfloat16"));
 }
@@ -498,13 +498,7 @@ TEST_CASE("torchtitan runs the models it ships", "[export]") {
 
   // Export: the flavour and its config in the header; another model is
   // refused, naming the closest torchtitan has.
-  Plan p = gpt3();
-  p.zeroStage = 3;
-  p.pp = 1;
-  p.dp = 192;
-  p.numMicroBatches = 8;
-  p.layersPerChunk = {96};
-  p.stages.resize(1);
+  Plan p = asOneStageZero3(gpt3());
   p.gpusPerNode = 8;
   frontend::ModelConfig gpt = zoo("gpt3-175b");
   auto refused = exportPlan(p, ExportTarget::TorchTitan, "plan.json", &gpt);
