@@ -22,8 +22,9 @@
 # "trident: note:" lines, the first naming the faster plan DeepSpeed cannot
 # run, a later one why train_batch_size is left out; then torchtitan's
 # refusal (it has no GPT-3: "its closest is llama3 405B"); then Llama-3-70B
-# on 64 DGX H100 nodes as a torchtitan [parallelism] / [training] fragment
-# whose header names torchtitan's llama3 70B and the launch command.
+# on 64 DGX H100 nodes as a torchtitan configuration module (apply_plan,
+# then trident_plan() on llama3_70b()), whose header names torchtitan's
+# llama3 70B and the launch command.
 #
 # Usage: bash python-free-examples/07-export-megatron.sh
 #

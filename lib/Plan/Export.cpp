@@ -843,8 +843,9 @@ Result<Exported> exportTorchTitan(const Plan &p, std::string_view source,
 
   Exported e;
   e.notesInText = true;
-  e.notes.push_back("torchtitan settings for " + p.model + " on " + p.cluster +
-                    " (trident plan, " + std::string(kPlanSchema) + ")");
+  e.notes.push_back("torchtitan configuration for " + p.model + " on " +
+                    p.cluster + " (trident plan, " + std::string(kPlanSchema) +
+                    ")");
   for (std::string &n : predictionNotes(p))
     e.notes.push_back(std::move(n));
   if (p.runtime != "torchtitan")
@@ -854,92 +855,92 @@ Result<Exported> exportTorchTitan(const Plan &p, std::string_view source,
                       "torchtitan's (FlashAttention-2, its selective "
                       "checkpointing)");
   e.notes.push_back(
-      "torchtitan reads no TOML since pytorch/torchtitan#2386: each "
-      "'[section] key = value' here is config.section.key = value on "
-      "Trainer.Config, or --section.key value on the command line");
+      "a module of torchtitan's configuration system (a function returning "
+      "Trainer.Config, pytorch/torchtitan#2386): save it as trident_plan.py "
+      "where Python finds it (the torchtitan checkout, or PYTHONPATH)");
   const int64_t world = p.dp * p.tp * p.pp * p.cp;
   // run_train.sh (torchtitan's launcher) runs torchrun on one node; more
   // nodes run torchrun -m torchtitan.train on each.
-  auto launch = [&](const std::string &module, const std::string &config) {
-    std::string how = "--module " + module + " --config " + config;
-    if (p.gpusPerNode <= 0 || world <= p.gpusPerNode)
-      return "launch on " + str(world) + " GPUs: NGPU=" + str(world) +
-             " MODULE=" + module + " CONFIG=" + config + " ./run_train.sh";
-    return "launch on " + str(world / p.gpusPerNode) + " nodes of " +
-           str(p.gpusPerNode) + " GPUs: on each, torchrun --nnodes " +
-           str(world / p.gpusPerNode) + " --nproc-per-node " +
-           str(p.gpusPerNode) +
-           " --rdzv-backend c10d --rdzv-endpoint FIRST_HOST:29500 -m "
-           "torchtitan.train " +
-           how;
-  };
-  if (flavour && *flavour->config) {
-    e.notes.push_back(
-        "model: torchtitan.models." + std::string(flavour->module) +
-        " flavour " + flavour->flavour + "; start from its config " +
-        flavour->config + "() in torchtitan/models/" + flavour->module +
-        "/config_registry.py and set what follows there (or in a copy)");
-    e.notes.push_back(launch(flavour->module, flavour->config));
-  } else if (flavour) {
-    e.notes.push_back(
-        "model: torchtitan.models." + std::string(flavour->module) +
-        " flavour " + flavour->flavour + " (model_registry(\"" +
-        flavour->flavour +
-        "\")); its config_registry.py has no config for this flavour: copy "
-        "one of the same model and set config.model_spec = "
-        "model_registry(\"" +
-        flavour->flavour + "\")");
-    e.notes.push_back(launch("YOUR_MODULE", "YOUR_CONFIG"));
+  const std::string how = "--module trident_plan --config trident_plan";
+  std::string launch;
+  if (!model) {
+    launch = "launch on " + str(world) +
+             " GPUs (dp * tp * pp * cp): the model is not known (trident "
+             "export --model M), so only apply_plan(config) is written; call "
+             "it on your Trainer.Config";
+  } else if (p.gpusPerNode <= 0 || world <= p.gpusPerNode) {
+    launch = "launch on " + str(world) + " GPUs: NGPU=" + str(world) +
+             " MODULE=trident_plan CONFIG=trident_plan ./run_train.sh";
   } else {
-    e.notes.push_back("launch on " + str(world) +
-                      " GPUs (NGPU = dp * tp * pp * cp); the model is not "
-                      "checked against torchtitan's: trident export --model "
-                      "M");
+    launch = "launch on " + str(world / p.gpusPerNode) + " nodes of " +
+             str(p.gpusPerNode) + " GPUs: on each, torchrun --nnodes " +
+             str(world / p.gpusPerNode) + " --nproc-per-node " +
+             str(p.gpusPerNode) +
+             " --rdzv-backend c10d --rdzv-endpoint FIRST_HOST:29500 -m "
+             "torchtitan.train " +
+             how;
   }
-  const char *ac = p.recompute == Recompute::Full ? "FullAC.Config()"
-                   : p.recompute == Recompute::Selective
-                       ? "SelectiveAC.Config()"
-                       : "None";
-  e.notes.push_back(std::string("activation checkpointing '") +
-                    std::string(recomputeName(p.recompute)) +
-                    "': config.activation_checkpoint = " + ac +
-                    " (a policy class, not a key)");
+  // The baseline: the flavour's own config, or (a flavour without one)
+  // the first config of the same model with the model spec replaced.
+  const TorchTitanFlavour *base = flavour;
+  if (flavour && !*flavour->config)
+    for (const TorchTitanFlavour &f : kTorchTitanFlavours)
+      if (std::string_view(f.module) == flavour->module && *f.config) {
+        base = &f;
+        break;
+      }
+  if (flavour) {
+    std::string m = "model: torchtitan.models." + std::string(flavour->module) +
+                    " flavour " + flavour->flavour;
+    if (base == flavour)
+      m += ", from its config " + std::string(flavour->config) + "()";
+    else if (base && *base->config)
+      m += ", which has no config of its own: " + std::string(base->config) +
+           "() with model_registry(\"" + flavour->flavour + "\")";
+    e.notes.push_back(m);
+  }
+  e.notes.push_back(launch);
+  e.notes.push_back("the rest (data, optimizer, steps, checkpoints, compile) "
+                    "is the baseline config's");
 
-  std::string t = withComments(e.notes);
-  t += "\n[parallelism]\n";
-  t += "data_parallel_replicate_degree = " + str(replicate) + "\n";
-  t += "data_parallel_shard_degree = " + str(shard) + "\n";
+  // Python literals.
+  auto q = [](const std::string &v) { return "\"" + v + "\""; };
+  std::vector<std::pair<std::string, std::string>> set;
+  // ZeRO 0: DDP (replicate); ZeRO 2/3: FSDP (shard).
+  set.emplace_back("parallelism.data_parallel_replicate_degree",
+                   str(replicate));
+  set.emplace_back("parallelism.data_parallel_shard_degree", str(shard));
   // torchtitan's "default" policy reshards after the forward only without
   // pipeline stages (torchtitan/distributed/fsdp.py,
   // get_fsdp_reshard_after_forward_policy: `return not pp_enabled`): ZeRO-2
   // says "never", ZeRO-3 with stages must say "always" or it runs as ZeRO-2
   // and holds the gathered parameters the plan's memory does not count.
   if (p.zeroStage == 2)
-    t += "fsdp_reshard_after_forward = \"never\"\n";
+    set.emplace_back("parallelism.fsdp_reshard_after_forward", q("never"));
   else if (p.zeroStage == 3 && p.pp > 1)
-    t += "fsdp_reshard_after_forward = \"always\"\n";
-  t += "tensor_parallel_degree = " + str(p.tp) + "\n";
+    set.emplace_back("parallelism.fsdp_reshard_after_forward", q("always"));
+  set.emplace_back("parallelism.tensor_parallel_degree", str(p.tp));
   if (p.tp > 1)
-    t += std::string("enable_sequence_parallel = ") +
-         (p.sequenceParallel ? "true" : "false") + "\n";
-  t += "context_parallel_degree = " + str(p.cp) + "\n";
-  t += "expert_parallel_degree = " + str(p.ep) + "\n";
-  t += "pipeline_parallel_degree = " + str(p.pp) + "\n";
+    set.emplace_back("parallelism.enable_sequence_parallel",
+                     p.sequenceParallel ? "True" : "False");
+  set.emplace_back("parallelism.context_parallel_degree", str(p.cp));
+  set.emplace_back("parallelism.expert_parallel_degree", str(p.ep));
+  set.emplace_back("parallelism.pipeline_parallel_degree", str(p.pp));
   if (p.pp > 1) {
     const ScheduleKind k = p.scheduleKind();
     const char *sched = k == ScheduleKind::GPipe             ? "GPipe"
                         : k == ScheduleKind::Interleaved1F1B ? "Interleaved1F1B"
                                                              : "1F1B";
-    t += std::string("pipeline_parallel_schedule = \"") + sched + "\"\n";
-    t += "num_pp_microbatches = " + str(p.numMicroBatches) + "\n";
+    set.emplace_back("parallelism.pipeline_parallel_schedule", q(sched));
+    set.emplace_back("parallelism.num_pp_microbatches", str(p.numMicroBatches));
     // The split as written, one model chunk per line in model order, with
     // torchtitan's decoder module names.
-    t += "module_fqns_per_model_part = [\n";
+    std::string parts = "[\n";
     int64_t block = 0;
     for (size_t g = 0; g < p.layersPerChunk.size(); ++g) {
       std::string part;
       auto add = [&](const std::string &name) {
-        part += (part.empty() ? "\"" : ", \"") + name + "\"";
+        part += (part.empty() ? "" : ", ") + q(name);
       };
       if (g == 0)
         add("tok_embeddings");
@@ -949,17 +950,51 @@ Result<Exported> exportTorchTitan(const Plan &p, std::string_view source,
         add("norm");
         add("lm_head");
       }
-      t += "  [" + part + "],\n";
+      parts += "        [" + part + "],\n";
     }
-    t += "]\n";
+    set.emplace_back("parallelism.module_fqns_per_model_part", parts + "    ]");
   }
-  t += "\n[training]\n";
-  t += "num_tokens_per_microbatch_per_dp_rank = " +
-       str(p.microBatch * p.seqLen) + "\n";
-  t += "num_tokens_per_train_step = " + str(p.globalBatch * p.seqLen) + "\n";
-  t += "max_context_length = " + str(p.seqLen) + "\n";
-  t += p.precision == "fp32" ? "mixed_precision_param = \"float32\"\n"
-                              : "mixed_precision_param = \"bfloat16\"\n";
+  set.emplace_back("training.num_tokens_per_microbatch_per_dp_rank",
+                   str(p.microBatch * p.seqLen));
+  set.emplace_back("training.num_tokens_per_train_step",
+                   str(p.globalBatch * p.seqLen));
+  set.emplace_back("training.max_context_length", str(p.seqLen));
+  set.emplace_back("training.mixed_precision_param",
+                   q(p.precision == "fp32" ? "float32" : "bfloat16"));
+  // Activation checkpointing is a policy class, not a string.
+  const char *ac = p.recompute == Recompute::Full ? "FullAC.Config()"
+                   : p.recompute == Recompute::Selective
+                       ? "SelectiveAC.Config()"
+                       : "None";
+  set.emplace_back("activation_checkpoint", ac);
+
+  std::string t = withComments(e.notes);
+  if (p.recompute == Recompute::Full)
+    t += "from torchtitan.distributed.activation_checkpoint import FullAC\n";
+  else if (p.recompute == Recompute::Selective)
+    t += "from torchtitan.distributed.activation_checkpoint import "
+         "SelectiveAC\n";
+  if (base && base != flavour)
+    t += "from torchtitan.models." + std::string(flavour->module) +
+         " import model_registry\n";
+  if (base && *base->config)
+    t += "from torchtitan.models." + std::string(base->module) +
+         ".config_registry import " + base->config + "\n";
+  t += "from torchtitan.trainer import Trainer\n\n\n";
+  t += "def apply_plan(config: Trainer.Config) -> Trainer.Config:\n";
+  t += "    \"\"\"The plan's parallelism, batch, precision and activation "
+       "checkpointing.\"\"\"\n";
+  for (const auto &[key, value] : set)
+    t += "    config." + key + " = " + value + "\n";
+  t += "    return config\n";
+  if (base && *base->config) {
+    t += "\n\ndef trident_plan() -> Trainer.Config:\n";
+    t += "    config = " + std::string(base->config) + "()\n";
+    if (base != flavour)
+      t += "    config.model_spec = model_registry(" + q(flavour->flavour) +
+           ")\n";
+    t += "    return apply_plan(config)\n";
+  }
   e.text = std::move(t);
   return e;
 }

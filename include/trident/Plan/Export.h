@@ -1,10 +1,12 @@
-//===- Export.h - A plan as a training framework's configuration -*- C++ -*-===//
+//===- Export.h - A plan as a training framework's configuration -*- C++
+//-*-===//
 //
 // Turns a trident.plan/v1 plan into what Megatron-LM, DeepSpeed and
 // torchtitan read: command-line arguments, a DeepSpeed config JSON, a
-// torchtitan TOML fragment. A plan the target cannot express (uneven stages,
-// stages on different node groups, a schedule it lacks, a ZeRO stage it does
-// not have) is an error naming what and why, never a silently changed plan.
+// torchtitan configuration module (Python). A plan the target cannot
+// express (uneven stages, stages on different node groups, a schedule it
+// lacks, a ZeRO stage it does not have) is an error naming what and why,
+// never a silently changed plan.
 // Every option name and its source are listed in docs/exporters.md.
 //
 //===----------------------------------------------------------------------===//
@@ -40,7 +42,7 @@ Result<Launcher> parseLauncher(std::string_view name);
 
 struct Exported {
   /// The configuration: one Megatron-LM flag per line (comments start with
-  /// '#'), a DeepSpeed JSON object, or a torchtitan TOML fragment.
+  /// '#'), a DeepSpeed JSON object, or a torchtitan configuration module.
   std::string text;
   /// What the target sets outside this text (DeepSpeed's pipeline stages
   /// live in PipelineModule(num_stages=...)), and how to launch it.

@@ -14,8 +14,12 @@ lines, then one entry a line). What is checked:
   deepspeed   every key path of the JSON (`zero_optimization` and
               `zero_optimization.stage`; objects inside arrays keep the
               array's path)
-  torchtitan  every `section.key` of the TOML (parsed with tomllib; nested
-              tables give `section.sub.key`, top-level keys a bare `key`)
+  torchtitan  every `config.section.key = ...` assignment of the Python
+              configuration module (parsed with ast, never run) as
+              `section.key`; `config.section = ...` (a whole section, such
+              as the activation-checkpointing policy) and the fields the
+              list's header names as tyro-suppressed (`model_spec`) are
+              accepted as such
 
 Prints `FILE: N flags, all in TARGET.txt (COMMIT12)` and exits 0, or names
 each entry missing from the list on stderr and exits 1 (2: bad input).
@@ -27,10 +31,7 @@ import re
 import shlex
 import sys
 
-try:
-    import tomllib
-except ImportError:  # Python < 3.11
-    tomllib = None
+import ast
 
 LONG = re.compile(r"--[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
 ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
@@ -120,6 +121,35 @@ def key_paths(obj, prefix, out, leaves_only):
     return out
 
 
+def config_assignments(text, path):
+    """`section.key` for each `config.section.key = value` of a module."""
+    try:
+        tree = ast.parse(text, filename=path)
+    except SyntaxError as e:
+        fail("%s: not Python: %s" % (path, e))
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            parts = []
+            while isinstance(target, ast.Attribute):
+                parts.append(target.attr)
+                target = target.value
+            if isinstance(target, ast.Name) and target.id == "config" and parts:
+                out.append(".".join(reversed(parts)))
+    return out
+
+
+def header_words(data_dir, target, prefix):
+    """The words after `# PREFIX` in a list's header."""
+    with open(os.path.join(data_dir, target + ".txt")) as f:
+        for line in f:
+            if line.startswith("# " + prefix):
+                return set(line[len("# " + prefix):].split())
+    return set()
+
+
 def load_list(data_dir, target):
     path = os.path.join(data_dir, target + ".txt")
     try:
@@ -162,16 +192,16 @@ def main(argv):
             fail("%s: not JSON: %s" % (path, e))
         used = key_paths(obj, "", [], leaves_only=False)
     else:
-        if tomllib is None:
-            fail("tomllib needs Python 3.11 or newer")
-        try:
-            obj = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            fail("%s: not TOML: %s" % (path, e))
-        used = key_paths(obj, "", [], leaves_only=True)
+        used = config_assignments(text, path)
     if not used:
         fail("%s: no %s option found" % (path, target), 1)
     known, commit = load_list(data_dir, target)
+    if target == "torchtitan":
+        # whole sections, and fields set only in code (tyro-suppressed)
+        known |= header_words(data_dir, target, "sections:")
+        known |= header_words(
+            data_dir, target,
+            "annotated tyro.conf.Suppress (no --section.key; not listed):")
     uniq = sorted(set(used))
     missing = [u for u in uniq if u not in known]
     if missing:

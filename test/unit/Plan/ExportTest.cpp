@@ -257,7 +257,7 @@ TEST_CASE("DeepSpeed AutoTP leaves train_batch_size to DeepSpeed", "[export]") {
   CHECK(why);
 }
 
-TEST_CASE("torchtitan fragment", "[export]") {
+TEST_CASE("torchtitan configuration module", "[export]") {
   Plan p = gpt3();
   p.zeroStage = 3;
   p.pp = 2;
@@ -266,34 +266,48 @@ TEST_CASE("torchtitan fragment", "[export]") {
   p.layersPerChunk = {47, 49};
   p.stages.resize(2);
   std::string t = exported(p, ExportTarget::TorchTitan);
-  CHECK(has(t, "[parallelism]\n"
-               "data_parallel_replicate_degree = 1\n"
-               "data_parallel_shard_degree = 96\n"
+  // Without the model: the settings as a function of a Trainer.Config.
+  CHECK(has(t, "from torchtitan.distributed.activation_checkpoint import "
+               "FullAC\n"
+               "from torchtitan.trainer import Trainer\n\n\n"
+               "def apply_plan(config: Trainer.Config) -> Trainer.Config:\n"));
+  CHECK(has(t, "    config.parallelism.data_parallel_replicate_degree = 1\n"
+               "    config.parallelism.data_parallel_shard_degree = 96\n"
                // ZeRO-3 with stages: torchtitan's default would not reshard.
-               "fsdp_reshard_after_forward = \"always\"\n"
-               "tensor_parallel_degree = 8\n"
-               "enable_sequence_parallel = true\n"
-               "context_parallel_degree = 1\n"
-               "expert_parallel_degree = 1\n"
-               "pipeline_parallel_degree = 2\n"
-               "pipeline_parallel_schedule = \"1F1B\"\n"
-               "num_pp_microbatches = 16\n"
-               "module_fqns_per_model_part = [\n"
-               "  [\"tok_embeddings\", \"layers.0\""));
-  CHECK(has(t, "\"layers.46\"],\n  [\"layers.47\""));
-  CHECK(has(t, "\"layers.95\", \"norm\", \"lm_head\"],\n]\n"));
-  CHECK(has(t, "[training]\n"
-               "num_tokens_per_microbatch_per_dp_rank = 2048\n"
-               "num_tokens_per_train_step = 3145728\n"
-               "max_context_length = 2048\n"
-               "mixed_precision_param = \"bfloat16\"\n"));
-  CHECK(has(t, "config.activation_checkpoint = FullAC.Config()"));
+               "    config.parallelism.fsdp_reshard_after_forward = "
+               "\"always\"\n"
+               "    config.parallelism.tensor_parallel_degree = 8\n"
+               "    config.parallelism.enable_sequence_parallel = True\n"
+               "    config.parallelism.context_parallel_degree = 1\n"
+               "    config.parallelism.expert_parallel_degree = 1\n"
+               "    config.parallelism.pipeline_parallel_degree = 2\n"
+               "    config.parallelism.pipeline_parallel_schedule = "
+               "\"1F1B\"\n"
+               "    config.parallelism.num_pp_microbatches = 16\n"
+               "    config.parallelism.module_fqns_per_model_part = [\n"
+               "        [\"tok_embeddings\", \"layers.0\""));
+  CHECK(has(t, "\"layers.46\"],\n        [\"layers.47\""));
+  CHECK(has(t, "\"layers.95\", \"norm\", \"lm_head\"],\n    ]\n"));
+  CHECK(has(t, "    config.training.num_tokens_per_microbatch_per_dp_rank = "
+               "2048\n"
+               "    config.training.num_tokens_per_train_step = 3145728\n"
+               "    config.training.max_context_length = 2048\n"
+               "    config.training.mixed_precision_param = \"bfloat16\"\n"
+               "    config.activation_checkpoint = FullAC.Config()\n"
+               "    return config\n"));
+  CHECK_FALSE(has(t, "def trident_plan"));
+  CHECK(has(t, "# launch on 1536 GPUs (dp * tp * pp * cp): the model is not "
+               "known"));
   // Without stages the default policy reshards: nothing to write.
   Plan one = asOneStageZero3(gpt3());
   CHECK_FALSE(has(exported(one, ExportTarget::TorchTitan), "reshard"));
   one.zeroStage = 2;
   CHECK(has(exported(one, ExportTarget::TorchTitan),
             "fsdp_reshard_after_forward = \"never\"\n"));
+  one.recompute = Recompute::None;
+  std::string none = exported(one, ExportTarget::TorchTitan);
+  CHECK(has(none, "    config.activation_checkpoint = None\n"));
+  CHECK_FALSE(has(none, "import FullAC"));
 }
 
 TEST_CASE("fp32 plans export to every target", "[export]") {
@@ -516,13 +530,31 @@ TEST_CASE("torchtitan runs the models it ships", "[export]") {
   frontend::ModelConfig llama = zoo("llama-3-70b");
   auto ok = exportPlan(p, ExportTarget::TorchTitan, "plan.json", &llama);
   REQUIRE(ok.isOk());
-  CHECK(has(ok->text, "# model: torchtitan.models.llama3 flavour 70B; start "
-                      "from its config llama3_70b()"));
+  CHECK(has(ok->text, "# model: torchtitan.models.llama3 flavour 70B, from "
+                      "its config llama3_70b()\n"));
   CHECK(has(ok->text, "# launch on 192 nodes of 8 GPUs: on each, torchrun "
                       "--nnodes 192 --nproc-per-node 8"));
-  CHECK(has(ok->text, "-m torchtitan.train --module llama3 --config "
+  CHECK(has(ok->text, "-m torchtitan.train --module trident_plan --config "
+                      "trident_plan\n"));
+  CHECK(has(ok->text, "from torchtitan.models.llama3.config_registry import "
                       "llama3_70b\n"));
-  // No model: exported, with a note that it was not checked.
-  CHECK(has(exported(p, ExportTarget::TorchTitan),
-            "the model is not checked against torchtitan's"));
+  CHECK(has(ok->text, "\n\ndef trident_plan() -> Trainer.Config:\n"
+                      "    config = llama3_70b()\n"
+                      "    return apply_plan(config)\n"));
+  // A flavour without a config of its own: the model's first config, with
+  // the flavour's model spec.
+  auto qwen = file("qwen3-8b.json");
+  Plan q = p;
+  q.model = "qwen3_8b";
+  auto qt = exportPlan(q, ExportTarget::TorchTitan, "plan.json", &qwen);
+  REQUIRE(qt.isOk());
+  CHECK(has(qt->text, "# model: torchtitan.models.qwen3 flavour 8B, which has "
+                      "no config of its own: qwen3_0_6b() with "
+                      "model_registry(\"8B\")\n"));
+  CHECK(has(qt->text, "from torchtitan.models.qwen3 import model_registry\n"
+                      "from torchtitan.models.qwen3.config_registry import "
+                      "qwen3_0_6b\n"));
+  CHECK(has(qt->text, "    config = qwen3_0_6b()\n"
+                      "    config.model_spec = model_registry(\"8B\")\n"
+                      "    return apply_plan(config)\n"));
 }
