@@ -339,14 +339,34 @@ void megatronArchitecture(
 
 /// What CUDA_DEVICE_MAX_CONNECTIONS must be for `p`, as validate_args
 /// (megatron/training/arguments.py at the pin) holds it before Blackwell:
-/// "1" with tp or cp > 1 (asserted), unset with Megatron-FSDP (asserted not
-/// "1"), "" when Megatron does not care.
-std::string maxConnectionsFor(const Plan &p) {
+/// 1 with tp or cp > 1 (asserted), unset with Megatron-FSDP (asserted not
+/// 1), anything when Megatron does not care.
+enum class MaxConnections : uint8_t { Any, One, Unset };
+MaxConnections maxConnectionsFor(const Plan &p) {
   if (p.zeroStage >= 2)
-    return "unset";
+    return MaxConnections::Unset;
   if (p.tp > 1 || p.cp > 1)
-    return "1";
-  return "";
+    return MaxConnections::One;
+  return MaxConnections::Any;
+}
+
+/// How the plan's GPUs lie on nodes, for a launcher: one node when they
+/// fit one (or the node size is unknown: perNode 0), else whole nodes of
+/// cluster.gpus_per_node; an error naming `how` when they are not whole.
+struct NodeLayout {
+  int64_t nodes = 1;
+  int64_t perNode = 0; ///< GPUs started on each node
+};
+Result<NodeLayout> nodeLayout(const Plan &p, std::string_view source,
+                              std::string_view how) {
+  const int64_t world = p.dp * p.tp * p.pp * p.cp;
+  if (p.gpusPerNode <= 0 || world <= p.gpusPerNode)
+    return NodeLayout{1, world};
+  if (world % p.gpusPerNode != 0)
+    return Status::error(std::string(source) + ": cannot write " +
+                         std::string(how) + ": the plan's " + str(world) +
+                         " GPUs are not whole nodes of " + str(p.gpusPerNode));
+  return NodeLayout{world / p.gpusPerNode, p.gpusPerNode};
 }
 
 /// Characters a Slurm job name keeps (anything else becomes '_').
@@ -384,25 +404,18 @@ megatronLaunchScript(const Plan &p, std::string_view source,
                   "pretraining script for this model family; use the "
                   "argument list without --launcher");
   const int64_t world = p.dp * p.tp * p.pp * p.cp;
-  int64_t perNode = world, nodes = 1;
-  if (launcher == Launcher::Torchrun) {
-    if (p.gpusPerNode > 0 && world > p.gpusPerNode)
-      return refuse("torchrun here launches one node, but the plan uses " +
-                    str(world) + " GPUs on nodes of " + str(p.gpusPerNode) +
-                    ": use --launcher slurm");
-  } else {
-    if (p.gpusPerNode <= 0)
-      return refuse("the plan does not record its GPUs per node (its node "
-                    "groups differ, or it was written before "
-                    "cluster.gpus_per_node): plan it again");
-    if (world > p.gpusPerNode) {
-      if (world % p.gpusPerNode != 0)
-        return refuse("the plan's " + str(world) +
-                      " GPUs are not whole nodes of " + str(p.gpusPerNode));
-      perNode = p.gpusPerNode;
-      nodes = world / p.gpusPerNode;
-    }
-  }
+  if (launcher == Launcher::Slurm && p.gpusPerNode <= 0)
+    return refuse("the plan does not record its GPUs per node (its node "
+                  "groups differ, or it was written before "
+                  "cluster.gpus_per_node): plan it again");
+  auto layout = nodeLayout(p, source, how);
+  if (!layout)
+    return layout.status();
+  const auto [nodes, perNode] = *layout;
+  if (launcher == Launcher::Torchrun && nodes > 1)
+    return refuse("torchrun here launches one node, but the plan uses " +
+                  str(world) + " GPUs on nodes of " + str(p.gpusPerNode) +
+                  ": use --launcher slurm");
 
   std::string t = "#!/bin/bash\n";
   if (launcher == Launcher::Slurm)
@@ -417,11 +430,11 @@ megatronLaunchScript(const Plan &p, std::string_view source,
   t += "set -euo pipefail\n";
   t += ": \"${MEGATRON_LM:?set MEGATRON_LM to a Megatron-LM checkout (exported "
        "for d98e8a64)}\"\n";
-  std::string conn = maxConnectionsFor(p);
-  if (conn == "1")
+  const MaxConnections conn = maxConnectionsFor(p);
+  if (conn == MaxConnections::One)
     t += "# validate_args asserts it with tp or cp > 1 (before Blackwell)\n"
          "export CUDA_DEVICE_MAX_CONNECTIONS=1\n";
-  else if (conn == "unset")
+  else if (conn == MaxConnections::Unset)
     t += "# Megatron-FSDP asserts it is not 1 (validate_args)\n"
          "unset CUDA_DEVICE_MAX_CONNECTIONS\n";
   if (launcher == Launcher::Torchrun) {
@@ -539,7 +552,8 @@ Result<Exported> exportMegatron(const Plan &p, std::string_view source,
              "Megatron-FSDP want different settings (tp and cp: 1)";
     e.notes.push_back(env);
   }
-  if (maxConnectionsFor(p) == "1" && launcher == Launcher::None) {
+  if (maxConnectionsFor(p) == MaxConnections::One &&
+      launcher == Launcher::None) {
     e.notes.push_back("set CUDA_DEVICE_MAX_CONNECTIONS=1: validate_args "
                       "asserts it with tp or cp > 1 before Blackwell");
   }
@@ -858,27 +872,27 @@ Result<Exported> exportTorchTitan(const Plan &p, std::string_view source,
       "a module of torchtitan's configuration system (a function returning "
       "Trainer.Config, pytorch/torchtitan#2386): save it as trident_plan.py "
       "where Python finds it (the torchtitan checkout, or PYTHONPATH)");
-  const int64_t world = p.dp * p.tp * p.pp * p.cp;
   // run_train.sh (torchtitan's launcher) runs torchrun on one node; more
   // nodes run torchrun -m torchtitan.train on each.
-  const std::string how = "--module trident_plan --config trident_plan";
+  auto layout = nodeLayout(p, source, "torchtitan's launch");
+  if (!layout)
+    return layout.status();
+  const auto [nodes, perNode] = *layout;
   std::string launch;
   if (!model) {
-    launch = "launch on " + str(world) +
+    launch = "launch on " + str(nodes * perNode) +
              " GPUs (dp * tp * pp * cp): the model is not known (trident "
              "export --model M), so only apply_plan(config) is written; call "
              "it on your Trainer.Config";
-  } else if (p.gpusPerNode <= 0 || world <= p.gpusPerNode) {
-    launch = "launch on " + str(world) + " GPUs: NGPU=" + str(world) +
+  } else if (nodes == 1) {
+    launch = "launch on " + str(perNode) + " GPUs: NGPU=" + str(perNode) +
              " MODULE=trident_plan CONFIG=trident_plan ./run_train.sh";
   } else {
-    launch = "launch on " + str(world / p.gpusPerNode) + " nodes of " +
-             str(p.gpusPerNode) + " GPUs: on each, torchrun --nnodes " +
-             str(world / p.gpusPerNode) + " --nproc-per-node " +
-             str(p.gpusPerNode) +
+    launch = "launch on " + str(nodes) + " nodes of " + str(perNode) +
+             " GPUs: on each, torchrun --nnodes " + str(nodes) +
+             " --nproc-per-node " + str(perNode) +
              " --rdzv-backend c10d --rdzv-endpoint FIRST_HOST:29500 -m "
-             "torchtitan.train " +
-             how;
+             "torchtitan.train --module trident_plan --config trident_plan";
   }
   // The baseline: the flavour's own config, or (a flavour without one)
   // the first config of the same model with the model spec replaced.

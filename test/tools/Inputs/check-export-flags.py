@@ -100,24 +100,17 @@ def megatron_flags(text):
     return flags
 
 
-def key_paths(obj, prefix, out, leaves_only):
+def key_paths(obj, prefix, out):
+    """Every key path of a JSON value, objects and leaves alike."""
     if isinstance(obj, dict):
         for k, v in obj.items():
             path = prefix + "." + k if prefix else k
-            if isinstance(v, dict):
-                if not leaves_only:
-                    out.append(path)
-                key_paths(v, path, out, leaves_only)
-            elif isinstance(v, list) and any(isinstance(e, dict) for e in v):
-                if not leaves_only:
-                    out.append(path)
-                for e in v:
-                    key_paths(e, path, out, leaves_only)
-            else:
-                out.append(path)
+            out.append(path)
+            if isinstance(v, (dict, list)):
+                key_paths(v, path, out)
     elif isinstance(obj, list):
         for e in obj:
-            key_paths(e, prefix, out, leaves_only)
+            key_paths(e, prefix, out)
     return out
 
 
@@ -190,7 +183,7 @@ def main(argv):
             obj = json.loads(text)
         except ValueError as e:
             fail("%s: not JSON: %s" % (path, e))
-        used = key_paths(obj, "", [], leaves_only=False)
+        used = key_paths(obj, "", [])
     else:
         used = config_assignments(text, path)
     if not used:

@@ -431,6 +431,12 @@ TEST_CASE("Megatron-LM launch scripts", "[export]") {
   auto partial = script(Launcher::Slurm, &model);
   REQUIRE_FALSE(partial.isOk());
   CHECK(has(partial.message(), "not whole nodes of 7"));
+  // torchtitan's launch line is held to the same whole nodes.
+  auto titan =
+      exportPlan(asOneStageZero3(p), ExportTarget::TorchTitan, "plan.json");
+  REQUIRE_FALSE(titan.isOk());
+  CHECK(has(titan.message(), "cannot write torchtitan's launch: the plan's "
+                             "1536 GPUs are not whole nodes of 7"));
   // Other targets take no launcher.
   p.gpusPerNode = 8;
   auto ds = exportPlan(p, ExportTarget::TorchTitan, "plan.json", &model,
