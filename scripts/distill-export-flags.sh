@@ -3,8 +3,9 @@
 #
 # Usage:
 #   scripts/distill-export-flags.sh [--out DIR] [--megatron-rev R] [--torchtitan-rev R]
-#                                   [--deepspeed-rev R] MEGATRON_GIT TORCHTITAN_GIT DEEPSPEED_GIT
-#   MEGATRON_GIT=... TORCHTITAN_GIT=... DEEPSPEED_GIT=... scripts/distill-export-flags.sh
+#                                   [--deepspeed-rev R] [--bridge-rev R]
+#                                   MEGATRON_GIT TORCHTITAN_GIT DEEPSPEED_GIT BRIDGE_GIT
+#   MEGATRON_GIT=... TORCHTITAN_GIT=... DEEPSPEED_GIT=... BRIDGE_GIT=... scripts/distill-export-flags.sh
 #   scripts/distill-export-flags.sh --self-test
 #
 # Reads the option sources of the three training frameworks that `trident
@@ -65,6 +66,28 @@
 #                   Objects whose keys are free-form (iterated, or typed
 #                   Dict[str, ...]) and deprecated fields are named in the
 #                   header.
+#   megatron-bridge.txt
+#                   what Megatron-Bridge's scripts/training/run_recipe.py
+#                   accepts with the recipe Trident exports for
+#                   (vanilla_gpt_pretrain_1gpu_h100_bf16_config, found where
+#                   run_recipe.py looks: megatron.bridge.recipes.gpt.h100):
+#                   "section.field annotation" for every field of the class
+#                   each ConfigContainer(...) keyword of the recipe builds
+#                   (the constructor called, else the ConfigContainer
+#                   field's annotation), dataclass bases followed into
+#                   Megatron-LM at the commit of Megatron-Bridge's
+#                   3rdparty/Megatron-LM submodule (MEGATRON_GIT must hold
+#                   it); "mixed_precision=<name>" for each factory
+#                   training/mixed_precision.py registers (@register: its
+#                   name and the hyphenated alias); "run_recipe.py --x" for
+#                   the runner's options, "run_recipe.py --dataset <preset>"
+#                   for DATASET_PRESETS (recipes/utils/dataset_utils.py) and
+#                   "run_recipe.py --recipe <the recipe>".
+#   megatron-bridge-map.txt
+#                   scripts/translate_mlm_to_bridge.py's ARG_MAP, one
+#                   "--flag path transform" a line (- for None): the
+#                   Megatron-LM -> Megatron-Bridge translation
+#                   lib/Plan/Export.cpp's kBridgeRows is held to.
 #
 # Each file starts with `#` lines (repository, full commit, commit date, the
 # files read), then one entry a line, sorted (byte order) and unique.
@@ -78,7 +101,10 @@
 #
 # Needs git and python3 (standard library only). `--self-test` builds three
 # small synthetic repositories (no framework code) holding the idioms the
-# parser reads, and checks the output.
+# parser reads, and checks the output. It does not cover the two
+# Megatron-Bridge lists, which reuse the same dataclass reader: the unit
+# test ExportTest holds them to lib/Plan/Export.cpp's kBridgeRows, and
+# test/tools/export-flags.test every exported override to them.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -86,6 +112,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 megatron_rev=d98e8a64ddf34856e74b24714e3bedb2f5a39553
 torchtitan_rev=b5bcd76c66d0acb1a08b176d9639425bc55e0b2a
 deepspeed_rev=edaa7221267243c7be7fb49c5d5f5c4fb97b4641
+bridge_rev=067f987df03b8355b03192d88d70f1709fedf51a
 out=${EXPORT_FLAGS_OUT:-$root/test/data/export-flags}
 self_test=0
 pos=()
@@ -95,6 +122,7 @@ while [ $# -gt 0 ]; do
     --megatron-rev) megatron_rev=$2; shift 2 ;;
     --torchtitan-rev) torchtitan_rev=$2; shift 2 ;;
     --deepspeed-rev) deepspeed_rev=$2; shift 2 ;;
+    --bridge-rev) bridge_rev=$2; shift 2 ;;
     --self-test) self_test=1; shift ;;
     -h|--help) sed -n '3,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "distill-export-flags: unknown option $1" >&2; exit 2 ;;
@@ -147,12 +175,16 @@ check() {  # check FILE ENTRIES...
   fi
 }
 
-run_all() {  # run_all MEGATRON TORCHTITAN DEEPSPEED OUTDIR
+run_all() {  # run_all MEGATRON TORCHTITAN DEEPSPEED OUTDIR [BRIDGE]
   mkdir -p "$4"
   PYTHONHASHSEED=0 python3 -B "$py" megatron "$1" "$megatron_rev" "$4/megatron.txt"
   PYTHONHASHSEED=0 python3 -B "$py" torchtitan "$2" "$torchtitan_rev" "$4/torchtitan.txt"
   PYTHONHASHSEED=0 python3 -B "$py" torchtitan-models "$2" "$torchtitan_rev" "$4/torchtitan-models.txt"
   PYTHONHASHSEED=0 python3 -B "$py" deepspeed "$3" "$deepspeed_rev" "$4/deepspeed.txt"
+  if [ -n "${5:-}" ]; then
+    PYTHONHASHSEED=0 python3 -B "$py" megatron-bridge "$5" "$bridge_rev" "$4/megatron-bridge.txt" "$1"
+    PYTHONHASHSEED=0 python3 -B "$py" megatron-bridge-map "$5" "$bridge_rev" "$4/megatron-bridge-map.txt" "$1"
+  fi
 }
 
 if [ $self_test = 1 ]; then
@@ -589,12 +621,14 @@ fi
 megatron_git=${pos[0]:-${MEGATRON_GIT:-}}
 torchtitan_git=${pos[1]:-${TORCHTITAN_GIT:-}}
 deepspeed_git=${pos[2]:-${DEEPSPEED_GIT:-}}
-if [ -z "$megatron_git" ] || [ -z "$torchtitan_git" ] || [ -z "$deepspeed_git" ]; then
-  echo "usage: $0 [--out DIR] [--X-rev REV] MEGATRON_GIT TORCHTITAN_GIT DEEPSPEED_GIT" >&2
-  echo "   or: MEGATRON_GIT=.. TORCHTITAN_GIT=.. DEEPSPEED_GIT=.. $0;  $0 --self-test" >&2
+bridge_git=${pos[3]:-${BRIDGE_GIT:-}}
+if [ -z "$megatron_git" ] || [ -z "$torchtitan_git" ] || [ -z "$deepspeed_git" ] ||
+   [ -z "$bridge_git" ]; then
+  echo "usage: $0 [--out DIR] [--X-rev REV] MEGATRON_GIT TORCHTITAN_GIT DEEPSPEED_GIT BRIDGE_GIT" >&2
+  echo "   or: MEGATRON_GIT=.. TORCHTITAN_GIT=.. DEEPSPEED_GIT=.. BRIDGE_GIT=.. $0;  $0 --self-test" >&2
   exit 2
 fi
-run_all "$megatron_git" "$torchtitan_git" "$deepspeed_git" "$out"
+run_all "$megatron_git" "$torchtitan_git" "$deepspeed_git" "$out" "$bridge_git"
 echo "entries Trident writes:"
 # shellcheck disable=SC2086
 check "$out/megatron.txt" $sanity_megatron

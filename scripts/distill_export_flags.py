@@ -14,11 +14,12 @@ distill_common.set_prefixes("distill-export-flags: error: ",
 class Module:
     """One parsed Python file: its top-level names and imports."""
 
-    def __init__(self, path, tree):
+    def __init__(self, path, tree, root=""):
         self.path = path
         self.tree = tree
         self.is_pkg = path.endswith("/__init__.py")
-        d = path[:-3].replace("/", ".")
+        # ROOT: the directory the package tree starts in ("src/")
+        d = path[len(root):-3].replace("/", ".")
         self.dotted = d[:-len(".__init__")] if self.is_pkg else d
         self.defs = {}      # name -> FunctionDef / ClassDef
         self.assigns = {}   # name -> value node
@@ -1141,6 +1142,176 @@ def torchtitan_models(repo, outpath):
                       entries)
 
 
+# --------------------------------------------------------- Megatron-Bridge
+BRIDGE_RECIPE = "vanilla_gpt_pretrain_1gpu_h100_bf16_config"
+BRIDGE_RECIPE_FILE = "src/megatron/bridge/recipes/gpt/h100/vanilla_gpt.py"
+BRIDGE_RECIPE_PKG = "src/megatron/bridge/recipes/gpt/h100/__init__.py"
+
+
+class BridgeRepo(Repo):
+    """Megatron-Bridge's tree (its package under src/), and for the
+    megatron.core and megatron.training modules it imports, Megatron-LM at
+    the commit of Megatron-Bridge's 3rdparty/Megatron-LM submodule."""
+
+    def __init__(self, gitdir, rev, slug, flag, mcore_gitdir):
+        super().__init__(gitdir, rev, slug, flag)
+        line = self.git("ls-tree", self.commit, "3rdparty/Megatron-LM")
+        parts = line.split()
+        if len(parts) < 3 or parts[1] != "commit":
+            die("%s@%s has no 3rdparty/Megatron-LM submodule" %
+                (slug, self.commit))
+        self.mcore = Repo(mcore_gitdir, parts[2], "NVIDIA/Megatron-LM",
+                          "(the submodule's pin)")
+
+    def module(self, path):
+        if path not in self.mods:
+            self.mods[path] = Module(path, self.parse_file(path), "src/")
+        return self.mods[path]
+
+    def module_dotted(self, dotted):
+        if not dotted:
+            return None
+        p = "src/" + dotted.replace(".", "/")
+        for cand in (p + ".py", p + "/__init__.py"):
+            if cand in self.files:
+                self.note(cand)
+                return self.module(cand)
+        m = self.mcore.module_dotted(dotted)
+        if m is not None:
+            self.mcore.note(m.path)
+        return m
+
+    def header(self, title, notes):
+        h = distill_common.header_start(title, "distill-export-flags.sh",
+                                        "repository", self.slug)
+        h += distill_common.commit_lines(self)
+        h += ["megatron-lm (3rdparty/Megatron-LM): " + self.mcore.commit]
+        h += ["source: " + p for p in self.read]
+        h += ["source (megatron-lm): " + p for p in self.mcore.read]
+        return h + notes
+
+
+def bridge_section_class(repo, mod, value, cc_ann):
+    """The class of a ConfigContainer(...) keyword: the constructor it
+    calls, else the ConfigContainer field's annotation (one class)."""
+    if isinstance(value, ast.Call):
+        r = repo.resolve_class(mod, value.func)
+        if r is not None:
+            return r
+    if cc_ann is not None:
+        ann_mod, ann = cc_ann
+        if isinstance(ann, (ast.Name, ast.Attribute)):
+            return repo.resolve_class(ann_mod, ann)
+    return None
+
+
+def bridge(repo, outpath):
+    """The keys run_recipe.py's KEY=VALUE overrides can set on the vanilla
+    GPT recipe, their annotations, the registered mixed-precision recipes,
+    the runner's options and its dataset presets."""
+    mod, fn = repo.require_def(BRIDGE_RECIPE_FILE, BRIDGE_RECIPE,
+                               ast.FunctionDef, BRIDGE_RECIPE)
+    # run_recipe.py finds library recipes in megatron.bridge.recipes.<m>.h100
+    pkg = repo.require(BRIDGE_RECIPE_PKG)
+    r = repo.resolve_name(pkg, BRIDGE_RECIPE)
+    if r is None or r[0] != "def":
+        die("%s does not export %s" % (BRIDGE_RECIPE_PKG, BRIDGE_RECIPE))
+    call = next((n for n in ast.walk(fn) if isinstance(n, ast.Call) and
+                 last(n.func) == "ConfigContainer"), None)
+    if call is None:
+        die("%s builds no ConfigContainer(...)" % BRIDGE_RECIPE)
+    cc = repo.resolve_class(mod, call.func)
+    if cc is None:
+        die("ConfigContainer not found from %s" % BRIDGE_RECIPE_FILE)
+    cc_fields = {name: (m, st.annotation)
+                 for name, st, m, _ in dataclass_fields(repo, *cc)}
+    entries = []
+    for kw in call.keywords:
+        section = kw.arg
+        if section not in cc_fields:
+            die("ConfigContainer has no field %s" % section)
+        v = kw.value
+        if isinstance(v, ast.Constant) and isinstance(v.value, str):
+            entries.append("%s %s" % (section, ast.unparse(
+                cc_fields[section][1]).replace(" ", "")))
+            continue
+        got = bridge_section_class(repo, mod, v, cc_fields[section])
+        if got is None:
+            die("the class of ConfigContainer's %s in %s not found" %
+                (section, BRIDGE_RECIPE))
+        fields = dataclass_fields(repo, *got)
+        if not fields:
+            die("%s (ConfigContainer's %s) has no dataclass fields" %
+                (got[1].name, section))
+        for name, st, _, _ in fields:
+            entries.append("%s.%s %s" % (section, name, ast.unparse(
+                st.annotation).replace(" ", "")))
+    # mixed_precision="<name>": the factories @register records, under
+    # their names and the hyphenated aliases
+    mp = repo.require("src/megatron/bridge/training/mixed_precision.py")
+    names = []
+    for name, d in mp.defs.items():
+        if isinstance(d, ast.FunctionDef) and \
+                any(last(x) == "register" for x in d.decorator_list):
+            names += [name, name.replace("_", "-")]
+    if "bf16_mixed" not in names:
+        die("no registered bf16_mixed in mixed_precision.py")
+    entries += ["mixed_precision=" + n for n in names]
+    # the runner's own options and dataset presets
+    runner = "scripts/training/run_recipe.py"
+    rmod = repo.require(runner)
+    for node in ast.walk(rmod.tree):
+        if isinstance(node, ast.Call) and last(node.func) == "add_argument":
+            for a in node.args:
+                if isinstance(a, ast.Constant) and isinstance(a.value, str) \
+                        and LONG.match(a.value):
+                    entries.append("run_recipe.py " + a.value)
+    du = repo.require("src/megatron/bridge/recipes/utils/dataset_utils.py")
+    presets = du.assigns.get("DATASET_PRESETS")
+    if not isinstance(presets, ast.Dict):
+        die("DATASET_PRESETS not found in dataset_utils.py")
+    for k in presets.keys:
+        if isinstance(k, ast.Constant):
+            entries.append("run_recipe.py --dataset " + k.value)
+    entries.append("run_recipe.py --recipe " + BRIDGE_RECIPE)
+    h = repo.header(
+        "what Megatron-Bridge's scripts/training/run_recipe.py accepts for "
+        "the recipe %s" % BRIDGE_RECIPE,
+        ["columns: section.field annotation (a KEY=VALUE override of the "
+         "recipe's ConfigContainer), mixed_precision=<registered recipe>, "
+         "run_recipe.py <option> [value]"])
+    distill_common.write(outpath, h, entries)
+    return entries
+
+
+def bridge_map(repo, outpath):
+    """scripts/translate_mlm_to_bridge.py's ARG_MAP: Megatron-LM flag ->
+    ConfigContainer path and transform."""
+    path = "scripts/translate_mlm_to_bridge.py"
+    mod = repo.require(path)
+    table = mod.assigns.get("ARG_MAP")
+    if not isinstance(table, ast.Dict):
+        die("ARG_MAP not found in " + path)
+    entries = []
+    for k, v in zip(table.keys, table.values):
+        if not (isinstance(k, ast.Constant) and isinstance(v, ast.Tuple)
+                and len(v.elts) == 2):
+            die("%s: an ARG_MAP entry is not 'flag': (path, transform)" %
+                path)
+        target, how = (lit(e) if isinstance(e, ast.Constant) else
+                       "<" + ast.unparse(e) + ">" for e in v.elts)
+        entries.append("--%s %s %s" % (k.value, target or "-", how or "-"))
+    if not any(e.startswith("--tensor-model-parallel-size ") for e in
+               entries):
+        die("ARG_MAP lacks --tensor-model-parallel-size: it changed shape")
+    h = repo.header(
+        "Megatron-LM flag -> Megatron-Bridge override "
+        "(scripts/translate_mlm_to_bridge.py, ARG_MAP)",
+        ["columns: --flag path transform (- for None)"])
+    distill_common.write(outpath, h, entries)
+    return entries
+
+
 TARGETS = {
     "megatron": (megatron, "NVIDIA/Megatron-LM", "--megatron-rev"),
     "torchtitan": (torchtitan, "pytorch/torchtitan", "--torchtitan-rev"),
@@ -1149,10 +1320,18 @@ TARGETS = {
                           "--torchtitan-rev"),
 }
 
+BRIDGE_TARGETS = {"megatron-bridge": bridge, "megatron-bridge-map": bridge_map}
+
 if __name__ == "__main__":
     target, gitdir, rev, outpath = sys.argv[1:5]
-    fn, slug, flag = TARGETS[target]
-    repo = Repo(gitdir, rev, slug, flag)
+    if target in BRIDGE_TARGETS:
+        # argv[5]: the Megatron-LM git directory (for megatron.core)
+        fn = BRIDGE_TARGETS[target]
+        repo = BridgeRepo(gitdir, rev, "NVIDIA-NeMo/Megatron-Bridge",
+                          "--bridge-rev", sys.argv[5])
+    else:
+        fn, slug, flag = TARGETS[target]
+        repo = Repo(gitdir, rev, slug, flag)
     got = fn(repo, outpath)
     print("%-10s %s %s  %5d entries -> %s" % (
         target, repo.commit, repo.date, len(got), outpath))

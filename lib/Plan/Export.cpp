@@ -92,8 +92,9 @@ std::string withComments(const std::vector<std::string> &notes) {
 //===----------------------------------------------------------------------===//
 
 /// What Megatron-LM cannot run, from the parallel axes alone.
-Status megatronAxes(const Plan &p, std::string_view source) {
-  constexpr std::string_view target = "Megatron-LM";
+/// `target` names it in messages (Megatron-Bridge runs Megatron-Core too).
+Status megatronAxes(const Plan &p, std::string_view source,
+                    std::string_view target = "Megatron-LM") {
   if (std::string why = exportAxisRefusal(p, ExportTarget::Megatron);
       !why.empty())
     return unsupported(source, target, why);
@@ -152,6 +153,27 @@ std::string num(double x) {
   return buf;
 }
 
+/// A framework that runs Megatron-LM's arguments (Megatron-LM itself, or
+/// Megatron-Bridge translating them), and the program a launch script
+/// starts, under a checkout the user names in an environment variable.
+struct LaunchProgram {
+  std::string_view framework;   ///< "Megatron-LM"
+  std::string_view setting;     ///< what it is configured with: "flag"
+  std::string_view checkoutVar; ///< "MEGATRON_LM"
+  std::string_view pin;         ///< "d98e8a64"
+  std::string_view script;      ///< "pretrain_gpt.py", under the checkout
+  std::string_view fsdpCheck;   ///< where Megatron-FSDP's asserts are
+};
+constexpr LaunchProgram kMegatronProgram{"Megatron-LM",     "flag",
+                                         "MEGATRON_LM",     "d98e8a64",
+                                         "pretrain_gpt.py", "validate_args"};
+constexpr LaunchProgram kBridgeProgram{"Megatron-Bridge",
+                                       "override",
+                                       "MEGATRON_BRIDGE",
+                                       "067f987d",
+                                       "scripts/training/run_recipe.py",
+                                       "ConfigContainer.validate"};
+
 /// Megatron-LM's architecture arguments for a decoder language model
 /// (megatron/training/arguments.py at the pin, docs/exporters.md): every
 /// size and choice the model fixes, so that the run builds this model and
@@ -159,14 +181,16 @@ std::string num(double x) {
 /// embeddings, learned positions).
 void megatronArchitecture(
     const frontend::ModelConfig &mc, int64_t seqLen,
+    const LaunchProgram &program,
     const std::function<void(const std::string &, const std::string &)> &flag,
     std::vector<std::string> &notes) {
+  const std::string fw(program.framework);
   using namespace frontend;
   // What the flags cannot say is noted, never silently dropped: the run
   // would build a different model there.
   auto notExported = [&](const std::string &what) {
-    notes.push_back("not exported: " + what +
-                    " (no Megatron-LM flag written; set it by hand)");
+    notes.push_back("not exported: " + what + " (no " + fw + " " +
+                    std::string(program.setting) + " written; set it by hand)");
   };
   if (mc.family != ModelFamily::DecoderLM) {
     notes.push_back("architecture flags are written for decoder language "
@@ -331,9 +355,8 @@ void megatronArchitecture(
   flag("--data-path", "\"${DATA_PATH:?set DATA_PATH}\"");
   flag("--save", "\"${CHECKPOINT_DIR:?set CHECKPOINT_DIR}\"");
   flag("--load", "\"${CHECKPOINT_DIR:?set CHECKPOINT_DIR}\"");
-  notes.push_back("set TOKENIZER_MODEL (the model's own tokenizer: "
-                  "Megatron-LM takes the vocabulary, " +
-                  std::to_string(mc.vocabSize) +
+  notes.push_back("set TOKENIZER_MODEL (the model's own tokenizer: " + fw +
+                  " takes the vocabulary, " + std::to_string(mc.vocabSize) +
                   " here, from it), DATA_PATH and CHECKPOINT_DIR");
 }
 
@@ -380,14 +403,15 @@ std::string jobName(std::string_view model) {
   return out;
 }
 
-/// Megatron-LM's arguments `args` (one "--flag value" each) as a bash
-/// script that launches pretrain_gpt.py under torchrun on one node, or
-/// under srun + torchrun on the plan's nodes.
-Result<std::string>
-megatronLaunchScript(const Plan &p, std::string_view source,
-                     const frontend::ModelConfig *model, Launcher launcher,
-                     const std::vector<std::string> &args,
-                     const std::vector<std::string> &notes) {
+/// The arguments `args` (one "--flag value" or override each) of
+/// `program` as a bash script that launches it under torchrun on one node,
+/// or under srun + torchrun on the plan's nodes.
+Result<std::string> launchScript(const Plan &p, std::string_view source,
+                                 const frontend::ModelConfig *model,
+                                 Launcher launcher,
+                                 const LaunchProgram &program,
+                                 const std::vector<std::string> &args,
+                                 const std::vector<std::string> &notes) {
   const std::string how =
       launcher == Launcher::Slurm ? "--launcher slurm" : "--launcher torchrun";
   auto refuse = [&](const std::string &why) {
@@ -395,14 +419,16 @@ megatronLaunchScript(const Plan &p, std::string_view source,
                          why);
   };
   if (!model)
-    return refuse("the script runs pretrain_gpt.py, which needs the model's "
-                  "architecture flags: give --model (the plan records no "
-                  "model source)");
+    return refuse("the script runs " + std::string(program.script) +
+                  ", which needs the model's architecture flags: give "
+                  "--model (the plan records no model source)");
   if (model->family != frontend::ModelFamily::DecoderLM)
-    return refuse("Megatron-LM (at the pinned d98e8a64) pretrains decoder "
-                  "language models with pretrain_gpt.py and has no "
-                  "pretraining script for this model family; use the "
-                  "argument list without --launcher");
+    return refuse(std::string(program.framework) + " (at the pinned " +
+                  std::string(program.pin) +
+                  ") pretrains decoder language models with " +
+                  std::string(program.script) +
+                  " and has no pretraining script for this model family; "
+                  "use the argument list without --launcher");
   const int64_t world = p.dp * p.tp * p.pp * p.cp;
   if (launcher == Launcher::Slurm && p.gpusPerNode <= 0)
     return refuse("the plan does not record its GPUs per node (its node "
@@ -428,14 +454,20 @@ megatronLaunchScript(const Plan &p, std::string_view source,
        " node(s) x " + str(perNode) + " GPUs = " + str(world) +
        " = dp * tp * pp * cp\n";
   t += "set -euo pipefail\n";
-  t += ": \"${MEGATRON_LM:?set MEGATRON_LM to a Megatron-LM checkout (exported "
-       "for d98e8a64)}\"\n";
+  const std::string var(program.checkoutVar);
+  t += ": \"${" + var + ":?set " + var + " to a " +
+       std::string(program.framework) + " checkout (exported for " +
+       std::string(program.pin) + ")}\"\n";
   const MaxConnections conn = maxConnectionsFor(p);
   if (conn == MaxConnections::One)
-    t += "# validate_args asserts it with tp or cp > 1 (before Blackwell)\n"
+    t += std::string("# ") +
+         (&program == &kMegatronProgram ? "" : "Megatron-LM's ") +
+         "validate_args asserts it with tp or cp > 1 (before Blackwell)\n"
          "export CUDA_DEVICE_MAX_CONNECTIONS=1\n";
   else if (conn == MaxConnections::Unset)
-    t += "# Megatron-FSDP asserts it is not 1 (validate_args)\n"
+    t += "# Megatron-FSDP asserts it is not 1 (" +
+         std::string(program.fsdpCheck) +
+         ")\n"
          "unset CUDA_DEVICE_MAX_CONNECTIONS\n";
   if (launcher == Launcher::Torchrun) {
     t += "torchrun --standalone --nproc-per-node " + str(perNode) + " \\\n";
@@ -451,39 +483,54 @@ megatronLaunchScript(const Plan &p, std::string_view source,
          " \\\n  --rdzv-id \"$SLURM_JOB_ID\" --rdzv-backend c10d "
          "--rdzv-endpoint \"$MASTER_ADDR:29500\" \\\n";
   }
-  t += "  \"$MEGATRON_LM/pretrain_gpt.py\"";
+  t += "  \"$" + var + "/" + std::string(program.script) + "\"";
   for (const std::string &a : args)
     t += " \\\n  " + a;
   t += "\n";
   return t;
 }
 
-Result<Exported> exportMegatron(const Plan &p, std::string_view source,
-                                const frontend::ModelConfig *model,
-                                Launcher launcher) {
-  if (Status s = megatronAxes(p, source); !s)
-    return s;
-  Exported e;
-  e.notesInText = true;
-  e.notes.push_back("Megatron-LM arguments for " + p.model + " on " +
-                    p.cluster + " (trident plan, " + std::string(kPlanSchema) +
-                    ")");
+/// The notes every Megatron-Core export starts with: what it is, the
+/// prediction, and the runtime the figures were predicted for.
+std::vector<std::string> megatronHeader(const Plan &p, std::string_view what,
+                                        const LaunchProgram &program) {
+  const std::string_view framework = program.framework;
+  const std::string_view setting = program.setting;
+  std::vector<std::string> notes;
+  notes.push_back(std::string(what) + " for " + p.model + " on " + p.cluster +
+                  " (trident plan, " + std::string(kPlanSchema) + ")");
   for (std::string &n : predictionNotes(p))
-    e.notes.push_back(std::move(n));
+    notes.push_back(std::move(n));
   if (p.runtime != "megatron-core" && p.runtime != "megatron-lm")
-    e.notes.push_back("the plan's figures were predicted for runtime '" +
-                      p.runtime +
-                      "'; trident plan --runtime megatron-core predicts "
-                      "Megatron-LM's");
-  e.notes.push_back("data-parallel size " + str(p.dp) +
-                    " has no flag: Megatron-LM derives it from the world "
-                    "size; launch on " +
-                    str(p.dp * p.tp * p.pp * p.cp) +
-                    " GPUs (dp * tp * pp * cp)");
+    notes.push_back("the plan's figures were predicted for runtime '" +
+                    p.runtime +
+                    "'; trident plan --runtime megatron-core predicts " +
+                    std::string(framework) + "'s");
+  notes.push_back("data-parallel size " + str(p.dp) + " has no " +
+                  std::string(setting) + ": " + std::string(framework) +
+                  " derives it from the world size; launch on " +
+                  str(p.dp * p.tp * p.pp * p.cp) + " GPUs (dp * tp * pp * cp)");
+  return notes;
+}
 
-  std::vector<std::string> a;
+/// One Megatron-LM argument: "--flag" and its value as the shell reads it
+/// ("" for a switch; quoted where the shell needs it).
+struct MegatronFlag {
+  std::string name, value;
+};
+
+/// Megatron-LM's arguments for `p` (and, with it, `model`'s
+/// architecture), in order; what they cannot say, and what the launch
+/// must set besides (the environment), goes to `notes`. `launcher` None:
+/// the CUDA_DEVICE_MAX_CONNECTIONS rule is a note (a script sets it).
+std::vector<MegatronFlag> megatronFlags(const Plan &p,
+                                        const frontend::ModelConfig *model,
+                                        Launcher launcher,
+                                        const LaunchProgram &program,
+                                        std::vector<std::string> &notes) {
+  std::vector<MegatronFlag> a;
   auto flag = [&](const std::string &name, const std::string &value = "") {
-    a.push_back(value.empty() ? name : name + " " + value);
+    a.push_back({name, value});
   };
   flag("--num-layers", str(totalLayers(p)));
   flag("--tensor-model-parallel-size", str(p.tp));
@@ -546,16 +593,19 @@ Result<Exported> exportMegatron(const Plan &p, std::string_view source,
     // checkpointing format", and CUDA_DEVICE_MAX_CONNECTIONS not 1.
     flag("--ckpt-format", "fsdp_dtensor");
     std::string env = "Megatron-FSDP: leave CUDA_DEVICE_MAX_CONNECTIONS "
-                      "unset or above 1 (validate_args asserts it)";
+                      "unset or above 1 (" +
+                      std::string(program.fsdpCheck) + " asserts it)";
     if (p.tp > 1 || p.cp > 1)
       env += "; before Blackwell Megatron warns that tp or cp with "
              "Megatron-FSDP want different settings (tp and cp: 1)";
-    e.notes.push_back(env);
+    notes.push_back(env);
   }
   if (maxConnectionsFor(p) == MaxConnections::One &&
       launcher == Launcher::None) {
-    e.notes.push_back("set CUDA_DEVICE_MAX_CONNECTIONS=1: validate_args "
-                      "asserts it with tp or cp > 1 before Blackwell");
+    notes.push_back(std::string("set CUDA_DEVICE_MAX_CONNECTIONS=1: ") +
+                    (&program == &kMegatronProgram ? "" : "Megatron-LM's ") +
+                    "validate_args asserts it with tp or cp > 1 before "
+                    "Blackwell");
   }
   // The plan's figures (every runtime preset but megatron-lm) overlap the
   // data-parallel gradient reduction with the backward, which Megatron-LM
@@ -577,22 +627,393 @@ Result<Exported> exportMegatron(const Plan &p, std::string_view source,
   }
   // The model itself, after what the plan decided.
   if (model) {
-    megatronArchitecture(*model, p.seqLen, flag, e.notes);
+    megatronArchitecture(*model, p.seqLen, program, flag, notes);
   } else {
-    e.notes.push_back("architecture flags (hidden size, heads, ...) need the "
-                      "model: trident export --model M");
+    notes.push_back("architecture flags (hidden size, heads, ...) need the "
+                    "model: trident export --model M");
   }
 
-  if (launcher != Launcher::None) {
-    auto script = megatronLaunchScript(p, source, model, launcher, a, e.notes);
-    if (!script)
-      return script.status();
-    e.text = std::move(*script);
-    return e;
+  return a;
+}
+
+/// `args` as the text of an export: comments, then one argument a line
+/// (`\` continued), or the launch script of `program`.
+Result<std::string> argumentText(const Plan &p, std::string_view source,
+                                 const frontend::ModelConfig *model,
+                                 Launcher launcher,
+                                 const LaunchProgram &program,
+                                 const std::vector<std::string> &args,
+                                 const std::vector<std::string> &notes) {
+  if (launcher != Launcher::None)
+    return launchScript(p, source, model, launcher, program, args, notes);
+  std::string t = withComments(notes);
+  for (size_t i = 0; i < args.size(); ++i)
+    t += args[i] + (i + 1 < args.size() ? " \\\n" : "\n");
+  return t;
+}
+
+Result<Exported> exportMegatron(const Plan &p, std::string_view source,
+                                const frontend::ModelConfig *model,
+                                Launcher launcher) {
+  if (Status s = megatronAxes(p, source); !s)
+    return s;
+  Exported e;
+  e.notesInText = true;
+  e.notes = megatronHeader(p, "Megatron-LM arguments", kMegatronProgram);
+  std::vector<std::string> args;
+  for (const MegatronFlag &f :
+       megatronFlags(p, model, launcher, kMegatronProgram, e.notes))
+    args.push_back(f.value.empty() ? f.name : f.name + " " + f.value);
+  auto text =
+      argumentText(p, source, model, launcher, kMegatronProgram, args, e.notes);
+  if (!text)
+    return text.status();
+  e.text = std::move(*text);
+  return e;
+}
+
+//===----------------------------------------------------------------------===//
+// Megatron-Bridge: scripts/training/run_recipe.py with the vanilla GPT
+// recipe (Megatron-Core's own defaults, "for MLM <-> Bridge correlation"),
+// and the Megatron-LM arguments above translated into its KEY=VALUE
+// overrides, as scripts/translate_mlm_to_bridge.py maps them.
+//===----------------------------------------------------------------------===//
+
+constexpr std::string_view kBridgeRecipe =
+    "vanilla_gpt_pretrain_1gpu_h100_bf16_config";
+
+/// How a Megatron-LM argument becomes Megatron-Bridge overrides. The names
+/// are translate_mlm_to_bridge.py's transforms where it has one.
+enum class BridgeHow : uint8_t {
+  Value,       ///< key=value ("-" in ARG_MAP)
+  True,        ///< a switch: key=true ("flag")
+  False,       ///< a switch that turns the key off: key=false ("flag_invert")
+  Swiglu,      ///< model.gated_linear_unit=true model.activation_func=silu
+  SquaredRelu, ///< model.activation_func=squared_relu
+  SeqLength,   ///< dataset.seq_length and model.seq_length
+  Precision,   ///< --bf16, --fp16, --fp8-format: one mixed_precision recipe
+  LayerList,   ///< "([1]*3+[0]*1)" as the list [1,1,1,0]
+  Path,        ///< a path from a shell variable, as a quoted string
+  Skip,        ///< nothing to set (implied, or sized from another key)
+};
+
+struct BridgeRow {
+  std::string_view flag, key;
+  BridgeHow how;
+};
+
+// Every argument megatronFlags writes. Rows differing from ARG_MAP (at the
+// pin, test/data/export-flags/megatron-bridge-map.txt; the unit test
+// ExportTest holds them to it) say why.
+// clang-format off
+constexpr BridgeRow kBridgeRows[] = {
+    {"--num-layers", "model.num_layers", BridgeHow::Value},
+    {"--tensor-model-parallel-size", "model.tensor_model_parallel_size", BridgeHow::Value},
+    {"--pipeline-model-parallel-size", "model.pipeline_model_parallel_size", BridgeHow::Value},
+    {"--context-parallel-size", "model.context_parallel_size", BridgeHow::Value},
+    {"--expert-model-parallel-size", "model.expert_model_parallel_size", BridgeHow::Value},
+    {"--expert-tensor-parallel-size", "model.expert_tensor_parallel_size", BridgeHow::Value},
+    {"--num-virtual-stages-per-pipeline-rank", "model.virtual_pipeline_model_parallel_size", BridgeHow::Value},
+    // Not in ARG_MAP: TransformerConfig's fields of the same meaning.
+    {"--decoder-first-pipeline-num-layers", "model.num_layers_in_first_pipeline_stage", BridgeHow::Value},
+    {"--decoder-last-pipeline-num-layers", "model.num_layers_in_last_pipeline_stage", BridgeHow::Value},
+    {"--pipeline-model-parallel-layout", "model.pipeline_model_parallel_layout", BridgeHow::Value},
+    {"--sequence-parallel", "model.sequence_parallel", BridgeHow::True},
+    {"--micro-batch-size", "train.micro_batch_size", BridgeHow::Value},
+    {"--global-batch-size", "train.global_batch_size", BridgeHow::Value},
+    {"--seq-length", "dataset.seq_length", BridgeHow::SeqLength},
+    {"--recompute-granularity", "model.recompute_granularity", BridgeHow::Value},
+    {"--recompute-method", "model.recompute_method", BridgeHow::Value},
+    {"--recompute-num-layers", "model.recompute_num_layers", BridgeHow::Value},
+    {"--use-distributed-optimizer", "ddp.use_distributed_optimizer", BridgeHow::True},
+    // Not in ARG_MAP: DistributedDataParallelConfig's fields.
+    {"--use-megatron-fsdp", "ddp.use_megatron_fsdp", BridgeHow::True},
+    {"--data-parallel-sharding-strategy", "ddp.data_parallel_sharding_strategy", BridgeHow::Value},
+    {"--ckpt-format", "checkpoint.ckpt_format", BridgeHow::Value},
+    {"--overlap-grad-reduce", "ddp.overlap_grad_reduce", BridgeHow::True},
+    {"--bf16", "mixed_precision", BridgeHow::Precision},
+    {"--fp16", "mixed_precision", BridgeHow::Precision},
+    {"--fp8-format", "mixed_precision", BridgeHow::Precision},
+    {"--hidden-size", "model.hidden_size", BridgeHow::Value},
+    {"--ffn-hidden-size", "model.ffn_hidden_size", BridgeHow::Value},
+    {"--num-attention-heads", "model.num_attention_heads", BridgeHow::Value},
+    {"--group-query-attention", "", BridgeHow::Skip},
+    {"--num-query-groups", "model.num_query_groups", BridgeHow::Value},
+    {"--kv-channels", "model.kv_channels", BridgeHow::Value},
+    // GPTModelProvider has no max_position_embeddings: its learned
+    // position table has seq_length rows (ARG_MAP's key is not a field).
+    {"--max-position-embeddings", "", BridgeHow::Skip},
+    {"--position-embedding-type", "model.position_embedding_type", BridgeHow::Value},
+    {"--rotary-base", "model.rotary_base", BridgeHow::Value},
+    {"--rotary-percent", "model.rotary_percent", BridgeHow::Value},
+    // Not in ARG_MAP: GPTModelProvider's and TransformerConfig's fields.
+    {"--rotary-interleaved", "model.rotary_interleaved", BridgeHow::True},
+    {"--use-rope-scaling", "model.rope_scaling", BridgeHow::True},
+    {"--rope-scaling-factor", "model.rope_scaling_factor", BridgeHow::Value},
+    {"--swiglu", "", BridgeHow::Swiglu},
+    {"--squared-relu", "", BridgeHow::SquaredRelu},
+    {"--normalization", "model.normalization", BridgeHow::Value},
+    {"--apply-layernorm-1p", "model.layernorm_zero_centered_gamma", BridgeHow::True},
+    {"--norm-epsilon", "model.layernorm_epsilon", BridgeHow::Value},
+    {"--qk-layernorm", "model.qk_layernorm", BridgeHow::True},
+    {"--disable-bias-linear", "model.add_bias_linear", BridgeHow::False},
+    {"--add-qkv-bias", "model.add_qkv_bias", BridgeHow::True},
+    {"--untie-embeddings-and-output-weights", "model.share_embeddings_and_output_weights", BridgeHow::False},
+    {"--attention-dropout", "model.attention_dropout", BridgeHow::Value},
+    {"--hidden-dropout", "model.hidden_dropout", BridgeHow::Value},
+    {"--num-experts", "model.num_moe_experts", BridgeHow::Value},
+    {"--moe-router-topk", "model.moe_router_topk", BridgeHow::Value},
+    {"--moe-ffn-hidden-size", "model.moe_ffn_hidden_size", BridgeHow::Value},
+    {"--moe-shared-expert-intermediate-size", "model.moe_shared_expert_intermediate_size", BridgeHow::Value},
+    // ARG_MAP passes Megatron-LM's expression string; TransformerConfig's
+    // moe_layer_freq is an int or a list, which the string is not.
+    {"--moe-layer-freq", "model.moe_layer_freq", BridgeHow::LayerList},
+    {"--moe-router-score-function", "model.moe_router_score_function", BridgeHow::Value},
+    {"--moe-router-enable-expert-bias", "model.moe_router_enable_expert_bias", BridgeHow::True},
+    {"--moe-router-num-groups", "model.moe_router_num_groups", BridgeHow::Value},
+    {"--moe-router-group-topk", "model.moe_router_group_topk", BridgeHow::Value},
+    {"--moe-router-topk-scaling-factor", "model.moe_router_topk_scaling_factor", BridgeHow::Value},
+    {"--moe-grouped-gemm", "model.moe_grouped_gemm", BridgeHow::True},
+    {"--moe-token-dispatcher-type", "model.moe_token_dispatcher_type", BridgeHow::Value},
+    {"--tokenizer-type", "tokenizer.tokenizer_type", BridgeHow::Value},
+    {"--tokenizer-model", "tokenizer.tokenizer_model", BridgeHow::Path},
+    {"--data-path", "dataset.data_path", BridgeHow::Path},
+    {"--save", "checkpoint.save", BridgeHow::Path},
+    {"--load", "checkpoint.load", BridgeHow::Path},
+};
+// clang-format on
+
+std::string_view bridgeHowName(BridgeHow how) {
+  switch (how) {
+  case BridgeHow::Value:
+    return "value";
+  case BridgeHow::True:
+    return "true";
+  case BridgeHow::False:
+    return "false";
+  case BridgeHow::Swiglu:
+    return "swiglu";
+  case BridgeHow::SquaredRelu:
+    return "squared_relu";
+  case BridgeHow::SeqLength:
+    return "seq_length";
+  case BridgeHow::Precision:
+    return "precision";
+  case BridgeHow::LayerList:
+    return "layer_list";
+  case BridgeHow::Path:
+    return "path";
+  case BridgeHow::Skip:
+    return "skip";
   }
-  e.text = withComments(e.notes);
-  for (size_t i = 0; i < a.size(); ++i)
-    e.text += a[i] + (i + 1 < a.size() ? " \\\n" : "\n");
+  return "value";
+}
+
+/// A shell word's text without the double quotes megatronFlags put around
+/// it ("Et*4|t*4L" -> Et*4|t*4L).
+std::string unquoted(const std::string &v) {
+  if (v.size() >= 2 && v.front() == '"' && v.back() == '"')
+    return v.substr(1, v.size() - 2);
+  return v;
+}
+
+bool plainWord(std::string_view v) {
+  return !v.empty() && std::all_of(v.begin(), v.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '_' || c == '.' || c == '-' || c == '+';
+  });
+}
+
+/// KEY=VALUE as one shell word that Hydra's override parser reads back as
+/// VALUE: a plain word as it is, anything else (the layout's '|' and '*',
+/// a list's brackets) in Hydra's single quotes, or unquoted for a list;
+/// the word double-quoted for the shell where it has more than a plain
+/// word's characters. `expand`: VALUE holds a ${VAR} the shell expands.
+std::string overrideWord(std::string_view key, const std::string &value,
+                         bool list = false, bool expand = false) {
+  std::string hydra = value;
+  if (!list && !plainWord(value)) {
+    hydra = "'";
+    for (char c : value) {
+      if (c == '\'' || c == '\\')
+        hydra += '\\';
+      hydra += c;
+    }
+    hydra += "'";
+  }
+  std::string word = std::string(key) + "=" + hydra;
+  if (plainWord(value))
+    return word;
+  std::string out = "\"";
+  for (char c : word) {
+    if (c == '"' || c == '\\' || c == '`' || (c == '$' && !expand))
+      out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+/// Megatron-LM's expert-layer expression "([1]*3+[0]*1)" (what
+/// megatronArchitecture writes) as Hydra's list [1,1,1,0]; "" if malformed.
+std::string layerList(const std::string &expr) {
+  std::string e = expr;
+  if (e.size() < 2 || e.front() != '(' || e.back() != ')')
+    return "";
+  e = e.substr(1, e.size() - 2);
+  std::string out = "[";
+  size_t pos = 0;
+  while (pos < e.size()) {
+    size_t plus = e.find('+', pos);
+    std::string part = e.substr(
+        pos, plus == std::string::npos ? std::string::npos : plus - pos);
+    // "[d]*n"
+    if (part.size() < 5 || part[0] != '[' || part[2] != ']' || part[3] != '*' ||
+        (part[1] != '0' && part[1] != '1'))
+      return "";
+    int64_t n = 0;
+    for (size_t i = 4; i < part.size(); ++i) {
+      if (!std::isdigit(static_cast<unsigned char>(part[i])))
+        return "";
+      n = n * 10 + (part[i] - '0');
+    }
+    for (int64_t i = 0; i < n; ++i)
+      out += (out.size() > 1 ? "," : "") + std::string(1, part[1]);
+    if (plus == std::string::npos)
+      break;
+    pos = plus + 1;
+  }
+  return out + "]";
+}
+
+/// The registered mixed-precision recipe (training/mixed_precision.py)
+/// for the plan's precision; "null" (no mixed precision) for fp32. FP8 is
+/// Megatron-LM's default recipe for --fp8-format hybrid: delayed scaling.
+std::string bridgePrecision(const std::string &precision) {
+  if (precision == "bf16")
+    return "bf16_mixed";
+  if (precision == "fp16")
+    return "fp16_mixed";
+  if (precision == "fp8")
+    return "bf16_with_fp8_delayed_scaling_mixed";
+  return "null";
+}
+
+Result<Exported> exportMegatronBridge(const Plan &p, std::string_view source,
+                                      const frontend::ModelConfig *model,
+                                      Launcher launcher) {
+  constexpr std::string_view target = "Megatron-Bridge";
+  if (Status s = megatronAxes(p, source, target); !s)
+    return s;
+  if (!model)
+    return unsupported(source, target,
+                       "its vanilla GPT recipe builds the model from the "
+                       "architecture overrides: give --model (the plan "
+                       "records no model source)");
+  if (Status s = checkExportModel(ExportTarget::MegatronBridge, *model, p.model,
+                                  source);
+      !s)
+    return s;
+
+  Exported e;
+  e.notesInText = true;
+  e.notes = megatronHeader(p, "Megatron-Bridge run_recipe.py arguments",
+                           kBridgeProgram);
+  const std::vector<MegatronFlag> flags =
+      megatronFlags(p, model, launcher, kBridgeProgram, e.notes);
+  std::vector<std::string> args = {"--recipe " + std::string(kBridgeRecipe),
+                                   "--mode pretrain",
+                                   "--dataset megatron-indexed"};
+  auto set = [&](std::string_view key, const std::string &value,
+                 bool list = false, bool expand = false) {
+    args.push_back(overrideWord(key, value, list, expand));
+  };
+  bool distOpt = false;
+  for (const MegatronFlag &f : flags) {
+    const BridgeRow *row = nullptr;
+    for (const BridgeRow &r : kBridgeRows)
+      if (r.flag == f.name)
+        row = &r;
+    if (!row)
+      return unsupported(source, target,
+                         "Megatron-LM's " + f.name +
+                             " has no Megatron-Bridge override in Trident's "
+                             "translation table (kBridgeRows)");
+    const std::string v = unquoted(f.value);
+    switch (row->how) {
+    case BridgeHow::Value:
+      set(row->key, v);
+      break;
+    case BridgeHow::True:
+      set(row->key, "true");
+      distOpt = distOpt || row->key == "ddp.use_distributed_optimizer";
+      break;
+    case BridgeHow::False:
+      set(row->key, "false");
+      break;
+    case BridgeHow::Swiglu:
+      set("model.gated_linear_unit", "true");
+      set("model.activation_func", "silu");
+      break;
+    case BridgeHow::SquaredRelu:
+      set("model.activation_func", "squared_relu");
+      break;
+    case BridgeHow::SeqLength:
+      set("dataset.seq_length", v);
+      set("model.seq_length", v);
+      break;
+    case BridgeHow::LayerList: {
+      std::string list = layerList(v);
+      if (list.empty())
+        return unsupported(source, target,
+                           "the expert layers '" + v +
+                               "' are not a [0|1]*n sum");
+      set(row->key, list, /*list=*/true);
+      break;
+    }
+    case BridgeHow::Path:
+      set(row->key, v, false, /*expand=*/true);
+      break;
+    case BridgeHow::Precision:
+    case BridgeHow::Skip:
+      break;
+    }
+  }
+  // An explicit layout implies the virtual stages (Megatron-Core derives
+  // them, and asserts them equal when given); Bridge's runner rebuilds a
+  // recipe's layout only when the size is overridden: say it.
+  if (p.vpp > 1 &&
+      std::none_of(args.begin(), args.end(), [](const std::string &w) {
+        return w.rfind("model.virtual_pipeline_model_parallel_size=", 0) == 0;
+      }))
+    set("model.virtual_pipeline_model_parallel_size", str(p.vpp));
+  set("mixed_precision", bridgePrecision(p.precision));
+  // The recipe's optimizer enables the distributed optimizer and Bridge
+  // enables it for both configs when either has it
+  // (_validate_and_sync_distributed_optimizer_settings); so too the
+  // parameter all-gather overlap, which the prediction counts as exposed.
+  if (!distOpt && p.zeroStage < 2)
+    set("ddp.use_distributed_optimizer", "false");
+  set("optimizer.use_distributed_optimizer",
+      p.zeroStage >= 1 ? "true" : "false");
+  set("ddp.overlap_param_gather", "false");
+  set("optimizer.overlap_param_gather", "false");
+  if (p.zeroStage >= 2)
+    e.notes.push_back("Megatron-FSDP turns the distributed optimizer on "
+                      "itself (ddp and optimizer)");
+  if (model->position == frontend::PositionKind::Learned &&
+      model->maxPositions > 0 && model->maxPositions != p.seqLen)
+    e.notes.push_back("GPTModelProvider sizes the learned position table by "
+                      "seq_length (" +
+                      str(p.seqLen) + "), not the model's " +
+                      str(model->maxPositions) + " positions");
+  if (p.precision == "fp8")
+    e.notes.push_back("FP8: bf16_with_fp8_delayed_scaling_mixed, the delayed "
+                      "scaling Megatron-LM's --fp8-format hybrid defaults to "
+                      "(it also gathers FP8 parameters)");
+  auto text =
+      argumentText(p, source, model, launcher, kBridgeProgram, args, e.notes);
+  if (!text)
+    return text.status();
+  e.text = std::move(*text);
   return e;
 }
 
@@ -1017,6 +1438,27 @@ Result<Exported> exportTorchTitan(const Plan &p, std::string_view source,
 
 Status checkExportModel(ExportTarget target, const frontend::ModelConfig &model,
                         std::string_view modelName, std::string_view source) {
+  if (target == ExportTarget::MegatronBridge) {
+    constexpr std::string_view bridge = "Megatron-Bridge";
+    if (model.family != frontend::ModelFamily::DecoderLM)
+      return unsupported(source, bridge,
+                         "run_recipe.py's GPT recipe builds decoder "
+                         "language models only");
+    if (model.attention != frontend::AttentionKind::Standard)
+      return unsupported(
+          source, bridge,
+          "the model's latent attention: the vanilla GPT recipe's "
+          "GPTModelProvider has no latent-attention fields (q_lora_rank, "
+          "kv_lora_rank, ...); DeepSeek's models need their own recipe "
+          "(deepseek_v3_pretrain_config), which builds the model from its "
+          "Hugging Face config: export to Megatron-LM");
+    if (model.position == frontend::PositionKind::None)
+      return unsupported(source, bridge,
+                         "a model without position embeddings: "
+                         "GPTModelProvider's position_embedding_type is "
+                         "learned_absolute, rope or yarn");
+    return Status::ok();
+  }
   if (target != ExportTarget::TorchTitan || torchTitanFlavourOf(model))
     return Status::ok();
   const TorchTitanFlavour &c = closestFlavour(model);
@@ -1032,6 +1474,13 @@ Status checkExportModel(ExportTarget target, const frontend::ModelConfig &model,
           "); its closest is " + flavourName(c) + " (" + str(c.layers) +
           " layers, hidden " + str(c.dim) +
           "): add the model to torchtitan first, or export to Megatron-LM");
+}
+
+std::vector<BridgeOverrideRule> megatronBridgeRules() {
+  std::vector<BridgeOverrideRule> out;
+  for (const BridgeRow &r : kBridgeRows)
+    out.push_back({r.flag, r.key, bridgeHowName(r.how)});
+  return out;
 }
 
 std::span<const TorchTitanFlavour> torchTitanFlavours() {
@@ -1055,8 +1504,11 @@ Result<ExportTarget> parseExportTarget(std::string_view name) {
     return ExportTarget::DeepSpeed;
   if (name == "torchtitan")
     return ExportTarget::TorchTitan;
+  if (name == "megatron-bridge")
+    return ExportTarget::MegatronBridge;
   return Status::error("unknown export target '" + std::string(name) +
-                       "' (expected megatron, deepspeed or torchtitan)");
+                       "' (expected megatron, megatron-bridge, deepspeed or "
+                       "torchtitan)");
 }
 
 Result<Launcher> parseLauncher(std::string_view name) {
@@ -1078,6 +1530,8 @@ std::string_view exportTargetName(ExportTarget target) {
     return "deepspeed";
   case ExportTarget::TorchTitan:
     return "torchtitan";
+  case ExportTarget::MegatronBridge:
+    return "megatron-bridge";
   }
   return "megatron";
 }
@@ -1091,6 +1545,8 @@ Status checkExportAxes(const Plan &plan, ExportTarget target,
     return deepSpeedAxes(plan, source);
   case ExportTarget::TorchTitan:
     return torchTitanAxes(plan, source);
+  case ExportTarget::MegatronBridge:
+    return megatronAxes(plan, source, "Megatron-Bridge");
   }
   return Status::error("unknown export target");
 }
@@ -1103,6 +1559,11 @@ std::string axesRefusal(const ParallelConfig &cfg, ExportTarget target) {
 std::string planRefusal(const LayerProfile &profile, const Cluster &cluster,
                         const ParallelConfig &cfg, const Evaluation &eval,
                         ExportTarget target, double pricePerGpuHour) {
+  // Megatron-Bridge refuses what Megatron-LM does, and besides only models
+  // (checkExportModel, before the search): its export needs the model,
+  // which this check of the plan as written does not have.
+  if (target == ExportTarget::MegatronBridge)
+    target = ExportTarget::Megatron;
   auto e = exportPlan(makePlan(profile, cluster, cfg, eval, pricePerGpuHour),
                       target, "plan");
   return e ? std::string() : e.message();
@@ -1112,13 +1573,15 @@ Result<Exported> exportPlan(const Plan &plan, ExportTarget target,
                             std::string_view source,
                             const frontend::ModelConfig *model,
                             Launcher launcher) {
-  std::string_view names[] = {"Megatron-LM", "DeepSpeed", "torchtitan"};
+  std::string_view names[] = {"Megatron-LM", "DeepSpeed", "torchtitan",
+                              "Megatron-Bridge"};
   if (Status s = checkCommon(plan, source, names[int(target)]); !s)
     return s;
-  if (launcher != Launcher::None && target != ExportTarget::Megatron)
+  if (launcher != Launcher::None && target != ExportTarget::Megatron &&
+      target != ExportTarget::MegatronBridge)
     return Status::error(
         std::string(source) +
-        ": --launcher writes Megatron-LM launch "
+        ": --launcher writes Megatron-LM and Megatron-Bridge launch "
         "scripts; " +
         std::string(names[int(target)]) +
         (target == ExportTarget::DeepSpeed
@@ -1134,6 +1597,8 @@ Result<Exported> exportPlan(const Plan &plan, ExportTarget target,
     return exportDeepSpeed(plan, source);
   case ExportTarget::TorchTitan:
     return exportTorchTitan(plan, source, model);
+  case ExportTarget::MegatronBridge:
+    return exportMegatronBridge(plan, source, model, launcher);
   }
   return Status::error("unknown export target");
 }

@@ -208,7 +208,7 @@ std::string exportAxisRefusal(const ParallelAxes &axes,
                               plan::ExportTarget target) {
   for (const AxisSpec &a : kAxes) {
     std::string why =
-        axisRefusal(a, a.exporters[size_t(target)], a.get(axes));
+        axisRefusal(a, a.exporters[plan::exportColumn(target)], a.get(axes));
     if (!why.empty())
       return why;
   }

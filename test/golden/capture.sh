@@ -96,7 +96,7 @@ eval_case gpipe-too-big --model llama-3-70b --cluster dgx-h100:16 \
 for p in "$tmp"/plan-*.json; do
   [ -f "$p" ] || continue
   n="$(basename "$p" .json)"
-  for t in megatron deepspeed torchtitan; do
+  for t in megatron megatron-bridge deepspeed torchtitan; do
     run "export-$n-$t.txt" "$trident" export --plan "$p" --to "$t"
   done
 done

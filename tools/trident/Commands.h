@@ -106,8 +106,9 @@ int runReplan(mlir::MLIRContext &ctx);  // ReplanCommand.cpp
 int runValidateServe(mlir::MLIRContext &ctx, const std::string &cases,
                      const std::string &writeDoc);
 
-/// Exports `p` to `target` (megatron, deepspeed, torchtitan) and prints it,
-/// or writes it to `outPath` ("" or "-": stdout); notes the text cannot
+/// Exports `p` to `target` (megatron, megatron-bridge, deepspeed,
+/// torchtitan) and prints it, or writes it to `outPath` ("" or "-":
+/// stdout); notes the text cannot
 /// hold go to stderr. `model` (when known) adds Megatron-LM's architecture
 /// flags. Returns the exit code (ExportCommand.cpp).
 /// `launcher` wraps a Megatron-LM export in a launch script (written

@@ -1,6 +1,7 @@
 //===- ExportCommand.cpp - trident export ---------------------------------===//
 //
-// `trident export --plan plan.json --to megatron|deepspeed|torchtitan|shard
+// `trident export --plan plan.json --to
+// megatron|megatron-bridge|deepspeed|torchtitan|shard
 // [--model M] [--cluster C] [--launcher torchrun|slurm] [-o FILE]`: a
 // trident.plan/v1 plan as a training framework's configuration (TridentPlan's
 // Export.h, docs/exporters.md), or as upstream shard IR (docs/shard-export.md).
@@ -45,15 +46,18 @@ cl::opt<std::string> exportOutputOpt("o", cl::desc("write here (default: "
                                                    "stdout)"),
                                      cl::value_desc("file"),
                                      cl::sub(exportCmd), cl::cat(category));
-cl::opt<std::string> exportToOpt("to",
-                                 cl::desc("megatron, deepspeed, torchtitan, "
-                                          "or shard (upstream MLIR)"),
-                                 cl::value_desc("target"), cl::sub(exportCmd),
-                                 cl::cat(category));
+cl::opt<std::string>
+    exportToOpt("to",
+                cl::desc("megatron, megatron-bridge, deepspeed, "
+                         "torchtitan, or shard (upstream "
+                         "MLIR)"),
+                cl::value_desc("target"), cl::sub(exportCmd),
+                cl::cat(category));
 cl::opt<std::string> launcherOpt(
     "launcher",
-    cl::desc("with --to megatron: a launch script, torchrun (one node) or "
-             "slurm (an sbatch script with the plan's nodes)"),
+    cl::desc("with --to megatron or megatron-bridge: a launch script, "
+             "torchrun (one node) or slurm (an sbatch script with the "
+             "plan's nodes)"),
     cl::value_desc("torchrun|slurm"), cl::sub(exportCmd), cl::cat(category));
 } // namespace
 
@@ -134,7 +138,8 @@ int runExport(mlir::MLIRContext &ctx) {
   if (planOpt.empty())
     return fail("--plan is required (a plan written by trident plan -o)", 2);
   if (exportToOpt.empty())
-    return fail("--to is required: megatron, deepspeed, torchtitan or shard",
+    return fail("--to is required: megatron, megatron-bridge, deepspeed, "
+                "torchtitan or shard",
                 2);
   auto text = readFile(planOpt);
   if (!text)
@@ -147,8 +152,8 @@ int runExport(mlir::MLIRContext &ctx) {
     return fail("--launcher: " + launcher.message(), 2);
   if (exportToOpt == "shard") {
     if (*launcher != plan::Launcher::None)
-      return fail("--launcher writes Megatron-LM launch scripts, not shard "
-                  "IR",
+      return fail("--launcher writes Megatron-LM and Megatron-Bridge launch "
+                  "scripts, not shard IR",
                   2);
     return exportShard(ctx, *p);
   }

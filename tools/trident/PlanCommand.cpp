@@ -65,8 +65,9 @@ cl::opt<std::string> reportOpt(
     cl::value_desc("report.html"), cl::sub(planCmd), cl::cat(category));
 cl::opt<std::string> exportOpt(
     "export",
-    cl::desc("rank only plans megatron, deepspeed or torchtitan can run "
-             "and print the best as its configuration instead of the table"),
+    cl::desc("rank only plans megatron, megatron-bridge, deepspeed or "
+             "torchtitan can run and print the best as its configuration "
+             "instead of the table"),
     cl::value_desc("target"), cl::sub(planCmd), cl::cat(category));
 cl::opt<int64_t> threadsOpt("threads",
                             cl::desc("worker threads (0: all cores)"),

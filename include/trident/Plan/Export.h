@@ -28,7 +28,7 @@ namespace trident::plan {
 // ExportTarget is declared with the axis table (Parallel.h), whose rows say
 // what each target can express.
 
-/// "megatron", "deepspeed" or "torchtitan".
+/// "megatron", "megatron-bridge", "deepspeed" or "torchtitan".
 Result<ExportTarget> parseExportTarget(std::string_view name);
 std::string_view exportTargetName(ExportTarget target);
 
@@ -69,6 +69,17 @@ std::span<const TorchTitanFlavour> torchTitanFlavours();
 /// The flavour whose sizes are `model`'s, or nullptr.
 const TorchTitanFlavour *
 torchTitanFlavourOf(const frontend::ModelConfig &model);
+
+/// One row of the Megatron-LM -> Megatron-Bridge translation: the
+/// Megatron-LM argument, the ConfigContainer key it sets ("" when the
+/// transform names its keys) and how: value, true, false, swiglu,
+/// squared_relu, seq_length, precision, layer_list, path or skip
+/// (docs/exporters.md). A unit test holds the rows to Megatron-Bridge's
+/// own map and fields (test/data/export-flags/megatron-bridge*.txt).
+struct BridgeOverrideRule {
+  std::string_view flag, key, how;
+};
+std::vector<BridgeOverrideRule> megatronBridgeRules();
 
 /// Whether `target` has the model to run: torchtitan runs only the models
 /// it ships (the error names the closest); the others build any decoder.

@@ -71,8 +71,20 @@ std::string runtimeNames();
 
 namespace plan {
 /// The training frameworks a plan exports to (Plan/Export.h).
-enum class ExportTarget : uint8_t { Megatron, DeepSpeed, TorchTitan };
-inline constexpr size_t kExportTargetCount = 3;
+enum class ExportTarget : uint8_t {
+  Megatron,
+  DeepSpeed,
+  TorchTitan,
+  MegatronBridge
+};
+inline constexpr size_t kExportTargetCount = 4;
+/// The axis table's support columns: Megatron-Bridge runs Megatron-Core,
+/// so it reads Megatron-LM's column (what one expresses the other does).
+inline constexpr size_t kExportColumnCount = 3;
+constexpr size_t exportColumn(ExportTarget target) {
+  return target == ExportTarget::MegatronBridge ? size_t(ExportTarget::Megatron)
+                                                : size_t(target);
+}
 } // namespace plan
 
 //===----------------------------------------------------------------------===//
@@ -195,7 +207,7 @@ struct AxisSpec {
   /// Per Runtime (by enumerator), which values it can run.
   std::array<AxisSupport, kRuntimeCount> runtimes;
   /// Per plan::ExportTarget, which values it can express.
-  std::array<AxisSupport, plan::kExportTargetCount> exporters;
+  std::array<AxisSupport, plan::kExportColumnCount> exporters;
   int64_t (*get)(const ParallelAxes &);
   void (*set)(ParallelAxes &, int64_t);
 };

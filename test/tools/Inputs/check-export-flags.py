@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check that every option an export writes is one the framework accepts.
 
-Usage: check-export-flags.py EXPORT_FILE megatron|deepspeed|torchtitan DATA_DIR
+Usage: check-export-flags.py EXPORT_FILE megatron|megatron-bridge|deepspeed|torchtitan DATA_DIR
 
 DATA_DIR holds the lists scripts/distill-export-flags.sh distilled from the
 pinned framework sources (test/data/export-flags/<target>.txt: `#` header
@@ -11,6 +11,15 @@ lines, then one entry a line). What is checked:
               comment lines, `VAR=value` assignments and the launcher's own
               options (those before the `*.py` script on a command line) are
               skipped; lines continued with `\\` are one command
+  megatron-bridge
+              run_recipe.py's arguments (after the script on a launch
+              line, or the bare list): each `--x` option, the values of
+              --recipe and --dataset, and each KEY=VALUE override's key
+              (`section.field`, or `mixed_precision`); a value must be of
+              the field's annotation: true/false for bool, an integer for
+              int, a number for float, one of a Literal's strings, null
+              only where Optional/None is allowed, and for mixed_precision
+              a registered recipe
   deepspeed   every key path of the JSON (`zero_optimization` and
               `zero_optimization.stage`; objects inside arrays keep the
               array's path)
@@ -100,6 +109,99 @@ def megatron_flags(text):
     return flags
 
 
+def bridge_words(text):
+    """run_recipe.py's arguments in a launch text."""
+    out = []
+    for cmd in commands(text):
+        i = 0
+        while i < len(cmd) and (ASSIGN.match(cmd[i]) and "." not in
+                                cmd[i].split("=", 1)[0] or
+                                cmd[i] in ("export", "env", "unset", ":")):
+            i += 1
+        args = cmd[i:]
+        if not args:
+            continue
+        if not (args[0].startswith("--") or "=" in args[0]):
+            script = next((j for j, t in enumerate(args)
+                           if t.endswith("run_recipe.py")), None)
+            if script is None:
+                continue
+            args = args[script + 1:]
+        out += args
+    return out
+
+
+def bridge_value_ok(value, ann, recipes):
+    """Is VALUE (as Hydra reads the override) of annotation ANN?"""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        value, quoted = value[1:-1], True
+    else:
+        quoted = False
+    if value == "null" and not quoted:
+        return "Optional" in ann or "None" in ann
+    lit = re.findall(r"'([^']*)'", ann) if ann.startswith(
+        ("Literal", "Optional[Literal")) else None
+    if lit:
+        return value in lit
+    if ann in ("bool", "Optional[bool]"):
+        return value in ("true", "false") and not quoted
+    if ann in ("int", "Optional[int]"):
+        return re.fullmatch(r"-?[0-9]+", value) is not None and not quoted
+    if ann in ("float", "Optional[float]"):
+        return re.fullmatch(r"-?[0-9.]+(e-?[0-9]+)?", value) is not None \
+            and not quoted
+    if ann.startswith("Union[int,List[int]]"):
+        return re.fullmatch(r"-?[0-9]+|\[[0-9,]*\]", value) is not None
+    return True     # str, paths, unions: any text
+
+
+def check_bridge(path, text, data_dir):
+    known, commit = load_list(data_dir, "megatron-bridge")
+    ann = {}
+    for e in known:
+        if not e.startswith("run_recipe.py ") and "=" not in e:
+            k, _, a = e.partition(" ")
+            ann[k] = a
+    words = bridge_words(text)
+    if not words:
+        fail("%s: no run_recipe.py argument found" % path, 1)
+    bad, n, i = [], 0, 0
+    while i < len(words):
+        w = words[i]
+        n += 1
+        if w.startswith("--"):
+            if "run_recipe.py " + w not in known:
+                bad.append("option %s" % w)
+            if w in ("--recipe", "--dataset") and i + 1 < len(words):
+                if "run_recipe.py %s %s" % (w, words[i + 1]) not in known:
+                    bad.append("%s %s" % (w, words[i + 1]))
+                i += 1
+            elif w == "--mode":
+                i += 1
+            i += 1
+            continue
+        key, eq, value = w.partition("=")
+        if not eq:
+            bad.append("stray word %r" % w)
+        elif key not in ann:
+            bad.append("key %s" % key)
+        elif key == "mixed_precision" and value != "null" and \
+                "mixed_precision=" + value not in known:
+            bad.append("mixed_precision=%s (not a registered recipe)" % value)
+        elif key != "mixed_precision" and \
+                not bridge_value_ok(value, ann[key], known):
+            bad.append("%s=%s (annotation %s)" % (key, value, ann[key]))
+        i += 1
+    if bad:
+        for b in bad:
+            sys.stderr.write("%s: %s is not in megatron-bridge.txt (%s)\n" %
+                             (path, b, commit))
+        return 1
+    print("%s: %d arguments, all in megatron-bridge.txt (%s)" % (path, n,
+                                                                 commit))
+    return 0
+
+
 def key_paths(obj, prefix, out):
     """Every key path of a JSON value, objects and leaves alike."""
     if isinstance(obj, dict):
@@ -165,10 +267,10 @@ def load_list(data_dir, target):
 
 
 def main(argv):
-    if len(argv) != 4 or argv[2] not in ("megatron", "deepspeed",
-                                         "torchtitan"):
+    if len(argv) != 4 or argv[2] not in ("megatron", "megatron-bridge",
+                                         "deepspeed", "torchtitan"):
         fail("usage: check-export-flags.py EXPORT_FILE "
-             "megatron|deepspeed|torchtitan DATA_DIR")
+             "megatron|megatron-bridge|deepspeed|torchtitan DATA_DIR")
     path, target, data_dir = argv[1:]
     try:
         with open(path, "rb") as f:
@@ -176,6 +278,8 @@ def main(argv):
     except OSError as e:
         fail("cannot read %s: %s" % (path, e))
     text = raw.decode("utf-8")
+    if target == "megatron-bridge":
+        return check_bridge(path, text, data_dir)
     if target == "megatron":
         used = megatron_flags(text)
     elif target == "deepspeed":

@@ -442,7 +442,9 @@ TEST_CASE("Megatron-LM launch scripts", "[export]") {
   auto ds = exportPlan(p, ExportTarget::TorchTitan, "plan.json", &model,
                        Launcher::Torchrun);
   REQUIRE_FALSE(ds.isOk());
-  CHECK(has(ds.message(), "--launcher writes Megatron-LM launch scripts"));
+  CHECK(
+      has(ds.message(),
+          "--launcher writes Megatron-LM and Megatron-Bridge launch scripts"));
   CHECK(*parseLauncher("slurm") == Launcher::Slurm);
   CHECK(*parseLauncher("") == Launcher::None);
   CHECK_FALSE(parseLauncher("mpirun").isOk());
@@ -487,6 +489,80 @@ TEST_CASE("torchtitan's flavours are the distilled list", "[export]") {
                  std::to_string(f.topK));
   CHECK(distilled.size() >= 20);
   CHECK(table == distilled);
+}
+
+TEST_CASE("the Megatron-Bridge translation is Megatron-Bridge's own",
+          "[export]") {
+  // scripts/distill-export-flags.sh wrote, at the pin, the keys the vanilla
+  // GPT recipe's overrides can set (megatron-bridge.txt) and
+  // translate_mlm_to_bridge.py's ARG_MAP (megatron-bridge-map.txt).
+  auto lines = [](const char *name) {
+    std::ifstream in(std::string(TRIDENT_SOURCE_DIR) +
+                     "/test/data/export-flags/" + name);
+    REQUIRE(in);
+    std::vector<std::vector<std::string>> out;
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty() || line[0] == '#')
+        continue;
+      std::istringstream words(line);
+      std::vector<std::string> w;
+      for (std::string x; words >> x;)
+        w.push_back(x);
+      out.push_back(w);
+    }
+    return out;
+  };
+  std::set<std::string> keys;
+  for (const auto &w : lines("megatron-bridge.txt"))
+    keys.insert(w[0]);
+  std::map<std::string, std::pair<std::string, std::string>> argMap;
+  for (const auto &w : lines("megatron-bridge-map.txt")) {
+    REQUIRE(w.size() == 3);
+    argMap[w[0]] = {w[1], w[2]};
+  }
+  REQUIRE(keys.count("model.tensor_model_parallel_size"));
+  REQUIRE(argMap.size() > 100);
+  std::set<std::string> flags;
+  for (const BridgeOverrideRule &r : megatronBridgeRules()) {
+    INFO(r.flag << " -> " << r.key << " (" << r.how << ")");
+    CHECK(flags.insert(std::string(r.flag)).second); // one row a flag
+    const bool keyed = r.how == "value" || r.how == "true" ||
+                       r.how == "false" || r.how == "path" ||
+                       r.how == "layer_list" || r.how == "seq_length";
+    if (keyed)
+      CHECK(keys.count(std::string(r.key)));
+    else
+      CHECK((r.key.empty() || r.key == "mixed_precision"));
+    auto it = argMap.find(std::string(r.flag));
+    if (it == argMap.end())
+      continue; // not in ARG_MAP: the key alone is checked
+    const auto &[path, transform] = it->second;
+    if (r.how == "value" || r.how == "layer_list") {
+      CHECK(path == r.key);
+      CHECK((transform == "-" || transform == "alias"));
+    } else if (r.how == "true") {
+      CHECK(path == r.key);
+      CHECK(transform == "flag");
+    } else if (r.how == "false") {
+      CHECK(path == r.key);
+      CHECK(transform == "flag_invert");
+    } else if (r.how == "path") {
+      CHECK(path == r.key);
+      CHECK((transform == "-" || transform == "data_path"));
+    } else if (r.how == "precision") {
+      CHECK(path.rfind("mixed_precision", 0) == 0);
+    } else if (r.how == "skip") {
+      // ARG_MAP skips it too, or maps it to a key the recipe lacks
+      CHECK((transform == "skip" || !keys.count(path)));
+    } else {
+      CHECK(transform == r.how); // swiglu, squared_relu, seq_length
+    }
+  }
+  // The recipes the exporter names are registered at the pin.
+  for (const char *mp :
+       {"mixed_precision=bf16_mixed", "mixed_precision=fp16_mixed",
+        "mixed_precision=bf16_with_fp8_delayed_scaling_mixed"})
+    CHECK(keys.count(mp));
 }
 
 TEST_CASE("torchtitan runs the models it ships", "[export]") {
