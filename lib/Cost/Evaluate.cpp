@@ -1275,6 +1275,7 @@ Evaluator::StepSums Evaluator::syncAndMemory(const Frame &f,
     st.peakInFlight = inflight[size_t(s)];
     st.activationBytes =
         double(st.peakInFlight) * actSum / double(v) + recomputeWork;
+    st.zero3GatherElements = c.zeroStage == 3 ? st.bufferBytes : 0;
     double z3Buffer = c.zeroStage == 3 ? 2 * st.bufferBytes * weightBytes : 0;
     double p2pBuffer = p > 1 ? 2 * msgBytes : 0;
     double cached =

@@ -1099,6 +1099,24 @@ Result<Exported> exportDeepSpeed(const Plan &p, std::string_view source) {
     j["zero_optimization"]["reduce_bucket_size"] =
         int64_t(kDeepSpeedReduceBucketElements);
   }
+  // ZeRO-3's parameter gathers as the plan's memory holds them: two of the
+  // largest layer's gathered parameters live at once, the one in use and
+  // the one fetched ahead (stages[].memory.zero3_gather_elements), where
+  // DeepSpeed's defaults (5e7 ahead, 1e9 live) could hold far more. A
+  // runtime whose gathers do not overlap compute fetches nothing ahead.
+  double gather = 0;
+  for (const StagePlan &st : p.stages)
+    gather = std::max(gather, st.zero3GatherElements);
+  const std::optional<Runtime> rt = parseRuntime(p.runtime);
+  EvalOptions opts;
+  if (rt)
+    applyRuntime(opts, *rt);
+  if (p.zeroStage == 3 && gather > 0) {
+    const auto elements = int64_t(std::ceil(gather));
+    j["zero_optimization"]["stage3_prefetch_bucket_size"] =
+        opts.overlapZero3Gather ? elements : int64_t(0);
+    j["zero_optimization"]["stage3_max_live_parameters"] = 2 * elements;
+  }
   if (p.recompute == Recompute::Full)
     // deepspeed.checkpointing's settings for the blocks the model wraps
     // (one checkpoint per block, nothing partitioned or offloaded: what
@@ -1120,6 +1138,20 @@ Result<Exported> exportDeepSpeed(const Plan &p, std::string_view source) {
   e.text = j.dump(2) + "\n";
   // JSON has no comments: the prediction goes with the other notes.
   e.notes = predictionNotes(p);
+  if (p.zeroStage == 3 && gather > 0)
+    e.notes.push_back(
+        "ZeRO-3 gathers sized as predicted: " +
+        str(int64_t(std::ceil(gather))) +
+        " parameter elements per layer (the largest), two live at once" +
+        (opts.overlapZero3Gather
+             ? std::string(", the next layer fetched ahead")
+             : std::string(", nothing fetched ahead (runtime '") + p.runtime +
+                   "' gathers on use)"));
+  else if (p.zeroStage == 3)
+    e.notes.push_back("the plan records no ZeRO-3 gather size (written "
+                      "before stages[].memory.zero3_gather_elements): "
+                      "DeepSpeed's default prefetch and live-parameter "
+                      "limits, which may hold more than the prediction");
   e.notes.push_back("launch on " + str(p.dp * p.tp * p.pp) +
                     " GPUs (dp * tp * pp); the global batch " +
                     str(p.globalBatch) +

@@ -138,6 +138,7 @@ Plan makePlan(const LayerProfile &profile, const Cluster &cluster,
     st.totalBytes = b.totalBytes;
     st.capacityBytes = b.capacityBytes;
     st.peakInFlight = b.peakInFlight;
+    st.zero3GatherElements = b.zero3GatherElements;
     st.computeSeconds = b.computeSeconds;
     st.exposedCommSeconds = b.exposedCommSeconds;
     st.bubbleSeconds = b.bubbleSeconds;

@@ -46,6 +46,8 @@ Json stageJson(const StagePlan &s) {
                  {"total_bytes", s.totalBytes},
                  {"capacity_bytes", s.capacityBytes},
                  {"peak_in_flight", s.peakInFlight}};
+  if (s.zero3GatherElements > 0)
+    j["memory"]["zero3_gather_elements"] = s.zero3GatherElements;
   j["time"] = {{"compute_s", s.computeSeconds},
                {"exposed_comm_s", s.exposedCommSeconds},
                {"bubble_s", s.bubbleSeconds}};
@@ -360,6 +362,15 @@ void readStage(Reader &r, const Json &sj, const std::string &path,
     r.get(*m, "total_bytes", mp, s.totalBytes);
     r.get(*m, "capacity_bytes", mp, s.capacityBytes);
     r.get(*m, "peak_in_flight", mp, s.peakInFlight);
+    // Optional (ZeRO-3 plans from before it; absent for other stages).
+    if (r.error.empty() && m->contains("zero3_gather_elements")) {
+      r.get(*m, "zero3_gather_elements", mp, s.zero3GatherElements);
+      if (r.error.empty() &&
+          !(s.zero3GatherElements > 0 && s.zero3GatherElements < 1e18))
+        r.error = src + ": '" + mp +
+                  ".zero3_gather_elements' must be a positive number of "
+                  "parameter elements";
+    }
   }
   if (const Json *t = r.field(sj, "time", path)) {
     std::string tp = path + ".time";

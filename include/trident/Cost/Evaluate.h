@@ -202,6 +202,10 @@ struct StageBreakdown {
   double totalBytes = 0;
   double capacityBytes = 0;
   int32_t peakInFlight = 0; ///< (micro-batch, chunk) activations held
+  /// ZeRO-3 only: parameter elements the stage's largest layer gathers at
+  /// once (zero3GatherElements); the memory holds two such layers, the one
+  /// in use and the one prefetched. 0 for other ZeRO stages.
+  double zero3GatherElements = 0;
 };
 
 struct Evaluation {

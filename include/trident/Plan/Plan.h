@@ -50,6 +50,9 @@ struct StagePlan {
   double activationBytes = 0, bufferBytes = 0, totalBytes = 0;
   double capacityBytes = 0;
   int64_t peakInFlight = 0;
+  /// ZeRO-3: parameter elements of the stage's largest layer, gathered at
+  /// once (two held: in use and prefetched); 0 otherwise or unrecorded.
+  double zero3GatherElements = 0;
   // --- time per step, seconds ---
   double computeSeconds = 0, exposedCommSeconds = 0, bubbleSeconds = 0;
 

@@ -257,6 +257,37 @@ TEST_CASE("DeepSpeed AutoTP leaves train_batch_size to DeepSpeed", "[export]") {
   CHECK(why);
 }
 
+TEST_CASE("DeepSpeed ZeRO-3 holds the gathers the prediction holds",
+          "[export]") {
+  Plan p = gpt3();
+  p.pp = 1, p.tp = 1, p.dp = 1536;
+  p.numMicroBatches = 1;
+  p.sequenceParallel = false;
+  p.zeroStage = 3;
+  p.layersPerChunk = {96};
+  p.stages.resize(1);
+  p.stages[0].zero3GatherElements = 1812.5e6;
+  auto r = exportPlan(p, ExportTarget::DeepSpeed, "plan.json");
+  INFO((r ? std::string() : r.message()));
+  REQUIRE(r.isOk());
+  CHECK(has(r->text, "\"stage3_prefetch_bucket_size\": 1812500000,"));
+  CHECK(has(r->text, "\"stage3_max_live_parameters\": 3625000000"));
+  // DeepSpeed of 2021 gathered on use: nothing fetched ahead.
+  p.runtime = "deepspeed";
+  r = exportPlan(p, ExportTarget::DeepSpeed, "plan.json");
+  REQUIRE(r.isOk());
+  CHECK(has(r->text, "\"stage3_prefetch_bucket_size\": 0,"));
+  // A plan from before the field: DeepSpeed's defaults, and a note.
+  p.stages[0].zero3GatherElements = 0;
+  r = exportPlan(p, ExportTarget::DeepSpeed, "plan.json");
+  REQUIRE(r.isOk());
+  CHECK_FALSE(has(r->text, "stage3_"));
+  bool noted = false;
+  for (const std::string &n : r->notes)
+    noted |= has(n, "the plan records no ZeRO-3 gather size");
+  CHECK(noted);
+}
+
 TEST_CASE("torchtitan configuration module", "[export]") {
   Plan p = gpt3();
   p.zeroStage = 3;

@@ -89,6 +89,43 @@ TEST_CASE("a written plan reads back identical", "[plan]") {
   CHECK(e2->iterationSeconds == e->iterationSeconds);
 }
 
+TEST_CASE("ZeRO-3 plans record and read back their gather size", "[plan]") {
+  LayerProfile prof = gpt7b();
+  Result<Cluster> cl = parseClusterSpec("dgx-a100-80gb:1");
+  REQUIRE(cl.isOk());
+  ParallelConfig c;
+  c.dp = 8, c.globalBatch = 64, c.zeroStage = 3;
+  auto e = evaluate(prof, *cl, c);
+  REQUIRE(e.isOk());
+  plan::Plan p = plan::makePlan(prof, *cl, c, *e);
+  // The largest layer's gathered parameters, two of them in the buffers.
+  REQUIRE(p.stages[0].zero3GatherElements > 0);
+  CHECK(e->stages[0].bufferBytes >=
+        2 * p.stages[0].zero3GatherElements * 2 /* bf16 */);
+  std::string text = plan::planToJson(p);
+  CHECK(text.find("\"zero3_gather_elements\": ") != std::string::npos);
+  auto back = plan::parsePlanJson(text, "p.json");
+  REQUIRE(back.isOk());
+  CHECK(back->stages[0].zero3GatherElements == p.stages[0].zero3GatherElements);
+  CHECK(plan::planToJson(*back) == text);
+  std::string neg = text;
+  size_t at = neg.find("\"zero3_gather_elements\": ");
+  neg.insert(at + std::string("\"zero3_gather_elements\": ").size(), "-");
+  auto r = plan::parsePlanJson(neg, "p.json");
+  REQUIRE_FALSE(r.isOk());
+  CHECK_THAT(r.message(),
+             Catch::Contains("p.json: 'stages[0].memory.zero3_gather_elements' "
+                             "must be a positive number"));
+  // Other ZeRO stages record none.
+  c.zeroStage = 1;
+  auto e1 = evaluate(prof, *cl, c);
+  REQUIRE(e1.isOk());
+  plan::Plan p1 = plan::makePlan(prof, *cl, c, *e1);
+  CHECK(p1.stages[0].zero3GatherElements == 0);
+  CHECK(plan::planToJson(p1).find("zero3_gather_elements") ==
+        std::string::npos);
+}
+
 TEST_CASE("per-stage recompute and data shares read back identical",
           "[plan]") {
   LayerProfile prof = gpt7b();
