@@ -155,12 +155,14 @@ sanity_torchtitan="parallelism.data_parallel_replicate_degree
   parallelism.num_pp_microbatches parallelism.module_fqns_per_model_part
   training.num_tokens_per_microbatch_per_dp_rank
   training.num_tokens_per_train_step training.max_context_length
-  training.mixed_precision_param"
+  training.mixed_precision_param compile.enable compile.enable_async_tensor_parallel"
 sanity_deepspeed="train_batch_size train_micro_batch_size_per_gpu
   gradient_accumulation_steps bf16 bf16.enabled fp16 fp16.enabled
   zero_optimization zero_optimization.stage tensor_parallel
   tensor_parallel.autotp_size expert_parallel expert_parallel.enabled
-  expert_parallel.autoep_size"
+  expert_parallel.autoep_size zero_optimization.overlap_comm
+  zero_optimization.reduce_bucket_size zero_optimization.stage3_prefetch_bucket_size
+  zero_optimization.stage3_max_live_parameters activation_checkpointing"
 
 check() {  # check FILE ENTRIES...
   local file=$1; shift

@@ -1367,8 +1367,15 @@ Result<Exported> exportTorchTitan(const Plan &p, std::string_view source,
     e.notes.push_back(m);
   }
   e.notes.push_back(launch);
-  e.notes.push_back("the rest (data, optimizer, steps, checkpoints, compile) "
-                    "is the baseline config's");
+  // torch.compile off, stated: the plan's runtime prices eager kernels
+  // (no fusion), and no preset overlaps tensor-parallel collectives with
+  // the GEMMs (EvalOptions::overlapTpComm), which torchtitan's async TP
+  // would (it needs compile).
+  e.notes.push_back("compile off (compile.enable = False): the prediction "
+                    "prices eager kernels; torch.compile would run faster "
+                    "than predicted");
+  e.notes.push_back("the rest (data, optimizer, steps, checkpoints) is the "
+                    "baseline config's");
 
   // Python literals.
   auto q = [](const std::string &v) { return "\"" + v + "\""; };
@@ -1434,6 +1441,9 @@ Result<Exported> exportTorchTitan(const Plan &p, std::string_view source,
                        ? "SelectiveAC.Config()"
                        : "None";
   set.emplace_back("activation_checkpoint", ac);
+  set.emplace_back("compile.enable", "False");
+  if (p.tp > 1)
+    set.emplace_back("compile.enable_async_tensor_parallel", "False");
 
   std::string t = withComments(e.notes);
   if (p.recompute == Recompute::Full)
@@ -1449,8 +1459,8 @@ Result<Exported> exportTorchTitan(const Plan &p, std::string_view source,
          ".config_registry import " + base->config + "\n";
   t += "from torchtitan.trainer import Trainer\n\n\n";
   t += "def apply_plan(config: Trainer.Config) -> Trainer.Config:\n";
-  t += "    \"\"\"The plan's parallelism, batch, precision and activation "
-       "checkpointing.\"\"\"\n";
+  t += "    \"\"\"The plan's parallelism, batch, precision, activation "
+       "checkpointing and compilation.\"\"\"\n";
   for (const auto &[key, value] : set)
     t += "    config." + key + " = " + value + "\n";
   t += "    return config\n";
