@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "trident/Report/HtmlReport.h"
+#include "trident/Plan/Export.h"
 #include "trident/Report/Svg.h"
 
 #include <algorithm>
@@ -54,16 +55,123 @@ std::string eventFill(const TraceEvent &e) {
 // Sections
 //===----------------------------------------------------------------------===//
 
-std::string plansTable(const HtmlReportInput &in) {
+/// The export targets, in the order the page lists them.
+constexpr plan::ExportTarget kTargets[] = {
+    plan::ExportTarget::Megatron, plan::ExportTarget::MegatronBridge,
+    plan::ExportTarget::TorchTitan, plan::ExportTarget::DeepSpeed};
+
+std::string_view targetTitle(plan::ExportTarget t) {
+  switch (t) {
+  case plan::ExportTarget::Megatron:
+    return "Megatron-LM";
+  case plan::ExportTarget::MegatronBridge:
+    return "Megatron-Bridge";
+  case plan::ExportTarget::TorchTitan:
+    return "torchtitan";
+  case plan::ExportTarget::DeepSpeed:
+    return "DeepSpeed";
+  }
+  return "";
+}
+
+/// leader[i]: the row plan i is shown in (the first plan of the same
+/// prediction).
+std::vector<size_t> rowLeaders(const std::vector<plan::Plan> &plans) {
+  std::vector<size_t> leader(plans.size());
+  for (size_t i = 0; i < plans.size(); ++i) {
+    leader[i] = i;
+    for (size_t j = 0; j < i; ++j)
+      if (leader[j] == j && samePrediction(plans[j], plans[i])) {
+        leader[i] = j;
+        break;
+      }
+  }
+  return leader;
+}
+
+/// What sets `b` apart from `a`, "dp 16 vs 8, cp 1 vs 2".
+std::string differences(const plan::Plan &a, const plan::Plan &b) {
+  std::string out;
+  auto diff = [&](const char *name, const std::string &x,
+                  const std::string &y) {
+    if (x != y)
+      out += std::string(out.empty() ? "" : ", ") + name + " " + x + " vs " + y;
+  };
+  auto n = [](int64_t v) { return std::to_string(v); };
+  diff("dp", n(a.dp), n(b.dp));
+  diff("tp", n(a.tp), n(b.tp));
+  diff("pp", n(a.pp), n(b.pp));
+  diff("cp", n(a.cp), n(b.cp));
+  diff("ep", n(a.ep), n(b.ep));
+  diff("vpp", n(a.vpp), n(b.vpp));
+  diff("sp", a.sequenceParallel ? "on" : "off",
+       b.sequenceParallel ? "on" : "off");
+  diff("micro-batch", n(a.microBatch), n(b.microBatch));
+  diff("recompute", std::string(recomputeName(a.recompute)),
+       std::string(recomputeName(b.recompute)));
+  diff("ZeRO", n(a.zeroStage), n(b.zeroStage));
+  diff("schedule", std::string(scheduleKindName(a.scheduleKind())),
+       std::string(scheduleKindName(b.scheduleKind())));
+  if (out.empty() && a.layersPerChunk != b.layersPerChunk)
+    out = "the layer split";
+  return out.empty() ? "nothing the table shows" : out;
+}
+
+/// Each target's export of `p` (the text), or why it refuses.
+struct TargetExport {
+  plan::ExportTarget target;
+  bool ok = false;
+  std::string text; ///< the export (with notes), or the refusal
+};
+std::vector<TargetExport> exportsOf(const plan::Plan &p,
+                                    const frontend::ModelConfig *model,
+                                    const std::string &label) {
+  std::vector<TargetExport> out;
+  for (plan::ExportTarget t : kTargets) {
+    TargetExport x{t};
+    auto e = plan::exportPlan(p, t, label, model);
+    x.ok = e.isOk();
+    if (!x.ok) {
+      x.text = e.message();
+    } else {
+      if (!e->notesInText)
+        for (const std::string &note : e->notes)
+          x.text += "# " + note + "\n";
+      x.text += e->text;
+    }
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+std::string plansTable(const HtmlReportInput &in,
+                       const std::vector<std::vector<TargetExport>> &exports) {
+  const std::vector<size_t> leader = rowLeaders(in.plans);
   std::string h = "<table>\n<tr><th>#</th><th>dp</th><th>tp</th><th>pp</th>"
                   "<th>cp</th><th>ep</th><th>vpp</th><th>sp</th>"
                   "<th>mb &times; m</th><th>recompute</th>"
                   "<th>ZeRO</th><th>schedule</th><th>layers per chunk</th>"
                   "<th>step (s)</th><th>80% range (s)</th><th>tokens/s</th>"
                   "<th>MFU</th><th>memory/GPU</th><th>bubble</th>"
-                  "<th>exposed comm</th></tr>\n";
+                  "<th>exposed comm</th><th>runs on</th></tr>\n";
+  std::string collapsed;
   for (size_t i = 0; i < in.plans.size(); ++i) {
     const plan::Plan &p = in.plans[i];
+    if (leader[i] != i) {
+      collapsed += "<li>#" + std::to_string(i + 1) + " is shown as #" +
+                   std::to_string(leader[i] + 1) +
+                   ": the same step time and memory; it differs in " +
+                   esc(differences(in.plans[leader[i]], p)) + "</li>\n";
+      continue;
+    }
+    std::string number = std::to_string(i + 1);
+    for (size_t j = i + 1; j < in.plans.size(); ++j)
+      if (leader[j] == i)
+        number += ", " + std::to_string(j + 1);
+    std::string runs;
+    for (const TargetExport &x : exports[i])
+      if (x.ok)
+        runs += (runs.empty() ? "" : ", ") + std::string(targetTitle(x.target));
     std::string split;
     for (size_t g = 0; g < p.layersPerChunk.size(); ++g) {
       if (g)
@@ -79,12 +187,11 @@ std::string plansTable(const HtmlReportInput &in) {
         break;
       }
     h += std::string(i == 0 ? "<tr class=\"best\">" : "<tr>") + "<td>" +
-         std::to_string(i + 1) + "</td><td>" + std::to_string(p.dp) +
-         "</td><td>" + std::to_string(p.tp) + "</td><td>" +
-         std::to_string(p.pp) + "</td><td>" + std::to_string(p.cp) +
-         "</td><td>" + std::to_string(p.ep) + "</td><td>" +
-         std::to_string(p.vpp) + "</td><td>" +
-         (p.sequenceParallel ? "on" : "-") + "</td><td>" +
+         number + "</td><td>" + std::to_string(p.dp) + "</td><td>" +
+         std::to_string(p.tp) + "</td><td>" + std::to_string(p.pp) +
+         "</td><td>" + std::to_string(p.cp) + "</td><td>" +
+         std::to_string(p.ep) + "</td><td>" + std::to_string(p.vpp) +
+         "</td><td>" + (p.sequenceParallel ? "on" : "-") + "</td><td>" +
          std::to_string(p.microBatch) + " &times; " +
          std::to_string(p.numMicroBatches) + "</td><td>" + esc(rc) +
          "</td><td>" + std::to_string(p.zeroStage) + "</td><td>" +
@@ -97,9 +204,13 @@ std::string plansTable(const HtmlReportInput &in) {
          fmt("%.1f%%", 100 * p.predicted.mfu) + "</td><td>" +
          gb(p.predicted.peakMemoryBytes) + "</td><td>" +
          fmt("%.1f%%", 100 * p.predicted.bubbleFraction) + "</td><td>" +
-         fmt("%.1f%%", 100 * p.predicted.exposedCommFraction) + "</td></tr>\n";
+         fmt("%.1f%%", 100 * p.predicted.exposedCommFraction) +
+         "</td><td class=\"runs\">" +
+         (runs.empty() ? std::string("none") : esc(runs)) + "</td></tr>\n";
   }
   h += "</table>\n";
+  if (!collapsed.empty())
+    h += "<ul class=\"collapsed\">\n" + collapsed + "</ul>\n";
   // The best plan's warnings: where it leaves the validated envelope
   // (docs/cost-model.md, Uncertainty).
   if (!in.plans.empty() && !in.plans[0].warnings.empty()) {
@@ -111,9 +222,41 @@ std::string plansTable(const HtmlReportInput &in) {
   return h;
 }
 
-std::string timelineSvg(const Trace &tr) {
-  const double W = 1320, left = 300, right = 20, top = 34;
-  const double plotW = W - left - right;
+/// Per row of the table, each framework's exported text in a collapsible
+/// block (HTML's details element: no script), and why the others refuse.
+std::string whatToRun(const HtmlReportInput &in,
+                      const std::vector<std::vector<TargetExport>> &exports) {
+  const std::vector<size_t> leader = rowLeaders(in.plans);
+  std::string h = "<h2>What to run</h2>\n<p class=\"caption\" "
+                  "style=\"max-width:1300px\">Each plan as the frameworks "
+                  "that can run it take it (trident export --to ..., "
+                  "docs/exporters.md); open a block for the text.</p>\n";
+  for (size_t i = 0; i < in.plans.size(); ++i) {
+    if (leader[i] != i)
+      continue;
+    std::string refused;
+    for (const TargetExport &x : exports[i]) {
+      if (!x.ok) {
+        refused += "<li>" + std::string(targetTitle(x.target)) + ": " +
+                   esc(x.text) + "</li>\n";
+        continue;
+      }
+      h += "<details><summary>#" + std::to_string(i + 1) + " on " +
+           std::string(targetTitle(x.target)) + "</summary>\n<pre>" +
+           esc(x.text) + "</pre></details>\n";
+    }
+    if (!refused.empty())
+      h += "<details><summary>#" + std::to_string(i + 1) +
+           ": frameworks that cannot run it</summary>\n<ul>\n" + refused +
+           "</ul></details>\n";
+  }
+  return h;
+}
+
+std::string timelineSvg(const Trace &tr, double zoom = 1) {
+  const double left = 300, right = 20, top = 34;
+  const double plotW = (1320 - left - right) * zoom;
+  const double W = left + plotW + right;
   const double stageH = 20, otherH = 12, gap = 3;
   std::vector<double> rowY(tr.tracks.size()), rowH(tr.tracks.size());
   double y = top;
@@ -435,6 +578,30 @@ std::string scatterSvg(const HtmlReportInput &in, std::string &caption) {
 
 } // namespace
 
+bool samePrediction(const plan::Plan &a, const plan::Plan &b) {
+  auto close = [](double x, double y) {
+    return std::abs(x - y) <= 1e-6 * std::max(std::abs(x), std::abs(y));
+  };
+  return close(a.predicted.iterationSeconds, b.predicted.iterationSeconds) &&
+         close(a.predicted.peakMemoryBytes, b.predicted.peakMemoryBytes);
+}
+
+double timelineZoom(const Trace &tr, double minPixels) {
+  const double plotW = 1320 - 300 - 20;
+  const double end = std::max(tr.stepSeconds, 1e-30);
+  double shortest = 0;
+  for (const TraceEvent &e : tr.events)
+    if ((e.category == TraceCategory::Forward ||
+         e.category == TraceCategory::Backward) &&
+        e.durationSeconds > 0 &&
+        (shortest == 0 || e.durationSeconds < shortest))
+      shortest = e.durationSeconds;
+  if (shortest == 0)
+    return 1;
+  double z = minPixels / (shortest / end * plotW);
+  return std::clamp(std::ceil(z), 1.0, 32.0);
+}
+
 std::vector<size_t> paretoFrontier(const std::vector<ScatterPoint> &points) {
   std::vector<size_t> idx;
   for (size_t i = 0; i < points.size(); ++i)
@@ -481,7 +648,11 @@ std::string renderHtmlReport(const HtmlReportInput &in) {
   }
   if (!in.command.empty())
     h += "<p><code>" + esc(in.command) + "</code></p>\n";
-  h += "<h2>Top plans</h2>\n" + plansTable(in);
+  std::vector<std::vector<TargetExport>> exports;
+  for (size_t i = 0; i < in.plans.size(); ++i)
+    exports.push_back(
+        exportsOf(in.plans[i], in.model, "plan #" + std::to_string(i + 1)));
+  h += "<h2>Top plans</h2>\n" + plansTable(in, exports);
   h += "<h2>Pipeline timeline of plan #1 (one training step)</h2>\n"
        "<p class=\"caption\" style=\"max-width:1300px\">" +
        esc(in.trace.title) + ". Simulated: pipeline " +
@@ -489,7 +660,21 @@ std::string renderHtmlReport(const HtmlReportInput &in) {
        fmt("%.3f s", in.trace.stepSeconds) +
        ". One row per pipeline stage, then the point-to-point links and "
        "the step's tail; hover a block for its times.</p>\n";
-  h += timelineSvg(in.trace);
+  // With 8 or more stages the blocks get thin: a zoomed copy to scroll
+  // through, chosen with radio buttons (CSS only).
+  const double zoom = in.trace.numStages >= 8 ? timelineZoom(in.trace) : 1;
+  if (zoom > 1) {
+    const std::string z = fmt("%.0f", zoom);
+    h += "<div class=\"zoom\">\n<input type=\"radio\" name=\"tlz\" "
+         "id=\"tlz1\" checked><label for=\"tlz1\">whole step</label>\n"
+         "<input type=\"radio\" name=\"tlz\" id=\"tlzk\"><label "
+         "for=\"tlzk\">zoom &times;" +
+         z + " (scroll sideways)</label>\n<div class=\"tl tl1\">\n" +
+         timelineSvg(in.trace) + "</div>\n<div class=\"tl tlk\">\n" +
+         timelineSvg(in.trace, zoom) + "</div>\n</div>\n";
+  } else {
+    h += timelineSvg(in.trace);
+  }
   std::string caption;
   std::string scatter = scatterSvg(in, caption);
   h += "<div class=\"charts\">\n<div>\n<h2>Memory per GPU of each stage "
@@ -501,6 +686,7 @@ std::string renderHtmlReport(const HtmlReportInput &in) {
        "</div>\n<div>\n<h2>Explored plans: step time against memory</h2>\n" +
        scatter + "<p class=\"caption\">" + esc(caption) + "</p>\n</div>\n"
        "</div>\n";
+  h += whatToRun(in, exports);
   h += "<p style=\"color:#777;margin-top:18px\">Generated by trident plan "
        "--report; times and memory are the cost model's predictions "
        "(docs/cost-model.md), the timeline the schedule simulator's "

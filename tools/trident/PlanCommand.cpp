@@ -302,7 +302,8 @@ void restrictToTarget(search::SearchOptions &so, const LayerProfile &profile,
 /// -o, --trace and --report; an exit code (0: written).
 int writeOutputs(const search::SearchOptions &so, const EvalOptions &evalOpt,
                  const LayerProfile &profile, const search::SearchResult &res,
-                 const std::vector<plan::Plan> &plans) {
+                 const std::vector<plan::Plan> &plans,
+                 const frontend::ModelConfig *model) {
   if (!outputOpt.empty())
     if (Status s = writeFileAtomically(outputOpt, plan::planToJson(plans[0]));
         !s)
@@ -328,6 +329,7 @@ int writeOutputs(const search::SearchOptions &so, const EvalOptions &evalOpt,
       in.search = &res;
       in.trace = std::move(trace);
       in.maxMemoryFraction = so.maxMemoryFraction;
+      in.model = model;
       if (Status s =
               writeFileAtomically(reportOpt, report::renderHtmlReport(in));
           !s)
@@ -482,12 +484,14 @@ int runPlan(mlir::MLIRContext &ctx) {
     p.modelSource = modelSourceOf(work->model);
     plans.push_back(std::move(p));
   }
-  if (int code = writeOutputs(so, evalOpt, profile, *res, plans); code != 0)
+  const frontend::ModelConfig *modelConfig =
+      work->model.config ? &*work->model.config : nullptr;
+  if (int code = writeOutputs(so, evalOpt, profile, *res, plans, modelConfig);
+      code != 0)
     return code;
   if (exportTarget) {
     noteBestOfAll(so, evalOpt, profile, *cluster, *res, *exportTarget);
-    return printExported(plans[0], exportOpt, "best plan", "",
-                         work->model.config ? &*work->model.config : nullptr);
+    return printExported(plans[0], exportOpt, "best plan", "", modelConfig);
   }
   if (jsonOpt) {
     llvm::outs() << plan::plansToJson(plans);

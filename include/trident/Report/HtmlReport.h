@@ -1,6 +1,8 @@
 //===- HtmlReport.h - One self-contained HTML page per search --*- C++ -*-===//
 //
-// `trident plan --report report.html`: the top plans as a table, the best
+// `trident plan --report report.html`: the top plans as a table (plans
+// with the same predicted time and memory in one row; which frameworks run
+// each, and the exported text in collapsible blocks), the best
 // plan's simulated step as a pipeline timeline (the events of Trace.h),
 // memory per stage as stacked bars (the Evaluator's breakdown), and the
 // explored space as a scatter of step time against memory per GPU with
@@ -12,6 +14,7 @@
 #ifndef TRIDENT_REPORT_HTMLREPORT_H
 #define TRIDENT_REPORT_HTMLREPORT_H
 
+#include "trident/Frontend/ModelConfig.h"
 #include "trident/Plan/Plan.h"
 #include "trident/Report/Trace.h"
 #include "trident/Search/Search.h"
@@ -30,7 +33,20 @@ struct HtmlReportInput {
   /// The best plan's simulated step.
   Trace trace;
   double maxMemoryFraction = 1.0;
+  /// The plans' model, for the exports the page shows (Megatron-LM's
+  /// architecture flags, torchtitan's flavour, Megatron-Bridge at all);
+  /// null: exports without it.
+  const frontend::ModelConfig *model = nullptr;
 };
+
+/// Whether the table shows `b` in `a`'s row: the same predicted step time
+/// and peak memory (relative 1e-6), e.g. dp and cp swapped.
+bool samePrediction(const plan::Plan &a, const plan::Plan &b);
+
+/// The smallest timeline zoom at which the shortest forward or backward
+/// block of `tr` is `minPixels` wide on the page's plot (at least 1, at
+/// most 32); the report offers it when the pipeline has 8 or more stages.
+double timelineZoom(const Trace &tr, double minPixels = 24);
 
 /// A point of the explored space.
 struct ScatterPoint {

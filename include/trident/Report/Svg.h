@@ -170,6 +170,12 @@ inline std::string pageHead(const std::string &title) {
          "font-weight:bold}\n"
          ".charts{display:flex;gap:20px;flex-wrap:wrap}"
          ".caption{color:#555;max-width:640px}\n"
+         ".tl{overflow-x:auto;max-width:100%}.tlk{display:none}"
+         "#tlzk:checked~.tlk{display:block}#tlzk:checked~.tl1{display:none}\n"
+         "td.runs{white-space:normal;text-align:left;min-width:140px}"
+         "details{margin:3px 0}summary{cursor:pointer}"
+         "pre{background:#f6f6f6;padding:6px;font-size:11px;overflow-x:auto;"
+         "max-width:1300px}\n"
          "</style>\n</head>\n<body>\n";
 }
 
