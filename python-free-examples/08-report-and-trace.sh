@@ -2,7 +2,7 @@
 #===- 08-report-and-trace.sh - plan, trace, HTML report, schema check ---===#
 #
 # Shows: `trident plan` for Llama 3 70B on 4 DGX H100 nodes (32 GPUs, global
-# batch 256, sequence 4096; the best plan pipelines over 4 stages) writing
+# batch 256, sequence 4096) writing
 # three files at once: the best plan
 # (plan.json, trident.plan/v1), its simulated training step as a Chrome
 # trace (trace.json: open it in https://ui.perfetto.dev or
@@ -14,8 +14,9 @@
 # Expected output shape: the plan table, "wrote .../plan.json", "wrote
 # .../trace.json", "wrote .../report.html"; "plan.json: conforms to
 # docs/plan-schema.json and reads back (1 plan)"; "trace events" with
-# forward / backward counts equal to stages x micro-batches x chunks, and
-# the report's size and sections.
+# forward / backward counts equal to stages x micro-batches x chunks, the
+# communication exposed inside the passes by kind, and the report's size
+# and sections.
 #
 # Usage: bash python-free-examples/08-report-and-trace.sh [OUT_DIR]
 #        (OUT_DIR keeps the three files; default: a temporary folder)
@@ -59,6 +60,7 @@ echo "  blocked send   $(events send)"
 echo "  p2p transfer   $(events p2p)"
 echo "  data-parallel  $(events data-parallel)"
 echo "  optimizer      $(events optimizer)"
+echo "  inside the passes (exposed): tensor-parallel $(events tensor-parallel), context-parallel $(events context-parallel), expert-parallel $(events expert-parallel)"
 echo "  step ends at   $(grep -o '"step_s":[0-9.e+-]*' "$out/trace.json" | cut -d: -f2) s (plan: $(field iteration_time_s) s)"
 
 echo

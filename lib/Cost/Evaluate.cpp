@@ -244,6 +244,8 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
 /// Exposed part of one layer's communication, forward and backward.
 struct Exposure {
   double fwd = 0, bwd = 0, hiddenFwd = 0, hiddenBwd = 0;
+  /// fwd and bwd by PassComm kind (TP, CP, EP; no DP per layer).
+  std::array<double, kPassCommKinds> kindFwd{}, kindBwd{};
 };
 Exposure exposure(const LayerTimes &t, const EvalOptions &o) {
   Exposure e;
@@ -258,6 +260,8 @@ Exposure exposure(const LayerTimes &t, const EvalOptions &o) {
   double cpB = t.cpSteps * std::max(0.0, t.cpStepBwd - t.attnBwd / blocks);
   e.fwd = tpF + cpF + t.epFwd;
   e.bwd = tpB + cpB + t.epBwd;
+  e.kindFwd = {tpF, cpF, t.epFwd, 0};
+  e.kindBwd = {tpB, cpB, t.epBwd, 0};
   e.hiddenFwd = (t.tpComm - tpF) + (t.cpFwd - cpF);
   e.hiddenBwd = (t.tpComm - tpB) + (t.cpBwd - cpB);
   return e;
@@ -975,6 +979,8 @@ void Evaluator::chunkCosts(const Frame &f, Evaluation &out) {
   // --- chunk durations, memory and parameters ---
   pc.forwardSeconds.assign(size_t(G), 0.0);
   pc.backwardSeconds.assign(size_t(G), 0.0);
+  pc.forwardComm.assign(size_t(G), {});
+  pc.backwardComm.assign(size_t(G), {});
   pc.overlapP2P = o.overlapP2P;
   im.chunkAct.assign(size_t(G), 0.0);
   im.chunkExposed.assign(size_t(G), 0.0);
@@ -1031,6 +1037,11 @@ void Evaluator::chunkCosts(const Frame &f, Evaluation &out) {
       bwd += count * b;
       compute += count * cmp;
       exposed += count * (e.fwd + e.bwd + recomputedShare * e.fwd);
+      for (size_t k = 0; k < kPassCommKinds; ++k) {
+        pc.forwardComm[size_t(g)][k] += count * e.kindFwd[k];
+        pc.backwardComm[size_t(g)][k] +=
+            count * (e.kindBwd[k] + recomputedShare * e.kindFwd[k]);
+      }
       hidden += count * hid;
       act += count * la;
       maxLayerAct = std::max(maxLayerAct, t.actNone);
@@ -1150,6 +1161,8 @@ void Evaluator::communicationCosts(const Frame &f, Evaluation &out) {
       }
       pc.forwardSeconds[size_t(g)] += exF;
       pc.backwardSeconds[size_t(g)] += exB;
+      pc.forwardComm[size_t(g)][size_t(PassComm::DataParallel)] += exF;
+      pc.backwardComm[size_t(g)][size_t(PassComm::DataParallel)] += exB;
       im.chunkExposed[size_t(g)] += exF + exB;
       im.chunkHidden[size_t(g)] += (ag - exF) + (ag + rs - exB);
     }

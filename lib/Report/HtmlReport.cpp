@@ -30,6 +30,7 @@ const char *kForward = "#4e79a7", *kForwardLate = "#8fb0d4";
 const char *kBackward = "#f28e2b", *kBackwardLate = "#f7bd80";
 const char *kBubble = "#e6e6e6", *kSend = "#b07aa1", *kP2P = "#76b7b2";
 const char *kDP = "#e15759", *kOptimizer = "#59a14f";
+const char *kTP = "#edc948", *kCP = "#9c755f", *kEP = "#ff9da7";
 
 std::string eventFill(const TraceEvent &e) {
   switch (e.category) {
@@ -47,6 +48,12 @@ std::string eventFill(const TraceEvent &e) {
     return kDP;
   case TraceCategory::Optimizer:
     return kOptimizer;
+  case TraceCategory::TensorParallel:
+    return kTP;
+  case TraceCategory::ContextParallel:
+    return kCP;
+  case TraceCategory::ExpertParallel:
+    return kEP;
   }
   return "#999";
 }
@@ -277,16 +284,29 @@ std::string timelineSvg(const Trace &tr, double zoom = 1) {
                   px(W) + "\" height=\"" + px(H) + "\" viewBox=\"0 0 " +
                   px(W) + " " + px(H) + "\" role=\"img\" aria-label=\"" +
                   "pipeline timeline\">\n";
-  // Legend.
+  // Legend: the kinds of pass communication the trace has, after the rest.
+  std::vector<std::pair<const char *, const char *>> legend = {
+      {kForward, "forward"},
+      {kBackward, "backward"},
+      {kForwardLate, "forward, later chunk"},
+      {kBackwardLate, "backward, later chunk"},
+      {kBubble, "bubble (idle)"},
+      {kSend, "blocked send"},
+      {kP2P, "p2p transfer"},
+      {kDP, "DP (exposed)"},
+      {kOptimizer, "optimizer"}};
+  auto has = [&](TraceCategory c) {
+    return std::any_of(tr.events.begin(), tr.events.end(),
+                       [&](const TraceEvent &e) { return e.category == c; });
+  };
+  if (has(TraceCategory::TensorParallel))
+    legend.push_back({kTP, "TP (exposed)"});
+  if (has(TraceCategory::ContextParallel))
+    legend.push_back({kCP, "CP (exposed)"});
+  if (has(TraceCategory::ExpertParallel))
+    legend.push_back({kEP, "EP (exposed)"});
   double lx = 8;
-  for (auto [fill, label] :
-       {std::pair{kForward, "forward"}, std::pair{kBackward, "backward"},
-        std::pair{kForwardLate, "forward, later chunk"},
-        std::pair{kBackwardLate, "backward, later chunk"},
-        std::pair{kBubble, "bubble (idle)"},
-        std::pair{kSend, "blocked send"}, std::pair{kP2P, "p2p transfer"},
-        std::pair{kDP, "DP sync (exposed)"},
-        std::pair{kOptimizer, "optimizer"}}) {
+  for (auto [fill, label] : legend) {
     s += legendItem(lx, 14, fill, label);
     lx += 26 + 7.2 * double(std::string_view(label).size());
   }
@@ -306,9 +326,10 @@ std::string timelineSvg(const Trace &tr, double zoom = 1) {
     size_t i = size_t(e.track);
     double x0 = X(e.startSeconds), w = X(e.startSeconds + e.durationSeconds) - x0;
     // Transfers last milliseconds of a seconds-long step: keep them visible.
-    if (e.category == TraceCategory::P2P ||
-        e.category == TraceCategory::DataParallel ||
-        e.category == TraceCategory::Optimizer)
+    if (e.category != TraceCategory::Forward &&
+        e.category != TraceCategory::Backward &&
+        e.category != TraceCategory::Bubble &&
+        e.category != TraceCategory::SendBlocked)
       w = std::max(w, 1.5);
     std::string title = e.name + ": " +
                         fmt("%.3f", e.startSeconds * unit) + " to " +
@@ -658,8 +679,10 @@ std::string renderHtmlReport(const HtmlReportInput &in) {
        esc(in.trace.title) + ". Simulated: pipeline " +
        fmt("%.3f s", in.trace.pipelineSeconds) + ", step " +
        fmt("%.3f s", in.trace.stepSeconds) +
-       ". One row per pipeline stage, then the point-to-point links and "
-       "the step's tail; hover a block for its times.</p>\n";
+       ". One row per pipeline stage, then the point-to-point links, "
+       "the step's tail and the communication exposed inside the passes "
+       "(one row per stage and kind: TP, CP, EP, ZeRO-3); hover a block "
+       "for its times.</p>\n";
   // With 8 or more stages the blocks get thin: a zoomed copy to scroll
   // through, chosen with radio buttons (CSS only).
   const double zoom = in.trace.numStages >= 8 ? timelineZoom(in.trace) : 1;

@@ -40,6 +40,12 @@ std::string_view traceCategoryName(TraceCategory c) {
     return "data-parallel";
   case TraceCategory::Optimizer:
     return "optimizer";
+  case TraceCategory::TensorParallel:
+    return "tensor-parallel";
+  case TraceCategory::ContextParallel:
+    return "context-parallel";
+  case TraceCategory::ExpertParallel:
+    return "expert-parallel";
   }
   return "other";
 }
@@ -218,6 +224,10 @@ Trace buildTrace(const StepTimeline &step) {
   const auto &boundary = sched.sendBoundary();
   const double eps = 1e-12 * std::max(tr.pipelineSeconds, 1e-30);
   std::vector<Transfer> transfers;
+  // Communication inside the passes: (stage, kind) -> its events.
+  std::map<std::pair<int64_t, size_t>, std::vector<TraceEvent>> passComm;
+  const bool commKnown = int64_t(step.costs.forwardComm.size()) == G &&
+                         int64_t(step.costs.backwardComm.size()) == G;
   for (int64_t s = 0; s < p; ++s) {
     double cursor = 0;
     auto bubbleTo = [&](double until) {
@@ -249,6 +259,36 @@ Trace buildTrace(const StepTimeline &step) {
       e.chunk = a.action.chunk;
       tr.events.push_back(e);
       cursor = a.endSeconds;
+      if (commKnown) {
+        // The exposed parts, back to back, ending with the pass.
+        const auto &parts =
+            (fwd ? step.costs.forwardComm : step.costs.backwardComm)[size_t(g)];
+        double total = 0;
+        for (double d : parts)
+          total += d;
+        double at = a.endSeconds - std::min(total, e.durationSeconds);
+        for (size_t k = 0; k < kPassCommKinds; ++k) {
+          double d = std::min(parts[k], a.endSeconds - at);
+          if (d <= 0)
+            continue;
+          TraceEvent x = e;
+          static constexpr const char *kWhat[] = {
+              "TP collectives", "CP ring exchange", "EP all-to-all",
+              "ZeRO-3 gather/scatter"};
+          x.name = std::string(kWhat[k]) + " in " + e.name;
+          x.category = k == size_t(PassComm::TensorParallel)
+                           ? TraceCategory::TensorParallel
+                       : k == size_t(PassComm::ContextParallel)
+                           ? TraceCategory::ContextParallel
+                       : k == size_t(PassComm::ExpertParallel)
+                           ? TraceCategory::ExpertParallel
+                           : TraceCategory::DataParallel;
+          x.startSeconds = at;
+          x.durationSeconds = d;
+          passComm[{s, k}].push_back(std::move(x));
+          at += d;
+        }
+      }
       // Its output crosses a boundary: the transfer, and without overlap
       // the sender is held for it (the simulator's blockSeconds).
       int32_t b = boundary[size_t(fwd ? g : G + g)];
@@ -317,6 +357,23 @@ Trace buildTrace(const StepTimeline &step) {
     e.startSeconds = tr.pipelineSeconds + ev.dpExposedSeconds;
     e.durationSeconds = ev.optimizerSeconds;
     tr.events.push_back(std::move(e));
+  }
+
+  // --- communication exposed inside the passes: a track per stage and
+  // kind that has any ---
+  static constexpr const char *kKind[] = {"tensor parallel", "context parallel",
+                                          "expert parallel",
+                                          "ZeRO-3 (data parallel)"};
+  for (auto &[key, events] : passComm) {
+    const auto [s, k] = key;
+    const int32_t idx = int32_t(tr.tracks.size());
+    tr.tracks.push_back({commPid + 2, int32_t(s * int64_t(kPassCommKinds) + k),
+                         "communication inside the passes (exposed)",
+                         "stage " + std::to_string(s) + ": " + kKind[k]});
+    for (TraceEvent &x : events) {
+      x.track = idx;
+      tr.events.push_back(std::move(x));
+    }
   }
 
   std::stable_sort(tr.events.begin(), tr.events.end(),

@@ -7,7 +7,11 @@
 // appear per GPU type), forward and backward passes per micro-batch and
 // virtual chunk, the idle bubbles between them, blocked sends, the
 // point-to-point transfers on their own tracks, then the exposed
-// data-parallel synchronisation and the optimizer step.
+// data-parallel synchronisation and the optimizer step, and last the
+// communication exposed inside the passes (PipelineCosts::forwardComm):
+// per stage, one track each for tensor-, context- and expert-parallel
+// collectives and ZeRO-3's gathers, drawn at the end of the pass that
+// includes them.
 //
 // traceToChromeJson() writes it in the Chrome trace-event format (complete
 // events, microseconds), which chrome://tracing and Perfetto open; the
@@ -56,15 +60,19 @@ Result<StepTimeline> simulateStep(const LayerProfile &profile,
 enum class TraceCategory : uint8_t {
   Forward,
   Backward,
-  Bubble,      ///< a stage idle, waiting for its input
-  SendBlocked, ///< a stage busy sending (no p2p/compute overlap)
-  P2P,         ///< an activation or gradient in flight between stages
-  DataParallel,///< exposed gradient synchronisation / parameter gather
+  Bubble,       ///< a stage idle, waiting for its input
+  SendBlocked,  ///< a stage busy sending (no p2p/compute overlap)
+  P2P,          ///< an activation or gradient in flight between stages
+  DataParallel, ///< exposed gradient synchronisation / parameter gather
   Optimizer,
+  TensorParallel,  ///< exposed TP collectives inside a pass
+  ContextParallel, ///< exposed ring-attention exchange inside a pass
+  ExpertParallel,  ///< exposed expert all-to-all inside a pass
 };
 
 /// "forward", "backward", "bubble", "send", "p2p", "data-parallel",
-/// "optimizer": the `cat` of the Chrome trace.
+/// "optimizer", "tensor-parallel", "context-parallel", "expert-parallel":
+/// the `cat` of the Chrome trace.
 std::string_view traceCategoryName(TraceCategory c);
 
 struct TraceTrack {

@@ -27,6 +27,7 @@
 #include "trident/Schedule/Schedule.h"
 #include "trident/Support/Status.h"
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -89,6 +90,16 @@ private:
 /// order and dependency indices.
 Result<CompiledSchedule> compileSchedule(Schedule schedule);
 
+/// Communication a pass's duration includes (the exposed part; what
+/// overlaps compute is not in the pass's time).
+enum class PassComm : uint8_t {
+  TensorParallel,  ///< TP collectives (sequence-parallel included)
+  ContextParallel, ///< the ring attention's KV exchange
+  ExpertParallel,  ///< the experts' token all-to-all
+  DataParallel,    ///< ZeRO-3's parameter gathers and gradient scatters
+};
+inline constexpr size_t kPassCommKinds = 4;
+
 /// Durations of one step's work. Chunk-indexed vectors use the model chunk
 /// g = c*p + s (globalChunk()), size p*v; stages may be uneven.
 struct PipelineCosts {
@@ -102,6 +113,10 @@ struct PipelineCosts {
   /// True: transfers run beside compute (the sender is not blocked).
   /// False: the sender is busy for the transfer after producing the data.
   bool overlapP2P = false;
+  /// Of forwardSeconds[g] and backwardSeconds[g], the exposed
+  /// communication by PassComm kind (the Evaluator fills them; the trace
+  /// draws them, the simulator reads only the totals). Empty: unknown.
+  std::vector<std::array<double, kPassCommKinds>> forwardComm, backwardComm;
 
   /// Every chunk of every stage the same (per-chunk times), every boundary
   /// the same transfer time.

@@ -325,6 +325,8 @@ TEST_CASE("torchtitan configuration module", "[export]") {
                "    config.training.max_context_length = 2048\n"
                "    config.training.mixed_precision_param = \"bfloat16\"\n"
                "    config.activation_checkpoint = FullAC.Config()\n"
+               "    config.compile.enable = False\n"
+               "    config.compile.enable_async_tensor_parallel = False\n"
                "    return config\n"));
   CHECK_FALSE(has(t, "def trident_plan"));
   CHECK(has(t, "# launch on 1536 GPUs (dp * tp * pp * cp): the model is not "

@@ -251,3 +251,97 @@ TEST_CASE("simulateStep reports a bad configuration", "[report][trace]") {
   REQUIRE_FALSE(step.isOk());
   CHECK_FALSE(step.message().empty());
 }
+
+TEST_CASE("communication inside the passes has its own tracks",
+          "[report][trace]") {
+  // Each exposed TP / CP / EP / ZeRO-3 part is drawn inside the pass that
+  // includes it, on a track of its stage and kind, and per stage the parts
+  // add up to the Evaluator's per-chunk breakdown times the micro-batches.
+  LayerProfile prof = gpt13b();
+  Result<Cluster> a100 = parseClusterSpec("dgx-a100-80gb:4");
+  REQUIRE(a100.isOk());
+  std::vector<Case> cs = cases();
+  ParallelConfig z3;
+  z3.dp = 2, z3.tp = 4, z3.pp = 2, z3.cp = 2, z3.microBatch = 1;
+  z3.globalBatch = 16, z3.zeroStage = 3, z3.sequenceParallel = true;
+  cs.push_back({"cp 2, ZeRO-3", *a100, z3, {}});
+  for (const Case &k : cs) {
+    INFO(k.name);
+    auto step = report::simulateStep(prof, k.cluster, k.cfg, k.opt);
+    REQUIRE(step.isOk());
+    const PipelineCosts &pc = step->costs;
+    const int64_t p = k.cfg.pp, G = p * k.cfg.vpp;
+    REQUIRE(int64_t(pc.forwardComm.size()) == G);
+    REQUIRE(int64_t(pc.backwardComm.size()) == G);
+    for (int64_t g = 0; g < G; ++g) {
+      double f = 0, b = 0;
+      for (size_t kind = 0; kind < kPassCommKinds; ++kind) {
+        CHECK(pc.forwardComm[size_t(g)][kind] >= 0);
+        f += pc.forwardComm[size_t(g)][kind];
+        b += pc.backwardComm[size_t(g)][kind];
+      }
+      CHECK(f <= pc.forwardSeconds[size_t(g)] * (1 + 1e-12));
+      CHECK(b <= pc.backwardSeconds[size_t(g)] * (1 + 1e-12));
+    }
+    report::Trace tr = report::buildTrace(*step);
+    // Expected per (stage, kind): the chunk parts times the micro-batches.
+    std::map<std::pair<int64_t, size_t>, double> want, got;
+    const int64_t m = step->eval.microBatches;
+    for (int64_t g = 0; g < G; ++g)
+      for (size_t kind = 0; kind < kPassCommKinds; ++kind) {
+        double d =
+            pc.forwardComm[size_t(g)][kind] + pc.backwardComm[size_t(g)][kind];
+        if (d > 0)
+          want[{g % p, kind}] += double(m) * d;
+      }
+    auto kindOf = [](report::TraceCategory c) -> int {
+      switch (c) {
+      case report::TraceCategory::TensorParallel:
+        return int(PassComm::TensorParallel);
+      case report::TraceCategory::ContextParallel:
+        return int(PassComm::ContextParallel);
+      case report::TraceCategory::ExpertParallel:
+        return int(PassComm::ExpertParallel);
+      default:
+        return -1;
+      }
+    };
+    for (const report::TraceEvent &ev : tr.events) {
+      int kind = kindOf(ev.category);
+      const bool zero3Pass =
+          ev.category == report::TraceCategory::DataParallel && ev.stage >= 0;
+      if (zero3Pass)
+        kind = int(PassComm::DataParallel);
+      if (kind < 0)
+        continue;
+      const report::TraceTrack &t = tr.tracks[size_t(ev.track)];
+      CHECK(ev.track >= p);
+      CHECK(t.process == "communication inside the passes (exposed)");
+      got[{ev.stage, size_t(kind)}] += ev.durationSeconds;
+      // Inside the stage's pass of the same micro-batch and chunk.
+      bool inside = false;
+      for (const report::TraceEvent &w : tr.events)
+        if ((w.category == report::TraceCategory::Forward ||
+             w.category == report::TraceCategory::Backward) &&
+            w.stage == ev.stage && w.microBatch == ev.microBatch &&
+            w.chunk == ev.chunk && ev.startSeconds >= w.startSeconds - 1e-12 &&
+            ev.startSeconds + ev.durationSeconds <=
+                w.startSeconds + w.durationSeconds + 1e-12)
+          inside = true;
+      CHECK(inside);
+    }
+    REQUIRE(got.size() == want.size());
+    for (const auto &[key, d] : want)
+      CHECK(got[key] == Approx(d).epsilon(1e-9));
+  }
+  // TP > 1 everywhere above: every stage has a tensor-parallel track.
+  auto step = report::simulateStep(prof, *a100, cs.back().cfg, {});
+  REQUIRE(step.isOk());
+  report::Trace tr = report::buildTrace(*step);
+  std::set<std::string> names;
+  for (const report::TraceTrack &t : tr.tracks)
+    names.insert(t.thread);
+  CHECK(names.count("stage 0: tensor parallel"));
+  CHECK(names.count("stage 1: tensor parallel"));
+  CHECK(names.count("stage 0: ZeRO-3 (data parallel)"));
+}
