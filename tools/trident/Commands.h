@@ -83,8 +83,11 @@ struct PlanModel {
   explicit operator bool() const { return loaded.has_value(); }
   frontend::LoadedModel *operator->() { return &*loaded; }
 };
+/// `modelArg`: the subcommand's own --model (trident emit's), else the
+/// shared one.
 PlanModel loadPlanModel(mlir::MLIRContext &ctx, const plan::Plan &plan,
-                        const std::string &planPath, bool required = true);
+                        const std::string &planPath, bool required = true,
+                        const std::string *modelArg = nullptr);
 /// What a plan records of where `model` came from (plan::ModelSource).
 plan::ModelSource modelSourceOf(const frontend::LoadedModel &model);
 /// The zoo name of the model a plan names ("" if it is not a zoo model).

@@ -1,6 +1,6 @@
 //===- EmitCommand.cpp - trident emit -------------------------------------===//
 //
-// `trident emit --plan plan.json --model M [--backend cpu|cuda] -o DIR`:
+// `trident emit --plan plan.json [--model M] [--backend cpu|cuda] -o DIR`:
 // the training step of model M under the plan, lowered to texec
 // (lib/Conversion/TGraphToExec) and translated to a C++ project
 // (lib/Target): DIR/CMakeLists.txt and DIR/main.cpp, written atomically.
@@ -23,6 +23,7 @@
 #include "trident/Target/ExecToCpp.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -93,8 +94,6 @@ int runEmit(mlir::MLIRContext &ctx) {
     return fail("--plan is required (trident plan -o plan.json, or a "
                 "hand-written trident.plan/v1 file)",
                 2);
-  if (emitModelOpt.empty())
-    return fail("--model is required", 2);
   auto backend = target::parseBackend(emitBackendOpt);
   if (!backend)
     return fail("--backend must be cpu or cuda, got '" + emitBackendOpt + "'",
@@ -118,9 +117,12 @@ int runEmit(mlir::MLIRContext &ctx) {
     return fail(plan.message());
 
   ctx.loadDialect<mlir::trident::exec::TExecDialect>();
-  auto model = frontend::loadModel(ctx, emitModelOpt, plan->seqLen);
+  // --model, or the model the plan records (model_source), held to the
+  // recorded digest: the same rule as trident export's.
+  PlanModel model =
+      loadPlanModel(ctx, *plan, emitPlanOpt, /*required=*/true, &emitModelOpt);
   if (!model)
-    return fail(model.message());
+    return model.code;
   for (const std::string &w : model->warnings)
     llvm::errs() << "trident: warning: " << w << "\n";
 
@@ -161,6 +163,13 @@ int runEmit(mlir::MLIRContext &ctx) {
   // The pipeline trident-opt runs (docs/emit.md): the plan onto the model
   // (held to it by plan::verify), then the lowering to texec.
   mlir::OwningOpRef<mlir::ModuleOp> exec = std::move(model->module);
+  // The frontend names a model after its file; the same bytes under
+  // another name (the digest the plan recorded proves them) keep the name
+  // the plan was made with, which trident-apply-plan holds the plan to.
+  if (model.sameFile)
+    exec->walk([&](mlir::trident::graph::ModelOp m) {
+      mlir::SymbolTable::setSymbolName(m, plan->model);
+    });
   {
     // Lowering diagnostics name the tgraph op (or the plan field).
     mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
@@ -169,7 +178,7 @@ int runEmit(mlir::MLIRContext &ctx) {
         llvm::errs() << flc.getFilename().getValue() << ":" << flc.getLine()
                      << ":" << flc.getColumn() << ": ";
       else
-        llvm::errs() << emitModelOpt << " under " << emitPlanOpt << ": ";
+        llvm::errs() << model.spec << " under " << emitPlanOpt << ": ";
       llvm::errs() << d.str() << "\n";
       return mlir::success();
     });

@@ -132,8 +132,10 @@ plan::ModelSource modelSourceOf(const frontend::LoadedModel &model) {
 }
 
 PlanModel loadPlanModel(mlir::MLIRContext &ctx, const plan::Plan &plan,
-                        const std::string &planPath, bool required) {
+                        const std::string &planPath, bool required,
+                        const std::string *modelArg) {
   PlanModel r;
+  const std::string &modelOpt = modelArg ? *modelArg : tool::modelOpt;
   const plan::ModelSource &src = plan.modelSource;
   // The digest the plan recorded, in messages.
   auto recorded = [&] {
