@@ -39,9 +39,13 @@ False and False, mixed_precision bf16_mixed). Checks:
 Prints `OK: N checks` or the failed checks, exiting 1. Standard library only.
 """
 import json
+import os
 import re
 import shlex
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from launch_checks import Checks, check_launch  # noqa: E402
 
 RECIPE = "vanilla_gpt_pretrain_1gpu_h100_bf16_config"
 DEFAULTS = {
@@ -117,13 +121,7 @@ def main():
     info = json.load(open(sys.argv[3]))
     par = plan["parallel"]
     shape = info["shape"]
-    bad, n = [], 0
-
-    def check(cond, what):
-        nonlocal n
-        n += 1
-        if not cond:
-            bad.append(what)
+    check = Checks("check-bridge-overrides")
 
     def get(k, default=None):
         return over.get(k, DEFAULTS.get(k, default))
@@ -204,17 +202,8 @@ def main():
         check("CUDA_DEVICE_MAX_CONNECTIONS=1" not in text,
               "Megatron-FSDP: CUDA_DEVICE_MAX_CONNECTIONS not 1")
     if launch is not None:
-        m = re.search(r"--nproc-per-node (\d+)", launch)
-        nproc = int(m.group(1)) if m else 0
-        sb = re.search(r"^#SBATCH --nodes=(\d+)$", notes, re.M)
-        nodes = int(sb.group(1)) if sb else 1
-        check(nodes * nproc == world, "nodes %d x --nproc-per-node %d = world %d"
-              % (nodes, nproc, world))
-    if bad:
-        for b in bad:
-            sys.stderr.write("check-bridge-overrides: FAILED: %s\n" % b)
-        sys.exit(1)
-    print("OK: %d checks" % n)
+        check_launch(check, launch, notes, world)
+    check.report()
 
 
 if __name__ == "__main__":

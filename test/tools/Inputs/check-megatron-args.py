@@ -33,9 +33,13 @@ INSPECT_JSON is `trident inspect --json` of the same model. Checks:
 Prints `OK: N checks` or the failed checks, exiting 1. Standard library only.
 """
 import json
+import os
 import re
 import shlex
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from launch_checks import Checks, check_launch  # noqa: E402
 
 
 def parse(text):
@@ -77,13 +81,7 @@ def main():
     info = json.load(open(sys.argv[2]))
     world = int(sys.argv[3])
     shape = info["shape"]
-    bad, n = [], 0
-
-    def check(cond, what):
-        nonlocal n
-        n += 1
-        if not cond:
-            bad.append(what)
+    check = Checks("check-megatron-args")
 
     def num(flag, default=None):
         v = args.get(flag, default)
@@ -141,22 +139,8 @@ def main():
             check("unset CUDA_DEVICE_MAX_CONNECTIONS" in launch,
                   "the Megatron-FSDP script unsets CUDA_DEVICE_MAX_CONNECTIONS")
     if launch is not None:
-        m = re.search(r"--nproc-per-node (\d+)", launch)
-        check(m is not None, "torchrun is given --nproc-per-node")
-        nproc = int(m.group(1)) if m else 0
-        sb = re.search(r"^#SBATCH --nodes=(\d+)$", notes, re.M)
-        nodes = int(sb.group(1)) if sb else 1
-        check(nodes * nproc == world,
-              "nodes %d x --nproc-per-node %d = world %d" % (nodes, nproc, world))
-        if sb:
-            g = re.search(r"^#SBATCH --gpus-per-node=(\d+)$", notes, re.M)
-            check(g is not None and int(g.group(1)) == nproc,
-                  "--gpus-per-node equals --nproc-per-node")
-    if bad:
-        for b in bad:
-            sys.stderr.write("check-megatron-args: FAILED: %s\n" % b)
-        sys.exit(1)
-    print("OK: %d checks" % n)
+        check_launch(check, launch, notes, world)
+    check.report()
 
 
 if __name__ == "__main__":
