@@ -986,6 +986,11 @@ Result<Exported> exportMegatronBridge(const Plan &p, std::string_view source,
       }))
     set("model.virtual_pipeline_model_parallel_size", str(p.vpp));
   set("mixed_precision", bridgePrecision(p.precision));
+  // Without a mixed-precision recipe nothing resets the recipe's optimizer,
+  // built for bf16 (distributed_fused_adam_with_cosine_annealing's default
+  // precision "bf16-mixed"): an fp32 run says so itself.
+  if (p.precision == "fp32")
+    set("optimizer.bf16", "false");
   // The recipe's optimizer enables the distributed optimizer and Bridge
   // enables it for both configs when either has it
   // (_validate_and_sync_distributed_optimizer_settings); so too the

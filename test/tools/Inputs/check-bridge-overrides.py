@@ -12,7 +12,7 @@ overrides are read as Hydra reads them (quotes removed, true/false/null,
 numbers, [lists]), on top of the recipe's values that matter here
 (vanilla_gpt_pretrain_1gpu_h100_bf16_config at the pin: ddp and
 optimizer.use_distributed_optimizer False and True, overlap_param_gather
-False and False, mixed_precision bf16_mixed). Checks:
+False and False, mixed_precision bf16_mixed, optimizer.bf16 True). Checks:
 
   recipe        --recipe is the vanilla GPT recipe, --mode pretrain,
                 --dataset megatron-indexed with dataset.data_path set
@@ -23,7 +23,8 @@ False and False, mixed_precision bf16_mixed). Checks:
                 _validate_and_sync_distributed_optimizer_settings turns
                 both on when either is) iff ZeRO >= 1; Megatron-FSDP
                 (use_megatron_fsdp, its sharding strategy) iff ZeRO >= 2;
-                the mixed-precision recipe is the plan's precision; no
+                the mixed-precision recipe is the plan's precision (fp32:
+                none, and optimizer.bf16 off); no
                 parameter all-gather overlap (the prediction counts it)
   model         num_layers, hidden_size, num_attention_heads, the query
                 groups (heads when unset), experts and top-k equal inspect's
@@ -170,6 +171,9 @@ def main():
               "sharding strategy %s for ZeRO %d" % (want, zero))
     check(get("mixed_precision") == PRECISION[plan["precision"]],
           "mixed_precision for %s" % plan["precision"])
+    if plan["precision"] == "fp32":
+        # the recipe's optimizer is built for bf16; no recipe resets it
+        check(get("optimizer.bf16", True) is False, "optimizer.bf16 off for fp32")
     check(not get("ddp.overlap_param_gather") and
           not get("optimizer.overlap_param_gather"),
           "no parameter all-gather overlap")
