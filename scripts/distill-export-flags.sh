@@ -157,7 +157,7 @@ sanity_torchtitan="parallelism.data_parallel_replicate_degree
   training.num_tokens_per_train_step training.max_context_length
   training.mixed_precision_param compile.enable compile.enable_async_tensor_parallel"
 sanity_deepspeed="train_batch_size train_micro_batch_size_per_gpu
-  gradient_accumulation_steps bf16 bf16.enabled fp16 fp16.enabled
+  gradient_accumulation_steps gradient_clipping bf16 bf16.enabled fp16 fp16.enabled
   zero_optimization zero_optimization.stage tensor_parallel
   tensor_parallel.autotp_size expert_parallel expert_parallel.enabled
   expert_parallel.autoep_size zero_optimization.overlap_comm

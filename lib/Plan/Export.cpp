@@ -1090,6 +1090,10 @@ Result<Exported> exportDeepSpeed(const Plan &p, std::string_view source) {
     j["train_batch_size"] = p.globalBatch;
   j["train_micro_batch_size_per_gpu"] = p.microBatch;
   j["gradient_accumulation_steps"] = p.numMicroBatches;
+  // Clip the global gradient norm at 1.0, Megatron-LM's default
+  // (--clip-grad), as the Megatron-LM export's run does; DeepSpeed's own
+  // default (0) would not clip.
+  j["gradient_clipping"] = 1.0;
   // fp32 is DeepSpeed's default: neither "bf16" nor "fp16" enabled.
   if (p.precision != "fp32")
     j[p.precision] = {{"enabled", true}};

@@ -199,6 +199,7 @@ TEST_CASE("DeepSpeed config of a pipeline plan", "[export]") {
                    "  \"train_batch_size\": 1536,\n"
                    "  \"train_micro_batch_size_per_gpu\": 1,\n"
                    "  \"gradient_accumulation_steps\": 96,\n"
+                   "  \"gradient_clipping\": 1.0,\n"
                    "  \"bf16\": {\n"
                    "    \"enabled\": true\n"
                    "  },\n"
