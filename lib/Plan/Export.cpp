@@ -926,7 +926,7 @@ Result<Exported> exportMegatronBridge(const Plan &p, std::string_view source,
                  bool list = false, bool expand = false) {
     args.push_back(overrideWord(key, value, list, expand));
   };
-  bool distOpt = false;
+  bool distOpt = false, vppSet = false;
   for (const MegatronFlag &f : flags) {
     const BridgeRow *row = nullptr;
     for (const BridgeRow &r : kBridgeRows)
@@ -941,6 +941,8 @@ Result<Exported> exportMegatronBridge(const Plan &p, std::string_view source,
     switch (row->how) {
     case BridgeHow::Value:
       set(row->key, v);
+      vppSet =
+          vppSet || row->key == "model.virtual_pipeline_model_parallel_size";
       break;
     case BridgeHow::True:
       set(row->key, "true");
@@ -980,10 +982,7 @@ Result<Exported> exportMegatronBridge(const Plan &p, std::string_view source,
   // An explicit layout implies the virtual stages (Megatron-Core derives
   // them, and asserts them equal when given); Bridge's runner rebuilds a
   // recipe's layout only when the size is overridden: say it.
-  if (p.vpp > 1 &&
-      std::none_of(args.begin(), args.end(), [](const std::string &w) {
-        return w.rfind("model.virtual_pipeline_model_parallel_size=", 0) == 0;
-      }))
+  if (p.vpp > 1 && !vppSet)
     set("model.virtual_pipeline_model_parallel_size", str(p.vpp));
   set("mixed_precision", bridgePrecision(p.precision));
   // Without a mixed-precision recipe nothing resets the recipe's optimizer,
@@ -1573,6 +1572,20 @@ Result<Launcher> parseLauncher(std::string_view name) {
                        "' (expected torchrun or slurm)");
 }
 
+std::string_view exportTargetTitle(ExportTarget target) {
+  switch (target) {
+  case ExportTarget::Megatron:
+    return "Megatron-LM";
+  case ExportTarget::DeepSpeed:
+    return "DeepSpeed";
+  case ExportTarget::TorchTitan:
+    return "torchtitan";
+  case ExportTarget::MegatronBridge:
+    return "Megatron-Bridge";
+  }
+  return "Megatron-LM";
+}
+
 std::string_view exportTargetName(ExportTarget target) {
   switch (target) {
   case ExportTarget::Megatron:
@@ -1624,9 +1637,7 @@ Result<Exported> exportPlan(const Plan &plan, ExportTarget target,
                             std::string_view source,
                             const frontend::ModelConfig *model,
                             Launcher launcher) {
-  std::string_view names[] = {"Megatron-LM", "DeepSpeed", "torchtitan",
-                              "Megatron-Bridge"};
-  if (Status s = checkCommon(plan, source, names[int(target)]); !s)
+  if (Status s = checkCommon(plan, source, exportTargetTitle(target)); !s)
     return s;
   if (launcher != Launcher::None && target != ExportTarget::Megatron &&
       target != ExportTarget::MegatronBridge)
@@ -1634,7 +1645,7 @@ Result<Exported> exportPlan(const Plan &plan, ExportTarget target,
         std::string(source) +
         ": --launcher writes Megatron-LM and Megatron-Bridge launch "
         "scripts; " +
-        std::string(names[int(target)]) +
+        std::string(exportTargetTitle(target)) +
         (target == ExportTarget::DeepSpeed
              ? " runs the training script the user writes (the `deepspeed` "
                "launcher with this JSON as its config)"

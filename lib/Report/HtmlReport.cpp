@@ -67,20 +67,6 @@ constexpr plan::ExportTarget kTargets[] = {
     plan::ExportTarget::Megatron, plan::ExportTarget::MegatronBridge,
     plan::ExportTarget::TorchTitan, plan::ExportTarget::DeepSpeed};
 
-std::string_view targetTitle(plan::ExportTarget t) {
-  switch (t) {
-  case plan::ExportTarget::Megatron:
-    return "Megatron-LM";
-  case plan::ExportTarget::MegatronBridge:
-    return "Megatron-Bridge";
-  case plan::ExportTarget::TorchTitan:
-    return "torchtitan";
-  case plan::ExportTarget::DeepSpeed:
-    return "DeepSpeed";
-  }
-  return "";
-}
-
 /// leader[i]: the row plan i is shown in (the first plan of the same
 /// prediction).
 std::vector<size_t> rowLeaders(const std::vector<plan::Plan> &plans) {
@@ -178,7 +164,8 @@ std::string plansTable(const HtmlReportInput &in,
     std::string runs;
     for (const TargetExport &x : exports[i])
       if (x.ok)
-        runs += (runs.empty() ? "" : ", ") + std::string(targetTitle(x.target));
+        runs += (runs.empty() ? "" : ", ") +
+                std::string(plan::exportTargetTitle(x.target));
     std::string split;
     for (size_t g = 0; g < p.layersPerChunk.size(); ++g) {
       if (g)
@@ -244,13 +231,13 @@ std::string whatToRun(const HtmlReportInput &in,
     std::string refused;
     for (const TargetExport &x : exports[i]) {
       if (!x.ok) {
-        refused += "<li>" + std::string(targetTitle(x.target)) + ": " +
-                   esc(x.text) + "</li>\n";
+        refused += "<li>" + std::string(plan::exportTargetTitle(x.target)) +
+                   ": " + esc(x.text) + "</li>\n";
         continue;
       }
       h += "<details><summary>#" + std::to_string(i + 1) + " on " +
-           std::string(targetTitle(x.target)) + "</summary>\n<pre>" +
-           esc(x.text) + "</pre></details>\n";
+           std::string(plan::exportTargetTitle(x.target)) +
+           "</summary>\n<pre>" + esc(x.text) + "</pre></details>\n";
     }
     if (!refused.empty())
       h += "<details><summary>#" + std::to_string(i + 1) +

@@ -31,6 +31,9 @@ namespace trident::plan {
 /// "megatron", "megatron-bridge", "deepspeed" or "torchtitan".
 Result<ExportTarget> parseExportTarget(std::string_view name);
 std::string_view exportTargetName(ExportTarget target);
+/// The framework's own name: "Megatron-LM", "Megatron-Bridge", "DeepSpeed",
+/// "torchtitan" (messages, the report).
+std::string_view exportTargetTitle(ExportTarget target);
 
 /// How the export is wrapped: bare configuration, or a launch script
 /// (Megatron-LM only): `torchrun` for one node, `slurm` an sbatch script
