@@ -319,6 +319,8 @@ void GroupBuilder::add(Operation &op,
           ? sharded(op.getOperand(0))
           : (op.getNumOperands() > 0 && sharded(op.getOperand(0)));
   (keptSharded ? cost.actTpSharded : cost.actReplicated) += saved - core;
+  (keptSharded ? cost.actGemmInTpSharded : cost.actGemmInReplicated) +=
+      c.savedGemmInputBytes;
 }
 
 } // namespace

@@ -205,6 +205,50 @@ CollectiveTime collectiveTime(const NodeGroup &hw, CollectiveOp op,
   return best;
 }
 
+double expectedDistinctGroups(int64_t experts, int64_t topK, int64_t groups) {
+  if (groups <= 1 || experts <= 0 || topK <= 0)
+    return groups >= 1 && topK > 0 ? 1.0 : 0.0;
+  // P(a given group holds none of the k picks) = C(E - E/g, k) / C(E, k).
+  double perGroup = double(experts) / double(groups);
+  double none = 1;
+  for (int64_t i = 0; i < topK; ++i) {
+    double num = double(experts) - perGroup - double(i);
+    if (num <= 0) {
+      none = 0;
+      break;
+    }
+    none *= num / (double(experts) - double(i));
+  }
+  return double(groups) * (1 - none);
+}
+
+double flexDispatchSeconds(const NodeGroup &hw, double tokenBytes,
+                           int64_t experts, int64_t topK,
+                           const CommGroupShape &g) {
+  int64_t n = g.size;
+  if (n <= 1 || tokenBytes <= 0 || topK <= 0)
+    return 0;
+  int64_t ppn = std::clamp<int64_t>(g.ranksPerNode, 1, n);
+  int64_t nodes = g.nodes();
+  double ranks = expectedDistinctGroups(experts, topK, n);
+  // NVLink: a copy for each destination rank, sent directly or forwarded
+  // by the GPU that received it from another node; with the load even,
+  // a rank moves as many as its own tokens need, (ppn - 1)/ppn of them to
+  // another GPU of the node.
+  double intra = tokenBytes * ranks * double(ppn - 1) / double(ppn) /
+                 hw.intraAllToAllBytesPerS;
+  double inter = 0;
+  if (nodes > 1) {
+    // InfiniBand: one copy for each other node holding a chosen expert.
+    double nodeHits = expectedDistinctGroups(experts, topK, nodes);
+    double remote = nodeHits * double(nodes - 1) / double(nodes);
+    double nicPerRank = hw.nodeNetworkBytesPerS() / double(hw.gpusPerNode);
+    inter = tokenBytes * remote / nicPerRank;
+  }
+  double lat = nodes > 1 ? hw.nic.latencySeconds : hw.intra.latencySeconds;
+  return lat + std::max(intra, inter);
+}
+
 double p2pSeconds(const NodeGroup &hw, double bytes, bool sameNode) {
   if (bytes <= 0)
     return 0;

@@ -54,9 +54,6 @@ struct Axes {
   bool operator==(const Axes &) const = default;
 };
 
-/// Load of the busiest expert over the mean (see the use below).
-constexpr double kExpertLoadImbalance = 1.25;
-
 DType activationDtype(DType precision) {
   // FP8 training (Transformer Engine) keeps activations in 16 bits.
   return precision == DType::FP8 ? DType::BF16 : precision;
@@ -125,11 +122,9 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
     double b = launchBound(gpu, gemmTime(gpu, M, K, N, B, ax.dtype).seconds) +
                launchBound(gpu, gemmTime(gpu, K, N, M, B, ax.dtype).seconds);
     if (g.expert) {
-      // Routing is never perfectly balanced: the busiest expert sets the
-      // pace. GShard (Lepikhin et al. 2020) and Switch (Fedus et al. 2021)
-      // size expert buffers with a capacity factor of 1.25 for this.
-      f *= kExpertLoadImbalance;
-      b *= kExpertLoadImbalance;
+      // The busiest expert sets the pace (EvalOptions::expertLoadImbalance).
+      f *= o.expertLoadImbalance;
+      b *= o.expertLoadImbalance;
       // Permuting tokens to their experts and back: read and write each
       // routed token twice per direction.
       double permute = 4 * M * K * B * double(dtypeBytes(act));
@@ -207,7 +202,7 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
         groupShape(hw, ax.ep, o.expertFolding ? ax.etp : ax.tp * ax.cp);
     double bytes =
         L.a2aBytesPerSample * tokScale / (ax.sp ? tp : 1) * actScale;
-    if (o.epAllGatherDispatcher && L.topK > 0) {
+    if (o.moeDispatcher == MoeDispatcher::AllGather && L.topK > 0) {
       // The group's tokens, once each (not top-k copies): gathered for the
       // dispatch and reduce-scattered back for the combine; the backward
       // gathers the output gradients and reduce-scatters the input ones.
@@ -218,6 +213,12 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
                                     sh, o.algorithm);
       r.epFwd = ag + rs;
       r.epBwd = ag + rs;
+    } else if (o.moeDispatcher == MoeDispatcher::Flex && L.topK > 0) {
+      // Dispatch and combine move the same copies, in opposite directions.
+      double one = flexDispatchSeconds(hw, bytes / double(L.topK), L.numExperts,
+                                       L.topK, sh);
+      r.epFwd = 2 * one;
+      r.epBwd = 2 * one;
     } else {
       double a2a = collectiveSeconds(hw, CollectiveOp::AllToAll, bytes, sh,
                                      o.algorithm);
@@ -231,6 +232,16 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
   double scale = tokScale * actScale;
   r.actNone = (s + rep + core) * scale;
   r.actSelective = (s + rep) * scale;
+  if (ax.dtype == DType::FP8) {
+    // Transformer Engine keeps the FP8 GEMMs' inputs as their FP8 copies
+    // (one byte an element) instead of the 16-bit activations.
+    double gemmIn =
+        (L.actGemmInTpSharded / tp + L.actGemmInReplicated / (ax.sp ? tp : 1)) *
+        scale;
+    double saving = gemmIn * (1 - 1 / double(dtypeBytes(act)));
+    r.actNone -= saving;
+    r.actSelective -= saving;
+  }
   r.actFull = L.actLayerInput / (ax.sp ? tp : 1) * scale;
   r.paramsDense = double(L.paramsTpSharded + L.paramsVocab) / tp +
                   double(L.paramsReplicated);
@@ -293,6 +304,28 @@ double interGroupAllReduceSeconds(const LinkSpec &link, double bytes,
 // Runtimes
 //===----------------------------------------------------------------------===//
 
+namespace {
+constexpr std::pair<MoeDispatcher, std::string_view> kMoeDispatchers[] = {
+    {MoeDispatcher::AllToAll, "alltoall"},
+    {MoeDispatcher::AllGather, "allgather"},
+    {MoeDispatcher::Flex, "flex"},
+};
+} // namespace
+
+std::optional<MoeDispatcher> parseMoeDispatcher(std::string_view name) {
+  for (auto [d, n] : kMoeDispatchers)
+    if (n == name)
+      return d;
+  return std::nullopt;
+}
+
+std::string_view moeDispatcherName(MoeDispatcher d) {
+  for (auto [k, n] : kMoeDispatchers)
+    if (k == d)
+      return n;
+  return "?";
+}
+
 void applyRuntime(EvalOptions &o, Runtime r) {
   o.runtime = r;
   // Megatron-Core / NeMo: Transformer Engine's cuDNN fused attention,
@@ -310,7 +343,7 @@ void applyRuntime(EvalOptions &o, Runtime r) {
   o.zero3GatherPerTensor = false;
   o.zero3GradBucketElements = 0;
   o.overlapParamGather = false;
-  o.epAllGatherDispatcher = false;
+  o.moeDispatcher = MoeDispatcher::AllToAll;
   o.expertFolding = true;
   o.tiedSumOfZeroSlice = false;
   o.masterWeightRemainders = false;
@@ -365,7 +398,7 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     // Experts over ep: the all-gather token dispatcher (docs/emit.md,
     // "Mixture of experts"), ep carved out of dp, etp 1 or tp
     // (TGraphToExec's lowering of tgraph.moe).
-    o.epAllGatherDispatcher = true;
+    o.moeDispatcher = MoeDispatcher::AllGather;
     o.expertFolding = false;
     // A tied embedding's sum over the first and last stage: under ZeRO-2/3
     // of the gradient slice (gradAllReduce in lib/Target/ExecToCpp.cpp).
@@ -502,10 +535,11 @@ Result<Evaluator> Evaluator::create(const LayerProfile &profile,
       return Status::error(where + "layer group '" + g.cost.name +
                            "' has count " + std::to_string(g.count));
     const LayerCost &c = g.cost;
-    for (double v : {c.fwdFlops, c.bwdFlops, c.fwdBytesTpSharded,
-                     c.fwdBytesReplicated, c.actTpSharded, c.actReplicated,
-                     c.actAttnCore, c.actLayerInput, c.tpCollectiveBytes,
-                     c.a2aBytesPerSample, c.cpKvBytesPerSample})
+    for (double v :
+         {c.fwdFlops, c.bwdFlops, c.fwdBytesTpSharded, c.fwdBytesReplicated,
+          c.actTpSharded, c.actReplicated, c.actAttnCore, c.actLayerInput,
+          c.actGemmInTpSharded, c.actGemmInReplicated, c.tpCollectiveBytes,
+          c.a2aBytesPerSample, c.cpKvBytesPerSample})
       if (!std::isfinite(v) || v < 0)
         return Status::error(where + "layer '" + c.name +
                              "' has a negative or non-finite cost");

@@ -31,6 +31,72 @@ Result<int64_t> intField(const json &j, const char *key, int64_t fallback,
 
 } // namespace
 
+Result<std::string> caseModelConfig(const json &model,
+                                    const std::string &where) {
+  // shared/validation writes every MoE row as "mixtral" and states what
+  // Mixtral's config has no key for in keys of its own: `qk_norm` (Qwen3's
+  // per-head RMSNorm on q and k), `attention: "mla"` with the latent ranks,
+  // `moe_shared_experts`, `first_k_dense_replace` and
+  // `dense_intermediate_size` (DeepSeek-V3). Read as Mixtral, those keys
+  // are ignored and the model is another one: the architecture whose
+  // config has them is the one meant.
+  if (!model.is_object() || model.value("model_type", "") != "mixtral")
+    return model.dump();
+  auto has = [&](const char *key) {
+    return model.contains(key) && !model[key].is_null();
+  };
+  auto fail = [&](const std::string &key, const std::string &what) {
+    return Status::error(where + ": field 'model." + key + "': " + what);
+  };
+  bool mla = has("attention");
+  if (mla && model["attention"] != "mla")
+    return fail("attention", "expected \"mla\" (the only attention this "
+                             "case format names), got " +
+                                 model["attention"].dump());
+  bool qkNorm = has("qk_norm") && model["qk_norm"] == true;
+  bool deepseekKeys = has("moe_shared_experts") ||
+                      has("first_k_dense_replace") ||
+                      has("dense_intermediate_size");
+  if (!mla && !qkNorm && !deepseekKeys)
+    return model.dump();
+  if (deepseekKeys && !mla)
+    return fail("moe_shared_experts",
+                "shared experts and dense layers are read with MLA "
+                "attention (DeepSeek-V3); set \"attention\": \"mla\"");
+  json out = model;
+  auto move = [&](const char *from, const char *to) {
+    if (out.contains(from)) {
+      out[to] = out[from];
+      out.erase(from);
+    }
+  };
+  if (mla) {
+    // DeepseekV3Config's keys (transformers).
+    out["architectures"] = json::array({"DeepseekV3ForCausalLM"});
+    out["model_type"] = "deepseek_v3";
+    out.erase("attention");
+    move("num_local_experts", "n_routed_experts");
+    move("intermediate_size", "moe_intermediate_size");
+    move("dense_intermediate_size", "intermediate_size");
+    move("moe_shared_experts", "n_shared_experts");
+    if (out.value("first_k_dense_replace", 0) > 0 &&
+        !out.contains("intermediate_size"))
+      return fail("dense_intermediate_size",
+                  "expected the dense layers' FFN size when "
+                  "first_k_dense_replace > 0");
+  } else {
+    // Qwen3MoeConfig's keys.
+    out["architectures"] = json::array({"Qwen3MoeForCausalLM"});
+    out["model_type"] = "qwen3_moe";
+    out.erase("qk_norm");
+    move("num_local_experts", "num_experts");
+    // The rows' intermediate_size is the experts'; Qwen3MoeConfig's
+    // intermediate_size (dense layers, mlp_only_layers) is unused here.
+    out["moe_intermediate_size"] = out.value("intermediate_size", json());
+  }
+  return out.dump();
+}
+
 Runtime runtimeForSource(std::string_view sourceGroup) {
   // What each source of shared/validation ran (its README's convention
   // table and the rows' `framework` fields).
@@ -104,7 +170,10 @@ Result<std::vector<Case>> parseCases(std::string_view text,
     }
     if (!j.contains("model") || !j["model"].is_object())
       return Status::error(where + ": field 'model': expected an object");
-    c.modelJson = j["model"].dump();
+    auto modelJson = caseModelConfig(j["model"], where);
+    if (!modelJson)
+      return modelJson.status();
+    c.modelJson = std::move(*modelJson);
     if (!j.contains("cluster") || !j["cluster"].is_string())
       return Status::error(where + ": field 'cluster': expected a string");
     c.cluster = j["cluster"].get<std::string>();
@@ -141,6 +210,11 @@ Result<std::vector<Case>> parseCases(std::string_view text,
                            "expected a number");
     c.measuredTokensPerSecPerGpu =
         j["measured"]["tokens_per_s_per_gpu"].get<double>();
+    if (j.contains("notes") && j["notes"].is_array())
+      for (const json &n : j["notes"])
+        if (n.is_string() &&
+            n.get<std::string>().find("force-balanced") != std::string::npos)
+          c.forceBalanced = true;
     c.runtime = runtimeForSource(c.sourceGroup);
     c.runtimeOrigin = Case::RuntimeOrigin::SourceTable;
     if (j.contains("runtime")) {

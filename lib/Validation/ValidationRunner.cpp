@@ -77,6 +77,8 @@ PreparedCases prepareCases(const std::vector<Case> &cases,
     p.options = options;
     p.runtime = forceRuntime ? *forceRuntime : c.runtime;
     applyRuntime(p.options, p.runtime);
+    if (c.forceBalanced)
+      p.options.expertLoadImbalance = 1;
     p.group = fitGroupOf(p.cluster.groups.front().gpu);
     for (const NodeGroup &g : p.cluster.groups)
       if (fitGroupOf(g.gpu) != p.group)

@@ -6,6 +6,7 @@
 #include "trident/Report/EvaluationReport.h"
 #include "trident/Report/Trace.h"
 #include "trident/Support/FileIO.h"
+#include "trident/Support/Text.h"
 #include "trident/Validation/Validation.h"
 
 #include "dialects/Graph/IR/GraphOps.h"
@@ -14,6 +15,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <memory>
 #include <thread>
 
@@ -98,6 +100,17 @@ cl::opt<std::string> evalTraceOpt(
              "chrome://tracing)"),
     cl::value_desc("trace.json"), cl::sub(evaluateCmd), cl::cat(category));
 
+cl::opt<std::string> moeDispatcherOpt(
+    "moe-dispatcher",
+    cl::desc("expert-parallel token exchange to price: alltoall, allgather "
+             "or flex (DeepEP / HybridEP); default: the runtime's"),
+    cl::value_desc("kind"), cl::sub(evaluateCmd), cl::cat(category));
+cl::opt<double> moeImbalanceOpt(
+    "moe-load-imbalance",
+    cl::desc("busiest expert's load over the mean (>= 1; 1: force-balanced "
+             "routing; default 1.25)"),
+    cl::value_desc("F"), cl::init(0), cl::sub(evaluateCmd), cl::cat(category));
+
 cl::list<std::string>
     casesOpt("cases",
              cl::desc("cases.json to evaluate (repeat to join several)"),
@@ -145,6 +158,21 @@ int runEvaluate(mlir::MLIRContext &ctx) {
     return 1;
   EvalOptions options;
   applyRuntime(options, *runtime);
+  if (!moeDispatcherOpt.empty()) {
+    auto d = parseMoeDispatcher(moeDispatcherOpt);
+    if (!d)
+      return fail("--moe-dispatcher: unknown '" + moeDispatcherOpt +
+                      "' (expected alltoall, allgather or flex)",
+                  2);
+    options.moeDispatcher = *d;
+  }
+  if (moeImbalanceOpt.getNumOccurrences()) {
+    if (!(moeImbalanceOpt >= 1) || !std::isfinite(moeImbalanceOpt))
+      return fail("--moe-load-imbalance: expected a number >= 1, got " +
+                      formatNumber("%g", moeImbalanceOpt),
+                  2);
+    options.expertLoadImbalance = moeImbalanceOpt;
+  }
   // The cost model prices what it is asked; say when the software named
   // cannot run it (the axis table's runtime column).
   if (std::string why = runtimeAxisRefusal(cfg, *runtime); !why.empty())

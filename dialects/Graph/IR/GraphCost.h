@@ -39,6 +39,13 @@ struct OpCost {
   /// Part of savedBytes[None] that grows with s^2 (softmax and dropout of
   /// the attention core).
   double savedAttnCoreBytes = 0;
+  /// Part of savedBytes[None] kept as the input of a weight GEMM inside a
+  /// repeated layer: the GEMMs Transformer Engine runs in FP8 under FP8
+  /// training, which then keep that input as its FP8 copy, one byte an
+  /// element (TE's Linear / LayerNormLinear / GroupedLinear save the
+  /// quantised input for the weight gradient). Not the attention core,
+  /// the router or the LM head, which stay in 16 bits.
+  double savedGemmInputBytes = 0;
   /// Kernels the forward launches.
   int64_t kernels = 0;
 
@@ -52,6 +59,7 @@ struct OpCost {
     for (int i = 0; i < 3; ++i)
       savedBytes[i] += o.savedBytes[i];
     savedAttnCoreBytes += o.savedAttnCoreBytes;
+    savedGemmInputBytes += o.savedGemmInputBytes;
     kernels += o.kernels;
     return *this;
   }
@@ -66,6 +74,7 @@ struct OpCost {
     for (double &b : c.savedBytes)
       b *= n;
     c.savedAttnCoreBytes *= n;
+    c.savedGemmInputBytes *= n;
     c.kernels *= n;
     return c;
   }

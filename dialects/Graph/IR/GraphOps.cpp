@@ -595,6 +595,8 @@ OpCost LinearOp::getCost(const CostContext &ctx) {
   c.kernels = 1;
   double kept = savedOnce(*this, getX(), ctx);
   setSaved(c, *this, kept, kept);
+  if (inRepeatedLayer(*this))
+    c.savedGemmInputBytes = kept;
   return c;
 }
 
@@ -902,6 +904,10 @@ OpCost MoEOp::getCost(const CostContext &ctx) {
   double kept = savedOnce(*this, getX(), ctx) + tokens * e * 4 +
                 tokens * k * (h + fin + f) * eb;
   setSaved(c, *this, kept, kept);
+  // The dispatched tokens and the activation output feed the expert
+  // GEMMs; the input feeds the router, the pre-activation the activation.
+  if (inRepeatedLayer(*this))
+    c.savedGemmInputBytes = tokens * k * (h + f) * eb;
   return c;
 }
 

@@ -66,6 +66,27 @@ inline double collectiveSeconds(const NodeGroup &hw, CollectiveOp op,
   return collectiveTime(hw, op, bytes, group, algo).seconds;
 }
 
+/// Expected number of distinct groups that `topK` experts chosen uniformly
+/// without replacement from `experts`, held evenly by `groups` groups
+/// (ranks or nodes), fall in: groups x (1 - C(E - E/g, k) / C(E, k)).
+/// Force-balanced routing draws experts this way; learned routing with a
+/// balancing loss approaches it.
+double expectedDistinctGroups(int64_t experts, int64_t topK, int64_t groups);
+
+/// One direction (dispatch or combine) of a node-aware expert-parallel
+/// token exchange: DeepEP's normal kernels (DeepSeek-AI 2025, "DeepSeek-V3
+/// Technical Report", Sec. 3.2.2: a token crosses InfiniBand once to each
+/// node that holds one of its experts, to the GPU with the same in-node
+/// index, and is forwarded over NVLink to the GPUs that need it; RDMA and
+/// NVLink forwarding pipelined) and NVIDIA's HybridEP, which
+/// Megatron-Core runs as --moe-token-dispatcher-type flex. A token is sent
+/// once per destination rank, not once per chosen expert as the
+/// all-to-all dispatcher's permutation does. `tokenBytes`: one copy of
+/// this rank's tokens; `group`: the expert-parallel group.
+double flexDispatchSeconds(const NodeGroup &hw, double tokenBytes,
+                           int64_t experts, int64_t topK,
+                           const CommGroupShape &group);
+
 /// Point-to-point transfer of `bytes` between two GPUs of `hw`, inside a
 /// node or across nodes (all GPUs of the node sending at once share NICs).
 double p2pSeconds(const NodeGroup &hw, double bytes, bool sameNode);

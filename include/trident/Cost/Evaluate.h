@@ -33,6 +33,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace trident {
@@ -42,6 +43,12 @@ enum class AttentionKernel : uint8_t {
   Best,            ///< the GPU's best (cuDNN / FlashAttention-3 on Hopper)
   FlashAttention2, ///< FlashAttention-2 (PyTorch SDPA, flash-attn 2)
 };
+
+/// The token exchange of expert parallelism (EvalOptions::moeDispatcher).
+enum class MoeDispatcher : uint8_t { AllToAll, AllGather, Flex };
+/// "alltoall", "allgather", "flex" (Megatron-Core's names); none if other.
+std::optional<MoeDispatcher> parseMoeDispatcher(std::string_view name);
+std::string_view moeDispatcherName(MoeDispatcher d);
 
 /// Modelling switches (defaults model Megatron-Core on current software).
 /// DeepSpeed's default zero_optimization.reduce_bucket_size, in elements
@@ -108,12 +115,25 @@ struct EvalOptions {
   /// forward (Megatron-LM's --overlap-param-gather; the trident programs
   /// since they wait for each parameter at its first use).
   bool overlapParamGather = false;
-  /// Expert parallelism dispatches with an all-gather of the ep group's
-  /// tokens and combines with a reduce-scatter (Megatron-Core's
-  /// --moe-token-dispatcher-type allgather; the trident programs): each
-  /// direction moves every token of the group, not only the top-k copies
-  /// of a rank's own tokens that the all-to-all dispatcher sends.
-  bool epAllGatherDispatcher = false;
+  /// How an expert-parallel group exchanges tokens (Megatron-Core's
+  /// --moe-token-dispatcher-type):
+  /// - AllToAll: the top-k copies of a rank's tokens, permuted by expert,
+  ///   through an NCCL all-to-all (alltoall);
+  /// - AllGather: an all-gather of the group's tokens, a reduce-scatter to
+  ///   combine (allgather; the trident programs): every token of the group
+  ///   in each direction;
+  /// - Flex: node-aware kernels that send a token once per destination
+  ///   rank and cross the network once per destination node (flex with
+  ///   DeepEP or HybridEP; flexDispatchSeconds).
+  MoeDispatcher moeDispatcher = MoeDispatcher::AllToAll;
+  /// Load of the busiest expert over the mean: the busiest expert sets the
+  /// pace of the expert GEMMs. Learned routing is never perfectly
+  /// balanced; GShard (Lepikhin et al. 2020) and Switch (Fedus et al.
+  /// 2021) size expert buffers with a capacity factor of 1.25 for this.
+  /// Benchmark runs that force balanced routing (Megatron-Core's
+  /// --moe-router-force-load-balancing, as Megatron-Bridge's performance
+  /// tables run) spread tokens evenly: 1.
+  double expertLoadImbalance = 1.25;
   /// MoE parallel folding (Liu et al. 2025, "MoE Parallel Folding:
   /// Heterogeneous Parallelism Mappings for Efficient Large-Scale MoE Model
   /// Training with Megatron Core"; Megatron-Core's expert layout since
@@ -158,9 +178,8 @@ struct EvalOptions {
   /// measurement is in the repository; the value is bounded by the runs
   /// of shared/validation, all of which ran: the largest share with which
   /// every one is still predicted to fit is 0.059 over cases.json and
-  /// 0.018 with moe_cases.json (whose FP8 MoE activations the model
-  /// over-counts: Transformer Engine saves FP8 GEMM inputs in 8 bits).
-  /// 0.01, below both; docs/cost-model.md, Memory.
+  /// 0.19 over moe_cases.json. 0.01, below both; docs/cost-model.md,
+  /// Memory.
   double allocatorCacheFraction = 0.01;
 };
 

@@ -119,6 +119,10 @@ struct LayerCost {
   /// The s^2 attention-core terms (softmax, dropout mask, dropout out):
   /// divided by TP; dropped under selective recompute.
   double actAttnCore = 0;
+  /// Of actTpSharded and actReplicated: the inputs of weight GEMMs that
+  /// FP8 training runs in FP8 and keeps as one-byte copies (Transformer
+  /// Engine; OpCost::savedGemmInputBytes).
+  double actGemmInTpSharded = 0, actGemmInReplicated = 0;
   /// Input of the layer: what full recompute keeps (checkpoint).
   double actLayerInput = 0;
 

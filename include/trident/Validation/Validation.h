@@ -16,6 +16,7 @@
 #include "trident/Cost/Evaluate.h"
 #include "trident/Hardware/Fitted.h"
 #include "trident/Support/Status.h"
+#include <nlohmann/json_fwd.hpp>
 
 #include <functional>
 #include <map>
@@ -43,6 +44,11 @@ struct Case {
   RuntimeOrigin runtimeOrigin = RuntimeOrigin::SourceTable;
   bool evaluable = false;
   std::string skipReason;
+  /// The run forced balanced expert routing (a benchmark, not training):
+  /// a note of the case says "force-balanced", as shared/validation's
+  /// Megatron-Bridge MoE rows do (their page's footnote). Evaluated with
+  /// EvalOptions::expertLoadImbalance 1.
+  bool forceBalanced = false;
 };
 
 /// The runtime of a source's runs, from what the source says it used
@@ -57,6 +63,16 @@ Runtime runtimeForSource(std::string_view sourceGroup);
 /// (+DeepSpeed ZeRO-3 for ZeRO rows)").
 std::optional<Runtime> runtimeForFramework(std::string_view framework,
                                            int64_t zeroStage = 0);
+
+/// The Hugging Face config a case's `model` object describes. The rows
+/// write mixture-of-experts models as "mixtral" with keys Mixtral has no
+/// use for: `qk_norm` (Qwen3-MoE), `attention: "mla"` with
+/// `moe_shared_experts`, `first_k_dense_replace` and
+/// `dense_intermediate_size` (DeepSeek-V3); those rows become the
+/// architecture whose config has the keys (docs/validation.md). Other
+/// models come back as they are.
+Result<std::string> caseModelConfig(const nlohmann::json &model,
+                                    const std::string &where);
 
 /// Parses cases.json. Errors name the file and the case.
 Result<std::vector<Case>> parseCases(std::string_view text,

@@ -84,6 +84,14 @@ TEST_CASE("GPT-3 175B activation bytes match Korthikanti et al. 2022",
   CHECK(c.actTpSharded == Approx(24 * sq * b * h).epsilon(0.01));
   CHECK(c.actAttnCore == Approx(5 * a * sq * sq * b).epsilon(0.01));
   CHECK(c.actLayerInput == Approx(2 * sq * b * h));
+  // Of those, the weight GEMMs' inputs (what FP8 training keeps in one
+  // byte): the two norm outputs (QKV, FC1) outside the TP region, the
+  // attention output (2 sbh) and the GeLU output (8 sbh) inside it.
+  CHECK(c.actGemmInReplicated == Approx(4 * sq * b * h).epsilon(0.01));
+  CHECK(c.actGemmInTpSharded == Approx(10 * sq * b * h).epsilon(0.01));
+  for (const LayerGroup &g : p.groups)
+    if (g.cost.kind == LayerKind::Head) // the LM head stays in 16 bits
+      CHECK(g.cost.actGemmInTpSharded + g.cost.actGemmInReplicated == 0);
   CHECK(blockGroup(p).count == 96);
   CHECK(c.tpCollectivesFwd == 2);
   CHECK(c.tpCollectiveBytes == Approx(2 * sq * h));

@@ -14,6 +14,7 @@
 #include "../SharedData.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 
@@ -75,6 +76,76 @@ TEST_CASE("each source runs under the runtime it used", "[validation]") {
   CHECK(bad.message().find("case 'c1'") != std::string::npos);
   CHECK(bad.message().find("field 'runtime'") != std::string::npos);
   CHECK(bad.message().find("megatron-core") != std::string::npos);
+}
+
+TEST_CASE("a case's MoE model is the architecture its keys describe",
+          "[validation]") {
+  // shared/validation writes MoE rows as "mixtral" with keys of their own.
+  nlohmann::json deepseek = {
+      {"model_type", "mixtral"},    {"hidden_size", 7168},
+      {"intermediate_size", 2048},  {"num_local_experts", 256},
+      {"num_experts_per_tok", 8},   {"moe_shared_experts", 1},
+      {"first_k_dense_replace", 3}, {"dense_intermediate_size", 18432},
+      {"attention", "mla"},         {"kv_lora_rank", 512}};
+  auto ds = caseModelConfig(deepseek, "x.json: case 'd'");
+  REQUIRE(ds.isOk());
+  auto d = nlohmann::json::parse(*ds);
+  CHECK(d["model_type"] == "deepseek_v3");
+  CHECK(d["n_routed_experts"] == 256);
+  CHECK(d["n_shared_experts"] == 1);
+  CHECK(d["moe_intermediate_size"] == 2048);
+  CHECK(d["intermediate_size"] == 18432);
+  CHECK(d["first_k_dense_replace"] == 3);
+  CHECK_FALSE(d.contains("attention"));
+  CHECK_FALSE(d.contains("num_local_experts"));
+
+  nlohmann::json qwen = {{"model_type", "mixtral"},
+                         {"intermediate_size", 768},
+                         {"num_local_experts", 128},
+                         {"qk_norm", true}};
+  auto q = nlohmann::json::parse(*caseModelConfig(qwen, "x"));
+  CHECK(q["model_type"] == "qwen3_moe");
+  CHECK(q["num_experts"] == 128);
+  CHECK(q["moe_intermediate_size"] == 768);
+  CHECK_FALSE(q.contains("qk_norm"));
+
+  // Plain Mixtral and other models come back unchanged.
+  nlohmann::json mixtral = {{"model_type", "mixtral"},
+                            {"num_local_experts", 8}};
+  CHECK(*caseModelConfig(mixtral, "x") == mixtral.dump());
+
+  // What the format cannot mean is refused, naming the case and the key.
+  nlohmann::json shared = mixtral;
+  shared["moe_shared_experts"] = 1;
+  auto noMla = caseModelConfig(shared, "x.json: case 'm'");
+  REQUIRE_FALSE(noMla.isOk());
+  CHECK(noMla.message().find("case 'm'") != std::string::npos);
+  CHECK(noMla.message().find("model.moe_shared_experts") != std::string::npos);
+  nlohmann::json gqa = mixtral;
+  gqa["attention"] = "gqa";
+  auto badKind = caseModelConfig(gqa, "x");
+  REQUIRE_FALSE(badKind.isOk());
+  CHECK(badKind.message().find("model.attention") != std::string::npos);
+  nlohmann::json noDense = deepseek;
+  noDense.erase("dense_intermediate_size");
+  CHECK_FALSE(caseModelConfig(noDense, "x").isOk());
+}
+
+TEST_CASE("a force-balanced case says so", "[validation]") {
+  const char *text = R"([{"id": "m", "source_group": "mbridge",
+      "evaluable": true, "model": {}, "cluster": "dgx-h100:2",
+      "global_batch": 8, "seq_len": 2048, "dp": 16,
+      "measured": {"tokens_per_s_per_gpu": 1}, "notes": [%s]}])";
+  auto parse = [&](const std::string &notes) {
+    std::string t = text;
+    t.replace(t.find("%s"), 2, notes);
+    auto cases = parseCases(t, "x.json");
+    REQUIRE(cases.isOk());
+    return (*cases)[0].forceBalanced;
+  };
+  CHECK(parse(R"("MoE rows are force-balanced, token-dropless")"));
+  CHECK_FALSE(parse(R"("aux-loss balancing")"));
+  CHECK_FALSE(parse(""));
 }
 
 TEST_CASE("error statistics", "[validation]") {

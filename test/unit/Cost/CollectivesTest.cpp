@@ -121,6 +121,38 @@ TEST_CASE("all-gather, reduce-scatter, all-to-all, p2p", "[cost][collectives]") 
   CHECK(h == Approx(hand));
 }
 
+TEST_CASE("node-aware expert dispatch (DeepEP / HybridEP)",
+          "[cost][collectives]") {
+  // Distinct groups among k uniform picks without replacement.
+  CHECK(expectedDistinctGroups(8, 1, 4) == Approx(1));
+  CHECK(expectedDistinctGroups(8, 8, 8) == Approx(8)); // every expert
+  CHECK(expectedDistinctGroups(8, 8, 1) == 1);
+  // 2 groups of 2 of 4 experts, 2 picks: P(one group misses) = C(2,2)/C(4,2).
+  CHECK(expectedDistinctGroups(4, 2, 2) == Approx(2 * (1 - 1.0 / 6)));
+
+  NodeGroup hw = parseClusterSpec("dgx-h100:2")->groups[0];
+  double T = 64e6; // one copy of a rank's tokens
+  // Inside a node: the copies to other ranks over NVLink's all-to-all
+  // bandwidth, one per distinct destination rank (not one per expert).
+  CommGroupShape g8 = groupShape(hw, 8, 1);
+  double ranks8 = expectedDistinctGroups(128, 8, 8);
+  CHECK(flexDispatchSeconds(hw, T, 128, 8, g8) ==
+        Approx(3.4 * us + T * ranks8 * 7.0 / 8 / 320e9));
+  // Across two nodes: InfiniBand carries one copy to the other node when
+  // it holds a chosen expert; NVLink fans out. The slower side sets it.
+  CommGroupShape g16 = groupShape(hw, 16, 1);
+  double ranks16 = expectedDistinctGroups(128, 8, 16);
+  double nodes = expectedDistinctGroups(128, 8, 2);
+  double ib = T * nodes * 0.5 / 48e9;
+  double nv = T * ranks16 * 7.0 / 8 / 320e9;
+  CHECK(flexDispatchSeconds(hw, T, 128, 8, g16) ==
+        Approx(14 * us + std::max(ib, nv)));
+  // Far less than the all-to-all of the 8 routed copies, half remote.
+  double a2a = collectiveSeconds(hw, CollectiveOp::AllToAll, 8 * T, g16);
+  CHECK(flexDispatchSeconds(hw, T, 128, 8, g16) < a2a / 3);
+  CHECK(flexDispatchSeconds(hw, T, 128, 8, groupShape(hw, 1, 1)) == 0);
+}
+
 TEST_CASE("collective calibration replaces the modelled bandwidth",
           "[cost][collectives]") {
   NodeGroup hw = parseClusterSpec("dgx-h100:1")->groups[0];

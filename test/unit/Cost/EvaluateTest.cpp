@@ -461,17 +461,17 @@ TEST_CASE("the trident runtime prices its all-gather token dispatcher",
   cfg.ep = 8;
   EvalOptions gather;
   applyRuntime(gather, Runtime::Trident);
-  CHECK(gather.epAllGatherDispatcher);
+  CHECK(gather.moeDispatcher == MoeDispatcher::AllGather);
   // (The expectations below count 2-byte bf16 elements.)
   gather.bf16InFp32Storage = false;
   for (Runtime r : {Runtime::MegatronCore, Runtime::MegatronLm, Runtime::Fsdp,
                     Runtime::Torchtitan}) {
     EvalOptions o;
     applyRuntime(o, r);
-    CHECK_FALSE(o.epAllGatherDispatcher);
+    CHECK(o.moeDispatcher != MoeDispatcher::AllGather);
   }
   EvalOptions a2a = gather;
-  a2a.epAllGatherDispatcher = false;
+  a2a.moeDispatcher = MoeDispatcher::AllToAll;
   Evaluation eg = mustEvaluate(p, c, cfg, gather);
   Evaluation ea = mustEvaluate(p, c, cfg, a2a);
   // Per MoE layer and micro-batch, forward: AG + RS of the group's tokens
@@ -502,6 +502,73 @@ TEST_CASE("the trident runtime prices its all-gather token dispatcher",
   cfg.ep = 1;
   CHECK(mustEvaluate(p, c, cfg, gather).iterationSeconds ==
         mustEvaluate(p, c, cfg, a2a).iterationSeconds);
+}
+
+TEST_CASE("the flex dispatcher and force-balanced routing",
+          "[cost][evaluate]") {
+  LayerProfile p = mixtral();
+  Cluster c = *parseClusterSpec("dgx-h100:2");
+  ParallelConfig cfg = cfgOf(16, 1, 1, 1, 64);
+  cfg.zeroStage = 1;
+  cfg.ep = 8; // each ep group inside a node
+  EvalOptions a2a;
+  EvalOptions flex;
+  flex.moeDispatcher = MoeDispatcher::Flex;
+  Evaluation ea = mustEvaluate(p, c, cfg, a2a);
+  Evaluation ef = mustEvaluate(p, c, cfg, flex);
+  const LayerGroup *moe = nullptr;
+  for (const LayerGroup &g : p.groups)
+    if (g.cost.topK > 0)
+      moe = &g;
+  REQUIRE(moe);
+  // Per MoE layer and micro-batch, forward: dispatch + combine.
+  const NodeGroup &hw = c.groups[0];
+  CommGroupShape sh = groupShape(hw, 8, 1);
+  double bytes = moe->cost.a2aBytesPerSample;
+  double perLayer =
+      2 * flexDispatchSeconds(hw, bytes / 2, moe->cost.numExperts, 2, sh) -
+      2 * collectiveSeconds(hw, CollectiveOp::AllToAll, bytes, sh);
+  CHECK(perLayer < 0); // a token once per rank, not once per expert
+  CHECK(ef.stages[0].forwardSecondsPerMicroBatch -
+            ea.stages[0].forwardSecondsPerMicroBatch ==
+        Approx(double(moe->count) * perLayer).epsilon(1e-9));
+  // Balanced routing: the expert GEMMs at the mean load, not 1.25 x.
+  EvalOptions balanced;
+  balanced.expertLoadImbalance = 1;
+  Evaluation eb = mustEvaluate(p, c, cfg, balanced);
+  CHECK(eb.stages[0].forwardSecondsPerMicroBatch <
+        ea.stages[0].forwardSecondsPerMicroBatch);
+  CHECK(eb.stages[0].activationBytes == ea.stages[0].activationBytes);
+  CHECK(parseMoeDispatcher("flex") == MoeDispatcher::Flex);
+  CHECK(parseMoeDispatcher("alltoall") == MoeDispatcher::AllToAll);
+  CHECK_FALSE(parseMoeDispatcher("deepep"));
+  CHECK(moeDispatcherName(MoeDispatcher::AllGather) == "allgather");
+}
+
+TEST_CASE("FP8 keeps its GEMM inputs in one byte", "[cost][evaluate]") {
+  LayerProfile p = smallGpt();
+  Cluster c = *parseClusterSpec("dgx-h100:1");
+  ParallelConfig cfg = cfgOf(8, 1, 1, 1, 8);
+  LayerProfile marked = p;
+  double perLayer = 0;
+  for (LayerGroup &g : marked.groups)
+    if (g.cost.kind == LayerKind::Block) {
+      g.cost.actGemmInTpSharded = 1e6;
+      perLayer = 1e6;
+    }
+  REQUIRE(perLayer > 0);
+  for (DType d : {DType::BF16, DType::FP8}) {
+    cfg.precision = d;
+    Evaluation plain = mustEvaluate(p, c, cfg);
+    Evaluation fp8 = mustEvaluate(marked, c, cfg);
+    if (d == DType::BF16) {
+      CHECK(fp8.stages[0].activationBytes == plain.stages[0].activationBytes);
+    } else {
+      // Half of each marked byte (a 16-bit activation kept as FP8) less.
+      CHECK(fp8.stages[0].activationBytes < plain.stages[0].activationBytes);
+      CHECK(fp8.iterationSeconds == plain.iterationSeconds);
+    }
+  }
 }
 
 TEST_CASE("a tied embedding's gradient is summed over the first and last "
