@@ -6,8 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "trident/Plan/Plan.h"
 #include "trident/Plan/ParallelJson.h"
+#include "trident/Plan/Plan.h"
+#include "trident/Plan/StageJson.h"
 #include "trident/Support/DType.h"
 
 #include <cstdint>
@@ -38,16 +39,7 @@ Json stageJson(const StagePlan &s) {
                   {"gpu", s.gpu},
                   {"first_gpu", s.firstGpu},
                   {"num_gpus", s.numGpus}};
-  j["memory"] = {{"weights_bytes", s.weightBytes},
-                 {"gradients_bytes", s.gradientBytes},
-                 {"optimizer_bytes", s.optimizerBytes},
-                 {"activations_bytes", s.activationBytes},
-                 {"buffers_bytes", s.bufferBytes},
-                 {"total_bytes", s.totalBytes},
-                 {"capacity_bytes", s.capacityBytes},
-                 {"peak_in_flight", s.peakInFlight}};
-  if (s.zero3GatherElements > 0)
-    j["memory"]["zero3_gather_elements"] = s.zero3GatherElements;
+  j["memory"] = stageMemoryJson<Json>(s);
   j["time"] = {{"compute_s", s.computeSeconds},
                {"exposed_comm_s", s.exposedCommSeconds},
                {"bubble_s", s.bubbleSeconds}};

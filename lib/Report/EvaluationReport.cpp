@@ -3,6 +3,7 @@
 #include "trident/Report/EvaluationReport.h"
 #include "trident/Cost/Envelope.h"
 #include "trident/Plan/ParallelJson.h"
+#include "trident/Plan/StageJson.h"
 #include "trident/Report/InspectReport.h"
 
 #include <algorithm>
@@ -151,14 +152,7 @@ std::string renderEvaluationJson(const LayerProfile &profile,
                   {"bubble_s", s.bubbleSeconds},
                   {"dp_comm_s", s.dpCommSeconds},
                   {"optimizer_s", s.optimizerSeconds}};
-    st["memory"] = {{"weights_bytes", s.weightBytes},
-                    {"gradients_bytes", s.gradientBytes},
-                    {"optimizer_bytes", s.optimizerBytes},
-                    {"activations_bytes", s.activationBytes},
-                    {"buffers_bytes", s.bufferBytes},
-                    {"total_bytes", s.totalBytes},
-                    {"capacity_bytes", s.capacityBytes}};
-    st["peak_in_flight"] = s.peakInFlight;
+    st["memory"] = stageMemoryJson<json>(s);
     stages.push_back(st);
   }
   j["stages"] = stages;
