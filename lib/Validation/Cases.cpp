@@ -40,7 +40,8 @@ Result<std::string> caseModelConfig(const json &model,
   // `dense_intermediate_size` (DeepSeek-V3). Read as Mixtral, those keys
   // are ignored and the model is another one: the architecture whose
   // config has them is the one meant.
-  if (!model.is_object() || model.value("model_type", "") != "mixtral")
+  if (!model.is_object() || !model.contains("model_type") ||
+      model["model_type"] != "mixtral")
     return model.dump();
   auto has = [&](const char *key) {
     return model.contains(key) && !model[key].is_null();
@@ -79,8 +80,13 @@ Result<std::string> caseModelConfig(const json &model,
     move("intermediate_size", "moe_intermediate_size");
     move("dense_intermediate_size", "intermediate_size");
     move("moe_shared_experts", "n_shared_experts");
-    if (out.value("first_k_dense_replace", 0) > 0 &&
-        !out.contains("intermediate_size"))
+    const json &dense = out.contains("first_k_dense_replace")
+                            ? out["first_k_dense_replace"]
+                            : json(0);
+    if (!dense.is_number_integer())
+      return fail("first_k_dense_replace",
+                  "expected an integer, got " + dense.dump());
+    if (dense.get<int64_t>() > 0 && !out.contains("intermediate_size"))
       return fail("dense_intermediate_size",
                   "expected the dense layers' FFN size when "
                   "first_k_dense_replace > 0");

@@ -129,6 +129,14 @@ TEST_CASE("a case's MoE model is the architecture its keys describe",
   nlohmann::json noDense = deepseek;
   noDense.erase("dense_intermediate_size");
   CHECK_FALSE(caseModelConfig(noDense, "x").isOk());
+  // Values of the wrong type are errors, not exceptions.
+  nlohmann::json badDense = deepseek;
+  badDense["first_k_dense_replace"] = "three";
+  auto bd = caseModelConfig(badDense, "x");
+  REQUIRE_FALSE(bd.isOk());
+  CHECK(bd.message().find("model.first_k_dense_replace") != std::string::npos);
+  nlohmann::json numericType = {{"model_type", 7}};
+  CHECK(*caseModelConfig(numericType, "x") == numericType.dump());
 }
 
 TEST_CASE("a force-balanced case says so", "[validation]") {
