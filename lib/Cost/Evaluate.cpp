@@ -326,6 +326,17 @@ std::string_view moeDispatcherName(MoeDispatcher d) {
   return "?";
 }
 
+std::string moeDispatcherNames() {
+  std::string s;
+  constexpr size_t n = std::size(kMoeDispatchers);
+  for (size_t i = 0; i < n; ++i)
+    s += std::string(i == 0       ? ""
+                     : i + 1 == n ? " or "
+                                  : ", ") +
+         std::string(kMoeDispatchers[i].second);
+  return s;
+}
+
 void applyRuntime(EvalOptions &o, Runtime r) {
   o.runtime = r;
   // Megatron-Core / NeMo: Transformer Engine's cuDNN fused attention,

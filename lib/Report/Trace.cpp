@@ -111,6 +111,24 @@ Result<StepTimeline> simulateStep(const LayerProfile &profile,
 
 namespace {
 
+/// How the trace shows each PassComm kind, in the enum's order: its
+/// category, its events' name and its tracks' name.
+struct PassCommTrace {
+  TraceCategory category;
+  const char *event, *track;
+};
+constexpr PassCommTrace kPassCommTrace[kPassCommKinds] = {
+    {TraceCategory::TensorParallel, "TP collectives", "tensor parallel"},
+    {TraceCategory::ContextParallel, "CP ring exchange", "context parallel"},
+    {TraceCategory::ExpertParallel, "EP all-to-all", "expert parallel"},
+    {TraceCategory::DataParallel, "ZeRO-3 gather/scatter",
+     "ZeRO-3 (data parallel)"},
+};
+static_assert(size_t(PassComm::TensorParallel) == 0 &&
+              size_t(PassComm::ContextParallel) == 1 &&
+              size_t(PassComm::ExpertParallel) == 2 &&
+              size_t(PassComm::DataParallel) == 3);
+
 /// A pipeline transfer: its boundary, direction and event.
 struct Transfer {
   int32_t boundary;
@@ -272,17 +290,8 @@ Trace buildTrace(const StepTimeline &step) {
           if (d <= 0)
             continue;
           TraceEvent x = e;
-          static constexpr const char *kWhat[] = {
-              "TP collectives", "CP ring exchange", "EP all-to-all",
-              "ZeRO-3 gather/scatter"};
-          x.name = std::string(kWhat[k]) + " in " + e.name;
-          x.category = k == size_t(PassComm::TensorParallel)
-                           ? TraceCategory::TensorParallel
-                       : k == size_t(PassComm::ContextParallel)
-                           ? TraceCategory::ContextParallel
-                       : k == size_t(PassComm::ExpertParallel)
-                           ? TraceCategory::ExpertParallel
-                           : TraceCategory::DataParallel;
+          x.name = std::string(kPassCommTrace[k].event) + " in " + e.name;
+          x.category = kPassCommTrace[k].category;
           x.startSeconds = at;
           x.durationSeconds = d;
           passComm[{s, k}].push_back(std::move(x));
@@ -361,15 +370,13 @@ Trace buildTrace(const StepTimeline &step) {
 
   // --- communication exposed inside the passes: a track per stage and
   // kind that has any ---
-  static constexpr const char *kKind[] = {"tensor parallel", "context parallel",
-                                          "expert parallel",
-                                          "ZeRO-3 (data parallel)"};
   for (auto &[key, events] : passComm) {
     const auto [s, k] = key;
     const int32_t idx = int32_t(tr.tracks.size());
-    tr.tracks.push_back({commPid + 2, int32_t(s * int64_t(kPassCommKinds) + k),
-                         "communication inside the passes (exposed)",
-                         "stage " + std::to_string(s) + ": " + kKind[k]});
+    tr.tracks.push_back(
+        {commPid + 2, int32_t(s * int64_t(kPassCommKinds) + k),
+         "communication inside the passes (exposed)",
+         "stage " + std::to_string(s) + ": " + kPassCommTrace[k].track});
     for (TraceEvent &x : events) {
       x.track = idx;
       tr.events.push_back(std::move(x));

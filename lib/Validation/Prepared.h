@@ -39,9 +39,10 @@ struct PreparedCases {
 };
 
 /// Imports and analyses every evaluable case once (MLIR-side).
-PreparedCases prepareCases(const std::vector<Case> &cases,
-                           const EvalOptions &options,
-                           std::optional<Runtime> forceRuntime);
+PreparedCases
+prepareCases(const std::vector<Case> &cases, const EvalOptions &options,
+             std::optional<Runtime> forceRuntime,
+             std::optional<MoeDispatcher> forceDispatcher = std::nullopt);
 
 /// Evaluates one prepared case with the fitted constants `fit`.
 CaseResult evaluateCase(const PreparedCase &p, const FitValues &fit);

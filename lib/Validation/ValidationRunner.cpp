@@ -36,7 +36,8 @@ namespace detail {
 
 PreparedCases prepareCases(const std::vector<Case> &cases,
                            const EvalOptions &options,
-                           std::optional<Runtime> forceRuntime) {
+                           std::optional<Runtime> forceRuntime,
+                           std::optional<MoeDispatcher> forceDispatcher) {
   mlir::DialectRegistry registry;
   frontend::registerFrontendDialects(registry);
   mlir::MLIRContext context(registry);
@@ -79,6 +80,8 @@ PreparedCases prepareCases(const std::vector<Case> &cases,
     applyRuntime(p.options, p.runtime);
     if (c.forceBalanced)
       p.options.expertLoadImbalance = 1;
+    if (forceDispatcher)
+      p.options.moeDispatcher = *forceDispatcher;
     p.group = fitGroupOf(p.cluster.groups.front().gpu);
     for (const NodeGroup &g : p.cluster.groups)
       if (fitGroupOf(g.gpu) != p.group)
@@ -126,10 +129,10 @@ CaseResult evaluateCase(const PreparedCase &p, const FitValues &fit) {
 } // namespace detail
 
 Report runValidation(const std::vector<Case> &cases, const EvalOptions &options,
-                     std::optional<Runtime> forceRuntime,
-                     const FitValues &fit) {
+                     std::optional<Runtime> forceRuntime, const FitValues &fit,
+                     std::optional<MoeDispatcher> forceDispatcher) {
   detail::PreparedCases prepared =
-      detail::prepareCases(cases, options, forceRuntime);
+      detail::prepareCases(cases, options, forceRuntime, forceDispatcher);
   Report report;
   for (const detail::PreparedCase &p : prepared.cases)
     report.results.push_back(detail::evaluateCase(p, fit));

@@ -104,7 +104,8 @@ cl::opt<std::string> moeDispatcherOpt(
     "moe-dispatcher",
     cl::desc("expert-parallel token exchange to price: alltoall, allgather "
              "or flex (DeepEP / HybridEP); default: the runtime's"),
-    cl::value_desc("kind"), cl::sub(evaluateCmd), cl::cat(category));
+    cl::value_desc("kind"), cl::sub(evaluateCmd), cl::sub(validateCmd),
+    cl::cat(category));
 cl::opt<double> moeImbalanceOpt(
     "moe-load-imbalance",
     cl::desc("busiest expert's load over the mean (>= 1; 1: force-balanced "
@@ -143,6 +144,18 @@ cl::opt<bool> validateServeOpt(
     cl::sub(validateCmd), cl::cat(category));
 } // namespace
 
+/// --moe-dispatcher, when given; false (after the message) when it names
+/// no dispatcher.
+static bool dispatcherOption(std::optional<MoeDispatcher> &out) {
+  if (moeDispatcherOpt.empty())
+    return true;
+  out = parseMoeDispatcher(moeDispatcherOpt);
+  if (!out)
+    fail("--moe-dispatcher: unknown '" + moeDispatcherOpt + "' (expected " +
+         moeDispatcherNames() + ")");
+  return out.has_value();
+}
+
 int runEvaluate(mlir::MLIRContext &ctx) {
   ParallelConfig cfg;
   cfg.globalBatch = globalBatchOpt;
@@ -158,14 +171,11 @@ int runEvaluate(mlir::MLIRContext &ctx) {
     return 1;
   EvalOptions options;
   applyRuntime(options, *runtime);
-  if (!moeDispatcherOpt.empty()) {
-    auto d = parseMoeDispatcher(moeDispatcherOpt);
-    if (!d)
-      return fail("--moe-dispatcher: unknown '" + moeDispatcherOpt +
-                      "' (expected alltoall, allgather or flex)",
-                  2);
-    options.moeDispatcher = *d;
-  }
+  std::optional<MoeDispatcher> dispatcher;
+  if (!dispatcherOption(dispatcher))
+    return 2;
+  if (dispatcher)
+    options.moeDispatcher = *dispatcher;
   if (moeImbalanceOpt.getNumOccurrences()) {
     if (!(moeImbalanceOpt >= 1) || !std::isfinite(moeImbalanceOpt))
       return fail("--moe-load-imbalance: expected a number >= 1, got " +
@@ -214,7 +224,7 @@ int runEvaluate(mlir::MLIRContext &ctx) {
 int runValidate(mlir::MLIRContext &ctx) {
   if (validateServeOpt) {
     if (fitOpt || crossValidateOpt || !writeEnvelopeOpt.empty() ||
-        !runtimeOpt.empty() || casesOpt.size() > 1)
+        !runtimeOpt.empty() || !moeDispatcherOpt.empty() || casesOpt.size() > 1)
       return fail("--serve takes at most one --cases and --write-doc", 2);
     return runValidateServe(ctx, casesOpt.empty() ? "" : casesOpt[0],
                             writeDocOpt);
@@ -242,6 +252,14 @@ int runValidate(mlir::MLIRContext &ctx) {
     return fail("--runtime cannot be combined with --fit or --cross-validate "
                 "(the constants are fitted with each case under its own "
                 "runtime)",
+                2);
+  std::optional<MoeDispatcher> dispatcher;
+  if (!dispatcherOption(dispatcher))
+    return 2;
+  if ((fitOpt || crossValidateOpt) && dispatcher)
+    return fail("--moe-dispatcher cannot be combined with --fit or "
+                "--cross-validate (the constants are fitted with each case "
+                "under its own runtime)",
                 2);
   if (validateThreadsOpt < 0)
     return fail(
@@ -277,7 +295,8 @@ int runValidate(mlir::MLIRContext &ctx) {
     llvm::outs() << validation::renderFit(fit);
     return 0;
   }
-  validation::Report report = validation::runValidation(cases, {}, force);
+  validation::Report report = validation::runValidation(
+      cases, {}, force, FitValues::published(), dispatcher);
   llvm::outs() << validation::renderText(report);
   if (!writeDocOpt.empty()) {
     std::string doc = validation::renderMarkdown(

@@ -49,6 +49,8 @@ enum class MoeDispatcher : uint8_t { AllToAll, AllGather, Flex };
 /// "alltoall", "allgather", "flex" (Megatron-Core's names); none if other.
 std::optional<MoeDispatcher> parseMoeDispatcher(std::string_view name);
 std::string_view moeDispatcherName(MoeDispatcher d);
+/// "alltoall, allgather or flex": the names, for messages.
+std::string moeDispatcherNames();
 
 /// Modelling switches (defaults model Megatron-Core on current software).
 /// DeepSpeed's default zero_optimization.reduce_bucket_size, in elements

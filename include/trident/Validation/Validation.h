@@ -136,12 +136,14 @@ std::string renderMarkdown(const Report &report, const std::string &command,
 
 /// Evaluates every case (MLIR-side; defined in ValidationRunner.cpp).
 /// Each case runs under its own runtime (applyRuntime on a copy of
-/// `options`) unless `forceRuntime` names one for all; the GPUs carry the
-/// fitted constants `fit`.
-Report runValidation(const std::vector<Case> &cases,
-                     const EvalOptions &options = {},
-                     std::optional<Runtime> forceRuntime = std::nullopt,
-                     const FitValues &fit = FitValues::published());
+/// `options`) unless `forceRuntime` names one for all, and with its
+/// runtime's token dispatcher unless `forceDispatcher` names one; the GPUs
+/// carry the fitted constants `fit`.
+Report
+runValidation(const std::vector<Case> &cases, const EvalOptions &options = {},
+              std::optional<Runtime> forceRuntime = std::nullopt,
+              const FitValues &fit = FitValues::published(),
+              std::optional<MoeDispatcher> forceDispatcher = std::nullopt);
 
 /// The fit of each generation's constants, and how good it is.
 struct GroupFit {
