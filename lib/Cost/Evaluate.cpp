@@ -464,11 +464,9 @@ struct Evaluator::Impl {
   };
   std::array<Slot, kCacheSlots> cache;
 
-  // Last compiled schedule used.
+  // Last compiled schedule used (ScheduleCache::getSimulated).
   bool haveSched = false;
-  ScheduleKind schedKind = ScheduleKind::OneFOneB;
-  int64_t schedP = 0, schedM = 0, schedV = 0;
-  ScheduleCache::Entry sched;
+  ScheduleCache::Simulated sched;
 
   PipelineCosts costs;
   SimWorkspace ws;
@@ -1377,16 +1375,16 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
   const double actBytes = double(dtypeBytes(actType));
 
   // --- schedule ---
-  if (!im.haveSched || im.schedKind != kind || im.schedP != p ||
-      im.schedM != m || im.schedV != v) {
-    Result<ScheduleCache::Entry> e = ScheduleCache::global().get(kind, p, m, v);
+  if (!im.haveSched || im.sched.kind != kind || im.sched.p != p ||
+      im.sched.m != m || im.sched.v != v) {
+    Result<ScheduleCache::Simulated> e =
+        ScheduleCache::global().getSimulated(kind, p, m, v);
     if (!e)
       return Status::error("config: schedule: " + e.message());
-    im.sched = *e;
+    im.sched = std::move(*e);
     im.haveSched = true;
-    im.schedKind = kind, im.schedP = p, im.schedM = m, im.schedV = v;
   }
-  const CompiledSchedule &sched = *im.sched;
+  const CompiledSchedule &sched = *im.sched.schedule;
 
   // --- stage -> node group ---
   im.stageGroup.resize(size_t(p));
@@ -1410,7 +1408,8 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
   // --- simulate ---
   im.stageIdle.assign(size_t(p), 0.0);
   Result<MakespanResult> sim =
-      simulateMakespan(sched, pc, im.ws, std::span<double>(im.stageIdle));
+      simulateMakespan(ScheduleCache::global(), im.sched, pc, im.ws,
+                       std::span<double>(im.stageIdle));
   if (!sim)
     return Status::error("simulation: " + sim.message());
   const double makespan = sim->makespanSeconds;

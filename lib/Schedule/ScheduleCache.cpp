@@ -2,6 +2,7 @@
 
 #include "trident/Schedule/ScheduleCache.h"
 
+#include <algorithm>
 #include <mutex>
 
 namespace trident {
@@ -59,6 +60,68 @@ Result<ScheduleCache::Entry> ScheduleCache::get(ScheduleKind kind, int64_t p,
   }
   bytes_ += size;
   return map_.emplace(key, std::move(entry)).first->second;
+}
+
+Result<ScheduleCache::Simulated>
+ScheduleCache::getSimulated(ScheduleKind kind, int64_t p, int64_t m, int64_t v,
+                            int attempt) {
+  if (Status st = checkScheduleParams(kind, p, m, v); !st)
+    return st;
+  Simulated out;
+  out.kind = kind, out.p = p, out.m = m, out.v = v;
+  // A period is one micro-batch of 1F1B, p of interleaved (one round of
+  // Megatron-LM's micro-batch groups). The shortest schedule tried holds
+  // 2p + 32 periods beyond its warm-up and cool-down: time for the
+  // simulation to settle, which it does within a few periods unless two
+  // of the pipeline's cycles take almost the same time.
+  const int64_t perPeriod =
+      kind == ScheduleKind::Interleaved1F1B ? p : 1;
+  int64_t periods = (2 * p + 32 + 4) << (3 * std::min(attempt, 8));
+  int64_t shortM = kind == ScheduleKind::GPipe ? m : periods * perPeriod;
+  if (2 * shortM > m) {
+    Result<Entry> full = get(kind, p, m, v);
+    if (!full)
+      return full.status();
+    out.schedule = *full;
+    return out;
+  }
+  Result<Entry> e = get(kind, p, shortM, v);
+  if (!e)
+    return e.status();
+  const CompiledSchedule::SteadyState &ss = (*e)->steadyState();
+  if (ss.ops == 0 || ss.microBatches != perPeriod ||
+      (m - shortM) % perPeriod != 0) {
+    Result<Entry> full = get(kind, p, m, v);
+    if (!full)
+      return full.status();
+    out.schedule = *full;
+    return out;
+  }
+  out.schedule = *e;
+  out.extraPeriods = (m - shortM) / perPeriod;
+  return out;
+}
+
+Result<MakespanResult> simulateMakespan(ScheduleCache &cache,
+                                        const ScheduleCache::Simulated &s,
+                                        const PipelineCosts &costs,
+                                        SimWorkspace &ws,
+                                        std::span<double> stageIdleSeconds) {
+  const ScheduleCache::Simulated *at = &s;
+  ScheduleCache::Simulated longer;
+  for (int attempt = 1;; ++attempt) {
+    bool settled = false;
+    Result<MakespanResult> r = simulateMakespan(
+        *at->schedule, costs, ws, stageIdleSeconds, at->extraPeriods, &settled);
+    if (!r || settled)
+      return r;
+    Result<ScheduleCache::Simulated> next =
+        cache.getSimulated(s.kind, s.p, s.m, s.v, attempt);
+    if (!next)
+      return next.status();
+    longer = std::move(*next);
+    at = &longer;
+  }
 }
 
 size_t ScheduleCache::bytes() const {

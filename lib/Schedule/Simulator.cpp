@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 namespace trident {
@@ -34,7 +35,55 @@ struct Analysis {
   std::vector<int32_t> lastOp;
   std::vector<int32_t> peakInFlight;
   std::vector<int32_t> warmup;
+  CompiledSchedule::SteadyState steady;
 };
+
+/// The longest run of ops that repeats with the period of `microBatches`
+/// micro-batches (see CompiledSchedule::SteadyState). Found by comparing
+/// the compiled ops, not assumed from the schedule's kind.
+CompiledSchedule::SteadyState
+findSteadyState(const std::vector<CompiledSchedule::Op> &ops, int64_t p,
+                int64_t v, int64_t microBatches) {
+  CompiledSchedule::SteadyState st;
+  const int64_t N = static_cast<int64_t>(ops.size());
+  const int64_t P = 2 * p * v * microBatches;
+  if (P <= 0 || 2 * P > N)
+    return st;
+  auto same = [&](int64_t i) {
+    const CompiledSchedule::Op &a = ops[i], &b = ops[i + P];
+    if (a.stage != b.stage || a.cost != b.cost)
+      return false;
+    if (a.dep == N || b.dep == N)
+      return a.dep == N && b.dep == N;
+    return int64_t(b.dep) == int64_t(a.dep) + P;
+  };
+  int64_t bestBegin = 0, bestLen = 0;
+  for (int64_t i = 0; i + P < N;) {
+    if (!same(i)) {
+      ++i;
+      continue;
+    }
+    int64_t j = i;
+    while (j + P < N && same(j))
+      ++j;
+    if (j - i > bestLen)
+      bestBegin = i, bestLen = j - i;
+    i = j;
+  }
+  // A steady state holds at least two whole periods.
+  if (bestLen < P)
+    return st;
+  st.begin = bestBegin;
+  st.end = bestBegin + bestLen + P;
+  st.ops = static_cast<int32_t>(P);
+  st.microBatches = static_cast<int32_t>(microBatches);
+  int64_t lookback = P;
+  for (int64_t i = bestBegin; i < N; ++i)
+    if (ops[i].dep != N)
+      lookback = std::max<int64_t>(lookback, i - ops[i].dep);
+  st.lookback = static_cast<int32_t>(lookback);
+  return st;
+}
 
 Status analyzeSchedule(const Schedule &s, Analysis *out) {
   auto err = [&](const std::string &what) {
@@ -179,8 +228,12 @@ Status analyzeSchedule(const Schedule &s, Analysis *out) {
       unitStart[id] = t0;
       unitEnd[id] = stageFree[stageOf[id]] = t0 + (forward ? 1.0 : 2.0);
     }
+    // Ties by stage: then the order is the same in every period of the
+    // steady state (findSteadyState), which Kahn's order is not.
     std::stable_sort(queue.begin(), queue.end(), [&](int32_t a, int32_t b) {
-      return unitStart[a] < unitStart[b];
+      if (unitStart[a] != unitStart[b])
+        return unitStart[a] < unitStart[b];
+      return stageOf[a] < stageOf[b];
     });
   }
   std::vector<int32_t> topo(N);
@@ -232,6 +285,9 @@ Status analyzeSchedule(const Schedule &s, Analysis *out) {
     out->peakInFlight[st] = peak;
     out->warmup[st] = warm;
   }
+  if (s.kind != ScheduleKind::GPipe)
+    out->steady = findSteadyState(
+        out->ops, p, s.v, s.kind == ScheduleKind::Interleaved1F1B ? p : 1);
   return Status::ok();
 }
 
@@ -253,6 +309,7 @@ Result<CompiledSchedule> compileSchedule(Schedule schedule) {
   c.lastOp_ = std::move(a.lastOp);
   c.peakInFlight_ = std::move(a.peakInFlight);
   c.forwardsBeforeFirstBackward_ = std::move(a.warmup);
+  c.steady_ = a.steady;
   return c;
 }
 
@@ -307,15 +364,14 @@ namespace {
 
 /// The simulation pass; returns the makespan. With Record, `start` and
 /// `end` receive each op's times (in topological order).
-template <bool Record>
-double runPass(const CompiledSchedule &sched, const PipelineCosts &costs,
-               SimWorkspace &ws, double *start, double *end) {
+/// Sizes the workspace for `sched` and fills its cost table.
+void prepare(const CompiledSchedule &sched, const PipelineCosts &costs,
+             SimWorkspace &ws) {
   const int64_t p = sched.p();
   const int64_t G = p * sched.v();
-  const auto &ops = sched.ops();
-  const size_t N = ops.size();
-
+  const size_t N = sched.ops().size();
   ws.available.resize(N + 1);
+  ws.available[N] = 0.0; // the "no dependency" slot
   ws.stageFree.assign(p, 0.0);
   ws.cost.resize(2 * G);
   const auto &boundary = sched.sendBoundary();
@@ -327,15 +383,20 @@ double runPass(const CompiledSchedule &sched, const PipelineCosts &costs,
         b >= 0 && !costs.p2pSeconds.empty() ? costs.p2pSeconds[b] : 0.0;
     ws.cost[k] = {compute, link, costs.overlapP2P ? 0.0 : link};
   }
+}
 
+/// Simulates ops [from, to) of a prepared workspace. With Record, `start`
+/// and `end` receive each op's times (in topological order).
+template <bool Record>
+void runOps(const CompiledSchedule &sched, SimWorkspace &ws, size_t from,
+            size_t to, double *start = nullptr, double *end = nullptr) {
   double *avail = ws.available.data();
   double *freeAt = ws.stageFree.data();
   const SimWorkspace::CostEntry *cost = ws.cost.data();
-  avail[N] = 0.0; // the "no dependency" slot
-  const CompiledSchedule::Op *op = ops.data();
+  const CompiledSchedule::Op *op = sched.ops().data();
   // The whole discrete-event simulation: in topological order an action's
   // start is max(its stage is free, its input has arrived), both final.
-  for (size_t i = 0; i < N; ++i) {
+  for (size_t i = from; i < to; ++i) {
     const CompiledSchedule::Op o = op[i];
     const SimWorkspace::CostEntry c = cost[o.cost];
     double ready = avail[o.dep];
@@ -349,15 +410,93 @@ double runPass(const CompiledSchedule &sched, const PipelineCosts &costs,
     avail[i] = t1 + c.transferSeconds;
     freeAt[o.stage] = t1 + c.blockSeconds;
   }
-  // Every action but a backward of model chunk 0 has a consumer that ends
-  // no earlier (durations are non-negative), so the step ends with stage 0's
-  // last action, which sends nothing: its `available` is its end, exactly.
-  return avail[sched.lastOpOfStage()[0]];
+}
+
+/// Every action but a backward of model chunk 0 has a consumer that ends
+/// no earlier (durations are non-negative), so the step ends with stage 0's
+/// last action, which sends nothing: its `available` is its end, exactly.
+double makespanOf(const CompiledSchedule &sched, const SimWorkspace &ws) {
+  return ws.available[sched.lastOpOfStage()[0]];
+}
+
+/// The simulation pass; returns the makespan.
+template <bool Record>
+double runPass(const CompiledSchedule &sched, const PipelineCosts &costs,
+               SimWorkspace &ws, double *start, double *end) {
+  prepare(sched, costs, ws);
+  runOps<Record>(sched, ws, 0, sched.ops().size(), start, end);
+  return makespanOf(sched, ws);
+}
+
+/// The makespan of `sched` with `extra` more periods of its steady state,
+/// without simulating them; nullopt when the simulation did not settle
+/// into its steady state inside the schedule's periodic ops.
+///
+/// Why a settled state may be moved ahead: one period maps the state that
+/// later ops read (each stage's free time and the last `lookback` ops'
+/// outputs) to the next by max and + only. Such a map is monotone and
+/// moves with a shift (F(x + c) = F(x) + c for c >= 0; the "no
+/// dependency" slot reads 0, below every time). So if one period moved
+/// every component by between lo and hi, then k more move each by between
+/// k lo and k hi, and the rest of the step, monotone and shift-moving
+/// too, ends between the makespans of those two states: the answer given
+/// here, which moves each component by k times its own last increment,
+/// is within k (hi - lo) of the step simulated op by op (apart from
+/// rounding). It is used only when that bound is below 1e-12 of the
+/// makespan; an exact period (hi == lo) gives the same makespan.
+std::optional<double> runExtendedPass(const CompiledSchedule &sched,
+                                      const PipelineCosts &costs,
+                                      SimWorkspace &ws, int64_t extra) {
+  const CompiledSchedule::SteadyState &ss = sched.steadyState();
+  if (ss.ops == 0)
+    return std::nullopt;
+  const int64_t P = ss.ops, D = ss.lookback, p = sched.p();
+  const int64_t N = sched.numActions();
+  // The state at boundary i (ops [i - D, i) and the stages' free times)
+  // is compared with the one a period before, so both must lie in the
+  // steady state, and a stage's last op before each must be one too.
+  int64_t i = ss.begin + P + D;
+  const int64_t last = ss.end;
+  if (i > last)
+    return std::nullopt;
+  prepare(sched, costs, ws);
+  runOps<false>(sched, ws, 0, size_t(i - P));
+  std::vector<double> &prevFree = ws.busy; // scratch until stageBusy()
+  std::vector<double> &delta = ws.start;   // scratch (simulate() only)
+  for (; i <= last; i += P) {
+    prevFree.assign(ws.stageFree.begin(), ws.stageFree.end());
+    runOps<false>(sched, ws, size_t(i - P), size_t(i));
+    const double *avail = ws.available.data();
+    delta.resize(size_t(D + p));
+    double lo = INFINITY, hi = -INFINITY, top = 0;
+    for (int64_t t = 0; t < D; ++t) {
+      double d = avail[i - D + t] - avail[i - D + t - P];
+      delta[size_t(t)] = d;
+      lo = std::min(lo, d), hi = std::max(hi, d);
+    }
+    for (int64_t s = 0; s < p; ++s) {
+      double d = ws.stageFree[size_t(s)] - prevFree[size_t(s)];
+      delta[size_t(D + s)] = d;
+      lo = std::min(lo, d), hi = std::max(hi, d);
+      top = std::max(top, ws.stageFree[size_t(s)]);
+    }
+    double k = double(extra);
+    if (!(lo >= 0) || k * (hi - lo) > 1e-12 * (top + k * lo))
+      continue;
+    double *av = ws.available.data();
+    for (int64_t t = 0; t < D; ++t)
+      av[i - D + t] += k * delta[size_t(t)];
+    for (int64_t s = 0; s < p; ++s)
+      ws.stageFree[size_t(s)] += k * delta[size_t(D + s)];
+    runOps<false>(sched, ws, size_t(i), size_t(N));
+    return makespanOf(sched, ws);
+  }
+  return std::nullopt;
 }
 
 /// Compute seconds per stage: m times the stage's chunks' F + B.
 void stageBusy(const CompiledSchedule &sched, const PipelineCosts &costs,
-               std::vector<double> &busy) {
+               std::vector<double> &busy, int64_t microBatches) {
   const int64_t p = sched.p(), v = sched.v();
   busy.assign(p, 0.0);
   for (int64_t c = 0; c < v; ++c)
@@ -366,7 +505,7 @@ void stageBusy(const CompiledSchedule &sched, const PipelineCosts &costs,
       busy[s] += costs.forwardSeconds[g] + costs.backwardSeconds[g];
     }
   for (double &b : busy)
-    b *= sched.m();
+    b *= double(microBatches);
 }
 
 double bubbleFractionOf(double makespan, double maxBusy) {
@@ -381,15 +520,41 @@ Result<MakespanResult> simulateMakespan(const CompiledSchedule &sched,
                                         const PipelineCosts &costs,
                                         SimWorkspace &ws,
                                         std::span<double> stageIdleSeconds) {
+  bool settled = true;
+  return simulateMakespan(sched, costs, ws, stageIdleSeconds, 0, &settled);
+}
+
+Result<MakespanResult> simulateMakespan(const CompiledSchedule &sched,
+                                        const PipelineCosts &costs,
+                                        SimWorkspace &ws,
+                                        std::span<double> stageIdleSeconds,
+                                        int64_t extraPeriods, bool *settled) {
   if (Status st = checkPipelineCosts(sched, costs); !st)
     return st;
   if (!stageIdleSeconds.empty() &&
       stageIdleSeconds.size() != static_cast<size_t>(sched.p()))
     return Status::error("simulateMakespan: stageIdleSeconds needs p = " +
                          std::to_string(sched.p()) + " entries");
+  if (extraPeriods < 0 ||
+      (extraPeriods > 0 && sched.steadyState().ops == 0))
+    return Status::error("simulateMakespan: " +
+                         std::to_string(extraPeriods) +
+                         " extra periods of a schedule without a steady "
+                         "state");
   MakespanResult r;
-  r.makespanSeconds = runPass<false>(sched, costs, ws, nullptr, nullptr);
-  stageBusy(sched, costs, ws.busy);
+  *settled = true;
+  if (extraPeriods == 0) {
+    r.makespanSeconds = runPass<false>(sched, costs, ws, nullptr, nullptr);
+  } else {
+    std::optional<double> t = runExtendedPass(sched, costs, ws, extraPeriods);
+    if (!t) {
+      *settled = false;
+      return r;
+    }
+    r.makespanSeconds = *t;
+  }
+  stageBusy(sched, costs, ws.busy,
+            sched.m() + extraPeriods * sched.steadyState().microBatches);
   for (size_t s = 0; s < ws.busy.size(); ++s) {
     r.maxStageBusySeconds = std::max(r.maxStageBusySeconds, ws.busy[s]);
     if (!stageIdleSeconds.empty())
@@ -417,7 +582,7 @@ Status simulateInto(const CompiledSchedule &sched, const PipelineCosts &costs,
   ws.end.resize(N);
   r.makespanSeconds =
       runPass<true>(sched, costs, ws, ws.start.data(), ws.end.data());
-  stageBusy(sched, costs, r.busySeconds);
+  stageBusy(sched, costs, r.busySeconds, sched.m());
   const int64_t p = sched.p();
   double maxBusy = 0;
   r.idleSeconds.resize(p);

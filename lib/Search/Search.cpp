@@ -101,13 +101,13 @@ Result<StageModel> stageModel(const LayerProfile &profile,
     return s;
   ScheduleKind kind = cfg.schedule.value_or(ScheduleKind::OneFOneB);
   int64_t m = cfg.globalBatch / (cfg.dp * cfg.microBatch);
-  Result<ScheduleCache::Entry> sched =
-      ScheduleCache::global().get(kind, cfg.pp, m, 1);
+  Result<ScheduleCache::Simulated> sched =
+      ScheduleCache::global().getSimulated(kind, cfg.pp, m, 1);
   if (!sched)
     return sched.status();
   StageModel out;
   out.numBlocks = sh.numBlocks;
-  stageCosts(sh, C, (*sched)->peakInFlight(), out.costs, out.stages);
+  stageCosts(sh, C, sched->schedule->peakInFlight(), out.costs, out.stages);
   return out;
 }
 

@@ -489,11 +489,11 @@ struct Worker {
     buildLayerCosts(C);
     const int64_t stageGpus = cfg.dp * cfg.tp * cfg.cp;
     ScheduleKind kind = cfg.scheduleKind();
-    Result<ScheduleCache::Entry> sched =
-        ScheduleCache::global().get(kind, p, m, v);
+    Result<ScheduleCache::Simulated> sched =
+        ScheduleCache::global().getSimulated(kind, p, m, v);
     if (!sched)
       return sched.status();
-    const std::vector<int32_t> &inflight = (*sched)->peakInFlight();
+    const std::vector<int32_t> &inflight = sched->schedule->peakInFlight();
     buildDevices(C, inflight);
 
     ++stats.partitions;

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <shared_mutex>
+#include <span>
 #include <unordered_map>
 
 namespace trident {
@@ -33,6 +34,24 @@ public:
   /// The compiled schedule for (kind, p, m, v), built on first use. Bad
   /// parameters give the buildSchedule() error (errors are not cached).
   Result<Entry> get(ScheduleKind kind, int64_t p, int64_t m, int64_t v = 1);
+
+  /// What simulates a step of (kind, p, m, v): `schedule` is the compiled
+  /// schedule of m - extraPeriods * steadyState().microBatches
+  /// micro-batches. For 1F1B and interleaved schedules with many
+  /// micro-batches it is a shorter schedule whose steady state the
+  /// simulation extends (simulateMakespan below), so neither building nor
+  /// simulating grows with m; else the schedule itself, extraPeriods 0.
+  /// Its peak in-flight counts are the full schedule's.
+  struct Simulated {
+    Entry schedule;
+    int64_t extraPeriods = 0;
+    ScheduleKind kind = ScheduleKind::OneFOneB;
+    int64_t p = 1, m = 1, v = 1;
+  };
+  /// `attempt` 0 is the shortest; each next one is 8 times longer, until
+  /// the schedule itself.
+  Result<Simulated> getSimulated(ScheduleKind kind, int64_t p, int64_t m,
+                                 int64_t v = 1, int attempt = 0);
 
   /// Entries held.
   size_t size() const;
@@ -65,6 +84,16 @@ private:
   /// deep pipelines met tens of gigabytes of schedules without it.
   size_t budget_ = size_t(1) << 29;
 };
+
+/// simulateMakespan() of the step `s` stands for (its m micro-batches):
+/// extends `s.schedule`'s steady state, and where the simulation did not
+/// settle inside it, tries the next longer schedule from `cache`, up to the
+/// full one. The same as simulating the full schedule op by op, to 1e-12.
+Result<MakespanResult> simulateMakespan(ScheduleCache &cache,
+                                        const ScheduleCache::Simulated &s,
+                                        const PipelineCosts &costs,
+                                        SimWorkspace &ws,
+                                        std::span<double> stageIdleSeconds);
 
 } // namespace trident
 

@@ -75,6 +75,20 @@ public:
   /// Topological index of the last action of each stage.
   const std::vector<int32_t> &lastOpOfStage() const { return lastOp_; }
 
+  /// The steady state of a 1F1B or interleaved schedule: ops [begin, end)
+  /// repeat with a period of `ops` ops, i.e. for begin <= i < end - ops,
+  /// ops[i + ops] is ops[i] one period later (same stage and cost index,
+  /// its dependency `ops` further on, or none for both). A period is
+  /// `microBatches` micro-batches (1F1B: 1, interleaved: p) of every
+  /// stage's forward and backward. `lookback` is the largest distance from
+  /// an op at or after `begin` back to its dependency, at least `ops`.
+  /// ops == 0: no steady state (GPipe, or too few micro-batches).
+  struct SteadyState {
+    int64_t begin = 0, end = 0;
+    int32_t ops = 0, microBatches = 0, lookback = 0;
+  };
+  const SteadyState &steadyState() const { return steady_; }
+
 private:
   friend Result<CompiledSchedule> compileSchedule(Schedule schedule);
   Schedule schedule_;
@@ -84,6 +98,7 @@ private:
   std::vector<int32_t> lastOp_;
   std::vector<int32_t> peakInFlight_;
   std::vector<int32_t> forwardsBeforeFirstBackward_;
+  SteadyState steady_;
 };
 
 /// Validates `schedule` (validateSchedule) and precomputes its simulation
@@ -170,6 +185,21 @@ simulateMakespan(const CompiledSchedule &sched, const PipelineCosts &costs,
 /// Same, with a thread-local workspace.
 Result<MakespanResult> simulateMakespan(const CompiledSchedule &sched,
                                         const PipelineCosts &costs);
+
+/// simulateMakespan() of the schedule `sched` would be with
+/// `extraPeriods` more periods of its steady state (steadyState(): the
+/// schedule of m + extraPeriods * microBatches micro-batches), in the time
+/// of `sched` alone: once a period moves the simulation's state by the
+/// same amount in every component (to 1e-12 of the makespan over all the
+/// periods skipped), the state is moved ahead by the skipped periods
+/// (Simulator.cpp, runExtendedPass, has the argument). Sets `*settled` to
+/// false, and returns nothing useful, when the state did not settle inside
+/// `sched`'s steady state: simulate a longer schedule then.
+Result<MakespanResult> simulateMakespan(const CompiledSchedule &sched,
+                                        const PipelineCosts &costs,
+                                        SimWorkspace &ws,
+                                        std::span<double> stageIdleSeconds,
+                                        int64_t extraPeriods, bool *settled);
 
 /// One executed action.
 struct TimedAction {

@@ -427,3 +427,130 @@ TEST_CASE("simulation is deterministic across threads", "[schedule][sim]") {
   for (double g : got)
     CHECK(g == want);
 }
+
+TEST_CASE("the steady state repeats one micro-batch of 1F1B, p of "
+          "interleaved",
+          "[schedule][sim]") {
+  const CompiledSchedule &one = get(ScheduleKind::OneFOneB, 4, 64);
+  const auto &ss = one.steadyState();
+  CHECK(ss.ops == 2 * 4);
+  CHECK(ss.microBatches == 1);
+  // Everything but the warm-up and cool-down of about p micro-batches.
+  CHECK(ss.end - ss.begin >= (64 - 2 * 4) * ss.ops);
+  const auto &ops = one.ops();
+  for (int64_t i = ss.begin; i + ss.ops < ss.end; ++i) {
+    CHECK(ops[i + ss.ops].stage == ops[i].stage);
+    CHECK(ops[i + ss.ops].cost == ops[i].cost);
+  }
+  const auto &il = get(ScheduleKind::Interleaved1F1B, 4, 64, 2).steadyState();
+  CHECK(il.ops == 2 * 4 * 2 * 4);
+  CHECK(il.microBatches == 4);
+  CHECK(get(ScheduleKind::GPipe, 4, 64).steadyState().ops == 0);
+  CHECK(get(ScheduleKind::OneFOneB, 4, 2).steadyState().ops == 0);
+}
+
+TEST_CASE("a long step is simulated from a short schedule's steady state",
+          "[schedule][sim]") {
+  std::mt19937 rng(2024);
+  ScheduleCache cache;
+  SimWorkspace ws;
+  struct C {
+    ScheduleKind k;
+    int p, m, v;
+  };
+  int extended = 0;
+  for (C cs : {C{ScheduleKind::OneFOneB, 1, 500, 1},
+               C{ScheduleKind::OneFOneB, 2, 777, 1},
+               C{ScheduleKind::OneFOneB, 5, 1001, 1},
+               C{ScheduleKind::OneFOneB, 8, 4096, 1},
+               C{ScheduleKind::OneFOneB, 16, 3000, 1},
+               C{ScheduleKind::Interleaved1F1B, 2, 1000, 3},
+               C{ScheduleKind::Interleaved1F1B, 4, 2048, 2},
+               C{ScheduleKind::Interleaved1F1B, 8, 4096, 4},
+               C{ScheduleKind::GPipe, 4, 600, 1}})
+    for (int trial = 0; trial < 6; ++trial) {
+      bool overlap = trial % 2 == 0;
+      INFO(scheduleKindName(cs.k) << " p=" << cs.p << " m=" << cs.m
+                                  << " v=" << cs.v << " trial=" << trial);
+      PipelineCosts c = randomCosts(rng, cs.p, cs.v, overlap);
+      if (trial >= 4) // even stages, where many cycles tie exactly
+        c = PipelineCosts::uniform(cs.p, cs.v, 1.0, 2.0, 0.05, overlap);
+      auto full = cache.get(cs.k, cs.p, cs.m, cs.v);
+      REQUIRE(full.isOk());
+      std::vector<double> idleFull(cs.p), idleShort(cs.p);
+      auto want = simulateMakespan(**full, c, ws, idleFull);
+      auto sim = cache.getSimulated(cs.k, cs.p, cs.m, cs.v);
+      REQUIRE(sim.isOk());
+      if (cs.k == ScheduleKind::GPipe) {
+        CHECK(sim->extraPeriods == 0);
+      } else {
+        CHECK(sim->extraPeriods > 0);
+        CHECK(sim->schedule->m() + sim->extraPeriods *
+                                       sim->schedule->steadyState()
+                                           .microBatches ==
+              cs.m);
+        CHECK(sim->schedule->numActions() < (*full)->numActions() / 2);
+      }
+      CHECK(sim->schedule->peakInFlight() == (*full)->peakInFlight());
+      auto got = simulateMakespan(cache, *sim, c, ws, idleShort);
+      REQUIRE(want.isOk());
+      REQUIRE(got.isOk());
+      CHECK(relEq(got->makespanSeconds, want->makespanSeconds, 1e-12));
+      CHECK(relEq(got->maxStageBusySeconds, want->maxStageBusySeconds,
+                  1e-12));
+      CHECK(std::abs(got->bubbleFraction - want->bubbleFraction) <= 1e-10);
+      CHECK(got->maxPeakInFlight == want->maxPeakInFlight);
+      for (int s = 0; s < cs.p; ++s)
+        CHECK(std::abs(idleShort[s] - idleFull[s]) <=
+              1e-11 * want->makespanSeconds);
+      extended += sim->extraPeriods > 0;
+    }
+  CHECK(extended == 8 * 6);
+}
+
+TEST_CASE("a steady state that does not settle falls back to a longer "
+          "schedule",
+          "[schedule][sim]") {
+  ScheduleCache cache;
+  SimWorkspace ws;
+  std::mt19937 rng(99);
+  PipelineCosts c = randomCosts(rng, 4, 1, false);
+  // Even a schedule barely past its warm-up extends exactly: its later ops
+  // are the longer schedule's, a period per extra micro-batch on.
+  for (int m = 7; m <= 14; ++m) {
+    INFO("m=" << m);
+    bool ok = false;
+    auto shortRun = simulateMakespan(**cache.get(ScheduleKind::OneFOneB, 4, m),
+                                     c, ws, {}, 200, &ok);
+    REQUIRE(shortRun.isOk());
+    CHECK(ok);
+    auto fullRun =
+        simulateMakespan(**cache.get(ScheduleKind::OneFOneB, 4, m + 200), c, ws);
+    CHECK(relEq(shortRun->makespanSeconds, fullRun->makespanSeconds, 1e-12));
+  }
+  // Too few periods to compare two of them: never settles.
+  auto tiny = cache.get(ScheduleKind::OneFOneB, 4, 6);
+  REQUIRE(tiny.isOk());
+  bool settled = true;
+  auto r = simulateMakespan(**tiny, c, ws, {}, 200, &settled);
+  REQUIRE(r.isOk());
+  CHECK_FALSE(settled);
+  // Handed such a schedule, the cache's simulation goes on to longer ones
+  // and gives the full schedule's makespan.
+  ScheduleCache::Simulated s;
+  s.schedule = *tiny;
+  s.extraPeriods = 200;
+  s.kind = ScheduleKind::OneFOneB, s.p = 4, s.m = 206, s.v = 1;
+  auto got = simulateMakespan(cache, s, c, ws, {});
+  auto full = cache.get(ScheduleKind::OneFOneB, 4, 206);
+  REQUIRE(got.isOk());
+  REQUIRE(full.isOk());
+  CHECK(relEq(got->makespanSeconds,
+              simulateMakespan(**full, c, ws)->makespanSeconds, 1e-12));
+  // GPipe has no steady state to extend.
+  auto gpipe = cache.get(ScheduleKind::GPipe, 4, 12);
+  REQUIRE(gpipe.isOk());
+  auto bad = simulateMakespan(**gpipe, c, ws, {}, 3, &settled);
+  REQUIRE_FALSE(bad.isOk());
+  CHECK(bad.message().find("steady state") != std::string::npos);
+}
