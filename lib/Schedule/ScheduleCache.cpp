@@ -71,14 +71,16 @@ ScheduleCache::getSimulated(ScheduleKind kind, int64_t p, int64_t m, int64_t v,
   out.kind = kind, out.p = p, out.m = m, out.v = v;
   // A period is one micro-batch of 1F1B, p of interleaved (one round of
   // Megatron-LM's micro-batch groups). The shortest schedule tried holds
-  // 2p + 32 periods beyond its warm-up and cool-down: time for the
-  // simulation to settle, which it does within a few periods unless two
-  // of the pipeline's cycles take almost the same time.
-  const int64_t perPeriod =
-      kind == ScheduleKind::Interleaved1F1B ? p : 1;
-  int64_t periods = (2 * p + 32 + 4) << (3 * std::min(attempt, 8));
+  // about 8 periods beside its warm-up and cool-down (about 2p micro-batches
+  // of 1F1B, 2 periods of interleaved): time for the simulation to settle,
+  // which it does within a few periods unless two of the pipeline's cycles
+  // take almost the same time. Each further attempt is 8 times longer.
+  const bool interleaved = kind == ScheduleKind::Interleaved1F1B;
+  const int64_t perPeriod = interleaved ? p : 1;
+  const int64_t periods = (interleaved ? 10 : 2 * p + 8)
+                          << (3 * std::min(attempt, 8));
   int64_t shortM = kind == ScheduleKind::GPipe ? m : periods * perPeriod;
-  if (2 * shortM > m) {
+  if (shortM >= m) {
     Result<Entry> full = get(kind, p, m, v);
     if (!full)
       return full.status();

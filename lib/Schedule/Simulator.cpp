@@ -443,7 +443,10 @@ double runPass(const CompiledSchedule &sched, const PipelineCosts &costs,
 /// here, which moves each component by k times its own last increment,
 /// is within k (hi - lo) of the step simulated op by op (apart from
 /// rounding). It is used only when that bound is below 1e-12 of the
-/// makespan; an exact period (hi == lo) gives the same makespan.
+/// makespan; an exact period (hi == lo) gives the same makespan. The
+/// periods of `sched`'s own steady state left after the boundary where it
+/// settled are skipped the same way (k counts them too), so the pass costs
+/// the warm-up, a few periods and the cool-down.
 std::optional<double> runExtendedPass(const CompiledSchedule &sched,
                                       const PipelineCosts &costs,
                                       SimWorkspace &ws, int64_t extra) {
@@ -480,15 +483,22 @@ std::optional<double> runExtendedPass(const CompiledSchedule &sched,
       lo = std::min(lo, d), hi = std::max(hi, d);
       top = std::max(top, ws.stageFree[size_t(s)]);
     }
-    double k = double(extra);
+    // The short schedule's own periods left before `last` are skipped as
+    // well: the state moves to the boundary `to`, k periods on.
+    const int64_t left = (last - i) / P;
+    const int64_t to = i + left * P;
+    double k = double(extra + left);
     if (!(lo >= 0) || k * (hi - lo) > 1e-12 * (top + k * lo))
       continue;
     double *av = ws.available.data();
+    // Through `delta` (the ranges may overlap): base + k * increment.
     for (int64_t t = 0; t < D; ++t)
-      av[i - D + t] += k * delta[size_t(t)];
+      delta[size_t(t)] = av[i - D + t] + k * delta[size_t(t)];
+    for (int64_t t = 0; t < D; ++t)
+      av[to - D + t] = delta[size_t(t)];
     for (int64_t s = 0; s < p; ++s)
       ws.stageFree[size_t(s)] += k * delta[size_t(D + s)];
-    runOps<false>(sched, ws, size_t(i), size_t(N));
+    runOps<false>(sched, ws, size_t(to), size_t(N));
     return makespanOf(sched, ws);
   }
   return std::nullopt;

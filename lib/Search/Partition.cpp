@@ -18,6 +18,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <unordered_map>
 
 namespace trident::search {
 
@@ -81,6 +84,76 @@ double stageBytesOf(const StageDevice &dev, bool first, bool last, double state,
   return dev.fixedBytes + state +
          dev.dynamicScale * (double(dev.inFlight) * act + peak + gather);
 }
+
+/// Splits already found, keyed by everything the split depends on when no
+/// stage has a memory limit (interleaved plans: their chunks' memory is
+/// checked by the evaluation, not here): the stage count, the block count,
+/// each stage's table of block seconds and its embedding and head seconds.
+/// A search meets the same split for every ZeRO stage, data-parallel size
+/// and micro-batch count of a family and for every pipeline depth with the
+/// same chunk count (up to the model's depth), and `trident explore` meets
+/// it again in every scenario on the same GPU type. The split is a pure
+/// function of the key, so a hit gives exactly what the dynamic program
+/// would; the stage bytes are recomputed for the caller's memory. One memo
+/// per thread, keyed by content (callers reuse LayerCosts objects).
+class SplitMemo {
+public:
+  struct Split {
+    std::vector<int64_t> layers;
+    double maxStageSeconds;
+  };
+  /// The key of `stages` whose prefix tables are `prefixOf`, `prefixes`.
+  void makeKey(const std::vector<StageDevice> &stages, int64_t numBlocks,
+               const std::vector<int32_t> &prefixOf, size_t used) {
+    key_.clear();
+    key_.push_back(double(stages.size()));
+    key_.push_back(double(numBlocks));
+    for (int32_t k : prefixOf)
+      key_.push_back(double(k));
+    std::vector<const LayerCosts *> seen(used, nullptr);
+    for (size_t s = 0; s < stages.size(); ++s)
+      seen[size_t(prefixOf[s])] = stages[s].costs;
+    for (const LayerCosts *c : seen) {
+      key_.push_back(c->embeddingSeconds);
+      key_.push_back(c->headSeconds);
+      key_.insert(key_.end(), c->blockSeconds.begin(),
+                  c->blockSeconds.begin() + numBlocks);
+    }
+  }
+  const Split *find() const {
+    auto it = map_.find(key_);
+    return it == map_.end() ? nullptr : &it->second;
+  }
+  void insert(Split split) {
+    // Bounded: a thread's memo starts over past this many splits.
+    if (map_.size() >= 4096)
+      map_.clear();
+    map_.emplace(key_, std::move(split));
+  }
+
+private:
+  struct Hash {
+    size_t operator()(const std::vector<double> &k) const {
+      uint64_t h = 0x9E3779B97F4A7C15ull;
+      for (double d : k) {
+        uint64_t bits;
+        std::memcpy(&bits, &d, sizeof bits);
+        h = (h ^ bits) * 0x100000001B3ull;
+        h ^= h >> 29;
+      }
+      return size_t(h);
+    }
+  };
+  struct Equal {
+    bool operator()(const std::vector<double> &a,
+                    const std::vector<double> &b) const {
+      return a.size() == b.size() &&
+             std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+    }
+  };
+  std::vector<double> key_;
+  std::unordered_map<std::vector<double>, Split, Hash, Equal> map_;
+};
 
 } // namespace
 
@@ -163,6 +236,31 @@ PartitionResult partitionLayers(const std::vector<StageDevice> &stages,
   };
 
   const double inf = std::numeric_limits<double>::infinity();
+  // Each stage's memory from the split, as the dynamic program's result
+  // carries it.
+  auto finish = [&](const std::vector<int64_t> &layers, double maxSec) {
+    r.feasible = true;
+    r.maxStageSeconds = maxSec;
+    r.layersPerStage = layers;
+    r.stageBytes.assign(size_t(p), 0);
+    int64_t at = 0;
+    for (int64_t s = 0; s < p; ++s) {
+      r.stageBytes[size_t(s)] = memOf(s, at, at + layers[size_t(s)]);
+      at += layers[size_t(s)];
+    }
+  };
+  const bool unlimited =
+      std::all_of(stages.begin(), stages.end(), [&](const StageDevice &d) {
+        return d.memoryLimitBytes == inf;
+      });
+  thread_local SplitMemo memo;
+  if (unlimited) {
+    memo.makeKey(stages, N, prefixOf, used);
+    if (const SplitMemo::Split *hit = memo.find()) {
+      finish(hit->layers, hit->maxStageSeconds);
+      return r;
+    }
+  }
   const size_t W = size_t(N + 1);
   ws.best.assign(size_t(p + 1) * W, inf);
   std::vector<int32_t> &choice = ws.choice;
@@ -192,7 +290,7 @@ PartitionResult partitionLayers(const std::vector<StageDevice> &stages,
     for (int64_t j = jLo; j <= jHi; ++j) {
       double cur = inf;
       int32_t arg = -1;
-      while (iMin < j && memOf(s, iMin, j) > limit)
+      while (limit < inf && iMin < j && memOf(s, iMin, j) > limit)
         ++iMin;
       for (int64_t i = j - 1; i >= iMin; --i) {
         const double stageSec = sec[j] - sec[i] + addFirst + addLast;
@@ -216,17 +314,16 @@ PartitionResult partitionLayers(const std::vector<StageDevice> &stages,
   }
   if (!(best(p, N) < inf))
     return r;
-  r.feasible = true;
-  r.maxStageSeconds = best(p, N);
-  r.layersPerStage.assign(size_t(p), 0);
-  r.stageBytes.assign(size_t(p), 0);
+  std::vector<int64_t> layers(size_t(p), 0);
   int64_t j = N;
   for (int64_t t = p; t >= 1; --t) {
     int64_t i = choice[size_t(t) * W + size_t(j)];
-    r.layersPerStage[size_t(t - 1)] = j - i;
-    r.stageBytes[size_t(t - 1)] = memOf(t - 1, i, j);
+    layers[size_t(t - 1)] = j - i;
     j = i;
   }
+  finish(layers, best(p, N));
+  if (unlimited)
+    memo.insert({std::move(layers), r.maxStageSeconds});
   return r;
 }
 

@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <thread>
+
 #include <functional>
 #include <random>
 
@@ -178,6 +180,70 @@ TEST_CASE("the DP split is the optimum of brute force, memory limits "
     CHECK(b0 == N);
     CHECK(worst == Approx(r.maxStageSeconds).epsilon(1e-12));
   }
+}
+
+TEST_CASE("splits without memory limits are remembered by content, not "
+          "by address",
+          "[search][partition]") {
+  // A thread's first call computes; later calls with the same seconds may
+  // come from its memo. Each result must be what a fresh thread computes.
+  auto fresh = [](const std::vector<StageDevice> &devs, int64_t N) {
+    PartitionResult out;
+    std::thread([&] {
+      PartitionWorkspace ws;
+      out = partitionLayers(devs, N, ws);
+    }).join();
+    return out;
+  };
+  auto same = [](const PartitionResult &a, const PartitionResult &b) {
+    CHECK(a.feasible == b.feasible);
+    CHECK(a.layersPerStage == b.layersPerStage);
+    CHECK(a.maxStageSeconds == b.maxStageSeconds);
+    CHECK(a.stageBytes == b.stageBytes);
+  };
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(0.5, 2.0);
+  const int64_t N = 24, G = 8;
+  LayerCosts c;
+  c.embeddingSeconds = 1.5, c.headSeconds = 2.5;
+  for (int64_t i = 0; i < N; ++i) {
+    c.blockSeconds.push_back(u(rng));
+    c.blockActBytes.push_back(u(rng));
+    c.blockPeakActBytes.push_back(0.1);
+    c.blockStateBytes.push_back(u(rng));
+    c.blockGatherBytes.push_back(0);
+  }
+  std::vector<StageDevice> devs(static_cast<size_t>(G));
+  for (StageDevice &d : devs) {
+    d.costs = &c;
+    d.inFlight = 2;
+    d.fixedBytes = 0.5;
+    d.memoryLimitBytes = std::numeric_limits<double>::infinity();
+  }
+  PartitionWorkspace ws;
+  PartitionResult first = partitionLayers(devs, N, ws);
+  REQUIRE(first.feasible);
+  same(partitionLayers(devs, N, ws), first);
+  same(first, fresh(devs, N));
+  // Other memory, same seconds: the same split, its own stage bytes.
+  for (StageDevice &d : devs)
+    d.fixedBytes = 7.0, d.inFlight = 3;
+  PartitionResult moreMemory = partitionLayers(devs, N, ws);
+  same(moreMemory, fresh(devs, N));
+  CHECK(moreMemory.layersPerStage == first.layersPerStage);
+  CHECK(moreMemory.stageBytes != first.stageBytes);
+  // New seconds at the same address: a new split.
+  c.blockSeconds[0] = 20.0;
+  PartitionResult heavy = partitionLayers(devs, N, ws);
+  same(heavy, fresh(devs, N));
+  CHECK(heavy.layersPerStage != first.layersPerStage);
+  c.headSeconds = 30.0;
+  same(partitionLayers(devs, N, ws), fresh(devs, N));
+  // Fewer chunks over the same costs: a split of its own.
+  std::vector<StageDevice> fewer(devs.begin(), devs.begin() + 5);
+  PartitionResult five = partitionLayers(fewer, N, ws);
+  same(five, fresh(fewer, N));
+  CHECK(five.layersPerStage.size() == 5);
 }
 
 TEST_CASE("the partitioner's stage model is the Evaluator's", "[search][partition]") {
