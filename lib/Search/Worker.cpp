@@ -552,14 +552,17 @@ struct Worker {
     ParallelConfig best;
     bool bestIsDp = false;
     const Evaluation *bestEval = nullptr;
-    // 1. The DP's split.
-    if (!prunable(double(m) * part.maxStageSeconds * scale)) {
+    // 1. The DP's split. Its bound: m times its slowest chunk, or with
+    // interleaving m times its busiest stage's chunks together.
+    const double dpBound =
+        v == 1 ? double(m) * part.maxStageSeconds * scale
+               : loadBound(part.layersPerStage);
+    if (!prunable(dpBound)) {
       cfg.layersPerChunk = part.layersPerStage;
       ++stats.evaluations;
       if (Status s = ev.evaluate(cfg, eval); !s)
         return s;
-      noteExplored(C, cfg, eval,
-                   std::max(C.lowerBound, double(m) * part.maxStageSeconds * scale));
+      noteExplored(C, cfg, eval, std::max(C.lowerBound, dpBound));
       if (fitsWithin(eval, fraction) && admits(C, cfg, eval)) {
         found = true;
         best = cfg;
