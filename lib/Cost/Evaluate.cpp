@@ -865,6 +865,26 @@ Status Evaluator::evaluateShares(const ParallelConfig &c, Evaluation &out) {
   return finishTotals(c, recomputedFlops, out);
 }
 
+/// An evaluation stopped after the memory: the stages' bytes, the peak,
+/// and no times (evaluateIfFits).
+Status Evaluator::memoryOnlyResult(Evaluation &out) const {
+  out.runtime = options_.runtime;
+  out.memoryOnly = true;
+  out.fits = false;
+  out.iterationSeconds = out.tokensPerSecond = out.tokensPerSecondPerGpu = 0;
+  out.tflopsPerGpu = out.mfu = out.hfu = 0;
+  out.peakMemoryBytes = 0;
+  for (size_t s = 0; s < out.stages.size(); ++s) {
+    const StageBreakdown &st = out.stages[s];
+    if (st.totalBytes > out.peakMemoryBytes) {
+      out.peakMemoryBytes = st.totalBytes;
+      out.peakMemoryStage = int64_t(s);
+      out.memoryCapacityBytes = st.capacityBytes;
+    }
+  }
+  return Status::ok();
+}
+
 Status Evaluator::finishTotals(const ParallelConfig &c,
                                double recomputedFlops,
                                Evaluation &out) const {
@@ -1240,14 +1260,44 @@ void Evaluator::communicationCosts(const Frame &f, Evaluation &out) {
 /// Per stage: the data-parallel gradient sums and what they expose, the
 /// optimizer step, the step's exposed, hidden and compute time, and the
 /// memory at the peak of micro-batches in flight.
+/// Stage `s`'s memory: activations of its peak in-flight micro-batches
+/// and the largest recomputation, buffers (ZeRO-3's two gathered layers,
+/// the pipeline's send and receive, the allocator's cached share) and the
+/// state bytes chunkCosts() set. Once per stage and evaluation: it turns
+/// the stage's bufferBytes from gathered elements into bytes.
+void Evaluator::stageMemory(const Frame &f,
+                            const std::vector<int32_t> &inflight, int64_t s,
+                            Evaluation &out) {
+  [[maybe_unused]] auto &[c, o, p, v, G, m, etp, stageGpus, dpcp, edp, mixed,
+                          weightBytes, gradBytes, optBytes, msgBytes] = f;
+  Impl &im = *impl_;
+  StageBreakdown &st = out.stages[size_t(s)];
+  double actSum = 0, recomputeWork = 0;
+  for (int64_t g = s; g < G; g += p) {
+    actSum += im.chunkAct[size_t(g)];
+    recomputeWork = std::max(recomputeWork, im.chunkRecomputeWork[size_t(g)]);
+  }
+  st.peakInFlight = inflight[size_t(s)];
+  st.activationBytes =
+      double(st.peakInFlight) * actSum / double(v) + recomputeWork;
+  st.zero3GatherElements = c.zeroStage == 3 ? st.bufferBytes : 0;
+  double z3Buffer = c.zeroStage == 3 ? 2 * st.bufferBytes * weightBytes : 0;
+  double p2pBuffer = p > 1 ? 2 * msgBytes : 0;
+  double cached =
+      o.allocatorCacheFraction * (st.activationBytes + z3Buffer + p2pBuffer);
+  st.bufferBytes = o.reservedBytes + z3Buffer + p2pBuffer + cached;
+  st.totalBytes = st.weightBytes + st.gradientBytes + st.optimizerBytes +
+                  st.activationBytes + st.bufferBytes;
+  st.capacityBytes = cluster_.groups[size_t(st.nodeGroup)].gpu.hbmBytes;
+}
+
 Evaluator::StepSums Evaluator::syncAndMemory(const Frame &f,
                                              const std::vector<int32_t> &inflight,
-                                             Evaluation &out) {
+                                             bool memoryDone, Evaluation &out) {
   [[maybe_unused]] auto &[c, o, p, v, G, m, etp, stageGpus, dpcp, edp, mixed,
                           weightBytes, gradBytes, optBytes, msgBytes] = f;
   Impl &im = *impl_;
   [[maybe_unused]] PipelineCosts &pc = im.costs;
-  std::vector<double> &chunkAct = im.chunkAct;
   StepSums sums;
   // --- DP gradient synchronisation, optimizer, memory per stage ---
   double &exposedGrad = sums.exposedGrad, &paramGather = sums.paramGather,
@@ -1309,15 +1359,13 @@ Evaluator::StepSums Evaluator::syncAndMemory(const Frame &f,
     optimizer = std::max(optimizer, st.optimizerSeconds);
     // Exposed / hidden / compute per step.
     double exposedStage = 0, hiddenStage = 0, computeStage = 0, fwdMb = 0,
-           bwdMb = 0, actSum = 0, recomputeWork = 0;
+           bwdMb = 0;
     for (int64_t g = s; g < G; g += p) {
       exposedStage += im.chunkExposed[size_t(g)];
       hiddenStage += im.chunkHidden[size_t(g)];
       computeStage += im.chunkCompute[size_t(g)];
       fwdMb += pc.forwardSeconds[size_t(g)];
       bwdMb += pc.backwardSeconds[size_t(g)];
-      actSum += chunkAct[size_t(g)];
-      recomputeWork = std::max(recomputeWork, im.chunkRecomputeWork[size_t(g)]);
     }
     st.forwardSecondsPerMicroBatch = fwdMb;
     st.backwardSecondsPerMicroBatch = bwdMb;
@@ -1327,19 +1375,8 @@ Evaluator::StepSums Evaluator::syncAndMemory(const Frame &f,
     st.hiddenCommSeconds = hiddenStage * double(m) + (grad - ex) +
                            (o.overlapParamGather ? gather : 0);
     st.bubbleSeconds = im.stageIdle[size_t(s)];
-    // Memory.
-    st.peakInFlight = inflight[size_t(s)];
-    st.activationBytes =
-        double(st.peakInFlight) * actSum / double(v) + recomputeWork;
-    st.zero3GatherElements = c.zeroStage == 3 ? st.bufferBytes : 0;
-    double z3Buffer = c.zeroStage == 3 ? 2 * st.bufferBytes * weightBytes : 0;
-    double p2pBuffer = p > 1 ? 2 * msgBytes : 0;
-    double cached =
-        o.allocatorCacheFraction * (st.activationBytes + z3Buffer + p2pBuffer);
-    st.bufferBytes = o.reservedBytes + z3Buffer + p2pBuffer + cached;
-    st.totalBytes = st.weightBytes + st.gradientBytes + st.optimizerBytes +
-                    st.activationBytes + st.bufferBytes;
-    st.capacityBytes = hw.gpu.hbmBytes;
+    if (!memoryDone)
+      stageMemory(f, inflight, s, out);
     // The backward of the last micro-batch reaches stage s+1 after
     // passing stages ..., so stage s+1 finishes earlier by stage s's part.
     double chunk0Bwd = pc.backwardSeconds[size_t(s)];
@@ -1351,6 +1388,17 @@ Evaluator::StepSums Evaluator::syncAndMemory(const Frame &f,
 }
 
 Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
+  return evaluateUpTo(c, std::numeric_limits<double>::infinity(), out);
+}
+
+Status Evaluator::evaluateIfFits(const ParallelConfig &c, double fraction,
+                                 Evaluation &out) {
+  return evaluateUpTo(c, fraction, out);
+}
+
+Status Evaluator::evaluateUpTo(const ParallelConfig &c, double stopFraction,
+                               Evaluation &out) {
+  out.memoryOnly = false;
   if (Status s = validate(c); !s)
     return s;
   if (!c.dataShares.empty())
@@ -1402,6 +1450,19 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
   for (StageBreakdown &st : out.stages)
     st = StageBreakdown{};
   chunkCosts(f, out);
+  // The memory needs no time: known first, it ends an evaluation that
+  // asked to stop where a stage does not fit (evaluateIfFits).
+  const std::vector<int32_t> &inflight = sched.peakInFlight();
+  const bool memoryFirst = stopFraction < std::numeric_limits<double>::infinity();
+  if (memoryFirst) {
+    for (int64_t s = 0; s < p; ++s)
+      stageMemory(f, inflight, s, out);
+    for (int64_t s = 0; s < p; ++s) {
+      const StageBreakdown &st = out.stages[size_t(s)];
+      if (st.totalBytes > stopFraction * st.capacityBytes)
+        return memoryOnlyResult(out);
+    }
+  }
   communicationCosts(f, out);
   PipelineCosts &pc = im.costs;
 
@@ -1413,8 +1474,7 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
   if (!sim)
     return Status::error("simulation: " + sim.message());
   const double makespan = sim->makespanSeconds;
-  const std::vector<int32_t> &inflight = sched.peakInFlight();
-  const StepSums sums = syncAndMemory(f, inflight, out);
+  const StepSums sums = syncAndMemory(f, inflight, memoryFirst, out);
   const double exposedGrad = sums.exposedGrad, paramGather = sums.paramGather,
                optimizer = sums.optimizer;
 

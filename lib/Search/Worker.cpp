@@ -154,6 +154,18 @@ struct Worker {
     }
   }
 
+  /// ev.evaluate(), or where no explored points are kept, stopped at the
+  /// memory of a plan that does not fit (Evaluator::evaluateIfFits): the
+  /// search never uses such a plan's time. Stops exactly where fitsWithin
+  /// would say no (a stage over the fraction, or over its GPU).
+  Status evaluateFor(Evaluator &ev, const ParallelConfig &cfg,
+                     Evaluation &out) {
+    if (sh.opt.maxExplored > 0)
+      return ev.evaluate(cfg, out);
+    return ev.evaluateIfFits(cfg, std::min(1.0, sh.opt.maxMemoryFraction),
+                             out);
+  }
+
   double objectiveOf(const Config &C, const ParallelConfig &cfg,
                      const Evaluation &e) const {
     const Variant &v = sh.variants[size_t(C.variant)];
@@ -473,7 +485,7 @@ struct Worker {
     if (p == 1) {
       cfg.layersPerChunk = {sh.numBlocks};
       ++stats.evaluations;
-      if (Status s = ev.evaluate(cfg, eval); !s)
+      if (Status s = evaluateFor(ev, cfg, eval); !s)
         return s;
       noteExplored(C, cfg, eval, C.lowerBound);
       if (fitsWithin(eval, fraction)) {
@@ -560,7 +572,7 @@ struct Worker {
     if (!prunable(dpBound)) {
       cfg.layersPerChunk = part.layersPerStage;
       ++stats.evaluations;
-      if (Status s = ev.evaluate(cfg, eval); !s)
+      if (Status s = evaluateFor(ev, cfg, eval); !s)
         return s;
       noteExplored(C, cfg, eval, std::max(C.lowerBound, dpBound));
       if (fitsWithin(eval, fraction) && admits(C, cfg, eval)) {
@@ -580,7 +592,7 @@ struct Worker {
       ParallelConfig alt = C.cfg;
       alt.layersPerChunk = even;
       ++stats.evaluations;
-      if (Status s = ev.evaluate(alt, evalAlt); !s)
+      if (Status s = evaluateFor(ev, alt, evalAlt); !s)
         return s;
       noteExplored(C, alt, evalAlt, std::max(C.lowerBound, loadBound(even)));
       if (fitsWithin(evalAlt, fraction) && admits(C, alt, evalAlt)) {
@@ -617,7 +629,7 @@ struct Worker {
         light.recompute = level;
         light.stageRecompute.clear();
         ++stats.evaluations;
-        if (Status s = ev.evaluate(light, evalLight); !s)
+        if (Status s = evaluateFor(ev, light, evalLight); !s)
           return s;
         for (int64_t st = 0; st < p; ++st) {
           const StageBreakdown &b = evalLight.stages[size_t(st)];
@@ -642,7 +654,7 @@ struct Worker {
           alt.stageRecompute.clear();
         }
         ++stats.evaluations;
-        if (Status s = ev.evaluate(alt, evalMixed); !s)
+        if (Status s = evaluateFor(ev, alt, evalMixed); !s)
           return s;
         if (fitsWithin(evalMixed, fraction) &&
             evalMixed.iterationSeconds < bestEval->iterationSeconds &&

@@ -241,6 +241,9 @@ struct Evaluation {
   int64_t peakMemoryStage = 0;
   double memoryCapacityBytes = 0; ///< of that stage's GPU
   bool fits = false;       ///< every stage within its GPU's memory
+  /// evaluateIfFits() stopped after the memory: a stage did not fit, and
+  /// only the memory (stages' bytes and capacity, the peak) is filled.
+  bool memoryOnly = false;
   double pipelineSeconds = 0; ///< makespan of the schedule
   double bubbleFraction = 0;
   double dpExposedSeconds = 0;
@@ -282,9 +285,20 @@ public:
   /// Validates and evaluates `cfg` into `out` (whose vectors are reused).
   Status evaluate(const ParallelConfig &cfg, Evaluation &out);
 
+  /// evaluate(), except that where a stage needs more than `fraction` of
+  /// its GPU's memory it stops once the memory is known (before any
+  /// communication or the pipeline simulation) and sets out.memoryOnly:
+  /// the stages' bytes are what evaluate() gives, fits is false and no
+  /// time is computed. The search uses it, as a plan that does not fit
+  /// needs no step time. Configurations with data shares are evaluated
+  /// whole.
+  Status evaluateIfFits(const ParallelConfig &cfg, double fraction,
+                        Evaluation &out);
+
   /// The per-chunk durations and stage-boundary transfer times that the
   /// last successful evaluate() simulated, so a timeline (Report/Trace.h)
-  /// replays exactly what was predicted.
+  /// replays exactly what was predicted (not after an evaluation that
+  /// stopped at the memory).
   const PipelineCosts &lastPipelineCosts() const;
 
   const LayerProfile &profile() const { return profile_; }
@@ -339,8 +353,13 @@ private:
   struct StepSums;
   void chunkCosts(const Frame &f, Evaluation &out);
   void communicationCosts(const Frame &f, Evaluation &out);
+  void stageMemory(const Frame &f, const std::vector<int32_t> &inflight,
+                   int64_t s, Evaluation &out);
   StepSums syncAndMemory(const Frame &f, const std::vector<int32_t> &inflight,
-                         Evaluation &out);
+                         bool memoryDone, Evaluation &out);
+  Status evaluateUpTo(const ParallelConfig &cfg, double stopFraction,
+                      Evaluation &out);
+  Status memoryOnlyResult(Evaluation &out) const;
   std::unique_ptr<Impl> impl_;
 };
 

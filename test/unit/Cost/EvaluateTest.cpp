@@ -228,6 +228,65 @@ TEST_CASE("memory responds to ZeRO, SP and recompute", "[cost][evaluate]") {
   CHECK(big.peakMemoryBytes > big.memoryCapacityBytes);
 }
 
+TEST_CASE("evaluateIfFits stops at the memory of a plan that does not fit "
+          "and is evaluate() otherwise",
+          "[cost][evaluate]") {
+  LayerProfile p = test::gpt3_175B();
+  Cluster c = *parseClusterSpec("dgx-a100-80gb:16"); // 128 GPUs
+  Result<Evaluator> ev = Evaluator::create(p, c);
+  REQUIRE(ev.isOk());
+  struct Case {
+    ParallelConfig cfg;
+    double fraction;
+  };
+  ParallelConfig interleaved = cfgOf(2, 8, 8, 1, 64);
+  interleaved.vpp = 3;
+  interleaved.recompute = Recompute::Full;
+  interleaved.sequenceParallel = true;
+  ParallelConfig z3 = cfgOf(2, 8, 8, 1, 64);
+  z3.zeroStage = 3;
+  int stopped = 0, completed = 0;
+  for (Case k : {Case{cfgOf(2, 8, 8, 1, 64), 1.0},   // fits
+                 Case{cfgOf(2, 8, 8, 1, 64), 0.2},   // not within 20 %
+                 Case{cfgOf(128, 1, 1, 1, 128), 1.0}, // fits nowhere
+                 Case{interleaved, 1.0}, Case{interleaved, 0.3},
+                 Case{z3, 0.1}}) {
+    INFO("dp " << k.cfg.dp << " vpp " << k.cfg.vpp << " zero "
+               << k.cfg.zeroStage << " fraction " << k.fraction);
+    Evaluation whole, early;
+    REQUIRE(ev->evaluate(k.cfg, whole).isOk());
+    REQUIRE(ev->evaluateIfFits(k.cfg, k.fraction, early).isOk());
+    bool over = false;
+    for (const StageBreakdown &st : whole.stages)
+      over = over || st.totalBytes > k.fraction * st.capacityBytes;
+    CHECK(early.memoryOnly == over);
+    CHECK_FALSE(whole.memoryOnly);
+    REQUIRE(early.stages.size() == whole.stages.size());
+    for (size_t s = 0; s < whole.stages.size(); ++s) {
+      CHECK(early.stages[s].totalBytes == whole.stages[s].totalBytes);
+      CHECK(early.stages[s].activationBytes == whole.stages[s].activationBytes);
+      CHECK(early.stages[s].bufferBytes == whole.stages[s].bufferBytes);
+      CHECK(early.stages[s].capacityBytes == whole.stages[s].capacityBytes);
+      CHECK(early.stages[s].zero3GatherElements ==
+            whole.stages[s].zero3GatherElements);
+    }
+    CHECK(early.peakMemoryBytes == whole.peakMemoryBytes);
+    CHECK(early.peakMemoryStage == whole.peakMemoryStage);
+    if (over) {
+      ++stopped;
+      CHECK_FALSE(early.fits);
+      CHECK(early.iterationSeconds == 0);
+    } else {
+      ++completed;
+      CHECK(early.fits == whole.fits);
+      CHECK(early.iterationSeconds == whole.iterationSeconds);
+      CHECK(early.bubbleFraction == whole.bubbleFraction);
+    }
+  }
+  CHECK(stopped >= 3);
+  CHECK(completed >= 2);
+}
+
 TEST_CASE("recomputation per pipeline stage", "[cost][evaluate]") {
   LayerProfile p = test::gpt3_175B();
   Cluster c = *parseClusterSpec("dgx-a100-80gb:16"); // 128 GPUs
