@@ -188,10 +188,16 @@ Status checkAxisBounds(const AxisSpec &axis, int64_t v, std::string_view key) {
 
 std::string axisRefusal(const AxisSpec &axis, const AxisSupport &support,
                         int64_t v) {
-  uint32_t cls = axisValueClass(axis, v);
-  if (cls < 32 && (support.mask >> cls) & 1u)
+  if (axisAccepts(axis, support, v))
     return "";
   return fill(support.why, axisValueText(axis, v));
+}
+
+bool runtimeAccepts(const ParallelAxes &axes, Runtime runtime) {
+  for (const AxisSpec &a : kAxes)
+    if (!axisAccepts(a, a.runtimes[size_t(runtime)], a.get(axes)))
+      return false;
+  return true;
 }
 
 std::string runtimeAxisRefusal(const ParallelAxes &axes, Runtime runtime) {

@@ -227,10 +227,16 @@ inline bool recomputeCandidate(const Shared &sh, Recompute rc) {
 /// when given and still empty.
 inline bool axesAccepted(const Shared &sh, const ParallelConfig &c, int64_t vpp,
                   int zero, std::string *why = nullptr) {
+  // The axes alone first (no copy of the configuration's lists, no
+  // message): this runs for every family member.
+  ParallelAxes axes = c;
+  axes.vpp = vpp;
+  axes.zeroStage = zero;
+  axes.schedule = sh.opt.pins.as<ScheduleKind>(Axis::Schedule);
+  if (runtimeAccepts(axes, sh.evalOpt.runtime) && !sh.opt.acceptAxes)
+    return true;
   ParallelConfig m = c;
-  m.vpp = vpp;
-  m.zeroStage = zero;
-  m.schedule = sh.opt.pins.as<ScheduleKind>(Axis::Schedule);
+  static_cast<ParallelAxes &>(m) = axes;
   std::string reason = runtimeAxisRefusal(m, sh.evalOpt.runtime);
   if (!reason.empty())
     reason = "runtime '" + std::string(runtimeName(sh.evalOpt.runtime)) +

@@ -353,7 +353,7 @@ struct Worker {
                   c.zeroStage = zero;
                   c.precision = sh.opt.precision;
                   c.schedule = pin.as<ScheduleKind>(Axis::Schedule);
-                  if (!runtimeAxisRefusal(c, sh.evalOpt.runtime).empty())
+                  if (!runtimeAccepts(c, sh.evalOpt.runtime))
                     continue;
                   if (Status s = shareShape(C, c, shares, B / mb, fraction, t,
                                             f, ev);

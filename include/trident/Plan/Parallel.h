@@ -420,6 +420,13 @@ inline uint32_t axisValueClass(const AxisSpec &axis, int64_t v) {
   return uint32_t(v);
 }
 
+/// Whether `support` accepts value `v` of `axis`.
+inline bool axisAccepts(const AxisSpec &axis, const AxisSupport &support,
+                        int64_t v) {
+  uint32_t cls = axisValueClass(axis, v);
+  return cls < 32 && ((support.mask >> cls) & 1u);
+}
+
 /// Why `support` refuses value `v` of `axis`, or "" when it accepts it.
 std::string axisRefusal(const AxisSpec &axis, const AxisSupport &support,
                         int64_t v);
@@ -427,6 +434,9 @@ std::string axisRefusal(const AxisSpec &axis, const AxisSupport &support,
 /// The first axis of `axes` that `runtime` cannot run, as a message ("cp 2:
 /// PyTorch FSDP has no context parallelism"), or "".
 std::string runtimeAxisRefusal(const ParallelAxes &axes, Runtime runtime);
+/// Whether `runtime` runs every axis of `axes` (runtimeAxisRefusal() is
+/// ""), without building a message: the search asks it per configuration.
+bool runtimeAccepts(const ParallelAxes &axes, Runtime runtime);
 
 /// The first axis of `axes` that `target` cannot express, as its reason
 /// with the value filled in, or "".
