@@ -16,8 +16,9 @@
 # GEMMs' inputs as one-byte copies, so the FP8 run's activations are
 # smaller.
 #
-# Expected output shape: for each of the three, the "step time" line and
-# the "stage 0" row (compute, exposed communication, ...); then the two
+# Expected output shape: for each of the three, the "experts" line (the
+# dispatcher and load imbalance priced), the "step time" line and the
+# "stage 0" row (compute, exposed communication, ...); then the two
 # "memory" lines, bf16 and fp8, with their activation bytes.
 #
 # Usage: bash python-free-examples/41-moe-dispatch.sh
@@ -36,7 +37,7 @@ for how in "--moe-dispatcher alltoall" "--moe-dispatcher flex" \
            "--moe-dispatcher flex --moe-load-imbalance 1"; do
   echo "\$ trident evaluate ... --precision fp8 $how"
   # shellcheck disable=SC2086
-  run --precision fp8 $how | grep -E "^(step time|    0 )"
+  run --precision fp8 $how | grep -E "^(experts|step time|    0 )"
 done
 for p in bf16 fp8; do
   echo "\$ trident evaluate ... --precision $p --moe-dispatcher flex"

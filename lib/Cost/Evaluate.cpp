@@ -531,6 +531,12 @@ Result<Evaluator> Evaluator::create(const LayerProfile &profile,
       !std::isfinite(options.allocatorCacheFraction))
     return Status::error("options: byte counts and the allocator cache "
                          "fraction must be non-negative");
+  if (!(options.expertLoadImbalance >= 1) ||
+      !std::isfinite(options.expertLoadImbalance))
+    return Status::error(
+        "options: expertLoadImbalance (the busiest expert's load over the "
+        "mean) must be a finite number >= 1, got " +
+        std::to_string(options.expertLoadImbalance));
 
   Evaluator e;
   e.profile_ = profile;
@@ -869,6 +875,8 @@ Status Evaluator::evaluateShares(const ParallelConfig &c, Evaluation &out) {
 /// and no times (evaluateIfFits).
 Status Evaluator::memoryOnlyResult(Evaluation &out) const {
   out.runtime = options_.runtime;
+  out.moeDispatcher = options_.moeDispatcher;
+  out.expertLoadImbalance = options_.expertLoadImbalance;
   out.memoryOnly = true;
   out.fits = false;
   out.iterationSeconds = out.tokensPerSecond = out.tokensPerSecondPerGpu = 0;
@@ -889,6 +897,8 @@ Status Evaluator::finishTotals(const ParallelConfig &c,
                                double recomputedFlops,
                                Evaluation &out) const {
   out.runtime = options_.runtime;
+  out.moeDispatcher = options_.moeDispatcher;
+  out.expertLoadImbalance = options_.expertLoadImbalance;
   double tokens = double(c.globalBatch) * double(profile_.seqLen);
   out.tokensPerSecond = tokens / out.iterationSeconds;
   double gpus = double(cluster_.totalGpus());

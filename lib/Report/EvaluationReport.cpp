@@ -53,6 +53,11 @@ std::string renderEvaluationText(const LayerProfile &profile,
   out += fmt::format("cluster     {} GPUs\n", cluster.totalGpus());
   out += fmt::format("plan        {}\n", configLine(cfg));
   out += fmt::format("runtime     {}\n", runtimeName(e.runtime));
+  if (hasExperts(profile))
+    out += fmt::format("experts     token dispatcher {}, busiest expert {:g}x "
+                       "the mean load\n",
+                       moeDispatcherName(e.moeDispatcher),
+                       e.expertLoadImbalance);
   out += fmt::format("schedule    {}, {} micro-batches, bubble {:.1f}%\n\n",
                      scheduleKindName(e.schedule), e.microBatches,
                      100 * std::max(0.0, e.bubbleFraction));
@@ -115,6 +120,10 @@ std::string renderEvaluationJson(const LayerProfile &profile,
   });
   j["precision"] = std::string(dtypeName(cfg.precision));
   j["runtime"] = std::string(runtimeName(e.runtime));
+  if (hasExperts(profile))
+    j["experts"] = {
+        {"dispatcher", std::string(moeDispatcherName(e.moeDispatcher))},
+        {"load_imbalance", e.expertLoadImbalance}};
   j["iteration_time_s"] = e.iterationSeconds;
   TimeRange range =
       timeRange(regimeOf(profile, cluster, cfg), e.iterationSeconds);

@@ -231,6 +231,10 @@ struct StageBreakdown {
 
 struct Evaluation {
   Runtime runtime = Runtime::MegatronCore; ///< EvalOptions::runtime
+  /// EvalOptions::moeDispatcher and expertLoadImbalance, as priced (they
+  /// matter to models with experts).
+  MoeDispatcher moeDispatcher = MoeDispatcher::AllToAll;
+  double expertLoadImbalance = 1;
   double iterationSeconds = 0;
   double tokensPerSecond = 0;
   double tokensPerSecondPerGpu = 0;

@@ -287,6 +287,22 @@ TEST_CASE("evaluateIfFits stops at the memory of a plan that does not fit "
   CHECK(completed >= 2);
 }
 
+TEST_CASE("an expert load imbalance below 1 or not finite is refused",
+          "[cost][evaluate]") {
+  LayerProfile p = smallGpt();
+  Cluster c = *parseClusterSpec("dgx-a100-80gb:1");
+  for (double bad : {0.9, 0.0, -1.0, std::nan(""), HUGE_VAL}) {
+    EvalOptions o;
+    o.expertLoadImbalance = bad;
+    Result<Evaluator> ev = Evaluator::create(p, c, o);
+    REQUIRE_FALSE(ev.isOk());
+    CHECK(ev.message().find("expertLoadImbalance") != std::string::npos);
+  }
+  EvalOptions ok;
+  ok.expertLoadImbalance = 1.0;
+  CHECK(Evaluator::create(p, c, ok).isOk());
+}
+
 TEST_CASE("recomputation per pipeline stage", "[cost][evaluate]") {
   LayerProfile p = test::gpt3_175B();
   Cluster c = *parseClusterSpec("dgx-a100-80gb:16"); // 128 GPUs
