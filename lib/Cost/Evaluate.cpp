@@ -881,6 +881,9 @@ Status Evaluator::memoryOnlyResult(Evaluation &out) const {
   out.fits = false;
   out.iterationSeconds = out.tokensPerSecond = out.tokensPerSecondPerGpu = 0;
   out.tflopsPerGpu = out.mfu = out.hfu = 0;
+  out.pipelineSeconds = out.bubbleFraction = out.dpExposedSeconds = 0;
+  out.tiedEmbeddingSeconds = out.optimizerSeconds = 0;
+  out.modelFlopsPerStep = out.hardwareFlopsPerStep = 0;
   out.peakMemoryBytes = 0;
   for (size_t s = 0; s < out.stages.size(); ++s) {
     const StageBreakdown &st = out.stages[s];
