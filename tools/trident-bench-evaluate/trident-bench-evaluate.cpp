@@ -119,7 +119,7 @@ int main(int argc, char **argv) {
               "recompute=%s zero=%d: %.0f tokens/s\n",
               (long long)b.tp, (long long)b.pp, (long long)b.dp,
               (long long)b.vpp, (long long)b.microBatch,
-              std::string(recomputeName(b.recompute)).c_str(), b.zeroStage,
+              std::string(recomputeName(b.recompute)).c_str(), int(b.zeroStage),
               best);
   return 0;
 }

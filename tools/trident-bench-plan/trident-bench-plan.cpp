@@ -121,7 +121,7 @@ int main(int argc, char **argv) {
                   (long long)c.config.pp, (long long)c.config.cp,
                   (long long)c.config.vpp, (long long)c.config.microBatch,
                   std::string(recomputeName(c.config.recompute)).c_str(),
-                  c.config.zeroStage, c.config.sequenceParallel ? " sp" : "",
+                  int(c.config.zeroStage), c.config.sequenceParallel ? " sp" : "",
                   c.eval.iterationSeconds, 100 * c.eval.mfu,
                   c.eval.peakMemoryBytes / 1e9);
     } else {

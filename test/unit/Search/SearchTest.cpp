@@ -43,7 +43,7 @@ std::string fingerprint(const SearchResult &r) {
                   (long long)c.config.pp, (long long)c.config.cp,
                   (long long)c.config.ep, (long long)c.config.vpp,
                   (long long)c.config.microBatch, int(c.config.sequenceParallel),
-                  int(c.config.recompute), c.config.zeroStage);
+                  int(c.config.recompute), int(c.config.zeroStage));
     s += buf;
     for (int64_t l : c.config.layersPerChunk)
       s += std::to_string(l) + ",";
