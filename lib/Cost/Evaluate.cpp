@@ -18,6 +18,7 @@
 
 #include "trident/Cost/Roofline.h"
 #include "trident/Schedule/ScheduleCache.h"
+#include "trident/Support/Text.h"
 
 #include <algorithm>
 #include <array>
@@ -513,6 +514,12 @@ Evaluator &Evaluator::operator=(const Evaluator &o) {
 // Construction
 //===----------------------------------------------------------------------===//
 
+Status checkExpertLoadImbalance(double f) {
+  if (f >= 1 && std::isfinite(f))
+    return Status::ok();
+  return Status::error("expected a number >= 1, got " + formatNumber("%g", f));
+}
+
 Result<Evaluator> Evaluator::create(const LayerProfile &profile,
                                     const Cluster &cluster,
                                     const EvalOptions &options) {
@@ -531,12 +538,8 @@ Result<Evaluator> Evaluator::create(const LayerProfile &profile,
       !std::isfinite(options.allocatorCacheFraction))
     return Status::error("options: byte counts and the allocator cache "
                          "fraction must be non-negative");
-  if (!(options.expertLoadImbalance >= 1) ||
-      !std::isfinite(options.expertLoadImbalance))
-    return Status::error(
-        "options: expertLoadImbalance (the busiest expert's load over the "
-        "mean) must be a finite number >= 1, got " +
-        std::to_string(options.expertLoadImbalance));
+  if (Status st = checkExpertLoadImbalance(options.expertLoadImbalance); !st)
+    return Status::error("options: expertLoadImbalance: " + st.message());
 
   Evaluator e;
   e.profile_ = profile;
@@ -878,21 +881,13 @@ Status Evaluator::memoryOnlyResult(Evaluation &out) const {
   out.moeDispatcher = options_.moeDispatcher;
   out.expertLoadImbalance = options_.expertLoadImbalance;
   out.memoryOnly = true;
-  out.fits = false;
   out.iterationSeconds = out.tokensPerSecond = out.tokensPerSecondPerGpu = 0;
   out.tflopsPerGpu = out.mfu = out.hfu = 0;
   out.pipelineSeconds = out.bubbleFraction = out.dpExposedSeconds = 0;
   out.tiedEmbeddingSeconds = out.optimizerSeconds = 0;
   out.modelFlopsPerStep = out.hardwareFlopsPerStep = 0;
-  out.peakMemoryBytes = 0;
-  for (size_t s = 0; s < out.stages.size(); ++s) {
-    const StageBreakdown &st = out.stages[s];
-    if (st.totalBytes > out.peakMemoryBytes) {
-      out.peakMemoryBytes = st.totalBytes;
-      out.peakMemoryStage = int64_t(s);
-      out.memoryCapacityBytes = st.capacityBytes;
-    }
-  }
+  notePeakMemory(out);
+  out.fits = false; // not within the fraction asked
   return Status::ok();
 }
 
@@ -914,6 +909,12 @@ Status Evaluator::finishTotals(const ParallelConfig &c,
   out.tflopsPerGpu = out.modelFlopsPerStep / out.iterationSeconds / gpus / 1e12;
   out.mfu = out.modelFlopsPerStep / out.iterationSeconds / peakSum;
   out.hfu = out.hardwareFlopsPerStep / out.iterationSeconds / peakSum;
+  notePeakMemory(out);
+  return checkFinite(c, out);
+}
+
+/// Whether every stage fits its GPU, and the largest stage's memory.
+void Evaluator::notePeakMemory(Evaluation &out) const {
   out.fits = true;
   out.peakMemoryBytes = 0;
   for (size_t s = 0; s < out.stages.size(); ++s) {
@@ -926,7 +927,6 @@ Status Evaluator::finishTotals(const ParallelConfig &c,
       out.memoryCapacityBytes = st.capacityBytes;
     }
   }
-  return checkFinite(c, out);
 }
 
 /// Every time and byte count of an evaluation is a finite number: a plan
@@ -1304,9 +1304,8 @@ void Evaluator::stageMemory(const Frame &f,
   st.capacityBytes = cluster_.groups[size_t(st.nodeGroup)].gpu.hbmBytes;
 }
 
-Evaluator::StepSums Evaluator::syncAndMemory(const Frame &f,
-                                             const std::vector<int32_t> &inflight,
-                                             bool memoryDone, Evaluation &out) {
+Evaluator::StepSums Evaluator::syncAndStageTimes(const Frame &f,
+                                                 Evaluation &out) {
   [[maybe_unused]] auto &[c, o, p, v, G, m, etp, stageGpus, dpcp, edp, mixed,
                           weightBytes, gradBytes, optBytes, msgBytes] = f;
   Impl &im = *impl_;
@@ -1388,8 +1387,6 @@ Evaluator::StepSums Evaluator::syncAndMemory(const Frame &f,
     st.hiddenCommSeconds = hiddenStage * double(m) + (grad - ex) +
                            (o.overlapParamGather ? gather : 0);
     st.bubbleSeconds = im.stageIdle[size_t(s)];
-    if (!memoryDone)
-      stageMemory(f, inflight, s, out);
     // The backward of the last micro-batch reaches stage s+1 after
     // passing stages ..., so stage s+1 finishes earlier by stage s's part.
     double chunk0Bwd = pc.backwardSeconds[size_t(s)];
@@ -1465,17 +1462,11 @@ Status Evaluator::evaluateUpTo(const ParallelConfig &c, double stopFraction,
   chunkCosts(f, out);
   // The memory needs no time: known first, it ends an evaluation that
   // asked to stop where a stage does not fit (evaluateIfFits).
-  const std::vector<int32_t> &inflight = sched.peakInFlight();
-  const bool memoryFirst = stopFraction < std::numeric_limits<double>::infinity();
-  if (memoryFirst) {
-    for (int64_t s = 0; s < p; ++s)
-      stageMemory(f, inflight, s, out);
-    for (int64_t s = 0; s < p; ++s) {
-      const StageBreakdown &st = out.stages[size_t(s)];
-      if (st.totalBytes > stopFraction * st.capacityBytes)
-        return memoryOnlyResult(out);
-    }
-  }
+  for (int64_t s = 0; s < p; ++s)
+    stageMemory(f, sched.peakInFlight(), s, out);
+  for (const StageBreakdown &st : out.stages)
+    if (st.totalBytes > stopFraction * st.capacityBytes)
+      return memoryOnlyResult(out);
   communicationCosts(f, out);
   PipelineCosts &pc = im.costs;
 
@@ -1487,7 +1478,7 @@ Status Evaluator::evaluateUpTo(const ParallelConfig &c, double stopFraction,
   if (!sim)
     return Status::error("simulation: " + sim.message());
   const double makespan = sim->makespanSeconds;
-  const StepSums sums = syncAndMemory(f, inflight, memoryFirst, out);
+  const StepSums sums = syncAndStageTimes(f, out);
   const double exposedGrad = sums.exposedGrad, paramGather = sums.paramGather,
                optimizer = sums.optimizer;
 

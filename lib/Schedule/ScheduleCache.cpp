@@ -69,6 +69,13 @@ ScheduleCache::getSimulated(ScheduleKind kind, int64_t p, int64_t m, int64_t v,
     return st;
   Simulated out;
   out.kind = kind, out.p = p, out.m = m, out.v = v;
+  auto whole = [&]() -> Result<Simulated> {
+    Result<Entry> full = get(kind, p, m, v);
+    if (!full)
+      return full.status();
+    out.schedule = *full;
+    return out;
+  };
   // A period is one micro-batch of 1F1B, p of interleaved (one round of
   // Megatron-LM's micro-batch groups). The shortest schedule tried holds
   // about 8 periods beside its warm-up and cool-down (about 2p micro-batches
@@ -80,25 +87,15 @@ ScheduleCache::getSimulated(ScheduleKind kind, int64_t p, int64_t m, int64_t v,
   const int64_t periods = (interleaved ? 10 : 2 * p + 8)
                           << (3 * std::min(attempt, 8));
   int64_t shortM = kind == ScheduleKind::GPipe ? m : periods * perPeriod;
-  if (shortM >= m) {
-    Result<Entry> full = get(kind, p, m, v);
-    if (!full)
-      return full.status();
-    out.schedule = *full;
-    return out;
-  }
+  if (shortM >= m)
+    return whole();
   Result<Entry> e = get(kind, p, shortM, v);
   if (!e)
     return e.status();
   const CompiledSchedule::SteadyState &ss = (*e)->steadyState();
   if (ss.ops == 0 || ss.microBatches != perPeriod ||
-      (m - shortM) % perPeriod != 0) {
-    Result<Entry> full = get(kind, p, m, v);
-    if (!full)
-      return full.status();
-    out.schedule = *full;
-    return out;
-  }
+      (m - shortM) % perPeriod != 0)
+    return whole();
   out.schedule = *e;
   out.extraPeriods = (m - shortM) / perPeriod;
   return out;

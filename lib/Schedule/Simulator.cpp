@@ -464,8 +464,7 @@ std::optional<double> runExtendedPass(const CompiledSchedule &sched,
     return std::nullopt;
   prepare(sched, costs, ws);
   runOps<false>(sched, ws, 0, size_t(i - P));
-  std::vector<double> &prevFree = ws.busy; // scratch until stageBusy()
-  std::vector<double> &delta = ws.start;   // scratch (simulate() only)
+  std::vector<double> &prevFree = ws.prevFree, &delta = ws.delta;
   for (; i <= last; i += P) {
     prevFree.assign(ws.stageFree.begin(), ws.stageFree.end());
     runOps<false>(sched, ws, size_t(i - P), size_t(i));

@@ -177,10 +177,8 @@ int runEvaluate(mlir::MLIRContext &ctx) {
   if (dispatcher)
     options.moeDispatcher = *dispatcher;
   if (moeImbalanceOpt.getNumOccurrences()) {
-    if (!(moeImbalanceOpt >= 1) || !std::isfinite(moeImbalanceOpt))
-      return fail("--moe-load-imbalance: expected a number >= 1, got " +
-                      formatNumber("%g", moeImbalanceOpt),
-                  2);
+    if (Status s = checkExpertLoadImbalance(moeImbalanceOpt); !s)
+      return fail("--moe-load-imbalance: " + s.message(), 2);
     options.expertLoadImbalance = moeImbalanceOpt;
   }
   // The cost model prices what it is asked; say when the software named

@@ -135,7 +135,7 @@ struct EvalOptions {
   /// Benchmark runs that force balanced routing (Megatron-Core's
   /// --moe-router-force-load-balancing, as Megatron-Bridge's performance
   /// tables run) spread tokens evenly: 1.
-  double expertLoadImbalance = 1.25;
+  double expertLoadImbalance = 1.25; ///< checkExpertLoadImbalance()
   /// MoE parallel folding (Liu et al. 2025, "MoE Parallel Folding:
   /// Heterogeneous Parallelism Mappings for Efficient Large-Scale MoE Model
   /// Training with Megatron Core"; Megatron-Core's expert layout since
@@ -274,6 +274,10 @@ struct Evaluation {
 /// "fits: stage 3 needs 61.2 GB of 80.0 GB" or "does not fit: ...".
 std::string describeFit(const Evaluation &e);
 
+/// EvalOptions::expertLoadImbalance must be a finite number >= 1 (the
+/// busiest expert's load over the mean); the error says what was given.
+Status checkExpertLoadImbalance(double f);
+
 /// Evaluates plans of one model on one cluster. Not thread-safe (it keeps
 /// buffers); copy it per thread.
 class Evaluator {
@@ -359,8 +363,8 @@ private:
   void communicationCosts(const Frame &f, Evaluation &out);
   void stageMemory(const Frame &f, const std::vector<int32_t> &inflight,
                    int64_t s, Evaluation &out);
-  StepSums syncAndMemory(const Frame &f, const std::vector<int32_t> &inflight,
-                         bool memoryDone, Evaluation &out);
+  StepSums syncAndStageTimes(const Frame &f, Evaluation &out);
+  void notePeakMemory(Evaluation &out) const;
   Status evaluateUpTo(const ParallelConfig &cfg, double stopFraction,
                       Evaluation &out);
   Status memoryOnlyResult(Evaluation &out) const;

@@ -172,6 +172,9 @@ public:
   std::vector<CostEntry> cost;    ///< per cost index
   std::vector<double> busy;       ///< compute seconds per stage
   std::vector<double> start, end; ///< per op, filled by simulate() only
+  /// Extending a steady state: the stages' free times a period before,
+  /// and the increments of the state over that period.
+  std::vector<double> prevFree, delta;
 };
 
 /// Makespan, bubble fraction and peak in-flight of one step, without a
