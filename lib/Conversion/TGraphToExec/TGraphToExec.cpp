@@ -41,6 +41,7 @@
 using namespace mlir;
 namespace tg = mlir::trident::graph;
 namespace tx = mlir::trident::exec;
+using K = tx::KernelKind;
 
 namespace trident::conversion {
 namespace {
@@ -233,7 +234,7 @@ private:
                                         bool padLast = false);
 
   // --- forward helpers ---
-  SmallVector<Value> kernel(OpBuilder &b, StringRef name, ValueRange ins,
+  SmallVector<Value> kernel(OpBuilder &b, tx::KernelKind kind, ValueRange ins,
                             TypeRange outs,
                             ArrayRef<NamedAttribute> config = {});
   NamedAttribute cfg(StringRef key, Attribute value) {
@@ -343,18 +344,12 @@ FailureOr<RankedTensorType> ChunkLowering::localType(Operation *op, Type t,
   return RankedTensorType::get(shape, element);
 }
 
-SmallVector<Value> ChunkLowering::kernel(OpBuilder &b, StringRef name,
+SmallVector<Value> ChunkLowering::kernel(OpBuilder &b, tx::KernelKind kind,
                                          ValueRange ins, TypeRange outs,
                                          ArrayRef<NamedAttribute> config) {
   DictionaryAttr dict =
       config.empty() ? DictionaryAttr() : DictionaryAttr::get(ctx(), config);
-  // The lowering names kernels as the IR prints them; a name without a
-  // kind is a bug of this file, caught by any test that lowers it.
-  std::optional<tx::KernelKind> kind = tx::symbolizeKernelKind(name);
-  if (!kind)
-    llvm::report_fatal_error("texec lowering: no kernel kind named '" +
-                             Twine(name) + "'");
-  auto op = tx::KernelOp::create(b, loc, outs, *kind, ins, dict);
+  auto op = tx::KernelOp::create(b, loc, outs, kind, ins, dict);
   return SmallVector<Value>(op.getResults());
 }
 
@@ -617,7 +612,7 @@ void ChunkLowering::addGrad(Value f, Value g, bool partial) {
 Value ChunkLowering::sum(SmallVector<Value> &vals) {
   Value acc = vals.front();
   for (Value v : llvm::drop_begin(vals))
-    acc = kernel(bb, "add", {acc, v}, {acc.getType()})[0];
+    acc = kernel(bb, K::Add, {acc, v}, {acc.getType()})[0];
   return acc;
 }
 
@@ -713,7 +708,7 @@ LogicalResult ChunkLowering::lowerEmbedding(tg::EmbeddingOp op) {
   SmallVector<Value> ins = {ids->v, *wte};
   if (wpe)
     ins.push_back(wpe);
-  Value y = kernel(fb, pos ? "embedding_pos" : "embedding", ins, {*fullType},
+  Value y = kernel(fb, pos ? K::EmbeddingPos : K::Embedding, ins, {*fullType},
                    config)[0];
   FVal out{y, Dist::Rep};
   if (tpOn()) {
@@ -737,7 +732,7 @@ LogicalResult ChunkLowering::lowerEmbedding(tg::EmbeddingOp op) {
     SmallVector<Type> outs = {wteV.getType()};
     if (wpeV)
       outs.push_back(wpeV.getType());
-    auto gs = kernel(bb, wpeV ? "embedding_pos_bwd" : "embedding_bwd",
+    auto gs = kernel(bb, wpeV ? K::EmbeddingPosBwd : K::EmbeddingBwd,
                      {saved(idsV), g}, outs, config);
     accumulate(wteV.getDefiningOp()->getAttrOfType<StringAttr>("sym"),
                gs[0]);
@@ -811,10 +806,10 @@ LogicalResult ChunkLowering::lowerNorm(Operation *op) {
   fwdConfig.append(shift.begin(), shift.end());
   SmallVector<Value> res;
   if (layer)
-    res = kernel(fb, "layer_norm", {x->v, *gamma, beta},
+    res = kernel(fb, K::LayerNorm, {x->v, *gamma, beta},
                  {yType, f32({rows}), f32({rows})}, fwdConfig);
   else
-    res = kernel(fb, "rms_norm", {x->v, *gamma}, {yType, f32({rows * groups})},
+    res = kernel(fb, K::RmsNorm, {x->v, *gamma}, {yType, f32({rows * groups})},
                  {cfgEps});
   env[op->getResult(0)] = {res[0], x->dist};
   std::string gName =
@@ -838,13 +833,13 @@ LogicalResult ChunkLowering::lowerNorm(Operation *op) {
     for (Value s : stats)
       ins.push_back(saved(s));
     if (layer) {
-      auto g = kernel(bb, "layer_norm_bwd", ins,
+      auto g = kernel(bb, K::LayerNormBwd, ins,
                       {xv.getType(), gv.getType(), gv.getType()}, shift);
       addGrad(xv, g[0]);
       accumulate(gName, g[1]);
       accumulate(bName, g[2]);
     } else {
-      auto g = kernel(bb, "rms_norm_bwd", ins, {xv.getType(), gv.getType()});
+      auto g = kernel(bb, K::RmsNormBwd, ins, {xv.getType(), gv.getType()});
       addGrad(xv, g[0]);
       accumulate(gName, g[1]);
     }
@@ -914,8 +909,8 @@ LogicalResult ChunkLowering::lowerLinear(tg::LinearOp op) {
   // A row-parallel bias is added once, before the reduction.
   if (b && reduceOut)
     config.push_back(tpAxis("bias_axis"));
-  Value y = b ? kernel(fb, "linear_bias", {in, *w, b}, {*yType}, config)[0]
-              : kernel(fb, "linear", {in, *w}, {*yType})[0];
+  Value y = b ? kernel(fb, K::LinearBias, {in, *w, b}, {*yType}, config)[0]
+              : kernel(fb, K::Linear, {in, *w}, {*yType})[0];
   Value out = y;
   if (reduceOut) {
     if (st.sp)
@@ -944,7 +939,7 @@ LogicalResult ChunkLowering::lowerLinear(tg::LinearOp op) {
     SmallVector<Type> outs = {in.getType(), wv.getType()};
     if (b)
       outs.push_back(b.getType());
-    auto g = kernel(bb, b ? "linear_bias_bwd" : "linear_bwd",
+    auto g = kernel(bb, b ? K::LinearBiasBwd : K::LinearBwd,
                     {dy, saved(in), saved(wv)}, outs);
     addGrad(in, g[0], inputPartialGrad);
     accumulate(wName, g[1]);
@@ -1045,7 +1040,7 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
       if (op.getRopeInterleaved())
         rc.push_back(cfg("interleaved", UnitAttr::get(ctx())));
       Value in = shared ? ropeKey : qkv[which].v;
-      Value rotated = kernel(fb, "rope", {in}, {in.getType()}, rc)[0];
+      Value rotated = kernel(fb, K::Rope, {in}, {in.getType()}, rc)[0];
       (shared ? ropeKey : qkv[which].v) = rotated;
       tape.push_back([=, this]() -> LogicalResult {
         // The shared key's gradient is a partial sum over tp (each rank's
@@ -1055,7 +1050,7 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
         Value dy = shared ? takeGradRaw(rotated, partial) : takeGrad(rotated);
         if (!dy)
           return success();
-        addGrad(in, kernel(bb, "rope_bwd", {dy}, {in.getType()}, rc)[0],
+        addGrad(in, kernel(bb, K::RopeBwd, {dy}, {in.getType()}, rc)[0],
                 partial);
         return success();
       });
@@ -1072,14 +1067,14 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
                                       cfg("nope_dim", i64a(headDim - rot)),
                                       cfg("rope_dim", i64a(rot))};
     Value kFull =
-        kernel(fb, "latent_key", {kNope, ropeKey}, {fullType}, lc)[0];
+        kernel(fb, K::LatentKey, {kNope, ropeKey}, {fullType}, lc)[0];
     qkv[1].v = kFull;
     Value rk = ropeKey;
     tape.push_back([=, this]() -> LogicalResult {
       Value dy = takeGrad(kFull);
       if (!dy)
         return success();
-      auto g = kernel(bb, "latent_key_bwd", {dy},
+      auto g = kernel(bb, K::LatentKeyBwd, {dy},
                       {kNope.getType(), rk.getType()}, lc);
       addGrad(kNope, g[0]);
       addGrad(rk, g[1], /*partial=*/true);
@@ -1131,11 +1126,11 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
     sinks = *sv;
     sinksName = sinks.getDefiningOp()->getAttrOfType<StringAttr>("sym").str();
   }
-  const char *fwdName = sinks ? "attention_sinks" : "attention";
+  const K fwdKind = sinks ? K::AttentionSinks : K::Attention;
   SmallVector<Value> fwdIns = {qkv[0].v, qkv[1].v, qkv[2].v};
   if (sinks)
     fwdIns.push_back(sinks);
-  auto r = kernel(fb, fwdName, fwdIns,
+  auto r = kernel(fb, fwdKind, fwdIns,
                   {*outType, f32({st.mbs, local, st.seq, st.seqFull})},
                   config);
   env[op.getResult()] = {r[0], tpOn() ? Dist::Last : Dist::Rep};
@@ -1152,14 +1147,14 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
       SmallVector<Value> ins = {saved(q), saved(k), saved(v)};
       if (sinks)
         ins.push_back(saved(sinks));
-      p = kernel(bb, fwdName, ins, {o.getType(), probs.getType()}, config)[1];
+      p = kernel(bb, fwdKind, ins, {o.getType(), probs.getType()}, config)[1];
     } else {
       p = saved(probs);
     }
     SmallVector<Type> gradTypes = {q.getType(), k.getType(), v.getType()};
     if (sinks)
       gradTypes.push_back(sinks.getType());
-    auto g = kernel(bb, sinks ? "attention_sinks_bwd" : "attention_bwd",
+    auto g = kernel(bb, sinks ? K::AttentionSinksBwd : K::AttentionBwd,
                     {dy, saved(q), saved(k), saved(v), p}, gradTypes, config);
     addGrad(q, g[0]);
     addGrad(k, g[1]);
@@ -1200,7 +1195,7 @@ LogicalResult ChunkLowering::lowerCrossEntropy(tg::CrossEntropyOp op) {
       config.push_back(cfg("vocab", i64a(vocab)));
   }
   int64_t rows = perSample ? st.mbs : st.mbs * st.seq;
-  auto r = kernel(fb, "cross_entropy", {logits->v, labels->v},
+  auto r = kernel(fb, K::CrossEntropy, {logits->v, labels->v},
                   {f32({1}), f32({rows})}, config);
   // The step's loss is the sum of the model's losses, each a mean: over
   // the tokens of the global batch, or over its samples. A per-sample loss
@@ -1220,7 +1215,7 @@ LogicalResult ChunkLowering::lowerCrossEntropy(tg::CrossEntropyOp op) {
   bwdConfig.push_back(
       cfg("grad_scale", FloatAttr::get(Float64Type::get(ctx()), gradScale)));
   tape.push_back([=, this]() -> LogicalResult {
-    auto g = kernel(bb, "cross_entropy_bwd",
+    auto g = kernel(bb, K::CrossEntropyBwd,
                     {saved(lv), saved(lab), saved(lse)}, {lv.getType()},
                     bwdConfig);
     addGrad(lv, g[0]);
@@ -1253,8 +1248,8 @@ LogicalResult ChunkLowering::lowerEmbeddingBag(tg::EmbeddingBagOp op) {
     config.push_back(tpAxis("vocab_axis"));
   if (op.getMean())
     poolConfig.push_back(cfg("mean", UnitAttr::get(ctx())));
-  Value rows = kernel(fb, "embedding", {ids->v, *table}, {rowsType}, config)[0];
-  Value pooled = kernel(fb, "bag_pool", {rows}, {pooledType}, poolConfig)[0];
+  Value rows = kernel(fb, K::Embedding, {ids->v, *table}, {rowsType}, config)[0];
+  Value pooled = kernel(fb, K::BagPool, {rows}, {pooledType}, poolConfig)[0];
   if (tpOn())
     pooled = tx::AllReduceOp::create(fb, loc, pooledType, pooled, "tp");
   env[op.getResult()] = {pooled, Dist::Rep};
@@ -1263,8 +1258,8 @@ LogicalResult ChunkLowering::lowerEmbeddingBag(tg::EmbeddingBagOp op) {
     Value g = takeGrad(pooled);
     if (!g)
       return success();
-    Value drows = kernel(bb, "bag_pool_bwd", {g}, {rowsType}, poolConfig)[0];
-    Value dt = kernel(bb, "embedding_bwd", {saved(idsV), drows},
+    Value drows = kernel(bb, K::BagPoolBwd, {g}, {rowsType}, poolConfig)[0];
+    Value dt = kernel(bb, K::EmbeddingBwd, {saved(idsV), drows},
                       {tableV.getType()}, config)[0];
     accumulate(tableV.getDefiningOp()->getAttrOfType<StringAttr>("sym"), dt);
     return success();
@@ -1290,7 +1285,7 @@ LogicalResult ChunkLowering::lowerDotInteraction(tg::DotInteractionOp op) {
   auto outType = localType(op, op.getResult().getType(), Dist::Rep);
   if (failed(outType))
     return failure();
-  Value y = kernel(fb, "dot_interaction", feats, {*outType})[0];
+  Value y = kernel(fb, K::DotInteraction, feats, {*outType})[0];
   env[op.getResult()] = {y, Dist::Rep};
   tape.push_back([=, this]() -> LogicalResult {
     Value g = takeGrad(y);
@@ -1302,7 +1297,7 @@ LogicalResult ChunkLowering::lowerDotInteraction(tg::DotInteractionOp op) {
       ins.push_back(saved(f));
       outs.push_back(f.getType());
     }
-    auto gs = kernel(bb, "dot_interaction_bwd", ins, outs);
+    auto gs = kernel(bb, K::DotInteractionBwd, ins, outs);
     for (auto [f, df] : llvm::zip(feats, gs))
       addGrad(f, df);
     return success();
@@ -1330,7 +1325,7 @@ LogicalResult ChunkLowering::lowerBinaryCrossEntropy(
     return op.emitError() << "texec lowering: binary_cross_entropy expects "
                              "one whole logit per sample ([batch, 1]), got "
                           << lt;
-  auto r = kernel(fb, "binary_cross_entropy", {logits->v, labels->v},
+  auto r = kernel(fb, K::BinaryCrossEntropy, {logits->v, labels->v},
                   {f32({1})});
   // The step's loss is a mean over the tokens of the global batch: a
   // per-sample loss over longer sequences counts seq_len times.
@@ -1345,7 +1340,7 @@ LogicalResult ChunkLowering::lowerBinaryCrossEntropy(
       cfg("grad_scale", FloatAttr::get(Float64Type::get(ctx()),
                                        1.0 / double(st.globalBatch)))};
   tape.push_back([=, this]() -> LogicalResult {
-    auto g = kernel(bb, "binary_cross_entropy_bwd", {saved(lv), saved(lab)},
+    auto g = kernel(bb, K::BinaryCrossEntropyBwd, {saved(lv), saved(lab)},
                     {lv.getType()}, config);
     addGrad(lv, g[0]);
     return success();
@@ -1382,13 +1377,13 @@ LogicalResult ChunkLowering::lowerPatchEmbed(tg::PatchEmbedOp op) {
   SmallVector<NamedAttribute> config = {
       cfg("patch", i64a(patch))};
   Value images = img->v, wv = *w, bv = *b;
-  Value y = kernel(fb, "patch_embed", {images, wv, bv}, {yType}, config)[0];
+  Value y = kernel(fb, K::PatchEmbed, {images, wv, bv}, {yType}, config)[0];
   env[op.getResult()] = {y, Dist::Rep};
   tape.push_back([=, this]() -> LogicalResult {
     Value dy = takeGrad(y);
     if (!dy)
       return success();
-    auto g = kernel(bb, "patch_embed_bwd", {dy, saved(images)},
+    auto g = kernel(bb, K::PatchEmbedBwd, {dy, saved(images)},
                     {wv.getType(), bv.getType()}, config);
     accumulate(wv.getDefiningOp()->getAttrOfType<StringAttr>("sym"), g[0]);
     accumulate(bv.getDefiningOp()->getAttrOfType<StringAttr>("sym"), g[1]);
@@ -1412,13 +1407,13 @@ LogicalResult ChunkLowering::lowerPrependToken(tg::PrependTokenOp op) {
   auto yType =
       f32({xt.getDimSize(0), xt.getDimSize(1) + 1, xt.getDimSize(2)});
   Value xv = x->v, tv = *tok;
-  Value y = kernel(fb, "prepend_token", {xv, tv}, {yType})[0];
+  Value y = kernel(fb, K::PrependToken, {xv, tv}, {yType})[0];
   env[op.getResult()] = {y, Dist::Rep};
   tape.push_back([=, this]() -> LogicalResult {
     Value dy = takeGrad(y);
     if (!dy)
       return success();
-    auto g = kernel(bb, "prepend_token_bwd", {dy},
+    auto g = kernel(bb, K::PrependTokenBwd, {dy},
                     {xv.getType(), tv.getType()});
     addGrad(xv, g[0]);
     accumulate(tv.getDefiningOp()->getAttrOfType<StringAttr>("sym"), g[1]);
@@ -1454,7 +1449,7 @@ LogicalResult ChunkLowering::lowerPositionEmbedding(
   if (cpOn() && !whole)
     config.push_back(cfg("pos_axis", StringAttr::get(ctx(), "cp")));
   Value xv = x->v, wv = *wpe;
-  Value y = kernel(fb, "position_add", {xv, wv}, {xv.getType()}, config)[0];
+  Value y = kernel(fb, K::PositionAdd, {xv, wv}, {xv.getType()}, config)[0];
   env[op.getResult()] = {y, Dist::Rep};
   tape.push_back([=, this]() -> LogicalResult {
     Value dy = takeGrad(y);
@@ -1462,7 +1457,7 @@ LogicalResult ChunkLowering::lowerPositionEmbedding(
       return success();
     addGrad(xv, dy);
     accumulate(wv.getDefiningOp()->getAttrOfType<StringAttr>("sym"),
-               kernel(bb, "position_add_bwd", {dy}, {wv.getType()},
+               kernel(bb, K::PositionAddBwd, {dy}, {wv.getType()},
                       config)[0]);
     return success();
   });
@@ -1497,7 +1492,7 @@ LogicalResult ChunkLowering::lowerSelectToken(tg::SelectTokenOp op) {
   const bool seqShard = x->dist == Dist::Seq;
   if (seqShard)
     config.push_back(tpAxis("seq_axis"));
-  Value y = kernel(fb, "select_token", {x->v}, {*yType}, config)[0];
+  Value y = kernel(fb, K::SelectToken, {x->v}, {*yType}, config)[0];
   if (seqShard)
     y = tx::AllReduceOp::create(fb, loc, y.getType(), y, "tp");
   if (cpOn())
@@ -1514,7 +1509,7 @@ LogicalResult ChunkLowering::lowerSelectToken(tg::SelectTokenOp op) {
     // consumers are replicated and each rank already holds all of it.
     if (cp)
       dy = tx::AllReduceOp::create(bb, loc, dy.getType(), dy, "cp");
-    addGrad(xv, kernel(bb, "select_token_bwd", {dy}, {xv.getType()},
+    addGrad(xv, kernel(bb, K::SelectTokenBwd, {dy}, {xv.getType()},
                        config)[0]);
     return success();
   });
@@ -1553,12 +1548,12 @@ LogicalResult ChunkLowering::lowerDropout(tg::DropoutOp op, FVal x) {
     config.push_back(tpAxis("seq_axis"));
   if (x.dist == Dist::Last)
     config.push_back(tpAxis("feature_axis"));
-  Value y = kernel(fb, "dropout", {x.v}, {x.v.getType()}, config)[0];
+  Value y = kernel(fb, K::Dropout, {x.v}, {x.v.getType()}, config)[0];
   env[op.getResult()] = {y, x.dist};
   tape.push_back([=, this]() -> LogicalResult {
     Value dy = takeGrad(y);
     if (dy)
-      addGrad(x.v, kernel(bb, "dropout_bwd", {dy}, {dy.getType()}, config)[0]);
+      addGrad(x.v, kernel(bb, K::DropoutBwd, {dy}, {dy.getType()}, config)[0]);
     return success();
   });
   return success();
@@ -1579,43 +1574,52 @@ LogicalResult ChunkLowering::lowerElementwise(Operation *op) {
   Type t = ins[0].v.getType();
   if (auto d = dyn_cast<tg::DropoutOp>(op))
     return lowerDropout(d, ins[0]);
-  StringRef name = llvm::TypeSwitch<Operation *, StringRef>(op)
-                       .Case<tg::AddOp>([](auto) { return "add"; })
-                       .Case<tg::MulOp>([](auto) { return "mul"; })
-                       .Case<tg::GeluOp>([](auto) { return "gelu"; })
-                       .Case<tg::SiluOp>([](auto) { return "silu"; })
-                       .Case<tg::ReluOp>([](auto) { return "relu"; })
-                       .Case<tg::SquaredReluOp>(
-                           [](auto) { return "squared_relu"; })
-                       .Case<tg::SwiGLUOp>([](auto) { return "swiglu"; })
-                       .Case<tg::TanhOp>([](auto) { return "tanh"; })
-                       .Default([](auto) { return ""; });
+  // Each elementwise op's kernel and, for the one-input activations, the
+  // kernel of its backward.
+  using Kinds = std::pair<K, K>;
+  std::optional<Kinds> kinds =
+      llvm::TypeSwitch<Operation *, std::optional<Kinds>>(op)
+          .Case<tg::AddOp>([](auto) { return Kinds{K::Add, K::Add}; })
+          .Case<tg::MulOp>([](auto) { return Kinds{K::Mul, K::Mul}; })
+          .Case<tg::GeluOp>([](auto) { return Kinds{K::Gelu, K::GeluBwd}; })
+          .Case<tg::SiluOp>([](auto) { return Kinds{K::Silu, K::SiluBwd}; })
+          .Case<tg::ReluOp>([](auto) { return Kinds{K::Relu, K::ReluBwd}; })
+          .Case<tg::SquaredReluOp>([](auto) {
+            return Kinds{K::SquaredRelu, K::SquaredReluBwd};
+          })
+          .Case<tg::SwiGLUOp>(
+              [](auto) { return Kinds{K::Swiglu, K::SwigluBwd}; })
+          .Case<tg::TanhOp>([](auto) { return Kinds{K::Tanh, K::TanhBwd}; })
+          .Default([](Operation *) { return std::nullopt; });
+  if (!kinds)
+    return op->emitError() << "texec lowering: no elementwise kernel for '"
+                           << op->getName() << "'";
+  const auto [kind, bwdKind] = *kinds;
   SmallVector<NamedAttribute> config;
   if (auto g = dyn_cast<tg::GeluOp>(op); g && g.getApproximate())
     config.push_back(cfg("approximate", UnitAttr::get(ctx())));
   SmallVector<Value> vals;
   for (const FVal &f : ins)
     vals.push_back(f.v);
-  Value y = kernel(fb, name, vals, {t}, config)[0];
+  Value y = kernel(fb, kind, vals, {t}, config)[0];
   env[op->getResult(0)] = {y, ins[0].dist};
-  std::string kind = name.str();
   tape.push_back([=, this]() -> LogicalResult {
     Value dy = takeGrad(y);
     if (!dy)
       return success();
-    if (kind == "add") {
+    if (kind == K::Add) {
       addGrad(vals[0], dy);
       addGrad(vals[1], dy);
-    } else if (kind == "mul") {
-      addGrad(vals[0], kernel(bb, "mul", {dy, saved(vals[1])}, {t})[0]);
-      addGrad(vals[1], kernel(bb, "mul", {dy, saved(vals[0])}, {t})[0]);
-    } else if (kind == "swiglu") {
-      auto g = kernel(bb, "swiglu_bwd", {dy, saved(vals[0]), saved(vals[1])},
+    } else if (kind == K::Mul) {
+      addGrad(vals[0], kernel(bb, K::Mul, {dy, saved(vals[1])}, {t})[0]);
+      addGrad(vals[1], kernel(bb, K::Mul, {dy, saved(vals[0])}, {t})[0]);
+    } else if (kind == K::Swiglu) {
+      auto g = kernel(bb, bwdKind, {dy, saved(vals[0]), saved(vals[1])},
                       {t, t});
       addGrad(vals[0], g[0]);
       addGrad(vals[1], g[1]);
     } else {
-      addGrad(vals[0], kernel(bb, kind + "_bwd", {dy, saved(vals[0])}, {t},
+      addGrad(vals[0], kernel(bb, bwdKind, {dy, saved(vals[0])}, {t},
                               config)[0]);
     }
     return success();
@@ -1778,9 +1782,9 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
                                       params[2]}
                  : SmallVector<Value>{xAll, params[0], params[1], params[2]};
   Value yAll = kernel(fb,
-                      biased     ? "moe_biased"
-                      : selected ? "moe_selected"
-                                 : "moe",
+                      biased     ? K::MoeBiased
+                      : selected ? K::MoeSelected
+                                 : K::Moe,
                       fwdIns, {xAll.getType()}, config)[0];
   Value yg = epOn ? tx::ReduceScatterOp::create(fb, loc, xg.getType(), yAll,
                                                 "ep", 0)
@@ -1829,7 +1833,7 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
     // Results: dx, dw_in, dw_out, dgate, then db_in, db_out when biased.
     SmallVector<Value> g;
     if (biased) {
-      auto b = kernel(bb, "moe_biased_bwd",
+      auto b = kernel(bb, K::MoeBiasedBwd,
                       {dyAll, xs, router, saved(params[3]), saved(params[1]),
                        saved(params[4]), saved(params[2]), saved(params[5])},
                       {xAll.getType(), params[1].getType(),
@@ -1838,14 +1842,14 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
                       config);
       g = {b[0], b[1], b[3], b[5], b[2], b[4]};
     } else if (selected) {
-      g = kernel(bb, "moe_selected_bwd",
+      g = kernel(bb, K::MoeSelectedBwd,
                  {dyAll, xs, router, saved(params[3]), saved(params[1]),
                   saved(params[2])},
                  {xAll.getType(), params[1].getType(), params[2].getType(),
                   gateType},
                  config);
     } else {
-      g = kernel(bb, "moe_bwd",
+      g = kernel(bb, K::MoeBwd,
                  {dyAll, xs, router, saved(params[1]), saved(params[2])},
                  {xAll.getType(), params[1].getType(), params[2].getType(),
                   gateType},
@@ -1861,24 +1865,24 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
       gate = tx::AllReduceOp::create(bb, loc, gateType, gate, "tp");
     // Results: dx, drouter[, drouter_bias].
     SmallVector<Value> r =
-        biased ? kernel(bb, "moe_router_biased_bwd",
+        biased ? kernel(bb, K::MoeRouterBiasedBwd,
                         {gate, xs, router, saved(params[3])},
                         {xg.getType(), params[0].getType(),
                          params[3].getType()},
                         routerConfig)
         : selected
-            ? kernel(bb, "moe_router_selected_bwd",
+            ? kernel(bb, K::MoeRouterSelectedBwd,
                      {gate, xs, router, saved(params[3])},
                      {xg.getType(), params[0].getType(), params[3].getType()},
                      routerConfig)
-            : kernel(bb, "moe_router_bwd", {gate, xs, router},
+            : kernel(bb, K::MoeRouterBwd, {gate, xs, router},
                      {xg.getType(), params[0].getType()}, routerConfig);
     Value dxExperts = epOn ? tx::ReduceScatterOp::create(bb, loc, xg.getType(),
                                                          g[0], "ep", 0)
                                  .getResult()
                            : g[0];
     if (!expertTp) {
-      addGrad(xv, kernel(bb, "add", {dxExperts, r[0]}, {xv.getType()})[0]);
+      addGrad(xv, kernel(bb, K::Add, {dxExperts, r[0]}, {xv.getType()})[0]);
     } else {
       // The experts' part is partial over tp (the gathered sequence's
       // backward reduce-scatters it); the router's is whole, and each rank
@@ -1886,7 +1890,7 @@ LogicalResult ChunkLowering::lowerMoE(tg::MoEOp op) {
       addGrad(xg, dxExperts, /*partial=*/true);
       Value routerDx = r[0];
       if (seqShards)
-        routerDx = kernel(bb, "seq_slice", {routerDx}, {xv.getType()},
+        routerDx = kernel(bb, K::SeqSlice, {routerDx}, {xv.getType()},
                           {cfg("seq_axis", StringAttr::get(ctx(), "tp"))})[0];
       addGrad(xv, routerDx);
     }
@@ -1990,7 +1994,7 @@ LogicalResult ChunkLowering::run(ArrayRef<Operation *> prologue,
       auto t = localType(st.model, firstInit.getType(), to);
       if (failed(t))
         return failure();
-      Value part = kernel(fb, "seq_slice", {full}, {*t},
+      Value part = kernel(fb, K::SeqSlice, {full}, {*t},
                           {cfg("seq_axis", StringAttr::get(ctx(), axis))})[0];
       cur = {part, to};
       std::string group = axis.str();
