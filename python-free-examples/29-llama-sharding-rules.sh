@@ -5,7 +5,8 @@
 # SwiGLU) planned on one DGX H100 with tensor parallelism 2 and data
 # parallelism 4 pinned; trident-shard-tgraph outlines the planned model as
 # one function of tgraph ops, annotating only the plan's decisions (the
-# batch over dp, each tensor-parallel weight by its role); then UPSTREAM
+# batch over dp, each tensor-parallel weight and the token table by the op
+# that reads it); then UPSTREAM
 # passes (sharding-propagation, shard-partition) split every op by the
 # tgraph ops' ShardingInterface rules. docs/shard-export.md explains both
 # exports; docs/tgraph.md lists the rules.
@@ -15,8 +16,9 @@
 # (q 4096 -> 2048 rows, k 1024 -> 512 rows, o and down split on their
 # columns); the attention of layer 0 on 16 heads and 4 kv heads; the
 # collectives, one count per kind: 64 tp all-reduces (two per layer: after
-# attention and after the MLP), one all-gather of the vocabulary-split
-# logits, one dp average of the loss; "shard.shard left: 0".
+# attention and after the MLP), one all-gather of the row-split token table
+# (the lookup's rule gathers it: no masked lookup), one of the
+# vocabulary-split logits, one dp average of the loss; "shard.shard left: 0".
 #
 # Usage: bash python-free-examples/29-llama-sharding-rules.sh
 #

@@ -75,29 +75,23 @@ enum class ParamPlace { Sharded, Replicated, Expert, Vocab };
 ParamPlace placeOf(Value param) {
   for (OpOperand &use : param.getUses()) {
     Operation *user = use.getOwner();
-    unsigned idx = use.getOperandNumber();
-    if (auto lin = dyn_cast<LinearOp>(user)) {
-      TpRole role = lin.getTpRole();
-      bool isBias = lin.getBias() && idx == 2;
-      if (role == TpRole::Vocab)
-        return ParamPlace::Vocab;
-      if (role == TpRole::Column)
-        return ParamPlace::Sharded;
-      if (role == TpRole::Row)
-        return isBias ? ParamPlace::Replicated : ParamPlace::Sharded;
-      return ParamPlace::Replicated;
-    }
-    // Token tables, and DLRM's tables, which trident emit splits by rows
-    // over tp the same way (docs/emit.md, "DLRM").
-    if (isa<EmbeddingOp, EmbeddingBagOp>(user))
-      return ParamPlace::Vocab;
+    // Experts split over ep (and etp), decided by the plan, not the op.
     if (auto moe = dyn_cast<MoEOp>(user))
       return (param == moe.getRouter() || param == moe.getRouterBias())
                  ? ParamPlace::Replicated
                  : ParamPlace::Expert;
-    if (auto attn = dyn_cast<AttentionOp>(user))
-      if (param == attn.getSinks())
-        return ParamPlace::Sharded;
+    // Where tensor parallelism splits it: the one answer the lowering and
+    // the shard exports read too (tensorParallelDim, GraphOps.h).
+    if (tensorParallelDim(user, use.getOperandNumber())) {
+      std::optional<TensorParallelLoop> loop = tensorParallelLoop(user);
+      // (DLRM's bag tables have no loop numbering and split as a
+      // vocabulary.)
+      return loop && !loop->vocabulary ? ParamPlace::Sharded
+                                       : ParamPlace::Vocab;
+    }
+    // A linear that does not split it (no role, or a row linear's bias).
+    if (isa<LinearOp>(user))
+      return ParamPlace::Replicated;
   }
   return ParamPlace::Replicated;
 }

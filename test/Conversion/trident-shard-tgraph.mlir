@@ -15,10 +15,13 @@
 // OUTLINE: func.func @tiny_llama(%arg0: tensor<4x32xi32> {tgraph.name = "tokens"}, %arg1: tensor<4x32xi32> {tgraph.name = "labels"}, %arg2: tensor<256x64xf32> {tgraph.name = "embed_tokens.weight"}
 // OUTLINE-SAME: {tgraph.name = "layers.3.mlp.down_proj.weight"}
 // OUTLINE-SAME: -> tensor<f32>
-// The inputs split over dp; a column weight's rows and a row weight's
-// columns over tp; nothing else is annotated.
+// The inputs split over dp; the token table's rows (its vocabulary), a
+// column weight's rows and a row weight's columns over tp; nothing else is
+// annotated.
 // OUTLINE: shard.sharding @grid split_axes = {{\[\[}}0]]
 // OUTLINE: shard.shard %arg0
+// OUTLINE: shard.sharding @grid split_axes = {{\[\[}}1]]
+// OUTLINE-NEXT: shard.shard %arg2
 // OUTLINE: tgraph.embedding
 // OUTLINE-NEXT: tgraph.rms_norm
 // OUTLINE-NEXT: shard.sharding @grid split_axes = {{\[\[}}1]]
@@ -27,18 +30,22 @@
 // OUTLINE: tgraph.linear {{.*}} tp <row>
 // OUTLINE: return
 
-// Partitioned: each device holds half the batch and half the heads (GQA:
-// 2 of 4 query heads, 1 of 2 kv heads); a row-parallel linear's output is
-// summed over tp; the norms and residuals stay whole; the head's vocabulary
-// split is gathered for the loss, whose mean is averaged over dp.
+// Partitioned: each device holds half the batch, half the token table's
+// rows and half the heads (GQA: 2 of 4 query heads, 1 of 2 kv heads); the
+// table is gathered for the lookup (the embedding rule has no masked
+// lookup); a row-parallel linear's output is summed over tp; the norms and
+// residuals stay whole; the head's vocabulary split is gathered for the
+// loss, whose mean is averaged over dp.
 // PART: func.func @tiny_llama(%arg0: tensor<2x32xi32> {tgraph.name = "tokens"}
+// PART-SAME: tensor<128x64xf32> {tgraph.name = "embed_tokens.weight"}
 // PART-SAME: tensor<32x64xf32> {tgraph.name = "layers.0.attn.q_proj.weight"}
 // PART-SAME: tensor<16x64xf32> {tgraph.name = "layers.0.attn.k_proj.weight"}
 // PART-SAME: tensor<64x32xf32> {tgraph.name = "layers.0.attn.o_proj.weight"}
 // PART-SAME: tensor<64x64xf32> {tgraph.name = "layers.0.mlp.gate_proj.weight"}
 // PART-SAME: tensor<64x64xf32> {tgraph.name = "layers.0.mlp.down_proj.weight"}
 // PART-SAME: tensor<128x64xf32> {tgraph.name = "lm_head.weight"}
-// PART: %[[E:.*]] = tgraph.embedding %arg0, %arg2 : (tensor<2x32xi32>, tensor<256x64xf32>) -> tensor<2x32x64xf32>
+// PART: %[[T:.*]] = shard.all_gather %arg2 on @grid grid_axes = [1] gather_axis = 0 : tensor<128x64xf32> -> tensor<256x64xf32>
+// PART-NEXT: %[[E:.*]] = tgraph.embedding %arg0, %[[T]] : (tensor<2x32xi32>, tensor<256x64xf32>) -> tensor<2x32x64xf32>
 // PART: tgraph.attention {{.*}} {causal, head_dim = 16 : i64, num_heads = 2 : i64, num_kv_heads = 1 : i64, rotary_dim = 16 : i64} : (tensor<2x32x32xf32>, tensor<2x32x16xf32>, tensor<2x32x16xf32>) -> tensor<2x32x32xf32>
 // PART-NEXT: %[[O:.*]] = tgraph.linear {{.*}} tp <row> : (tensor<2x32x32xf32>, tensor<64x32xf32>) -> tensor<2x32x64xf32>
 // PART-NEXT: %[[R:.*]] = shard.all_reduce %[[O]] on @grid grid_axes = [1] : tensor<2x32x64xf32>

@@ -46,6 +46,26 @@ double numElements(Type type, const CostContext &ctx);
 double numBytes(Type type, const CostContext &ctx);
 /// Element byte width of a tensor type.
 int64_t elementBytes(Type type);
+
+/// The loop of an op, numbered as its ShardingInterface rule numbers them
+/// (ShardingInterfaceImpl.cpp), that the plan's tensor parallelism splits:
+/// Megatron-LM's layout (Shoeybi et al. 2019). A column or vocabulary
+/// linear's output features, a row linear's input features, attention's
+/// head features, an embedding's vocabulary. `vocabulary`: the split is
+/// of a vocabulary, padded to a multiple of tp where tp does not divide it.
+struct TensorParallelLoop {
+  unsigned loop;
+  bool vocabulary;
+};
+/// None for an op that only follows its operands' layout.
+std::optional<TensorParallelLoop> tensorParallelLoop(Operation *op);
+/// The dimension of `op`'s operand `operand` that tensor parallelism
+/// splits: the op's tensor-parallel loop read through that operand's
+/// indexing map (its ShardingInterface rule's); none where the operand
+/// does not follow the loop (a row linear's bias) or the op has none. The
+/// one answer ModelAnalysis, trident-shard-tgraph, the texec lowering and
+/// the shard export read for where a parameter is split.
+std::optional<int64_t> tensorParallelDim(Operation *op, unsigned operand);
 } // namespace mlir::trident::graph
 
 #define GET_OP_CLASSES

@@ -28,6 +28,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::trident::graph;
@@ -225,19 +226,21 @@ struct ContractionRule : Rule<Model, Op> {
 
 /// Loops: x's leading dimensions, n (parallel: a column split), k
 /// (reduction: a row split, whose partial products are summed).
+SmallVector<AffineMap> linearMaps(LinearOp lin) {
+  unsigned r = unsigned(rankOf(lin.getX())), loops = r + 1;
+  unsigned n = r - 1, k = r;
+  MLIRContext *ctx = lin->getContext();
+  SmallVector<AffineMap> maps = {loopMap(ctx, loops, concat(lead(r - 1), {k})),
+                                 loopMap(ctx, loops, {n, k})};
+  if (lin.getBias())
+    maps.push_back(loopMap(ctx, loops, {n}));
+  maps.push_back(loopMap(ctx, loops, concat(lead(r - 1), {n})));
+  return maps;
+}
+
 struct LinearRule : ContractionRule<LinearRule, LinearOp> {
   SmallVector<AffineMap> getIndexingMaps(Operation *op) const {
-    auto lin = cast<LinearOp>(op);
-    unsigned r = unsigned(rankOf(lin.getX())), loops = r + 1;
-    unsigned n = r - 1, k = r;
-    MLIRContext *ctx = op->getContext();
-    SmallVector<AffineMap> maps = {
-        loopMap(ctx, loops, concat(lead(r - 1), {k})),
-        loopMap(ctx, loops, {n, k})};
-    if (lin.getBias())
-      maps.push_back(loopMap(ctx, loops, {n}));
-    maps.push_back(loopMap(ctx, loops, concat(lead(r - 1), {n})));
-    return maps;
+    return linearMaps(cast<LinearOp>(op));
   }
   LogicalResult local(LinearOp op, ArrayRef<Value> operands,
                       ArrayRef<Sharding> resultShardings, const Splits &s,
@@ -299,8 +302,32 @@ struct MatmulRule : ContractionRule<MatmulRule, MatmulOp> {
 /// Loops: b, s (queries), t (keys), f (the head features of q, k, v, the
 /// output and the sinks alike: a split of f is a split by heads), r (the
 /// shared rotary key of multi-head latent attention).
+namespace attention_loops {
+enum : unsigned { B, S, T, F, R, Loops };
+} // namespace attention_loops
+
+SmallVector<AffineMap> attentionMaps(AttentionOp a) {
+  using namespace attention_loops;
+  MLIRContext *ctx = a->getContext();
+  SmallVector<AffineMap> maps = {loopMap(ctx, Loops, {B, S, F}),
+                                 loopMap(ctx, Loops, {B, T, F}),
+                                 loopMap(ctx, Loops, {B, T, F})};
+  if (a.getKRope())
+    maps.push_back(loopMap(ctx, Loops, {B, T, R}));
+  if (a.getSinks())
+    maps.push_back(loopMap(ctx, Loops, {F}));
+  maps.push_back(loopMap(ctx, Loops, {B, S, F}));
+  return maps;
+}
+
 struct AttentionRule : Rule<AttentionRule, AttentionOp> {
-  enum : unsigned { B, S, T, F, R, Loops };
+  enum : unsigned {
+    B = attention_loops::B,
+    S = attention_loops::S,
+    T = attention_loops::T,
+    F = attention_loops::F,
+    R = attention_loops::R
+  };
   SmallVector<IteratorType> getLoopIteratorTypes(Operation *) const {
     return {kPar, kPar, kRed, kPar, kPar};
   }
@@ -309,17 +336,7 @@ struct AttentionRule : Rule<AttentionRule, AttentionOp> {
     return {shard::ReductionKind::Generic};
   }
   SmallVector<AffineMap> getIndexingMaps(Operation *op) const {
-    auto a = cast<AttentionOp>(op);
-    MLIRContext *ctx = op->getContext();
-    SmallVector<AffineMap> maps = {loopMap(ctx, Loops, {B, S, F}),
-                                   loopMap(ctx, Loops, {B, T, F}),
-                                   loopMap(ctx, Loops, {B, T, F})};
-    if (a.getKRope())
-      maps.push_back(loopMap(ctx, Loops, {B, T, R}));
-    if (a.getSinks())
-      maps.push_back(loopMap(ctx, Loops, {F}));
-    maps.push_back(loopMap(ctx, Loops, {B, S, F}));
-    return maps;
+    return attentionMaps(cast<AttentionOp>(op));
   }
   LogicalResult local(AttentionOp op, ArrayRef<Value> operands,
                       ArrayRef<Sharding> resultShardings, const Splits &s,
@@ -405,6 +422,14 @@ template <typename Op> struct NormRule : Rule<NormRule<Op>, Op> {
 //===----------------------------------------------------------------------===//
 
 /// Loops: the ids' dimensions, h, v (reduction: a vocabulary split).
+SmallVector<AffineMap> embeddingMaps(EmbeddingOp op) {
+  unsigned r = unsigned(rankOf(op.getIds()));
+  unsigned h = r, v = r + 1, loops = r + 2;
+  MLIRContext *ctx = op->getContext();
+  return {loopMap(ctx, loops, lead(r)), loopMap(ctx, loops, {v, h}),
+          loopMap(ctx, loops, concat(lead(r), {h}))};
+}
+
 struct EmbeddingRule : Rule<EmbeddingRule, EmbeddingOp> {
   SmallVector<IteratorType> getLoopIteratorTypes(Operation *op) const {
     SmallVector<IteratorType> t(rankOf(op->getOperand(0)) + 1, kPar);
@@ -416,11 +441,7 @@ struct EmbeddingRule : Rule<EmbeddingRule, EmbeddingOp> {
     return {shard::ReductionKind::Sum};
   }
   SmallVector<AffineMap> getIndexingMaps(Operation *op) const {
-    unsigned r = unsigned(rankOf(op->getOperand(0)));
-    unsigned h = r, v = r + 1, loops = r + 2;
-    MLIRContext *ctx = op->getContext();
-    return {loopMap(ctx, loops, lead(r)), loopMap(ctx, loops, {v, h}),
-            loopMap(ctx, loops, concat(lead(r), {h}))};
+    return embeddingMaps(cast<EmbeddingOp>(op));
   }
   LogicalResult local(EmbeddingOp op, ArrayRef<Value> operands,
                       ArrayRef<Sharding> resultShardings, const Splits &s,
@@ -586,6 +607,56 @@ struct SoftmaxRule : Rule<SoftmaxRule, SoftmaxOp> {
 };
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// The plan's tensor parallelism, read through the same loops
+//===----------------------------------------------------------------------===//
+
+std::optional<TensorParallelLoop>
+mlir::trident::graph::tensorParallelLoop(Operation *op) {
+  if (auto lin = dyn_cast<LinearOp>(op)) {
+    const unsigned r = unsigned(rankOf(lin.getX()));
+    switch (lin.getTpRole()) {
+    case TpRole::Column:
+      return TensorParallelLoop{r - 1, false};
+    case TpRole::Vocab:
+      return TensorParallelLoop{r - 1, true};
+    case TpRole::Row:
+      return TensorParallelLoop{r, false};
+    case TpRole::None:
+      return std::nullopt;
+    }
+  }
+  if (isa<AttentionOp>(op))
+    return TensorParallelLoop{attention_loops::F, false};
+  if (auto e = dyn_cast<EmbeddingOp>(op))
+    return TensorParallelLoop{unsigned(rankOf(e.getIds())) + 1, true};
+  return std::nullopt;
+}
+
+std::optional<int64_t> mlir::trident::graph::tensorParallelDim(Operation *op,
+                                                               unsigned i) {
+  // DLRM's tables: no shard rule (the bag's pooling is not written as
+  // one), but trident emit splits them by rows over tp like a token
+  // table (docs/emit.md, "DLRM").
+  if (auto bag = dyn_cast<EmbeddingBagOp>(op))
+    return i == bag->getNumOperands() - 1 ? std::optional<int64_t>(0)
+                                          : std::nullopt;
+  std::optional<TensorParallelLoop> loop = tensorParallelLoop(op);
+  if (!loop)
+    return std::nullopt;
+  SmallVector<AffineMap> maps =
+      llvm::TypeSwitch<Operation *, SmallVector<AffineMap>>(op)
+          .Case<LinearOp>([](LinearOp l) { return linearMaps(l); })
+          .Case<AttentionOp>([](AttentionOp a) { return attentionMaps(a); })
+          .Case<EmbeddingOp>([](EmbeddingOp e) { return embeddingMaps(e); });
+  if (i >= maps.size())
+    return std::nullopt;
+  for (auto [dim, expr] : llvm::enumerate(maps[i].getResults()))
+    if (expr == getAffineDimExpr(loop->loop, op->getContext()))
+      return int64_t(dim);
+  return std::nullopt;
+}
 
 void mlir::trident::graph::registerShardingInterfaceModels(
     DialectRegistry &registry) {

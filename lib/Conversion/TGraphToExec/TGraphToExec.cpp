@@ -248,6 +248,18 @@ private:
     return cfg(key, StringAttr::get(ctx(), "tp"));
   }
   FailureOr<Value> param(Operation *user, Value tgParam, ParamLayout layout);
+  /// How tensor parallelism holds `op`'s operand `operand`: split on the
+  /// dimension tg::tensorParallelDim names (a vocabulary padded), else
+  /// whole. Callers decide whether tp is on.
+  static ParamLayout tpLayout(Operation *op, unsigned operand) {
+    ParamLayout l{-1};
+    if (std::optional<int64_t> dim = tg::tensorParallelDim(op, operand)) {
+      std::optional<tg::TensorParallelLoop> loop = tg::tensorParallelLoop(op);
+      l.splitDim = *dim;
+      l.padVocab = !loop || loop->vocabulary;
+    }
+    return l;
+  }
   FailureOr<FVal> input(Operation *user, Value tgInput);
   /// Declares texec.input `name` (null attributes: none) and remembers it.
   FVal newInput(StringRef name, RankedTensorType type, IntegerAttr range,
@@ -670,7 +682,7 @@ LogicalResult ChunkLowering::lowerEmbedding(tg::EmbeddingOp op) {
   auto ids = act(op, op.getIds());
   if (failed(ids))
     return failure();
-  FailureOr<Value> wte = param(op, op.getTable(), {0, "tp", true});
+  FailureOr<Value> wte = param(op, op.getTable(), tpLayout(op, 1));
   if (failed(wte))
     return failure();
   // Fuse a following position embedding (the runtime adds both in one
@@ -865,10 +877,6 @@ LogicalResult ChunkLowering::lowerLinear(tg::LinearOp op) {
       return op.emitError("texec lowering: column-parallel linear needs a "
                           "replicated input, got a feature-sharded one");
     in = gatherSeq(*x);
-    wLayout.splitDim = 0;
-    bLayout.splitDim = 0;
-    // The LM head's rows are the vocabulary: padded like the embedding.
-    wLayout.padVocab = bLayout.padVocab = role == tg::TpRole::Vocab;
     outDist = Dist::Last;
     inputPartialGrad = true;
     break;
@@ -877,7 +885,6 @@ LogicalResult ChunkLowering::lowerLinear(tg::LinearOp op) {
       return op.emitError("texec lowering: row-parallel linear needs a "
                           "feature-sharded input (the output of a "
                           "column-parallel linear)");
-    wLayout.splitDim = 1;
     reduceOut = true;
     outDist = st.sp ? Dist::Seq : Dist::Rep;
     break;
@@ -887,6 +894,13 @@ LogicalResult ChunkLowering::lowerLinear(tg::LinearOp op) {
                           "tensor-parallel role cannot take a "
                           "feature-sharded input");
     break;
+  }
+  // The weight's and bias's split (the LM head's rows are the vocabulary:
+  // padded like the embedding).
+  if (role != tg::TpRole::None) {
+    wLayout = tpLayout(op, 1);
+    if (op.getBias())
+      bLayout = tpLayout(op, 2);
   }
   FailureOr<Value> w = param(op, op.getWeight(), wLayout);
   if (failed(w))
@@ -1117,10 +1131,9 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
   Value sinks;
   std::string sinksName;
   if (op.getSinks()) {
-    ParamLayout layout;
-    if (tpOn())
-      layout.splitDim = 0;
-    FailureOr<Value> sv = param(op, op.getSinks(), layout);
+    const unsigned operand = op.getSinksMutable()[0].getOperandNumber();
+    FailureOr<Value> sv = param(
+        op, op.getSinks(), tpOn() ? tpLayout(op, operand) : ParamLayout{-1});
     if (failed(sv))
       return failure();
     sinks = *sv;
@@ -1235,7 +1248,7 @@ LogicalResult ChunkLowering::lowerEmbeddingBag(tg::EmbeddingBagOp op) {
   auto ids = act(op, op.getIds());
   if (failed(ids))
     return failure();
-  FailureOr<Value> table = param(op, op.getTable(), {0, "tp", true});
+  FailureOr<Value> table = param(op, op.getTable(), tpLayout(op, 1));
   if (failed(table))
     return failure();
   auto idsType = cast<RankedTensorType>(ids->v.getType());

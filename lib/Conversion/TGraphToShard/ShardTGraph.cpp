@@ -57,8 +57,7 @@ private:
   /// (the grid axes of each dimension).
   FailureOr<Value> argument(Operation *op, StringRef name,
                             ArrayRef<SmallVector<shard::GridAxis>> split);
-  /// How the plan splits a parameter: by the tp role of the linears that
-  /// use it as weight or bias.
+  /// How the plan splits a parameter: by the op that reads it.
   SmallVector<SmallVector<shard::GridAxis>> paramSplit(ParamOp p) const;
   Value annotate(Value v, ArrayRef<SmallVector<shard::GridAxis>> split,
                  bool forUsers);
@@ -130,28 +129,15 @@ SmallVector<SmallVector<shard::GridAxis>>
 Outliner::paramSplit(ParamOp p) const {
   if (!tpAxis)
     return {};
-  for (OpOperand &use : p.getResult().getUses()) {
-    auto lin = dyn_cast<LinearOp>(use.getOwner());
-    if (!lin)
-      continue;
-    const bool weight =
-        use.get() == lin.getWeight() && use.getOperandNumber() == 1;
-    switch (lin.getTpRole()) {
-    case TpRole::Column:
-    case TpRole::Vocab:
-      // Megatron's column-parallel (and vocabulary-parallel head) linear:
-      // the weight's rows (output features) and the bias split.
-      return {{*tpAxis}};
-    case TpRole::Row:
-      // Row-parallel: the weight's columns (input features); the bias is
-      // whole.
-      if (weight)
-        return {{}, {*tpAxis}};
-      return {};
-    case TpRole::None:
-      break;
+  // The dimension tensor parallelism splits, by the op that reads it
+  // (tensorParallelDim: the op's tp loop through its indexing map).
+  for (OpOperand &use : p.getResult().getUses())
+    if (std::optional<int64_t> dim =
+            tensorParallelDim(use.getOwner(), use.getOperandNumber())) {
+      SmallVector<SmallVector<shard::GridAxis>> split(size_t(*dim) + 1);
+      split[size_t(*dim)] = {*tpAxis};
+      return split;
     }
-  }
   return {};
 }
 

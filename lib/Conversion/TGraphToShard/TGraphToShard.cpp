@@ -101,6 +101,9 @@ private:
   RankedTensorType bind(Type t);
   Spec actSpec(int64_t rank, DimAxes last, bool residual) const;
   DimAxes axes(std::initializer_list<int16_t> list) const;
+  /// `op`'s operand `operand` split over tp where tensorParallelDim says
+  /// (GraphOps.h), else whole: a one-dimension spec at least.
+  Spec tpSpec(Operation *op, unsigned operand) const;
   LogicalResult checkDivides(Operation *at, RankedTensorType t, const Spec &s,
                              StringRef what);
   FailureOr<Value> annotate(Operation *at, Value v, const Spec &s,
@@ -182,6 +185,14 @@ DimAxes Exporter::axes(std::initializer_list<int16_t> list) const {
     if (a >= 0)
       out.push_back(a);
   return out;
+}
+
+Spec Exporter::tpSpec(Operation *op, unsigned operand) const {
+  std::optional<int64_t> dim = tensorParallelDim(op, operand);
+  Spec s(dim ? size_t(*dim) + 1 : 1);
+  if (dim)
+    s[size_t(*dim)] = axes({tpAxis});
+  return s;
 }
 
 /// Activations: batch over dp; for rank >= 3 the sequence over cp (and tp
@@ -730,28 +741,23 @@ LogicalResult Exporter::emitLinear(LinearOp op) {
     return failure();
   auto xT = cast<RankedTensorType>(xv->getType());
   int64_t r = xT.getRank();
-  Spec xs, ws, bs, ys;
+  Spec xs, ys;
   switch (role) {
   case TpRole::Column:
   case TpRole::Vocab:
     xs = actSpec(r, {}, false);
-    ws = {axes({tpAxis})};
-    bs = {axes({tpAxis})};
     ys = actSpec(r, axes({tpAxis}), false);
     break;
   case TpRole::Row:
     xs = actSpec(r, axes({tpAxis}), false);
-    ws = {{}, axes({tpAxis})};
-    bs = Spec(1);
     ys = actSpec(r, {}, true);
     break;
   case TpRole::None:
     xs = actSpec(r, {}, false);
-    ws = Spec(1);
-    bs = Spec(1);
     ys = actSpec(r, {}, false);
     break;
   }
+  const Spec ws = tpSpec(op, 1), bs = tpSpec(op, 2);
   auto x = annotate(op, *xv, xs, true, "the linear input");
   if (failed(x))
     return failure();
@@ -1066,7 +1072,7 @@ LogicalResult Exporter::emitEmbedding(EmbeddingOp op) {
   if (failed(ids))
     return failure();
   // With cp the ids' dim 1 is the sequence too.
-  auto table = leaf(op.getTable(), tT, Spec{axes({tpAxis})}, op);
+  auto table = leaf(op.getTable(), tT, tpSpec(op, 1), op);
   auto iv = iota(op, vocab, idsT.getElementType());
   if (failed(table) || failed(iv))
     return failure();
