@@ -18,6 +18,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <map>
 
 using namespace trident;
 using namespace trident::analysis;
@@ -268,4 +269,52 @@ TEST_CASE("bad model inputs are refused with the input named",
   auto tooLong = frontend::loadModel(context(), "tiny-gpt", 64);
   REQUIRE_FALSE(tooLong.isOk());
   CHECK(tooLong.message().find("learned positions") != std::string::npos);
+}
+
+TEST_CASE("tensorParallelDim: where tp splits each parameter, read through "
+          "the sharding rules' loops",
+          "[analysis][sharding]") {
+  using namespace mlir::trident::graph;
+  // Each parameter's split dimension per reading op, as Megatron-LM holds
+  // it (Shoeybi et al. 2019): column rows, row columns, a row bias whole,
+  // the vocabulary rows of the token table and of the head, sinks by head.
+  std::map<std::string, std::string> seen;
+  for (const char *spec :
+       {"tiny-gpt", TRIDENT_SOURCE_DIR "/test/e2e/models/tiny-gpt-oss.json"}) {
+    auto m = load(spec, 32);
+    m.model().walk([&](ParamOp p) {
+      for (mlir::OpOperand &use : p.getResult().getUses()) {
+        mlir::Operation *user = use.getOwner();
+        std::optional<int64_t> dim =
+            tensorParallelDim(user, use.getOperandNumber());
+        std::optional<TensorParallelLoop> loop = tensorParallelLoop(user);
+        std::string what = user->getName().stripDialect().str() + " " +
+                           (dim ? std::to_string(*dim) : "-") +
+                           (loop && loop->vocabulary ? " vocab" : "");
+        seen[std::string(spec == std::string("tiny-gpt") ? "gpt " : "oss ") +
+             p.getName().str() + " @ " + user->getName().stripDialect().str()] =
+            what;
+      }
+    });
+  }
+  auto at = [&](const std::string &k) {
+    INFO(k);
+    REQUIRE(seen.count(k));
+    return seen[k];
+  };
+  CHECK(at("gpt attn.q_proj.weight @ linear") == "linear 0");
+  CHECK(at("gpt attn.q_proj.bias @ linear") == "linear 0");
+  CHECK(at("gpt mlp.fc1.weight @ linear") == "linear 0");
+  CHECK(at("gpt attn.o_proj.weight @ linear") == "linear 1");
+  CHECK(at("gpt attn.o_proj.bias @ linear") == "linear -");
+  CHECK(at("gpt mlp.fc2.bias @ linear") == "linear -");
+  CHECK(at("gpt embed_tokens.weight @ embedding") == "embedding 0 vocab");
+  CHECK(at("gpt embed_tokens.weight @ linear") == "linear 0 vocab");
+  CHECK(at("gpt embed_positions.weight @ position_embedding") ==
+        "position_embedding -");
+  CHECK(at("gpt norm.weight @ layer_norm") == "layer_norm -");
+  CHECK(at("oss sub0.attn.sinks @ attention") == "attention 0");
+  CHECK(at("oss sub0.moe.experts.w_in @ moe") == "moe -");
+  CHECK(at("oss sub0.attn.q_proj.weight @ linear") == "linear 0");
+  CHECK(at("oss sub0.attn.o_proj.weight @ linear") == "linear 1");
 }
