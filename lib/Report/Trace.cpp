@@ -192,6 +192,48 @@ void placeTransfers(std::vector<Transfer> &transfers, int64_t p,
 
 } // namespace
 
+/// After the pipeline drains: the exposed data-parallel sync, then the
+/// optimizer, on two tracks of process `pid`.
+static void addStepTail(const StepTimeline &step, int32_t pid, Trace &tr) {
+  const ParallelConfig &c = step.config;
+  const Evaluation &ev = step.eval;
+  TraceTrack dpTrack{pid, 0, "step tail", "data parallel (exposed)"};
+  TraceTrack optTrack{pid, 1, "step tail", "optimizer"};
+  int32_t dpIdx = int32_t(tr.tracks.size());
+  tr.tracks.push_back(dpTrack);
+  int32_t optIdx = int32_t(tr.tracks.size());
+  tr.tracks.push_back(optTrack);
+  // The data-parallel part, then the tied embedding's sum over the first
+  // and last stage (both counted in dpExposedSeconds).
+  auto dpEvent = [&](std::string name, double start, double duration) {
+    if (duration <= 0)
+      return;
+    TraceEvent e;
+    e.name = std::move(name);
+    e.category = TraceCategory::DataParallel;
+    e.track = dpIdx;
+    e.startSeconds = start;
+    e.durationSeconds = duration;
+    tr.events.push_back(std::move(e));
+  };
+  const double dpOwn = ev.dpExposedSeconds - ev.tiedEmbeddingSeconds;
+  dpEvent(c.zeroStage >= 1 ? "gradient reduce-scatter / parameter "
+                             "all-gather (exposed)"
+                           : "gradient all-reduce (exposed)",
+          tr.pipelineSeconds, dpOwn);
+  dpEvent("tied embedding gradient all-reduce (first and last stage)",
+          tr.pipelineSeconds + std::max(0.0, dpOwn), ev.tiedEmbeddingSeconds);
+  if (ev.optimizerSeconds > 0) {
+    TraceEvent e;
+    e.name = "optimizer step";
+    e.category = TraceCategory::Optimizer;
+    e.track = optIdx;
+    e.startSeconds = tr.pipelineSeconds + ev.dpExposedSeconds;
+    e.durationSeconds = ev.optimizerSeconds;
+    tr.events.push_back(std::move(e));
+  }
+}
+
 Trace buildTrace(const StepTimeline &step) {
   Trace tr;
   const ParallelConfig &c = step.config;
@@ -334,43 +376,7 @@ Trace buildTrace(const StepTimeline &step) {
   placeTransfers(transfers, p, commPid, eps, tr);
 
   // --- after the pipeline drains: exposed DP sync, then the optimizer ---
-  const Evaluation &ev = step.eval;
-  TraceTrack dpTrack{commPid + 1, 0, "step tail", "data parallel (exposed)"};
-  TraceTrack optTrack{commPid + 1, 1, "step tail", "optimizer"};
-  int32_t dpIdx = int32_t(tr.tracks.size());
-  tr.tracks.push_back(dpTrack);
-  int32_t optIdx = int32_t(tr.tracks.size());
-  tr.tracks.push_back(optTrack);
-  // The data-parallel part, then the tied embedding's sum over the first
-  // and last stage (both counted in dpExposedSeconds).
-  auto dpEvent = [&](std::string name, double start, double duration) {
-    if (duration <= 0)
-      return;
-    TraceEvent e;
-    e.name = std::move(name);
-    e.category = TraceCategory::DataParallel;
-    e.track = dpIdx;
-    e.startSeconds = start;
-    e.durationSeconds = duration;
-    tr.events.push_back(std::move(e));
-  };
-  const double dpOwn = ev.dpExposedSeconds - ev.tiedEmbeddingSeconds;
-  dpEvent(c.zeroStage >= 1 ? "gradient reduce-scatter / parameter "
-                             "all-gather (exposed)"
-                           : "gradient all-reduce (exposed)",
-          tr.pipelineSeconds, dpOwn);
-  dpEvent("tied embedding gradient all-reduce (first and last stage)",
-          tr.pipelineSeconds + std::max(0.0, dpOwn),
-          ev.tiedEmbeddingSeconds);
-  if (ev.optimizerSeconds > 0) {
-    TraceEvent e;
-    e.name = "optimizer step";
-    e.category = TraceCategory::Optimizer;
-    e.track = optIdx;
-    e.startSeconds = tr.pipelineSeconds + ev.dpExposedSeconds;
-    e.durationSeconds = ev.optimizerSeconds;
-    tr.events.push_back(std::move(e));
-  }
+  addStepTail(step, commPid + 1, tr);
 
   // --- communication exposed inside the passes: a track per stage and
   // kind that has any ---

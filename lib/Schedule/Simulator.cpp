@@ -15,6 +15,8 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <utility>
 
 namespace trident {
 
@@ -83,6 +85,54 @@ findSteadyState(const std::vector<CompiledSchedule::Op> &ops, int64_t p,
       lookback = std::max<int64_t>(lookback, i - ops[i].dep);
   st.lookback = static_cast<int32_t>(lookback);
   return st;
+}
+
+/// A stage's most activations held at once (forwards whose backward has
+/// not run) and its warm-up (the forwards before its first backward). A
+/// stage runs one action at a time, so the count changes only at action
+/// ends, in list order.
+std::pair<int32_t, int32_t> occupancy(const std::vector<ScheduleAction> &list) {
+  int32_t live = 0, peak = 0, warm = 0;
+  bool seenBackward = false;
+  for (const ScheduleAction &a : list) {
+    if (a.kind == ActionKind::Forward) {
+      peak = std::max(peak, ++live);
+      warm += seenBackward ? 0 : 1;
+    } else {
+      --live;
+      seenBackward = true;
+    }
+  }
+  return {peak, warm};
+}
+
+/// `order` (a topological order of the nodes) sorted by start time under
+/// unit costs (F = 1, B = 2): still topological (a consumer starts
+/// strictly after its producers end), and consecutive ops then belong to
+/// different stages as in a running pipeline, so the simulation loop's
+/// per-stage dependency chains overlap in the CPU instead of stalling on
+/// each other. Ties by stage: then the order is the same in every period
+/// of the steady state (findSteadyState), which Kahn's order is not.
+void sortByUnitStart(const Schedule &s, const std::vector<int32_t> &dep,
+                     const std::vector<int32_t> &stageOf,
+                     const std::vector<int32_t> &posOf,
+                     std::vector<int32_t> &order) {
+  const size_t N = order.size();
+  std::vector<double> unitStart(N), unitEnd(N);
+  std::vector<double> stageFree(size_t(s.p), 0.0);
+  for (int32_t id : order) {
+    double ready = dep[id] >= 0 ? unitEnd[dep[id]] : 0.0;
+    double t0 = std::max(stageFree[stageOf[id]], ready);
+    bool forward =
+        s.perStage[stageOf[id]][posOf[id]].kind == ActionKind::Forward;
+    unitStart[id] = t0;
+    unitEnd[id] = stageFree[stageOf[id]] = t0 + (forward ? 1.0 : 2.0);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    if (unitStart[a] != unitStart[b])
+      return unitStart[a] < unitStart[b];
+    return stageOf[a] < stageOf[b];
+  });
 }
 
 Status analyzeSchedule(const Schedule &s, Analysis *out) {
@@ -212,30 +262,7 @@ Status analyzeSchedule(const Schedule &s, Analysis *out) {
   if (!out)
     return Status::ok();
 
-  // Reorder by start time under unit costs (F = 1, B = 2): still
-  // topological (a consumer starts strictly after its producers end), and
-  // consecutive ops then belong to different stages as in a running
-  // pipeline, so the simulation loop's per-stage dependency chains overlap
-  // in the CPU instead of stalling on each other.
-  {
-    std::vector<double> unitStart(N), unitEnd(N);
-    std::vector<double> stageFree(p, 0.0);
-    for (int32_t id : queue) {
-      double ready = dep[id] >= 0 ? unitEnd[dep[id]] : 0.0;
-      double t0 = std::max(stageFree[stageOf[id]], ready);
-      bool forward =
-          s.perStage[stageOf[id]][posOf[id]].kind == ActionKind::Forward;
-      unitStart[id] = t0;
-      unitEnd[id] = stageFree[stageOf[id]] = t0 + (forward ? 1.0 : 2.0);
-    }
-    // Ties by stage: then the order is the same in every period of the
-    // steady state (findSteadyState), which Kahn's order is not.
-    std::stable_sort(queue.begin(), queue.end(), [&](int32_t a, int32_t b) {
-      if (unitStart[a] != unitStart[b])
-        return unitStart[a] < unitStart[b];
-      return stageOf[a] < stageOf[b];
-    });
-  }
+  sortByUnitStart(s, dep, stageOf, posOf, queue);
   std::vector<int32_t> topo(N);
   for (int64_t t = 0; t < N; ++t)
     topo[queue[t]] = static_cast<int32_t>(t);
@@ -269,21 +296,8 @@ Status analyzeSchedule(const Schedule &s, Analysis *out) {
   out->warmup.resize(p);
   for (int64_t st = 0; st < p; ++st) {
     out->lastOp[st] = topo[offset[st] + perStage - 1];
-    // A stage runs one action at a time, so the held-activation count
-    // changes only at action ends, in list order.
-    int32_t live = 0, peak = 0, warm = 0;
-    bool seenBackward = false;
-    for (const ScheduleAction &a : s.perStage[st]) {
-      if (a.kind == ActionKind::Forward) {
-        peak = std::max(peak, ++live);
-        warm += seenBackward ? 0 : 1;
-      } else {
-        --live;
-        seenBackward = true;
-      }
-    }
-    out->peakInFlight[st] = peak;
-    out->warmup[st] = warm;
+    std::tie(out->peakInFlight[st], out->warmup[st]) =
+        occupancy(s.perStage[st]);
   }
   if (s.kind != ScheduleKind::GPipe)
     out->steady = findSteadyState(

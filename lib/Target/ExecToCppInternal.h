@@ -248,6 +248,7 @@ private:
   std::optional<LogicalResult> emitMoEKernel(KernelSite &s);
   std::optional<LogicalResult> emitLossKernel(KernelSite &s);
   LogicalResult emitOp(Operation &op);
+  void emitParamGather(tx::ParamGatherOp p);
 };
 
 } // namespace trident::target::detail

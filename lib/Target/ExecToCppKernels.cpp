@@ -119,6 +119,43 @@ void RegionEmitter::roundIfBf16(Value v) {
   os << "    rt::roundToBf16(" << name(v) << ");\n";
 }
 
+/// A ZeRO-3 parameter's gather: waited for if an earlier gather of its run
+/// started it, else started now; then the run's next gathers start.
+void RegionEmitter::emitParamGather(tx::ParamGatherOp p) {
+  auto [run, at] = gatherPlace.lookup(p);
+  ArrayRef<tx::ParamGatherOp> gathers = gatherRuns[run];
+  size_t &started = gatherRunStarted[run];
+  if (at < started) {
+    // Started at an earlier gather of its run: wait for it here.
+    os << "    " << name(p.getResult()) << "_gather.wait();\n";
+  } else {
+    std::string n = declare(p.getResult());
+    os << "    rt::zero3Gather(" << n << ", " << param(p.getSym()) << ".value, "
+       << groupExpr(p.getGroup()) << ");\n";
+    started = at + 1;
+  }
+  if (!loadBalanced(p.getSym()))
+    roundIfBf16(p.getResult());
+  // The run's next gathers start now, until kParamGathersAhead
+  // matrices' are running ahead of this one; a send or receive ends the
+  // run: moving a collective past a point-to-point transfer could
+  // deadlock two pipeline stages.
+  auto isMatrix = [](tx::ParamGatherOp g) {
+    return cast<RankedTensorType>(g.getResult().getType()).getRank() >= 2;
+  };
+  int ahead = 0;
+  for (size_t j = at + 1; j < started; ++j)
+    ahead += isMatrix(gathers[j]);
+  while (ahead < kParamGathersAhead && started < gathers.size()) {
+    tx::ParamGatherOp q = gathers[started++];
+    std::string n = declare(q.getResult());
+    os << "    rt::Pending " << n << "_gather = rt::zero3GatherAsync(" << n
+       << ", " << param(q.getSym()) << ".value, " << groupExpr(q.getGroup())
+       << "); // ahead, while this parameter is used\n";
+    ahead += isMatrix(q);
+  }
+}
+
 LogicalResult RegionEmitter::emitOp(Operation &op) {
   int64_t numChunks = program.getPp() * program.getVpp();
   int64_t self = chunk.getGlobalIndex();
@@ -176,39 +213,7 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
     return success();
   }
   if (auto p = dyn_cast<tx::ParamGatherOp>(op)) {
-    auto [run, at] = gatherPlace.lookup(p);
-    ArrayRef<tx::ParamGatherOp> gathers = gatherRuns[run];
-    size_t &started = gatherRunStarted[run];
-    if (at < started) {
-      // Started at an earlier gather of its run: wait for it here.
-      os << "    " << name(p.getResult()) << "_gather.wait();\n";
-    } else {
-      std::string n = declare(p.getResult());
-      os << "    rt::zero3Gather(" << n << ", " << param(p.getSym())
-         << ".value, " << groupExpr(p.getGroup()) << ");\n";
-      started = at + 1;
-    }
-    if (!loadBalanced(p.getSym()))
-      roundIfBf16(p.getResult());
-    // The run's next gathers start now, until kParamGathersAhead
-    // matrices' are running ahead of this one; a send or receive ends the
-    // run: moving a collective past a point-to-point transfer could
-    // deadlock two pipeline stages.
-    auto isMatrix = [](tx::ParamGatherOp g) {
-      return cast<RankedTensorType>(g.getResult().getType()).getRank() >= 2;
-    };
-    int ahead = 0;
-    for (size_t j = at + 1; j < started; ++j)
-      ahead += isMatrix(gathers[j]);
-    while (ahead < kParamGathersAhead && started < gathers.size()) {
-      tx::ParamGatherOp q = gathers[started++];
-      std::string n = declare(q.getResult());
-      os << "    rt::Pending " << n << "_gather = rt::zero3GatherAsync(" << n
-         << ", " << param(q.getSym()) << ".value, "
-         << groupExpr(q.getGroup())
-         << "); // ahead, while this parameter is used\n";
-      ahead += isMatrix(q);
-    }
+    emitParamGather(p);
     return success();
   }
   if (auto g = dyn_cast<tx::AccumulateGradOp>(op)) {

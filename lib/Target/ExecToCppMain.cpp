@@ -882,6 +882,68 @@ void emitMainHeader(tx::ProgramOp program, tx::OptimizerOp anyOpt,
   os << kPrelude;
 }
 
+/// The step's loop over schedule `sched`'s actions: each runs its chunk's
+/// forward or backward; with transfers, the Schedule library's
+/// communication steps exchange between them.
+static void emitScheduleLoop(tx::ScheduleOp sched, int numChunks,
+                             bool transfers, llvm::raw_ostream &os) {
+  ArrayRef<int64_t> a = sched.getActions();
+  os << "    // Schedule '" << sched.getKind()
+     << "': (kind, micro-batch, chunk), kind 0 forward, 1 backward.\n"
+     << "    static const int kActions[][3] = {";
+  for (size_t i = 0; i < a.size(); i += 3)
+    os << (i ? ", " : "") << "{" << a[i] << ", " << a[i + 1] << ", " << a[i + 2]
+       << "}";
+  os << "};\n";
+  // Runs action `a` (the generated code's variable).
+  auto emitRun = [&](StringRef indent) {
+    os << indent << "switch (a[2] * 2 + a[0]) {\n";
+    for (int i = 0; i < numChunks; ++i)
+      os << indent << "case " << 2 * i << ": forward" << i << "(a[1]); break;\n"
+         << indent << "case " << 2 * i + 1 << ": backward" << i
+         << "(a[1]); break;\n";
+    os << indent << "}\n";
+  };
+  if (!transfers) {
+    os << "    for (const auto &a : kActions) {\n";
+    emitRun("      ");
+    os << "    }\n";
+  } else {
+    // The Schedule library's communication steps (transferSteps): a
+    // step's sends go out with the receives of the next step's
+    // actions, as one group.
+    SmallVector<int64_t> steps;
+    if (std::optional<ArrayRef<int64_t>> given = sched.getSteps())
+      steps.assign(given->begin(), given->end());
+    else
+      steps.assign(a.size() / 3, 1);
+    os << "    // Actions per communication step (Megatron-LM: one at a "
+          "time, or a\n    // steady-state forward and backward "
+          "together under interleaving).\n"
+       << "    static const int kSteps[] = {";
+    llvm::interleaveComma(steps, os);
+    os << "};\n"
+       << "    const size_t numSteps = std::size(kSteps);\n"
+       << "    auto incomingOf = [&](size_t at, size_t step) {\n"
+       << "      std::vector<rt::Incoming> in;\n"
+       << "      for (int i = 0; step < numSteps && i < kSteps[step]; "
+          "++i)\n"
+       << "        for (rt::Incoming &x : incoming(kActions[at + i]))\n"
+       << "          in.push_back(std::move(x));\n"
+       << "      return in;\n    };\n"
+       << "    const rt::Group &pp = " << groupExpr("pp") << ";\n"
+       << "    rt::exchangeStep(incomingOf(0, 0), pp);\n"
+       << "    for (size_t s = 0, at = 0; s < numSteps; ++s) {\n"
+       << "      for (int i = 0; i < kSteps[s]; ++i, ++at) {\n"
+       << "        const int *a = kActions[at];\n";
+    emitRun("        ");
+    os << "      }\n"
+       << "      rt::exchangeStep(incomingOf(at, s + 1), pp);\n"
+       << "    }\n";
+  }
+  os << "    rt::waitAllSends();\n";
+}
+
 /// One pipeline stage's class: its parameters, its chunks' forward,
 /// recompute and backward functions, and its step.
 LogicalResult emitStageClass(tx::ProgramOp program, tx::StageOp stage,
@@ -1020,62 +1082,7 @@ LogicalResult emitStageClass(tx::ProgramOp program, tx::StageOp stage,
   bool waited = false;
   for (Operation &op : stage.getBody().front()) {
     if (auto sched = dyn_cast<tx::ScheduleOp>(op)) {
-      ArrayRef<int64_t> a = sched.getActions();
-      os << "    // Schedule '" << sched.getKind()
-         << "': (kind, micro-batch, chunk), kind 0 forward, 1 backward.\n"
-         << "    static const int kActions[][3] = {";
-      for (size_t i = 0; i < a.size(); i += 3)
-        os << (i ? ", " : "") << "{" << a[i] << ", " << a[i + 1] << ", "
-           << a[i + 2] << "}";
-      os << "};\n";
-      // Runs action `a` (the generated code's variable).
-      auto emitRun = [&](StringRef indent) {
-        os << indent << "switch (a[2] * 2 + a[0]) {\n";
-        for (int i = 0; i < numChunks; ++i)
-          os << indent << "case " << 2 * i << ": forward" << i
-             << "(a[1]); break;\n"
-             << indent << "case " << 2 * i + 1 << ": backward" << i
-             << "(a[1]); break;\n";
-        os << indent << "}\n";
-      };
-      if (!transfers) {
-        os << "    for (const auto &a : kActions) {\n";
-        emitRun("      ");
-        os << "    }\n";
-      } else {
-        // The Schedule library's communication steps (transferSteps): a
-        // step's sends go out with the receives of the next step's
-        // actions, as one group.
-        SmallVector<int64_t> steps;
-        if (std::optional<ArrayRef<int64_t>> given = sched.getSteps())
-          steps.assign(given->begin(), given->end());
-        else
-          steps.assign(a.size() / 3, 1);
-        os << "    // Actions per communication step (Megatron-LM: one at a "
-              "time, or a\n    // steady-state forward and backward "
-              "together under interleaving).\n"
-           << "    static const int kSteps[] = {";
-        llvm::interleaveComma(steps, os);
-        os << "};\n"
-           << "    const size_t numSteps = std::size(kSteps);\n"
-           << "    auto incomingOf = [&](size_t at, size_t step) {\n"
-           << "      std::vector<rt::Incoming> in;\n"
-           << "      for (int i = 0; step < numSteps && i < kSteps[step]; "
-              "++i)\n"
-           << "        for (rt::Incoming &x : incoming(kActions[at + i]))\n"
-           << "          in.push_back(std::move(x));\n"
-           << "      return in;\n    };\n"
-           << "    const rt::Group &pp = " << groupExpr("pp") << ";\n"
-           << "    rt::exchangeStep(incomingOf(0, 0), pp);\n"
-           << "    for (size_t s = 0, at = 0; s < numSteps; ++s) {\n"
-           << "      for (int i = 0; i < kSteps[s]; ++i, ++at) {\n"
-           << "        const int *a = kActions[at];\n";
-        emitRun("        ");
-        os << "      }\n"
-           << "      rt::exchangeStep(incomingOf(at, s + 1), pp);\n"
-           << "    }\n";
-      }
-      os << "    rt::waitAllSends();\n";
+      emitScheduleLoop(sched, numChunks, transfers, os);
     } else if (auto gar = dyn_cast<tx::GradAllReduceOp>(op)) {
       if (!g.lastReach.empty() && !waited) {
         os << "    waitGradSums(); // started in the backward\n";
