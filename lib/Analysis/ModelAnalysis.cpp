@@ -114,7 +114,8 @@ public:
 private:
   bool sharded(Value v) const { return v && shardedValues.contains(v); }
   void addGemm(double rows, int64_t n, int64_t k, int64_t batch, TpSplit split,
-               bool core = false, bool expert = false) {
+               bool core = false, bool expert = false,
+               bool sixteenBit = false) {
     GemmCost g;
     g.rowsPerSample = rows;
     g.n = n;
@@ -123,6 +124,7 @@ private:
     g.split = split;
     g.attentionCore = core;
     g.expert = expert;
+    g.sixteenBit = sixteenBit;
     cost.gemms.push_back(g);
   }
 
@@ -185,7 +187,9 @@ void GroupBuilder::add(Operation &op,
                     : role == TpRole::Row  ? TpSplit::Row
                     : role == TpRole::Vocab ? TpSplit::Vocab
                                             : TpSplit::None;
-    addGemm(rows, w.getDimSize(0), w.getDimSize(1), 1, split);
+    // The LM head stays out of FP8 (GemmCost::sixteenBit).
+    addGemm(rows, w.getDimSize(0), w.getDimSize(1), 1, split, false, false,
+            /*sixteenBit=*/role == TpRole::Vocab);
     if (role == TpRole::Row) {
       cost.tpCollectivesFwd += 1;
       tpCollectiveBytesSum += numBytes(lin.getResult().getType(), ctx);
@@ -249,7 +253,8 @@ void GroupBuilder::add(Operation &op,
     int64_t fin = rt(moe.getWIn()).getDimSize(2),
             f = rt(moe.getWOut()).getDimSize(1);
     double tokens = numElements(moe.getX().getType(), ctx) / h;
-    addGemm(tokens, e, h, 1, TpSplit::None);
+    // The router stays out of FP8 (GemmCost::sixteenBit).
+    addGemm(tokens, e, h, 1, TpSplit::None, false, false, /*sixteenBit=*/true);
     addGemm(tokens * k, fin, h, 1, TpSplit::Column, false, /*expert=*/true);
     addGemm(tokens * k, h, f, 1, TpSplit::Row, false, /*expert=*/true);
     cost.numExperts = e;

@@ -111,17 +111,18 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
       continue;
     }
     ++numGemmKernels;
-    if (ax.dtype == DType::FP8) {
+    const DType gt = gemmDtype(g, ax.dtype);
+    if (gt == DType::FP8) {
       // Transformer Engine quantises GEMM inputs: read 16-bit, write fp8
       // (forward activations); cast + transpose of the output gradient in
       // the backward (read 2, write 2 x 1 bytes).
       fp8CastFwdBytes += 3 * M * K * B;
       fp8CastBwdBytes += 4 * M * N * B;
     }
-    double f = launchBound(gpu, gemmTime(gpu, M, N, K, B, ax.dtype).seconds);
+    double f = launchBound(gpu, gemmTime(gpu, M, N, K, B, gt).seconds);
     // dgrad: dY (M x N) W^T (N x K); wgrad: X^T (K x M) dY (M x N).
-    double b = launchBound(gpu, gemmTime(gpu, M, K, N, B, ax.dtype).seconds) +
-               launchBound(gpu, gemmTime(gpu, K, N, M, B, ax.dtype).seconds);
+    double b = launchBound(gpu, gemmTime(gpu, M, K, N, B, gt).seconds) +
+               launchBound(gpu, gemmTime(gpu, K, N, M, B, gt).seconds);
     if (g.expert) {
       // The busiest expert sets the pace (EvalOptions::expertLoadImbalance).
       f *= o.expertLoadImbalance;

@@ -170,7 +170,7 @@ public:
     for (const GemmCost &g : L.gemms) {
       if (g.attentionCore)
         continue;
-      DType t = g.split == TpSplit::Vocab ? DType::BF16 : o_.precision;
+      DType t = gemmDtype(g, o_.precision);
       double M = tokens * g.rowsPerSample / seq, N = double(g.n),
              K = double(g.k), B = double(g.batch);
       splitGemm(g.split, g.expert ? double(s_.etp()) : tp, N, K, B);

@@ -41,10 +41,23 @@ struct GemmCost {
   TpSplit split = TpSplit::None;
   bool attentionCore = false; ///< QK^T or AV: recomputed under `selective`
   bool expert = false;        ///< routed expert GEMM (split by EP)
+  /// Kept in 16 bits when the model trains or serves in FP8. Megatron-LM
+  /// (d98e8a64) builds the output layer (the LM head) as
+  /// tensor_parallel.ColumnParallelLinear, not a Transformer Engine module,
+  /// unless fp8_output_proj is set with the MXFP8 recipe
+  /// (models/gpt/gpt_model.py), and the MoE router's router_gating_linear
+  /// runs in the input's dtype or fp32 (transformer/moe/router.py). Read
+  /// through gemmDtype.
+  bool sixteenBit = false;
   /// Fraction of the batch*M*N work actually computed (e.g. 0.5 for a
   /// causal mask exploited by a fused kernel). Model FLOPs ignore it.
   double density = 1.0;
 };
+
+/// The data type `g` runs in when the model's GEMMs run in `compute`.
+inline DType gemmDtype(const GemmCost &g, DType compute) {
+  return compute == DType::FP8 && g.sixteenBit ? DType::BF16 : compute;
+}
 
 /// The dimensions of one GPU's part of a GEMM split `split` over `t`
 /// ranks: the output features (column, vocabulary), the reduction (row)

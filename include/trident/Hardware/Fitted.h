@@ -55,7 +55,7 @@ inline constexpr FittedConstant kFittedConstants[] = {
      0.01, "A100 GEMM throughput in training / best-shape MAMF"},
     {"attention.ampere", FitGroup::Ampere, FitKind::Attention, 0.26, 0.16, 0.40,
      0.02, "A100 fused attention, fraction of the 16-bit peak"},
-    {"sustained.hopper", FitGroup::Hopper, FitKind::Sustained, 0.82, 0.75, 1.00,
+    {"sustained.hopper", FitGroup::Hopper, FitKind::Sustained, 0.83, 0.75, 1.00,
      0.01, "H100/H200 GEMM throughput in training / best-shape MAMF"},
     {"attention.hopper", FitGroup::Hopper, FitKind::Attention, 0.32, 0.16, 0.40,
      0.02,

@@ -41,7 +41,12 @@ TEST_CASE("published runs are predicted within the recorded bounds",
   CHECK(report.overall.p90 <= 0.15);
   CHECK(report.bySource.at("dgxc").median <= 0.07);
   CHECK(report.bySource.at("dgxc").p90 <= 0.12);
-  CHECK(report.bySource.at("nemo").median <= 0.08);
+  // NeMo 24.07's rows are all FP8: keeping the LM head and the router in
+  // 16 bits (GemmCost::sixteenBit) moved their median from 7.5 % to 8.4 %
+  // while their p90 fell from 14.3 % to 12.0 % (and dgxc's median from
+  // 6.0 % to 4.5 %).
+  CHECK(report.bySource.at("nemo").median <= 0.09);
+  CHECK(report.bySource.at("nemo").p90 <= 0.13);
   CHECK(report.bySource.at("korthikanti22").median <= 0.07);
   CHECK(report.bySource.at("mpt").median <= 0.05);
   CHECK(report.bySource.at("mpt").p90 <= 0.15);
