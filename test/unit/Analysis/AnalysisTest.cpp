@@ -318,3 +318,37 @@ TEST_CASE("tensorParallelDim: where tp splits each parameter, read through "
   CHECK(at("oss sub0.attn.q_proj.weight @ linear") == "linear 0");
   CHECK(at("oss sub0.attn.o_proj.weight @ linear") == "linear 1");
 }
+
+TEST_CASE("FP8 leaves the LM head and the MoE router in 16 bits",
+          "[analysis][fp8]") {
+  // Megatron-LM's output layer is not a Transformer Engine module, and its
+  // router runs in the input's dtype (GemmCost::sixteenBit).
+  for (const char *spec :
+       {"tiny-gpt", TRIDENT_SOURCE_DIR "/test/e2e/models/tiny-mixtral.json"}) {
+    INFO(spec);
+    auto m = load(spec, 32);
+    LayerProfile p = buildLayerProfile(m.model());
+    int head = 0, router = 0, fp8 = 0;
+    for (const LayerGroup &g : p.groups)
+      for (const GemmCost &gemm : g.cost.gemms) {
+        if (gemm.attentionCore)
+          continue;
+        const DType t = gemmDtype(gemm, DType::FP8);
+        CHECK(gemmDtype(gemm, DType::BF16) == DType::BF16);
+        if (gemm.split == TpSplit::Vocab) {
+          CHECK(t == DType::BF16);
+          ++head;
+        } else if (g.cost.numExperts > 0 && !gemm.expert &&
+                   gemm.n == g.cost.numExperts) {
+          CHECK(t == DType::BF16);
+          ++router;
+        } else {
+          CHECK(t == DType::FP8);
+          ++fp8;
+        }
+      }
+    CHECK(head == 1);
+    CHECK(fp8 > 0);
+    CHECK(router == (std::string(spec) == "tiny-gpt" ? 0 : 1));
+  }
+}
