@@ -260,12 +260,15 @@ struct Exposure {
   /// fwd and bwd by PassComm kind (TP, CP, EP; no DP per layer).
   std::array<double, kPassCommKinds> kindFwd{}, kindBwd{};
 };
-Exposure exposure(const LayerTimes &t, const EvalOptions &o) {
+/// `overlapTp`: the tensor-parallel collectives run beside the GEMMs of
+/// the tensor-parallel region (EvalOptions::overlapTpComm, or the plan's
+/// tp_comm_overlap), hidden up to those GEMMs' time.
+Exposure exposure(const LayerTimes &t, bool overlapTp) {
   Exposure e;
-  double tpF = o.overlapTpComm ? std::max(0.0, t.tpComm - t.tpOverlappable)
-                               : t.tpComm;
-  double tpB = o.overlapTpComm ? std::max(0.0, t.tpComm - 2 * t.tpOverlappable)
-                               : t.tpComm;
+  double tpF =
+      overlapTp ? std::max(0.0, t.tpComm - t.tpOverlappable) : t.tpComm;
+  double tpB =
+      overlapTp ? std::max(0.0, t.tpComm - 2 * t.tpOverlappable) : t.tpComm;
   // Ring attention overlaps each step's transfer with one block of the
   // attention (1/cp of it): a step longer than its block is exposed.
   double blocks = t.cpSteps + 1;
@@ -720,6 +723,13 @@ Status Evaluator::validate(const ParallelConfig &c) const {
   if (c.sequenceParallel && (profile_.seqLen / c.cp) % c.tp != 0)
     return err("sequence parallelism needs seq_len/cp = " +
                str(profile_.seqLen / c.cp) + " divisible by tp=" + str(c.tp));
+  // Megatron-LM asserts sequence parallelism under --tp-comm-overlap
+  // (arguments.py at d98e8a64); with tp 1 there is nothing to overlap.
+  if (c.tpCommOverlap && (c.tp < 2 || !c.sequenceParallel))
+    return err("tp_comm_overlap needs tp > 1 and sequence parallelism (got "
+               "tp=" +
+               str(c.tp) + ", sequence_parallel=" +
+               (c.sequenceParallel ? "true" : "false") + ")");
   if (profile_.numHeads > 0 && profile_.numHeads % c.tp != 0)
     return err("num_heads=" + str(profile_.numHeads) +
                " is not divisible by tp=" + str(c.tp));
@@ -1082,7 +1092,7 @@ void Evaluator::chunkCosts(const Frame &f, Evaluation &out) {
       if (count <= 0)
         return;
       const LayerTimes &t = tab[size_t(gi)];
-      Exposure e = exposure(t, o);
+      Exposure e = exposure(t, o.overlapTpComm || c.tpCommOverlap);
       double f = t.fwd + e.fwd, b = t.bwd + e.bwd;
       double cmp = t.fwd + t.bwd;
       double hid = e.hiddenFwd + e.hiddenBwd;

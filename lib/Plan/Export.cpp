@@ -571,6 +571,10 @@ std::vector<MegatronFlag> megatronFlags(const Plan &p,
 
   if (p.sequenceParallel)
     flag("--sequence-parallel");
+  // Transformer Engine's userbuffers overlap (the plan was priced with the
+  // tensor-parallel collectives hidden behind its GEMMs).
+  if (p.tpCommOverlap)
+    flag("--tp-comm-overlap");
   flag("--micro-batch-size", str(p.microBatch));
   flag("--global-batch-size", str(p.globalBatch));
   flag("--seq-length", str(p.seqLen));
@@ -719,6 +723,8 @@ constexpr BridgeRow kBridgeRows[] = {
     {"--decoder-last-pipeline-num-layers", "model.num_layers_in_last_pipeline_stage", BridgeHow::Value},
     {"--pipeline-model-parallel-layout", "model.pipeline_model_parallel_layout", BridgeHow::Value},
     {"--sequence-parallel", "model.sequence_parallel", BridgeHow::True},
+    // Not in ARG_MAP: ModelParallelConfig's field of the same meaning.
+    {"--tp-comm-overlap", "model.tp_comm_overlap", BridgeHow::True},
     {"--micro-batch-size", "train.micro_batch_size", BridgeHow::Value},
     {"--global-batch-size", "train.global_batch_size", BridgeHow::Value},
     {"--seq-length", "dataset.seq_length", BridgeHow::SeqLength},

@@ -30,6 +30,8 @@ std::string configLine(const ParallelConfig &c) {
                    c.globalBatch);
   if (c.sequenceParallel)
     s += " sp";
+  if (c.tpCommOverlap)
+    s += " tp-comm-overlap";
   std::string rc(recomputeName(c.recompute));
   if (!c.stageRecompute.empty()) {
     rc.clear();

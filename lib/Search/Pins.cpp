@@ -54,6 +54,12 @@ Result<Pins> parsePins(std::string_view spec) {
   if (pins[Axis::Sp].value_or(0) && tp && *tp == 1)
     return Status::error("--fix: sp=1 contradicts tp=1 (sequence parallelism "
                          "splits activations over the tensor-parallel group)");
+  if (pins[Axis::TpCommOverlap].value_or(0) &&
+      ((tp && *tp == 1) || (pins[Axis::Sp] && !*pins[Axis::Sp])))
+    return Status::error("--fix: tp_comm_overlap=true contradicts " +
+                         std::string(tp && *tp == 1 ? "tp=1" : "sp=false") +
+                         " (the overlap needs tp > 1 and sequence "
+                         "parallelism)");
   if (vpp && *vpp > 1 && pp && *pp == 1)
     return Status::error("--fix: vpp=" + std::to_string(*vpp) +
                          " contradicts pp=1 (virtual stages interleave "

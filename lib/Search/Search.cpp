@@ -158,11 +158,17 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
   auto t0 = std::chrono::steady_clock::now();
   if (Status s = checkOptions(opt); !s)
     return s;
-  Result<Evaluator> base = Evaluator::create(profile, cluster, evalOpt);
+  // A pinned tp_comm_overlap holds for every configuration of the search:
+  // the probes, bounds and evaluations all price the overlap, and the
+  // plans found carry it (below).
+  const bool tpOverlap = opt.pins[Axis::TpCommOverlap].value_or(0) != 0;
+  EvalOptions eo = evalOpt;
+  eo.overlapTpComm = eo.overlapTpComm || tpOverlap;
+  Result<Evaluator> base = Evaluator::create(profile, cluster, eo);
   if (!base)
     return base.status();
 
-  Shared sh{profile, opt, evalOpt};
+  Shared sh{profile, opt, eo};
   sh.sb = stateBytes(opt.precision, evalOpt);
   sh.tokensPerStep = double(opt.globalBatch) * double(profile.seqLen);
   initProfile(sh);
@@ -198,6 +204,12 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
   // Phase 3: partition, evaluate, rank.
   if (Status s = rankFamilies(sh, cluster, threads, result); !s)
     return s;
+  for (Candidate &cand : result.top)
+    cand.config.tpCommOverlap = tpOverlap;
+  for (ExploredPoint &pt : result.explored)
+    pt.config.tpCommOverlap = tpOverlap;
+  if (result.bestRejected)
+    result.bestRejected->candidate.config.tpCommOverlap = tpOverlap;
   result.stats.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
           .count();

@@ -207,6 +207,10 @@ inline bool zero1Dominated(const Shared &sh) {
 inline bool spCandidate(const Shared &sh, int sp, int64_t tp, int64_t cp) {
   if (sp && (tp == 1 || (sh.profile.seqLen / cp) % tp != 0))
     return false;
+  // Overlapping the tensor-parallel collectives (pinned for the whole
+  // search, searchPlans) needs tp > 1 and sequence parallelism.
+  if (sh.opt.pins[Axis::TpCommOverlap].value_or(0) && (!sp || tp == 1))
+    return false;
   return sh.opt.pins.admits(Axis::Sp, sp);
 }
 
@@ -233,6 +237,7 @@ inline bool axesAccepted(const Shared &sh, const ParallelConfig &c, int64_t vpp,
   axes.vpp = vpp;
   axes.zeroStage = zero;
   axes.schedule = sh.opt.pins.as<ScheduleKind>(Axis::Schedule);
+  axes.tpCommOverlap = sh.opt.pins[Axis::TpCommOverlap].value_or(0) != 0;
   if (runtimeAccepts(axes, sh.evalOpt.runtime) && !sh.opt.acceptAxes)
     return true;
   ParallelConfig m = c;

@@ -104,6 +104,10 @@ struct ParallelAxes {
   int64_t zeroStage = 0; ///< 0..3 (distributed optimizer = 1, FSDP = 3)
   /// Default: interleaved 1F1B when vpp > 1, else 1F1B.
   std::optional<ScheduleKind> schedule;
+  /// Tensor-parallel collectives overlapped with the GEMMs around them
+  /// (Megatron-Core's --tp-comm-overlap: Transformer Engine's userbuffers);
+  /// needs tp > 1 and sequence parallelism.
+  bool tpCommOverlap = false;
 
   /// The expert tensor-parallel size in effect (etp, or tp when 0).
   constexpr int64_t expertTp() const { return etp == 0 ? tp : etp; }
@@ -162,10 +166,13 @@ struct ParallelConfig : ParallelAxes {
 
 /// The axes, in table order (which is also the order of the plan JSON's
 /// "parallel" object and of its top-level axis keys).
+// clang-format off
 enum class Axis : uint8_t {
   Dp, Tp, Pp, Cp, Ep, Etp, Vpp, MicroBatch, Sp, Recompute, Zero, Schedule,
+  TpCommOverlap,
 };
-inline constexpr size_t kAxisCount = 12;
+// clang-format on
+inline constexpr size_t kAxisCount = 13;
 
 /// How an axis's value is written and parsed. Every value is carried as an
 /// int64_t: a size, 0/1, or the index of a choice.
@@ -210,6 +217,10 @@ struct AxisSpec {
   std::array<AxisSupport, plan::kExportColumnCount> exporters;
   int64_t (*get)(const ParallelAxes &);
   void (*set)(ParallelAxes &, int64_t);
+  /// An axis added after plans were first written: a plan states it only
+  /// when it differs from the default, and a plan without it reads as the
+  /// default (so plans written before and after read alike).
+  bool optionalInPlan = false;
 };
 
 /// The largest parallel size, micro-batch or layer count a plan may name:
@@ -388,6 +399,32 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
       detail::kAll}},
      [](const ParallelAxes &a) { return int64_t(a.scheduleKind()); },
      [](ParallelAxes &a, int64_t v) { a.schedule = ScheduleKind(v); }},
+    // Megatron-LM asserts sequence parallelism with it (arguments.py at
+    // d98e8a64); the cross-axis rule is Evaluator::validate's.
+    {Axis::TpCommOverlap, "tp_comm_overlap", "tp_comm_overlap", true,
+     "tp-comm-overlap", "tp-comm-overlap", "",
+     "overlap the tensor-parallel collectives with the GEMMs (Megatron-Core "
+     "--tp-comm-overlap; needs --sequence-parallel)",
+     AxisType::Bool, 0, 1, 0, {}, true,
+     {{detail::kAll,
+      {1u, "Megatron-LM before Megatron-Core has no tensor-parallel "
+           "communication overlap"},
+      {1u, "PyTorch FSDP has no tensor parallelism"},
+      {1u, "torchtitan's async tensor parallelism needs torch.compile, whose "
+           "fused kernels the torchtitan runtime does not price"},
+      {1u, "the programs trident emit writes run each tensor-parallel "
+           "collective after its GEMM"},
+      {1u, "DeepSpeed of 2021 has no tensor-parallel communication "
+           "overlap"}, detail::kAll}},
+     {{detail::kAll,
+      {1u, "tensor-parallel communication overlap: DeepSpeed has no "
+           "setting for it"},
+      {1u, "tensor-parallel communication overlap: torchtitan's async TP "
+           "needs torch.compile, which the export leaves off (the "
+           "prediction prices eager kernels)"}}},
+     [](const ParallelAxes &a) { return int64_t(a.tpCommOverlap); },
+     [](ParallelAxes &a, int64_t v) { a.tpCommOverlap = v != 0; },
+     /*optionalInPlan=*/true},
 }};
 // clang-format on
 

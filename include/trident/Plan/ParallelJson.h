@@ -48,15 +48,19 @@ Json axisJsonValue(const AxisSpec &axis, int64_t v) {
 /// written (the plan writes num_micro_batches after the micro-batch size).
 template <typename Json, typename Hook>
 void writeAxesJson(Json &j, const ParallelAxes &axes, Hook &&afterAxis) {
+  auto stated = [&](const AxisSpec &a) {
+    return !a.optionalInPlan || a.get(axes) != a.defaultValue;
+  };
   Json par = Json::object();
   for (const AxisSpec &a : kAxes)
-    if (a.inParallelObject)
+    if (a.inParallelObject && stated(a))
       par[std::string(a.jsonKey)] = axisJsonValue<Json>(a, a.get(axes));
   j["parallel"] = par;
   for (const AxisSpec &a : kAxes) {
     if (a.inParallelObject)
       continue;
-    j[std::string(a.jsonKey)] = axisJsonValue<Json>(a, a.get(axes));
+    if (stated(a))
+      j[std::string(a.jsonKey)] = axisJsonValue<Json>(a, a.get(axes));
     afterAxis(a.axis, j);
   }
 }
@@ -103,7 +107,7 @@ Status readAxesJson(const Json &obj, ParallelAxes &axes, AxesLayout layout,
                                              : rest.substr(comma + 1);
     }
     if (it == holder.end() || (layout == AxesLayout::Flat && it->is_null())) {
-      if (layout == AxesLayout::Plan)
+      if (layout == AxesLayout::Plan && !a.optionalInPlan)
         return Status::error(source + ": missing field '" + prefix +
                              std::string(a.jsonKey) + "'");
       continue; // the record's default

@@ -18,6 +18,8 @@ tg::PlanAttr toPlanAttr(MLIRContext *context, const plan::Plan &plan) {
   SmallVector<NamedAttribute> axes;
   for (const AxisSpec &a : kAxes) {
     const int64_t v = a.get(plan);
+    if (a.optionalInPlan && v == a.defaultValue)
+      continue; // stated only when set, as in the plan JSON
     Attribute value = a.type == AxisType::Bool ? Attribute(b.getBoolAttr(v))
                       : a.type == AxisType::Choice
                           ? Attribute(b.getStringAttr(axisValueText(a, v)))

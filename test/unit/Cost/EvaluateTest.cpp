@@ -363,6 +363,33 @@ TEST_CASE("exposed versus hidden communication", "[cost][evaluate]") {
   CHECK(s.stages[0].dpCommSeconds == Approx(base.stages[0].dpCommSeconds));
 }
 
+TEST_CASE("the plan's tp_comm_overlap prices the overlap the option does",
+          "[cost][evaluate]") {
+  LayerProfile p = test::gpt3_22B();
+  Cluster c = *parseClusterSpec("dgx-a100-80gb:4");
+  ParallelConfig cfg = cfgOf(4, 8, 1, 1, 64);
+  cfg.zeroStage = 1;
+  cfg.sequenceParallel = true;
+  Evaluation base = mustEvaluate(p, c, cfg);
+  EvalOptions o;
+  o.overlapTpComm = true;
+  Evaluation byOption = mustEvaluate(p, c, cfg, o);
+  ParallelConfig ov = cfg;
+  ov.tpCommOverlap = true;
+  Evaluation byPlan = mustEvaluate(p, c, ov);
+  CHECK(byPlan.iterationSeconds == byOption.iterationSeconds);
+  CHECK(byPlan.stages[0].exposedCommSeconds ==
+        byOption.stages[0].exposedCommSeconds);
+  CHECK(byPlan.iterationSeconds < base.iterationSeconds);
+  // Megatron-LM asserts sequence parallelism with it; tp 1 has nothing to
+  // overlap.
+  ov.sequenceParallel = false;
+  Result<Evaluation> noSp = evaluate(p, c, ov);
+  REQUIRE(!noSp);
+  CHECK(noSp.message().find("tp_comm_overlap needs tp > 1 and sequence "
+                            "parallelism") != std::string::npos);
+}
+
 TEST_CASE("calibration changes results", "[cost][evaluate]") {
   LayerProfile p = test::gpt3_22B();
   Cluster c = *parseClusterSpec("dgx-h100:1");
