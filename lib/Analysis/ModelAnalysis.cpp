@@ -228,6 +228,8 @@ void GroupBuilder::add(Operation &op,
                                numBytes(attn.getV().getType(), ctx);
     if (attn.getKRope())
       cost.cpKvBytesPerSample += numBytes(attn.getKRope().getType(), ctx);
+    cost.cpQoBytesPerSample += numBytes(attn.getQ().getType(), ctx) +
+                               numBytes(attn.getResult().getType(), ctx);
     // Serving: the cache a token adds, and the decode work per cached key.
     auto width = [&](Value x) { return double(rt(x).getShape().back()); };
     double kvElems = width(attn.getK()) + width(attn.getV());

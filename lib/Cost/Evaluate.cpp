@@ -52,6 +52,7 @@ struct Axes {
   int64_t tp = 1, cp = 1, ep = 1, etp = 1, mb = 1;
   bool sp = false;
   DType dtype = DType::BF16;
+  CpCommType cpComm = CpCommType::P2p;
   bool operator==(const Axes &) const = default;
 };
 
@@ -187,7 +188,7 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
   // bytes). A step is a point-to-point transfer: over NVLink when the
   // ring (cp ranks tp apart) stays in a node, else at one GPU's share of
   // the NICs (a pair of ranks, not a multi-channel collective).
-  if (ax.cp > 1 && L.cpKvBytesPerSample > 0) {
+  if (ax.cp > 1 && L.cpKvBytesPerSample > 0 && ax.cpComm == CpCommType::P2p) {
     double block = L.cpKvBytesPerSample * double(ax.mb) / tp * actScale / cp;
     bool sameNode = ax.tp * ax.cp <= hw.gpusPerNode;
     r.cpSteps = cp - 1;
@@ -195,6 +196,35 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
     r.cpStepBwd = p2pSeconds(hw, 2 * block, sameNode);
     r.cpFwd = r.cpSteps * r.cpStepFwd;
     r.cpBwd = r.cpSteps * r.cpStepBwd;
+  } else if (ax.cp > 1 && L.cpKvBytesPerSample > 0) {
+    // The collectives over the cp group (cp ranks tp apart), not
+    // overlapped with the attention (it needs their result).
+    CommGroupShape sh = groupShape(hw, ax.cp, ax.tp);
+    // K and V of the whole sequence on one rank (its heads).
+    double kv = L.cpKvBytesPerSample * double(ax.mb) / tp * actScale;
+    if (ax.cpComm == CpCommType::AllGather) {
+      // "The Llama 3 Herd of Models" (2024): K and V all-gathered before
+      // the attention; the backward gathers them again and
+      // reduce-scatters their gradients.
+      double ag =
+          collectiveSeconds(hw, CollectiveOp::AllGather, kv, sh, o.algorithm);
+      double rs = collectiveSeconds(hw, CollectiveOp::ReduceScatter, kv, sh,
+                                    o.algorithm);
+      r.cpFwd = ag;
+      r.cpBwd = ag + rs;
+    } else {
+      // DeepSpeed-Ulysses (Jacobs et al. 2023, "DeepSpeed Ulysses: System
+      // Optimizations for Enabling Training of Extreme Long Sequence
+      // Transformer Models"): q, k and v all-to-all from a sequence split
+      // to a head split, the output back; the backward moves their
+      // gradients the same way. Each rank sends its local part.
+      double local = (L.cpKvBytesPerSample + L.cpQoBytesPerSample) *
+                     double(ax.mb) / tp * actScale / cp;
+      double a2a =
+          collectiveSeconds(hw, CollectiveOp::AllToAll, local, sh, o.algorithm);
+      r.cpFwd = a2a;
+      r.cpBwd = a2a;
+    }
   }
   // Expert parallel: dispatch + combine all-to-all, forward and backward.
   // Folded, an ep group's members are etp ranks apart; else the group is
@@ -270,10 +300,15 @@ Exposure exposure(const LayerTimes &t, bool overlapTp) {
   double tpB =
       overlapTp ? std::max(0.0, t.tpComm - 2 * t.tpOverlappable) : t.tpComm;
   // Ring attention overlaps each step's transfer with one block of the
-  // attention (1/cp of it): a step longer than its block is exposed.
+  // attention (1/cp of it): a step longer than its block is exposed. The
+  // all-gather and all-to-all forms are exposed whole.
   double blocks = t.cpSteps + 1;
-  double cpF = t.cpSteps * std::max(0.0, t.cpStepFwd - t.attnFwd / blocks);
-  double cpB = t.cpSteps * std::max(0.0, t.cpStepBwd - t.attnBwd / blocks);
+  double cpF = t.cpSteps > 0
+                   ? t.cpSteps * std::max(0.0, t.cpStepFwd - t.attnFwd / blocks)
+                   : t.cpFwd;
+  double cpB = t.cpSteps > 0
+                   ? t.cpSteps * std::max(0.0, t.cpStepBwd - t.attnBwd / blocks)
+                   : t.cpBwd;
   e.fwd = tpF + cpF + t.epFwd;
   e.bwd = tpB + cpB + t.epBwd;
   e.kindFwd = {tpF, cpF, t.epFwd, 0};
@@ -363,6 +398,7 @@ void applyRuntime(EvalOptions &o, Runtime r) {
   o.expertFolding = true;
   o.tiedSumOfZeroSlice = false;
   o.masterWeightRemainders = false;
+  o.cpCommType = CpCommType::P2p;
   switch (r) {
   case Runtime::MegatronCore:
     break;
@@ -416,6 +452,9 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     // (TGraphToExec's lowering of tgraph.moe).
     o.moeDispatcher = MoeDispatcher::AllGather;
     o.expertFolding = false;
+    // Context parallelism: K and V all-gathered over cp, their gradients
+    // reduce-scattered back (docs/emit.md, "Context parallelism").
+    o.cpCommType = CpCommType::AllGather;
     // A tied embedding's sum over the first and last stage: under ZeRO-2/3
     // of the gradient slice (gradAllReduce in lib/Target/ExecToCpp.cpp).
     o.tiedSumOfZeroSlice = true;
@@ -725,6 +764,15 @@ Status Evaluator::validate(const ParallelConfig &c) const {
                str(profile_.seqLen / c.cp) + " divisible by tp=" + str(c.tp));
   // Megatron-LM asserts sequence parallelism under --tp-comm-overlap
   // (arguments.py at d98e8a64); with tp 1 there is nothing to overlap.
+  // DeepSpeed-Ulysses hands each cp rank whole heads of its tp shard.
+  const CpCommType cpComm =
+      c.cpCommType != CpCommType::P2p ? c.cpCommType : options_.cpCommType;
+  if (c.cp > 1 && cpComm == CpCommType::A2a &&
+      ((profile_.numHeads > 0 && profile_.numHeads % (c.tp * c.cp) != 0) ||
+       (profile_.numKvHeads > 0 && profile_.numKvHeads % (c.tp * c.cp) != 0)))
+    return err("cp_comm_type a2a needs num_heads=" + str(profile_.numHeads) +
+               " and num_kv_heads=" + str(profile_.numKvHeads) +
+               " divisible by tp*cp = " + str(c.tp * c.cp));
   if (c.tpCommOverlap && (c.tp < 2 || !c.sequenceParallel))
     return err("tp_comm_overlap needs tp > 1 and sequence parallelism (got "
                "tp=" +
@@ -1025,11 +1073,15 @@ void Evaluator::chunkCosts(const Frame &f, Evaluation &out) {
   // --- per-layer times for each group in use (cached by axes) ---
   auto layerTable = [&](int64_t nodeGroup) -> const std::vector<LayerTimes> & {
     const DType costed = costPrecision(c.precision, o);
-    Axes key{nodeGroup,          c.tp,  c.cp, c.ep, etp, c.microBatch,
-             c.sequenceParallel, costed};
+    // The plan's K/V exchange, else the runtime's.
+    const CpCommType cpComm =
+        c.cpCommType != CpCommType::P2p ? c.cpCommType : o.cpCommType;
+    Axes key{nodeGroup,          c.tp,   c.cp,  c.ep, etp, c.microBatch,
+             c.sequenceParallel, costed, cpComm};
     uint64_t h = uint64_t(nodeGroup) * 0x9E3779B97F4A7C15ull;
-    for (int64_t x : {c.tp, c.cp, c.ep, etp, c.microBatch,
-                      int64_t(c.sequenceParallel), int64_t(costed)})
+    for (int64_t x :
+         {c.tp, c.cp, c.ep, etp, c.microBatch, int64_t(c.sequenceParallel),
+          int64_t(costed), int64_t(cpComm)})
       h = (h ^ uint64_t(x)) * 0x100000001B3ull;
     Impl::Slot &slot = im.cache[(h >> 7) % kCacheSlots];
     if (!slot.valid || !(slot.key == key)) {

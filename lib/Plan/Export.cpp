@@ -575,6 +575,11 @@ std::vector<MegatronFlag> megatronFlags(const Plan &p,
   // tensor-parallel collectives hidden behind its GEMMs).
   if (p.tpCommOverlap)
     flag("--tp-comm-overlap");
+  // Megatron-Core's default is p2p (the ring the plan was priced with
+  // unless it says otherwise).
+  if (p.cp > 1 && p.cpCommType != CpCommType::P2p)
+    flag("--cp-comm-type",
+         axisValueText(axisSpec(Axis::CpCommType), int64_t(p.cpCommType)));
   flag("--micro-batch-size", str(p.microBatch));
   flag("--global-batch-size", str(p.globalBatch));
   flag("--seq-length", str(p.seqLen));
@@ -725,6 +730,7 @@ constexpr BridgeRow kBridgeRows[] = {
     {"--sequence-parallel", "model.sequence_parallel", BridgeHow::True},
     // Not in ARG_MAP: ModelParallelConfig's field of the same meaning.
     {"--tp-comm-overlap", "model.tp_comm_overlap", BridgeHow::True},
+    {"--cp-comm-type", "model.cp_comm_type", BridgeHow::Value},
     {"--micro-batch-size", "train.micro_batch_size", BridgeHow::Value},
     {"--global-batch-size", "train.global_batch_size", BridgeHow::Value},
     {"--seq-length", "dataset.seq_length", BridgeHow::SeqLength},

@@ -153,6 +153,9 @@ Result<int64_t> parseAxisValue(const AxisSpec &axis, std::string_view s) {
       if (auto k = parseScheduleKind(s))
         return int64_t(*k);
     }
+    for (size_t i = 0; i < axis.choices.size(); ++i)
+      if (s == axis.choices[i])
+        return int64_t(i);
     std::string names;
     for (size_t i = 0; i < axis.choices.size(); ++i)
       names += std::string(i == 0 ? "" : i + 1 == axis.choices.size()
@@ -193,15 +196,24 @@ std::string axisRefusal(const AxisSpec &axis, const AxisSupport &support,
   return fill(support.why, axisValueText(axis, v));
 }
 
+namespace {
+bool applies(const AxisSpec &a, const ParallelAxes &axes) {
+  return !a.applies || a.applies(axes);
+}
+} // namespace
+
 bool runtimeAccepts(const ParallelAxes &axes, Runtime runtime) {
   for (const AxisSpec &a : kAxes)
-    if (!axisAccepts(a, a.runtimes[size_t(runtime)], a.get(axes)))
+    if (applies(a, axes) &&
+        !axisAccepts(a, a.runtimes[size_t(runtime)], a.get(axes)))
       return false;
   return true;
 }
 
 std::string runtimeAxisRefusal(const ParallelAxes &axes, Runtime runtime) {
   for (const AxisSpec &a : kAxes) {
+    if (!applies(a, axes))
+      continue;
     int64_t v = a.get(axes);
     std::string why = axisRefusal(a, a.runtimes[size_t(runtime)], v);
     if (!why.empty())
@@ -213,6 +225,8 @@ std::string runtimeAxisRefusal(const ParallelAxes &axes, Runtime runtime) {
 std::string exportAxisRefusal(const ParallelAxes &axes,
                               plan::ExportTarget target) {
   for (const AxisSpec &a : kAxes) {
+    if (!applies(a, axes))
+      continue;
     std::string why =
         axisRefusal(a, a.exporters[plan::exportColumn(target)], a.get(axes));
     if (!why.empty())

@@ -164,6 +164,9 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
   const bool tpOverlap = opt.pins[Axis::TpCommOverlap].value_or(0) != 0;
   EvalOptions eo = evalOpt;
   eo.overlapTpComm = eo.overlapTpComm || tpOverlap;
+  // So does a pinned cp_comm_type (else the runtime's).
+  if (auto cpComm = opt.pins.as<CpCommType>(Axis::CpCommType))
+    eo.cpCommType = *cpComm;
   Result<Evaluator> base = Evaluator::create(profile, cluster, eo);
   if (!base)
     return base.status();
@@ -204,12 +207,16 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
   // Phase 3: partition, evaluate, rank.
   if (Status s = rankFamilies(sh, cluster, threads, result); !s)
     return s;
+  auto stamp = [&](ParallelConfig &c) {
+    c.tpCommOverlap = tpOverlap;
+    c.cpCommType = c.cp > 1 ? eo.cpCommType : CpCommType::P2p;
+  };
   for (Candidate &cand : result.top)
-    cand.config.tpCommOverlap = tpOverlap;
+    stamp(cand.config);
   for (ExploredPoint &pt : result.explored)
-    pt.config.tpCommOverlap = tpOverlap;
+    stamp(pt.config);
   if (result.bestRejected)
-    result.bestRejected->candidate.config.tpCommOverlap = tpOverlap;
+    stamp(result.bestRejected->candidate.config);
   result.stats.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
           .count();

@@ -87,6 +87,10 @@ struct EvalOptions {
     return flashAttention && selectiveForwardFraction <= 0;
   }
   bool overlapTpComm = false; ///< TP collectives hidden behind GEMMs
+  /// How the runtime exchanges K and V under context parallelism when the
+  /// plan does not say (ParallelAxes::cpCommType); the trident programs
+  /// all-gather them.
+  CpCommType cpCommType = CpCommType::P2p;
   bool overlapGradReduce = true; ///< DP reduce overlaps the last backward
   /// ZeRO-1's reduce-scatter runs inside the optimizer step: exposed even
   /// with overlapGradReduce. No runtime preset sets it (the trident

@@ -151,6 +151,9 @@ struct LayerCost {
   int64_t topK = 0;
   /// Attention K/V bytes per sample exchanged under context parallelism.
   double cpKvBytesPerSample = 0;
+  /// Attention query and output bytes per sample: with K and V, what the
+  /// all-to-all context parallelism (cp_comm_type a2a) moves.
+  double cpQoBytesPerSample = 0;
 
   // --- serving (lib/Serve): the K/V cache and decode attention ---
   /// Bytes one token adds to this layer's K/V cache at the profile dtype:

@@ -47,6 +47,14 @@ std::string_view recomputeName(Recompute r);
 /// "none", "selective", "full" (also "no", "off", "block").
 std::optional<Recompute> parseRecompute(std::string_view name);
 
+/// How context parallelism exchanges keys and values (Megatron-Core's
+/// --cp-comm-type): a ring of point-to-point steps overlapped with the
+/// attention blocks (p2p, the default), one all-gather of K and V before
+/// the attention (allgather; "The Llama 3 Herd of Models"), or all-to-alls
+/// that turn the sequence split into a head split around the attention
+/// (a2a; DeepSpeed-Ulysses).
+enum class CpCommType : uint8_t { P2p, AllGather, A2a };
+
 /// The training software that runs a plan. The same plan runs at
 /// different speeds under different runtimes: which attention kernel they
 /// call, whether elementwise work runs in fp32, whether the gradient
@@ -108,6 +116,8 @@ struct ParallelAxes {
   /// (Megatron-Core's --tp-comm-overlap: Transformer Engine's userbuffers);
   /// needs tp > 1 and sequence parallelism.
   bool tpCommOverlap = false;
+  /// Matters only with cp > 1 (AxisSpec::applies).
+  CpCommType cpCommType = CpCommType::P2p;
 
   /// The expert tensor-parallel size in effect (etp, or tp when 0).
   constexpr int64_t expertTp() const { return etp == 0 ? tp : etp; }
@@ -169,10 +179,10 @@ struct ParallelConfig : ParallelAxes {
 // clang-format off
 enum class Axis : uint8_t {
   Dp, Tp, Pp, Cp, Ep, Etp, Vpp, MicroBatch, Sp, Recompute, Zero, Schedule,
-  TpCommOverlap,
+  TpCommOverlap, CpCommType,
 };
 // clang-format on
-inline constexpr size_t kAxisCount = 13;
+inline constexpr size_t kAxisCount = 14;
 
 /// How an axis's value is written and parsed. Every value is carried as an
 /// int64_t: a size, 0/1, or the index of a choice.
@@ -221,6 +231,9 @@ struct AxisSpec {
   /// when it differs from the default, and a plan without it reads as the
   /// default (so plans written before and after read alike).
   bool optionalInPlan = false;
+  /// Whether the value means anything for `axes` (null: always). The
+  /// runtime and exporter checks skip an axis that does not apply.
+  bool (*applies)(const ParallelAxes &) = nullptr;
 };
 
 /// The largest parallel size, micro-batch or layer count a plan may name:
@@ -231,6 +244,8 @@ inline constexpr int64_t kMaxAxisSize = int64_t(1) << 24;
 namespace detail {
 inline constexpr std::string_view kRecomputeChoices[] = {"none", "selective",
                                                          "full"};
+inline constexpr std::string_view kCpCommChoices[] = {"p2p", "allgather",
+                                                      "a2a"};
 inline constexpr std::string_view kScheduleChoices[] = {"gpipe", "1f1b",
                                                         "interleaved-1f1b"};
 inline constexpr AxisSupport kAll{};
@@ -425,6 +440,28 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
      [](const ParallelAxes &a) { return int64_t(a.tpCommOverlap); },
      [](ParallelAxes &a, int64_t v) { a.tpCommOverlap = v != 0; },
      /*optionalInPlan=*/true},
+    // Megatron-Core's --cp-comm-type (arguments.py at d98e8a64: p2p, a2a,
+    // allgather, a2a+p2p; the hierarchical a2a+p2p is not priced).
+    {Axis::CpCommType, "cp_comm_type", "cp_comm_type", true,
+     "cp-comm-type", "cp-comm-type", "KIND",
+     "how context parallelism exchanges K and V: p2p (a ring), allgather or "
+     "a2a (Ulysses); the runtime's when not given",
+     AxisType::Choice, 0, 2, 0, detail::kCpCommChoices, true,
+     {{detail::kAll,
+      {1u, "Megatron-LM before Megatron-Core has no context parallelism"},
+      {1u, "PyTorch FSDP has no context parallelism"},
+      {1u, "torchtitan's context parallelism (PyTorch's context_parallel) "
+           "rotates K/V shards; it has no cp_comm_type '{}'"},
+      {0b010u, "the programs trident emit writes all-gather K and V over cp "
+               "(docs/emit.md)"},
+      {1u, "DeepSpeed of 2021 has no context parallelism"}, detail::kAll}},
+     {{detail::kAll, {1u, "context parallelism: DeepSpeed has no "
+                          "cp_comm_type '{}'"},
+      {1u, "cp_comm_type '{}': torchtitan's context parallelism rotates "
+           "K/V shards and has no such setting"}}},
+     [](const ParallelAxes &a) { return int64_t(a.cpCommType); },
+     [](ParallelAxes &a, int64_t v) { a.cpCommType = CpCommType(v); },
+     /*optionalInPlan=*/true, [](const ParallelAxes &a) { return a.cp > 1; }},
 }};
 // clang-format on
 

@@ -1196,3 +1196,51 @@ TEST_CASE("context parallelism as ring attention: point-to-point steps",
   CHECK(normal >= fast);
   CHECK(slow - normal > 0.1 * normal);
 }
+
+TEST_CASE("context parallelism's K/V exchange: ring, all-gather, all-to-all",
+          "[cost][evaluate][cp]") {
+  LayerProfile p = test::profileOf(
+      llamaStyleShape("llama-70b", 80, 8192, 64, 8, 28672, 128256, 32768));
+  Cluster c = *parseClusterSpec("dgx-h100:1");
+  auto config = [](int64_t tp, CpCommType t) {
+    ParallelConfig cfg = cfgOf(1, tp, 1, 1, 1);
+    cfg.cp = 8 / tp;
+    cfg.recompute = Recompute::Full;
+    cfg.cpCommType = t;
+    return cfg;
+  };
+  auto run = [&](CpCommType t, const EvalOptions &o = {}) {
+    return mustEvaluate(p, c, config(1, t), o).stages[0];
+  };
+  const StageBreakdown ring = run(CpCommType::P2p);
+  const StageBreakdown ag = run(CpCommType::AllGather);
+  const StageBreakdown a2a = run(CpCommType::A2a);
+  // The ring hides its steps behind the attention blocks; the collectives
+  // run before the attention needs their result, exposed whole.
+  CHECK(ag.exposedCommSeconds > ring.exposedCommSeconds);
+  CHECK(a2a.exposedCommSeconds > ring.exposedCommSeconds);
+  CHECK(ag.exposedCommSeconds != Approx(a2a.exposedCommSeconds));
+  CHECK(ag.computeSeconds == Approx(ring.computeSeconds));
+  // The runtime's kind when the plan says p2p (the default): the trident
+  // programs all-gather.
+  EvalOptions trident;
+  applyRuntime(trident, Runtime::Trident);
+  CHECK(trident.cpCommType == CpCommType::AllGather);
+  EvalOptions agOnly;
+  agOnly.cpCommType = CpCommType::AllGather;
+  CHECK(run(CpCommType::P2p, agOnly).exposedCommSeconds ==
+        Approx(ag.exposedCommSeconds));
+  applyRuntime(trident, Runtime::MegatronCore);
+  CHECK(trident.cpCommType == CpCommType::P2p);
+  // Ulysses hands each rank whole heads: 4 key/value heads do not split
+  // over tp x cp = 8 ranks.
+  LayerProfile few = test::profileOf(
+      llamaStyleShape("few-kv", 8, 8192, 64, 4, 28672, 128256, 32768));
+  few.numHeads = 64;
+  few.numKvHeads = 4;
+  Result<Evaluation> r = evaluate(few, c, config(1, CpCommType::A2a));
+  REQUIRE(!r);
+  CHECK(r.message().find("cp_comm_type a2a needs num_heads=64 and "
+                         "num_kv_heads=4 divisible by tp*cp = 8") !=
+        std::string::npos);
+}

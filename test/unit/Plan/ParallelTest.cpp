@@ -24,6 +24,7 @@ ParallelAxes everyAxisSet() {
   a.recompute = Recompute::Selective;
   a.zeroStage = 2;
   a.schedule = ScheduleKind::GPipe;
+  a.cpCommType = CpCommType::AllGather;
   return a;
 }
 
@@ -143,8 +144,25 @@ TEST_CASE("runtimes run only what their column allows", "[plan][parallel]") {
   z.zeroStage = 3;
   CHECK(runtimeAxisRefusal(z, Runtime::Torchtitan).empty());
   CHECK(!runtimeAxisRefusal(z, Runtime::MegatronLm).empty());
-  // The programs `trident emit` writes run every axis.
+  // The programs `trident emit` writes run every axis (context parallelism
+  // as an all-gather of K and V).
   CHECK(runtimeAxisRefusal(everyAxisSet(), Runtime::Trident).empty());
+  ParallelAxes ring = everyAxisSet();
+  ring.cpCommType = CpCommType::P2p;
+  CHECK(runtimeAxisRefusal(ring, Runtime::Trident) ==
+        "cp_comm_type p2p: the programs trident emit writes all-gather K and "
+        "V over cp (docs/emit.md)");
+  // Without context parallelism the kind means nothing and nobody refuses
+  // it (AxisSpec::applies).
+  ring.cp = 1;
+  CHECK(runtimeAxisRefusal(ring, Runtime::Trident).empty());
+  ParallelAxes ulysses;
+  ulysses.cp = 4;
+  ulysses.cpCommType = CpCommType::A2a;
+  CHECK(runtimeAxisRefusal(ulysses, Runtime::MegatronCore).empty());
+  CHECK(runtimeAxisRefusal(ulysses, Runtime::Torchtitan) ==
+        "cp_comm_type a2a: torchtitan's context parallelism (PyTorch's "
+        "context_parallel) rotates K/V shards; it has no cp_comm_type 'a2a'");
 }
 
 TEST_CASE("exporters' single-axis refusals come from the table",
@@ -176,8 +194,10 @@ TEST_CASE("every pinnable axis pins under its name", "[plan][parallel]") {
                                         : axisValueText(a, a.get(in)));
   // vpp 7 with gpipe contradicts; pin the interleaved schedule instead.
   in.schedule = ScheduleKind::Interleaved1F1B;
-  spec = spec.substr(0, spec.rfind(",schedule=")) +
-         ",schedule=interleaved-1f1b";
+  const size_t at = spec.find(",schedule=gpipe");
+  REQUIRE(at != std::string::npos);
+  spec.replace(at, std::string(",schedule=gpipe").size(),
+               ",schedule=interleaved-1f1b");
   auto pins = search::parsePins(spec);
   REQUIRE(pins.isOk());
   CHECK(search::formatPins(*pins) == spec);
