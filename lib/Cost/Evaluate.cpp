@@ -56,6 +56,12 @@ struct Axes {
   bool operator==(const Axes &) const = default;
 };
 
+/// How context parallelism exchanges K and V: the plan's kind, else (p2p,
+/// the default) the runtime's.
+CpCommType cpCommOf(const ParallelConfig &c, const EvalOptions &o) {
+  return c.cpCommType != CpCommType::P2p ? c.cpCommType : o.cpCommType;
+}
+
 DType activationDtype(DType precision) {
   // FP8 training (Transformer Engine) keeps activations in 16 bits.
   return precision == DType::FP8 ? DType::BF16 : precision;
@@ -762,17 +768,15 @@ Status Evaluator::validate(const ParallelConfig &c) const {
   if (c.sequenceParallel && (profile_.seqLen / c.cp) % c.tp != 0)
     return err("sequence parallelism needs seq_len/cp = " +
                str(profile_.seqLen / c.cp) + " divisible by tp=" + str(c.tp));
-  // Megatron-LM asserts sequence parallelism under --tp-comm-overlap
-  // (arguments.py at d98e8a64); with tp 1 there is nothing to overlap.
   // DeepSpeed-Ulysses hands each cp rank whole heads of its tp shard.
-  const CpCommType cpComm =
-      c.cpCommType != CpCommType::P2p ? c.cpCommType : options_.cpCommType;
-  if (c.cp > 1 && cpComm == CpCommType::A2a &&
+  if (c.cp > 1 && cpCommOf(c, options_) == CpCommType::A2a &&
       ((profile_.numHeads > 0 && profile_.numHeads % (c.tp * c.cp) != 0) ||
        (profile_.numKvHeads > 0 && profile_.numKvHeads % (c.tp * c.cp) != 0)))
     return err("cp_comm_type a2a needs num_heads=" + str(profile_.numHeads) +
                " and num_kv_heads=" + str(profile_.numKvHeads) +
                " divisible by tp*cp = " + str(c.tp * c.cp));
+  // Megatron-LM asserts sequence parallelism under --tp-comm-overlap
+  // (arguments.py at d98e8a64); with tp 1 there is nothing to overlap.
   if (c.tpCommOverlap && (c.tp < 2 || !c.sequenceParallel))
     return err("tp_comm_overlap needs tp > 1 and sequence parallelism (got "
                "tp=" +
@@ -1073,9 +1077,7 @@ void Evaluator::chunkCosts(const Frame &f, Evaluation &out) {
   // --- per-layer times for each group in use (cached by axes) ---
   auto layerTable = [&](int64_t nodeGroup) -> const std::vector<LayerTimes> & {
     const DType costed = costPrecision(c.precision, o);
-    // The plan's K/V exchange, else the runtime's.
-    const CpCommType cpComm =
-        c.cpCommType != CpCommType::P2p ? c.cpCommType : o.cpCommType;
+    const CpCommType cpComm = cpCommOf(c, o);
     Axes key{nodeGroup,          c.tp,   c.cp,  c.ep, etp, c.microBatch,
              c.sequenceParallel, costed, cpComm};
     uint64_t h = uint64_t(nodeGroup) * 0x9E3779B97F4A7C15ull;
