@@ -31,6 +31,7 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -391,12 +392,29 @@ void printPlans(const search::SearchOptions &so, const EvalOptions &evalOpt,
   llvm::outs() << "model       " << profile.modelName << " (seq "
                << profile.seqLen << ", global batch " << so.globalBatch << ", "
                << dtypeName(so.precision) << ")\n"
-               << "cluster     " << cluster.name << ", "
-               << cluster.totalGpus() << " GPUs\n"
-               << "runtime     " << runtimeName(evalOpt.runtime) << "\n"
-               << "searched    " << st.configurations << " configurations: "
-               << st.evaluations << " full evaluations, " << st.partitions
-               << " layer partitions, " << st.prunedByBound
+               << "cluster     " << cluster.name << ", " << cluster.totalGpus()
+               << " GPUs\n"
+               << "runtime     " << runtimeName(evalOpt.runtime) << "\n";
+  // What every plan below was priced with, beyond its row: the pinned
+  // tensor-parallel overlap and a context-parallel exchange other than the
+  // ring.
+  const plan::Plan &first = plans[0];
+  std::string with;
+  if (first.tpCommOverlap)
+    with += "tensor-parallel collectives overlapped with the GEMMs";
+  auto cpPlan = std::find_if(plans.begin(), plans.end(), [](const auto &p) {
+    return p.cp > 1 && p.cpCommType != CpCommType::P2p;
+  });
+  if (cpPlan != plans.end())
+    with +=
+        std::string(with.empty() ? "" : "; ") +
+        "context parallelism's K/V exchange " +
+        axisValueText(axisSpec(Axis::CpCommType), int64_t(cpPlan->cpCommType));
+  if (!with.empty())
+    llvm::outs() << "priced with " << with << "\n";
+  llvm::outs() << "searched    " << st.configurations
+               << " configurations: " << st.evaluations << " full evaluations, "
+               << st.partitions << " layer partitions, " << st.prunedByBound
                << " pruned by the step-time bound, " << st.prunedByMemory
                << " by memory\n\n";
   llvm::outs() << renderTable(res, plans, so.pricePerGpuHour > 0) << "\n";
