@@ -122,6 +122,18 @@ std::vector<std::string> envelopeWarnings(const LayerProfile &profile,
   axis("ep", cfg.ep);
   axis("vpp", cfg.vpp);
   axis("seq_len", profile.seqLen);
+  auto setting = [&](const std::string &name) {
+    for (const SettingRuns &s : kSettingRuns)
+      if (name == s.setting && s.runs == 0)
+        out.push_back(fmt::format("no validated run used {}: its price is "
+                                  "not checked against a measurement",
+                                  name));
+  };
+  if (cfg.tpCommOverlap)
+    setting("tp_comm_overlap");
+  if (cfg.cp > 1)
+    setting("cp_comm_type " +
+            axisValueText(axisSpec(Axis::CpCommType), int64_t(cfg.cpCommType)));
   return out;
 }
 

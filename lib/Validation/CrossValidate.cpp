@@ -282,6 +282,32 @@ std::string renderEnvelope(const CrossValidation &cv,
   out += "constexpr AxisCeiling kAxisCeilings[] = {\n";
   for (const auto &[name, v] : axes)
     out += fmt::format("    {{\"{}\", {}}},\n", name, v);
+  out += "};\n\n";
+  // The settings each run used (a context-parallel exchange the case does
+  // not name is its runtime's).
+  std::map<std::string, int64_t> settings;
+  for (const std::string_view kind : trident::detail::kCpCommChoices)
+    settings["cp_comm_type " + std::string(kind)] = 0;
+  settings["tp_comm_overlap"] = 0;
+  for (size_t i = 0; i < cv.regimes.size(); ++i) {
+    if (!evaluated(cv, i))
+      continue;
+    const Case &k = *cv.outOfSample.results[i].c;
+    settings["tp_comm_overlap"] += k.config.tpCommOverlap ? 1 : 0;
+    if (k.config.cp > 1) {
+      EvalOptions preset;
+      applyRuntime(preset, k.runtime);
+      const CpCommType kind = k.config.cpCommType != CpCommType::P2p
+                                  ? k.config.cpCommType
+                                  : preset.cpCommType;
+      settings["cp_comm_type " +
+               axisValueText(axisSpec(Axis::CpCommType), int64_t(kind))] += 1;
+    }
+  }
+  out += "// setting, the validated runs that used it\n";
+  out += "constexpr SettingRuns kSettingRuns[] = {\n";
+  for (const auto &[name, n] : settings)
+    out += fmt::format("    {{\"{}\", {}}},\n", name, n);
   out += "};\n";
   return out;
 }

@@ -91,6 +91,12 @@ struct AxisCeiling {
   const char *axis; ///< "gpus", "tp", "pp", "dp", "cp", "ep", "vpp", "seq_len"
   int64_t max;
 };
+/// How many validated runs used a setting that is not a size: the
+/// tensor-parallel overlap, each kind of context-parallel K/V exchange.
+struct SettingRuns {
+  const char *setting; ///< "tp_comm_overlap", "cp_comm_type p2p", ...
+  int64_t runs;
+};
 
 } // namespace trident
 
