@@ -67,6 +67,62 @@ DType activationDtype(DType precision) {
   return precision == DType::FP8 ? DType::BF16 : precision;
 }
 
+/// Context parallelism's K/V exchange of one layer into `r`: its
+/// forward and backward seconds, and for the ring its steps (exposure()
+/// overlaps those with the attention blocks).
+void contextParallelTimes(const LayerCost &L, const NodeGroup &hw,
+                          const Axes &ax, const EvalOptions &o, double actScale,
+                          LayerTimes &r) {
+  const double tp = double(ax.tp), cp = double(ax.cp);
+  // Context parallel as ring attention (Liu et al. 2023, "Ring Attention
+  // with Blockwise Transformers for Near-Infinite Context"; Transformer
+  // Engine's p2p context parallelism in Megatron-Core): cp - 1 steps, in
+  // each of which a rank sends the K/V block it holds to the next rank and
+  // receives the previous rank's while it computes attention on the block
+  // it has; the backward passes K/V and the dK/dV accumulators (twice the
+  // bytes). A step is a point-to-point transfer: over NVLink when the
+  // ring (cp ranks tp apart) stays in a node, else at one GPU's share of
+  // the NICs (a pair of ranks, not a multi-channel collective).
+  if (ax.cp > 1 && L.cpKvBytesPerSample > 0 && ax.cpComm == CpCommType::P2p) {
+    double block = L.cpKvBytesPerSample * double(ax.mb) / tp * actScale / cp;
+    bool sameNode = ax.tp * ax.cp <= hw.gpusPerNode;
+    r.cpSteps = cp - 1;
+    r.cpStepFwd = p2pSeconds(hw, block, sameNode);
+    r.cpStepBwd = p2pSeconds(hw, 2 * block, sameNode);
+    r.cpFwd = r.cpSteps * r.cpStepFwd;
+    r.cpBwd = r.cpSteps * r.cpStepBwd;
+  } else if (ax.cp > 1 && L.cpKvBytesPerSample > 0) {
+    // The collectives over the cp group (cp ranks tp apart), not
+    // overlapped with the attention (it needs their result).
+    CommGroupShape sh = groupShape(hw, ax.cp, ax.tp);
+    // K and V of the whole sequence on one rank (its heads).
+    double kv = L.cpKvBytesPerSample * double(ax.mb) / tp * actScale;
+    if (ax.cpComm == CpCommType::AllGather) {
+      // "The Llama 3 Herd of Models" (2024): K and V all-gathered before
+      // the attention; the backward gathers them again and
+      // reduce-scatters their gradients.
+      double ag =
+          collectiveSeconds(hw, CollectiveOp::AllGather, kv, sh, o.algorithm);
+      double rs = collectiveSeconds(hw, CollectiveOp::ReduceScatter, kv, sh,
+                                    o.algorithm);
+      r.cpFwd = ag;
+      r.cpBwd = ag + rs;
+    } else {
+      // DeepSpeed-Ulysses (Jacobs et al. 2023, "DeepSpeed Ulysses: System
+      // Optimizations for Enabling Training of Extreme Long Sequence
+      // Transformer Models"): q, k and v all-to-all from a sequence split
+      // to a head split, the output back; the backward moves their
+      // gradients the same way. Each rank sends its local part.
+      double local = (L.cpKvBytesPerSample + L.cpQoBytesPerSample) *
+                     double(ax.mb) / tp * actScale / cp;
+      double a2a =
+          collectiveSeconds(hw, CollectiveOp::AllToAll, local, sh, o.algorithm);
+      r.cpFwd = a2a;
+      r.cpBwd = a2a;
+    }
+  }
+}
+
 LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
                       const EvalOptions &o, DType profileDtype) {
   const GpuSpec &gpu = hw.gpu;
@@ -185,53 +241,7 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
                                   o.algorithm);
     r.tpComm = double(L.tpCollectivesFwd) * one;
   }
-  // Context parallel as ring attention (Liu et al. 2023, "Ring Attention
-  // with Blockwise Transformers for Near-Infinite Context"; Transformer
-  // Engine's p2p context parallelism in Megatron-Core): cp - 1 steps, in
-  // each of which a rank sends the K/V block it holds to the next rank and
-  // receives the previous rank's while it computes attention on the block
-  // it has; the backward passes K/V and the dK/dV accumulators (twice the
-  // bytes). A step is a point-to-point transfer: over NVLink when the
-  // ring (cp ranks tp apart) stays in a node, else at one GPU's share of
-  // the NICs (a pair of ranks, not a multi-channel collective).
-  if (ax.cp > 1 && L.cpKvBytesPerSample > 0 && ax.cpComm == CpCommType::P2p) {
-    double block = L.cpKvBytesPerSample * double(ax.mb) / tp * actScale / cp;
-    bool sameNode = ax.tp * ax.cp <= hw.gpusPerNode;
-    r.cpSteps = cp - 1;
-    r.cpStepFwd = p2pSeconds(hw, block, sameNode);
-    r.cpStepBwd = p2pSeconds(hw, 2 * block, sameNode);
-    r.cpFwd = r.cpSteps * r.cpStepFwd;
-    r.cpBwd = r.cpSteps * r.cpStepBwd;
-  } else if (ax.cp > 1 && L.cpKvBytesPerSample > 0) {
-    // The collectives over the cp group (cp ranks tp apart), not
-    // overlapped with the attention (it needs their result).
-    CommGroupShape sh = groupShape(hw, ax.cp, ax.tp);
-    // K and V of the whole sequence on one rank (its heads).
-    double kv = L.cpKvBytesPerSample * double(ax.mb) / tp * actScale;
-    if (ax.cpComm == CpCommType::AllGather) {
-      // "The Llama 3 Herd of Models" (2024): K and V all-gathered before
-      // the attention; the backward gathers them again and
-      // reduce-scatters their gradients.
-      double ag =
-          collectiveSeconds(hw, CollectiveOp::AllGather, kv, sh, o.algorithm);
-      double rs = collectiveSeconds(hw, CollectiveOp::ReduceScatter, kv, sh,
-                                    o.algorithm);
-      r.cpFwd = ag;
-      r.cpBwd = ag + rs;
-    } else {
-      // DeepSpeed-Ulysses (Jacobs et al. 2023, "DeepSpeed Ulysses: System
-      // Optimizations for Enabling Training of Extreme Long Sequence
-      // Transformer Models"): q, k and v all-to-all from a sequence split
-      // to a head split, the output back; the backward moves their
-      // gradients the same way. Each rank sends its local part.
-      double local = (L.cpKvBytesPerSample + L.cpQoBytesPerSample) *
-                     double(ax.mb) / tp * actScale / cp;
-      double a2a =
-          collectiveSeconds(hw, CollectiveOp::AllToAll, local, sh, o.algorithm);
-      r.cpFwd = a2a;
-      r.cpBwd = a2a;
-    }
-  }
+  contextParallelTimes(L, hw, ax, o, actScale, r);
   // Expert parallel: dispatch + combine all-to-all, forward and backward.
   // Folded, an ep group's members are etp ranks apart; else the group is
   // carved out of dp, tp x cp ranks apart.
