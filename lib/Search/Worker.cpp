@@ -353,6 +353,10 @@ struct Worker {
                   c.zeroStage = zero;
                   c.precision = sh.opt.precision;
                   c.schedule = pin.as<ScheduleKind>(Axis::Schedule);
+                  // The search-wide settings (searchPlans), as the
+                  // homogeneous families' check sees them.
+                  c.tpCommOverlap = pin[Axis::TpCommOverlap].value_or(0) != 0;
+                  c.cpCommType = sh.evalOpt.cpCommType;
                   if (!runtimeAccepts(c, sh.evalOpt.runtime))
                     continue;
                   if (Status s = shareShape(C, c, shares, B / mb, fraction, t,

@@ -596,6 +596,33 @@ TEST_CASE("heterogeneous data shares and per-stage recompute",
   CHECK(one->top[0].eval.iterationSeconds == best.eval.iterationSeconds);
 }
 
+TEST_CASE("data shares with context parallelism under the trident runtime",
+          "[search]") {
+  // The trident programs all-gather K and V: the data-share configurations
+  // carry that kind to the runtime check, as the homogeneous ones do
+  // (a ring, which the runtime refuses, left them all out).
+  Result<Cluster> mixed = parseClusterJson(R"({
+    "groups": [{"preset": "dgx-h100", "nodes": 2},
+               {"preset": "dgx-a100-80gb", "nodes": 2}]})");
+  REQUIRE(mixed.isOk());
+  LayerProfile prof = gpt("gpt-1.3b", 24, 2048, 16);
+  SearchOptions so;
+  so.globalBatch = 512;
+  so.topK = 3;
+  so.threads = 2;
+  so.pins[Axis::Cp] = 2;
+  EvalOptions trident;
+  applyRuntime(trident, Runtime::Trident);
+  auto r = searchPlans(prof, *mixed, so, trident);
+  INFO((r.isOk() ? "" : r.message()));
+  REQUIRE(r.isOk());
+  REQUIRE(!r->top.empty());
+  const Candidate &best = r->top[0];
+  CHECK(best.config.dataShares.size() == 2);
+  CHECK(best.config.cp == 2);
+  CHECK(best.config.cpCommType == CpCommType::AllGather);
+}
+
 TEST_CASE("recomputation is dropped on the stages that fit without it",
           "[search]") {
   // GPT-3 175B on 64 A100-80GB with pp and mb pinned: stage 0 holds pp
