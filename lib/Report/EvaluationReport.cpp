@@ -32,6 +32,9 @@ std::string configLine(const ParallelConfig &c) {
     s += " sp";
   if (c.tpCommOverlap)
     s += " tp-comm-overlap";
+  if (c.cp > 1 && c.cpCommType != CpCommType::P2p)
+    s += " cp-comm=" +
+         axisValueText(axisSpec(Axis::CpCommType), int64_t(c.cpCommType));
   std::string rc(recomputeName(c.recompute));
   if (!c.stageRecompute.empty()) {
     rc.clear();
