@@ -56,12 +56,6 @@ struct Axes {
   bool operator==(const Axes &) const = default;
 };
 
-/// How context parallelism exchanges K and V: the plan's kind, else (p2p,
-/// the default) the runtime's.
-CpCommType cpCommOf(const ParallelConfig &c, const EvalOptions &o) {
-  return c.cpCommType != CpCommType::P2p ? c.cpCommType : o.cpCommType;
-}
-
 DType activationDtype(DType precision) {
   // FP8 training (Transformer Engine) keeps activations in 16 bits.
   return precision == DType::FP8 ? DType::BF16 : precision;
@@ -391,6 +385,16 @@ std::string moeDispatcherNames() {
                                   : ", ") +
          std::string(kMoeDispatchers[i].second);
   return s;
+}
+
+CpCommType cpCommOf(const ParallelAxes &a, const EvalOptions &o) {
+  return a.cpCommType != CpCommType::P2p ? a.cpCommType : o.cpCommType;
+}
+
+void stateSettings(ParallelAxes &a, const EvalOptions &o) {
+  a.tpCommOverlap =
+      a.tpCommOverlap || (o.overlapTpComm && a.tp > 1 && a.sequenceParallel);
+  a.cpCommType = a.cp > 1 ? cpCommOf(a, o) : CpCommType::P2p;
 }
 
 void applyRuntime(EvalOptions &o, Runtime r) {

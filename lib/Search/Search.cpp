@@ -207,16 +207,12 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
   // Phase 3: partition, evaluate, rank.
   if (Status s = rankFamilies(sh, cluster, threads, result); !s)
     return s;
-  auto stamp = [&](ParallelConfig &c) {
-    c.tpCommOverlap = tpOverlap;
-    c.cpCommType = c.cp > 1 ? eo.cpCommType : CpCommType::P2p;
-  };
   for (Candidate &cand : result.top)
-    stamp(cand.config);
+    stateSettings(cand.config, eo);
   for (ExploredPoint &pt : result.explored)
-    stamp(pt.config);
+    stateSettings(pt.config, eo);
   if (result.bestRejected)
-    stamp(result.bestRejected->candidate.config);
+    stateSettings(result.bestRejected->candidate.config, eo);
   result.stats.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
           .count();

@@ -237,8 +237,7 @@ inline bool axesAccepted(const Shared &sh, const ParallelConfig &c, int64_t vpp,
   axes.vpp = vpp;
   axes.zeroStage = zero;
   axes.schedule = sh.opt.pins.as<ScheduleKind>(Axis::Schedule);
-  axes.tpCommOverlap = sh.opt.pins[Axis::TpCommOverlap].value_or(0) != 0;
-  axes.cpCommType = sh.evalOpt.cpCommType;
+  stateSettings(axes, sh.evalOpt);
   if (runtimeAccepts(axes, sh.evalOpt.runtime) && !sh.opt.acceptAxes)
     return true;
   ParallelConfig m = c;

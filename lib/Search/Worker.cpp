@@ -355,8 +355,7 @@ struct Worker {
                   c.schedule = pin.as<ScheduleKind>(Axis::Schedule);
                   // The search-wide settings (searchPlans), as the
                   // homogeneous families' check sees them.
-                  c.tpCommOverlap = pin[Axis::TpCommOverlap].value_or(0) != 0;
-                  c.cpCommType = sh.evalOpt.cpCommType;
+                  stateSettings(c, sh.evalOpt);
                   if (!runtimeAccepts(c, sh.evalOpt.runtime))
                     continue;
                   if (Status s = shareShape(C, c, shares, B / mb, fraction, t,

@@ -181,12 +181,11 @@ int runEvaluate(mlir::MLIRContext &ctx) {
       return fail("--moe-load-imbalance: " + s.message(), 2);
     options.expertLoadImbalance = moeImbalanceOpt;
   }
-  // Context parallelism exchanges K and V as --cp-comm-type says, else as
-  // the runtime does; the configuration states which.
+  // Context parallelism exchanges K and V as --cp-comm-type says (p2p
+  // included), else as the runtime does; the configuration states which.
   if (axisFlags.value[size_t(Axis::CpCommType)]->getNumOccurrences() > 0)
     options.cpCommType = cfg.cpCommType;
-  else if (cfg.cp > 1)
-    cfg.cpCommType = options.cpCommType;
+  stateSettings(cfg, options);
   // The cost model prices what it is asked; say when the software named
   // cannot run it (the axis table's runtime column).
   if (std::string why = runtimeAxisRefusal(cfg, *runtime); !why.empty())

@@ -650,7 +650,8 @@ std::optional<int64_t> mlir::trident::graph::tensorParallelDim(Operation *op,
           .Case<LinearOp>([](LinearOp l) { return linearMaps(l); })
           .Case<AttentionOp>([](AttentionOp a) { return attentionMaps(a); })
           .Case<EmbeddingOp>([](EmbeddingOp e) { return embeddingMaps(e); });
-  if (i >= maps.size())
+  // Operands only: the maps after them are the results'.
+  if (i >= op->getNumOperands() || i >= maps.size())
     return std::nullopt;
   for (auto [dim, expr] : llvm::enumerate(maps[i].getResults()))
     if (expr == getAffineDimExpr(loop->loop, op->getContext()))

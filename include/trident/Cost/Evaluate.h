@@ -193,6 +193,17 @@ struct EvalOptions {
 /// attention, autocast, gradient-reduction overlap) and records it.
 void applyRuntime(EvalOptions &options, Runtime runtime);
 
+/// How context parallelism exchanges K and V: the configuration's kind,
+/// else (p2p, the default) the runtime's (EvalOptions::cpCommType).
+CpCommType cpCommOf(const ParallelAxes &axes, const EvalOptions &options);
+
+/// States on `axes` the settings of `options` it is priced with: the
+/// tensor-parallel overlap where it applies (tp > 1 with sequence
+/// parallelism), and the K/V exchange of context parallelism (cpCommOf;
+/// p2p without cp). The search's plans, its runtime checks and `trident
+/// evaluate` all read a configuration through it.
+void stateSettings(ParallelAxes &axes, const EvalOptions &options);
+
 /// Bytes per parameter of the model states, as the Evaluator counts them.
 struct StateBytesPerParam {
   double weight = 2;    ///< training-dtype copy

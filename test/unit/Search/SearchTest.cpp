@@ -555,19 +555,30 @@ TEST_CASE("bad options are errors", "[search]") {
   CHECK_THAT(r.message(), Catch::Contains("--price-per-gpu-hour"));
 }
 
-TEST_CASE("heterogeneous data shares and per-stage recompute",
-          "[search]") {
-  // H100 and A100 nodes: each GPU type runs whole replicas, and the H100
-  // replicas take more micro-batches per step than the A100 ones.
-  Result<Cluster> mixed = parseClusterJson(R"({
+namespace {
+/// Two DGX H100 and two DGX A100 nodes (the data-share tests' cluster).
+Result<Cluster> twoNodesEach() {
+  return parseClusterJson(R"({
     "groups": [{"preset": "dgx-h100", "nodes": 2},
                {"preset": "dgx-a100-80gb", "nodes": 2}]})");
-  REQUIRE(mixed.isOk());
-  LayerProfile prof = gpt("gpt-1.3b", 24, 2048, 16);
+}
+/// Their search: a global batch of 512, the top 3, 2 threads.
+SearchOptions mixedSearch() {
   SearchOptions so;
   so.globalBatch = 512;
   so.topK = 3;
   so.threads = 2;
+  return so;
+}
+} // namespace
+
+TEST_CASE("heterogeneous data shares and per-stage recompute", "[search]") {
+  // H100 and A100 nodes: each GPU type runs whole replicas, and the H100
+  // replicas take more micro-batches per step than the A100 ones.
+  Result<Cluster> mixed = twoNodesEach();
+  REQUIRE(mixed.isOk());
+  LayerProfile prof = gpt("gpt-1.3b", 24, 2048, 16);
+  SearchOptions so = mixedSearch();
   auto r = searchPlans(prof, *mixed, so);
   REQUIRE(r.isOk());
   REQUIRE(!r->top.empty());
@@ -601,15 +612,10 @@ TEST_CASE("data shares with context parallelism under the trident runtime",
   // The trident programs all-gather K and V: the data-share configurations
   // carry that kind to the runtime check, as the homogeneous ones do
   // (a ring, which the runtime refuses, left them all out).
-  Result<Cluster> mixed = parseClusterJson(R"({
-    "groups": [{"preset": "dgx-h100", "nodes": 2},
-               {"preset": "dgx-a100-80gb", "nodes": 2}]})");
+  Result<Cluster> mixed = twoNodesEach();
   REQUIRE(mixed.isOk());
   LayerProfile prof = gpt("gpt-1.3b", 24, 2048, 16);
-  SearchOptions so;
-  so.globalBatch = 512;
-  so.topK = 3;
-  so.threads = 2;
+  SearchOptions so = mixedSearch();
   so.pins[Axis::Cp] = 2;
   EvalOptions trident;
   applyRuntime(trident, Runtime::Trident);
