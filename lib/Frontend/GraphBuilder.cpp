@@ -270,13 +270,13 @@ Value Builder::attention(Value x, int64_t layer) {
                ParamKind::Attention);
     v = linear(x, "attn.v_proj", kv * headDim, cfg.qkvBias, TpRole::Column,
                ParamKind::Attention);
-    if (cfg.qkNorm) {
+    if (cfg.hasQkNorm(layer)) {
       q = rmsNorm(q, "attn.q_norm", headDim);
       k = rmsNorm(k, "attn.k_norm", headDim);
     }
     if (cfg.attentionSinks)
       sinks = param("attn.sinks", ParamKind::Attention, {h});
-    if (cfg.position == PositionKind::Rotary)
+    if (cfg.isRopeLayer(layer))
       rotary = static_cast<int64_t>(cfg.rotaryPct * headDim);
     op = AttentionOp::create(b, loc, withWidth(q, h * headDim), q, k, v, Value(), sinks,
                              b.getI64IntegerAttr(h), b.getI64IntegerAttr(kv),
@@ -400,6 +400,22 @@ Value Builder::encoderLayer(Value x, bool preNorm) {
   return norm(add(h, m), "output.LayerNorm");
 }
 
+/// The shortest period (up to 4 layers) whose signatures tile layers
+/// [first, first+count); 0 if none does.
+int64_t tilingPeriod(int64_t first, int64_t count,
+                     llvm::function_ref<int64_t(int64_t)> signature) {
+  for (int64_t period = 1; period <= 4 && period <= count; ++period) {
+    if (count % period != 0)
+      continue;
+    bool tiles = true;
+    for (int64_t i = period; i < count && tiles; ++i)
+      tiles = signature(first + i) == signature(first + i % period);
+    if (tiles)
+      return period;
+  }
+  return 0;
+}
+
 /// Groups layers [first, first+count) into tgraph.repeat ops: the shortest
 /// period (up to 4 layers) that tiles the range with identical signatures
 /// becomes one repeat; otherwise runs of equal consecutive signatures do.
@@ -428,20 +444,13 @@ void Builder::emitRepeats(Value &x, int64_t first, int64_t count,
   std::vector<int64_t> sig(count);
   for (int64_t i = 0; i < count; ++i)
     sig[i] = signature(first + i);
-  for (int64_t period = 1; period <= 4 && period <= count; ++period) {
-    if (count % period != 0)
-      continue;
-    bool tiles = true;
-    for (int64_t i = period; i < count && tiles; ++i)
-      tiles = sig[i] == sig[i % period];
-    // A period of 1 is a plain stack; a longer one only when the layers in
-    // it differ (otherwise period 1 would have matched).
-    if (tiles) {
-      emit(first, period, count / period,
-           "layers." + std::to_string(first) + "-" +
-               std::to_string(first + count - 1));
-      return;
-    }
+  // A period of 1 is a plain stack; a longer one only when the layers in
+  // it differ (otherwise period 1 would have matched).
+  if (int64_t period = tilingPeriod(first, count, signature)) {
+    emit(first, period, count / period,
+         "layers." + std::to_string(first) + "-" +
+             std::to_string(first + count - 1));
+    return;
   }
   int64_t i = 0;
   while (i < count) {
@@ -468,11 +477,17 @@ void Builder::buildDecoder(Value &loss) {
   }
   x = dropout(x, cfg.embeddingDropoutRate());
   auto signature = [&](int64_t i) -> int64_t {
-    return (cfg.isMoeLayer(i) ? 1 : 0) | (cfg.isSlidingLayer(i) ? 2 : 0);
+    return (cfg.isMoeLayer(i) ? 1 : 0) | (cfg.isSlidingLayer(i) ? 2 : 0) |
+           (cfg.isRopeLayer(i) ? 4 : 0) | (cfg.hasQkNorm(i) ? 8 : 0);
   };
-  // Leading dense layers of an MoE model stay apart from the periodic rest.
+  // Leading dense layers of an MoE model stay apart from the periodic rest
+  // (DeepSeek's first_k_dense_replace); a stack that repeats whole from
+  // its first layer (Llama 4 Maverick's dense, MoE alternation) keeps them
+  // in.
   int64_t lead = 0;
-  while (lead < cfg.numLayers && signature(lead) != signature(cfg.numLayers - 1) &&
+  const int64_t whole = tilingPeriod(0, cfg.numLayers, signature);
+  while ((whole == 0 || whole == cfg.numLayers) && lead < cfg.numLayers &&
+         signature(lead) != signature(cfg.numLayers - 1) &&
          cfg.moe.numExperts > 0 && !cfg.isMoeLayer(lead))
     ++lead;
   auto layerFn = [&](Value y, int64_t layer) { return decoderLayer(y, layer); };

@@ -101,7 +101,8 @@ const std::set<std::string, std::less<>> &ignoredKeys() {
       "attn_implementation",
       "keys_to_ignore_at_inference",
       "max_sequence_length",
-      "use_mrope"};
+      "use_mrope",
+      "for_llm_compressor"}; // Llama 4: a quantisation-tool switch
   return keys;
 }
 
@@ -151,6 +152,12 @@ public:
     return &*it;
   }
   bool has(const std::string &key) { return get(key) != nullptr; }
+  /// True when `key` is written as null (where None is not the default).
+  bool isNull(const std::string &key) {
+    used_.insert(key);
+    auto it = obj_.find(key);
+    return it != obj_.end() && it->is_null();
+  }
 
   /// An integer >= `min`; sets `out` and returns true when present.
   bool optInt(const std::string &key, int64_t &out, int64_t min = 1) {
@@ -351,6 +358,8 @@ enum class Arch {
   DeepseekV3,
   Nemotron,
   GptOss,
+  Llama4,     ///< Llama4ForConditionalGeneration: the text_config's model
+  Llama4Text, ///< Llama4ForCausalLM
   BertMaskedLM,
   BertPreTraining,
   ViT
@@ -374,6 +383,8 @@ constexpr ArchInfo kArchs[] = {
     {"DeepseekV3ForCausalLM", "deepseek_v3", Arch::DeepseekV3},
     {"NemotronForCausalLM", "nemotron", Arch::Nemotron},
     {"GptOssForCausalLM", "gpt_oss", Arch::GptOss},
+    {"Llama4ForConditionalGeneration", "llama4", Arch::Llama4},
+    {"Llama4ForCausalLM", "llama4_text", Arch::Llama4Text},
     // model_type "bert" alone reads as BertForPreTraining (the later row).
     {"BertForMaskedLM", "bert", Arch::BertMaskedLM},
     {"BertForPreTraining", "bert", Arch::BertPreTraining},
@@ -733,6 +744,146 @@ void readDeepseekV3(Reader &r, ModelConfig &c,
                     "the main model is planned");
 }
 
+/// Llama 4's text model (transformers' Llama4TextConfig at 008e5743 and
+/// its defaults; Megatron-LM's examples/post_training/modelopt/conf/
+/// meta-llama/Llama-4-{Scout,Maverick}-*.sh at d98e8a64 give the same
+/// shapes): every routed expert and the one shared expert of width
+/// intermediate_size, the dense layers' MLP of intermediate_size_mlp, MoE
+/// on moe_layers (default every interleave_moe_layer_step-th layer, from
+/// step - 1), top-k sigmoid scores without renormalisation, no RoPE on
+/// the layers no_rope_layers marks 0 (default every fourth), the q/k norm
+/// on the RoPE layers, chunked local attention on the RoPE layers.
+void readLlama4(Reader &r, ModelConfig &c, std::vector<std::string> &notes) {
+  const std::string src(r.source());
+  c.headDim = 128; // Llama4TextConfig's head_dim default, not hidden/heads
+  r.optInt("head_dim", c.headDim);
+  r.optBool("attention_bias", c.qkvBias);
+  c.outBias = c.qkvBias;
+  MoEConfig &e = c.moe;
+  e.expertFfn = c.ffn; // intermediate_size
+  e.numSharedExperts = 1;
+  e.sharedFfn = c.ffn;
+  e.scoresOnInput = true;
+  e.sigmoidScores = true;
+  e.renormalize = false;
+  c.ffn = 16384;
+  r.optInt("intermediate_size_mlp", c.ffn);
+  e.numExperts = 16;
+  r.optInt("num_local_experts", e.numExperts);
+  e.topK = 1;
+  r.optInt("num_experts_per_tok", e.topK);
+  if (!r.failed() && e.topK > e.numExperts)
+    r.fail("num_experts_per_tok", std::to_string(e.topK) +
+                                      " exceeds num_local_experts " +
+                                      std::to_string(e.numExperts));
+  // Per-layer lists: given, or (absent, null, empty) Llama4TextConfig's
+  // rule.
+  auto given = [&](const char *key) { return r.has(key); };
+  const int64_t L = c.numLayers;
+  std::vector<int64_t> moeList;
+  int64_t step = 1;
+  r.optInt("interleave_moe_layer_step", step);
+  if (given("moe_layers")) {
+    r.optIntList("moe_layers", moeList, 0);
+    for (int64_t l : moeList)
+      if (!r.failed() && l >= L)
+        r.fail("moe_layers", "layer " + std::to_string(l) +
+                                 " is out of range (" + std::to_string(L) +
+                                 " layers)");
+  } else {
+    for (int64_t i = step - 1; i < L; i += step)
+      moeList.push_back(i);
+  }
+  if (!r.failed() && (int64_t)moeList.size() != L) {
+    e.moeLayers.assign(size_t(std::max<int64_t>(L, 0)), false);
+    for (int64_t l : moeList)
+      e.moeLayers[size_t(l)] = true;
+  }
+  std::vector<int64_t> rope;
+  int64_t interval = 4;
+  r.optInt("no_rope_layer_interval", interval);
+  if (given("no_rope_layers") && !r.get("no_rope_layers")->empty()) {
+    r.optIntList("no_rope_layers", rope, 0);
+    if (!r.failed() && (int64_t)rope.size() < L)
+      r.fail("no_rope_layers", "has " + std::to_string(rope.size()) +
+                                   " entries for " + std::to_string(L) +
+                                   " layers");
+    for (int64_t f : rope)
+      if (!r.failed() && f > 1)
+        r.fail("no_rope_layers", "expected entries 0 (NoPE) or 1 (RoPE), "
+                                 "got " +
+                                     std::to_string(f));
+  } else {
+    for (int64_t i = 0; i < L; ++i)
+      rope.push_back((i + 1) % interval != 0 ? 1 : 0);
+  }
+  if (r.failed())
+    return;
+  rope.resize(size_t(L));
+  if (std::count(rope.begin(), rope.end(), 0) > 0)
+    for (int64_t f : rope)
+      c.noRopeLayers.push_back(f == 0);
+  // layer_types: "chunked_attention" or "full_attention" per layer,
+  // by default chunked on the RoPE layers.
+  std::vector<bool> chunked;
+  for (int64_t f : rope)
+    chunked.push_back(f == 1);
+  std::vector<std::string> types;
+  if (r.optStringList("layer_types", types)) {
+    if ((int64_t)types.size() != L) {
+      r.fail("layer_types", "has " + std::to_string(types.size()) +
+                                " entries for " + std::to_string(L) +
+                                " layers");
+      return;
+    }
+    for (size_t i = 0; i < types.size(); ++i) {
+      if (types[i] != "chunked_attention" && types[i] != "full_attention") {
+        r.fail("layer_types", "unsupported layer type '" + types[i] +
+                                  "' (supported: chunked_attention, "
+                                  "full_attention)");
+        return;
+      }
+      chunked[i] = types[i] == "chunked_attention";
+    }
+  }
+  int64_t chunk = 8192; // null: no chunking
+  if (r.isNull("attention_chunk_size"))
+    chunk = 0;
+  else
+    r.optInt("attention_chunk_size", chunk);
+  int64_t nChunked = std::count(chunked.begin(), chunked.end(), true);
+  if (chunk > 0 && nChunked > 0) {
+    // Chunked attention equals full causal attention up to `chunk` tokens;
+    // beyond, a window of `chunk` is an upper bound on its work.
+    c.slidingWindow = chunk;
+    if (nChunked != L)
+      c.slidingLayers = chunked;
+    notes.push_back(src + ": field 'attention_chunk_size': Llama 4's " +
+                    "chunked attention (" + std::to_string(chunk) +
+                    " tokens, on " + std::to_string(nChunked) +
+                    " layers) is modelled as a sliding window of " +
+                    std::to_string(chunk) +
+                    ": the same up to that length; beyond it the window " +
+                    "costs up to twice a chunk's attention, and the NoPE " +
+                    "layers' attention temperature tuning (from floor_scale "
+                    "tokens on) is left out");
+  }
+  for (const char *k : {"attn_temperature_tuning", "floor_scale", "attn_scale"})
+    r.get(k);
+  c.qkNorm = true;
+  r.optBool("use_qk_norm", c.qkNorm);
+  c.qkNormRopeLayersOnly = c.qkNorm;
+  std::string approx =
+      src + ": Llama 4 scales each routed expert's input by its router "
+            "score, Trident's moe op the expert's output (the same work; "
+            "exports ask for the input scaling)";
+  if (c.qkNorm)
+    approx += "; its weightless L2 norm of q and k (use_qk_norm) is an "
+              "RMSNorm with a head_dim weight here (2 x " +
+              std::to_string(c.headDim) + " parameters per RoPE layer more)";
+  notes.push_back(approx);
+}
+
 void parseLlamaLike(Reader &r, ModelConfig &c, Arch arch,
                     std::vector<std::string> &notes) {
   r.reqInt("hidden_size", c.hidden);
@@ -866,6 +1017,10 @@ void parseLlamaLike(Reader &r, ModelConfig &c, Arch arch,
   case Arch::DeepseekV3:
     readDeepseekV3(r, c, notes);
     break;
+  case Arch::Llama4:
+  case Arch::Llama4Text:
+    readLlama4(r, c, notes);
+    break;
   case Arch::Gpt2:
   case Arch::GptNeoX:
   case Arch::BertMaskedLM:
@@ -873,7 +1028,8 @@ void parseLlamaLike(Reader &r, ModelConfig &c, Arch arch,
   case Arch::ViT:
     break;
   }
-  readLayerTypes(r, c);
+  if (arch != Arch::Llama4 && arch != Arch::Llama4Text)
+    readLayerTypes(r, c); // Llama 4's are read with its chunking
   r.optBool("tie_word_embeddings", c.tieEmbeddings);
   readActivation(r, "hidden_act", c);
 }
@@ -882,7 +1038,8 @@ void parseLlamaLike(Reader &r, ModelConfig &c, Arch arch,
 /// class default when the key is absent (transformers' GPT2Config,
 /// GPTNeoXConfig, MixtralConfig, GptOssConfig, NemotronConfig: 1e-5;
 /// BertConfig, ViTConfig: 1e-12; LlamaConfig, MistralConfig, Qwen2Config,
-/// Qwen3Config, Qwen3MoeConfig, DeepseekV3Config: 1e-6).
+/// Qwen3Config, Qwen3MoeConfig, DeepseekV3Config: 1e-6; Llama4TextConfig:
+/// 1e-5).
 void readNormEps(Reader &r, ModelConfig &c, Arch arch) {
   struct Rule {
     const char *key;
@@ -902,6 +1059,8 @@ void readNormEps(Reader &r, ModelConfig &c, Arch arch) {
       return {"norm_eps", 1e-5};
     case Arch::Mixtral:
     case Arch::GptOss:
+    case Arch::Llama4:
+    case Arch::Llama4Text:
       return {"rms_norm_eps", 1e-5};
     default:
       return {"rms_norm_eps", 1e-6};
@@ -1070,14 +1229,8 @@ void readRopeScaling(Reader &r, ModelConfig &c,
                         "' ignored");
 }
 
-/// Keys that apply to every architecture: dtype, dropout, and the
-/// cases.json shape overrides.
-void parseCommon(Reader &r, ModelConfig &c, std::vector<std::string> &notes) {
-  // RoPE base (RoFormer's 10000 unless given; GPT-NeoX spells it
-  // rotary_emb_base) and its long-context scaling.
-  if (!r.optNumber("rope_theta", c.ropeTheta, 1, 1e12, false))
-    r.optNumber("rotary_emb_base", c.ropeTheta, 1, 1e12, false);
-  readRopeScaling(r, c, notes);
+/// `torch_dtype` (or transformers 5's `dtype`): the parameters' type.
+void readDType(Reader &r, ModelConfig &c) {
   std::string dtype;
   if (r.optString("torch_dtype", dtype) || r.optString("dtype", dtype)) {
     std::optional<DType> t = parseDType(dtype);
@@ -1089,6 +1242,17 @@ void parseCommon(Reader &r, ModelConfig &c, std::vector<std::string> &notes) {
                  "' (supported: float32, bfloat16, float16, float8)");
   }
   r.get("dtype");
+}
+
+/// Keys that apply to every architecture: dtype, dropout, and the
+/// cases.json shape overrides.
+void parseCommon(Reader &r, ModelConfig &c, std::vector<std::string> &notes) {
+  // RoPE base (RoFormer's 10000 unless given; GPT-NeoX spells it
+  // rotary_emb_base) and its long-context scaling.
+  if (!r.optNumber("rope_theta", c.ropeTheta, 1, 1e12, false))
+    r.optNumber("rotary_emb_base", c.ropeTheta, 1, 1e12, false);
+  readRopeScaling(r, c, notes);
+  readDType(r, c);
 
   // Dropout, each rate where the config's architecture applies it:
   //  - sublayer outputs before the residual add: resid_pdrop (GPT-2),
@@ -1206,6 +1370,33 @@ Result<ModelConfig> parseObject(const json &root, std::string_view source,
   c.family = ModelFamily::DecoderLM;
   c.causal = true;
   std::vector<std::string> notes;
+  // Llama4ForConditionalGeneration: the language model is text_config's
+  // (Llama4Config); the vision encoder and its projector are not planned.
+  std::optional<Reader> nested;
+  if (info->arch == Arch::Llama4) {
+    const json *tc = r.get("text_config");
+    if (!tc || !tc->is_object())
+      return Status::error(src +
+                           ": field 'text_config': expected the "
+                           "language model's configuration object, "
+                           "got " +
+                           (tc ? describe(*tc) : std::string("nothing")));
+    for (const char *k : {"boi_token_index", "eoi_token_index",
+                          "image_token_index", "tie_word_embeddings"})
+      r.get(k);
+    if (r.get("vision_config"))
+      notes.push_back(src + ": field 'vision_config': the vision encoder "
+                            "and its projector are not planned; only the "
+                            "language model (text_config) is");
+    nested.emplace(*tc, source, "text_config.");
+    std::string textType;
+    if (nested->optString("model_type", textType) && textType != "llama4_text")
+      return Status::error(src +
+                           ": field 'text_config.model_type': expected "
+                           "'llama4_text', got '" +
+                           textType + "'");
+  }
+  Reader &body = nested ? *nested : r;
   switch (info->arch) {
   case Arch::Gpt2:
     parseGpt2(r, c);
@@ -1221,11 +1412,19 @@ Result<ModelConfig> parseObject(const json &root, std::string_view source,
     parseVit(r, c);
     break;
   default:
-    parseLlamaLike(r, c, info->arch, notes);
+    parseLlamaLike(body, c, info->arch, notes);
     break;
   }
-  readNormEps(r, c, info->arch);
-  parseCommon(r, c, notes);
+  readNormEps(body, c, info->arch);
+  parseCommon(body, c, notes);
+  if (nested) {
+    // The dtype may be written at the top level only.
+    if (!body.has("torch_dtype") && !body.has("dtype"))
+      readDType(r, c);
+    r.get("torch_dtype");
+    r.get("dtype");
+    r.adopt(body);
+  }
   if (r.failed())
     return r.status();
 
@@ -1241,6 +1440,9 @@ Result<ModelConfig> parseObject(const json &root, std::string_view source,
   if (warnings) {
     for (const std::string &k : r.unknownKeys())
       warnings->push_back(src + ": unknown key '" + k + "' ignored");
+    if (nested)
+      for (const std::string &k : nested->unknownKeys())
+        warnings->push_back(src + ": unknown key '" + k + "' ignored");
     for (std::string &n : notes)
       warnings->push_back(std::move(n));
   }

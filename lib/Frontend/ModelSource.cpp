@@ -143,6 +143,15 @@ void checkTransformer(const ModelConfig &c, Checker &k) {
               std::string("'") + name + "' must be in [0, 1), got " +
                   std::to_string(p));
 
+  if (!c.noRopeLayers.empty()) {
+    k.require((int64_t)c.noRopeLayers.size() == c.numLayers,
+              "'noRopeLayers' has " + str(c.noRopeLayers.size()) +
+                  " entries for " + str(c.numLayers) + " layers");
+    k.require(c.position == PositionKind::Rotary,
+              "'noRopeLayers' needs rotary positions");
+  }
+  k.require(!c.qkNormRopeLayersOnly || c.qkNorm,
+            "'qkNormRopeLayersOnly' needs 'qkNorm'");
   k.nonNegative("slidingWindow", c.slidingWindow);
   if (!c.slidingLayers.empty()) {
     k.require((int64_t)c.slidingLayers.size() == c.numLayers,

@@ -16,7 +16,8 @@
 //            DLRM: sum(tableRows) * embeddingDim.
 // attention  per layer, standard: lin(h,nH*hd,qkvBias) +
 // 2*lin(h,nKV*hd,qkvBias)
-//            + lin(nH*hd,h,outBias) + (qkNorm ? 2*hd) + (sinks ? nH).
+//            + lin(nH*hd,h,outBias) + (sinks ? nH), + 2*hd on each layer
+//            with q/k norms (every layer, or Llama 4's RoPE layers).
 //            MLA (DeepSeek-V2/V3, qk = nope + rope):
 //              q:  qLora > 0 ? lin(h,qLora,qkvBias) + qLora [q_a_layernorm]
 //                              + qLora*nH*qk
@@ -109,8 +110,7 @@ struct Counter {
     N q = lin(h, nH * hd, c.qkvBias);
     N kv = lin(h, N(c.numKvHeads) * hd, c.qkvBias) * 2;
     N o = lin(nH * hd, h, c.outBias);
-    N qkNorm = c.qkNorm ? hd * 2 : N(0);
-    return q + kv + o + qkNorm + sinks;
+    return q + kv + o + sinks;
   }
 
   N expertParams() const { return mlp(c.moe.expertFfn, c.moe.expertBias); }
@@ -122,6 +122,10 @@ struct Counter {
     N moeLayers = detail::moeLayerCount(c);
     N denseLayers = layers - moeLayers;
     counts[Attn] = layers * attentionPerLayer();
+    // q and k norms of head_dim each, on the layers that have them.
+    for (int64_t i = 0; i < c.numLayers; ++i)
+      if (c.hasQkNorm(i))
+        counts[Attn] += N(c.headDim) * 2;
     counts[Norm] = layers * norm(h) * 2 + (c.finalNorm ? norm(h) : N(0));
     counts[Mlp] = denseLayers * mlp(c.ffn, c.mlpBias);
     const MoEConfig &m = c.moe;

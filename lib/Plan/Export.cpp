@@ -174,6 +174,22 @@ constexpr LaunchProgram kBridgeProgram{"Megatron-Bridge",
                                        "scripts/training/run_recipe.py",
                                        "ConfigContainer.validate"};
 
+/// A per-layer flag as Megatron-LM's list expression ("[0]*3+[1]*1+..."),
+/// read by its --moe-layer-freq and --no-rope-freq.
+std::string layerPattern(int64_t layers,
+                         const std::function<bool(int64_t)> &on) {
+  std::string pattern;
+  for (int64_t i = 0, run = 0; i < layers; i += run) {
+    bool here = on(i);
+    run = 1;
+    while (i + run < layers && on(i + run) == here)
+      ++run;
+    pattern += (pattern.empty() ? "" : "+") + std::string("[") +
+               (here ? "1" : "0") + "]*" + std::to_string(run);
+  }
+  return pattern;
+}
+
 /// Megatron-LM's architecture arguments for a decoder language model
 /// (megatron/training/arguments.py at the pin, docs/exporters.md): every
 /// size and choice the model fixes, so that the run builds this model and
@@ -202,7 +218,8 @@ void megatronArchitecture(
     notExported("the parallel residual blocks (GPT-NeoX)");
   if (mc.attentionSinks)
     notExported("the attention sinks");
-  if (mc.slidingWindow > 0)
+  // A window as long as the sequence is full causal attention.
+  if (mc.slidingWindow > 0 && mc.slidingWindow < seqLen)
     notExported("the sliding window of " + std::to_string(mc.slidingWindow) +
                 " positions");
   flag("--hidden-size", num(double(mc.hidden)));
@@ -237,6 +254,12 @@ void megatronArchitecture(
       flag("--rotary-percent", num(mc.rotaryPct));
     if (mc.ropeInterleaved)
       flag("--rotary-interleaved", "");
+    if (!mc.noRopeLayers.empty()) {
+      // Megatron-LM's --no-rope-freq list: 1 marks a layer without RoPE.
+      flag("--no-rope-freq", "\"(" + layerPattern(mc.numLayers, [&](int64_t i) {
+                               return bool(mc.noRopeLayers[size_t(i)]);
+                             }) + ")\"");
+    }
     switch (mc.ropeScaling.kind) {
     case RopeScaling::Kind::None:
       break;
@@ -291,7 +314,9 @@ void megatronArchitecture(
     break;
   }
   flag("--norm-epsilon", num(mc.normEps));
-  if (mc.qkNorm)
+  if (mc.qkNorm && mc.qkNormRopeLayersOnly)
+    flag("--qk-l2-norm", ""); // Llama 4's, on the RoPE layers
+  else if (mc.qkNorm)
     flag("--qk-layernorm", "");
   // Megatron-LM's linears have biases unless --disable-bias-linear; the
   // q, k, v biases alone come back with --add-qkv-bias.
@@ -318,19 +343,16 @@ void megatronArchitecture(
       flag("--moe-shared-expert-intermediate-size",
            num(double(moe.numSharedExperts * moe.sharedFfn)));
     // Which layers have experts, as Megatron-LM's list expression.
-    std::string pattern;
     bool all = true;
-    for (int64_t i = 0, run = 0; i < mc.numLayers; i += run) {
-      bool moeHere = mc.isMoeLayer(i);
-      all = all && moeHere;
-      run = 1;
-      while (i + run < mc.numLayers && mc.isMoeLayer(i + run) == moeHere)
-        ++run;
-      pattern += (pattern.empty() ? "" : "+") + std::string("[") +
-                 (moeHere ? "1" : "0") + "]*" + std::to_string(run);
-    }
+    for (int64_t i = 0; i < mc.numLayers; ++i)
+      all = all && mc.isMoeLayer(i);
     if (!all)
-      flag("--moe-layer-freq", "\"(" + pattern + ")\"");
+      flag("--moe-layer-freq",
+           "\"(" + layerPattern(mc.numLayers, [&](int64_t i) {
+             return mc.isMoeLayer(i);
+           }) + ")\"");
+    if (moe.scoresOnInput)
+      flag("--moe-apply-probs-on-input", "");
     if (moe.sigmoidScores)
       flag("--moe-router-score-function", "sigmoid");
     if (moe.routerScoreCorrection)

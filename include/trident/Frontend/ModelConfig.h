@@ -69,6 +69,11 @@ struct MoEConfig {
   int64_t numSharedExperts = 0; ///< always-on experts (DeepSeek)
   int64_t sharedFfn = 0;        ///< intermediate size of one shared expert
   bool routerBias = false;      ///< router linear has a bias (gpt-oss)
+  /// Llama 4 (Llama4TextMoe; Megatron-LM's --moe-apply-probs-on-input):
+  /// each routed expert's input is scaled by its score, not its output.
+  /// tgraph's moe op weights the outputs: the same work, not the same
+  /// function (the scale would pass through the expert's activation).
+  bool scoresOnInput = false;
   /// DeepSeek-V3 `e_score_correction_bias`: one value per routed expert,
   /// added to the scores only to pick the top-k (not to weight them).
   bool routerScoreCorrection = false;
@@ -124,6 +129,9 @@ struct ModelConfig {
   bool outBias = false;  ///< attention output projection bias
   bool mlpBias = false;
   bool qkNorm = false;   ///< per-head RMSNorm on q and k (Qwen3)
+  /// The q/k norms only on the layers that rotate (Llama 4's use_qk_norm,
+  /// on its RoPE layers; see noRopeLayers).
+  bool qkNormRopeLayersOnly = false;
   bool parallelResidual = false; ///< GPT-NeoX / GPT-J
   bool finalNorm = true;
   PositionKind position = PositionKind::Learned;
@@ -133,6 +141,10 @@ struct ModelConfig {
   /// instead of i and i + rotary / 2 (GPT-NeoX and Llama).
   bool ropeInterleaved = false;
   RopeScaling ropeScaling; ///< HF `rope_scaling` / `rope_parameters`
+  /// Per-layer flag for layers without the rotary embedding (Llama 4's
+  /// NoPE layers: HF `no_rope_layers` entries 0); empty: every layer of a
+  /// rotary model rotates.
+  std::vector<bool> noRopeLayers;
   /// The epsilon every norm adds to the variance (HF's rms_norm_eps,
   /// layer_norm_eps, layer_norm_epsilon, norm_eps). 1e-5 is Megatron-LM's
   /// default (--norm-epsilon).
@@ -195,6 +207,17 @@ struct ModelConfig {
       return false;
     int64_t freq = moe.layerFreq > 0 ? moe.layerFreq : 1;
     return (i - moe.firstDenseLayers) % freq == 0;
+  }
+  /// True if layer `i` applies the rotary embedding.
+  bool isRopeLayer(int64_t i) const {
+    if (position != PositionKind::Rotary)
+      return false;
+    return noRopeLayers.empty() ||
+           (i >= 0 && i < (int64_t)noRopeLayers.size() && !noRopeLayers[i]);
+  }
+  /// True if layer `i` norms its queries and keys.
+  bool hasQkNorm(int64_t i) const {
+    return qkNorm && (!qkNormRopeLayersOnly || isRopeLayer(i));
   }
   /// True if layer `i` uses sliding-window attention.
   bool isSlidingLayer(int64_t i) const {

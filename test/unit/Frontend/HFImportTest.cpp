@@ -567,6 +567,130 @@ TEST_CASE("gpt-oss: sinks, biases, alternating sliding layers",
                "unsupported layer type 'chunked_attention'"));
 }
 
+namespace {
+/// The Llama 4 Scout test config with text_config keys changed (a null
+/// value removes the key).
+std::string scoutText(const json &changes) {
+  json j = json::parse(readModelFile("llama-4-scout-17b-16e.json"));
+  for (auto it = changes.begin(); it != changes.end(); ++it) {
+    if (it->is_null())
+      j["text_config"].erase(it.key());
+    else
+      j["text_config"][it.key()] = *it;
+  }
+  return j.dump();
+}
+} // namespace
+
+TEST_CASE("Llama 4: text_config, shared + routed experts, NoPE, chunks",
+          "[frontend][hf]") {
+  std::vector<std::string> warnings;
+  ModelConfig s = loadModel("llama-4-scout-17b-16e.json", &warnings);
+  CHECK(s.architecture == "Llama4ForConditionalGeneration");
+  CHECK(s.hidden == 5120);
+  CHECK(s.headDim == 128);
+  CHECK(s.numKvHeads == 8);
+  CHECK(s.vocabSize == 202048);
+  CHECK_FALSE(s.tieEmbeddings);
+  CHECK(s.normEps == 1e-5);
+  CHECK(s.ropeTheta == 500000.0);
+  CHECK(s.ropeScaling.kind == RopeScaling::Kind::Llama3);
+  // Every layer has experts: 16 routed, top-1 sigmoid, one shared expert.
+  CHECK(s.moe.numExperts == 16);
+  CHECK(s.moe.topK == 1);
+  CHECK(s.moe.expertFfn == 8192);
+  CHECK(s.moe.numSharedExperts == 1);
+  CHECK(s.moe.sharedFfn == 8192);
+  CHECK(s.moe.sigmoidScores);
+  CHECK_FALSE(s.moe.renormalize);
+  CHECK(s.moe.scoresOnInput);
+  CHECK(s.moe.moeLayers.empty());
+  CHECK(s.ffn == 16384); // intermediate_size_mlp (no dense layer here)
+  // NoPE on every fourth layer; q/k norms and chunked attention on the
+  // RoPE layers only.
+  for (int64_t i : {0, 1, 2, 4, 46})
+    CHECK(s.isRopeLayer(i));
+  for (int64_t i : {3, 7, 47}) {
+    CHECK_FALSE(s.isRopeLayer(i));
+    CHECK_FALSE(s.hasQkNorm(i));
+    CHECK_FALSE(s.isSlidingLayer(i));
+  }
+  CHECK(s.hasQkNorm(0));
+  CHECK(s.slidingWindow == 8192);
+  CHECK(s.isSlidingLayer(0));
+  // The approximations are said, and no key is left unread.
+  std::string all;
+  for (const std::string &w : warnings)
+    all += w + "\n";
+  CHECK_FALSE(contains(all, "unknown key"));
+  CHECK(contains(all, "field 'vision_config': the vision encoder"));
+  CHECK(contains(all, "modelled as a sliding window of 8192"));
+  CHECK(contains(all, "scales each routed expert's input"));
+  CHECK(contains(all, "weightless L2 norm"));
+
+  // Maverick: MoE on every second layer from layer 1, dense MLP of
+  // intermediate_size_mlp elsewhere, no q/k norm.
+  ModelConfig m = loadModel("llama-4-maverick-17b-128e.json");
+  CHECK(m.moe.numExperts == 128);
+  CHECK_FALSE(m.isMoeLayer(0));
+  CHECK(m.isMoeLayer(1));
+  CHECK_FALSE(m.isMoeLayer(46));
+  CHECK(m.isMoeLayer(47));
+  CHECK_FALSE(m.qkNorm);
+  CHECK_FALSE(m.hasQkNorm(0));
+
+  // Explicit per-layer lists.
+  ModelConfig e = parseOk(scoutText({{"moe_layers", {0, 5}},
+                                     {"no_rope_layers", json::array()},
+                                     {"no_rope_layer_interval", 2}}));
+  CHECK(e.isMoeLayer(0));
+  CHECK_FALSE(e.isMoeLayer(1));
+  CHECK(e.isMoeLayer(5));
+  CHECK_FALSE(e.isRopeLayer(1));
+  CHECK(e.isRopeLayer(2));
+  json flags = json::array();
+  for (int i = 0; i < 48; ++i)
+    flags.push_back(1);
+  ModelConfig allRope = parseOk(scoutText({{"no_rope_layers", flags}}));
+  CHECK(allRope.noRopeLayers.empty());
+  CHECK(allRope.isRopeLayer(3));
+  ModelConfig noChunk = parseOk(scoutText({{"attention_chunk_size", nullptr}}));
+  CHECK(noChunk.slidingWindow == 8192); // absent: the default
+  json j = json::parse(scoutText({}));
+  j["text_config"]["attention_chunk_size"] = nullptr;
+  CHECK(parseOk(j.dump()).slidingWindow == 0); // null: no chunking
+  // The text model alone (Llama4ForCausalLM) reads the same keys.
+  json text =
+      json::parse(readModelFile("llama-4-scout-17b-16e.json"))["text_config"];
+  text["architectures"] = {"Llama4ForCausalLM"};
+  ModelConfig t = parseOk(text.dump());
+  CHECK(t.architecture == "Llama4ForCausalLM");
+  CHECK(countParams(t).total() == countParams(s).total());
+
+  // Bad input names the nested field.
+  flags[3] = 2;
+  CHECK(contains(parseError(scoutText({{"no_rope_layers", flags}})),
+                 "field 'text_config.no_rope_layers': expected entries 0 "
+                 "(NoPE) or 1 (RoPE), got 2"));
+  CHECK(contains(parseError(scoutText({{"no_rope_layers", {1, 0}}})),
+                 "field 'text_config.no_rope_layers': has 2 entries for 48"));
+  CHECK(contains(parseError(scoutText({{"moe_layers", {48}}})),
+                 "field 'text_config.moe_layers': layer 48 is out of range"));
+  CHECK(contains(parseError(scoutText({{"num_experts_per_tok", 17}})),
+                 "field 'text_config.num_experts_per_tok': 17 exceeds"));
+  CHECK(contains(parseError(scoutText({{"hidden_size", -1}})),
+                 "field 'text_config.hidden_size'"));
+  CHECK(contains(parseError(scoutText({{"model_type", "llama"}})),
+                 "field 'text_config.model_type': expected 'llama4_text'"));
+  CHECK(contains(parseError(scoutText({{"layer_types", {"sliding"}}})),
+                 "field 'text_config.layer_types': has 1 entries for 48"));
+  json noText = json::parse(readModelFile("llama-4-scout-17b-16e.json"));
+  noText.erase("text_config");
+  CHECK(contains(parseError(noText.dump()),
+                 "field 'text_config': expected the language model's "
+                 "configuration object"));
+}
+
 TEST_CASE("Nemotron: squared ReLU without gate, LayerNorm1p, partial RoPE",
           "[frontend][hf]") {
   std::vector<std::string> warnings;

@@ -42,6 +42,14 @@ TEST_CASE("Exact totals of the other architectures", "[frontend][params]") {
   CHECK(countParams(loadModel("deepseek-v3.json")).total() == 671'026'419'200);
   CHECK(countParams(loadModel("gpt-oss-20b.json")).total() == 20'914'757'184);
   CHECK(countParams(loadModel("gpt-oss-120b.json")).total() == 116'829'156'672);
+  // Llama 4 (no public exact count of the text model alone; the hand
+  // count of test/data/models/README.md): Maverick 400.7 B, Scout 107.8 B
+  // plus the 2 x 128 q/k norm weights of its 36 RoPE layers that Llama 4's
+  // weightless L2 norm does not have (HFImport, readLlama4).
+  CHECK(countParams(loadModel("llama-4-maverick-17b-128e.json")).total() ==
+        400'711'848'960);
+  CHECK(countParams(loadModel("llama-4-scout-17b-16e.json")).total() ==
+        107'769'861'120 + 36 * 2 * 128);
 }
 
 TEST_CASE("Active parameters: only the top-k routed experts count",
@@ -70,6 +78,15 @@ TEST_CASE("Active parameters: only the top-k routed experts count",
   CHECK(std::round((o20.active - o20.embedding) / 1e7) == 361);
   CHECK(std::round((o120.active - o120.embedding) / 1e7) == 513);
   CHECK(o120.active == 5'711'982'912);
+
+  // Llama 4: "17B active" of both, one routed expert of 3 x 5120 x 8192
+  // in each MoE layer (48 in Scout, 24 in Maverick).
+  const int64_t l4expert = 3LL * 5120 * 8192;
+  ParamCounts scout = countParams(loadModel("llama-4-scout-17b-16e.json"));
+  ParamCounts mav = countParams(loadModel("llama-4-maverick-17b-128e.json"));
+  CHECK(scout.active == scout.total() - 48LL * 15 * l4expert);
+  CHECK(mav.active == mav.total() - 24LL * 127 * l4expert);
+  CHECK(mav.active == 17'184'691'200);
 }
 
 TEST_CASE("Breakdown by kind: GPT-2", "[frontend][params]") {
