@@ -374,8 +374,9 @@ Value Builder::decoderLayer(Value x, int64_t layer) {
     return isMoe ? moe(in) : mlp(in, "mlp", cfg.ffn, ParamKind::Mlp);
   };
   if (cfg.parallelResidual) {
-    // GPT-NeoX: x + attn(ln1(x)) + mlp(ln2(x)).
-    Value n2 = norm(x, "post_attention_layernorm");
+    // GPT-NeoX: x + attn(ln1(x)) + mlp(ln2(x)); GPT-J: mlp(ln1(x)).
+    Value n2 =
+        cfg.parallelSharedNorm ? n1 : norm(x, "post_attention_layernorm");
     Value m = dropout(ffn(n2));
     return add(add(x, a), m);
   }
@@ -500,7 +501,12 @@ void Builder::buildDecoder(Value &loss) {
                    ? wte
                    : param("lm_head.weight", ParamKind::Head,
                            {cfg.vocabSize, cfg.hidden});
-  Value logits = linearWith(x, head, TpRole::Vocab);
+  Value headBias = cfg.headBias
+                       ? param("lm_head.bias", ParamKind::Head, {cfg.vocabSize})
+                       : Value();
+  Value logits = LinearOp::create(b, loc, act(cfg.vocabSize), x, head, headBias,
+                                  TpRoleAttr::get(&ctx, TpRole::Vocab))
+                     .getResult();
   loss = CrossEntropyOp::create(b, loc, t({}, b.getF32Type()), logits, labels)
              .getResult();
 }

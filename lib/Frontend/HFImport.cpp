@@ -353,6 +353,7 @@ enum class Arch {
   Mixtral,
   Qwen2,
   GptNeoX,
+  GptJ,
   Qwen3,
   Qwen3Moe,
   DeepseekV3,
@@ -378,6 +379,7 @@ constexpr ArchInfo kArchs[] = {
     {"MixtralForCausalLM", "mixtral", Arch::Mixtral},
     {"Qwen2ForCausalLM", "qwen2", Arch::Qwen2},
     {"GPTNeoXForCausalLM", "gpt_neox", Arch::GptNeoX},
+    {"GPTJForCausalLM", "gptj", Arch::GptJ},
     {"Qwen3ForCausalLM", "qwen3", Arch::Qwen3},
     {"Qwen3MoeForCausalLM", "qwen3_moe", Arch::Qwen3Moe},
     {"DeepseekV3ForCausalLM", "deepseek_v3", Arch::DeepseekV3},
@@ -662,6 +664,47 @@ void parseGptNeoX(Reader &r, ModelConfig &c) {
   c.norm = NormKind::LayerNorm;
   c.normBias = true;
   c.position = PositionKind::Rotary;
+}
+
+/// GPT-J (transformers' GPTJConfig defaults and modeling_gptj.py at
+/// 00b676f8): one LayerNorm (ln_1) feeding the attention and the MLP in
+/// parallel, q, k, v and out projections without bias, a biased MLP,
+/// RoPE on the first rotary_dim dimensions of each head in pairs 2i,
+/// 2i + 1 (rotate_every_two) at base 10000, and a biased, untied LM head.
+void parseGptJ(Reader &r, ModelConfig &c) {
+  r.reqInt("n_embd", c.hidden);
+  r.reqInt("n_layer", c.numLayers);
+  r.reqInt("n_head", c.numHeads);
+  r.reqInt("vocab_size", c.vocabSize);
+  c.maxPositions = 2048;
+  r.optInt("n_positions", c.maxPositions);
+  readHeadDim(r, c, "n_embd", "n_head", /*allowExplicit=*/false);
+  c.numKvHeads = c.numHeads;
+  c.ffn = 4 * c.hidden; // n_inner null: 4 * n_embd (GPTJBlock)
+  r.optInt("n_inner", c.ffn);
+  c.act = Activation::GeluTanh; // GPTJConfig default "gelu_new"
+  readActivation(r, "activation_function", c);
+  int64_t rotaryDim = c.headDim; // null: the whole head
+  r.optInt("rotary_dim", rotaryDim);
+  if (!r.failed() && (rotaryDim > c.headDim || rotaryDim % 2 != 0))
+    r.fail("rotary_dim", std::to_string(rotaryDim) +
+                             " must be even and at most the head size " +
+                             std::to_string(c.headDim));
+  if (!r.failed())
+    c.rotaryPct = double(rotaryDim) / double(c.headDim);
+  r.get("rotary"); // Mesh Transformer JAX's switch; HF always rotates
+  c.position = PositionKind::Rotary;
+  c.ropeInterleaved = true;
+  c.parallelResidual = true;
+  c.parallelSharedNorm = true;
+  c.norm = NormKind::LayerNorm;
+  c.normBias = true;
+  c.qkvBias = c.outBias = false;
+  c.mlpBias = true;
+  c.headBias = true;
+  c.tieEmbeddings = false;
+  r.optBool("tie_word_embeddings", c.tieEmbeddings);
+  c.dropout = 0.0; // GPTJConfig: resid, embd and attn_pdrop 0.0
 }
 
 /// The Llama-style decoders: RMSNorm, RoPE, gated MLP, untied by default.
@@ -1023,6 +1066,7 @@ void parseLlamaLike(Reader &r, ModelConfig &c, Arch arch,
     break;
   case Arch::Gpt2:
   case Arch::GptNeoX:
+  case Arch::GptJ:
   case Arch::BertMaskedLM:
   case Arch::BertPreTraining:
   case Arch::ViT:
@@ -1048,6 +1092,7 @@ void readNormEps(Reader &r, ModelConfig &c, Arch arch) {
   auto rule = [&]() -> Rule {
     switch (arch) {
     case Arch::Gpt2:
+    case Arch::GptJ:
       return {"layer_norm_epsilon", 1e-5};
     case Arch::GptNeoX:
       return {"layer_norm_eps", 1e-5};
@@ -1403,6 +1448,9 @@ Result<ModelConfig> parseObject(const json &root, std::string_view source,
     break;
   case Arch::GptNeoX:
     parseGptNeoX(r, c);
+    break;
+  case Arch::GptJ:
+    parseGptJ(body, c);
     break;
   case Arch::BertMaskedLM:
   case Arch::BertPreTraining:

@@ -150,6 +150,8 @@ void checkTransformer(const ModelConfig &c, Checker &k) {
     k.require(c.position == PositionKind::Rotary,
               "'noRopeLayers' needs rotary positions");
   }
+  k.require(!c.parallelSharedNorm || c.parallelResidual,
+            "'parallelSharedNorm' needs 'parallelResidual'");
   k.require(!c.qkNormRopeLayersOnly || c.qkNorm,
             "'qkNormRopeLayersOnly' needs 'qkNorm'");
   k.nonNegative("slidingWindow", c.slidingWindow);

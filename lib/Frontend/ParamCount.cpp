@@ -31,9 +31,9 @@
 //            MLP of width numShared*sharedFfn (as HF builds them).
 // experts    MoE layers: E * mlp(expertFfn, expertBias).
 // router     MoE layers: lin(h,E,routerBias) + (scoreCorrection ? E).
-// norm       2 per layer, + final; encoder: + embedding LayerNorm + the MLM
-//            transform's LayerNorm.
-// head       decoder: V*h unless tied (LM heads have no bias);
+// norm       2 per layer (1 with GPT-J's shared parallel norm), + final;
+//            encoder: + embedding LayerNorm + the MLM transform's LayerNorm.
+// head       decoder: V*h unless tied, + V for GPT-J's head bias;
 //            encoder: pooler lin(h,h,1) + MLM transform lin(h,h,1) + decoder
 //            bias V (+ V*h unless tied) + classifier lin(h,classes,1) (NSP);
 //            vision: classifier lin(h,classes,1).
@@ -126,7 +126,8 @@ struct Counter {
     for (int64_t i = 0; i < c.numLayers; ++i)
       if (c.hasQkNorm(i))
         counts[Attn] += N(c.headDim) * 2;
-    counts[Norm] = layers * norm(h) * 2 + (c.finalNorm ? norm(h) : N(0));
+    counts[Norm] = layers * norm(h) * (c.parallelSharedNorm ? 1 : 2) +
+                   (c.finalNorm ? norm(h) : N(0));
     counts[Mlp] = denseLayers * mlp(c.ffn, c.mlpBias);
     const MoEConfig &m = c.moe;
     if (m.numExperts > 0) {
@@ -152,7 +153,8 @@ struct Counter {
     case ModelFamily::DecoderLM:
       trunk(k, inactive);
       k[Emb] = N(c.vocabSize) * h + positions;
-      k[Head] = c.tieEmbeddings ? N(0) : N(c.vocabSize) * h;
+      k[Head] = (c.tieEmbeddings ? N(0) : N(c.vocabSize) * h) +
+                (c.headBias ? N(c.vocabSize) : N(0));
       break;
     case ModelFamily::EncoderLM:
       trunk(k, inactive);

@@ -215,7 +215,11 @@ void megatronArchitecture(
     return;
   }
   if (mc.parallelResidual)
-    notExported("the parallel residual blocks (GPT-NeoX)");
+    notExported(mc.parallelSharedNorm
+                    ? "the parallel residual blocks with one norm (GPT-J)"
+                    : "the parallel residual blocks (GPT-NeoX)");
+  if (mc.headBias)
+    notExported("the LM head's bias");
   if (mc.attentionSinks)
     notExported("the attention sinks");
   // A window as long as the sequence is full causal attention.

@@ -11,8 +11,9 @@
 # sinks, biased experts, a clamped SwiGLU and YaRN-scaled RoPE,
 # tiny-deepseek with multi-head latent attention, tiny-deepseek-moe with
 # DeepSeek-V3's router, tiny-llama4 with Llama 4's shared + routed experts
-# on every second layer, NoPE layers and q/k norms on the RoPE layers) on
-# its
+# on every second layer, NoPE layers and q/k norms on the RoPE layers,
+# tiny-gptj with GPT-J's one-norm parallel block, partial interleaved RoPE
+# and biased LM head) on its
 # dp x cp
 # x tp x pp grid, compile its main.cpp against the prebuilt runtime (built once by
 # the main build), run it with mpirun for 3 Adam steps on the fixed

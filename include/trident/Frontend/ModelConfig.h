@@ -133,6 +133,10 @@ struct ModelConfig {
   /// on its RoPE layers; see noRopeLayers).
   bool qkNormRopeLayersOnly = false;
   bool parallelResidual = false; ///< GPT-NeoX / GPT-J
+  /// The parallel block's attention and MLP read one norm (GPT-J's ln_1)
+  /// instead of one each (GPT-NeoX).
+  bool parallelSharedNorm = false;
+  bool headBias = false; ///< the LM head linear has a bias (GPT-J)
   bool finalNorm = true;
   PositionKind position = PositionKind::Learned;
   double rotaryPct = 1.0; ///< fraction of head_dim rotated (NeoX partial)

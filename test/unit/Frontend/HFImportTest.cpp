@@ -848,6 +848,41 @@ TEST_CASE("GPT-NeoX: parallel residual, partial rotary, biases, untied",
   CHECK(s.rotaryPct == 1.0);
 }
 
+TEST_CASE("GPT-J: one norm for the parallel block, partial interleaved "
+          "RoPE, biased LM head",
+          "[frontend][hf]") {
+  std::vector<std::string> warnings;
+  ModelConfig c = loadModel("gpt-j-6b.json", &warnings);
+  CHECK(warnings.empty());
+  CHECK(c.architecture == "GPTJForCausalLM");
+  CHECK(c.hidden == 4096);
+  CHECK(c.headDim == 256);
+  CHECK(c.ffn == 4 * 4096); // n_inner null
+  CHECK(c.act == Activation::GeluTanh);
+  CHECK(c.parallelResidual);
+  CHECK(c.parallelSharedNorm);
+  CHECK(c.position == PositionKind::Rotary);
+  CHECK(c.ropeInterleaved);
+  CHECK(c.rotaryPct == 64.0 / 256.0);
+  CHECK(c.norm == NormKind::LayerNorm);
+  CHECK_FALSE(c.qkvBias);
+  CHECK_FALSE(c.outBias);
+  CHECK(c.mlpBias);
+  CHECK(c.headBias);
+  CHECK_FALSE(c.tieEmbeddings);
+  CHECK(c.maxPositions == 2048);
+  CHECK(c.seqLen == 2048);
+  CHECK(c.dropout == 0.0);
+  // rotary_dim null rotates the whole head.
+  CHECK(parseOk(edited("gpt-j-6b.json", {{"rotary_dim", nullptr}})).rotaryPct ==
+        1.0);
+  CHECK(contains(parseError(edited("gpt-j-6b.json", {{"rotary_dim", 512}})),
+                 "field 'rotary_dim': 512 must be even and at most the head "
+                 "size 256"));
+  CHECK(contains(parseError(edited("gpt-j-6b.json", {{"n_head", 3}})),
+                 "field 'n_head': 3 does not divide n_embd 4096"));
+}
+
 TEST_CASE("cases.json extras: mlp_gated, norm_type, rotary_pct",
           "[frontend][hf]") {
   // dgxc_nemotron4_15B: a Llama-named model with Nemotron's shape.

@@ -46,6 +46,12 @@ TEST_CASE("Exact totals of the other architectures", "[frontend][params]") {
   // count of test/data/models/README.md): Maverick 400.7 B, Scout 107.8 B
   // plus the 2 x 128 q/k norm weights of its 36 RoPE layers that Llama 4's
   // weightless L2 norm does not have (HFImport, readLlama4).
+  // GPT-J 6B: HF's GPTJForCausalLM tensors, hand-counted (the model card's
+  // 6,053,381,344 is the Mesh Transformer JAX checkpoint's count).
+  ParamCounts gptj = countParams(loadModel("gpt-j-6b.json"));
+  CHECK(gptj.total() == 6'050'882'784);
+  CHECK(gptj.norm == 28LL * 2 * 4096 + 2 * 4096); // one ln_1 per layer
+  CHECK(gptj.head == 50400LL * 4096 + 50400);     // the head's bias
   CHECK(countParams(loadModel("llama-4-maverick-17b-128e.json")).total() ==
         400'711'848'960);
   CHECK(countParams(loadModel("llama-4-scout-17b-16e.json")).total() ==
