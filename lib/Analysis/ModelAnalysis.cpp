@@ -234,19 +234,24 @@ void GroupBuilder::add(Operation &op,
     auto width = [&](Value x) { return double(rt(x).getShape().back()); };
     double kvElems = width(attn.getK()) + width(attn.getV());
     int64_t kvHeads = attn.getNumKvHeadsAttr().getInt();
+    double decodePerKey = 2.0 * double(h) * double(d + dv);
     if (Value kRope = attn.getKRope()) {
       // Multi-head latent attention (DeepSeek-V2): engines cache the
       // normalised latent that k and v are projected from, plus the rotary
-      // key, once for all heads (and whole on every TP rank).
+      // key, once for all heads (and whole on every TP rank), and decode
+      // over it in the absorbed form (LayerCost::decodeFlopsPerKey).
+      double latent = width(attn.getK());
       if (auto kProj = attn.getK().getDefiningOp<LinearOp>())
-        kvElems = width(kProj.getX());
-      kvElems += width(kRope);
+        latent = width(kProj.getX());
+      kvElems = latent + width(kRope);
       kvHeads = 1;
+      decodePerKey = 2.0 * double(h) * (2 * latent + width(kRope));
     }
     cost.kvCacheBytesPerToken += kvElems * double(e);
     cost.kvCacheHeads = kvHeads;
     cost.attentionWindow = window;
     cost.attnFlopsPerKey += 2.0 * double(h) * double(d + dv);
+    cost.decodeFlopsPerKey += decodePerKey;
   } else if (auto moe = dyn_cast<MoEOp>(op)) {
     resultSharded = false;
     int64_t h = rt(moe.getX()).getDimSize(2);

@@ -63,8 +63,8 @@ constexpr std::array<EngineTraits, 3> kEngines = {{
 bool fractionOfFree(Engine e) { return e == Engine::Trtllm; }
 
 /// The LLM API options file the TensorRT-LLM command names for an fp8
-/// cache (launchNotes gives its content).
-constexpr const char *kTrtllmKvFp8File = "extra-llm-api-options.yaml";
+/// cache or data-parallel attention (launchNotes gives its content).
+constexpr const char *kTrtllmOptionsFile = "extra-llm-api-options.yaml";
 
 /// z of the standard normal's 90th percentile.
 constexpr double kZ90 = 1.2815515655446004;
@@ -84,9 +84,10 @@ double expertsTouched(const LayerCost &L, double tokens) {
   return std::max(1.0, E * (1 - std::pow(1 - k / E, tokens)));
 }
 
-/// One replica's layout and the step-time model on it.
+/// One replica's layout and the step-time model on it (ReplicaShape's
+/// fields: with dp > 1, tp is each attention rank's).
 struct Shape {
-  int64_t tp = 1, pp = 1, ep = 1;
+  int64_t tp = 1, pp = 1, ep = 1, dp = 1;
   int64_t etp() const { return ep > 1 ? 1 : tp; }
 };
 
@@ -158,21 +159,25 @@ public:
   double layerSeconds(const LayerCost &L, const StepLoad &w) const {
     const GpuSpec &gpu = hw_.gpu;
     const double seq = double(std::max<int64_t>(1, p_.seqLen));
-    const double tp = double(s_.tp);
+    const double tp = double(s_.tp), dp = double(s_.dp);
     double tokens = w.decodeSeqs + w.prefillTokens;
     // The head computes logits for the last token of a prompt only.
     if (L.kind == LayerKind::Head)
       tokens = w.decodeSeqs + w.prefillRequests;
     if (tokens <= 0)
       return 0;
+    // With data-parallel attention a GPU runs everything but the experts
+    // for its rank's share of the step; its experts take the routed rows
+    // of the whole replica.
+    const double rankTokens = tokens / dp;
     double gpuSeconds = 0;
     int64_t kernels = 0;
     for (const GemmCost &g : L.gemms) {
       if (g.attentionCore)
         continue;
       DType t = gemmDtype(g, o_.precision);
-      double M = tokens * g.rowsPerSample / seq, N = double(g.n),
-             K = double(g.k), B = double(g.batch);
+      double M = (g.expert ? tokens : rankTokens) * g.rowsPerSample / seq,
+             N = double(g.n), K = double(g.k), B = double(g.batch);
       splitGemm(g.split, g.expert ? double(s_.etp()) : tp, N, K, B);
       if (g.expert && L.numExperts > 0 && L.topK > 0) {
         // The routed rows go to the experts the step touches, each read
@@ -195,42 +200,55 @@ public:
       double heads = double(std::max<int64_t>(1, L.kvCacheHeads));
       double kvPerTok = L.kvCacheBytesPerToken * kvScale_ / std::min(tp, heads);
       double peak = gpu.peakFlopsPerS(DType::BF16) * gpu.attentionEfficiency;
-      if (w.decodeSeqs > 0) {
+      const double seqs = w.decodeSeqs / dp, prompt = w.prefillTokens / dp;
+      if (seqs > 0) {
         double c = keys(w.decodeContext);
-        double flops = w.decodeSeqs * c * L.attnFlopsPerKey / tp;
-        double bytes = w.decodeSeqs * c * kvPerTok;
+        double flops = seqs * c * L.decodeFlopsPerKey / tp;
+        double bytes = seqs * c * kvPerTok;
         gpuSeconds += std::max(flops / peak, memorySeconds(gpu, bytes));
         ++kernels;
       }
-      if (w.prefillTokens > 0) {
-        double flops =
-            w.prefillTokens * keys(w.prefillContext) * L.attnFlopsPerKey / tp;
+      if (prompt > 0) {
+        double flops = prompt * keys(w.prefillContext) * L.attnFlopsPerKey / tp;
         // Writing the chunk's keys and values into the cache.
-        gpuSeconds +=
-            flops / peak + memorySeconds(gpu, w.prefillTokens * kvPerTok);
+        gpuSeconds += flops / peak + memorySeconds(gpu, prompt * kvPerTok);
         ++kernels;
       }
     }
     // Elementwise traffic (norms, activations, residuals, rotary).
     double ew = (std::max(0.0, L.fwdBytesTpSharded - L.attnCoreBytes) / tp +
                  L.fwdBytesReplicated) *
-                tokens / seq * actScale_;
+                rankTokens / seq * actScale_;
     gpuSeconds += memorySeconds(gpu, ew);
     kernels += std::max<int64_t>(0, L.numKernels - kernels);
     double seconds = o_.cudaGraphs
                          ? gpuSeconds + double(kernels) * kGraphKernelSeconds
                          : launchBound(gpu, gpuSeconds, double(kernels));
     // Tensor parallel all-reduces of the layer's outputs (and of the
-    // experts' partial sums, whether experts are split by TP or by EP).
+    // experts' partial sums, whether experts are split by TP or by EP;
+    // under data-parallel attention the experts answer by all-to-all).
+    const bool moe = L.numExperts > 0;
     if (s_.tp > 1) {
       CommGroupShape sh = groupShape(hw_, s_.tp, 1);
-      int64_t n = L.tpCollectivesFwd + (L.numExperts > 0 ? 1 : 0);
+      int64_t n = L.tpCollectivesFwd + (moe && s_.dp == 1 ? 1 : 0);
       double bytes = L.tpCollectiveBytes > 0
                          ? L.tpCollectiveBytes / seq * actScale_
                          : double(p_.hidden) * 2;
       if (n > 0)
         seconds += double(n) * collectiveSeconds(hw_, CollectiveOp::AllReduce,
-                                                 tokens * bytes, sh);
+                                                 rankTokens * bytes, sh);
+    }
+    if (moe && s_.dp > 1 && L.topK > 0) {
+      // Dispatch and combine: each GPU sends its rank's tokens (split over
+      // the rank's tp GPUs) to their top-k experts' GPUs, and takes the
+      // results back, in 16 bits, as DeepEP does for SGLang's and
+      // TensorRT-LLM's wide expert parallelism: one copy per other node
+      // holding a chosen expert, forwarded over NVLink there (the training
+      // model's flex dispatcher, flexDispatchSeconds).
+      double tokenBytes = rankTokens / tp * double(p_.hidden) * 2;
+      CommGroupShape sh = groupShape(hw_, s_.ep, 1);
+      seconds +=
+          2 * flexDispatchSeconds(hw_, tokenBytes, L.numExperts, L.topK, sh);
     }
     return seconds;
   }
@@ -315,6 +333,8 @@ public:
   /// layer bounds them) and the logits of `seqs` sequences in fp32.
   double workspaceBytes(double tokens, double seqs) const {
     const double seq = double(std::max<int64_t>(1, p_.seqLen));
+    tokens /= double(s_.dp); // a data-parallel rank's share
+    seqs /= double(s_.dp);
     double most = 0;
     for (const LayerGroup &g : p_.groups)
       most = std::max(
@@ -347,10 +367,17 @@ public:
       }
       most = std::max(most, b);
     }
-    return (most + seqs * perSeq) / hw_.gpu.hbmBandwidthBytesPerS;
+    return (most + seqs / double(s_.dp) * perSeq) /
+           hw_.gpu.hbmBandwidthBytesPerS;
   }
 
   const Shape &shape() const { return s_; }
+  /// Whether the model has routed experts.
+  bool moe() const {
+    return std::any_of(
+        p_.groups.begin(), p_.groups.end(),
+        [](const LayerGroup &g) { return g.cost.numExperts > 0; });
+  }
 
 private:
   const LayerProfile &p_;
@@ -387,8 +414,10 @@ Capacity capacityOf(const StepModel &m, const GpuSpec &gpu,
   c.kvPerTokenPerGpu = perTok;
   c.kvPerSeqPerGpu = perSeq;
   if (c.kvPool > 0 && perTok > 0) {
-    c.tokens = std::floor(c.kvPool / perTok);
-    c.sequences = int64_t(std::floor(c.kvPool / perSeq));
+    // Each data-parallel rank holds the cache of its own sequences.
+    const double dp = double(m.shape().dp);
+    c.tokens = dp * std::floor(c.kvPool / perTok);
+    c.sequences = int64_t(dp * std::floor(c.kvPool / perSeq));
   }
   return c;
 }
@@ -418,11 +447,13 @@ Loaded atRate(const StepModel &m, const ServeOptions &o, double rate,
     return w;
   };
   Loaded r;
+  // Each data-parallel rank has its own step budget of `chunk` tokens.
+  const double dp = double(m.shape().dp), limit = double(chunk) * dp;
   double tau = m.stepSeconds(load(1, 0));
   for (int it = 0; it < 200; ++it) {
     double B = std::max(1.0, rate * O * tau);
     double P = prefill ? rate * I * tau : 0;
-    if (B > batchLimit || B + P > double(chunk) || !(tau < 1e4))
+    if (B > batchLimit || B + P > limit || !(tau < 1e4))
       return r; // the queue grows without bound
     double next = m.stepSeconds(load(B, P));
     bool done = std::abs(next - tau) <= 1e-9 * tau;
@@ -432,7 +463,7 @@ Loaded atRate(const StepModel &m, const ServeOptions &o, double rate,
   }
   double B = std::max(1.0, rate * O * tau);
   double P = prefill ? rate * I * tau : 0;
-  if (B > batchLimit || B + P > double(chunk))
+  if (B > batchLimit || B + P > limit)
     return r;
   r.sustained = true;
   r.batch = B;
@@ -443,20 +474,20 @@ Loaded atRate(const StepModel &m, const ServeOptions &o, double rate,
   double b90 = std::min(batchLimit, B + kZ90 * std::sqrt(B));
   double n = rate * tau * O;
   double p90 =
-      prefill ? std::min(double(chunk) - b90, I * (n + kZ90 * std::sqrt(n)) / O)
-              : 0;
+      prefill ? std::min(limit - b90, I * (n + kZ90 * std::sqrt(n)) / O) : 0;
   r.tpotP90 = std::max(tau, m.stepSeconds(load(b90, std::max(0.0, p90))));
   if (prefill) {
     // A prompt waits for the step under way, then goes through in chunks
     // of the budget the running batch leaves; prompts queue for that
     // budget (M/D/1: mean wait rho s / (2 (1 - rho)), exponential tail).
-    double budget = std::max(1.0, double(chunk) - B);
+    // (A prompt is one rank's; at saturation every rank prefills one.)
+    double budget = std::max(1.0, double(chunk) - B / dp);
     double steps = std::ceil(I / budget);
     double chunkTokens = std::min(I, budget);
-    StepLoad w = load(B, chunkTokens);
-    w.prefillRequests = chunkTokens / I;
+    StepLoad w = load(B, chunkTokens * dp);
+    w.prefillRequests = chunkTokens * dp / I;
     double service = steps * m.stepSeconds(w);
-    double rho = std::min(0.999, P / budget);
+    double rho = std::min(0.999, P / (budget * dp));
     double wait = rho * service / (2 * (1 - rho));
     r.ttft = tau / 2 + service + wait;
     double theta = rho > 0 ? wait / rho : 0;
@@ -549,6 +580,12 @@ std::vector<Shape> shapesFor(const LayerProfile &p, const NodeGroup &hw,
         out.push_back({tp, pp, tp});
     }
   }
+  // Data-parallel attention (MoE models): single-GPU attention ranks, the
+  // experts over all of them, within a node or across nodes.
+  if (experts > 0)
+    for (int64_t dp : powersOfTwoUpTo(std::min<int64_t>(gpus, 64)))
+      if (dp > 1 && experts % dp == 0)
+        out.push_back({1, 1, dp, dp});
   return out;
 }
 
@@ -566,8 +603,9 @@ PoolPrediction poolOf(const Capacity &cap, const ReplicaShape &shape,
   p.kvPoolBytesPerGpu = cap.kvPool;
   p.kvCapacityTokens = cap.tokens;
   p.kvCapacitySequences = cap.sequences;
-  p.memoryPerGpuBytes = cap.weights + cap.workspace + cap.reserve +
-                        double(maxBatch) * cap.kvPerSeqPerGpu;
+  p.memoryPerGpuBytes =
+      cap.weights + cap.workspace + cap.reserve +
+      double(maxBatch) / double(shape.dp) * cap.kvPerSeqPerGpu;
   p.stepSeconds = stepSeconds;
   return p;
 }
@@ -579,8 +617,9 @@ ServePlan colocatedPlan(const StepModel &m, const Capacity &cap,
                         double kvPerToken) {
   const Shape &s = m.shape();
   ServePlan p;
-  p.pool = poolOf(cap, {s.tp, s.pp, s.ep, replicas}, maxBatch, chunk, l.batch,
-                  l.tpot);
+  p.moe = m.moe();
+  p.pool = poolOf(cap, {s.tp, s.pp, s.ep, replicas, s.dp}, maxBatch, chunk,
+                  l.batch, l.tpot);
   p.kvBytesPerToken = kvPerToken;
   p.ttftSeconds = l.ttft;
   p.ttftP90Seconds = l.ttftP90;
@@ -590,6 +629,8 @@ ServePlan colocatedPlan(const StepModel &m, const Capacity &cap,
   p.outputTokensPerSecond = p.requestsPerSecond * double(o.outputLen);
   p.gpus = p.pool.shape.gpus();
   p.outputTokensPerSecondPerGpu = p.outputTokensPerSecond / double(p.gpus);
+  p.inputTokensPerSecondPerGpu =
+      p.requestsPerSecond * double(o.inputLen) / double(p.gpus);
   p.tpotFloorSeconds = m.decodeFloorSeconds(
       l.batch, double(o.inputLen) + double(o.outputLen) / 2);
   return p;
@@ -608,16 +649,22 @@ void finishTargets(ServePlan &p, const ServeOptions &o) {
 bool betterPlan(const ServePlan &a, const ServePlan &b, const ServeOptions &o);
 
 /// Batch limits tried: powers of two from 64 to twice the engine's
-/// default, within what the cache holds.
-std::vector<int64_t> batchLimits(const EngineTraits &e, int64_t capacity) {
+/// default per data-parallel rank (`ranks` of them), within what the
+/// cache holds.
+std::vector<int64_t> batchLimits(const EngineTraits &e, int64_t capacity,
+                                 int64_t ranks) {
   std::vector<int64_t> v;
-  for (int64_t b = 64; b <= 2 * e.defaultMaxBatch; b *= 2)
+  const int64_t most = 2 * e.defaultMaxBatch * ranks;
+  for (int64_t b = 64 * ranks; b <= most; b *= 2)
     if (b <= capacity)
       v.push_back(b);
-  if (v.empty() || (capacity < 2 * e.defaultMaxBatch && v.back() < capacity))
+  if (v.empty() || (capacity < most && v.back() < capacity))
     v.push_back(capacity);
   return v;
 }
+
+/// GPUs of one replica of `s`.
+int64_t replicaGpus(const Shape &s) { return s.tp * s.pp * s.dp; }
 
 /// The plan of one colocated layout, chunk and batch limit: the fewest
 /// replicas that carry --rate within the targets, or the highest rate
@@ -679,13 +726,14 @@ void searchColocated(const LayerProfile &profile, const NodeGroup &hw,
   const int64_t gpus = hw.gpus();
   for (const Shape &s : shapesFor(profile, hw, gpus)) {
     StepModel m(profile, hw, s, o);
-    int64_t maxReplicas = gpus / (s.tp * s.pp);
+    int64_t maxReplicas = gpus / replicaGpus(s);
     std::optional<ServePlan> best;
     for (int64_t chunk : kChunks) {
-      Capacity cap = capacityOf(m, hw.gpu, o, chunk, 2 * e.defaultMaxBatch);
+      Capacity cap =
+          capacityOf(m, hw.gpu, o, chunk * s.dp, 2 * e.defaultMaxBatch * s.dp);
       if (cap.sequences < 1)
         continue; // the weights leave no room for one request
-      for (int64_t maxBatch : batchLimits(e, cap.sequences)) {
+      for (int64_t maxBatch : batchLimits(e, cap.sequences, s.dp)) {
         ++evaluated;
         auto p = colocatedCandidate(m, cap, o, maxReplicas, chunk, maxBatch,
                                     kvPerToken);
@@ -710,6 +758,11 @@ void searchDisaggregated(const LayerProfile &profile, const NodeGroup &hw,
     return;
   const double I = double(o.inputLen);
   std::vector<Shape> shapes = shapesFor(profile, hw, gpus - 1);
+  // Pools with data-parallel attention are searched colocated only (the
+  // queueing model below serves one prompt at a time per replica).
+  shapes.erase(std::remove_if(shapes.begin(), shapes.end(),
+                              [](const Shape &s) { return s.dp > 1; }),
+               shapes.end());
   for (const Shape &ps : shapes) {
     if (ps.pp != 1)
       continue; // prefill pools are tensor-parallel only
@@ -813,7 +866,7 @@ void searchDisaggregated(const LayerProfile &profile, const NodeGroup &hw,
                                   e.defaultMaxBatch, maxBatch, kvPerToken);
       p.disaggregated = true;
       p.prefill =
-          poolOf(pcap, {ps.tp, 1, ps.ep, pr}, 1, o.inputLen, 1, service);
+          poolOf(pcap, {ps.tp, 1, ps.ep, pr, ps.dp}, 1, o.inputLen, 1, service);
       double t = 0, t90 = 0;
       prefillAt(rate / double(pr), t, t90);
       p.ttftSeconds = t + dl.tpot / 2;
@@ -830,6 +883,8 @@ void searchDisaggregated(const LayerProfile &profile, const NodeGroup &hw,
 
 std::string shapeName(const ReplicaShape &s) {
   std::string n = fmt::format("tp{} pp{}", s.tp, s.pp);
+  if (s.dp > 1)
+    n += fmt::format(" dp{}", s.dp);
   if (s.ep > 1)
     n += fmt::format(" ep{}", s.ep);
   return n + fmt::format(" x{}", s.replicas);
@@ -973,21 +1028,35 @@ Result<ServePlan> evaluateServe(const LayerProfile &profile,
   if (shape.gpus() > hw.gpus())
     return Status::error(fmt::format("{} GPUs asked, the cluster has {}",
                                      shape.gpus(), hw.gpus()));
-  if (shape.ep > 1 && shape.ep != shape.tp)
+  if (shape.dp < 1)
+    return Status::error("dp must be at least 1");
+  if (shape.dp > 1 && shape.ep != shape.tp * shape.dp)
+    return Status::error("with data-parallel attention ep must equal dp x "
+                         "tp (the experts spread over every GPU of the "
+                         "replica)");
+  if (shape.dp > 1 && shape.pp > 1)
+    return Status::error("data-parallel attention is modelled with pp 1");
+  if (shape.dp == 1 && shape.ep > 1 && shape.ep != shape.tp)
     return Status::error("ep must be 1 or equal to tp (experts spread over "
                          "the tensor-parallel group)");
   if (!(load.value >= 0) || !std::isfinite(load.value))
     return Status::error("the load must be a positive number");
   const EngineTraits &e = engineTraits(o.engine);
-  Shape s{shape.tp, shape.pp, shape.ep};
+  Shape s{shape.tp, shape.pp, shape.ep, shape.dp};
   StepModel m(profile, hw, s, o);
-  int64_t chunk = e.defaultChunkTokens;
-  Capacity cap = capacityOf(m, hw.gpu, o, chunk, e.defaultMaxBatch);
+  int64_t chunk = e.defaultChunkTokens; // per data-parallel rank
+  // SGLang's default --chunked-prefill-size is the replica's, divided
+  // over the data-parallel ranks (server_args.py, _handle_data_parallelism).
+  if (o.engine == Engine::Sglang && shape.dp > 1)
+    chunk = std::max<int64_t>(1, chunk / shape.dp);
+  // The engines' limits are per data-parallel rank.
+  const int64_t rankBatch = e.defaultMaxBatch * shape.dp;
+  Capacity cap = capacityOf(m, hw.gpu, o, chunk * shape.dp, rankBatch);
   if (cap.sequences < 1)
     return Status::error(fmt::format(
         "the weights ({} GB per GPU) leave no room for one request's cache",
         gbText(cap.weights)));
-  int64_t maxBatch = std::min<int64_t>(cap.sequences, e.defaultMaxBatch);
+  int64_t maxBatch = std::min<int64_t>(cap.sequences, rankBatch);
   double kvPerToken = kvBytesPerToken(profile, o.kvPrecision);
   const double I = double(o.inputLen), O = double(o.outputLen);
   const double R = double(shape.replicas);
@@ -1029,10 +1098,11 @@ Result<ServePlan> evaluateServe(const LayerProfile &profile,
     l.batch = B;
     double prefillTokens = B * I, ttft = 0;
     if (load.kind == LoadKind::StaticBatch) {
-      // The prompts in chunks of the step budget.
-      for (double left = prefillTokens; left > 0; left -= double(chunk)) {
+      // The prompts in chunks of the step budget (every rank's).
+      const double stepTokens = double(chunk) * double(shape.dp);
+      for (double left = prefillTokens; left > 0; left -= stepTokens) {
         StepLoad w;
-        w.prefillTokens = std::min(left, double(chunk));
+        w.prefillTokens = std::min(left, stepTokens);
         w.prefillContext = I / 2;
         w.prefillRequests = w.prefillTokens / I;
         ttft += m.stepSeconds(w);
@@ -1045,6 +1115,7 @@ Result<ServePlan> evaluateServe(const LayerProfile &profile,
       p.outputTokensPerSecond = B * O * R / seconds;
       p.outputTokensPerSecondPerGpu = p.outputTokensPerSecond / double(p.gpus);
       p.requestsPerSecond = B * R / seconds;
+      p.inputTokensPerSecondPerGpu = p.requestsPerSecond * I / double(p.gpus);
       return p;
     }
     dec.prefillTokens = B * I / O;
@@ -1058,6 +1129,46 @@ Result<ServePlan> evaluateServe(const LayerProfile &profile,
     double rate = B / (O * l.tpot + l.ttft);
     return colocatedPlan(m, cap, o, l, rate, shape.replicas, chunk, maxBatch,
                          kvPerToken);
+  }
+  case LoadKind::PrefillOnly: {
+    // Back-to-back forward passes of `value` prompt tokens on every GPU
+    // (SGLang's and DistServe's prefill pools); each request's cache then
+    // leaves for the decode pool, which is not priced here.
+    const double perGpu = load.value > 0 ? load.value : double(chunk);
+    StepLoad w;
+    w.prefillTokens = perGpu * double(shape.tp * shape.dp);
+    w.prefillContext = I / 2;
+    w.prefillRequests = w.prefillTokens / I;
+    double step = m.stepSeconds(w);
+    Loaded l;
+    l.sustained = true;
+    l.ttft = l.ttftP90 = step;
+    double rate = w.prefillRequests / step;
+    ServePlan p = colocatedPlan(m, cap, o, l, rate, shape.replicas, chunk,
+                                maxBatch, kvPerToken);
+    p.outputTokensPerSecond = p.outputTokensPerSecondPerGpu = 0;
+    return p;
+  }
+  case LoadKind::DecodeOnly: {
+    // A decode pool at a steady batch (prompts arrive prefilled).
+    StepLoad w;
+    w.decodeSeqs = load.value * double(shape.tp * shape.dp);
+    w.decodeContext = I;
+    if (w.decodeSeqs > double(cap.sequences) * 1.0000001)
+      return Status::error(fmt::format(
+          "{:g} sequences per replica need more cache than the {} it holds",
+          w.decodeSeqs, cap.sequences));
+    Loaded l;
+    l.sustained = true;
+    l.batch = w.decodeSeqs;
+    l.tpot = l.tpotP90 = m.stepSeconds(w);
+    ServePlan p = colocatedPlan(m, cap, o, l, 0, shape.replicas, chunk,
+                                maxBatch, kvPerToken);
+    p.outputTokensPerSecond = w.decodeSeqs * R / l.tpot;
+    p.outputTokensPerSecondPerGpu = p.outputTokensPerSecond / double(p.gpus);
+    p.requestsPerSecond = 0;
+    p.inputTokensPerSecondPerGpu = 0;
+    return p;
   }
   }
   return Status::error("unknown load kind");
@@ -1085,11 +1196,17 @@ std::vector<std::string> launchCommand(const ServePlan &plan,
     c = {"vllm", "serve", model};
     add("--tensor-parallel-size", s.tp);
     add("--pipeline-parallel-size", s.pp);
-    if (s.replicas > 1)
+    // vLLM's data parallelism on an MoE model is data-parallel attention
+    // (its MoE layers span dp x tp GPUs); independent replicas of an MoE
+    // model are separate servers (launchNotes).
+    if (s.dp > 1)
+      add("--data-parallel-size", s.dp);
+    else if (s.replicas > 1 && !plan.moe)
       add("--data-parallel-size", s.replicas);
     if (s.ep > 1)
       c.push_back("--enable-expert-parallel");
-    add("--max-num-seqs", pool.maxBatch);
+    // Each data-parallel rank is an engine of its own: per-rank limits.
+    add("--max-num-seqs", pool.maxBatch / s.dp);
     add("--max-model-len", maxLen);
     add("--max-num-batched-tokens", std::max(pool.chunkTokens, maxLen));
     add("--gpu-memory-utilization", fmt::format("{:g}", fraction));
@@ -1105,16 +1222,24 @@ std::vector<std::string> launchCommand(const ServePlan &plan,
     break;
   case Engine::Sglang:
     c = {"python3", "-m", "sglang.launch_server", "--model-path", model};
-    add("--tp-size", s.tp);
+    // SGLang's --tp-size counts every GPU of a data-parallel-attention
+    // replica; --dp-size then splits them into attention ranks.
+    add("--tp-size", s.tp * s.dp);
     if (s.pp > 1)
       add("--pp-size", s.pp);
-    if (s.replicas > 1)
-      add("--dp-size", s.replicas);
+    if (s.dp > 1) {
+      add("--dp-size", s.dp);
+      c.push_back("--enable-dp-attention");
+    } else if (s.replicas > 1) {
+      add("--dp-size", s.replicas); // independent replicas, for any model
+    }
     if (s.ep > 1)
       add("--ep-size", s.ep);
+    // With data-parallel attention SGLang divides both by --dp-size
+    // (server_args.py, _handle_data_parallelism): give the replica's.
     add("--max-running-requests", pool.maxBatch);
     add("--context-length", maxLen);
-    add("--chunked-prefill-size", pool.chunkTokens);
+    add("--chunked-prefill-size", pool.chunkTokens * s.dp);
     add("--mem-fraction-static", fmt::format("{:g}", fraction));
     if (fp8)
       add("--quantization", "fp8");
@@ -1128,16 +1253,17 @@ std::vector<std::string> launchCommand(const ServePlan &plan,
   case Engine::Trtllm:
     c = {"trtllm-serve", model};
     add("--backend", "pytorch");
-    add("--tp_size", s.tp);
+    add("--tp_size", s.tp * s.dp);
     add("--pp_size", s.pp);
     if (s.ep > 1)
       add("--ep_size", s.ep);
-    add("--max_batch_size", pool.maxBatch);
+    // TensorRT-LLM's max_batch_size is per attention rank.
+    add("--max_batch_size", pool.maxBatch / s.dp);
     add("--max_num_tokens", std::max(pool.chunkTokens, int64_t(1)));
     add("--max_seq_len", maxLen);
     add("--kv_cache_free_gpu_memory_fraction", fmt::format("{:g}", fraction));
-    if (fp8Kv)
-      add("--extra_llm_api_options", kTrtllmKvFp8File);
+    if (fp8Kv || s.dp > 1)
+      add("--extra_llm_api_options", kTrtllmOptionsFile);
     break;
   }
   return c;
@@ -1146,16 +1272,24 @@ std::vector<std::string> launchCommand(const ServePlan &plan,
 std::vector<std::string> launchNotes(const ServePlan &plan,
                                      const ServeOptions &o) {
   std::vector<std::string> notes;
-  if (o.engine == Engine::Trtllm && plan.pool.shape.replicas > 1)
+  const ReplicaShape &s = plan.pool.shape;
+  if (s.replicas > 1 && (o.engine == Engine::Trtllm || s.dp > 1 ||
+                         (o.engine == Engine::Vllm && plan.moe)))
     notes.push_back(fmt::format(
         "the command serves one replica: start {} of them and balance the "
         "requests over them",
-        plan.pool.shape.replicas));
-  if (o.engine == Engine::Trtllm && o.kvPrecision == DType::FP8)
-    notes.push_back(std::string(kTrtllmKvFp8File) +
-                    ": \"kv_cache_config:\\n  dtype: fp8\\n\" (TensorRT-LLM "
-                    "sets the cache type in its LLM API options, not by a "
-                    "flag)");
+        s.replicas));
+  if (o.engine == Engine::Trtllm && (o.kvPrecision == DType::FP8 || s.dp > 1)) {
+    // TensorRT-LLM sets these in its LLM API options, not by flags.
+    std::string yaml;
+    if (o.kvPrecision == DType::FP8)
+      yaml += "kv_cache_config:\\n  dtype: fp8\\n";
+    if (s.dp > 1)
+      yaml += "enable_attention_dp: true\\n";
+    notes.push_back(std::string(kTrtllmOptionsFile) + ": \"" + yaml +
+                    "\" (TensorRT-LLM sets the cache type and data-parallel "
+                    "attention in its LLM API options, not by flags)");
+  }
   if (o.engine == Engine::Trtllm && o.precision == DType::FP8)
     notes.push_back("TensorRT-LLM takes fp8 weights from an FP8-quantised "
                     "checkpoint (ModelOpt): give its path as the model");
@@ -1183,6 +1317,7 @@ json poolJson(const PoolPrediction &p) {
   j["parallel"] = {{"tp", p.shape.tp},
                    {"pp", p.shape.pp},
                    {"ep", p.shape.ep},
+                   {"dp", p.shape.dp},
                    {"replicas", p.shape.replicas}};
   j["max_batch"] = p.maxBatch;
   j["chunk_tokens"] = p.chunkTokens;
@@ -1230,6 +1365,7 @@ std::string renderServeJson(const ServeResult &r, const LayerProfile &profile,
     j["parallel"] = {{"tp", p.pool.shape.tp},
                      {"pp", p.pool.shape.pp},
                      {"ep", p.pool.shape.ep},
+                     {"dp", p.pool.shape.dp},
                      {"replicas", p.pool.shape.replicas}};
     j["max_batch"] = p.pool.maxBatch;
     j["mean_batch"] = p.pool.meanBatch;

@@ -60,6 +60,39 @@ std::string medianCell(const std::vector<double> &v) {
   return fmt::format("{:.1f}% ({})", median(v) * 100, v.size());
 }
 
+/// The predicted figure a case's throughput is compared with: prompt
+/// tokens/s for a prefill pool measured alone, else output tokens/s.
+double predictedThroughput(const ServeCase &c, const ServePlan &p) {
+  return c.inputThroughput ? p.inputTokensPerSecondPerGpu
+                           : p.outputTokensPerSecondPerGpu;
+}
+
+/// `attention_dp`: true (TensorRT-LLM's enable_attention_dp: one
+/// attention rank per GPU of tp) or a number (SGLang's --dp-size: ranks of
+/// tp / dp GPUs); absent: none.
+Status readAttentionDp(const json &j, const std::string &where,
+                       ReplicaShape &shape) {
+  auto a = j.find("attention_dp");
+  if (a == j.end())
+    return Status::ok();
+  int64_t gpusPerReplica = shape.tp;
+  if (a->is_boolean() && a->get<bool>()) {
+    shape.dp = shape.tp;
+  } else if (a->is_number_integer() && a->get<int64_t>() >= 1) {
+    shape.dp = a->get<int64_t>();
+    gpusPerReplica = std::max(shape.dp, shape.tp);
+  } else {
+    return Status::error(where + ": field 'attention_dp': expected true or "
+                                 "a positive number of ranks");
+  }
+  if (gpusPerReplica % shape.dp != 0)
+    return Status::error(
+        where + ": field 'attention_dp': " + std::to_string(shape.dp) +
+        " ranks do not divide tp " + std::to_string(gpusPerReplica));
+  shape.tp = gpusPerReplica / shape.dp;
+  return Status::ok();
+}
+
 } // namespace
 
 Result<ServeCaseFile> loadServeCases(const std::string &path) {
@@ -124,16 +157,23 @@ Result<ServeCaseFile> loadServeCases(const std::string &path) {
       return s;
     if (Status s = count("output_len", 0, c.options.outputLen); !s)
       return s;
-    if (j.contains("phase")) {
-      // One phase measured alone (prefill-only or decode-only pools).
-      c.skip = "one phase measured alone";
-      f.cases.push_back(std::move(c));
-      continue;
-    }
+    // One pool of a disaggregated deployment measured alone has no
+    // output length (prefill) or a context of input_len (decode).
+    const std::string phase = text(j, "phase");
+    if (!phase.empty() && phase != "prefill_only" && phase != "decode_only")
+      return Status::error(where +
+                           ": field 'phase': expected prefill_only "
+                           "or decode_only, got '" +
+                           phase + "'");
+    if (!phase.empty() && c.options.outputLen < 1)
+      c.options.outputLen = 1;
     if (c.gpus < 1 || c.options.inputLen < 1 || c.options.outputLen < 1)
       return Status::error(where + ": fields 'gpus', 'input_len' and "
                                    "'output_len' are required");
-    c.shape.replicas = std::max<int64_t>(1, c.gpus / (c.shape.tp * c.shape.pp));
+    if (Status st = readAttentionDp(j, where, c.shape); !st)
+      return st;
+    c.shape.replicas =
+        std::max<int64_t>(1, c.gpus / (c.shape.tp * c.shape.pp * c.shape.dp));
     if (number(j, "ep") != number(j, "ep") && c.moe)
       c.assumption = "ep not stated: experts split by tp";
     // An unstated cache precision is taken as the weights' (the FP8
@@ -180,12 +220,21 @@ Result<ServeCaseFile> loadServeCases(const std::string &path) {
       c.load = {LoadKind::Concurrency, value};
     else if (kind == "batch")
       c.load = {LoadKind::StaticBatch, value};
+    else if (kind == "prefill_only")
+      c.load = {LoadKind::PrefillOnly, value};
+    else if (kind == "decode_only")
+      c.load = {LoadKind::DecodeOnly, value};
     else
       return Status::error(where +
                            ": field 'load.kind': expected "
                            "max_throughput, request_rate, "
-                           "concurrency or batch, got '" +
+                           "concurrency, batch, prefill_only or "
+                           "decode_only, got '" +
                            kind + "'");
+    if ((c.load.kind == LoadKind::PrefillOnly) != (phase == "prefill_only") ||
+        (c.load.kind == LoadKind::DecodeOnly) != (phase == "decode_only"))
+      return Status::error(where + ": field 'load.kind': '" + kind +
+                           "' does not match the case's phase '" + phase + "'");
     if (c.load.kind != LoadKind::MaxThroughput && !(value > 0))
       return Status::error(where + ": field 'load.value': expected a "
                                    "positive number");
@@ -194,6 +243,14 @@ Result<ServeCaseFile> loadServeCases(const std::string &path) {
     if (std::isnan(c.tokensPerSecondPerGpu))
       c.tokensPerSecondPerGpu =
           number(m, "output_tokens_per_s") / double(c.gpus);
+    // SGLang's figures are per node of 8 GPUs (the file's conventions);
+    // a prefill pool's are prompt tokens.
+    if (std::isnan(c.tokensPerSecondPerGpu))
+      c.tokensPerSecondPerGpu = number(m, "output_tokens_per_s_per_node") / 8;
+    if (std::isnan(c.tokensPerSecondPerGpu)) {
+      c.tokensPerSecondPerGpu = number(m, "input_tokens_per_s_per_node") / 8;
+      c.inputThroughput = !std::isnan(c.tokensPerSecondPerGpu);
+    }
     c.ttftSeconds = number(m, "ttft_ms") / 1e3;
     c.tpotSeconds = number(m, "tpot_ms") / 1e3;
     if (std::isnan(c.tpotSeconds))
@@ -205,8 +262,6 @@ Result<ServeCaseFile> loadServeCases(const std::string &path) {
       c.skip = "no cluster preset for " + c.gpu;
     else if (j.contains("speculative_decoding"))
       c.skip = "speculative decoding is not modelled";
-    else if (j.contains("attention_dp"))
-      c.skip = "data-parallel attention is not modelled";
     else if (std::isnan(c.tokensPerSecondPerGpu) && std::isnan(c.ttftSeconds) &&
              std::isnan(c.tpotSeconds))
       c.skip = "no throughput or latency measured";
@@ -249,7 +304,7 @@ ServeValidationReport validateServeCases(const ServeCaseFile &file,
           return std::isnan(meas) || !(meas > 0) ? kNaN : (pred - meas) / meas;
         };
         r.throughputError =
-            err(p->outputTokensPerSecondPerGpu, c.tokensPerSecondPerGpu);
+            err(predictedThroughput(c, *p), c.tokensPerSecondPerGpu);
         r.ttftError = err(p->ttftSeconds, c.ttftSeconds);
         r.tpotError = err(p->tpotSeconds, c.tpotSeconds);
       }
@@ -292,13 +347,16 @@ std::vector<const ServeCaseResult *> all(const ServeValidationReport &r) {
 std::string overallLine(const Summary &s) {
   return fmt::format(
       "{} cases predicted, {} skipped, {} failed. Median |error|: output "
-      "tokens/s per GPU {} , TPOT {} , TTFT {} (cases in brackets)",
+      "tokens/s per GPU (input for prefill pools) {} , TPOT {} , TTFT {} "
+      "(cases in brackets)",
       s.predicted, s.skipped, s.failed, medianCell(s.tput), medianCell(s.tpot),
       medianCell(s.ttft));
 }
 
 std::string layout(const ServeCase &c) {
   std::string s = fmt::format("tp{}", c.shape.tp);
+  if (c.shape.dp > 1)
+    s += fmt::format(" dp{}", c.shape.dp);
   if (c.shape.pp > 1)
     s += fmt::format(" pp{}", c.shape.pp);
   if (c.shape.ep > 1)
@@ -318,6 +376,10 @@ std::string loadText(const FixedLoad &l) {
     return fmt::format("{:g} in flight", l.value);
   case LoadKind::StaticBatch:
     return fmt::format("batch {:g}", l.value);
+  case LoadKind::PrefillOnly:
+    return fmt::format("prefill pool, {:g} tokens/GPU", l.value);
+  case LoadKind::DecodeOnly:
+    return fmt::format("decode pool, {:g} seqs/GPU", l.value);
   }
   return "";
 }
@@ -336,12 +398,13 @@ std::string renderServeValidationText(const ServeValidationReport &r) {
       out += fmt::format("{}: failed: {}\n", c.id, x.error);
       continue;
     }
-    out += fmt::format("{}: tok/s/GPU {:.0f} ({}), TPOT {:.2f} ms ({}), TTFT "
-                       "{:.1f} ms ({})\n",
-                       c.id, x.predicted.outputTokensPerSecondPerGpu,
-                       pct(x.throughputError), x.predicted.tpotSeconds * 1e3,
-                       pct(x.tpotError), x.predicted.ttftSeconds * 1e3,
-                       pct(x.ttftError));
+    out +=
+        fmt::format("{}: {}tok/s/GPU {:.0f} ({}), TPOT {:.2f} ms ({}), "
+                    "TTFT {:.1f} ms ({})\n",
+                    c.id, c.inputThroughput ? "input " : "",
+                    predictedThroughput(c, x.predicted), pct(x.throughputError),
+                    x.predicted.tpotSeconds * 1e3, pct(x.tpotError),
+                    x.predicted.ttftSeconds * 1e3, pct(x.ttftError));
   }
   out += overallLine(summarize(all(r))) + "\n";
   return out;
@@ -357,9 +420,12 @@ std::string renderServeValidationMarkdown(const ServeValidationReport &r,
       "(engines' benchmark pages and blogs; the sources below), collected "
       "to check `trident serve` and never fitted on. Each case is predicted "
       "by `serve::evaluateServe` for its exact layout (tp, pp, ep, "
-      "replicas), precision, lengths and load, with the engine's default "
-      "chunk and batch limit (docs/serving.md). The error is (predicted - "
-      "measured) / measured.\n\n";
+      "data-parallel attention ranks, replicas), precision, lengths and "
+      "load, with the engine's default chunk and batch limit "
+      "(docs/serving.md). The error is (predicted - measured) / measured. "
+      "The throughput of a prefill pool measured alone (load 'prefill "
+      "pool') is prompt tokens/s per GPU; every other is output tokens/s "
+      "per GPU.\n\n";
   Summary s = summarize(all(r));
   out += overallLine(s) + ".\n\n";
   out += "## By source\n\n| source | predicted | skipped | tok/s/GPU "
@@ -398,7 +464,7 @@ std::string renderServeValidationMarkdown(const ServeValidationReport &r,
         "| {} | {} | {} | {} |\n",
         c.id, c.model, c.gpu, layout(c), prec, c.options.inputLen,
         c.options.outputLen, loadText(c.load),
-        ok ? num(x.predicted.outputTokensPerSecondPerGpu, "{:.0f}") : "",
+        ok ? num(predictedThroughput(c, x.predicted), "{:.0f}") : "",
         num(c.tokensPerSecondPerGpu, "{:.0f}"),
         ok ? pct(x.throughputError) : "",
         ok ? num(x.predicted.tpotSeconds * 1e3, "{:.2f}") : "",

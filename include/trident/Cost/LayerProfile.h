@@ -167,8 +167,15 @@ struct LayerCost {
   /// keeps at most that many tokens.
   int64_t attentionWindow = 0;
   /// Attention-core FLOPs of one query token per cached key (QK^T and AV:
-  /// 2 h d + 2 h d_v), the decode attention work.
+  /// 2 h d + 2 h d_v), a prompt's attention work.
   double attnFlopsPerKey = 0;
+  /// The same for a decoding token. Equal to attnFlopsPerKey but for
+  /// multi-head latent attention, which engines decode in its absorbed
+  /// form (DeepSeek-V2, Liu et al. 2024, Sec. 2.1.2: W_UK folded into the
+  /// query, W_UV after the attention), attending over the cached latent
+  /// and rotary key: 2 h (c + r) + 2 h c, c = kv_lora_rank, r = the
+  /// rotary key's width.
+  double decodeFlopsPerKey = 0;
 
   int64_t params() const {
     return paramsTpSharded + paramsReplicated + paramsExpert + paramsVocab;

@@ -68,14 +68,23 @@ struct ServeOptions {
 struct ReplicaShape {
   int64_t tp = 1, pp = 1, ep = 1;
   int64_t replicas = 1;
-  int64_t gpus() const { return tp * pp * replicas; }
+  /// Data-parallel attention ranks in the replica (SGLang's
+  /// --enable-dp-attention, TensorRT-LLM's enable_attention_dp, vLLM's
+  /// --data-parallel-size on an MoE model): each rank of tp GPUs runs the
+  /// attention and the dense layers for its own sequences and keeps their
+  /// cache; the experts are spread over all dp x tp GPUs (ep = dp x tp),
+  /// the routed tokens sent to them and back by all-to-alls. (After
+  /// `replicas`, so that {tp, pp, ep, replicas} keeps its meaning.)
+  int64_t dp = 1;
+  int64_t gpus() const { return tp * dp * pp * replicas; }
 };
 
 /// One pool of replicas and what a step of it costs under the load.
 struct PoolPrediction {
   ReplicaShape shape;
   int64_t maxBatch = 0;    ///< running sequences per replica (limit)
-  int64_t chunkTokens = 0; ///< tokens per step (decode + prefill chunk)
+  /// Tokens per step (decode + prefill chunk), per data-parallel rank.
+  int64_t chunkTokens = 0;
   double meanBatch = 0;    ///< running sequences per replica, on average
   double weightBytesPerGpu = 0;
   double workspaceBytesPerGpu = 0;
@@ -90,6 +99,7 @@ struct PoolPrediction {
 /// A serving plan and its predicted figures.
 struct ServePlan {
   bool disaggregated = false;
+  bool moe = false; ///< the model has routed experts (launch settings)
   PoolPrediction pool;        ///< the replicas (the decode pool, disaggregated)
   PoolPrediction prefill;     ///< the prefill pool (disaggregated only)
   double kvBytesPerToken = 0; ///< the whole model, at the KV precision
@@ -98,6 +108,8 @@ struct ServePlan {
   double requestsPerSecond = 0;
   double outputTokensPerSecond = 0;
   double outputTokensPerSecondPerGpu = 0;
+  /// Prompt tokens/s per GPU (requests/s x input length / GPUs).
+  double inputTokensPerSecondPerGpu = 0;
   int64_t gpus = 0; ///< GPUs the plan uses
   /// The HBM-bandwidth floor of one decode step: the weights and the K/V
   /// cache of the mean batch read once at peak bandwidth.
@@ -125,7 +137,14 @@ enum class LoadKind : uint8_t {
   MaxThroughput, ///< the highest rate the layout sustains
   RequestRate,   ///< `value` requests/s over all replicas (open loop)
   Concurrency,   ///< `value` requests in flight (closed loop)
-  StaticBatch    ///< `value` requests started together
+  StaticBatch,   ///< `value` requests started together
+  /// A prefill pool alone (disaggregated serving, the decode side
+  /// unlimited): steps of `value` prompt tokens per GPU (0: the engine's
+  /// chunk), back to back; the figure is input tokens/s.
+  PrefillOnly,
+  /// A decode pool alone: `value` sequences per GPU decoding at a context
+  /// of the input length, steady state; the figure is output tokens/s.
+  DecodeOnly
 };
 struct FixedLoad {
   LoadKind kind = LoadKind::MaxThroughput;

@@ -32,6 +32,8 @@ struct ServeCase {
   std::string skip;       ///< why it is not predicted; empty: predicted
   // Measured (NaN: not given).
   double tokensPerSecondPerGpu, ttftSeconds, tpotSeconds;
+  /// tokensPerSecondPerGpu counts prompt tokens (a prefill pool alone).
+  bool inputThroughput = false;
 };
 
 /// The cases of `path` and the sources' titles; errors name the case and

@@ -218,3 +218,86 @@ TEST_CASE("serving cases: a bad field is named with its case", "[serve]") {
   CHECK(r.message().find("'load.kind'") != std::string::npos);
   std::remove(path.c_str());
 }
+
+TEST_CASE("data-parallel attention: each rank caches its own sequences, the "
+          "experts answer by all-to-all, and the launch commands say so",
+          "[serve]") {
+  LayerProfile ds = profileOf(std::string(TRIDENT_SOURCE_DIR) +
+                                  "/test/data/models/deepseek-v3.json",
+                              1024);
+  Cluster c = cluster("hgx-h200:1");
+  ServeOptions o = options(1024, 2048);
+  o.precision = o.kvPrecision = DType::FP8;
+  // MLA's latent cache is whole on every GPU of a tp group: tp 8 holds
+  // one GPU's worth of sequences, dp 8 eight ranks' worth.
+  ReplicaShape tp8{8, 1, 8, 1};
+  ReplicaShape dp8{1, 1, 8, 1, 8};
+  CHECK(dp8.gpus() == 8);
+  auto a = evaluateServe(ds, c, tp8, o, {LoadKind::Concurrency, 256});
+  auto b = evaluateServe(ds, c, dp8, o, {LoadKind::Concurrency, 256});
+  REQUIRE(a.isOk());
+  REQUIRE(b.isOk());
+  CHECK(b->pool.kvCapacityTokens > 4 * a->pool.kvCapacityTokens);
+  CHECK(b->pool.shape.dp == 8);
+  CHECK(b->tpotSeconds >= b->tpotFloorSeconds);
+  // Across two nodes (dp 16) twice the ranks hold twice the cache and
+  // more (the experts take half the memory per GPU).
+  Cluster two = cluster("hgx-h200:2");
+  ReplicaShape dp16{1, 1, 16, 1, 16};
+  auto d = evaluateServe(ds, two, dp16, o, {LoadKind::Concurrency, 512});
+  REQUIRE(d.isOk());
+  CHECK(d->pool.kvCapacityTokens > 2 * b->pool.kvCapacityTokens);
+  CHECK(d->gpus == 16);
+  // Bad layouts are refused.
+  ReplicaShape bad{1, 1, 4, 1, 8};
+  auto e = evaluateServe(ds, c, bad, o, {LoadKind::MaxThroughput, 0});
+  REQUIRE_FALSE(e.isOk());
+  CHECK(e.message().find("ep must equal dp x tp") != std::string::npos);
+
+  // One pool alone: a decode pool at 64 sequences per GPU and a prefill
+  // pool of 8192 prompt tokens per GPU per pass.
+  auto dec = evaluateServe(ds, c, dp8, o, {LoadKind::DecodeOnly, 64});
+  REQUIRE(dec.isOk());
+  CHECK(dec->pool.meanBatch == 64 * 8);
+  CHECK(dec->outputTokensPerSecond ==
+        Approx(64.0 * 8 / dec->tpotSeconds).epsilon(1e-12));
+  auto pre = evaluateServe(ds, c, dp8, o, {LoadKind::PrefillOnly, 8192});
+  REQUIRE(pre.isOk());
+  CHECK(pre->inputTokensPerSecondPerGpu ==
+        Approx(8192.0 / pre->ttftSeconds).epsilon(1e-12));
+  CHECK(pre->outputTokensPerSecondPerGpu == 0);
+
+  // The search finds it for an MoE model, and each engine's command.
+  auto r = searchServePlans(ds, c, o);
+  REQUIRE(r.isOk());
+  REQUIRE_FALSE(r->plans.empty());
+  const ServePlan &best = r->plans.front();
+  REQUIRE(best.pool.shape.dp == 8);
+  auto argv = [&](Engine eng) {
+    ServeOptions oe = o;
+    oe.engine = eng;
+    std::string s;
+    for (const std::string &a : launchCommand(best, oe, "m"))
+      s += a + " ";
+    return s;
+  };
+  std::string v = argv(Engine::Vllm), g = argv(Engine::Sglang),
+              t = argv(Engine::Trtllm);
+  CHECK(v.find("--tensor-parallel-size 1 ") != std::string::npos);
+  CHECK(v.find("--data-parallel-size 8 --enable-expert-parallel") !=
+        std::string::npos);
+  CHECK(v.find("--max-num-seqs " + std::to_string(best.pool.maxBatch / 8) +
+               " ") != std::string::npos);
+  CHECK(g.find("--tp-size 8 --dp-size 8 --enable-dp-attention --ep-size 8") !=
+        std::string::npos);
+  CHECK(g.find("--max-running-requests " + std::to_string(best.pool.maxBatch) +
+               " ") != std::string::npos);
+  CHECK(t.find("--tp_size 8 --pp_size 1 --ep_size 8") != std::string::npos);
+  CHECK(t.find("--extra_llm_api_options") != std::string::npos);
+  ServeOptions ot = o;
+  ot.engine = Engine::Trtllm;
+  std::string notes;
+  for (const std::string &n : launchNotes(best, ot))
+    notes += n;
+  CHECK(notes.find("enable_attention_dp: true") != std::string::npos);
+}
