@@ -1671,12 +1671,45 @@ std::string planRefusal(const LayerProfile &profile, const Cluster &cluster,
   return e ? std::string() : e.message();
 }
 
-Result<Exported> exportPlan(const Plan &plan, ExportTarget target,
+namespace {
+
+/// `p` with its layer counts in transformer layers. The planner splits a
+/// model into blocks, one per iteration of its tgraph.repeat; a model
+/// whose layers repeat with a period (gpt-oss's alternating windows, Llama
+/// 4 Maverick's dense and MoE layers) has blocks of that many layers
+/// (frontend's emitRepeats), while Megatron-LM, DeepSpeed and torchtitan
+/// count layers. Without the model's config (zoo names and .mlir models,
+/// whose blocks are single layers) the counts stay.
+Plan inTransformerLayers(const Plan &p, const frontend::ModelConfig *model) {
+  const int64_t blocks = totalLayers(p);
+  if (!model || blocks <= 0 || model->numLayers <= blocks ||
+      model->numLayers % blocks != 0)
+    return p;
+  const int64_t k = model->numLayers / blocks;
+  Plan q = p;
+  for (int64_t &n : q.layersPerChunk)
+    n *= k;
+  for (StagePlan &st : q.stages) {
+    st.layers *= k;
+    for (int64_t &n : st.chunkLayers)
+      n *= k;
+    for (auto &[first, last] : st.chunkBlockRanges) {
+      first *= k;
+      last *= k;
+    }
+  }
+  return q;
+}
+
+} // namespace
+
+Result<Exported> exportPlan(const Plan &input, ExportTarget target,
                             std::string_view source,
                             const frontend::ModelConfig *model,
                             Launcher launcher) {
-  if (Status s = checkCommon(plan, source, exportTargetTitle(target)); !s)
+  if (Status s = checkCommon(input, source, exportTargetTitle(target)); !s)
     return s;
+  const Plan plan = inTransformerLayers(input, model);
   if (launcher != Launcher::None && target != ExportTarget::Megatron &&
       target != ExportTarget::MegatronBridge)
     return Status::error(

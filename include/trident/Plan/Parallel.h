@@ -294,10 +294,12 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
       detail::kAll, detail::kAll,
       detail::defaultOnly("DeepSpeed of 2021 has no context parallelism"), detail::kAll}},
      {{detail::kAll,
-      detail::defaultOnly("context parallelism (cp {}): DeepSpeed's sequence "
-                          "parallelism is Ulysses (all-to-all over heads), not "
-                          "the ring context parallelism the plan was costed "
-                          "with"),
+      detail::defaultOnly("context parallelism (cp {}): Trident writes no "
+                          "DeepSpeed sequence parallelism (DeepSpeed-Ulysses, "
+                          "the all-to-all over heads that cp_comm_type a2a "
+                          "prices, is the model code's DistributedAttention, "
+                          "not a config key; the ring and all-gather kinds "
+                          "have no DeepSpeed form)"),
       detail::kAll}},
      [](const ParallelAxes &a) { return a.cp; },
      [](ParallelAxes &a, int64_t v) { a.cp = v; }},

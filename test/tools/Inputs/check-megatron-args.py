@@ -120,6 +120,18 @@ def main():
     if ep > 1:
         check("--num-experts" in args, "expert parallelism needs --num-experts")
         check(num("--num-experts", 0) % ep == 0, "experts divisible by ep")
+    # Per-layer list expressions (--moe-layer-freq, --no-rope-freq): one
+    # entry per layer (validate_args asserts the length), 0s and 1s.
+    for flag in ("--moe-layer-freq", "--no-rope-freq"):
+        if flag in args:
+            expr = args[flag].strip('"')
+            ok = re.fullmatch(r"[\[\]()0-9*+ ]+", expr) is not None
+            check(ok, "%s is a list expression" % flag)
+            if ok:
+                layers = eval(expr, {"__builtins__": {}})
+                check(len(layers) == num("--num-layers"),
+                      "%s has one entry per layer" % flag)
+                check(set(layers) <= {0, 1}, "%s holds 0s and 1s" % flag)
     check(not ("--swiglu" in args and "--squared-relu" in args),
           "--swiglu and --squared-relu exclude each other")
     check(not ("--multi-latent-attention" in args and "--group-query-attention" in args),

@@ -170,9 +170,11 @@ TEST_CASE("exporters' single-axis refusals come from the table",
   ParallelAxes a;
   a.cp = 2;
   CHECK(exportAxisRefusal(a, plan::ExportTarget::DeepSpeed) ==
-        "context parallelism (cp 2): DeepSpeed's sequence parallelism is "
-        "Ulysses (all-to-all over heads), not the ring context parallelism "
-        "the plan was costed with");
+        "context parallelism (cp 2): Trident writes no DeepSpeed sequence "
+        "parallelism (DeepSpeed-Ulysses, the all-to-all over heads that "
+        "cp_comm_type a2a prices, is the model code's DistributedAttention, "
+        "not a config key; the ring and all-gather kinds have no DeepSpeed "
+        "form)");
   CHECK(exportAxisRefusal(a, plan::ExportTarget::Megatron).empty());
   a.cp = 1;
   a.schedule = ScheduleKind::GPipe;
