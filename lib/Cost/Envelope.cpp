@@ -122,19 +122,23 @@ std::vector<std::string> envelopeWarnings(const LayerProfile &profile,
   axis("ep", cfg.ep);
   axis("vpp", cfg.vpp);
   axis("seq_len", profile.seqLen);
-  auto setting = [&](const std::string &name) {
+  for (const std::string &name : settingsUsed(cfg))
     for (const SettingRuns &s : kSettingRuns)
       if (name == s.setting && s.runs == 0)
         out.push_back(fmt::format("no validated run used {}: its price is "
                                   "not checked against a measurement",
                                   name));
-  };
-  if (cfg.tpCommOverlap)
-    setting("tp_comm_overlap");
-  if (cfg.cp > 1)
-    setting("cp_comm_type " +
-            axisValueText(axisSpec(Axis::CpCommType), int64_t(cfg.cpCommType)));
   return out;
+}
+
+std::vector<std::string> settingsUsed(const ParallelAxes &cfg) {
+  std::vector<std::string> names;
+  if (cfg.tpCommOverlap)
+    names.push_back("tp_comm_overlap");
+  if (cfg.cp > 1)
+    names.push_back("cp_comm_type " + axisValueText(axisSpec(Axis::CpCommType),
+                                                    int64_t(cfg.cpCommType)));
+  return names;
 }
 
 } // namespace trident

@@ -401,22 +401,6 @@ Value Builder::encoderLayer(Value x, bool preNorm) {
   return norm(add(h, m), "output.LayerNorm");
 }
 
-/// The shortest period (up to 4 layers) whose signatures tile layers
-/// [first, first+count); 0 if none does.
-int64_t tilingPeriod(int64_t first, int64_t count,
-                     llvm::function_ref<int64_t(int64_t)> signature) {
-  for (int64_t period = 1; period <= 4 && period <= count; ++period) {
-    if (count % period != 0)
-      continue;
-    bool tiles = true;
-    for (int64_t i = period; i < count && tiles; ++i)
-      tiles = signature(first + i) == signature(first + i % period);
-    if (tiles)
-      return period;
-  }
-  return 0;
-}
-
 /// Groups layers [first, first+count) into tgraph.repeat ops: the shortest
 /// period (up to 4 layers) that tiles the range with identical signatures
 /// becomes one repeat; otherwise runs of equal consecutive signatures do.
@@ -477,24 +461,10 @@ void Builder::buildDecoder(Value &loss) {
     x = PositionEmbeddingOp::create(b, loc, x.getType(), x, wpe).getResult();
   }
   x = dropout(x, cfg.embeddingDropoutRate());
-  auto signature = [&](int64_t i) -> int64_t {
-    return (cfg.isMoeLayer(i) ? 1 : 0) | (cfg.isSlidingLayer(i) ? 2 : 0) |
-           (cfg.isRopeLayer(i) ? 4 : 0) | (cfg.hasQkNorm(i) ? 8 : 0);
-  };
-  // Leading dense layers of an MoE model stay apart from the periodic rest
-  // (DeepSeek's first_k_dense_replace); a stack that repeats whole from
-  // its first layer (Llama 4 Maverick's dense, MoE alternation) keeps them
-  // in.
-  int64_t lead = 0;
-  const int64_t whole = tilingPeriod(0, cfg.numLayers, signature);
-  while ((whole == 0 || whole == cfg.numLayers) && lead < cfg.numLayers &&
-         signature(lead) != signature(cfg.numLayers - 1) &&
-         cfg.moe.numExperts > 0 && !cfg.isMoeLayer(lead))
-    ++lead;
+  auto signature = [&](int64_t i) { return decoderLayerSignature(cfg, i); };
   auto layerFn = [&](Value y, int64_t layer) { return decoderLayer(y, layer); };
-  if (lead > 0)
-    emitRepeats(x, 0, lead, signature, layerFn);
-  emitRepeats(x, lead, cfg.numLayers - lead, signature, layerFn);
+  for (const LayerRun &r : decoderLayerRuns(cfg))
+    emitRepeats(x, r.first, r.count, signature, layerFn);
   if (cfg.finalNorm)
     x = norm(x, "norm");
   Value head = cfg.tieEmbeddings

@@ -1674,28 +1674,46 @@ std::string planRefusal(const LayerProfile &profile, const Cluster &cluster,
 namespace {
 
 /// `p` with its layer counts in transformer layers. The planner splits a
-/// model into blocks, one per iteration of its tgraph.repeat; a model
-/// whose layers repeat with a period (gpt-oss's alternating windows, Llama
-/// 4 Maverick's dense and MoE layers) has blocks of that many layers
-/// (frontend's emitRepeats), while Megatron-LM, DeepSpeed and torchtitan
-/// count layers. Without the model's config (zoo names and .mlir models,
-/// whose blocks are single layers) the counts stay.
+/// model by tgraph.repeat iterations (blocks); a model whose layers repeat
+/// with a period (gpt-oss's alternating windows, Llama 4 Maverick's dense
+/// and MoE layers) has blocks of several layers (frontend::blockLayers, the
+/// builder's own rule), while Megatron-LM, DeepSpeed and torchtitan count
+/// layers. Without the model's config (zoo names, whose blocks are single
+/// layers, and .mlir models) the counts stay blocks.
 Plan inTransformerLayers(const Plan &p, const frontend::ModelConfig *model) {
-  const int64_t blocks = totalLayers(p);
-  if (!model || blocks <= 0 || model->numLayers <= blocks ||
-      model->numLayers % blocks != 0)
+  if (!model)
     return p;
-  const int64_t k = model->numLayers / blocks;
+  const std::vector<int64_t> sizes = frontend::blockLayers(*model);
+  if (int64_t(sizes.size()) != totalLayers(p))
+    return p; // another model's plan: checkCommon / verify say so
+  // Layers before block b.
+  std::vector<int64_t> before(sizes.size() + 1, 0);
+  for (size_t b = 0; b < sizes.size(); ++b)
+    before[b + 1] = before[b] + sizes[b];
+  auto layers = [&](int64_t first, int64_t count) {
+    return before[size_t(first + count)] - before[size_t(first)];
+  };
   Plan q = p;
-  for (int64_t &n : q.layersPerChunk)
-    n *= k;
+  for (int64_t g = 0, first = 0; g < int64_t(q.layersPerChunk.size()); ++g) {
+    int64_t n = p.layersPerChunk[size_t(g)];
+    q.layersPerChunk[size_t(g)] = layers(first, n);
+    first += n;
+  }
   for (StagePlan &st : q.stages) {
-    st.layers *= k;
-    for (int64_t &n : st.chunkLayers)
-      n *= k;
-    for (auto &[first, last] : st.chunkBlockRanges) {
-      first *= k;
-      last *= k;
+    if (st.chunkBlockRanges.empty())
+      continue;
+    for (const auto &[first, last] : st.chunkBlockRanges)
+      if (first < 0 || last < first || last > int64_t(sizes.size()))
+        return p;
+    st.layers = 0;
+    for (size_t c = 0; c < st.chunkBlockRanges.size(); ++c) {
+      auto &[first, last] = st.chunkBlockRanges[c];
+      int64_t n = layers(first, last - first);
+      if (c < st.chunkLayers.size())
+        st.chunkLayers[c] = n;
+      st.layers += n;
+      first = before[size_t(first)];
+      last = before[size_t(last)];
     }
   }
   return q;

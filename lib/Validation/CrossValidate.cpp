@@ -293,16 +293,12 @@ std::string renderEnvelope(const CrossValidation &cv,
     if (!evaluated(cv, i))
       continue;
     const Case &k = *cv.outOfSample.results[i].c;
-    settings["tp_comm_overlap"] += k.config.tpCommOverlap ? 1 : 0;
-    if (k.config.cp > 1) {
-      EvalOptions preset;
-      applyRuntime(preset, k.runtime);
-      const CpCommType kind = k.config.cpCommType != CpCommType::P2p
-                                  ? k.config.cpCommType
-                                  : preset.cpCommType;
-      settings["cp_comm_type " +
-               axisValueText(axisSpec(Axis::CpCommType), int64_t(kind))] += 1;
-    }
+    ParallelAxes config = k.config;
+    EvalOptions preset;
+    applyRuntime(preset, k.runtime);
+    stateSettings(config, preset);
+    for (const std::string &name : settingsUsed(config))
+      ++settings[name];
   }
   out += "// setting, the validated runs that used it\n";
   out += "constexpr SettingRuns kSettingRuns[] = {\n";

@@ -97,6 +97,10 @@ struct SettingRuns {
   const char *setting; ///< "tp_comm_overlap", "cp_comm_type p2p", ...
   int64_t runs;
 };
+/// The SettingRuns names a configuration uses, its settings stated
+/// (stateSettings): what the envelope warns about and what the validated
+/// runs are counted by.
+std::vector<std::string> settingsUsed(const ParallelAxes &cfg);
 
 } // namespace trident
 

@@ -14,6 +14,7 @@
 #include "trident/Support/RopeScaling.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -232,6 +233,25 @@ struct ModelConfig {
     return i < (int64_t)slidingLayers.size() && slidingLayers[i];
   }
 };
+
+/// How the tgraph builder groups layers into tgraph.repeat ops
+/// (LayerBlocks.cpp), which the planner splits by iteration (blocks).
+/// Layers with equal signatures (MoE, sliding window, RoPE, q/k norm) are
+/// the same layer.
+int64_t decoderLayerSignature(const ModelConfig &c, int64_t i);
+/// The shortest period (up to 4 layers) whose signatures tile layers
+/// [first, first+count); 0 if none does.
+int64_t tilingPeriod(int64_t first, int64_t count,
+                     const std::function<int64_t(int64_t)> &signature);
+/// One run of a decoder's layers emitted together: one repeat of `period`
+/// layers per iteration, or (period 0) one repeat per run of equal layers.
+struct LayerRun {
+  int64_t first = 0, count = 0, period = 0;
+};
+std::vector<LayerRun> decoderLayerRuns(const ModelConfig &c);
+/// The layers of each block, in model order: what a plan's block counts
+/// are in transformer layers.
+std::vector<int64_t> blockLayers(const ModelConfig &c);
 
 } // namespace frontend
 } // namespace trident

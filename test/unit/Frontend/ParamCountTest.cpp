@@ -259,3 +259,24 @@ TEST_CASE("validateModelConfig names the field", "[frontend][validate]") {
   // countParams on such a config returns zeros rather than wrapping.
   CHECK(countParams(c).total() == 0);
 }
+
+TEST_CASE("Blocks: the builder's repeat iterations, in layers",
+          "[frontend][params]") {
+  using V = std::vector<int64_t>;
+  CHECK(blockLayers(loadModel("llama-3-8b.json")) == V(32, 1));
+  CHECK(blockLayers(loadModel("gpt-oss-20b.json")) == V(12, 2));
+  CHECK(blockLayers(loadModel("llama-4-maverick-17b-128e.json")) == V(12, 4));
+  CHECK(blockLayers(loadModel("llama-4-scout-17b-16e.json")) == V(12, 4));
+  CHECK(blockLayers(loadModel("deepseek-v3.json")) == V(61, 1));
+  // Every layer in exactly one block, whatever the pattern: a dense lead
+  // then experts on every second layer (DeepSeek's moe_layer_freq 2).
+  ModelConfig d = loadModel("deepseek-v3.json");
+  d.moe.moeLayers.clear();
+  for (int64_t i = 0; i < d.numLayers; ++i)
+    d.moe.moeLayers.push_back(i >= 3 && i % 2 == 0);
+  V b = blockLayers(d);
+  int64_t sum = 0;
+  for (int64_t n : b)
+    sum += n;
+  CHECK(sum == d.numLayers);
+}
