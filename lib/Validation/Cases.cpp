@@ -513,8 +513,8 @@ std::string renderFit(const FitReport &fit) {
         fit.values.values[i] == published.values[i] ? "" : "  (differs)");
   }
   for (const GroupFit &g : fit.groups)
-    out += fmt::format("{}: {} cases, {} grid points, median + p90 of "
-                       "|error| {:.1f}%\n",
+    out += fmt::format("{}: {} cases, {} grid points, median |error| "
+                       "{:.2f}%\n",
                        fitGroupName(g.group), g.cases, g.gridPoints,
                        100 * g.objective);
   return out;

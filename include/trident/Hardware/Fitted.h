@@ -2,7 +2,7 @@
 //
 // The few numbers of the cost model that no datasheet gives and that were
 // fitted, once per GPU generation, to the published training runs of
-// shared/validation (cases.json and moe_cases.json), each run evaluated
+// shared/validation/cases.json, each run evaluated
 // under the software it used. This table is their one home: the GPU catalog
 // (lib/Hardware/GpuCatalog.cpp) builds its rows from it, `trident validate
 // --fit` and `--cross-validate` refit it (lib/Validation/CrossValidate.cpp)
@@ -47,17 +47,17 @@ struct FittedConstant {
   std::string_view what;
 };
 
-/// Fitted by `trident validate --fit` (a grid search minimising median +
-/// 90th percentile of |error| over every evaluable case of cases.json and
-/// moe_cases.json on the generation's GPUs; docs/cost-model.md section 8).
+/// Fitted by `trident validate --fit` (a grid search minimising the median
+/// |error| over every evaluable case of cases.json on the generation's
+/// GPUs; docs/cost-model.md section 8).
 inline constexpr FittedConstant kFittedConstants[] = {
-    {"sustained.ampere", FitGroup::Ampere, FitKind::Sustained, 0.89, 0.75, 1.00,
+    {"sustained.ampere", FitGroup::Ampere, FitKind::Sustained, 0.90, 0.75, 1.00,
      0.01, "A100 GEMM throughput in training / best-shape MAMF"},
     {"attention.ampere", FitGroup::Ampere, FitKind::Attention, 0.26, 0.16, 0.40,
      0.02, "A100 fused attention, fraction of the 16-bit peak"},
-    {"sustained.hopper", FitGroup::Hopper, FitKind::Sustained, 0.83, 0.75, 1.00,
+    {"sustained.hopper", FitGroup::Hopper, FitKind::Sustained, 0.86, 0.75, 1.00,
      0.01, "H100/H200 GEMM throughput in training / best-shape MAMF"},
-    {"attention.hopper", FitGroup::Hopper, FitKind::Attention, 0.32, 0.16, 0.40,
+    {"attention.hopper", FitGroup::Hopper, FitKind::Attention, 0.30, 0.16, 0.40,
      0.02,
      "H100/H200 fused attention (best kernel), fraction of the "
      "16-bit peak"},

@@ -37,7 +37,7 @@ TEST_CASE("published runs are predicted within the recorded bounds",
       WARN(r.c->id << ": " << r.reason);
   INFO("overall median " << report.overall.median << " p90 "
                          << report.overall.p90);
-  CHECK(report.overall.median <= 0.07);
+  CHECK(report.overall.median <= 0.04);
   CHECK(report.overall.p90 <= 0.15);
   CHECK(report.bySource.at("dgxc").median <= 0.07);
   CHECK(report.bySource.at("dgxc").p90 <= 0.12);
@@ -45,12 +45,16 @@ TEST_CASE("published runs are predicted within the recorded bounds",
   // 16 bits (GemmCost::sixteenBit) moved their median from 7.5 % to 8.4 %
   // while their p90 fell from 14.3 % to 12.0 % (and dgxc's median from
   // 6.0 % to 4.5 %).
+  // The least-median refit (lib/Validation/CrossValidate.cpp) moved
+  // sustained.hopper 0.83 -> 0.86: nemo's p90 12.0 % -> 13.9 %,
+  // torchtitan's median 9.2 % -> 10.2 % (A100, sustained.ampere 0.89 ->
+  // 0.90), dgxc's median 4.5 % -> 3.5 %, mpt's 4.4 % -> 3.9 %.
   CHECK(report.bySource.at("nemo").median <= 0.09);
-  CHECK(report.bySource.at("nemo").p90 <= 0.13);
+  CHECK(report.bySource.at("nemo").p90 <= 0.145);
   CHECK(report.bySource.at("korthikanti22").median <= 0.07);
   CHECK(report.bySource.at("mpt").median <= 0.05);
   CHECK(report.bySource.at("mpt").p90 <= 0.15);
-  CHECK(report.bySource.at("torchtitan").median <= 0.10);
+  CHECK(report.bySource.at("torchtitan").median <= 0.11);
   CHECK(report.bySource.at("megatron_readme2020").median <= 0.10);
   // Narayanan's Megatron-LM rows (not the DeepSpeed ZeRO-3 ones).
   CHECK(report.bySource.at("narayanan21").median <= 0.06);
@@ -320,11 +324,12 @@ TEST_CASE("the published constants are the fit, and leave-one-source-out "
   CHECK(cv.outOfSample.evaluated == cv.outOfSample.evaluable);
   INFO("out of sample: median " << cv.outOfSample.overall.median << " p90 "
                                 << cv.outOfSample.overall.p90);
-  // Today's figures (docs/validation.md), with a little room; the issue's
-  // targets (6 % and 15 %) are not met yet.
-  CHECK(cv.outOfSample.overall.median <= 0.090);
-  CHECK(cv.outOfSample.overall.p90 <= 0.230);
-  CHECK(cv.inSampleReport.overall.median <= 0.052);
+  // Today's figures (docs/validation.md: 6.1 %, 20.7 %; in sample
+  // 3.95 %), with a little room; the out-of-sample targets (6 %
+  // and 15 %) are not met yet, its in-sample one (4 %) is.
+  CHECK(cv.outOfSample.overall.median <= 0.065);
+  CHECK(cv.outOfSample.overall.p90 <= 0.220);
+  CHECK(cv.inSampleReport.overall.median <= 0.040);
   // Out of sample is never better than in sample overall.
   CHECK(cv.outOfSample.overall.median >= cv.inSampleReport.overall.median);
   // A fold never sees its held-out source: refitting without mpt moves the

@@ -2,6 +2,7 @@
 
 #include "trident/Hardware/Calibration.h"
 #include "trident/Hardware/Cluster.h"
+#include "trident/Hardware/Fitted.h"
 #include "trident/Hardware/Gpu.h"
 
 #include <catch2/catch.hpp>
@@ -28,9 +29,11 @@ TEST_CASE("catalog has the required GPUs with sane numbers", "[hardware]") {
   CHECK(h100.peakBf16FlopsPerS == Approx(989.4e12));
   CHECK(h100.peakFp8FlopsPerS == Approx(1978.9e12));
   CHECK(h100.hbmBandwidthBytesPerS == Approx(3.35e12));
-  // MAMF 794.5 / 989.4, derated to sustained training (fitted 0.822).
-  CHECK(h100.gemmEfficiency(DType::BF16) ==
-        Approx(794.5 / 989.4 * 0.822).epsilon(0.01));
+  // MAMF 794.5 / 989.4, derated to sustained training (Fitted.h).
+  CHECK(
+      h100.gemmEfficiency(DType::BF16) ==
+      Approx(794.5 / 989.4 * fittedValue(FitGroup::Hopper, FitKind::Sustained))
+          .epsilon(0.01));
   GpuSpec a100 = *lookupGpu("a100-40gb");
   CHECK(a100.name == "A100-SXM4-40GB");
   CHECK(a100.peakFlopsPerS(DType::BF16) == Approx(312e12));
