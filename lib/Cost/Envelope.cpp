@@ -131,13 +131,16 @@ std::vector<std::string> envelopeWarnings(const LayerProfile &profile,
   return out;
 }
 
-std::vector<std::string> settingsUsed(const ParallelAxes &cfg) {
+std::vector<std::string> settingsUsed(const ParallelConfig &cfg) {
   std::vector<std::string> names;
   if (cfg.tpCommOverlap)
     names.push_back("tp_comm_overlap");
   if (cfg.cp > 1)
     names.push_back("cp_comm_type " + axisValueText(axisSpec(Axis::CpCommType),
                                                     int64_t(cfg.cpCommType)));
+  if (cfg.precision == DType::FP8)
+    names.push_back("fp8_recipe " + axisValueText(axisSpec(Axis::Fp8Recipe),
+                                                  int64_t(cfg.fp8Recipe)));
   return names;
 }
 

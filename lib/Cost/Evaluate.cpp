@@ -53,6 +53,7 @@ struct Axes {
   bool sp = false;
   DType dtype = DType::BF16;
   CpCommType cpComm = CpCommType::P2p;
+  Fp8Recipe fp8 = Fp8Recipe::Delayed;
   bool operator==(const Axes &) const = default;
 };
 
@@ -170,11 +171,10 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
     ++numGemmKernels;
     const DType gt = gemmDtype(g, ax.dtype);
     if (gt == DType::FP8) {
-      // Transformer Engine quantises GEMM inputs: read 16-bit, write fp8
-      // (forward activations); cast + transpose of the output gradient in
-      // the backward (read 2, write 2 x 1 bytes).
-      fp8CastFwdBytes += 3 * M * K * B;
-      fp8CastBwdBytes += 4 * M * N * B;
+      // Transformer Engine quantises GEMM inputs (the forward's
+      // activations, the backward's output gradient), per recipe.
+      fp8CastFwdBytes += fp8CastBytesPerElement(ax.fp8, true) * M * K * B;
+      fp8CastBwdBytes += fp8CastBytesPerElement(ax.fp8, false) * M * N * B;
     }
     double f = launchBound(gpu, gemmTime(gpu, M, N, K, B, gt).seconds);
     // dgrad: dY (M x N) W^T (N x K); wgrad: X^T (K x M) dY (M x N).
@@ -391,10 +391,25 @@ CpCommType cpCommOf(const ParallelAxes &a, const EvalOptions &o) {
   return a.cpCommType != CpCommType::P2p ? a.cpCommType : o.cpCommType;
 }
 
+Fp8Recipe fp8RecipeOf(const ParallelAxes &a, const EvalOptions &o) {
+  return a.fp8Recipe != Fp8Recipe::Delayed ? a.fp8Recipe : o.fp8Recipe;
+}
+
+double fp8CastBytesPerElement(Fp8Recipe recipe, bool forward) {
+  // Forward: read 2, write 1; backward: read 2, write 2 x 1 (the gradient
+  // and its transpose). Current scaling (Float8CurrentScaling) first
+  // reduces the tensor's amax, reading it once more.
+  double bytes = forward ? 3 : 4;
+  if (recipe == Fp8Recipe::Tensorwise)
+    bytes += 2;
+  return bytes;
+}
+
 void stateSettings(ParallelAxes &a, const EvalOptions &o) {
   a.tpCommOverlap =
       a.tpCommOverlap || (o.overlapTpComm && a.tp > 1 && a.sequenceParallel);
   a.cpCommType = a.cp > 1 ? cpCommOf(a, o) : CpCommType::P2p;
+  a.fp8Recipe = fp8RecipeOf(a, o);
 }
 
 void applyRuntime(EvalOptions &o, Runtime r) {
@@ -796,6 +811,24 @@ Status Evaluator::validate(const ParallelConfig &c) const {
                "tp=" +
                str(c.tp) + ", sequence_parallel=" +
                (c.sequenceParallel ? "true" : "false") + ")");
+  // A recipe scales FP8 tensors; in another precision it means nothing.
+  // MXFP8's per-32-element scales are applied by the tensor cores of
+  // Blackwell only (Megatron-Core's transformer_config.py at d98e8a64:
+  // "'mxfp8' for Blackwell architecture only").
+  if (const Fp8Recipe recipe = fp8RecipeOf(c, options_);
+      recipe != Fp8Recipe::Delayed) {
+    std::string name =
+        axisValueText(axisSpec(Axis::Fp8Recipe), int64_t(recipe));
+    if (c.precision != DType::FP8)
+      return err("fp8_recipe " + name + " needs precision fp8 (got " +
+                 std::string(dtypeName(c.precision)) + ")");
+    if (recipe == Fp8Recipe::Mxfp8)
+      for (const NodeGroup &g : cluster_.groups)
+        if (!g.gpu.mxfp8)
+          return err("fp8_recipe mxfp8 needs GPUs that scale blocks of 32 "
+                     "in hardware (Blackwell: B200, GB200); " +
+                     g.gpu.name + " has none");
+  }
   if (profile_.numHeads > 0 && profile_.numHeads % c.tp != 0)
     return err("num_heads=" + str(profile_.numHeads) +
                " is not divisible by tp=" + str(c.tp));
@@ -1092,12 +1125,13 @@ void Evaluator::chunkCosts(const Frame &f, Evaluation &out) {
   auto layerTable = [&](int64_t nodeGroup) -> const std::vector<LayerTimes> & {
     const DType costed = costPrecision(c.precision, o);
     const CpCommType cpComm = cpCommOf(c, o);
-    Axes key{nodeGroup,          c.tp,   c.cp,  c.ep, etp, c.microBatch,
-             c.sequenceParallel, costed, cpComm};
+    const Fp8Recipe fp8 = fp8RecipeOf(c, o);
+    Axes key{nodeGroup,          c.tp,   c.cp,   c.ep, etp, c.microBatch,
+             c.sequenceParallel, costed, cpComm, fp8};
     uint64_t h = uint64_t(nodeGroup) * 0x9E3779B97F4A7C15ull;
     for (int64_t x :
          {c.tp, c.cp, c.ep, etp, c.microBatch, int64_t(c.sequenceParallel),
-          int64_t(costed), int64_t(cpComm)})
+          int64_t(costed), int64_t(cpComm), int64_t(fp8)})
       h = (h ^ uint64_t(x)) * 0x100000001B3ull;
     Impl::Slot &slot = im.cache[(h >> 7) % kCacheSlots];
     if (!slot.valid || !(slot.key == key)) {

@@ -242,6 +242,8 @@ std::vector<GpuSpec> buildCatalog() {
     g.kernelLaunchSeconds = r.launchUs * us;
     g.scaleUpBusBwBytesPerS = r.busBwGBps * G;
     g.scaleUpAllToAllBytesPerS = r.allToAllGBps * G;
+    // The Blackwell rows (GpuSpec::mxfp8's source).
+    g.mxfp8 = g.name == "B200" || g.name == "GB200";
     c.push_back(g);
   }
   return c;

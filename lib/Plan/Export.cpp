@@ -657,6 +657,11 @@ std::vector<MegatronFlag> megatronFlags(const Plan &p,
     // FP8 GEMMs through Transformer Engine, bf16 elsewhere.
     flag("--bf16");
     flag("--fp8-format", "hybrid");
+    // Delayed scaling is --fp8-recipe's default (transformer_config.py at
+    // d98e8a64).
+    if (p.fp8Recipe != Fp8Recipe::Delayed)
+      flag("--fp8-recipe",
+           axisValueText(axisSpec(Axis::Fp8Recipe), int64_t(p.fp8Recipe)));
   } else {
     // fp32: Megatron-LM trains in fp32 unless --bf16 or --fp16 is given.
   }
@@ -772,6 +777,7 @@ constexpr BridgeRow kBridgeRows[] = {
     {"--bf16", "mixed_precision", BridgeHow::Precision},
     {"--fp16", "mixed_precision", BridgeHow::Precision},
     {"--fp8-format", "mixed_precision", BridgeHow::Precision},
+    {"--fp8-recipe", "mixed_precision", BridgeHow::Precision},
     {"--hidden-size", "model.hidden_size", BridgeHow::Value},
     {"--ffn-hidden-size", "model.ffn_hidden_size", BridgeHow::Value},
     {"--num-attention-heads", "model.num_attention_heads", BridgeHow::Value},
@@ -923,15 +929,25 @@ std::string layerList(const std::string &expr) {
 }
 
 /// The registered mixed-precision recipe (training/mixed_precision.py)
-/// for the plan's precision; "null" (no mixed precision) for fp32. FP8 is
-/// Megatron-LM's default recipe for --fp8-format hybrid: delayed scaling.
-std::string bridgePrecision(const std::string &precision) {
-  if (precision == "bf16")
+/// for the plan's precision; "null" (no mixed precision) for fp32. FP8:
+/// the recipe of the plan's fp8_recipe (delayed, Megatron-LM's default
+/// for --fp8-format hybrid, unless it names another).
+std::string bridgePrecision(const Plan &p) {
+  if (p.precision == "bf16")
     return "bf16_mixed";
-  if (precision == "fp16")
+  if (p.precision == "fp16")
     return "fp16_mixed";
-  if (precision == "fp8")
-    return "bf16_with_fp8_delayed_scaling_mixed";
+  if (p.precision == "fp8")
+    switch (p.fp8Recipe) {
+    case Fp8Recipe::Delayed:
+      return "bf16_with_fp8_delayed_scaling_mixed";
+    case Fp8Recipe::Tensorwise:
+      return "bf16_with_fp8_current_scaling_mixed";
+    case Fp8Recipe::Blockwise:
+      return "bf16_with_fp8_subchannel_scaling_mixed";
+    case Fp8Recipe::Mxfp8:
+      return "bf16_with_mxfp8_mixed";
+    }
   return "null";
 }
 
@@ -1022,7 +1038,7 @@ Result<Exported> exportMegatronBridge(const Plan &p, std::string_view source,
   // recipe's layout only when the size is overridden: say it.
   if (p.vpp > 1 && !vppSet)
     set("model.virtual_pipeline_model_parallel_size", str(p.vpp));
-  set("mixed_precision", bridgePrecision(p.precision));
+  set("mixed_precision", bridgePrecision(p));
   // Without a mixed-precision recipe nothing resets the recipe's optimizer,
   // built for bf16 (distributed_fused_adam_with_cosine_annealing's default
   // precision "bf16-mixed"): an fp32 run says so itself.
@@ -1047,10 +1063,15 @@ Result<Exported> exportMegatronBridge(const Plan &p, std::string_view source,
                       "seq_length (" +
                       str(p.seqLen) + "), not the model's " +
                       str(model->maxPositions) + " positions");
-  if (p.precision == "fp8")
+  if (p.precision == "fp8" && p.fp8Recipe == Fp8Recipe::Delayed)
     e.notes.push_back("FP8: bf16_with_fp8_delayed_scaling_mixed, the delayed "
                       "scaling Megatron-LM's --fp8-format hybrid defaults to "
                       "(it also gathers FP8 parameters)");
+  else if (p.precision == "fp8")
+    e.notes.push_back(
+        "FP8: " + bridgePrecision(p) +
+        ", the recipe of the plan's fp8_recipe " +
+        axisValueText(axisSpec(Axis::Fp8Recipe), int64_t(p.fp8Recipe)));
   auto text =
       argumentText(p, source, model, launcher, kBridgeProgram, args, e.notes);
   if (!text)

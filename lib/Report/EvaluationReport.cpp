@@ -43,6 +43,8 @@ std::string configLine(const ParallelConfig &c) {
   }
   s += fmt::format(" recompute={} zero={} {}", rc, c.zeroStage,
                    dtypeName(c.precision));
+  if (c.precision == DType::FP8 && c.fp8Recipe != Fp8Recipe::Delayed)
+    s += " " + axisValueText(axisSpec(Axis::Fp8Recipe), int64_t(c.fp8Recipe));
   return s;
 }
 

@@ -167,6 +167,17 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
   // So does a pinned cp_comm_type (else the runtime's).
   if (auto cpComm = opt.pins.as<CpCommType>(Axis::CpCommType))
     eo.cpCommType = *cpComm;
+  // And a pinned FP8 recipe (the planner does not choose one: it is a
+  // numerics choice, priced here).
+  if (auto recipe = opt.pins.as<Fp8Recipe>(Axis::Fp8Recipe)) {
+    if (*recipe != Fp8Recipe::Delayed && opt.precision != DType::FP8)
+      return Status::error(
+          "--fix fp8_recipe=" +
+          axisValueText(axisSpec(Axis::Fp8Recipe), int64_t(*recipe)) +
+          " needs --precision fp8 (got " +
+          std::string(dtypeName(opt.precision)) + ")");
+    eo.fp8Recipe = *recipe;
+  }
   Result<Evaluator> base = Evaluator::create(profile, cluster, eo);
   if (!base)
     return base.status();

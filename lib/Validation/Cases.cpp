@@ -202,6 +202,7 @@ Result<std::vector<Case>> parseCases(std::string_view text,
     // "zero", the rows' aliases); absent or null: the record's default.
     if (Status s = readAxesJson(j, p, AxesLayout::Flat, where); !s)
       return s;
+    c.fp8RecipeStated = j.contains("fp8_recipe");
     std::string precision = j.value("precision", std::string("bf16"));
     auto d = parseDType(precision);
     if (!d)
@@ -244,6 +245,7 @@ Status applyFrameworks(std::vector<Case> &cases, std::string_view runsText,
   if (root.is_discarded() || !root.is_array())
     return Status::error(runsSource + ": expected a JSON array of runs");
   std::map<std::string, std::string, std::less<>> frameworks;
+  std::map<std::string, Fp8Recipe, std::less<>> recipes;
   for (size_t i = 0; i < root.size(); ++i) {
     const json &r = root[i];
     if (!r.is_object() || !r.contains("id") || !r["id"].is_string())
@@ -252,8 +254,16 @@ Status applyFrameworks(std::vector<Case> &cases, std::string_view runsText,
     if (r.contains("framework") && r["framework"].is_string())
       frameworks[r["id"].get<std::string>()] =
           r["framework"].get<std::string>();
+    if (r.contains("precision") && r["precision"].is_string())
+      if (auto recipe =
+              fp8RecipeForRunPrecision(r["precision"].get<std::string>()))
+        recipes[r["id"].get<std::string>()] = *recipe;
   }
   for (Case &c : cases) {
+    if (auto it = recipes.find(c.id); it != recipes.end() &&
+                                      !c.fp8RecipeStated &&
+                                      c.config.precision == DType::FP8)
+      c.config.fp8Recipe = it->second;
     if (c.runtimeOrigin == Case::RuntimeOrigin::CaseField)
       continue;
     auto it = frameworks.find(c.id);
@@ -265,6 +275,18 @@ Status applyFrameworks(std::vector<Case> &cases, std::string_view runsText,
     }
   }
   return Status::ok();
+}
+
+std::optional<Fp8Recipe> fp8RecipeForRunPrecision(std::string_view precision) {
+  for (auto [suffix, recipe] :
+       std::initializer_list<std::pair<std::string_view, Fp8Recipe>>{
+           {"FP8-CS", Fp8Recipe::Tensorwise},
+           {"FP8-MX", Fp8Recipe::Mxfp8},
+           {"FP8-SS", Fp8Recipe::Blockwise},
+           {"FP8-DS", Fp8Recipe::Delayed}})
+    if (precision == suffix)
+      return recipe;
+  return std::nullopt;
 }
 
 std::string runsFileFor(const std::string &casesPath) {

@@ -294,12 +294,14 @@ std::string renderEnvelope(const CrossValidation &cv,
   std::map<std::string, int64_t> settings;
   for (const std::string_view kind : trident::detail::kCpCommChoices)
     settings["cp_comm_type " + std::string(kind)] = 0;
+  for (const std::string_view recipe : trident::detail::kFp8RecipeChoices)
+    settings["fp8_recipe " + std::string(recipe)] = 0;
   settings["tp_comm_overlap"] = 0;
   for (size_t i = 0; i < cv.regimes.size(); ++i) {
     if (!evaluated(cv, i))
       continue;
     const Case &k = *cv.outOfSample.results[i].c;
-    ParallelAxes config = k.config;
+    ParallelConfig config = k.config;
     EvalOptions preset;
     applyRuntime(preset, k.runtime);
     stateSettings(config, preset);

@@ -410,6 +410,9 @@ void printPlans(const search::SearchOptions &so, const EvalOptions &evalOpt,
         std::string(with.empty() ? "" : "; ") +
         "context parallelism's K/V exchange " +
         axisValueText(axisSpec(Axis::CpCommType), int64_t(cpPlan->cpCommType));
+  if (first.precision == "fp8" && first.fp8Recipe != Fp8Recipe::Delayed)
+    with += std::string(with.empty() ? "" : "; ") + "FP8 recipe " +
+            axisValueText(axisSpec(Axis::Fp8Recipe), int64_t(first.fp8Recipe));
   if (!with.empty())
     llvm::outs() << "priced with " << with << "\n";
   llvm::outs() << "searched    " << st.configurations

@@ -26,6 +26,7 @@ int main(int argc, char **argv) {
       "  trident evaluate --model M --cluster C --global-batch B --seq-len S\n"
       "                   --tp N --pp N --dp N [--cp N] [--ep N] [--vpp N]\n"
       "                   [--cp-comm-type p2p|allgather|a2a]\n"
+      "                   [--fp8-recipe delayed|tensorwise|blockwise|mxfp8]\n"
       "                   --micro-batch N [--recompute none|selective|full]\n"
       "                   [--sequence-parallel] [--tp-comm-overlap] [--zero "
       "0..3]\n"

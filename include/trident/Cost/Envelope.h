@@ -100,7 +100,7 @@ struct SettingRuns {
 /// The SettingRuns names a configuration uses, its settings stated
 /// (stateSettings): what the envelope warns about and what the validated
 /// runs are counted by.
-std::vector<std::string> settingsUsed(const ParallelAxes &cfg);
+std::vector<std::string> settingsUsed(const ParallelConfig &cfg);
 
 } // namespace trident
 

@@ -91,6 +91,11 @@ struct EvalOptions {
   /// plan does not say (ParallelAxes::cpCommType); the trident programs
   /// all-gather them.
   CpCommType cpCommType = CpCommType::P2p;
+  /// The FP8 scaling recipe when the plan does not name another than the
+  /// default (ParallelAxes::fp8Recipe): what `trident plan --fix
+  /// fp8_recipe=...` and `evaluate --fp8-recipe` set for every
+  /// configuration.
+  Fp8Recipe fp8Recipe = Fp8Recipe::Delayed;
   bool overlapGradReduce = true; ///< DP reduce overlaps the last backward
   /// ZeRO-1's reduce-scatter runs inside the optimizer step: exposed even
   /// with overlapGradReduce. No runtime preset sets it (the trident
@@ -197,11 +202,26 @@ void applyRuntime(EvalOptions &options, Runtime runtime);
 /// else (p2p, the default) the runtime's (EvalOptions::cpCommType).
 CpCommType cpCommOf(const ParallelAxes &axes, const EvalOptions &options);
 
+/// The FP8 scaling recipe: the configuration's, else (delayed, the
+/// default) the options' (EvalOptions::fp8Recipe).
+Fp8Recipe fp8RecipeOf(const ParallelAxes &axes, const EvalOptions &options);
+
+/// Bytes each element of a quantised GEMM input moves through Transformer
+/// Engine's casts under `recipe`: `forward` for the activations entering a
+/// GEMM (a 16-bit read and an FP8 write; with current scaling a first
+/// 16-bit read for the amax the scale needs), else for the output gradient
+/// of the backward (cast and transpose: a read and two FP8 writes, again
+/// after an amax read under current scaling). Delayed scaling takes its
+/// scale from earlier steps' amax history, and the block recipes reduce
+/// each block's amax in registers as they cast (Transformer Engine's
+/// Float8BlockScaling, MXFP8BlockScaling): no extra pass.
+double fp8CastBytesPerElement(Fp8Recipe recipe, bool forward);
+
 /// States on `axes` the settings of `options` it is priced with: the
 /// tensor-parallel overlap where it applies (tp > 1 with sequence
-/// parallelism), and the K/V exchange of context parallelism (cpCommOf;
-/// p2p without cp). The search's plans, its runtime checks and `trident
-/// evaluate` all read a configuration through it.
+/// parallelism), the K/V exchange of context parallelism (cpCommOf;
+/// p2p without cp), and the FP8 recipe (fp8RecipeOf). The search's plans, its
+/// runtime checks and `trident evaluate` all read a configuration through it.
 void stateSettings(ParallelAxes &axes, const EvalOptions &options);
 
 /// Bytes per parameter of the model states, as the Evaluator counts them.

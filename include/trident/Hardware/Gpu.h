@@ -61,6 +61,11 @@ struct GpuSpec {
   double attentionEfficiencyFa2 = 0.5;
   /// Streaming (elementwise, copy) throughput / HBM peak.
   double memBandwidthEfficiency = 0.85;
+  /// The tensor cores apply MXFP8's per-32-element block scales (OCP
+  /// Microscaling formats): Blackwell's fifth-generation tensor cores
+  /// (NVIDIA Blackwell architecture technical brief). Transformer Engine's
+  /// MXFP8BlockScaling needs it.
+  bool mxfp8 = false;
 
   // --- execution model ---
   int64_t smCount = 0; ///< SMs (NVIDIA) or CUs (AMD): wave quantisation

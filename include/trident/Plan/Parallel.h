@@ -55,6 +55,16 @@ std::optional<Recompute> parseRecompute(std::string_view name);
 /// (a2a; DeepSpeed-Ulysses).
 enum class CpCommType : uint8_t { P2p, AllGather, A2a };
 
+/// How FP8 training scales its tensors (Megatron-Core's --fp8-recipe,
+/// Transformer Engine's recipes): one scale per tensor from the amax
+/// history of earlier steps (delayed, the default: DelayedScaling), one
+/// per tensor from the tensor's own amax (tensorwise:
+/// Float8CurrentScaling), one per 1x128 tile of activations and gradients
+/// and per 128x128 block of weights (blockwise: Float8BlockScaling, the
+/// DeepSeek-V3 scheme), or one per 32 elements in hardware (mxfp8:
+/// MXFP8BlockScaling, Blackwell only). Matters only under --precision fp8.
+enum class Fp8Recipe : uint8_t { Delayed, Tensorwise, Blockwise, Mxfp8 };
+
 /// The training software that runs a plan. The same plan runs at
 /// different speeds under different runtimes: which attention kernel they
 /// call, whether elementwise work runs in fp32, whether the gradient
@@ -118,6 +128,9 @@ struct ParallelAxes {
   bool tpCommOverlap = false;
   /// Matters only with cp > 1 (AxisSpec::applies).
   CpCommType cpCommType = CpCommType::P2p;
+  /// Matters only under FP8 precision; another recipe than the default
+  /// needs it (Evaluator::validate).
+  Fp8Recipe fp8Recipe = Fp8Recipe::Delayed;
 
   /// The expert tensor-parallel size in effect (etp, or tp when 0).
   constexpr int64_t expertTp() const { return etp == 0 ? tp : etp; }
@@ -179,10 +192,10 @@ struct ParallelConfig : ParallelAxes {
 // clang-format off
 enum class Axis : uint8_t {
   Dp, Tp, Pp, Cp, Ep, Etp, Vpp, MicroBatch, Sp, Recompute, Zero, Schedule,
-  TpCommOverlap, CpCommType,
+  TpCommOverlap, CpCommType, Fp8Recipe,
 };
 // clang-format on
-inline constexpr size_t kAxisCount = 14;
+inline constexpr size_t kAxisCount = 15;
 
 /// How an axis's value is written and parsed. Every value is carried as an
 /// int64_t: a size, 0/1, or the index of a choice.
@@ -246,6 +259,8 @@ inline constexpr std::string_view kRecomputeChoices[] = {"none", "selective",
                                                          "full"};
 inline constexpr std::string_view kCpCommChoices[] = {"p2p", "allgather",
                                                       "a2a"};
+inline constexpr std::string_view kFp8RecipeChoices[] = {
+    "delayed", "tensorwise", "blockwise", "mxfp8"};
 inline constexpr std::string_view kScheduleChoices[] = {"gpipe", "1f1b",
                                                         "interleaved-1f1b"};
 inline constexpr AxisSupport kAll{};
@@ -464,6 +479,31 @@ inline constexpr std::array<AxisSpec, kAxisCount> kAxes = {{
      [](const ParallelAxes &a) { return int64_t(a.cpCommType); },
      [](ParallelAxes &a, int64_t v) { a.cpCommType = CpCommType(v); },
      /*optionalInPlan=*/true, [](const ParallelAxes &a) { return a.cp > 1; }},
+    // Megatron-Core's --fp8-recipe (transformer_config.py at d98e8a64:
+    // delayed by default; 'custom' takes user code and is not priced).
+    // The GPU's check (mxfp8 on Blackwell) and the precision's are
+    // Evaluator::validate's. Not searched: the recipe is a numerics choice
+    // the user makes, which the planner prices.
+    {Axis::Fp8Recipe, "fp8_recipe", "fp8_recipe", false,
+     "fp8-recipe", "fp8-recipe", "KIND",
+     "how FP8 scales its tensors under --precision fp8: delayed (the "
+     "default), tensorwise (current scaling), blockwise or mxfp8",
+     AxisType::Choice, 0, 3, 0, detail::kFp8RecipeChoices, true,
+     {{detail::kAll,
+      {1u, "Megatron-LM before Megatron-Core has no FP8 recipes"},
+      {0b011u, "PyTorch FSDP with torchao float8 scales per tensor or per "
+               "row; it has no fp8_recipe '{}'"},
+      {0b011u, "torchtitan's float8 (torchao) scales per tensor or per "
+               "row; it has no fp8_recipe '{}'"},
+      {1u, "the programs trident emit writes train in fp32 or bf16"},
+      {1u, "DeepSpeed of 2021 has no FP8"}, detail::kAll}},
+     {{detail::kAll,
+      {1u, "fp8_recipe '{}': the DeepSpeed config has no FP8 training"},
+      {1u, "fp8_recipe '{}': the torchtitan export trains in bfloat16 or "
+           "float32 (float8 is a model converter)"}}},
+     [](const ParallelAxes &a) { return int64_t(a.fp8Recipe); },
+     [](ParallelAxes &a, int64_t v) { a.fp8Recipe = Fp8Recipe(v); },
+     /*optionalInPlan=*/true},
 }};
 // clang-format on
 

@@ -49,7 +49,17 @@ struct Case {
   /// Megatron-Bridge MoE rows do (their page's footnote). Evaluated with
   /// EvalOptions::expertLoadImbalance 1.
   bool forceBalanced = false;
+  /// The FP8 recipe came from the case's `fp8_recipe` field; else
+  /// applyFrameworks may read it from its published run's precision
+  /// (fp8RecipeForRunPrecision).
+  bool fp8RecipeStated = false;
 };
+
+/// The FP8 recipe a published run's precision column names, as
+/// Megatron-Bridge's performance tables write it: "FP8-CS" current
+/// (tensorwise) scaling, "FP8-MX" MXFP8, "FP8-SS" sub-channel (blockwise)
+/// scaling, "FP8-DS" delayed; none for any other text.
+std::optional<Fp8Recipe> fp8RecipeForRunPrecision(std::string_view precision);
 
 /// The runtime of a source's runs, from what the source says it used
 /// (shared/validation/README.md; docs/validation.md lists the table).

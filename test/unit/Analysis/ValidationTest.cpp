@@ -189,6 +189,44 @@ TEST_CASE("bad cases files are refused with the case named",
   CHECK(badField.message().find("'tp'") != std::string::npos);
 }
 
+TEST_CASE("an FP8 case's recipe comes from its run's precision column",
+          "[validation][fp8]") {
+  CHECK(fp8RecipeForRunPrecision("FP8-CS") == Fp8Recipe::Tensorwise);
+  CHECK(fp8RecipeForRunPrecision("FP8-MX") == Fp8Recipe::Mxfp8);
+  CHECK(fp8RecipeForRunPrecision("FP8-SS") == Fp8Recipe::Blockwise);
+  CHECK(fp8RecipeForRunPrecision("FP8-DS") == Fp8Recipe::Delayed);
+  CHECK_FALSE(fp8RecipeForRunPrecision("FP8").has_value());
+  CHECK_FALSE(fp8RecipeForRunPrecision("FP8 (Transformer Engine)").has_value());
+  const char *one = R"({"id": "%s", "source_group": "x", "evaluable": true,
+      "model": {}, "cluster": "dgx-h100:1", "dp": 8, "global_batch": 8,
+      "precision": "%p", "measured": {"tokens_per_s_per_gpu": 1}%e})";
+  auto caseText = [&](std::string id, std::string precision,
+                      std::string extra) {
+    std::string t = one;
+    t.replace(t.find("%s"), 2, id);
+    t.replace(t.find("%p"), 2, precision);
+    t.replace(t.find("%e"), 2, extra);
+    return t;
+  };
+  // The run names current scaling; a case's own field beats it; a bf16
+  // case keeps the default whatever its run says.
+  auto cases =
+      parseCases("[" + caseText("cs", "fp8", "") + "," +
+                     caseText("own", "fp8", R"(, "fp8_recipe": "blockwise")") +
+                     "," + caseText("bf", "bf16", "") + "]",
+                 "x.json");
+  REQUIRE(cases.isOk());
+  REQUIRE(applyFrameworks(*cases,
+                          R"([{"id": "cs", "precision": "FP8-CS"},
+                              {"id": "own", "precision": "FP8-CS"},
+                              {"id": "bf", "precision": "FP8-CS"}])",
+                          "runs.json")
+              .isOk());
+  CHECK((*cases)[0].config.fp8Recipe == Fp8Recipe::Tensorwise);
+  CHECK((*cases)[1].config.fp8Recipe == Fp8Recipe::Blockwise);
+  CHECK((*cases)[2].config.fp8Recipe == Fp8Recipe::Delayed);
+}
+
 TEST_CASE("a case's runtime comes from its run's framework", "[validation]") {
   // NeMo 1.x: Megatron-Core under Apex's distributed Adam; NeMo with
   // Megatron-Bridge: Megatron-Core's own optimizer.

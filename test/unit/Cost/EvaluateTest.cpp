@@ -1244,3 +1244,57 @@ TEST_CASE("context parallelism's K/V exchange: ring, all-gather, all-to-all",
                          "num_kv_heads=4 divisible by tp*cp = 8") !=
         std::string::npos);
 }
+
+TEST_CASE("FP8 recipes: current scaling reads each quantised tensor again",
+          "[cost][evaluate][fp8]") {
+  LayerProfile p = test::profileOf(
+      llamaStyleShape("llama-8b", 32, 4096, 32, 8, 14336, 128256, 8192));
+  Cluster h100 = *parseClusterSpec("dgx-h100:1");
+  auto config = [](Fp8Recipe recipe, DType precision = DType::FP8) {
+    ParallelConfig cfg = cfgOf(8, 1, 1, 1, 64);
+    cfg.zeroStage = 1;
+    cfg.precision = precision;
+    cfg.fp8Recipe = recipe;
+    return cfg;
+  };
+  auto step = [&](Fp8Recipe recipe, const EvalOptions &o = {}) {
+    return mustEvaluate(p, h100, config(recipe), o).iterationSeconds;
+  };
+  const double delayed = step(Fp8Recipe::Delayed);
+  const double tensorwise = step(Fp8Recipe::Tensorwise);
+  // The amax pass: 2 more bytes per element entering a GEMM, forward and
+  // backward (fp8CastBytesPerElement); a few percent of the step.
+  CHECK(tensorwise > delayed * 1.005);
+  CHECK(tensorwise < delayed * 1.10);
+  CHECK(fp8CastBytesPerElement(Fp8Recipe::Tensorwise, true) ==
+        fp8CastBytesPerElement(Fp8Recipe::Delayed, true) + 2);
+  CHECK(fp8CastBytesPerElement(Fp8Recipe::Tensorwise, false) ==
+        fp8CastBytesPerElement(Fp8Recipe::Delayed, false) + 2);
+  // Block scales come out of the cast itself.
+  CHECK(step(Fp8Recipe::Blockwise) == Approx(delayed));
+  // The options' recipe holds where the configuration names the default,
+  // as a pinned --fix fp8_recipe does for every configuration.
+  EvalOptions current;
+  current.fp8Recipe = Fp8Recipe::Tensorwise;
+  CHECK(step(Fp8Recipe::Delayed, current) == Approx(tensorwise));
+  ParallelAxes stated = config(Fp8Recipe::Delayed);
+  stateSettings(stated, current);
+  CHECK(stated.fp8Recipe == Fp8Recipe::Tensorwise);
+
+  // MXFP8 needs Blackwell's tensor cores; any recipe but the default needs
+  // FP8 precision.
+  Result<Evaluation> mx = evaluate(p, h100, config(Fp8Recipe::Mxfp8));
+  REQUIRE(!mx);
+  CHECK(mx.message().find("fp8_recipe mxfp8 needs GPUs that scale blocks of "
+                          "32 in hardware") != std::string::npos);
+  CHECK(mx.message().find("H100-SXM5-80GB has none") != std::string::npos);
+  Cluster b200 = *parseClusterSpec("dgx-b200:1");
+  CHECK(evaluate(p, b200, config(Fp8Recipe::Mxfp8)).isOk());
+  Result<Evaluation> bf16 =
+      evaluate(p, h100, config(Fp8Recipe::Tensorwise, DType::BF16));
+  REQUIRE(!bf16);
+  CHECK(bf16.message().find("fp8_recipe tensorwise needs precision fp8 (got "
+                            "bf16)") != std::string::npos);
+  // In bf16 the default recipe is no setting at all.
+  CHECK(evaluate(p, h100, config(Fp8Recipe::Delayed, DType::BF16)).isOk());
+}

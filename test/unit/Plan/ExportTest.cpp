@@ -144,6 +144,33 @@ TEST_CASE("Megatron-LM precision and ZeRO", "[export]") {
   p.recompute = Recompute::Selective;
   std::string t = exported(p, ExportTarget::Megatron);
   CHECK(has(t, "--fp8-format hybrid"));
+  CHECK_FALSE(has(t, "--fp8-recipe")); // delayed: Megatron-Core's default
+  {
+    // Another recipe is named, in Megatron-LM's flag and in the
+    // Megatron-Bridge mixed-precision recipe.
+    auto model = frontend::zooModel("gpt3-175b");
+    REQUIRE(model.isOk());
+    auto bridge = [&](const Plan &q) {
+      auto r =
+          exportPlan(q, ExportTarget::MegatronBridge, "plan.json", &*model);
+      INFO((r ? std::string() : r.message()));
+      REQUIRE(r.isOk());
+      return r->text;
+    };
+    Plan cs = p;
+    cs.fp8Recipe = Fp8Recipe::Tensorwise;
+    std::string mt = exported(cs, ExportTarget::Megatron);
+    INFO(mt);
+    CHECK(has(mt, "--fp8-recipe tensorwise"));
+    CHECK(
+        has(bridge(cs), "mixed_precision=bf16_with_fp8_current_scaling_mixed"));
+    cs.fp8Recipe = Fp8Recipe::Blockwise;
+    CHECK(has(bridge(cs),
+              "mixed_precision=bf16_with_fp8_subchannel_scaling_mixed"));
+    cs.fp8Recipe = Fp8Recipe::Mxfp8;
+    CHECK(has(exported(cs, ExportTarget::Megatron), "--fp8-recipe mxfp8"));
+    CHECK(has(bridge(cs), "mixed_precision=bf16_with_mxfp8_mixed"));
+  }
   CHECK(has(t, "--bf16 \\\n"));
   CHECK(has(t, "--use-megatron-fsdp \\\n"));
   CHECK(has(t, "--data-parallel-sharding-strategy optim_grads_params"));
@@ -595,7 +622,10 @@ TEST_CASE("the Megatron-Bridge translation is Megatron-Bridge's own",
   // The recipes the exporter names are registered at the pin.
   for (const char *mp :
        {"mixed_precision=bf16_mixed", "mixed_precision=fp16_mixed",
-        "mixed_precision=bf16_with_fp8_delayed_scaling_mixed"})
+        "mixed_precision=bf16_with_fp8_delayed_scaling_mixed",
+        "mixed_precision=bf16_with_fp8_current_scaling_mixed",
+        "mixed_precision=bf16_with_fp8_subchannel_scaling_mixed",
+        "mixed_precision=bf16_with_mxfp8_mixed"})
     CHECK(keys.count(mp));
 }
 
