@@ -49,7 +49,8 @@ constexpr double us = 1e-6;
 // `trident validate` suite, docs/validation.md), each run under the runtime
 // it used (docs/cost-model.md#runtimes); the values live in
 // trident/Hardware/Fitted.h. GPU types without published runs in that set
-// use 0.80 (assumption: at the lower fitted value).
+// use 0.80 (assumption: below both fitted values of Fitted.h, since
+// no published run checks them).
 constexpr double kSustainedA100 =
     fittedValue(FitGroup::Ampere, FitKind::Sustained);
 constexpr double kSustainedH100 =
