@@ -815,20 +815,16 @@ Status Evaluator::validate(const ParallelConfig &c) const {
   // MXFP8's per-32-element scales are applied by the tensor cores of
   // Blackwell only (Megatron-Core's transformer_config.py at d98e8a64:
   // "'mxfp8' for Blackwell architecture only").
-  if (const Fp8Recipe recipe = fp8RecipeOf(c, options_);
-      recipe != Fp8Recipe::Delayed) {
-    std::string name =
-        axisValueText(axisSpec(Axis::Fp8Recipe), int64_t(recipe));
-    if (c.precision != DType::FP8)
-      return err("fp8_recipe " + name + " needs precision fp8 (got " +
-                 std::string(dtypeName(c.precision)) + ")");
-    if (recipe == Fp8Recipe::Mxfp8)
-      for (const NodeGroup &g : cluster_.groups)
-        if (!g.gpu.mxfp8)
-          return err("fp8_recipe mxfp8 needs GPUs that scale blocks of 32 "
-                     "in hardware (Blackwell: B200, GB200); " +
-                     g.gpu.name + " has none");
-  }
+  const Fp8Recipe recipe = fp8RecipeOf(c, options_);
+  if (std::string why = fp8RecipePrecisionRefusal(recipe, c.precision);
+      !why.empty())
+    return err(why);
+  if (recipe == Fp8Recipe::Mxfp8)
+    for (const NodeGroup &g : cluster_.groups)
+      if (!g.gpu.mxfp8)
+        return err("fp8_recipe mxfp8 needs GPUs that scale blocks of 32 in "
+                   "hardware (Blackwell: B200, GB200); " +
+                   g.gpu.name + " has none");
   if (profile_.numHeads > 0 && profile_.numHeads % c.tp != 0)
     return err("num_heads=" + str(profile_.numHeads) +
                " is not divisible by tp=" + str(c.tp));

@@ -202,6 +202,14 @@ bool applies(const AxisSpec &a, const ParallelAxes &axes) {
 }
 } // namespace
 
+std::string fp8RecipePrecisionRefusal(Fp8Recipe recipe, DType precision) {
+  if (recipe == Fp8Recipe::Delayed || precision == DType::FP8)
+    return "";
+  return "fp8_recipe " +
+         axisValueText(axisSpec(Axis::Fp8Recipe), int64_t(recipe)) +
+         " needs precision fp8 (got " + std::string(dtypeName(precision)) + ")";
+}
+
 bool runtimeAccepts(const ParallelAxes &axes, Runtime runtime) {
   for (const AxisSpec &a : kAxes)
     if (applies(a, axes) &&

@@ -428,15 +428,12 @@ Status checkPlanShape(const Plan &p, const std::string &src) {
   if (!parseDType(p.precision))
     return Status::error(src + ": 'precision' is '" + p.precision +
                          "'; expected fp32, bf16, fp16 or fp8");
-  // A recipe scales FP8 tensors: in another precision it would be ignored
-  // by every consumer, so a plan naming one is refused (the writer states
-  // it only with fp8).
-  if (p.fp8Recipe != Fp8Recipe::Delayed && p.precision != "fp8")
-    return Status::error(
-        src + ": 'fp8_recipe' is '" +
-        axisValueText(axisSpec(Axis::Fp8Recipe), int64_t(p.fp8Recipe)) +
-        "' but 'precision' is '" + p.precision +
-        "'; a recipe other than delayed needs precision fp8");
+  // Every consumer would ignore such a recipe (the writer states it only
+  // with fp8).
+  if (std::string why =
+          fp8RecipePrecisionRefusal(p.fp8Recipe, *parseDType(p.precision));
+      !why.empty())
+    return Status::error(src + ": " + why);
   for (int64_t n : p.layersPerChunk)
     if (n < 0 || n > kMaxPlanSize)
       return Status::error(src + ": 'layers_per_chunk' entries must be in "

@@ -170,12 +170,9 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
   // And a pinned FP8 recipe (the planner does not choose one: it is a
   // numerics choice, priced here).
   if (auto recipe = opt.pins.as<Fp8Recipe>(Axis::Fp8Recipe)) {
-    if (*recipe != Fp8Recipe::Delayed && opt.precision != DType::FP8)
-      return Status::error(
-          "--fix fp8_recipe=" +
-          axisValueText(axisSpec(Axis::Fp8Recipe), int64_t(*recipe)) +
-          " needs --precision fp8 (got " +
-          std::string(dtypeName(opt.precision)) + ")");
+    if (std::string why = fp8RecipePrecisionRefusal(*recipe, opt.precision);
+        !why.empty())
+      return Status::error("--fix: " + why);
     eo.fp8Recipe = *recipe;
   }
   Result<Evaluator> base = Evaluator::create(profile, cluster, eo);

@@ -550,6 +550,12 @@ std::string axisRefusal(const AxisSpec &axis, const AxisSupport &support,
 /// The first axis of `axes` that `runtime` cannot run, as a message ("cp 2:
 /// PyTorch FSDP has no context parallelism"), or "".
 std::string runtimeAxisRefusal(const ParallelAxes &axes, Runtime runtime);
+
+/// "fp8_recipe R needs precision fp8 (got P)" when `recipe` is not the
+/// default and `precision` is not fp8, else "": a recipe scales FP8
+/// tensors and means nothing in another precision. The evaluator, the
+/// search's pins and the plan reader all refuse with it.
+std::string fp8RecipePrecisionRefusal(Fp8Recipe recipe, DType precision);
 /// Whether `runtime` runs every axis of `axes` (runtimeAxisRefusal() is
 /// ""), without building a message: the search asks it per configuration.
 bool runtimeAccepts(const ParallelAxes &axes, Runtime runtime);
