@@ -28,9 +28,12 @@ cd "$(dirname "$0")/.."
 source python-free-examples/_emit-build.sh
 MODEL=test/e2e/models/tiny-mixtral.json
 
-echo "\$ trident plan --model mixtral-8x7b --cluster dgx-h100:4 --global-batch 256 --seq-len 4096 --top 3"
+# Megatron-Core runs without --tp-comm-overlap unless asked: the plans
+# here leave it off (python-free-examples/42-tp-comm-overlap.sh shows it).
+echo "\$ trident plan --model mixtral-8x7b --cluster dgx-h100:4 --global-batch 256 --seq-len 4096 --top 3 --fix tp_comm_overlap=false"
 "$BIN/trident" plan --model mixtral-8x7b --cluster dgx-h100:4 \
-  --global-batch 256 --seq-len 4096 --top 3 | sed -n '1,9p'
+  --global-batch 256 --seq-len 4096 --top 3 --fix tp_comm_overlap=false |
+  sed -n '1,9p'
 
 echo
 emit_build test/e2e/plans/tiny-mixtral-dp4-ep2.json "$MODEL" "$tmp/ep2"

@@ -35,6 +35,9 @@ struct LayerTimes {
   double attnFwd = 0, attnBwd = 0; ///< attention-core part of the above
   double tpComm = 0;            ///< TP collectives of one pass
   double tpOverlappable = 0;    ///< TP-region GEMM time of one forward
+  /// GEMM time that Transformer Engine's overlap runs on the SMs its
+  /// communication kernels leave (kUbCommSms): forward, backward.
+  double tpMarginFwd = 0, tpMarginBwd = 0;
   double cpFwd = 0, cpBwd = 0;  ///< context-parallel KV exchange, total
   double cpSteps = 0;           ///< ring steps (cp - 1)
   double cpStepFwd = 0, cpStepBwd = 0; ///< one step's transfer
@@ -194,6 +197,19 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
     gemmBwd += b;
     if (g.split != TpSplit::None && ax.tp > 1)
       r.tpOverlappable += f;
+    // Under --tp-comm-overlap (Transformer Engine's defaults, base.py
+    // initialize_ub at d0067d0): the row-parallel forward GEMMs
+    // (proj_fprop, fc2_fprop: "pipeline") and both backward GEMMs of the
+    // column-parallel ones (qkv/fc1 dgrad and wgrad: "bulk") share the GPU
+    // with a communication kernel on kUbCommSms SMs; the others use the
+    // copy engines ("ring_exchange") or none. Expert GEMMs are not
+    // overlapped.
+    if (ax.tp > 1 && !g.expert) {
+      if (g.split == TpSplit::Row)
+        r.tpMarginFwd += f;
+      else if (g.split == TpSplit::Column)
+        r.tpMarginBwd += b;
+    }
   }
   if (flash && r.attnFwd > 0)
     ++numGemmKernels; // the fused kernel
@@ -294,17 +310,41 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
   return r;
 }
 
+/// SMs Transformer Engine's userbuffers communication kernels take in the
+/// "pipeline" and "bulk" overlaps (num_sm 16 by default, with
+/// set_sm_margin on: transformer_engine/pytorch/module/base.py
+/// initialize_ub at d0067d0, lines 384-391; TE 2.0 and later).
+constexpr double kUbCommSms = 16;
+
+/// How much longer a GEMM runs when capped at the SMs the communication
+/// kernel leaves (comm_gemm_overlap.cpp at d0067d0, lines 142-144:
+/// _math_sms = sm_count - num_comm_sm), as the SM ratio: SMs / (SMs - 16)
+/// - 1 (GpuSpec::smCount is positive; a GPU of no more SMs than that is
+/// not priced a margin).
+double ubMarginSlowdown(const GpuSpec &gpu) {
+  double sms = double(gpu.smCount);
+  return sms > kUbCommSms ? sms / (sms - kUbCommSms) - 1 : 0.0;
+}
+
 /// Exposed part of one layer's communication, forward and backward.
 struct Exposure {
   double fwd = 0, bwd = 0, hiddenFwd = 0, hiddenBwd = 0;
+  /// Compute time the tensor-parallel overlap adds: its GEMMs on fewer SMs.
+  double slowFwd = 0, slowBwd = 0;
   /// fwd and bwd by PassComm kind (TP, CP, EP; no DP per layer).
   std::array<double, kPassCommKinds> kindFwd{}, kindBwd{};
 };
 /// `overlapTp`: the tensor-parallel collectives run beside the GEMMs of
 /// the tensor-parallel region (EvalOptions::overlapTpComm, or the plan's
-/// tp_comm_overlap), hidden up to those GEMMs' time.
-Exposure exposure(const LayerTimes &t, bool overlapTp) {
+/// tp_comm_overlap), hidden up to those GEMMs' time; the GEMMs that share
+/// the GPU with a communication kernel take `marginSlowdown` longer
+/// (ubMarginSlowdown).
+Exposure exposure(const LayerTimes &t, bool overlapTp, double marginSlowdown) {
   Exposure e;
+  if (overlapTp) {
+    e.slowFwd = t.tpMarginFwd * marginSlowdown;
+    e.slowBwd = t.tpMarginBwd * marginSlowdown;
+  }
   double tpF =
       overlapTp ? std::max(0.0, t.tpComm - t.tpOverlappable) : t.tpComm;
   double tpB =
@@ -428,6 +468,8 @@ void applyRuntime(EvalOptions &o, Runtime r) {
   o.overlapZero3Gather = true;
   o.zero3GatherPerTensor = false;
   o.zero3GradBucketElements = 0;
+  o.zero3GatherBytesPerS = 0;
+  o.zero3RegatherAfterRecompute = false;
   o.overlapParamGather = false;
   o.moeDispatcher = MoeDispatcher::AllToAll;
   o.expertFolding = true;
@@ -517,6 +559,10 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     o.overlapZero3Gather = false;
     o.zero3GatherPerTensor = true;
     o.zero3GradBucketElements = kDeepSpeedReduceBucketElements;
+    // - each gather moves at most 20.8 GB/s into a GPU (issue #1174), and
+    //   under full recompute the recompute forward gathers once more.
+    o.zero3GatherBytesPerS = kDeepSpeedZero3GatherBytesPerS;
+    o.zero3RegatherAfterRecompute = true;
     break;
   case Runtime::Nemo:
     // NeMo 1.x (NeMo-Framework-Launcher recipes, containers to 24.07):
@@ -1180,6 +1226,9 @@ void Evaluator::chunkCosts(const Frame &f, Evaluation &out) {
     const int64_t s = g % p;
     const int64_t ng = im.stageGroup[size_t(s)];
     const std::vector<LayerTimes> &tab = layerTable(ng);
+    const bool overlapTp = o.overlapTpComm || c.tpCommOverlap;
+    const double marginSlowdown =
+        overlapTp ? ubMarginSlowdown(cluster_.groups[size_t(ng)].gpu) : 0.0;
     StageBreakdown &st = out.stages[size_t(s)];
     st.nodeGroup = ng;
     const Recompute rc = c.recomputeOf(s);
@@ -1190,14 +1239,16 @@ void Evaluator::chunkCosts(const Frame &f, Evaluation &out) {
       if (count <= 0)
         return;
       const LayerTimes &t = tab[size_t(gi)];
-      Exposure e = exposure(t, o.overlapTpComm || c.tpCommOverlap);
-      double f = t.fwd + e.fwd, b = t.bwd + e.bwd;
-      double cmp = t.fwd + t.bwd;
+      Exposure e = exposure(t, overlapTp, marginSlowdown);
+      // Compute, with the overlap's slower GEMMs.
+      const double tf = t.fwd + e.slowFwd, tb = t.bwd + e.slowBwd;
+      double f = tf + e.fwd, b = tb + e.bwd;
+      double cmp = tf + tb;
       double hid = e.hiddenFwd + e.hiddenBwd;
       double la = t.actNone;
       if (rc == Recompute::Full) {
-        b += t.fwd + e.fwd; // the forward again, with its communication
-        cmp += t.fwd;
+        b += tf + e.fwd; // the forward again, with its communication
+        cmp += tf;
         hid += e.hiddenFwd;
         la = t.actFull;
       } else if (rc == Recompute::Selective && o.selectiveForwardFraction > 0) {
@@ -1205,8 +1256,8 @@ void Evaluator::chunkCosts(const Frame &f, Evaluation &out) {
         // forward and saves the rest (torchtitan: every second layer, or
         // every second matmul).
         double fr = o.selectiveForwardFraction;
-        b += fr * (t.fwd + e.fwd);
-        cmp += fr * t.fwd;
+        b += fr * (tf + e.fwd);
+        cmp += fr * tf;
         hid += fr * e.hiddenFwd;
         la = fr * t.actFull + (1 - fr) * t.actNone;
       } else if (rc == Recompute::Selective) {
@@ -1326,6 +1377,18 @@ void Evaluator::communicationCosts(const Frame &f, Evaluation &out) {
                         tensors) +
                   collectiveSeconds(hw, CollectiveOp::AllGather,
                                     expert * weightBytes, shE, o.algorithm);
+      if (o.zero3GatherBytesPerS > 0) {
+        // The bytes each GPU receives, at the implementation's rate.
+        double received =
+            (dense * weightBytes * double(dpcp - 1) / double(dpcp)) +
+            (expert * weightBytes * double(edp - 1) / double(edp));
+        ag = std::max(ag, received / o.zero3GatherBytesPerS);
+      }
+      // The backward's gathers: once, or twice when the recompute forward
+      // released what it gathered.
+      double agB = ag;
+      if (o.zero3RegatherAfterRecompute && c.recomputeOf(s) == Recompute::Full)
+        agB = 2 * ag;
       double rs;
       if (o.zero3GradBucketElements > 0) {
         // Bucketed all-reduce of the gradients, each rank keeping its
@@ -1339,17 +1402,17 @@ void Evaluator::communicationCosts(const Frame &f, Evaluation &out) {
       rs += collectiveSeconds(hw, CollectiveOp::ReduceScatter,
                               expert * gradBytes, shE, o.algorithm);
       double f = pc.forwardSeconds[size_t(g)], b = pc.backwardSeconds[size_t(g)];
-      double exF = std::max(0.0, ag - f), exB = std::max(0.0, ag + rs - b);
+      double exF = std::max(0.0, ag - f), exB = std::max(0.0, agB + rs - b);
       if (!o.overlapZero3Gather) { // only the reduce-scatters overlap
         exF = ag;
-        exB = ag + std::max(0.0, rs - b);
+        exB = agB + std::max(0.0, rs - b);
       }
       pc.forwardSeconds[size_t(g)] += exF;
       pc.backwardSeconds[size_t(g)] += exB;
       pc.forwardComm[size_t(g)][size_t(PassComm::DataParallel)] += exF;
       pc.backwardComm[size_t(g)][size_t(PassComm::DataParallel)] += exB;
       im.chunkExposed[size_t(g)] += exF + exB;
-      im.chunkHidden[size_t(g)] += (ag - exF) + (ag + rs - exB);
+      im.chunkHidden[size_t(g)] += (ag - exF) + (agB + rs - exB);
     }
   }
 
@@ -1407,7 +1470,20 @@ void Evaluator::stageMemory(const Frame &f,
   double p2pBuffer = p > 1 ? 2 * msgBytes : 0;
   double cached =
       o.allocatorCacheFraction * (st.activationBytes + z3Buffer + p2pBuffer);
-  st.bufferBytes = o.reservedBytes + z3Buffer + p2pBuffer + cached;
+  // Transformer Engine's userbuffers under --tp-comm-overlap: one set for
+  // the model (keyed by GEMM name, base.py at d0067d0 line 514) of 12
+  // buffers of (seq x micro-batch / cp) x hidden elements (Megatron-LM's
+  // initialize.py at d98e8a64, lines 223-226); the 8 all-gather ones hold
+  // FP8 under FP8 (base.py lines 472-476), the 4 reduce-scatter ones the
+  // activation type. Allocated outside PyTorch's caching allocator.
+  double ubBuffer = 0;
+  if (o.overlapTpComm || c.tpCommOverlap) {
+    double rows = double(profile_.seqLen) * double(c.microBatch) / double(c.cp);
+    double act = double(dtypeBytes(activationDtype(c.precision)));
+    double gathered = c.precision == DType::FP8 ? 1.0 : act;
+    ubBuffer = rows * double(profile_.hidden) * (8 * gathered + 4 * act);
+  }
+  st.bufferBytes = o.reservedBytes + z3Buffer + p2pBuffer + cached + ubBuffer;
   st.totalBytes = st.weightBytes + st.gradientBytes + st.optimizerBytes +
                   st.activationBytes + st.bufferBytes;
   st.capacityBytes = cluster_.groups[size_t(st.nodeGroup)].gpu.hbmBytes;

@@ -99,6 +99,8 @@ std::string differences(const plan::Plan &a, const plan::Plan &b) {
   diff("vpp", n(a.vpp), n(b.vpp));
   diff("sp", a.sequenceParallel ? "on" : "off",
        b.sequenceParallel ? "on" : "off");
+  diff("tp overlap", a.tpCommOverlap ? "on" : "off",
+       b.tpCommOverlap ? "on" : "off");
   diff("micro-batch", n(a.microBatch), n(b.microBatch));
   diff("recompute", std::string(recomputeName(a.recompute)),
        std::string(recomputeName(b.recompute)));
@@ -185,7 +187,7 @@ std::string plansTable(const HtmlReportInput &in,
          std::to_string(p.tp) + "</td><td>" + std::to_string(p.pp) +
          "</td><td>" + std::to_string(p.cp) + "</td><td>" +
          std::to_string(p.ep) + "</td><td>" + std::to_string(p.vpp) +
-         "</td><td>" + (p.sequenceParallel ? "on" : "-") + "</td><td>" +
+         "</td><td>" + p.spCell() + "</td><td>" +
          std::to_string(p.microBatch) + " &times; " +
          std::to_string(p.numMicroBatches) + "</td><td>" + esc(rc) +
          "</td><td>" + std::to_string(p.zeroStage) + "</td><td>" +

@@ -84,6 +84,7 @@ Status probeKey(const Shared &sh, const Cluster &input, const AxesKey &k,
     c.microBatch = k.mb;
     c.globalBatch = c.dp * k.mb;
     c.sequenceParallel = k.sp;
+    c.tpCommOverlap = k.tpOverlap;
     c.precision = sh.opt.precision;
     Evaluator &ev = pr.ev[size_t(k.group)][gi];
     auto run = [&](Recompute r, double &sec, double &act) -> Status {
@@ -190,9 +191,7 @@ int32_t addKeys(Shared &sh, const Config &C) {
   int32_t first = -1;
   for (int64_t s = 0; s < c.pp; ++s) {
     int64_t vg = var.cluster.groupOfGpu(s * stageGpus);
-    AxesKey k{var.origGroup[size_t(vg)], int32_t(c.tp), int32_t(c.cp),
-              int32_t(c.ep), int32_t(c.etp), int32_t(c.microBatch),
-              c.sequenceParallel, c.recompute};
+    AxesKey k = axesKeyOf(var.origGroup[size_t(vg)], c);
     auto [it, inserted] = sh.keyIndex.emplace(k, int32_t(sh.keys.size()));
     if (inserted)
       sh.keys.push_back(k);
@@ -215,9 +214,7 @@ void orderByBound(Shared &sh) {
     int64_t stageGpus = c.dp * c.tp * c.cp;
     for (int64_t s = 0; s < c.pp; ++s) {
       int64_t vg = var.cluster.groupOfGpu(s * stageGpus);
-      AxesKey k{var.origGroup[size_t(vg)], int32_t(c.tp), int32_t(c.cp),
-                int32_t(c.ep), int32_t(c.etp), int32_t(c.microBatch),
-                c.sequenceParallel, c.recompute};
+      AxesKey k = axesKeyOf(var.origGroup[size_t(vg)], c);
       // Bounded by its own policy's work: a per-stage refinement (phase
       // 3, step 3) of a family pruned here is not tried (docs/planner.md).
       minTotal = std::min(minTotal,

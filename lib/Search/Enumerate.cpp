@@ -132,8 +132,9 @@ void enumerate(Shared &sh, int32_t vi, const Evaluator &ev) {
         for (auto [ep, etp] : experts) {
           if (!pin.admits(Axis::Ep, ep))
             continue;
-          for (int sp = 0; sp <= 1; ++sp) {
-            if (!spCandidate(sh, sp, tp, cp))
+          for (auto [sp, ov] : kSpOverlap) {
+            if (!spCandidate(sh, sp, tp, cp) ||
+                !tpOverlapCandidate(sh, ov, tp, sp))
               continue;
             for (int64_t mb : divisorsOf(B / dp)) {
               if (!pin.admits(Axis::MicroBatch, mb))
@@ -152,6 +153,7 @@ void enumerate(Shared &sh, int32_t vi, const Evaluator &ev) {
                 c.microBatch = mb;
                 c.globalBatch = B;
                 c.sequenceParallel = sp;
+                c.tpCommOverlap = ov;
                 c.recompute = rc;
                 c.precision = sh.opt.precision;
                 C.variant = vi;

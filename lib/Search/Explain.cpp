@@ -57,6 +57,7 @@ std::string shortConfig(const ParallelConfig &c) {
     s += " vpp=" + std::to_string(c.vpp);
   s += " mb=" + std::to_string(c.microBatch);
   s += c.sequenceParallel ? " sp" : "";
+  s += c.tpCommOverlap ? " tp-overlap" : "";
   s += " " + std::string(recomputeName(c.recompute));
   s += " zero" + std::to_string(c.zeroStage);
   return s;

@@ -46,6 +46,7 @@ int compareConfigs(const ParallelConfig &a, const ParallelConfig &b) {
       (r = cmp(a.microBatch, b.microBatch)) ||
       (r = cmp(a.globalBatch, b.globalBatch)) ||
       (r = cmp(int(a.sequenceParallel), int(b.sequenceParallel))) ||
+      (r = cmp(int(a.tpCommOverlap), int(b.tpCommOverlap))) ||
       (r = cmp(int(a.recompute), int(b.recompute))) ||
       (r = cmp(a.zeroStage, b.zeroStage)) ||
       (r = cmp(int(a.precision), int(b.precision))))

@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -64,14 +65,28 @@ struct AxesKey {
   int32_t mb = 1;
   bool sp = false;
   Recompute recompute = Recompute::None;
+  bool tpOverlap = false; ///< ParallelConfig::tpCommOverlap
   bool operator==(const AxesKey &) const = default;
 };
+/// The cost key of configuration `c`'s stages on input node group `group`.
+inline AxesKey axesKeyOf(int32_t group, const ParallelConfig &c) {
+  return AxesKey{group,
+                 int32_t(c.tp),
+                 int32_t(c.cp),
+                 int32_t(c.ep),
+                 int32_t(c.etp),
+                 int32_t(c.microBatch),
+                 c.sequenceParallel,
+                 c.recompute,
+                 c.tpCommOverlap};
+}
 struct AxesKeyHash {
   size_t operator()(const AxesKey &k) const {
     uint64_t h = 1469598103934665603ull;
     for (int64_t x : {int64_t(k.group), int64_t(k.tp), int64_t(k.cp),
                       int64_t(k.ep), int64_t(k.etp), int64_t(k.mb),
-                      int64_t(k.sp), int64_t(k.recompute)})
+                      int64_t(k.sp), int64_t(k.recompute),
+                      int64_t(k.tpOverlap)})
       h = (h ^ uint64_t(x)) * 1099511628211ull;
     return size_t(h);
   }
@@ -212,6 +227,34 @@ inline bool spCandidate(const Shared &sh, int sp, int64_t tp, int64_t cp) {
   if (sh.opt.pins[Axis::TpCommOverlap].value_or(0) && (!sp || tp == 1))
     return false;
   return sh.opt.pins.admits(Axis::Sp, sp);
+}
+
+/// The (sequence parallelism, tensor-parallel overlap) pairs the
+/// enumerations try; the overlap needs sequence parallelism.
+inline constexpr std::array<std::pair<int, int>, 3> kSpOverlap{
+    {{0, 0}, {1, 0}, {1, 1}}};
+
+/// Whether overlapping the tensor-parallel collectives with the GEMMs
+/// (`ov` 0 or 1, Megatron-Core's --tp-comm-overlap) is a choice of its own
+/// for tp and sp: on, it needs tp > 1, sequence parallelism and a runtime
+/// that has it (the axis table, Plan/Parallel.h); pinned, only the pinned
+/// value, and a runtime without it refuses by name (axesAccepted). It is
+/// priced (Evaluator: hidden collectives, slower GEMMs, userbuffers), so
+/// neither value dominates the other.
+inline bool tpOverlapCandidate(const Shared &sh, int ov, int64_t tp, int sp) {
+  if (!sh.opt.pins.admits(Axis::TpCommOverlap, ov))
+    return false;
+  if (!ov)
+    return true;
+  if (tp == 1 || !sp)
+    return false;
+  if (sh.opt.pins[Axis::TpCommOverlap])
+    return true;
+  ParallelAxes a;
+  a.tp = tp;
+  a.sequenceParallel = true;
+  a.tpCommOverlap = true;
+  return runtimeAccepts(a, sh.evalOpt.runtime);
 }
 
 /// Whether recomputation policy `rc` is allowed by the pins and, unpinned,

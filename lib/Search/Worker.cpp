@@ -50,9 +50,7 @@ struct Worker {
                              b.opt / (c.zeroStage >= 1 ? edp : 1);
     layerCosts.resize(var.cluster.groups.size());
     for (size_t vg = 0; vg < var.cluster.groups.size(); ++vg) {
-      AxesKey k{var.origGroup[vg], int32_t(c.tp),     int32_t(c.cp),
-                int32_t(c.ep),     int32_t(c.etp),    int32_t(c.microBatch),
-                c.sequenceParallel, c.recompute};
+      AxesKey k = axesKeyOf(var.origGroup[vg], c);
       auto it = sh.keyIndex.find(k);
       if (it == sh.keyIndex.end())
         continue; // group unused by this configuration
@@ -331,8 +329,9 @@ struct Worker {
           }
           if (!ok || !pin.admits(Axis::Dp, dpSum))
             continue;
-          for (int sp = 0; sp <= 1; ++sp) {
-            if (!spCandidate(sh, sp, tp, cp))
+          for (auto [sp, ov] : kSpOverlap) {
+            if (!spCandidate(sh, sp, tp, cp) ||
+                !tpOverlapCandidate(sh, ov, tp, sp))
               continue;
             for (int64_t mb : divisorsOf(B)) {
               if (!pin.admits(Axis::MicroBatch, mb) || B / mb < dpSum)
@@ -349,6 +348,7 @@ struct Worker {
                   c.dp = dpSum, c.tp = tp, c.pp = pp, c.cp = cp;
                   c.microBatch = mb;
                   c.sequenceParallel = sp;
+                  c.tpCommOverlap = ov;
                   c.recompute = rc;
                   c.zeroStage = zero;
                   c.precision = sh.opt.precision;

@@ -461,7 +461,13 @@ std::string renderMarkdown(const Report &report, const std::string &command,
          "`validation/serving.json`, serving measurements of the engines' "
          "benchmark pages and blogs, each case quoting its source, with "
          "their titles, addresses and the errors of `trident serve` in "
-         "docs/validation-serving.md.\n\n";
+         "docs/validation-serving.md; and one measurement that sets a "
+         "runtime constant, not fitted: DeepSpeed issue #1174 "
+         "(https://github.com/deepspeedai/DeepSpeed/issues/1174, DeepSpeed "
+         "v0.3.16 and PyTorch 1.8.0 on one p4d node of 8 A100s: a 5B-parameter "
+         "BERT's ZeRO-3 forward 480 ms against ZeRO-2's 60 ms), which gives "
+         "the `deepspeed` runtime's ZeRO-3 gather rate of 20.8 GB/s per GPU "
+         "(docs/cost-model.md, Runtimes).\n\n";
   const ErrorStats &o = report.overall;
   out += fmt::format("Evaluated {} of {} evaluable cases. Overall |error|: "
                      "median {}, 90th percentile {}, worst {}; mean signed "

@@ -113,7 +113,7 @@
 // The same from the command line: `trident export --to shard` runs
 // tgraph.model(trident-apply-plan{plan=P}),trident-export-shard on the
 // plan's zoo model (or --model) and writes the upstream IR.
-// RUN: trident plan --model tiny-gpt --cluster dgx-h100:1 --global-batch 8 --seq-len 32 --fix dp=4,tp=2,pp=1,mb=2 -o %t.cli-plan.json > /dev/null
+// RUN: trident plan --model tiny-gpt --cluster dgx-h100:1 --global-batch 8 --seq-len 32 --fix dp=4,tp=2,pp=1,mb=2,sp=false -o %t.cli-plan.json > /dev/null
 // RUN: trident export --plan %t.cli-plan.json --to shard -o %t.cli.mlir
 // RUN: mlir-opt %t.cli.mlir --pass-pipeline='builtin.module(func.func(sharding-propagation,cse,shard-partition,canonicalize))' | grep -c shard.all_reduce | FileCheck %s --check-prefix=TINY
 // RUN: trident export --plan %t.cli-plan.json --to shard --model tiny-gpt | FileCheck %s --check-prefix=CLI

@@ -139,7 +139,7 @@ std::string renderTable(const search::SearchResult &r,
            pad(std::to_string(p.tp), 4) + pad(std::to_string(p.pp), 4) +
            pad(std::to_string(p.cp), 4) + pad(std::to_string(p.ep), 4) +
            pad(std::to_string(p.vpp), 4) +
-           pad(p.sequenceParallel ? "on" : "-", 3) + pad(mbm, 10) +
+           pad(p.spCell(), 3) + pad(mbm, 10) +
            pad(recompute, 11) + pad(std::to_string(p.zeroStage), 5) +
            pad(fmtD("%.3f", p.predicted.iterationSeconds), 10) +
            pad(fmtD("%.2f", p.predicted.iterationLowSeconds) + " - " +
@@ -395,13 +395,12 @@ void printPlans(const search::SearchOptions &so, const EvalOptions &evalOpt,
                << "cluster     " << cluster.name << ", " << cluster.totalGpus()
                << " GPUs\n"
                << "runtime     " << runtimeName(evalOpt.runtime) << "\n";
-  // What every plan below was priced with, beyond its row: the pinned
-  // tensor-parallel overlap and a context-parallel exchange other than the
-  // ring.
+  // What every plan below was priced with, beyond its row: a
+  // context-parallel exchange other than the ring, an FP8 recipe. (The
+  // tensor-parallel overlap is a searched choice: its rows say "ov" in
+  // the sp column, explained under the table.)
   const plan::Plan &first = plans[0];
   std::string with;
-  if (first.tpCommOverlap)
-    with += "tensor-parallel collectives overlapped with the GEMMs";
   auto cpPlan = std::find_if(plans.begin(), plans.end(), [](const auto &p) {
     return p.cp > 1 && p.cpCommType != CpCommType::P2p;
   });
@@ -421,6 +420,10 @@ void printPlans(const search::SearchOptions &so, const EvalOptions &evalOpt,
                << " pruned by the step-time bound, " << st.prunedByMemory
                << " by memory\n\n";
   llvm::outs() << renderTable(res, plans, so.pricePerGpuHour > 0) << "\n";
+  if (std::any_of(plans.begin(), plans.end(),
+                  [](const plan::Plan &p) { return p.tpCommOverlap; }))
+    llvm::outs() << "sp ov       sequence parallelism with the tensor-parallel "
+                    "collectives overlapped with the GEMMs (tp_comm_overlap)\n";
   const plan::Plan &w = plans[0];
   std::string split;
   for (size_t i = 0; i < w.layersPerChunk.size(); ++i)

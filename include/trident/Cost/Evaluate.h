@@ -57,6 +57,17 @@ std::string moeDispatcherNames();
 /// (deepspeed/runtime/zero/config.py, 5e8): the `deepspeed` preset's
 /// gradient buckets, and what the DeepSpeed export writes.
 inline constexpr double kDeepSpeedReduceBucketElements = 5e8;
+/// DeepSpeed ZeRO-3's parameter gathers of 2021 moved about 21 GB/s into
+/// each GPU, over NVLink as over the network: DeepSpeed issue #1174
+/// (v0.3.16, PyTorch 1.8.0, one p4d node of 8 A100s on NVSwitch): a BERT
+/// "with 5B parameters" took 480 ms per ZeRO-3 forward against ZeRO-2's
+/// 60 ms, the 420 ms gathering 5e9 x 2 bytes x 7/8 = 8.75 GB into each
+/// GPU: 20.8 GB/s. Issue #1069 found the same ZeRO-3 throughput from 2 to
+/// 16 nodes and on a network with 4x the bandwidth. Each gather followed a
+/// torch.cuda.synchronize() and a zero-filled buffer, and PyTorch copied
+/// the gathered tensor out to the world-size list of views (PR #1188).
+inline constexpr double kDeepSpeedZero3GatherBytesPerS =
+    5e9 * 2 * 7.0 / 8.0 / 0.420;
 
 struct EvalOptions {
   /// The preset that set the switches below (applyRuntime); reported in
@@ -122,6 +133,16 @@ struct EvalOptions {
   /// elements and keeping the rank's slice (DeepSpeed's default before
   /// contiguous_gradients, reduce_bucket_size 5e8), not by reduce-scatter.
   double zero3GradBucketElements = 0;
+  /// > 0: ZeRO-3's parameter gathers move at most this many bytes per
+  /// second into each GPU, whatever the network: the rate of the
+  /// implementation, not of the links (DeepSpeedZero3GatherBytesPerS).
+  double zero3GatherBytesPerS = 0;
+  /// Under full recomputation, ZeRO-3 gathers the parameters once more for
+  /// the backward after the recompute forward released them (DeepSpeed of
+  /// 2021: each submodule's pre-forward hook gathers and its post-forward
+  /// hook releases, the recompute forward included; partition_parameters.py
+  /// and stage3.py at v0.4.2).
+  bool zero3RegatherAfterRecompute = false;
   /// ZeRO-1/2's all-gather of the updated parameters overlaps the next
   /// forward (Megatron-LM's --overlap-param-gather; the trident programs
   /// since they wait for each parameter at its first use).

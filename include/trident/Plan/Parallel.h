@@ -140,6 +140,11 @@ struct ParallelAxes {
     return schedule.value_or(vpp > 1 ? ScheduleKind::Interleaved1F1B
                                      : ScheduleKind::OneFOneB);
   }
+  /// The plan tables' sp cell: "-", "on", or "ov" for sequence
+  /// parallelism with the tensor-parallel collectives overlapped.
+  constexpr const char *spCell() const {
+    return tpCommOverlap ? "ov" : sequenceParallel ? "on" : "-";
+  }
   bool operator==(const ParallelAxes &) const = default;
 };
 

@@ -48,9 +48,9 @@ module {
       %150 = arith.addf %out, %149 : f32
       linalg.yield %150 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_4 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_4 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_5 = shard.shard %4 to %sharding_4 : tensor<16x32x64xf32>
-    %sharding_6 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_6 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_7 = shard.shard %sharding_annotated_5 to %sharding_6 annotate_for_users : tensor<16x32x64xf32>
     %sharding_8 = shard.sharding @grid split_axes = [[]] : !shard.sharding
     %sharding_annotated_9 = shard.shard %arg2 to %sharding_8 annotate_for_users : tensor<32x64xf32>
@@ -60,9 +60,9 @@ module {
       %147 = arith.addf %in, %in_192 : f32
       linalg.yield %147 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_10 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_10 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_11 = shard.shard %6 to %sharding_10 : tensor<16x32x64xf32>
-    %sharding_12 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_12 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_13 = shard.shard %sharding_annotated_11 to %sharding_12 annotate_for_users : tensor<16x32x64xf32>
     %sharding_14 = shard.sharding @grid split_axes = [[]] : !shard.sharding
     %sharding_annotated_15 = shard.shard %arg3 to %sharding_14 annotate_for_users : tensor<64xf32>
@@ -104,7 +104,7 @@ module {
       %154 = arith.addf %153, %in_195 : f32
       linalg.yield %154 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_20 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_20 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_21 = shard.shard %14 to %sharding_20 : tensor<16x32x64xf32>
     %sharding_22 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
     %sharding_annotated_23 = shard.shard %sharding_annotated_21 to %sharding_22 annotate_for_users : tensor<16x32x64xf32>
@@ -270,7 +270,7 @@ module {
       %147 = arith.addf %in, %in_192 : f32
       linalg.yield %147 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_70 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_70 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_71 = shard.shard %52 to %sharding_70 : tensor<16x32x64xf32>
     %53 = tensor.empty() : tensor<16x32x64xf32>
     %54 = linalg.generic {indexing_maps = [#map5, #map5, #map5], iterator_types = ["parallel", "parallel", "parallel"]} ins(%sharding_annotated_11, %sharding_annotated_71 : tensor<16x32x64xf32>, tensor<16x32x64xf32>) outs(%53 : tensor<16x32x64xf32>) {
@@ -278,7 +278,7 @@ module {
       %147 = arith.addf %in, %in_192 : f32
       linalg.yield %147 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_72 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_72 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_73 = shard.shard %54 to %sharding_72 annotate_for_users : tensor<16x32x64xf32>
     %sharding_74 = shard.sharding @grid split_axes = [[]] : !shard.sharding
     %sharding_annotated_75 = shard.shard %arg13 to %sharding_74 annotate_for_users : tensor<64xf32>
@@ -320,7 +320,7 @@ module {
       %154 = arith.addf %153, %in_195 : f32
       linalg.yield %154 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_80 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_80 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_81 = shard.shard %62 to %sharding_80 : tensor<16x32x64xf32>
     %sharding_82 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
     %sharding_annotated_83 = shard.shard %sharding_annotated_81 to %sharding_82 annotate_for_users : tensor<16x32x64xf32>
@@ -379,7 +379,7 @@ module {
       %147 = arith.addf %in, %in_192 : f32
       linalg.yield %147 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_98 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_98 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_99 = shard.shard %74 to %sharding_98 : tensor<16x32x64xf32>
     %75 = tensor.empty() : tensor<16x32x64xf32>
     %76 = linalg.generic {indexing_maps = [#map5, #map5, #map5], iterator_types = ["parallel", "parallel", "parallel"]} ins(%54, %sharding_annotated_99 : tensor<16x32x64xf32>, tensor<16x32x64xf32>) outs(%75 : tensor<16x32x64xf32>) {
@@ -387,9 +387,9 @@ module {
       %147 = arith.addf %in, %in_192 : f32
       linalg.yield %147 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_100 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_100 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_101 = shard.shard %76 to %sharding_100 : tensor<16x32x64xf32>
-    %sharding_102 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_102 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_103 = shard.shard %sharding_annotated_101 to %sharding_102 annotate_for_users : tensor<16x32x64xf32>
     %sharding_104 = shard.sharding @grid split_axes = [[]] : !shard.sharding
     %sharding_annotated_105 = shard.shard %arg19 to %sharding_104 annotate_for_users : tensor<64xf32>
@@ -431,7 +431,7 @@ module {
       %154 = arith.addf %153, %in_195 : f32
       linalg.yield %154 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_110 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_110 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_111 = shard.shard %84 to %sharding_110 : tensor<16x32x64xf32>
     %sharding_112 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
     %sharding_annotated_113 = shard.shard %sharding_annotated_111 to %sharding_112 annotate_for_users : tensor<16x32x64xf32>
@@ -597,7 +597,7 @@ module {
       %147 = arith.addf %in, %in_192 : f32
       linalg.yield %147 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_160 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_160 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_161 = shard.shard %122 to %sharding_160 : tensor<16x32x64xf32>
     %123 = tensor.empty() : tensor<16x32x64xf32>
     %124 = linalg.generic {indexing_maps = [#map5, #map5, #map5], iterator_types = ["parallel", "parallel", "parallel"]} ins(%sharding_annotated_101, %sharding_annotated_161 : tensor<16x32x64xf32>, tensor<16x32x64xf32>) outs(%123 : tensor<16x32x64xf32>) {
@@ -605,7 +605,7 @@ module {
       %147 = arith.addf %in, %in_192 : f32
       linalg.yield %147 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_162 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_162 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_163 = shard.shard %124 to %sharding_162 annotate_for_users : tensor<16x32x64xf32>
     %sharding_164 = shard.sharding @grid split_axes = [[]] : !shard.sharding
     %sharding_annotated_165 = shard.shard %arg29 to %sharding_164 annotate_for_users : tensor<64xf32>
@@ -647,7 +647,7 @@ module {
       %154 = arith.addf %153, %in_195 : f32
       linalg.yield %154 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_170 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_170 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_171 = shard.shard %132 to %sharding_170 : tensor<16x32x64xf32>
     %sharding_172 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
     %sharding_annotated_173 = shard.shard %sharding_annotated_171 to %sharding_172 annotate_for_users : tensor<16x32x64xf32>
@@ -706,7 +706,7 @@ module {
       %147 = arith.addf %in, %in_192 : f32
       linalg.yield %147 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_188 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_188 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_189 = shard.shard %144 to %sharding_188 : tensor<16x32x64xf32>
     %145 = tensor.empty() : tensor<16x32x64xf32>
     %146 = linalg.generic {indexing_maps = [#map5, #map5, #map5], iterator_types = ["parallel", "parallel", "parallel"]} ins(%124, %sharding_annotated_189 : tensor<16x32x64xf32>, tensor<16x32x64xf32>) outs(%145 : tensor<16x32x64xf32>) {
@@ -714,12 +714,12 @@ module {
       %147 = arith.addf %in, %in_192 : f32
       linalg.yield %147 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_190 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_190 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_191 = shard.shard %146 to %sharding_190 : tensor<16x32x64xf32>
     return %sharding_annotated_191 : tensor<16x32x64xf32>
   }
   func.func @tiny_gpt_stage1(%arg0: tensor<16x32x64xf32> {trident.from_chunk = 0 : i64}, %arg1: tensor<64xf32> {trident.layer = 2 : i64, trident.param = "input_layernorm.weight"}, %arg2: tensor<64xf32> {trident.layer = 2 : i64, trident.param = "input_layernorm.bias"}, %arg3: tensor<4x16x64xf32> {trident.layer = 2 : i64, trident.model_type = tensor<64x64xf32>, trident.param = "attn.q_proj.weight"}, %arg4: tensor<4x16xf32> {trident.layer = 2 : i64, trident.model_type = tensor<64xf32>, trident.param = "attn.q_proj.bias"}, %arg5: tensor<4x16x64xf32> {trident.layer = 2 : i64, trident.model_type = tensor<64x64xf32>, trident.param = "attn.k_proj.weight"}, %arg6: tensor<4x16xf32> {trident.layer = 2 : i64, trident.model_type = tensor<64xf32>, trident.param = "attn.k_proj.bias"}, %arg7: tensor<4x16x64xf32> {trident.layer = 2 : i64, trident.model_type = tensor<64x64xf32>, trident.param = "attn.v_proj.weight"}, %arg8: tensor<4x16xf32> {trident.layer = 2 : i64, trident.model_type = tensor<64xf32>, trident.param = "attn.v_proj.bias"}, %arg9: tensor<64x4x16xf32> {trident.layer = 2 : i64, trident.model_type = tensor<64x64xf32>, trident.param = "attn.o_proj.weight"}, %arg10: tensor<64xf32> {trident.layer = 2 : i64, trident.param = "attn.o_proj.bias"}, %arg11: tensor<64xf32> {trident.layer = 2 : i64, trident.param = "post_attention_layernorm.weight"}, %arg12: tensor<64xf32> {trident.layer = 2 : i64, trident.param = "post_attention_layernorm.bias"}, %arg13: tensor<256x64xf32> {trident.layer = 2 : i64, trident.param = "mlp.fc1.weight"}, %arg14: tensor<256xf32> {trident.layer = 2 : i64, trident.param = "mlp.fc1.bias"}, %arg15: tensor<64x256xf32> {trident.layer = 2 : i64, trident.param = "mlp.fc2.weight"}, %arg16: tensor<64xf32> {trident.layer = 2 : i64, trident.param = "mlp.fc2.bias"}, %arg17: tensor<64xf32> {trident.layer = 3 : i64, trident.param = "input_layernorm.weight"}, %arg18: tensor<64xf32> {trident.layer = 3 : i64, trident.param = "input_layernorm.bias"}, %arg19: tensor<4x16x64xf32> {trident.layer = 3 : i64, trident.model_type = tensor<64x64xf32>, trident.param = "attn.q_proj.weight"}, %arg20: tensor<4x16xf32> {trident.layer = 3 : i64, trident.model_type = tensor<64xf32>, trident.param = "attn.q_proj.bias"}, %arg21: tensor<4x16x64xf32> {trident.layer = 3 : i64, trident.model_type = tensor<64x64xf32>, trident.param = "attn.k_proj.weight"}, %arg22: tensor<4x16xf32> {trident.layer = 3 : i64, trident.model_type = tensor<64xf32>, trident.param = "attn.k_proj.bias"}, %arg23: tensor<4x16x64xf32> {trident.layer = 3 : i64, trident.model_type = tensor<64x64xf32>, trident.param = "attn.v_proj.weight"}, %arg24: tensor<4x16xf32> {trident.layer = 3 : i64, trident.model_type = tensor<64xf32>, trident.param = "attn.v_proj.bias"}, %arg25: tensor<64x4x16xf32> {trident.layer = 3 : i64, trident.model_type = tensor<64x64xf32>, trident.param = "attn.o_proj.weight"}, %arg26: tensor<64xf32> {trident.layer = 3 : i64, trident.param = "attn.o_proj.bias"}, %arg27: tensor<64xf32> {trident.layer = 3 : i64, trident.param = "post_attention_layernorm.weight"}, %arg28: tensor<64xf32> {trident.layer = 3 : i64, trident.param = "post_attention_layernorm.bias"}, %arg29: tensor<256x64xf32> {trident.layer = 3 : i64, trident.param = "mlp.fc1.weight"}, %arg30: tensor<256xf32> {trident.layer = 3 : i64, trident.param = "mlp.fc1.bias"}, %arg31: tensor<64x256xf32> {trident.layer = 3 : i64, trident.param = "mlp.fc2.weight"}, %arg32: tensor<64xf32> {trident.layer = 3 : i64, trident.param = "mlp.fc2.bias"}, %arg33: tensor<64xf32> {trident.param = "norm.weight"}, %arg34: tensor<64xf32> {trident.param = "norm.bias"}, %arg35: tensor<256x64xf32> {trident.param = "embed_tokens.weight"}, %arg36: tensor<16x32xi32> {trident.input = "labels"}) -> tensor<f32> attributes {trident.chunk = 1 : i64, trident.pipeline_stage = 1 : i64} {
-    %sharding = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated = shard.shard %arg0 to %sharding annotate_for_users : tensor<16x32x64xf32>
     %sharding_0 = shard.sharding @grid split_axes = [[]] : !shard.sharding
     %sharding_annotated_1 = shard.shard %arg1 to %sharding_0 annotate_for_users : tensor<64xf32>
@@ -761,7 +761,7 @@ module {
       %172 = arith.addf %171, %in_215 : f32
       linalg.yield %172 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_5 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_5 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_6 = shard.shard %7 to %sharding_5 : tensor<16x32x64xf32>
     %sharding_7 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
     %sharding_annotated_8 = shard.shard %sharding_annotated_6 to %sharding_7 annotate_for_users : tensor<16x32x64xf32>
@@ -927,7 +927,7 @@ module {
       %165 = arith.addf %in, %in_212 : f32
       linalg.yield %165 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_55 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_55 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_56 = shard.shard %45 to %sharding_55 : tensor<16x32x64xf32>
     %46 = tensor.empty() : tensor<16x32x64xf32>
     %47 = linalg.generic {indexing_maps = [#map5, #map5, #map5], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg0, %sharding_annotated_56 : tensor<16x32x64xf32>, tensor<16x32x64xf32>) outs(%46 : tensor<16x32x64xf32>) {
@@ -935,7 +935,7 @@ module {
       %165 = arith.addf %in, %in_212 : f32
       linalg.yield %165 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_57 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_57 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_58 = shard.shard %47 to %sharding_57 annotate_for_users : tensor<16x32x64xf32>
     %sharding_59 = shard.sharding @grid split_axes = [[]] : !shard.sharding
     %sharding_annotated_60 = shard.shard %arg11 to %sharding_59 annotate_for_users : tensor<64xf32>
@@ -977,7 +977,7 @@ module {
       %172 = arith.addf %171, %in_215 : f32
       linalg.yield %172 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_65 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_65 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_66 = shard.shard %55 to %sharding_65 : tensor<16x32x64xf32>
     %sharding_67 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
     %sharding_annotated_68 = shard.shard %sharding_annotated_66 to %sharding_67 annotate_for_users : tensor<16x32x64xf32>
@@ -1036,7 +1036,7 @@ module {
       %165 = arith.addf %in, %in_212 : f32
       linalg.yield %165 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_83 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_83 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_84 = shard.shard %67 to %sharding_83 : tensor<16x32x64xf32>
     %68 = tensor.empty() : tensor<16x32x64xf32>
     %69 = linalg.generic {indexing_maps = [#map5, #map5, #map5], iterator_types = ["parallel", "parallel", "parallel"]} ins(%47, %sharding_annotated_84 : tensor<16x32x64xf32>, tensor<16x32x64xf32>) outs(%68 : tensor<16x32x64xf32>) {
@@ -1044,9 +1044,9 @@ module {
       %165 = arith.addf %in, %in_212 : f32
       linalg.yield %165 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_85 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_85 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_86 = shard.shard %69 to %sharding_85 : tensor<16x32x64xf32>
-    %sharding_87 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_87 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_88 = shard.shard %sharding_annotated_86 to %sharding_87 annotate_for_users : tensor<16x32x64xf32>
     %sharding_89 = shard.sharding @grid split_axes = [[]] : !shard.sharding
     %sharding_annotated_90 = shard.shard %arg17 to %sharding_89 annotate_for_users : tensor<64xf32>
@@ -1088,7 +1088,7 @@ module {
       %172 = arith.addf %171, %in_215 : f32
       linalg.yield %172 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_95 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_95 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_96 = shard.shard %77 to %sharding_95 : tensor<16x32x64xf32>
     %sharding_97 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
     %sharding_annotated_98 = shard.shard %sharding_annotated_96 to %sharding_97 annotate_for_users : tensor<16x32x64xf32>
@@ -1254,7 +1254,7 @@ module {
       %165 = arith.addf %in, %in_212 : f32
       linalg.yield %165 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_145 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_145 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_146 = shard.shard %115 to %sharding_145 : tensor<16x32x64xf32>
     %116 = tensor.empty() : tensor<16x32x64xf32>
     %117 = linalg.generic {indexing_maps = [#map5, #map5, #map5], iterator_types = ["parallel", "parallel", "parallel"]} ins(%sharding_annotated_86, %sharding_annotated_146 : tensor<16x32x64xf32>, tensor<16x32x64xf32>) outs(%116 : tensor<16x32x64xf32>) {
@@ -1262,7 +1262,7 @@ module {
       %165 = arith.addf %in, %in_212 : f32
       linalg.yield %165 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_147 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_147 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_148 = shard.shard %117 to %sharding_147 annotate_for_users : tensor<16x32x64xf32>
     %sharding_149 = shard.sharding @grid split_axes = [[]] : !shard.sharding
     %sharding_annotated_150 = shard.shard %arg27 to %sharding_149 annotate_for_users : tensor<64xf32>
@@ -1304,7 +1304,7 @@ module {
       %172 = arith.addf %171, %in_215 : f32
       linalg.yield %172 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_155 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_155 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_156 = shard.shard %125 to %sharding_155 : tensor<16x32x64xf32>
     %sharding_157 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
     %sharding_annotated_158 = shard.shard %sharding_annotated_156 to %sharding_157 annotate_for_users : tensor<16x32x64xf32>
@@ -1363,7 +1363,7 @@ module {
       %165 = arith.addf %in, %in_212 : f32
       linalg.yield %165 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_173 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_173 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_174 = shard.shard %137 to %sharding_173 : tensor<16x32x64xf32>
     %138 = tensor.empty() : tensor<16x32x64xf32>
     %139 = linalg.generic {indexing_maps = [#map5, #map5, #map5], iterator_types = ["parallel", "parallel", "parallel"]} ins(%117, %sharding_annotated_174 : tensor<16x32x64xf32>, tensor<16x32x64xf32>) outs(%138 : tensor<16x32x64xf32>) {
@@ -1371,9 +1371,9 @@ module {
       %165 = arith.addf %in, %in_212 : f32
       linalg.yield %165 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_175 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_175 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_176 = shard.shard %139 to %sharding_175 : tensor<16x32x64xf32>
-    %sharding_177 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_177 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_178 = shard.shard %sharding_annotated_176 to %sharding_177 annotate_for_users : tensor<16x32x64xf32>
     %sharding_179 = shard.sharding @grid split_axes = [[]] : !shard.sharding
     %sharding_annotated_180 = shard.shard %arg33 to %sharding_179 annotate_for_users : tensor<64xf32>
@@ -1415,7 +1415,7 @@ module {
       %172 = arith.addf %171, %in_215 : f32
       linalg.yield %172 : f32
     } -> tensor<16x32x64xf32>
-    %sharding_185 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
+    %sharding_185 = shard.sharding @grid split_axes = [[0], [1], []] : !shard.sharding
     %sharding_annotated_186 = shard.shard %147 to %sharding_185 : tensor<16x32x64xf32>
     %sharding_187 = shard.sharding @grid split_axes = [[0], [], []] : !shard.sharding
     %sharding_annotated_188 = shard.shard %sharding_annotated_186 to %sharding_187 annotate_for_users : tensor<16x32x64xf32>

@@ -390,6 +390,44 @@ TEST_CASE("the plan's tp_comm_overlap prices the overlap the option does",
                             "parallelism") != std::string::npos);
 }
 
+TEST_CASE("the tensor-parallel overlap's price: GEMMs on fewer SMs, "
+          "userbuffers", "[cost][evaluate]") {
+  LayerProfile p = test::gpt3_22B();
+  Cluster c = *parseClusterSpec("dgx-a100-80gb:4");
+  ParallelConfig cfg = cfgOf(4, 8, 1, 1, 64);
+  cfg.zeroStage = 1;
+  cfg.sequenceParallel = true;
+  Evaluation base = mustEvaluate(p, c, cfg);
+  ParallelConfig ov = cfg;
+  ov.tpCommOverlap = true;
+  Evaluation on = mustEvaluate(p, c, ov);
+  // The row-parallel forward GEMMs and the column-parallel backward GEMMs
+  // run on 108 - 16 of the A100's SMs: compute grows, by less than the
+  // SM ratio (the attention, the other GEMMs and the elementwise kernels
+  // keep the whole GPU).
+  double grew = on.stages[0].computeSeconds / base.stages[0].computeSeconds;
+  CHECK(grew > 1.02);
+  CHECK(grew < 108.0 / 92.0);
+  // More SMs, a smaller share taken: H100 (132) slows less than A100.
+  Cluster h = *parseClusterSpec("dgx-h100:4");
+  double grewH = mustEvaluate(p, h, ov).stages[0].computeSeconds /
+                 mustEvaluate(p, h, cfg).stages[0].computeSeconds;
+  CHECK(grewH > 1.0);
+  CHECK(grewH < grew);
+  // Userbuffers: 12 buffers of (seq x micro-batch / cp) x hidden bf16
+  // elements, once for the model.
+  double ub = 12.0 * double(p.seqLen) * double(p.hidden) * 2;
+  CHECK(on.stages[0].bufferBytes - base.stages[0].bufferBytes ==
+        Approx(ub).epsilon(1e-9));
+  // Under FP8 the 8 all-gather buffers hold one byte per element.
+  ParallelConfig ov8 = ov, cfg8 = cfg;
+  ov8.precision = cfg8.precision = DType::FP8;
+  Cluster h8 = *parseClusterSpec("dgx-h100:4");
+  CHECK(mustEvaluate(p, h8, ov8).stages[0].bufferBytes -
+            mustEvaluate(p, h8, cfg8).stages[0].bufferBytes ==
+        Approx(16.0 * double(p.seqLen) * double(p.hidden)).epsilon(1e-9));
+}
+
 TEST_CASE("calibration changes results", "[cost][evaluate]") {
   LayerProfile p = test::gpt3_22B();
   Cluster c = *parseClusterSpec("dgx-h100:1");
@@ -1156,11 +1194,31 @@ TEST_CASE("the deepspeed runtime prices ZeRO-3 as DeepSpeed of 2021 did it",
   CHECK(b.stages[0].computeSeconds == Approx(a.stages[0].computeSeconds));
   CHECK(b.stages[0].exposedCommSeconds > a.stages[0].exposedCommSeconds + 1);
   CHECK(b.iterationSeconds > a.iterationSeconds);
-  // One collective per tensor costs more than one per layer group.
-  EvalOptions coalesced = ds;
+  // On the network alone (without the implementation's rate below), one
+  // collective per tensor costs more than one per layer group.
+  EvalOptions net = ds;
+  net.zero3GatherBytesPerS = 0;
+  EvalOptions coalesced = net;
   coalesced.zero3GatherPerTensor = false;
+  Evaluation perTensor = mustEvaluate(p, c, cfg, net);
   Evaluation one = mustEvaluate(p, c, cfg, coalesced);
-  CHECK(b.iterationSeconds > one.iterationSeconds);
+  CHECK(perTensor.iterationSeconds > one.iterationSeconds);
+  // DeepSpeed issue #1174's rate: the forward, the recompute forward and
+  // the backward each gather every parameter into each GPU at 20.8 GB/s,
+  // not hidden: at least three times the received bytes over the rate.
+  CHECK(ds.zero3GatherBytesPerS == Approx(20.83e9).epsilon(0.001));
+  CHECK(ds.zero3RegatherAfterRecompute);
+  double received = b.stages[0].weightBytes * 384 * 383.0 / 384.0;
+  double pass = received / ds.zero3GatherBytesPerS;
+  CHECK(pass > 15); // 349 GB of fp16 parameters at 20.8 GB/s
+  CHECK(b.stages[0].exposedCommSeconds >= 3 * pass * 0.999);
+  CHECK(b.iterationSeconds > perTensor.iterationSeconds + 2 * pass);
+  // Without the recompute forward's release, one gather less.
+  EvalOptions kept = ds;
+  kept.zero3RegatherAfterRecompute = false;
+  Evaluation k = mustEvaluate(p, c, cfg, kept);
+  CHECK(b.stages[0].exposedCommSeconds - k.stages[0].exposedCommSeconds ==
+        Approx(pass).epsilon(0.01));
   // Without ZeRO-3 it is Megatron-LM whose gradient reduction overlaps
   // the backward (DeepSpeed's overlap_comm).
   cfg.zeroStage = 1;
