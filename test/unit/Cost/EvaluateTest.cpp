@@ -363,13 +363,20 @@ TEST_CASE("exposed versus hidden communication", "[cost][evaluate]") {
   CHECK(s.stages[0].dpCommSeconds == Approx(base.stages[0].dpCommSeconds));
 }
 
+/// GPT-3 22B at dp 4, tp 8 with sequence parallelism and ZeRO-1: the
+/// configuration the tensor-parallel overlap tests price.
+static ParallelConfig tpOverlapBase() {
+  ParallelConfig cfg = cfgOf(4, 8, 1, 1, 64);
+  cfg.zeroStage = 1;
+  cfg.sequenceParallel = true;
+  return cfg;
+}
+
 TEST_CASE("the plan's tp_comm_overlap prices the overlap the option does",
           "[cost][evaluate]") {
   LayerProfile p = test::gpt3_22B();
   Cluster c = *parseClusterSpec("dgx-a100-80gb:4");
-  ParallelConfig cfg = cfgOf(4, 8, 1, 1, 64);
-  cfg.zeroStage = 1;
-  cfg.sequenceParallel = true;
+  ParallelConfig cfg = tpOverlapBase();
   Evaluation base = mustEvaluate(p, c, cfg);
   EvalOptions o;
   o.overlapTpComm = true;
@@ -394,9 +401,7 @@ TEST_CASE("the tensor-parallel overlap's price: GEMMs on fewer SMs, "
           "userbuffers", "[cost][evaluate]") {
   LayerProfile p = test::gpt3_22B();
   Cluster c = *parseClusterSpec("dgx-a100-80gb:4");
-  ParallelConfig cfg = cfgOf(4, 8, 1, 1, 64);
-  cfg.zeroStage = 1;
-  cfg.sequenceParallel = true;
+  ParallelConfig cfg = tpOverlapBase();
   Evaluation base = mustEvaluate(p, c, cfg);
   ParallelConfig ov = cfg;
   ov.tpCommOverlap = true;
