@@ -211,10 +211,15 @@ std::string fp8RecipePrecisionRefusal(Fp8Recipe recipe, DType precision) {
 }
 
 bool runtimeAccepts(const ParallelAxes &axes, Runtime runtime) {
-  for (const AxisSpec &a : kAxes)
-    if (applies(a, axes) &&
-        !axisAccepts(a, a.runtimes[size_t(runtime)], a.get(axes)))
+  for (const AxisSpec &a : kAxes) {
+    const AxisSupport &support = a.runtimes[size_t(runtime)];
+    // A row the runtime runs in every value class needs no look at the
+    // axes (the search asks this of every configuration it weighs).
+    if (support.mask == ~0u)
+      continue;
+    if (applies(a, axes) && !axisAccepts(a, support, a.get(axes)))
       return false;
+  }
   return true;
 }
 

@@ -205,6 +205,10 @@ std::string plansTable(const HtmlReportInput &in,
          (runs.empty() ? std::string("none") : esc(runs)) + "</td></tr>\n";
   }
   h += "</table>\n";
+  if (std::any_of(in.plans.begin(), in.plans.end(),
+                  [](const plan::Plan &p) { return p.tpCommOverlap; }))
+    h += std::string("<p class=\"legend\">sp ov: ") + kSpOverlapLegend +
+         "</p>\n";
   if (!collapsed.empty())
     h += "<ul class=\"collapsed\">\n" + collapsed + "</ul>\n";
   // The best plan's warnings: where it leaves the validated envelope

@@ -67,6 +67,8 @@ Status probeKey(const Shared &sh, const Cluster &input, const AxesKey &k,
   const NodeGroup &ng = input.groups[size_t(k.group)];
   size_t n = prof.groups.size();
   out.seconds.assign(n, 0);
+  out.fwd.assign(n, 0);
+  out.bwd.assign(n, 0);
   out.actBytes.assign(n, 0);
   out.peakActBytes.assign(n, 0);
   for (size_t gi = 0; gi < n; ++gi) {
@@ -87,13 +89,16 @@ Status probeKey(const Shared &sh, const Cluster &input, const AxesKey &k,
     c.tpCommOverlap = k.tpOverlap;
     c.precision = sh.opt.precision;
     Evaluator &ev = pr.ev[size_t(k.group)][gi];
+    double fwd = 0, bwd = 0;
     auto run = [&](Recompute r, double &sec, double &act) -> Status {
       c.recompute = r;
       ++probes;
       if (Status s = ev.evaluate(c, pr.out); !s)
         return Status::error("probing layer '" + L.name + "': " + s.message());
       const StageBreakdown &st = pr.out.stages[0];
-      sec = st.forwardSecondsPerMicroBatch + st.backwardSecondsPerMicroBatch;
+      fwd = st.forwardSecondsPerMicroBatch;
+      bwd = st.backwardSecondsPerMicroBatch;
+      sec = fwd + bwd;
       act = st.activationBytes / double(std::max<int32_t>(1, st.peakInFlight));
       return Status::ok();
     };
@@ -101,6 +106,8 @@ Status probeKey(const Shared &sh, const Cluster &input, const AxesKey &k,
     if (Status s = run(k.recompute, sec, act); !s)
       return s;
     out.seconds[gi] = sec;
+    out.fwd[gi] = fwd;
+    out.bwd[gi] = bwd;
     if (k.recompute == Recompute::Full) {
       // The probe's activations are the kept input plus one layer's whole
       // activations (the Evaluator's full-recompute peak term); the
@@ -199,6 +206,47 @@ int32_t addKeys(Shared &sh, const Config &C) {
       first = it->second;
   }
   return first;
+}
+
+/// Drops the families whose tensor-parallel overlap cannot pay: every
+/// layer of every stage at least as slow in the forward and in the
+/// backward as without it (the GEMMs' lost SMs outweigh the collectives
+/// it hides), while its userbuffers only add memory. A step is never
+/// faster for slower layer passes (the schedule's makespan, the layer
+/// split's busiest stage and the communication they hide grow together),
+/// so the family without the overlap, enumerated beside it, is at least
+/// as fast and as small. Pinned on, the overlap has no twin and stays.
+void dropDominatedOverlap(Shared &sh) {
+  auto dominated = [&](const Config &C) {
+    if (!C.cfg.tpCommOverlap)
+      return false;
+    const Variant &var = sh.variants[size_t(C.variant)];
+    ParallelConfig plain = C.cfg;
+    plain.tpCommOverlap = false;
+    int64_t stageGpus = C.cfg.dp * C.cfg.tp * C.cfg.cp;
+    for (int64_t s = 0; s < C.cfg.pp; ++s) {
+      int32_t g = var.origGroup[size_t(var.cluster.groupOfGpu(s * stageGpus))];
+      auto on = sh.keyIndex.find(axesKeyOf(g, C.cfg));
+      auto off = sh.keyIndex.find(axesKeyOf(g, plain));
+      if (on == sh.keyIndex.end() || off == sh.keyIndex.end())
+        return false;
+      const GroupCosts &a = sh.costs[size_t(on->second)];
+      const GroupCosts &b = sh.costs[size_t(off->second)];
+      for (size_t gi = 0; gi < a.fwd.size(); ++gi)
+        if (a.fwd[gi] < b.fwd[gi] || a.bwd[gi] < b.bwd[gi])
+          return false;
+    }
+    return true;
+  };
+  std::vector<Config> kept;
+  kept.reserve(sh.configs.size());
+  for (Config &C : sh.configs) {
+    if (dominated(C))
+      sh.members -= C.members;
+    else
+      kept.push_back(std::move(C));
+  }
+  sh.configs = std::move(kept);
 }
 
 /// Each family's lower bound on its objective, and the visiting order:

@@ -183,6 +183,13 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
   Shared sh{profile, opt, eo};
   sh.sb = stateBytes(opt.precision, evalOpt);
   sh.tokensPerStep = double(opt.globalBatch) * double(profile.seqLen);
+  {
+    ParallelAxes a;
+    a.tp = 2;
+    a.sequenceParallel = true;
+    a.tpCommOverlap = true;
+    sh.runtimeOverlapsTp = runtimeAccepts(a, eo.runtime);
+  }
   initProfile(sh);
   if (Status s = checkPins(sh, cluster); !s)
     return s;
@@ -210,6 +217,7 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
   if (Status s = probeAll(sh, cluster, threads, result.stats.probes); !s)
     return s;
 
+  dropDominatedOverlap(sh);
   orderByBound(sh);
   result.stats.configurations = sh.members;
 

@@ -95,6 +95,7 @@ struct AxesKeyHash {
 /// Probed per-layer costs of each profile group (per micro-batch, one GPU).
 struct GroupCosts {
   std::vector<double> seconds;  ///< fwd + bwd of one layer
+  std::vector<double> fwd, bwd; ///< the two passes of `seconds`
   std::vector<double> actBytes; ///< saved activations of one layer
   std::vector<double> peakActBytes; ///< full recompute: its whole activations
   double totalSeconds = 0; ///< the whole model on one stage
@@ -190,6 +191,9 @@ struct Shared {
   int64_t minExperts = 0;
   StateBytes sb;
   double tokensPerStep = 0;
+  /// Whether the runtime can overlap the tensor-parallel collectives
+  /// (its column of the axis table; tpOverlapCandidate), set once.
+  bool runtimeOverlapsTp = false;
 
   // Phase 2: probed costs, indexed by key index.
   std::vector<AxesKey> keys;
@@ -250,11 +254,7 @@ inline bool tpOverlapCandidate(const Shared &sh, int ov, int64_t tp, int sp) {
     return false;
   if (sh.opt.pins[Axis::TpCommOverlap])
     return true;
-  ParallelAxes a;
-  a.tp = tp;
-  a.sequenceParallel = true;
-  a.tpCommOverlap = true;
-  return runtimeAccepts(a, sh.evalOpt.runtime);
+  return sh.runtimeOverlapsTp;
 }
 
 /// Whether recomputation policy `rc` is allowed by the pins and, unpinned,
@@ -351,6 +351,9 @@ int32_t addKeys(Shared &sh, const Config &C);
 /// Probes every distinct cost key on `threads` threads (Bounds.cpp).
 Status probeAll(Shared &sh, const Cluster &input, int64_t threads,
                 int64_t &probes);
+/// Drops the overlap families slower in every layer pass than their twin
+/// without the overlap (Bounds.cpp).
+void dropDominatedOverlap(Shared &sh);
 /// Each family's lower bound, and the visiting order (Bounds.cpp).
 void orderByBound(Shared &sh);
 /// Phase 1 on variant `vi` (Enumerate.cpp).

@@ -422,8 +422,7 @@ void printPlans(const search::SearchOptions &so, const EvalOptions &evalOpt,
   llvm::outs() << renderTable(res, plans, so.pricePerGpuHour > 0) << "\n";
   if (std::any_of(plans.begin(), plans.end(),
                   [](const plan::Plan &p) { return p.tpCommOverlap; }))
-    llvm::outs() << "sp ov       sequence parallelism with the tensor-parallel "
-                    "collectives overlapped with the GEMMs (tp_comm_overlap)\n";
+    llvm::outs() << "sp ov       " << kSpOverlapLegend << "\n";
   const plan::Plan &w = plans[0];
   std::string split;
   for (size_t i = 0; i < w.layersPerChunk.size(); ++i)

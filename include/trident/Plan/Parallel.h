@@ -140,13 +140,17 @@ struct ParallelAxes {
     return schedule.value_or(vpp > 1 ? ScheduleKind::Interleaved1F1B
                                      : ScheduleKind::OneFOneB);
   }
-  /// The plan tables' sp cell: "-", "on", or "ov" for sequence
-  /// parallelism with the tensor-parallel collectives overlapped.
+  /// The plan tables' sp cell: "-", "on", or "ov" (kSpOverlapLegend).
   constexpr const char *spCell() const {
     return tpCommOverlap ? "ov" : sequenceParallel ? "on" : "-";
   }
   bool operator==(const ParallelAxes &) const = default;
 };
+
+/// What the plan tables' "ov" in the sp column means (ParallelAxes::spCell).
+inline constexpr const char *kSpOverlapLegend =
+    "sequence parallelism with the tensor-parallel collectives overlapped "
+    "with the GEMMs (tp_comm_overlap)";
 
 /// Heterogeneous clusters: the data-parallel replicas of one node group
 /// and the micro-batches each of them runs per step. With data shares
