@@ -335,8 +335,8 @@ struct Exposure {
   std::array<double, kPassCommKinds> kindFwd{}, kindBwd{};
 };
 /// `overlapTp`: the tensor-parallel collectives run beside the GEMMs of
-/// the tensor-parallel region (EvalOptions::overlapTpComm, or the plan's
-/// tp_comm_overlap), hidden up to those GEMMs' time; the GEMMs that share
+/// the tensor-parallel region (the configuration's tp_comm_overlap),
+/// hidden up to those GEMMs' time; the GEMMs that share
 /// the GPU with a communication kernel take `marginSlowdown` longer
 /// (ubMarginSlowdown).
 Exposure exposure(const LayerTimes &t, bool overlapTp, double marginSlowdown) {
@@ -446,8 +446,6 @@ double fp8CastBytesPerElement(Fp8Recipe recipe, bool forward) {
 }
 
 void stateSettings(ParallelAxes &a, const EvalOptions &o) {
-  a.tpCommOverlap =
-      a.tpCommOverlap || (o.overlapTpComm && a.tp > 1 && a.sequenceParallel);
   a.cpCommType = a.cp > 1 ? cpCommOf(a, o) : CpCommType::P2p;
   a.fp8Recipe = fp8RecipeOf(a, o);
 }
@@ -1226,7 +1224,7 @@ void Evaluator::chunkCosts(const Frame &f, Evaluation &out) {
     const int64_t s = g % p;
     const int64_t ng = im.stageGroup[size_t(s)];
     const std::vector<LayerTimes> &tab = layerTable(ng);
-    const bool overlapTp = o.overlapTpComm || c.tpCommOverlap;
+    const bool overlapTp = c.tpCommOverlap;
     const double marginSlowdown =
         overlapTp ? ubMarginSlowdown(cluster_.groups[size_t(ng)].gpu) : 0.0;
     StageBreakdown &st = out.stages[size_t(s)];
@@ -1477,7 +1475,7 @@ void Evaluator::stageMemory(const Frame &f,
   // FP8 under FP8 (base.py lines 472-476), the 4 reduce-scatter ones the
   // activation type. Allocated outside PyTorch's caching allocator.
   double ubBuffer = 0;
-  if (o.overlapTpComm || c.tpCommOverlap) {
+  if (c.tpCommOverlap) {
     double rows = double(profile_.seqLen) * double(c.microBatch) / double(c.cp);
     double act = double(dtypeBytes(activationDtype(c.precision)));
     double gathered = c.precision == DType::FP8 ? 1.0 : act;

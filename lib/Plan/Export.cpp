@@ -1435,9 +1435,9 @@ Result<Exported> exportTorchTitan(const Plan &p, std::string_view source,
   }
   e.notes.push_back(launch);
   // torch.compile off, stated: the plan's runtime prices eager kernels
-  // (no fusion), and no preset overlaps tensor-parallel collectives with
-  // the GEMMs (EvalOptions::overlapTpComm), which torchtitan's async TP
-  // would (it needs compile).
+  // (no fusion), and it cannot overlap tensor-parallel collectives with
+  // the GEMMs (the tp_comm_overlap row refuses torchtitan), which
+  // torchtitan's async TP would (it needs compile).
   e.notes.push_back("compile off (compile.enable = False): the prediction "
                     "prices eager kernels; torch.compile would run faster "
                     "than predicted");

@@ -66,7 +66,6 @@ Status probeKey(const Shared &sh, const Cluster &input, const AxesKey &k,
   const LayerProfile &prof = sh.profile;
   const NodeGroup &ng = input.groups[size_t(k.group)];
   size_t n = prof.groups.size();
-  out.seconds.assign(n, 0);
   out.fwd.assign(n, 0);
   out.bwd.assign(n, 0);
   out.actBytes.assign(n, 0);
@@ -89,31 +88,26 @@ Status probeKey(const Shared &sh, const Cluster &input, const AxesKey &k,
     c.tpCommOverlap = k.tpOverlap;
     c.precision = sh.opt.precision;
     Evaluator &ev = pr.ev[size_t(k.group)][gi];
-    double fwd = 0, bwd = 0;
-    auto run = [&](Recompute r, double &sec, double &act) -> Status {
+    auto run = [&](Recompute r, double &act) -> Status {
       c.recompute = r;
       ++probes;
       if (Status s = ev.evaluate(c, pr.out); !s)
         return Status::error("probing layer '" + L.name + "': " + s.message());
       const StageBreakdown &st = pr.out.stages[0];
-      fwd = st.forwardSecondsPerMicroBatch;
-      bwd = st.backwardSecondsPerMicroBatch;
-      sec = fwd + bwd;
       act = st.activationBytes / double(std::max<int32_t>(1, st.peakInFlight));
       return Status::ok();
     };
-    double sec = 0, act = 0;
-    if (Status s = run(k.recompute, sec, act); !s)
+    double act = 0;
+    if (Status s = run(k.recompute, act); !s)
       return s;
-    out.seconds[gi] = sec;
-    out.fwd[gi] = fwd;
-    out.bwd[gi] = bwd;
+    out.fwd[gi] = pr.out.stages[0].forwardSecondsPerMicroBatch;
+    out.bwd[gi] = pr.out.stages[0].backwardSecondsPerMicroBatch;
     if (k.recompute == Recompute::Full) {
       // The probe's activations are the kept input plus one layer's whole
       // activations (the Evaluator's full-recompute peak term); the
       // latter is what the layer keeps without recompute.
-      double secNone = 0, actNone = 0;
-      if (Status s = run(Recompute::None, secNone, actNone); !s)
+      double actNone = 0;
+      if (Status s = run(Recompute::None, actNone); !s)
         return s;
       out.peakActBytes[gi] = actNone;
       out.actBytes[gi] = std::max(0.0, act - actNone);
@@ -123,7 +117,7 @@ Status probeKey(const Shared &sh, const Cluster &input, const AxesKey &k,
   }
   out.totalSeconds = 0;
   for (size_t gi = 0; gi < n; ++gi)
-    out.totalSeconds += double(prof.groups[gi].count) * out.seconds[gi];
+    out.totalSeconds += double(prof.groups[gi].count) * out.seconds(gi);
   return Status::ok();
 }
 

@@ -159,13 +159,10 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
   auto t0 = std::chrono::steady_clock::now();
   if (Status s = checkOptions(opt); !s)
     return s;
-  // A pinned tp_comm_overlap holds for every configuration of the search:
-  // the probes, bounds and evaluations all price the overlap, and the
-  // plans found carry it (below).
-  const bool tpOverlap = opt.pins[Axis::TpCommOverlap].value_or(0) != 0;
+  // A pinned tp_comm_overlap is each configuration's own (kSpOverlap,
+  // tpOverlapCandidate); a pinned cp_comm_type holds for every
+  // configuration of the search (else the runtime's).
   EvalOptions eo = evalOpt;
-  eo.overlapTpComm = eo.overlapTpComm || tpOverlap;
-  // So does a pinned cp_comm_type (else the runtime's).
   if (auto cpComm = opt.pins.as<CpCommType>(Axis::CpCommType))
     eo.cpCommType = *cpComm;
   // And a pinned FP8 recipe (the planner does not choose one: it is a
@@ -183,13 +180,9 @@ Result<SearchResult> searchPlans(const LayerProfile &profile,
   Shared sh{profile, opt, eo};
   sh.sb = stateBytes(opt.precision, evalOpt);
   sh.tokensPerStep = double(opt.globalBatch) * double(profile.seqLen);
-  {
-    ParallelAxes a;
-    a.tp = 2;
-    a.sequenceParallel = true;
-    a.tpCommOverlap = true;
-    sh.runtimeOverlapsTp = runtimeAccepts(a, eo.runtime);
-  }
+  const AxisSpec &overlapRow = axisSpec(Axis::TpCommOverlap);
+  sh.runtimeOverlapsTp =
+      axisAccepts(overlapRow, overlapRow.runtimes[size_t(eo.runtime)], 1);
   initProfile(sh);
   if (Status s = checkPins(sh, cluster); !s)
     return s;

@@ -94,8 +94,9 @@ struct AxesKeyHash {
 
 /// Probed per-layer costs of each profile group (per micro-batch, one GPU).
 struct GroupCosts {
-  std::vector<double> seconds;  ///< fwd + bwd of one layer
-  std::vector<double> fwd, bwd; ///< the two passes of `seconds`
+  std::vector<double> fwd, bwd; ///< the two passes of one layer
+  /// fwd + bwd of one layer of profile group `gi`.
+  double seconds(size_t gi) const { return fwd[gi] + bwd[gi]; }
   std::vector<double> actBytes; ///< saved activations of one layer
   std::vector<double> peakActBytes; ///< full recompute: its whole activations
   double totalSeconds = 0; ///< the whole model on one stage

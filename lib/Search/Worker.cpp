@@ -80,7 +80,7 @@ struct Worker {
           double st, g;
           state(size_t(gi), st, g);
           double cnt = double(prof.groups[size_t(gi)].count);
-          seconds += cnt * gc.seconds[size_t(gi)];
+          seconds += cnt * gc.seconds(size_t(gi));
           act += cnt * gc.actBytes[size_t(gi)];
           peak = std::max(peak, gc.peakActBytes[size_t(gi)]);
           stateB += cnt * st;
@@ -106,7 +106,7 @@ struct Worker {
           state(size_t(gi), s, g);
           lastGi = gi;
         }
-        lc.blockSeconds[i] = gc.seconds[size_t(gi)];
+        lc.blockSeconds[i] = gc.seconds(size_t(gi));
         lc.blockActBytes[i] = gc.actBytes[size_t(gi)];
         lc.blockPeakActBytes[i] = gc.peakActBytes[size_t(gi)];
         lc.blockStateBytes[i] = s;

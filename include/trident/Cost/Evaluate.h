@@ -97,7 +97,6 @@ struct EvalOptions {
   bool selectiveIsDominated() const {
     return flashAttention && selectiveForwardFraction <= 0;
   }
-  bool overlapTpComm = false; ///< TP collectives hidden behind GEMMs
   /// How the runtime exchanges K and V under context parallelism when the
   /// plan does not say (ParallelAxes::cpCommType); the trident programs
   /// all-gather them.
@@ -238,10 +237,10 @@ Fp8Recipe fp8RecipeOf(const ParallelAxes &axes, const EvalOptions &options);
 /// Float8BlockScaling, MXFP8BlockScaling): no extra pass.
 double fp8CastBytesPerElement(Fp8Recipe recipe, bool forward);
 
-/// States on `axes` the settings of `options` it is priced with: the
-/// tensor-parallel overlap where it applies (tp > 1 with sequence
-/// parallelism), the K/V exchange of context parallelism (cpCommOf;
-/// p2p without cp), and the FP8 recipe (fp8RecipeOf). The search's plans, its
+/// States on `axes` the settings of `options` it is priced with: the K/V
+/// exchange of context parallelism (cpCommOf; p2p without cp) and the FP8
+/// recipe (fp8RecipeOf). (The tensor-parallel overlap is the
+/// configuration's own, tpCommOverlap.) The search's plans, its
 /// runtime checks and `trident evaluate` all read a configuration through it.
 void stateSettings(ParallelAxes &axes, const EvalOptions &options);
 
