@@ -3,7 +3,11 @@
 #
 # Shows a mixture-of-experts model from plan to running program:
 #  1. `trident plan` for Mixtral-8x7B (8 experts, top 2) on 4 DGX H100
-#     nodes: the best plans split the experts over GPUs (the ep column);
+#     nodes, then the same with the experts split 8 ways (--fix ep=8, as
+#     Megatron-Bridge's Mixtral recipes split them): the planner keeps
+#     every expert on every GPU (ep 1, the ep column) and shards the rest
+#     with pipeline stages and ZeRO-2, since the exposed all-to-alls of
+#     ep 8 cost more than the gradient traffic they save;
 #  2. tiny-mixtral (test/e2e/models/tiny-mixtral.json: 4 blocks, hidden 64,
 #     4 experts of ffn 64 with gated SiLU, top 2, GQA, RoPE) emitted under
 #     dp 4 x ep 2: each rank holds 2 of the 4 experts, the tokens of an ep
@@ -13,7 +17,8 @@
 #     trident-compare-params (losses within 1e-5 relative, parameters
 #     within 1e-5 relative + 1e-5 absolute).
 #
-# Expected output shape: the plan table (ep > 1 in row 1); the texec lines
+# Expected output shape: the plan table (top 3) and the ep 8 plan's row; the
+# texec lines
 # of the first mixture of experts (all-gather, moe, reduce-scatter over
 # "ep"); "step N loss L time T" lines for 4 ranks and for 1; the compare
 # tool's two "OK: ..." lines.
@@ -34,6 +39,10 @@ echo "\$ trident plan --model mixtral-8x7b --cluster dgx-h100:4 --global-batch 2
 "$BIN/trident" plan --model mixtral-8x7b --cluster dgx-h100:4 \
   --global-batch 256 --seq-len 4096 --top 3 --fix tp_comm_overlap=false |
   sed -n '1,9p'
+echo "\$ trident plan --model mixtral-8x7b --cluster dgx-h100:4 --global-batch 256 --seq-len 4096 --top 1 --fix tp_comm_overlap=false,ep=8"
+"$BIN/trident" plan --model mixtral-8x7b --cluster dgx-h100:4 \
+  --global-batch 256 --seq-len 4096 --top 1 --fix tp_comm_overlap=false,ep=8 |
+  sed -n '6,7p'
 
 echo
 emit_build test/e2e/plans/tiny-mixtral-dp4-ep2.json "$MODEL" "$tmp/ep2"

@@ -15,7 +15,10 @@
 # backward by startSliceSum; the parameters' all-gather after the
 # optimizer step hidden behind the next step's forward: the gathers start
 # two parameters ahead of it and each parameter is waited for at its
-# first use; the ZeRO-1 program's lines for that are shown too).
+# first use; the ZeRO-1 program's lines for that are shown too). Hidden,
+# they still cost the step a little: the compute beside them runs 18.9 %
+# of their time slower (docs/cost-model.md, "Compute beside hidden
+# communication"), the "exposed DP" of the step lines.
 #
 # Expected output shape: the emit lines, "sums started in the backward:
 # 68 of 68 parameters", one start point, the step's wait, the step lines,

@@ -338,8 +338,11 @@ struct Exposure {
 /// the tensor-parallel region (the configuration's tp_comm_overlap),
 /// hidden up to those GEMMs' time; the GEMMs that share
 /// the GPU with a communication kernel take `marginSlowdown` longer
-/// (ubMarginSlowdown).
-Exposure exposure(const LayerTimes &t, bool overlapTp, double marginSlowdown) {
+/// (ubMarginSlowdown). The compute under the hidden ring-attention
+/// transfers runs `contention` longer per second of them
+/// (EvalOptions::overlapComputeSlowdown).
+Exposure exposure(const LayerTimes &t, bool overlapTp, double marginSlowdown,
+                  double contention) {
   Exposure e;
   if (overlapTp) {
     e.slowFwd = t.tpMarginFwd * marginSlowdown;
@@ -365,6 +368,8 @@ Exposure exposure(const LayerTimes &t, bool overlapTp, double marginSlowdown) {
   e.kindBwd = {tpB, cpB, t.epBwd, 0};
   e.hiddenFwd = (t.tpComm - tpF) + (t.cpFwd - cpF);
   e.hiddenBwd = (t.tpComm - tpB) + (t.cpBwd - cpB);
+  e.slowFwd += contention * (t.cpFwd - cpF);
+  e.slowBwd += contention * (t.cpBwd - cpB);
   return e;
 }
 
@@ -1237,7 +1242,8 @@ void Evaluator::chunkCosts(const Frame &f, Evaluation &out) {
       if (count <= 0)
         return;
       const LayerTimes &t = tab[size_t(gi)];
-      Exposure e = exposure(t, overlapTp, marginSlowdown);
+      Exposure e =
+          exposure(t, overlapTp, marginSlowdown, o.overlapComputeSlowdown);
       // Compute, with the overlap's slower GEMMs.
       const double tf = t.fwd + e.slowFwd, tb = t.bwd + e.slowBwd;
       double f = tf + e.fwd, b = tb + e.bwd;
@@ -1349,6 +1355,9 @@ void Evaluator::communicationCosts(const Frame &f, Evaluation &out) {
   [[maybe_unused]] PipelineCosts &pc = im.costs;
   // --- ZeRO-3: parameter gathers and gradient scatters per micro-batch ---
   if (c.zeroStage == 3 && (dpcp > 1 || edp > 1)) {
+    // The compute the hidden collectives slow down, added after the loop:
+    // chunkCompute sets each chunk's share of its stage's parameters.
+    std::vector<double> contention(size_t(G), 0.0);
     for (int64_t g = 0; g < G; ++g) {
       int64_t s = g % p;
       const StageBreakdown &st = out.stages[size_t(s)];
@@ -1405,13 +1414,18 @@ void Evaluator::communicationCosts(const Frame &f, Evaluation &out) {
         exF = ag;
         exB = agB + std::max(0.0, rs - b);
       }
-      pc.forwardSeconds[size_t(g)] += exF;
-      pc.backwardSeconds[size_t(g)] += exB;
+      const double slowF = o.overlapComputeSlowdown * (ag - exF);
+      const double slowB = o.overlapComputeSlowdown * (agB + rs - exB);
+      pc.forwardSeconds[size_t(g)] += exF + slowF;
+      pc.backwardSeconds[size_t(g)] += exB + slowB;
       pc.forwardComm[size_t(g)][size_t(PassComm::DataParallel)] += exF;
       pc.backwardComm[size_t(g)][size_t(PassComm::DataParallel)] += exB;
       im.chunkExposed[size_t(g)] += exF + exB;
       im.chunkHidden[size_t(g)] += (ag - exF) + (agB + rs - exB);
+      contention[size_t(g)] = slowF + slowB;
     }
+    for (int64_t g = 0; g < G; ++g)
+      im.chunkCompute[size_t(g)] += contention[size_t(g)];
   }
 
   // --- p2p between stages ---
@@ -1538,11 +1552,20 @@ Evaluator::StepSums Evaluator::syncAndStageTimes(const Frame &f,
       grad *= double(m);
       window *= double(m);
     }
-    window = (overlap ? window : 0) + slack;
+    const double beside = overlap ? window : 0; // compute beside the sum
+    window = beside + slack;
     double ex = std::max(0.0, grad - window);
-    exposedGrad = std::max(exposedGrad, ex);
+    // The backward beside the reduction runs slower
+    // (EvalOptions::overlapComputeSlowdown); the stage ends when both its
+    // backward and its reduction have, and may use its slack for either.
+    const double k = o.overlapComputeSlowdown;
+    const double slowed = beside + k * std::min(grad, beside);
+    exposedGrad =
+        std::max(exposedGrad, std::max(0.0, std::max(slowed, grad) - window));
     if (!o.overlapParamGather)
       paramGather = std::max(paramGather, gather);
+    else // hidden in the next forward, which it slows
+      paramGather = std::max(paramGather, k * gather);
     st.dpCommSeconds = grad + gather;
     // Adam, fused: read the gradient, read+write fp32 master, m and v,
     // write the 16-bit weights (memory bound).

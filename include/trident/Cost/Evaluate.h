@@ -69,6 +69,16 @@ inline constexpr double kDeepSpeedReduceBucketElements = 5e8;
 inline constexpr double kDeepSpeedZero3GatherBytesPerS =
     5e9 * 2 * 7.0 / 8.0 / 0.420;
 
+/// Compute slows while a collective runs beside it: its kernels take SMs
+/// and memory bandwidth from the compute kernels. Lee, Oh, Kim, Go, Park
+/// and Mahajan 2025 ("Characterizing Compute-Communication Overlap in
+/// GPU-Accelerated Distributed Deep Learning: Performance and Power
+/// Implications", arXiv 2507.03114) measured GPT and Llama layers on 4
+/// A100s, H100s, MI250s and MI210s: overlapped with communication, compute
+/// ran 18.9 % slower on average (40 % at most) than alone. Sourced, not
+/// fitted.
+inline constexpr double kOverlapComputeSlowdown = 0.189;
+
 struct EvalOptions {
   /// The preset that set the switches below (applyRuntime); reported in
   /// plans. Changing it alone changes nothing.
@@ -181,6 +191,13 @@ struct EvalOptions {
   /// gradient.
   bool tiedSumOfZeroSlice = false;
   bool overlapP2P = false;    ///< pipeline sends run beside compute
+  /// Seconds of compute each second of hidden collective communication
+  /// adds (kOverlapComputeSlowdown): the ring-attention transfers, ZeRO-3's
+  /// gathers and scatters, the data-parallel reduction and the overlapped
+  /// parameter gather are hidden behind compute that runs this much slower
+  /// meanwhile. The tensor-parallel overlap is priced by its own SM margin
+  /// (ubMarginSlowdown), the pipeline's point-to-point sends not at all.
+  double overlapComputeSlowdown = kOverlapComputeSlowdown;
   CollectiveAlgo algorithm = CollectiveAlgo::Auto;
   /// Bytes per gradient element in memory and in the DP reduction; 0 =
   /// auto: the parameter dtype's (2 in mixed precision, 4 in fp32), as

@@ -57,8 +57,11 @@ TEST_CASE("published runs are predicted within the recorded bounds",
   CHECK(report.bySource.at("mpt").p90 <= 0.15);
   // DeepSpeed's ZeRO-3 gather rate (issue #1174) made the narayanan21
   // ZeRO-3 rows fit, and the A100 refit moved sustained.ampere 0.90 ->
-  // 0.91: torchtitan's A100 runs, over-predicted, 10.2 % -> 11.3 %.
-  CHECK(report.bySource.at("torchtitan").median <= 0.12);
+  // 0.91: torchtitan's A100 runs, over-predicted, 10.2 % -> 11.3 %. The
+  // slowdown of compute beside hidden collectives (Lee et al. 2025) moved
+  // sustained.ampere 0.91 -> 0.95: torchtitan 11.3 % -> 13.1 % in sample
+  // (14.3 % -> 13.1 % out of sample).
+  CHECK(report.bySource.at("torchtitan").median <= 0.14);
   CHECK(report.bySource.at("megatron_readme2020").median <= 0.10);
   CHECK(report.bySource.at("narayanan21").median <= 0.06);
   // Narayanan et al.'s ZeRO-3 rows under the deepspeed runtime (issue 32:
@@ -378,11 +381,11 @@ TEST_CASE("the published constants are the fit, and leave-one-source-out "
   CHECK(cv.outOfSample.evaluated == cv.outOfSample.evaluable);
   INFO("out of sample: median " << cv.outOfSample.overall.median << " p90 "
                                 << cv.outOfSample.overall.p90);
-  // Today's figures (docs/validation.md: 6.1 %, 20.7 %; in sample
-  // 3.95 %), with a little room; the issue's out-of-sample targets (6 %
-  // and 15 %) are not met yet, its in-sample one (4 %) is.
-  CHECK(cv.outOfSample.overall.median <= 0.065);
-  CHECK(cv.outOfSample.overall.p90 <= 0.220);
+  // Today's figures (docs/validation.md: 5.9 %, 18.2 %; in sample
+  // 3.7 %): the issue's out-of-sample median target (6 %) and in-sample
+  // one (4 %) are met, its out-of-sample p90 (15 %) is not yet.
+  CHECK(cv.outOfSample.overall.median <= 0.060);
+  CHECK(cv.outOfSample.overall.p90 <= 0.190);
   CHECK(cv.inSampleReport.overall.median <= 0.040);
   // Out of sample is never better than in sample overall.
   CHECK(cv.outOfSample.overall.median >= cv.inSampleReport.overall.median);

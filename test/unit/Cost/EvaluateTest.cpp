@@ -372,6 +372,57 @@ TEST_CASE("exposed versus hidden communication", "[cost][evaluate]") {
   CHECK(s.stages[0].dpCommSeconds == Approx(base.stages[0].dpCommSeconds));
 }
 
+TEST_CASE("compute beside hidden communication runs slower (Lee et al. "
+          "2025)",
+          "[cost][evaluate]") {
+  LayerProfile p = test::gpt3_22B();
+  Cluster c = *parseClusterSpec("dgx-a100-80gb:4"); // 32 GPUs
+  EvalOptions alone;
+  alone.overlapComputeSlowdown = 0;
+  const double k = kOverlapComputeSlowdown;
+  CHECK(EvalOptions{}.overlapComputeSlowdown == k);
+  CHECK(k == 0.189);
+  // ZeRO-3 over dp 32, one stage: every hidden gather and scatter adds k
+  // of its time to the compute beside it, and the step grows by as much.
+  ParallelConfig z3 = cfgOf(32, 1, 1, 1, 64);
+  z3.zeroStage = 3;
+  z3.recompute = Recompute::Full;
+  Evaluation slow = mustEvaluate(p, c, z3);
+  Evaluation fast = mustEvaluate(p, c, z3, alone);
+  const StageBreakdown &s = slow.stages[0], &f = fast.stages[0];
+  REQUIRE(f.hiddenCommSeconds > 0);
+  CHECK(s.hiddenCommSeconds == Approx(f.hiddenCommSeconds));
+  CHECK(s.computeSeconds - f.computeSeconds ==
+        Approx(k * f.hiddenCommSeconds).epsilon(1e-9));
+  CHECK(slow.iterationSeconds - fast.iterationSeconds ==
+        Approx(k * f.hiddenCommSeconds).epsilon(1e-9));
+  // Data parallelism (one stage): the gradient all-reduce hides under the
+  // last backward, which runs k of it longer.
+  ParallelConfig z1 = cfgOf(32, 1, 1, 8, 256);
+  Evaluation s1 = mustEvaluate(p, c, z1), f1 = mustEvaluate(p, c, z1, alone);
+  REQUIRE(f1.dpExposedSeconds == 0);
+  double grad = f1.stages[0].hiddenCommSeconds;
+  REQUIRE(grad > 0);
+  REQUIRE(grad < f1.stages[0].backwardSecondsPerMicroBatch);
+  CHECK(s1.dpExposedSeconds == Approx(k * grad).epsilon(1e-9));
+  CHECK(s1.iterationSeconds - f1.iterationSeconds ==
+        Approx(k * grad).epsilon(1e-9));
+  // A reduction that is exposed anyway slows nothing.
+  EvalOptions serial, serialAlone;
+  serial.overlapGradReduce = serialAlone.overlapGradReduce = false;
+  serialAlone.overlapComputeSlowdown = 0;
+  CHECK(mustEvaluate(p, c, z1, serial).iterationSeconds ==
+        Approx(mustEvaluate(p, c, z1, serialAlone).iterationSeconds));
+  // The tensor-parallel overlap has its own price (fewer SMs for its
+  // GEMMs, the next test): on one replica nothing else is hidden.
+  Cluster one = *parseClusterSpec("dgx-a100-80gb:1");
+  ParallelConfig tp = cfgOf(1, 8, 1, 1, 8);
+  tp.sequenceParallel = true;
+  tp.tpCommOverlap = true;
+  CHECK(mustEvaluate(p, one, tp).iterationSeconds ==
+        Approx(mustEvaluate(p, one, tp, alone).iterationSeconds));
+}
+
 TEST_CASE("the tensor-parallel overlap's price: GEMMs on fewer SMs, "
           "userbuffers", "[cost][evaluate]") {
   LayerProfile p = test::gpt3_22B();
@@ -1176,11 +1227,15 @@ TEST_CASE("the deepspeed runtime prices ZeRO-3 as DeepSpeed of 2021 did it",
   CHECK_FALSE(ds.overlapZero3Gather);
   CHECK(ds.zero3GradBucketElements == 5e8);
   CHECK_FALSE(ds.flashAttention);
+  // Same compute (without the slowdown hidden collectives cause, which
+  // differs as they do); the gathers no longer hide behind it and each
+  // tensor pays its collective's latency.
+  EvalOptions lm0 = lm, ds0 = ds;
+  lm0.overlapComputeSlowdown = ds0.overlapComputeSlowdown = 0;
+  CHECK(mustEvaluate(p, c, cfg, ds0).stages[0].computeSeconds ==
+        Approx(mustEvaluate(p, c, cfg, lm0).stages[0].computeSeconds));
   Evaluation a = mustEvaluate(p, c, cfg, lm);
   Evaluation b = mustEvaluate(p, c, cfg, ds);
-  // Same compute; the gathers no longer hide behind it and each tensor
-  // pays its collective's latency.
-  CHECK(b.stages[0].computeSeconds == Approx(a.stages[0].computeSeconds));
   CHECK(b.stages[0].exposedCommSeconds > a.stages[0].exposedCommSeconds + 1);
   CHECK(b.iterationSeconds > a.iterationSeconds);
   // On the network alone (without the implementation's rate below), one
@@ -1262,12 +1317,17 @@ TEST_CASE("context parallelism's K/V exchange: ring, all-gather, all-to-all",
   const StageBreakdown ring = run(CpCommType::P2p);
   const StageBreakdown ag = run(CpCommType::AllGather);
   const StageBreakdown a2a = run(CpCommType::A2a);
-  // The ring hides its steps behind the attention blocks; the collectives
-  // run before the attention needs their result, exposed whole.
+  // The ring hides its steps behind the attention blocks, which run
+  // slower meanwhile; the collectives run before the attention needs their
+  // result, exposed whole.
   CHECK(ag.exposedCommSeconds > ring.exposedCommSeconds);
   CHECK(a2a.exposedCommSeconds > ring.exposedCommSeconds);
   CHECK(ag.exposedCommSeconds != Approx(a2a.exposedCommSeconds));
-  CHECK(ag.computeSeconds == Approx(ring.computeSeconds));
+  CHECK(ag.computeSeconds < ring.computeSeconds);
+  EvalOptions alone;
+  alone.overlapComputeSlowdown = 0;
+  CHECK(run(CpCommType::AllGather, alone).computeSeconds ==
+        Approx(run(CpCommType::P2p, alone).computeSeconds));
   // The runtime's kind when the plan says p2p (the default): the trident
   // programs all-gather.
   EvalOptions trident;
