@@ -121,6 +121,16 @@ void contextParallelTimes(const LayerCost &L, const NodeGroup &hw,
   }
 }
 
+/// A layer's dense parameter elements on one GPU under tensor parallelism
+/// `tp`, and its expert ones over ep x etp.
+double denseParamsOnGpu(const LayerCost &L, int64_t tp) {
+  return double(L.paramsTpSharded + L.paramsVocab) / double(tp) +
+         double(L.paramsReplicated);
+}
+double expertParamsOnGpu(const LayerCost &L, int64_t ep, int64_t etp) {
+  return double(L.paramsExpert) / (double(ep) * double(etp));
+}
+
 LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
                       const EvalOptions &o, DType profileDtype) {
   const GpuSpec &gpu = hw.gpu;
@@ -301,9 +311,8 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
     r.actSelective -= saving;
   }
   r.actFull = L.actLayerInput / (ax.sp ? tp : 1) * scale;
-  r.paramsDense = double(L.paramsTpSharded + L.paramsVocab) / tp +
-                  double(L.paramsReplicated);
-  r.paramsExpert = double(L.paramsExpert) / (ep * double(ax.etp));
+  r.paramsDense = denseParamsOnGpu(L, ax.tp);
+  r.paramsExpert = expertParamsOnGpu(L, ax.ep, ax.etp);
   r.paramTensors = double(L.paramTensors);
   r.gatherElements =
       zero3GatherElements(L, tp, ep * double(ax.etp), o.zero3GatherPerTensor);
@@ -1605,6 +1614,48 @@ Evaluator::StepSums Evaluator::syncAndStageTimes(const Frame &f,
 
 Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
   return evaluateUpTo(c, std::numeric_limits<double>::infinity(), out);
+}
+
+double Evaluator::zero3AddedFloor(const ParallelConfig &c) const {
+  const EvalOptions &o = options_;
+  const int64_t etp = c.etp == 0 ? c.tp : c.etp;
+  const int64_t dpcp = c.dp * c.cp;
+  const int64_t edp = std::max<int64_t>(1, c.dp * c.cp * c.tp / (c.ep * etp));
+  const double k = std::min(1.0, o.overlapComputeSlowdown);
+  if (c.zeroStage != 3 || (dpcp <= 1 && edp <= 1) || k <= 0 ||
+      !c.dataShares.empty() || cluster_.groups.size() != 1 ||
+      !cluster_.groups[0].collectiveCalibration.empty())
+    return 0;
+  const NodeGroup &hw = cluster_.groups[0];
+  // The whole model's parameters on one GPU of each stage together: at
+  // least the sum over the profile (the tied matrix once).
+  double dense = 0, expert = 0;
+  for (const LayerGroup &g : profile_.groups) {
+    dense += double(g.count) * denseParamsOnGpu(g.cost, c.tp);
+    expert += double(g.count) * expertParamsOnGpu(g.cost, c.ep, etp);
+  }
+  if (headListsTied_)
+    dense -= tiedVocabParams_ / double(c.tp);
+  dense = std::max(0.0, dense);
+  const StateBytesPerParam state = stateBytesPerParam(c.precision, o);
+  const CommGroupShape shD = groupShape(hw, dpcp, c.tp);
+  const CommGroupShape shE = groupShape(hw, edp, c.ep * etp);
+  // communicationCosts' collectives over all of it at once: one gather
+  // (the backward's, the same or twice it), one gradient reduction; the
+  // per-tensor, per-bucket and rate-capped forms take no less.
+  const double ag = collectiveSeconds(hw, CollectiveOp::AllGather,
+                                      dense * state.weight, shD, o.algorithm) +
+                    collectiveSeconds(hw, CollectiveOp::AllGather,
+                                      expert * state.weight, shE, o.algorithm);
+  const double rs =
+      collectiveSeconds(hw,
+                        o.zero3GradBucketElements > 0
+                            ? CollectiveOp::AllReduce
+                            : CollectiveOp::ReduceScatter,
+                        dense * state.gradient, shD, o.algorithm) +
+      collectiveSeconds(hw, CollectiveOp::ReduceScatter,
+                        expert * state.gradient, shE, o.algorithm);
+  return k * (2 * ag + rs);
 }
 
 Status Evaluator::evaluateIfFits(const ParallelConfig &c, double fraction,

@@ -469,8 +469,23 @@ struct Worker {
       C.cfg.vpp = vpp;
       C.cfg.zeroStage = zero;
       C.cfg.schedule = sh.opt.pins.as<ScheduleKind>(Axis::Schedule);
-      if (!evaluators[size_t(F.variant)].validate(C.cfg).isOk())
+      Evaluator &ev = evaluators[size_t(F.variant)];
+      if (!ev.validate(C.cfg).isOk())
         return;
+      // ZeRO-3's collectives add at least this to the stages together
+      // (Evaluator::zero3AddedFloor), so to the busiest stage at least
+      // 1/pp of it per micro-batch.
+      C.lowerBound = F.lowerBound;
+      if (zero == 3) {
+        const ParallelConfig &c = C.cfg;
+        const int64_t m = c.globalBatch / (c.dp * c.microBatch);
+        C.lowerBound += sh.variants[size_t(F.variant)].objectiveScale *
+                        double(m) * ev.zero3AddedFloor(c) / double(c.pp);
+        if (prunable(C.lowerBound)) {
+          ++stats.prunedByBound;
+          return;
+        }
+      }
       status = process(C);
     });
     return status;

@@ -375,6 +375,19 @@ public:
   Status evaluateIfFits(const ParallelConfig &cfg, double fraction,
                         Evaluation &out);
 
+  /// A lower bound on what ZeRO-3's gathers and gradient scatters add to
+  /// the stages of `cfg` together, per micro-batch: at least
+  /// min(1, overlapComputeSlowdown) of their time, whether hidden (the
+  /// compute beside them slows) or exposed, and their time summed over
+  /// any split of the model into chunks is at least that of one collective
+  /// over all of it (the modelled collective time is a minimum of affine
+  /// terms with non-negative latencies, so subadditive in its bytes). 0
+  /// where that does not hold or there is nothing to bound: not ZeRO-3, no
+  /// data parallelism, data shares, several node groups, or measured
+  /// collective bandwidths (calibration) on the cluster. The search adds
+  /// it to a ZeRO-3 configuration's step-time lower bound.
+  double zero3AddedFloor(const ParallelConfig &cfg) const;
+
   /// The per-chunk durations and stage-boundary transfer times that the
   /// last successful evaluate() simulated, so a timeline (Report/Trace.h)
   /// replays exactly what was predicted (not after an evaluation that

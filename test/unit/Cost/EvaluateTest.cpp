@@ -423,6 +423,70 @@ TEST_CASE("compute beside hidden communication runs slower (Lee et al. "
         Approx(mustEvaluate(p, one, tp, alone).iterationSeconds));
 }
 
+TEST_CASE("zero3AddedFloor bounds what ZeRO-3's collectives add",
+          "[cost][evaluate][search]") {
+  // tp 1, cp 1, no experts: a ZeRO-3 stage's communication is its gathers
+  // and scatters only (no data-parallel sum follows), so k times their
+  // time, summed over the stages, is at least the floor times m, with
+  // equality on one stage and one chunk.
+  LayerProfile p = test::gpt3_22B();
+  Cluster c = *parseClusterSpec("dgx-a100-80gb:4"); // 32 GPUs
+  auto comm = [](const Evaluation &e) {
+    double sum = 0;
+    for (const StageBreakdown &st : e.stages)
+      sum += st.hiddenCommSeconds + st.exposedCommSeconds;
+    return sum;
+  };
+  const double k = kOverlapComputeSlowdown;
+  for (Runtime rt :
+       {Runtime::MegatronCore, Runtime::Fsdp, Runtime::DeepSpeed}) {
+    EvalOptions o;
+    applyRuntime(o, rt);
+    Result<Evaluator> ev = Evaluator::create(p, c, o);
+    REQUIRE(ev.isOk());
+    for (auto [pp, vpp] : {std::pair{1, 1}, {2, 1}, {4, 1}, {4, 3}}) {
+      ParallelConfig cfg = cfgOf(32 / pp, 1, pp, 1, 64);
+      cfg.vpp = vpp;
+      cfg.zeroStage = 3;
+      cfg.recompute = Recompute::Full;
+      INFO(runtimeName(rt) << " pp " << pp << " vpp " << vpp);
+      Evaluation e;
+      REQUIRE(ev->evaluate(cfg, e).isOk());
+      const double m = double(cfg.globalBatch / (cfg.dp * cfg.microBatch));
+      const double floor = ev->zero3AddedFloor(cfg);
+      CHECK(floor > 0);
+      CHECK(floor * m <= k * comm(e) * (1 + 1e-12));
+      if (pp == 1 && rt == Runtime::MegatronCore)
+        CHECK(floor * m == Approx(k * comm(e)).epsilon(1e-12));
+    }
+  }
+  Result<Evaluator> ev = Evaluator::create(p, c);
+  ParallelConfig z2 = cfgOf(32, 1, 1, 1, 64);
+  z2.zeroStage = 2;
+  CHECK(ev->zero3AddedFloor(z2) == 0);
+  // Two GPU types, or measured collective bandwidths: no floor claimed.
+  Result<Cluster> mixedOr = parseClusterJson(R"({
+    "groups": [{"preset": "dgx-h100", "nodes": 2},
+               {"preset": "dgx-a100-80gb", "nodes": 2}]})");
+  REQUIRE(mixedOr.isOk());
+  Cluster mixed = *mixedOr;
+  ParallelConfig z3 = cfgOf(16, 1, 2, 1, 64);
+  z3.zeroStage = 3;
+  Result<Evaluator> two = Evaluator::create(p, mixed);
+  REQUIRE(two.isOk());
+  CHECK(two->validate(z3).isOk());
+  CHECK(two->zero3AddedFloor(z3) == 0);
+  Cluster calibrated = c;
+  calibrated.groups[0].collectiveCalibration.push_back(
+      {CollectiveOp::AllGather, CommScope::InterNode, 1e9, 100e9});
+  ParallelConfig z3one = cfgOf(32, 1, 1, 1, 64);
+  z3one.zeroStage = 3;
+  CHECK(ev->zero3AddedFloor(z3one) > 0);
+  Result<Evaluator> cal = Evaluator::create(p, calibrated);
+  REQUIRE(cal.isOk());
+  CHECK(cal->zero3AddedFloor(z3one) == 0);
+}
+
 TEST_CASE("the tensor-parallel overlap's price: GEMMs on fewer SMs, "
           "userbuffers", "[cost][evaluate]") {
   LayerProfile p = test::gpt3_22B();
