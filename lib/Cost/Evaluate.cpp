@@ -1616,37 +1616,77 @@ Status Evaluator::evaluate(const ParallelConfig &c, Evaluation &out) {
   return evaluateUpTo(c, std::numeric_limits<double>::infinity(), out);
 }
 
-double Evaluator::zero3AddedFloor(const ParallelConfig &c) const {
+/// What the step-time floors of the search share: the whole model's
+/// parameters on one GPU of each stage together, the groups they are
+/// gathered over and the gather of all of them at once. `ok` is false
+/// where no floor holds (data shares, several node groups, measured
+/// collective bandwidths) or nothing is data-parallel.
+struct Evaluator::FloorParts {
+  bool ok = false;
+  double dense = 0, expert = 0, gather = 0;
+  StateBytesPerParam state;
+  CommGroupShape shD, shE;
+};
+
+Evaluator::FloorParts Evaluator::floorParts(const ParallelConfig &c) const {
+  FloorParts f;
   const EvalOptions &o = options_;
   const int64_t etp = c.etp == 0 ? c.tp : c.etp;
   const int64_t dpcp = c.dp * c.cp;
   const int64_t edp = std::max<int64_t>(1, c.dp * c.cp * c.tp / (c.ep * etp));
-  const double k = std::min(1.0, o.overlapComputeSlowdown);
-  if (c.zeroStage != 3 || (dpcp <= 1 && edp <= 1) || k <= 0 ||
-      !c.dataShares.empty() || cluster_.groups.size() != 1 ||
+  if ((dpcp <= 1 && edp <= 1) || !c.dataShares.empty() ||
+      cluster_.groups.size() != 1 ||
       !cluster_.groups[0].collectiveCalibration.empty())
-    return 0;
+    return f;
   const NodeGroup &hw = cluster_.groups[0];
-  // The whole model's parameters on one GPU of each stage together: at
-  // least the sum over the profile (the tied matrix once).
-  double dense = 0, expert = 0;
+  // At least the sum over the profile (the tied matrix once).
   for (const LayerGroup &g : profile_.groups) {
-    dense += double(g.count) * denseParamsOnGpu(g.cost, c.tp);
-    expert += double(g.count) * expertParamsOnGpu(g.cost, c.ep, etp);
+    f.dense += double(g.count) * denseParamsOnGpu(g.cost, c.tp);
+    f.expert += double(g.count) * expertParamsOnGpu(g.cost, c.ep, etp);
   }
   if (headListsTied_)
-    dense -= tiedVocabParams_ / double(c.tp);
-  dense = std::max(0.0, dense);
-  const StateBytesPerParam state = stateBytesPerParam(c.precision, o);
-  const CommGroupShape shD = groupShape(hw, dpcp, c.tp);
-  const CommGroupShape shE = groupShape(hw, edp, c.ep * etp);
+    f.dense -= tiedVocabParams_ / double(c.tp);
+  f.dense = std::max(0.0, f.dense);
+  f.state = stateBytesPerParam(c.precision, o);
+  f.shD = groupShape(hw, dpcp, c.tp);
+  f.shE = groupShape(hw, edp, c.ep * etp);
+  f.gather = collectiveSeconds(hw, CollectiveOp::AllGather,
+                               f.dense * f.state.weight, f.shD, o.algorithm) +
+             collectiveSeconds(hw, CollectiveOp::AllGather,
+                               f.expert * f.state.weight, f.shE, o.algorithm);
+  f.ok = true;
+  return f;
+}
+
+double Evaluator::paramGatherFloor(const ParallelConfig &c) const {
+  if (c.zeroStage != 1 && c.zeroStage != 2)
+    return 0;
+  const FloorParts f = floorParts(c);
+  if (!f.ok)
+    return 0;
+  // syncAndStageTimes: the slowest stage's gather, exposed, or its
+  // slowdown of the next forward.
+  return options_.overlapParamGather
+             ? std::min(1.0, options_.overlapComputeSlowdown) * f.gather
+             : f.gather;
+}
+
+double Evaluator::zero3AddedFloor(const ParallelConfig &c) const {
+  const EvalOptions &o = options_;
+  const double k = std::min(1.0, o.overlapComputeSlowdown);
+  if (c.zeroStage != 3 || k <= 0)
+    return 0;
+  const FloorParts f = floorParts(c);
+  if (!f.ok)
+    return 0;
+  const NodeGroup &hw = cluster_.groups[0];
+  const double dense = f.dense, expert = f.expert;
+  const StateBytesPerParam &state = f.state;
+  const CommGroupShape &shD = f.shD, &shE = f.shE;
   // communicationCosts' collectives over all of it at once: one gather
   // (the backward's, the same or twice it), one gradient reduction; the
   // per-tensor, per-bucket and rate-capped forms take no less.
-  const double ag = collectiveSeconds(hw, CollectiveOp::AllGather,
-                                      dense * state.weight, shD, o.algorithm) +
-                    collectiveSeconds(hw, CollectiveOp::AllGather,
-                                      expert * state.weight, shE, o.algorithm);
+  const double ag = f.gather;
   const double rs =
       collectiveSeconds(hw,
                         o.zero3GradBucketElements > 0

@@ -472,15 +472,18 @@ struct Worker {
       Evaluator &ev = evaluators[size_t(F.variant)];
       if (!ev.validate(C.cfg).isOk())
         return;
-      // ZeRO-3's collectives add at least this to the stages together
-      // (Evaluator::zero3AddedFloor), so to the busiest stage at least
-      // 1/pp of it per micro-batch.
+      // ZeRO-3's collectives add at least zero3AddedFloor to the stages
+      // together, so to the busiest stage at least 1/pp of it per
+      // micro-batch; ZeRO-1/2's parameter gather adds to the step at least
+      // 1/pp of paramGatherFloor (Evaluator).
       C.lowerBound = F.lowerBound;
-      if (zero == 3) {
+      if (zero >= 1) {
         const ParallelConfig &c = C.cfg;
         const int64_t m = c.globalBatch / (c.dp * c.microBatch);
-        C.lowerBound += sh.variants[size_t(F.variant)].objectiveScale *
-                        double(m) * ev.zero3AddedFloor(c) / double(c.pp);
+        const double added = zero == 3 ? double(m) * ev.zero3AddedFloor(c)
+                                       : ev.paramGatherFloor(c);
+        C.lowerBound += sh.variants[size_t(F.variant)].objectiveScale * added /
+                        double(c.pp);
         if (prunable(C.lowerBound)) {
           ++stats.prunedByBound;
           return;

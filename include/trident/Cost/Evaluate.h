@@ -388,6 +388,14 @@ public:
   /// it to a ZeRO-3 configuration's step-time lower bound.
   double zero3AddedFloor(const ParallelConfig &cfg) const;
 
+  /// A lower bound, times pp, on what ZeRO-1/2's all-gather of the updated
+  /// parameters adds to a step of `cfg`: the gather of the whole model at
+  /// once (the stages' gathers together take no less, by the same
+  /// subadditivity), whole when exposed, its slowdown fraction when
+  /// hidden in the next forward (overlapParamGather). 0 where
+  /// zero3AddedFloor gives 0 for the same reasons, or not ZeRO-1/2.
+  double paramGatherFloor(const ParallelConfig &cfg) const;
+
   /// The per-chunk durations and stage-boundary transfer times that the
   /// last successful evaluate() simulated, so a timeline (Report/Trace.h)
   /// replays exactly what was predicted (not after an evaluation that
@@ -442,6 +450,8 @@ private:
                       Evaluation &out) const;
   Status checkFinite(const ParallelConfig &cfg, const Evaluation &out) const;
   /// The parts of evaluate() (Evaluate.cpp).
+  struct FloorParts;
+  FloorParts floorParts(const ParallelConfig &cfg) const;
   struct Frame;
   struct StepSums;
   void chunkCosts(const Frame &f, Evaluation &out);

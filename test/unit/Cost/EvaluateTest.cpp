@@ -423,7 +423,7 @@ TEST_CASE("compute beside hidden communication runs slower (Lee et al. "
         Approx(mustEvaluate(p, one, tp, alone).iterationSeconds));
 }
 
-TEST_CASE("zero3AddedFloor bounds what ZeRO-3's collectives add",
+TEST_CASE("the search's floors bound what ZeRO's collectives add",
           "[cost][evaluate][search]") {
   // tp 1, cp 1, no experts: a ZeRO-3 stage's communication is its gathers
   // and scatters only (no data-parallel sum follows), so k times their
@@ -460,6 +460,29 @@ TEST_CASE("zero3AddedFloor bounds what ZeRO-3's collectives add",
         CHECK(floor * m == Approx(k * comm(e)).epsilon(1e-12));
     }
   }
+  // ZeRO-1/2's parameter gather: the floor times pp is at most the
+  // step's exposed data-parallel time, equal on one stage with the
+  // gradient sum hidden and not slowing anything.
+  for (int zero : {1, 2})
+    for (auto [pp, vpp] : {std::pair{1, 1}, {2, 1}, {4, 3}}) {
+      EvalOptions quiet;
+      quiet.overlapComputeSlowdown = 0;
+      Result<Evaluator> ev = Evaluator::create(p, c, quiet);
+      REQUIRE(ev.isOk());
+      ParallelConfig cfg = cfgOf(32 / pp, 1, pp, 1, 256);
+      cfg.vpp = vpp;
+      cfg.zeroStage = zero;
+      INFO("ZeRO-" << zero << " pp " << pp << " vpp " << vpp);
+      Evaluation e;
+      REQUIRE(ev->evaluate(cfg, e).isOk());
+      const double floor = ev->paramGatherFloor(cfg);
+      CHECK(floor > 0);
+      CHECK(floor / double(pp) <= e.dpExposedSeconds * (1 + 1e-12));
+      if (pp == 1)
+        CHECK(floor == Approx(e.dpExposedSeconds).epsilon(1e-12));
+      cfg.zeroStage = 0;
+      CHECK(ev->paramGatherFloor(cfg) == 0);
+    }
   Result<Evaluator> ev = Evaluator::create(p, c);
   ParallelConfig z2 = cfgOf(32, 1, 1, 1, 64);
   z2.zeroStage = 2;
