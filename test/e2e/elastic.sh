@@ -22,7 +22,7 @@
 #         step 3's checkpoint and still equals the uninterrupted run;
 #  supervise scripts/elastic-run.sh: a planner-made dp2 tp2 pp2 plan on 8
 #         ranks, rank 5 killed writing step 3's checkpoint; the script
-#         replans for 6 GPUs (trident replan: dp6 ZeRO-3), re-emits,
+#         replans for 6 GPUs (trident replan: dp6, ZeRO-0), re-emits,
 #         resumes from step 2 and finishes step 4, equal to the
 #         uninterrupted run;
 #  refuse a flipped byte, a truncated file and a missing rank file are
