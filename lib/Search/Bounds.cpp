@@ -262,6 +262,7 @@ void orderByBound(Shared &sh) {
       minTotal = std::min(minTotal,
                           sh.costs[size_t(sh.keyIndex.at(k))].totalSeconds);
     }
+    C.minWork = minTotal;
     C.lowerBound =
         var.objectiveScale * double(m) * minTotal / double(c.pp);
   }

@@ -108,6 +108,10 @@ struct Config {
   int32_t variant = 0;
   int32_t keyIndex = 0; ///< into the probed costs (per group of the variant)
   double lowerBound = 0; ///< objective units
+  /// The least work of one micro-batch over all the stages (seconds, on
+  /// the GPU type that does it fastest): lowerBound = objectiveScale x m x
+  /// minWork / pp.
+  double minWork = 0;
   int64_t members = 0;   ///< (vpp, ZeRO) configurations in the family
 };
 

@@ -472,26 +472,45 @@ struct Worker {
       Evaluator &ev = evaluators[size_t(F.variant)];
       if (!ev.validate(C.cfg).isOk())
         return;
-      // ZeRO-3's collectives add at least zero3AddedFloor to the stages
-      // together, so to the busiest stage at least 1/pp of it per
-      // micro-batch; ZeRO-1/2's parameter gather adds to the step at least
-      // 1/pp of paramGatherFloor (Evaluator).
-      C.lowerBound = F.lowerBound;
-      if (zero >= 1) {
-        const ParallelConfig &c = C.cfg;
-        const int64_t m = c.globalBatch / (c.dp * c.microBatch);
-        const double added = zero == 3 ? double(m) * ev.zero3AddedFloor(c)
-                                       : ev.paramGatherFloor(c);
-        C.lowerBound += sh.variants[size_t(F.variant)].objectiveScale * added /
-                        double(c.pp);
-        if (prunable(C.lowerBound)) {
-          ++stats.prunedByBound;
-          return;
-        }
+      C.lowerBound = memberBound(F, C.cfg, ev);
+      if (C.lowerBound > F.lowerBound && prunable(C.lowerBound)) {
+        ++stats.prunedByBound;
+        return;
       }
       status = process(C);
     });
     return status;
+  }
+
+  /// A member's step-time lower bound, at least its family's:
+  /// - ZeRO-3's collectives add at least Evaluator::zero3AddedFloor to
+  ///   the stages' work per micro-batch, ZeRO-1/2's parameter gather at
+  ///   least 1/pp of paramGatherFloor to the step;
+  /// - without interleaving, on one GPU type, stage s cannot start before
+  ///   the first micro-batch has passed the stages before it, nor end its
+  ///   last backward before the stages after it have done theirs and then
+  ///   the stages before it: the makespan T >= sum_{j<s} x_j + m x_s for
+  ///   every s, where x_j is stage j's work per micro-batch. Over all
+  ///   splits of the work W, the least such T is W / (1 - (1 - 1/m)^pp)
+  ///   (each x_s at its largest, T/m (1 - 1/m)^s, sums to W), at least
+  ///   m W / pp.
+  double memberBound(const Config &F, const ParallelConfig &c,
+                     const Evaluator &ev) const {
+    const Variant &var = sh.variants[size_t(F.variant)];
+    const int64_t m = c.globalBatch / (c.dp * c.microBatch);
+    const double p = double(c.pp);
+    double work = F.minWork, after = 0;
+    if (c.zeroStage == 3)
+      work += ev.zero3AddedFloor(c);
+    else if (c.zeroStage >= 1)
+      after = ev.paramGatherFloor(c) / p;
+    double pipe = double(m) * work / p;
+    if (c.pp > 1 && c.vpp == 1 && var.cluster.groups.size() == 1) {
+      const double filled =
+          1 - std::pow(1 - 1 / double(m), p); // (0, 1]: m >= 1
+      pipe = std::max(pipe, work / filled);
+    }
+    return std::max(F.lowerBound, var.objectiveScale * (pipe + after));
   }
 
   Status process(const Config &C) {
