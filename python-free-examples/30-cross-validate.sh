@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 #===- 30-cross-validate.sh - The cost model's error out of sample --------===#
 #
-# Shows: the four fitted constants of the cost model (Fitted.h) refit from
+# Shows: the three fitted constants of the cost model (Fitted.h) refit from
 # the published runs of ../shared/validation/cases.json by `trident
 # validate --fit` (they come back equal to the table), then leave-one-
 # source-out: each source predicted by constants fitted without it, the
@@ -10,7 +10,8 @@
 # the full report.
 #
 # Expected output shape: the table of constants with "published" and
-# "refit" columns (no "(differs)"), the objective per GPU generation; then
+# "refit" columns (no "(differs)"), the objective per GPU generation and
+# pooled; then
 # the out-of-sample summary line "Over 200 cases: median |error| X%, 90th
 # percentile Y%, ..." and one row per held-out source.
 #

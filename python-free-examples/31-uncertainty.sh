@@ -3,8 +3,9 @@
 #
 # Shows: the 80 % step-time range and the envelope warnings that every
 # prediction carries (docs/cost-model.md, Uncertainty). First GPT-3 175B
-# on 1024 A100s with the planner's favourite plan (tp 2, pp 4 interleaved,
-# context parallelism 4, ZeRO-2) evaluated: its MFU is above any published
+# on 1024 A100s with a plan a hair slower than the planner's favourite
+# (tp 2, pp 4 interleaved, context parallelism 4, ZeRO-2; the favourite
+# has tp 4 and cp 2) evaluated: its MFU is above any published
 # A100 run's and no published run used cp 4, so two warnings say it is an
 # extrapolation; its range comes from the 19 published tensor- and
 # pipeline-parallel runs without ZeRO-3. Then Megatron's own PTD-P plan for

@@ -11,7 +11,10 @@
 #
 # Expected output shape: three "step time" lines and three "stage 0" rows,
 # the exposed communication (the fourth column) growing from p2p to
-# allgather to a2a; the plan's "cp_comm_type": "a2a"; the export's
+# allgather to a2a, and the compute (the third column) highest under p2p,
+# whose ring steps run the fused attention kernel on a quarter of the keys
+# at a time (flashLengthEfficiency), so p2p's step time is now the
+# longest; the plan's "cp_comm_type": "a2a"; the export's
 # "--cp-comm-type a2a" line.
 #
 # Usage: bash python-free-examples/43-cp-comm-type.sh

@@ -205,14 +205,17 @@ void GroupBuilder::add(Operation &op,
     addGemm(seq, keys, d, h, TpSplit::Heads, /*core=*/true);
     addGemm(seq, dv, keys, h, TpSplit::Heads, /*core=*/true);
     // A fused kernel skips the blocks a causal mask hides (FlashAttention,
-    // Dao et al. 2022): half of the s x s square, or the part of each
-    // window beyond the sequence start. Model FLOPs still count it all.
-    if (attn.getCausal()) {
-      double density = window > 0 && window < seq
-                           ? 1.0 - double(window - 1) / (2.0 * seq)
-                           : double(seq + 1) / (2.0 * seq);
-      for (size_t i = cost.gemms.size() - 2; i < cost.gemms.size(); ++i)
-        cost.gemms[i].density = density;
+    // Dao et al. 2022): about half of the s x s square in whole blocks
+    // (causalFlashDensity), or the part of each window beyond the
+    // sequence start. Model FLOPs still count it all.
+    double density = 1.0;
+    if (attn.getCausal())
+      density = window > 0 && window < seq
+                    ? 1.0 - double(window - 1) / (2.0 * seq)
+                    : causalFlashDensity(seq);
+    for (size_t i = cost.gemms.size() - 2; i < cost.gemms.size(); ++i) {
+      cost.gemms[i].density = density;
+      cost.gemms[i].keys = keys;
     }
     // Unfused attention materialises the scores: written by QK^T, read and
     // written by the softmax, read by PV (4 passes), and with dropout a

@@ -168,6 +168,12 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
         double eff = o.attentionKernel == AttentionKernel::FlashAttention2
                          ? gpu.attentionEfficiencyFa2
                          : gpu.attentionEfficiency;
+        // Each query visits keys x density of them; a ring step of
+        // context parallelism runs the kernel on one rank's part.
+        double visited = double(g.keys) * g.density;
+        if (ax.cpComm == CpCommType::P2p)
+          visited /= cp;
+        eff *= flashLengthEfficiency(visited);
         double tf = flops * g.density / (peak * eff);
         r.attnFwd += tf;
         r.attnBwd += 2 * tf;

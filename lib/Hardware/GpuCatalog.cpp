@@ -58,14 +58,16 @@ constexpr double kSustainedH100 =
 constexpr double kSustainedOther = 0.80;
 // Fused attention (FlashAttention-2/3, cuDNN) with the GPU's best kernel:
 // effective fraction of the dense peak on the FLOPs the kernel executes
-// (causal blocks skipped), forward and backward together, fitted like the
-// above (Fitted.h); the fit also absorbs the sequence-proportional work
-// around the kernel (rotary or ALiBi, masking). Unfitted types take the
-// value of the closest fitted generation.
-constexpr double kAttentionA100 =
-    fittedValue(FitGroup::Ampere, FitKind::Attention);
-constexpr double kAttentionHopper =
-    fittedValue(FitGroup::Hopper, FitKind::Attention);
+// (causal blocks skipped), forward and backward together, at long
+// sequences (flashLengthEfficiency scales it by the keys a query visits).
+// One value for both fitted generations (Fitted.h): each generation's best
+// kernel reaches about the same fraction of its peak, FlashAttention-2 "50-
+// 73% of the theoretical maximum FLOPs/s on A100" (Dao 2023) and
+// FlashAttention-3 "up to 740 TFLOPs/s (75% utilization)" on H100 (Shah
+// et al. 2024); the fit also absorbs the sequence-proportional work
+// around the kernel (rotary or ALiBi, masking). Unfitted types take it
+// too.
+constexpr double kAttention = fittedValue(FitGroup::Pooled, FitKind::Attention);
 // Streaming efficiency of the fitted generations (Fitted.h).
 constexpr double kMemoryA100 = 0.80;
 constexpr double kMemoryHopper = 0.85;
@@ -123,10 +125,10 @@ const CatalogRow kCatalog[] = {
     // [V] slides NVLink3 (A100) 232; sjeaugey nccl-tests#149 ~230;
     // all-to-all 210.
     {"A100-SXM4-40GB", "NVIDIA", 19.5, 156, 312, 312, 0, 40, 1.555,
-     0.869, 0, 0.80, kSustainedA100, kAttentionA100, 1.0, kMemoryA100, 108, 128,
+     0.869, 0, 0.80, kSustainedA100, kAttention, 1.0, kMemoryA100, 108, 128,
      256, 4, 230, 210},
     {"A100-SXM4-80GB", "NVIDIA", 19.5, 156, 312, 312, 0, 80, 2.039,
-     0.869, 0, 0.80, kSustainedA100, kAttentionA100, 1.0, kMemoryA100, 108, 128,
+     0.869, 0, 0.80, kSustainedA100, kAttention, 1.0, kMemoryA100, 108, 128,
      256, 4, 230, 210},
     // [S] H100 datasheet table (hpctech copy), glennklockwood; H200
     // compute identical (stas00 note 16). HW §1.1. H100 SXM5: 80 GB HBM3,
@@ -136,13 +138,13 @@ const CatalogRow kCatalog[] = {
     // thumb 0.83-0.92 (HW §2.2): 0.85, fitted. [S] 132 SMs. [V] slides:
     // NVLink4 (H100) all-reduce busbw 370, all-to-all 320.
     {"H100-SXM5-80GB", "NVIDIA", 66.9, 494.7, 989.4, 989.4, 1978.9, 80,
-     3.35, 0.803, 0.709, 0.75, kSustainedH100, kAttentionHopper,
+     3.35, 0.803, 0.709, 0.75, kSustainedH100, kAttention,
      kFa2OnHopper, kMemoryHopper, 132, 128, 256, 4, 370, 320},
     // [S] H200 SXM: 141 GB HBM3e, 4.8 TB/s; FP8 MAMF 1453.4 / 1979 =
     // 0.734; [S] stas00 8x H200 ring (NVLS off) busbw 365.6. Otherwise as
     // the H100.
     {"H200-SXM-141GB", "NVIDIA", 66.9, 494.7, 989.4, 989.4, 1978.9, 141,
-     4.8, 0.803, 0.734, 0.75, kSustainedH100, kAttentionHopper,
+     4.8, 0.803, 0.734, 0.75, kSustainedH100, kAttention,
      kFa2OnHopper, kMemoryHopper, 132, 128, 256, 4, 365.6, 320},
     // [S/?] DGX B200 datasheet via stas00; Blackwell brief via
     // glennklockwood (FP32 80 at 1000 W; other copies 75). HW §1.1.
@@ -153,7 +155,7 @@ const CatalogRow kCatalog[] = {
     // (assumption, HW §2.2). [S] a B200 SKU reports 148 SMs. [S] stas00
     // 8x B200 ring 682.2; [V] slides: B200 all-to-all 640.
     {"B200", "NVIDIA", 80, 1125, 2250, 2250, 4500, 180, 8.0,
-     0.776, 0.763, 0.75, kSustainedOther, kAttentionHopper, kFa2OnHopper,
+     0.776, 0.763, 0.75, kSustainedOther, kAttention, kFa2OnHopper,
      0.85, 148, 128, 256, 4, 682, 640},
     // [S/?] per Blackwell GPU in GB200 NVL72, 1200 W: stas00 note 23,
     // glennklockwood arch brief (FP32 80 or 90). HW §1.1. [S] 13.4 TB / 72
@@ -163,7 +165,7 @@ const CatalogRow kCatalog[] = {
     // GB200: B200-class die (148). [S] tritonbench PR #1017 on GB200:
     // launch 3.3 us. [V] slides: NVL72 32 GPUs 680, all-to-all 640.
     {"GB200", "NVIDIA", 80, 1250, 2500, 2500, 5000, 186, 8.0,
-     0.729, 0.723, 0.70, kSustainedOther, kAttentionHopper, kFa2OnHopper,
+     0.729, 0.723, 0.70, kSustainedOther, kAttention, kFa2OnHopper,
      0.85, 148, 128, 256, 3.3, 680, 640},
     // [V] ROCm mi300.md peak table and gpu-specs.rst (HW §1.1): 192 GB,
     // 5.3 TB/s. [S] MAMF 668.4 / 1300 = 0.514 (ROCm 6.3 TunableOp);
@@ -186,7 +188,7 @@ const CatalogRow kCatalog[] = {
     // [V] slides: PCIe Gen4 8 GPUs 24; all-to-all half (assumption: no
     // NVLink).
     {"L40S", "NVIDIA", 91.6, 183, 362.05, 362.05, 733, 48, 0.864,
-     0.70, 0.65, 0.65, kSustainedOther, kAttentionA100, 1.0, 0.85, 142,
+     0.70, 0.65, 0.65, kSustainedOther, kAttention, 1.0, 0.85, 142,
      128, 128, 4, 24, 12},
 };
 // clang-format on
@@ -275,7 +277,15 @@ constexpr Alias kAliases[] = {
 } // namespace
 
 std::string_view fitGroupName(FitGroup group) {
-  return group == FitGroup::Ampere ? "ampere" : "hopper";
+  switch (group) {
+  case FitGroup::Ampere:
+    return "ampere";
+  case FitGroup::Hopper:
+    return "hopper";
+  case FitGroup::Pooled:
+    break;
+  }
+  return "pooled";
 }
 
 std::optional<FitGroup> fitGroupOf(const GpuSpec &gpu) {

@@ -679,20 +679,16 @@ struct Worker {
           }
         }
       }
-      bool mixed = false;
-      for (Recompute r : chosen)
-        mixed = mixed || r != best.recompute;
-      if (mixed) {
+      // Every stage at one level is that level's plain plan, with this
+      // family's split: not offered, since that level's own family weighs
+      // its splits, and a family the threshold prunes must not change
+      // what another offers (the best plan would depend on the top K).
+      const bool uniform =
+          std::all_of(chosen.begin(), chosen.end(),
+                      [&](Recompute r) { return r == chosen.front(); });
+      if (!uniform) {
         ParallelConfig alt = best;
         alt.stageRecompute = chosen;
-        // Every stage at one level is that level's plain plan (stated so,
-        // it is recognised as the same plan when that level's family
-        // offers it too).
-        if (std::all_of(chosen.begin(), chosen.end(),
-                        [&](Recompute r) { return r == chosen.front(); })) {
-          alt.recompute = chosen.front();
-          alt.stageRecompute.clear();
-        }
         ++stats.evaluations;
         if (Status s = evaluateFor(ev, alt, evalMixed); !s)
           return s;

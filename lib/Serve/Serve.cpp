@@ -209,9 +209,11 @@ public:
         ++kernels;
       }
       if (prompt > 0) {
-        double flops = prompt * keys(w.prefillContext) * L.attnFlopsPerKey / tp;
+        double c = keys(w.prefillContext);
+        double flops = prompt * c * L.attnFlopsPerKey / tp;
         // Writing the chunk's keys and values into the cache.
-        gpuSeconds += flops / peak + memorySeconds(gpu, prompt * kvPerTok);
+        gpuSeconds += flops / (peak * flashLengthEfficiency(c)) +
+                      memorySeconds(gpu, prompt * kvPerTok);
         ++kernels;
       }
     }

@@ -28,6 +28,7 @@
 #include <fmt/format.h>
 #include <set>
 #include <thread>
+#include <tuple>
 
 namespace trident::validation {
 
@@ -64,65 +65,133 @@ double objective(const std::vector<const PreparedCase *> &training,
   return errorStats(errors).median;
 }
 
+/// The grid points of the constants `members` (indices into
+/// kFittedConstants), enumerated in grid order: point k sets each member
+/// to its grid value at k's mixed-radix digit (the last member varies
+/// fastest).
+struct Grid {
+  std::vector<size_t> members;
+  std::vector<std::vector<double>> values;
+  int64_t size() const {
+    int64_t total = 1;
+    for (const auto &g : values)
+      total *= int64_t(g.size());
+    return total;
+  }
+  void set(FitValues &v, int64_t point) const {
+    for (size_t m = members.size(); m-- > 0;) {
+      int64_t n = int64_t(values[m].size());
+      v.values[members[m]] = values[m][size_t(point % n)];
+      point /= n;
+    }
+  }
+};
+
+Grid gridFor(FitGroup group) {
+  Grid g;
+  for (size_t i = 0; i < kNumFitted; ++i)
+    if (kFittedConstants[i].group == group) {
+      g.members.push_back(i);
+      g.values.push_back(gridOf(i));
+    }
+  return g;
+}
+
+/// The point of `grid` (the other constants as in `base`) that minimises
+/// the median |error| of `training`: the first in grid order among equals.
+/// Each point is independent; the threads split the points, and the
+/// choice reads them in grid order, so the result never depends on the
+/// thread count. Returns the point's values and its objective.
+std::pair<FitValues, double>
+searchGrid(const Grid &grid, const FitValues &base,
+           const std::vector<const PreparedCase *> &training, int threads) {
+  const int64_t total = grid.size();
+  std::vector<double> scores(size_t(total), INFINITY);
+  int workers = std::max(1, std::min<int>(threads, int(total)));
+  auto work = [&](int t) {
+    for (int64_t k = t; k < total; k += workers) {
+      FitValues v = base;
+      grid.set(v, k);
+      scores[size_t(k)] = objective(training, v);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < workers; ++t)
+    pool.emplace_back(work, t);
+  work(0);
+  for (std::thread &th : pool)
+    th.join();
+  int64_t best = 0;
+  for (int64_t k = 1; k < total; ++k)
+    if (scores[size_t(k)] < scores[size_t(best)])
+      best = k;
+  FitValues v = base;
+  grid.set(v, best);
+  return {v, scores[size_t(best)]};
+}
+
+/// Each generation's own constants minimise the median |error| over its
+/// cases. A pooled constant (FitGroup::Pooled, one value for every
+/// generation) is profiled: at each of its grid values the generations'
+/// constants are fitted as above, and the value whose fits give the least
+/// median |error| over every generation's cases together is kept.
 FitReport fitPrepared(const PreparedCases &prepared,
                       const std::function<bool(const Case &)> &include,
                       int threads) {
   FitReport report;
-  report.values = FitValues::published();
-  for (FitGroup group : kGroups) {
-    GroupFit gf;
-    gf.group = group;
-    std::vector<const PreparedCase *> training;
+  std::vector<std::vector<const PreparedCase *>> training(std::size(kGroups));
+  std::vector<const PreparedCase *> all;
+  for (size_t gi = 0; gi < std::size(kGroups); ++gi)
     for (const PreparedCase &p : prepared.cases)
-      if (p.profile && p.group == group && (!include || include(*p.c)))
-        training.push_back(&p);
-    gf.cases = int64_t(training.size());
-    std::vector<size_t> members;
-    std::vector<std::vector<double>> grids;
-    for (size_t i = 0; i < kNumFitted; ++i)
-      if (kFittedConstants[i].group == group) {
-        members.push_back(i);
-        grids.push_back(gridOf(i));
+      if (p.profile && p.group == kGroups[gi] && (!include || include(*p.c))) {
+        training[gi].push_back(&p);
+        all.push_back(&p);
       }
-    if (training.empty()) {
-      gf.objective = NAN;
-      report.groups.push_back(gf);
-      continue;
+  const Grid pooled = gridFor(FitGroup::Pooled);
+  std::vector<Grid> grids;
+  for (FitGroup group : kGroups)
+    grids.push_back(gridFor(group));
+
+  struct Candidate {
+    FitValues values;
+    std::vector<double> groupObjective;
+    double objective = INFINITY;
+  };
+  auto fitAt = [&](int64_t point) {
+    Candidate c;
+    c.values = FitValues::published();
+    pooled.set(c.values, point);
+    for (size_t gi = 0; gi < std::size(kGroups); ++gi) {
+      double obj = NAN;
+      if (!training[gi].empty())
+        std::tie(c.values, obj) =
+            searchGrid(grids[gi], c.values, training[gi], threads);
+      c.groupObjective.push_back(obj);
     }
-    int64_t total = 1;
-    for (const auto &g : grids)
-      total *= int64_t(g.size());
-    gf.gridPoints = total;
-    auto pointValues = [&](int64_t point) {
-      FitValues v = report.values;
-      for (size_t m = members.size(); m-- > 0;) {
-        int64_t n = int64_t(grids[m].size());
-        v.values[members[m]] = grids[m][size_t(point % n)];
-        point /= n;
-      }
-      return v;
-    };
-    // Each point is independent; the threads split the points, and the
-    // choice below reads them in grid order, so the result never depends
-    // on the thread count.
-    std::vector<double> scores(size_t(total), INFINITY);
-    int workers = std::max(1, std::min<int>(threads, int(total)));
-    auto work = [&](int t) {
-      for (int64_t k = t; k < total; k += workers)
-        scores[size_t(k)] = objective(training, pointValues(k));
-    };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < workers; ++t)
-      pool.emplace_back(work, t);
-    work(0);
-    for (std::thread &th : pool)
-      th.join();
-    int64_t best = 0;
-    for (int64_t k = 1; k < total; ++k)
-      if (scores[size_t(k)] < scores[size_t(best)])
-        best = k;
-    report.values = pointValues(best);
-    gf.objective = scores[size_t(best)];
+    c.objective = all.empty() ? INFINITY : objective(all, c.values);
+    return c;
+  };
+  Candidate best = fitAt(0);
+  for (int64_t k = 1; k < pooled.size(); ++k) {
+    Candidate c = fitAt(k);
+    if (c.objective < best.objective)
+      best = std::move(c);
+  }
+  report.values = best.values;
+  for (size_t gi = 0; gi < std::size(kGroups); ++gi) {
+    GroupFit gf;
+    gf.group = kGroups[gi];
+    gf.cases = int64_t(training[gi].size());
+    gf.objective = best.groupObjective[gi];
+    gf.gridPoints = training[gi].empty() ? 0 : grids[gi].size();
+    report.groups.push_back(gf);
+  }
+  if (!pooled.members.empty()) {
+    GroupFit gf;
+    gf.group = FitGroup::Pooled;
+    gf.cases = int64_t(all.size());
+    gf.objective = best.objective;
+    gf.gridPoints = pooled.size();
     report.groups.push_back(gf);
   }
   return report;

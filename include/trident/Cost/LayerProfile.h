@@ -52,7 +52,26 @@ struct GemmCost {
   /// Fraction of the batch*M*N work actually computed (e.g. 0.5 for a
   /// causal mask exploited by a fused kernel). Model FLOPs ignore it.
   double density = 1.0;
+  /// Attention core only: the keys a query may attend (the sequence, or
+  /// its window). Sets the fused kernel's length efficiency
+  /// (flashLengthEfficiency).
+  int64_t keys = 0;
 };
+
+/// Query rows per block of a fused attention kernel: FlashAttention-2
+/// (Dao 2023, "FlashAttention-2: Faster Attention with Better Parallelism
+/// and Work Partitioning", Sec. 3.1.1 and its kernels' 128 x 64 tiles for
+/// head dimension 128) skips the blocks wholly above a causal mask's
+/// diagonal and computes the diagonal ones whole, masked.
+inline constexpr int64_t kFlashBlockRows = 128;
+
+/// The fraction of the s x s square a fused kernel computes under a causal
+/// mask: with n = ceil(s / kFlashBlockRows) query blocks, block i visits
+/// i + 1 key blocks of the same size, (n + 1) / (2 n) in all.
+inline double causalFlashDensity(int64_t seq) {
+  double n = double((seq + kFlashBlockRows - 1) / kFlashBlockRows);
+  return n > 0 ? (n + 1) / (2 * n) : 1.0;
+}
 
 /// The data type `g` runs in when the model's GEMMs run in `compute`.
 inline DType gemmDtype(const GemmCost &g, DType compute) {

@@ -57,6 +57,25 @@ inline double launchBound(const GpuSpec &gpu, double gpuSeconds,
   return gpuSeconds > host ? gpuSeconds : host;
 }
 
+/// Keys at which a fused attention kernel runs at half its long-sequence
+/// rate. A FlashAttention kernel pays a fixed cost per query block
+/// (loading Q, the final rescale, writing O and its statistics) beside
+/// its work per key block, so its rate grows as keys / (keys + L0) with
+/// the keys each query visits. L0 from the forward FLOP/s that
+/// pytorch/benchmark PR #2391 (commit ff65cb6) published for H100, head
+/// dimension 128, 16 heads, batch x sequence = 16k tokens, sequences 512
+/// to 16k: FlashAttention-3 fits L0 = 235 and Triton's fused-attention
+/// tutorial kernel (FlashAttention-2's algorithm) 245, each within 1 % of
+/// every point (least squares in log space); PR #2296's Triton figures
+/// (batch 128, 8 heads) fit 205. Sourced, not fitted to training runs.
+inline constexpr double kFlashKeyOverhead = 240;
+
+/// The fraction of its long-sequence rate a fused attention kernel reaches
+/// when each query visits `keys` keys (kFlashKeyOverhead).
+inline double flashLengthEfficiency(double keys) {
+  return keys > 0 ? keys / (keys + kFlashKeyOverhead) : 1.0;
+}
+
 } // namespace trident
 
 #endif // TRIDENT_COST_ROOFLINE_H

@@ -1,10 +1,11 @@
 //===- Fitted.h - The constants fitted to published runs --------*- C++ -*-===//
 //
 // The few numbers of the cost model that no datasheet gives and that were
-// fitted, once per GPU generation, to the published training runs of
-// shared/validation/cases.json, each run evaluated
-// under the software it used. This table is their one home: the GPU catalog
-// (lib/Hardware/GpuCatalog.cpp) builds its rows from it, `trident validate
+// fitted to the published training runs of shared/validation/cases.json,
+// each run evaluated under the software it used: one per GPU generation,
+// or one for every generation (FitGroup::Pooled). This table is their one home:
+// the GPU catalog (lib/Hardware/GpuCatalog.cpp) builds its rows from it,
+// `trident validate
 // --fit` and `--cross-validate` refit it (lib/Validation/CrossValidate.cpp)
 // over the grid each row states, and docs/cost-model.md lists it.
 //
@@ -28,8 +29,9 @@ namespace trident {
 
 struct GpuSpec;
 
-/// The GPU generations with published runs to fit on.
-enum class FitGroup { Ampere, Hopper };
+/// The GPU generations with published runs to fit on, and Pooled: one
+/// value for all of them, fitted on their runs together.
+enum class FitGroup { Ampere, Hopper, Pooled };
 
 /// What a fitted constant multiplies.
 enum class FitKind {
@@ -49,25 +51,24 @@ struct FittedConstant {
 
 /// Fitted by `trident validate --fit` (a grid search minimising the median
 /// |error| over every evaluable case of cases.json on the generation's
-/// GPUs; docs/cost-model.md section 8).
+/// GPUs, and for a pooled constant over every generation's cases;
+/// docs/cost-model.md section 8).
 inline constexpr FittedConstant kFittedConstants[] = {
     {"sustained.ampere", FitGroup::Ampere, FitKind::Sustained, 0.95, 0.75, 1.00,
      0.01, "A100 GEMM throughput in training / best-shape MAMF"},
-    {"attention.ampere", FitGroup::Ampere, FitKind::Attention, 0.26, 0.16, 0.40,
-     0.02, "A100 fused attention, fraction of the 16-bit peak"},
-    {"sustained.hopper", FitGroup::Hopper, FitKind::Sustained, 0.86, 0.75, 1.00,
+    {"sustained.hopper", FitGroup::Hopper, FitKind::Sustained, 0.94, 0.75, 1.00,
      0.01, "H100/H200 GEMM throughput in training / best-shape MAMF"},
-    {"attention.hopper", FitGroup::Hopper, FitKind::Attention, 0.30, 0.16, 0.40,
-     0.02,
-     "H100/H200 fused attention (best kernel), fraction of the "
-     "16-bit peak"},
+    {"attention", FitGroup::Pooled, FitKind::Attention, 0.27, 0.16, 0.40, 0.01,
+     "fused attention with the generation's best kernel (A100: "
+     "FlashAttention-2; H100/H200: FlashAttention-3 or cuDNN), fraction of "
+     "the 16-bit peak"},
 };
 inline constexpr size_t kNumFitted = std::size(kFittedConstants);
 
 /// The published value of the constant of `group` and `kind`.
 constexpr double fittedValue(FitGroup group, FitKind kind) {
   for (const FittedConstant &f : kFittedConstants)
-    if (f.group == group && f.kind == kind)
+    if ((f.group == group || f.group == FitGroup::Pooled) && f.kind == kind)
       return f.value;
   return 0;
 }
@@ -83,7 +84,8 @@ struct FitValues {
   }
   double get(FitGroup group, FitKind kind) const {
     for (size_t i = 0; i < kNumFitted; ++i)
-      if (kFittedConstants[i].group == group &&
+      if ((kFittedConstants[i].group == group ||
+           kFittedConstants[i].group == FitGroup::Pooled) &&
           kFittedConstants[i].kind == kind)
         return values[i];
     return 0;

@@ -156,11 +156,13 @@ runValidation(const std::vector<Case> &cases, const EvalOptions &options = {},
               std::optional<MoeDispatcher> forceDispatcher = std::nullopt);
 
 /// The fit of each generation's constants, and how good it is.
+/// One generation's fit, or (FitGroup::Pooled) the pooled constants'
+/// over every generation's cases.
 struct GroupFit {
   FitGroup group;
   int64_t cases = 0;      ///< evaluated cases on the generation's GPUs
-  double objective = 0;   ///< median + p90 of |error| at the optimum
-  int64_t gridPoints = 0; ///< points searched
+  double objective = 0;   ///< median |error| at the optimum
+  int64_t gridPoints = 0; ///< points of the group's own grid
 };
 
 struct FitReport {

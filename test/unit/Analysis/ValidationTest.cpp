@@ -41,7 +41,11 @@ TEST_CASE("published runs are predicted within the recorded bounds",
   CHECK(report.overall.median <= 0.04);
   CHECK(report.overall.p90 <= 0.15);
   CHECK(report.bySource.at("dgxc").median <= 0.07);
-  CHECK(report.bySource.at("dgxc").p90 <= 0.12);
+  // The fused attention's rate by sequence length (flashLengthEfficiency)
+  // and one attention constant for both generations moved dgxc's p90
+  // 11.4 % -> 14.4 % and mpt's median 3.6 % -> 5.3 % in sample, while
+  // their out-of-sample p90s fell (mpt 20.4 % -> 14.2 %).
+  CHECK(report.bySource.at("dgxc").p90 <= 0.145);
   // NeMo 24.07's rows are all FP8: keeping the LM head and the router in
   // 16 bits (GemmCost::sixteenBit) moved their median from 7.5 % to 8.4 %
   // while their p90 fell from 14.3 % to 12.0 % (and dgxc's median from
@@ -53,7 +57,7 @@ TEST_CASE("published runs are predicted within the recorded bounds",
   CHECK(report.bySource.at("nemo").median <= 0.09);
   CHECK(report.bySource.at("nemo").p90 <= 0.145);
   CHECK(report.bySource.at("korthikanti22").median <= 0.07);
-  CHECK(report.bySource.at("mpt").median <= 0.05);
+  CHECK(report.bySource.at("mpt").median <= 0.055);
   CHECK(report.bySource.at("mpt").p90 <= 0.15);
   // DeepSpeed's ZeRO-3 gather rate (issue #1174) made the narayanan21
   // ZeRO-3 rows fit, and the A100 refit moved sustained.ampere 0.90 ->
@@ -340,7 +344,7 @@ TEST_CASE("a refit constant rescales what it multiplies", "[validation]") {
   for (size_t i = 0; i < kNumFitted; ++i)
     if (kFittedConstants[i].key == "sustained.hopper")
       v.values[i] *= 1.1;
-    else if (kFittedConstants[i].key == "attention.hopper")
+    else if (kFittedConstants[i].key == "attention")
       v.values[i] *= 0.5;
   applyFit(g, v);
   CHECK(g.gemmEfficiency16 == Approx(1.1 * h100->gemmEfficiency16));
@@ -381,11 +385,11 @@ TEST_CASE("the published constants are the fit, and leave-one-source-out "
   CHECK(cv.outOfSample.evaluated == cv.outOfSample.evaluable);
   INFO("out of sample: median " << cv.outOfSample.overall.median << " p90 "
                                 << cv.outOfSample.overall.p90);
-  // Today's figures (docs/validation.md: 5.9 %, 18.2 %; in sample
-  // 3.7 %): the issue's out-of-sample median target (6 %) and in-sample
-  // one (4 %) are met, its out-of-sample p90 (15 %) is not yet.
+  // Today's figures (docs/validation.md: 5.1 %, 14.7 %; in sample
+  // 3.9 %): the issue's targets, out of sample median <= 6 % and p90 <=
+  // 15 %, in sample median <= 4 %, are met.
   CHECK(cv.outOfSample.overall.median <= 0.060);
-  CHECK(cv.outOfSample.overall.p90 <= 0.190);
+  CHECK(cv.outOfSample.overall.p90 <= 0.150);
   CHECK(cv.inSampleReport.overall.median <= 0.040);
   // Out of sample is never better than in sample overall.
   CHECK(cv.outOfSample.overall.median >= cv.inSampleReport.overall.median);

@@ -4,6 +4,7 @@
 
 #include "trident/Cost/Collectives.h"
 #include "trident/Cost/Evaluate.h"
+#include "trident/Cost/Roofline.h"
 #include "trident/Hardware/Calibration.h"
 
 #include <catch2/catch.hpp>
@@ -1012,6 +1013,34 @@ TEST_CASE("FlashAttention-2 runtimes are slower on Hopper only",
   CHECK(g.attentionEfficiencyFa2 == Approx(g.attentionEfficiency * 0.35 / 0.75));
 }
 
+TEST_CASE("the attention core runs at its length efficiency",
+          "[cost][attention]") {
+  // The time of the fused core at the keys a query visits is its time at
+  // unlimited keys over flashLengthEfficiency: measured against the same
+  // core at half the efficiency (twice the time).
+  const int64_t seq = 16384;
+  LayerProfile p = test::gptProfile("gpt-1.3b", 24, 2048, 16, seq);
+  LayerProfile unlimited = p;
+  for (LayerGroup &L : unlimited.groups)
+    for (GemmCost &g : L.cost.gemms)
+      if (g.attentionCore) {
+        REQUIRE(g.keys == seq);
+        g.keys = 0;
+      }
+  ParallelConfig cfg = cfgOf(1, 8, 1, 1, 8);
+  EvalOptions o;
+  applyRuntime(o, Runtime::MegatronCore);
+  Cluster h100 = *parseClusterSpec("dgx-h100:1");
+  Cluster slow = h100;
+  slow.groups[0].gpu.attentionEfficiency /= 2;
+  double base = mustEvaluate(unlimited, h100, cfg, o).iterationSeconds;
+  double core = mustEvaluate(unlimited, slow, cfg, o).iterationSeconds - base;
+  REQUIRE(core > 0);
+  double e = flashLengthEfficiency(seq * causalFlashDensity(seq));
+  CHECK(mustEvaluate(p, h100, cfg, o).iterationSeconds - base ==
+        Approx(core * (1 / e - 1)).epsilon(0.01));
+}
+
 TEST_CASE("autocast moves fp32 elementwise traffic", "[cost][runtime]") {
   LayerProfile p = smallGpt();
   ParallelConfig cfg = cfgOf(8, 1, 1, 4, 32);
@@ -1411,10 +1440,15 @@ TEST_CASE("context parallelism's K/V exchange: ring, all-gather, all-to-all",
   CHECK(a2a.exposedCommSeconds > ring.exposedCommSeconds);
   CHECK(ag.exposedCommSeconds != Approx(a2a.exposedCommSeconds));
   CHECK(ag.computeSeconds < ring.computeSeconds);
+  // Without the slowdown the ring still computes longer: each of its
+  // steps runs the fused kernel on 1/cp of the keys, at a lower rate
+  // (flashLengthEfficiency); the collectives hand it the whole sequence.
   EvalOptions alone;
   alone.overlapComputeSlowdown = 0;
+  CHECK(run(CpCommType::AllGather, alone).computeSeconds <
+        run(CpCommType::P2p, alone).computeSeconds);
   CHECK(run(CpCommType::AllGather, alone).computeSeconds ==
-        Approx(run(CpCommType::P2p, alone).computeSeconds));
+        Approx(run(CpCommType::A2a, alone).computeSeconds));
   // The runtime's kind when the plan says p2p (the default): the trident
   // programs all-gather.
   EvalOptions trident;

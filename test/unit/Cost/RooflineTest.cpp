@@ -1,6 +1,7 @@
 //===- RooflineTest.cpp - GEMM efficiency, roofline, launch bound ---------===//
 
 #include "trident/Cost/Roofline.h"
+#include "trident/Cost/LayerProfile.h"
 
 #include <catch2/catch.hpp>
 
@@ -95,4 +96,35 @@ TEST_CASE("GEMM calibration corrects the model near measured shapes",
         Approx(0.60).epsilon(1e-6));
   double after = gemmEfficiency(g, 8192, 8192, 4096, 1, DType::BF16);
   CHECK(after < before);
+}
+
+TEST_CASE("a fused attention kernel's rate grows with the keys a query "
+          "visits",
+          "[cost][roofline]") {
+  CHECK(flashLengthEfficiency(kFlashKeyOverhead) == Approx(0.5));
+  CHECK(flashLengthEfficiency(2048) == Approx(2048.0 / 2288.0));
+  CHECK(flashLengthEfficiency(0) == 1.0); // no attention to slow down
+  double previous = 0;
+  for (double keys : {64.0, 512.0, 2048.0, 8192.0, 65536.0}) {
+    double e = flashLengthEfficiency(keys);
+    CHECK(e > previous);
+    CHECK(e < 1);
+    previous = e;
+  }
+  // The source's points (pytorch/benchmark PR #2391, FlashAttention-3 on
+  // H100): 512 keys at 430 TFLOP/s, 2k at 566, 16k at 621.
+  CHECK(flashLengthEfficiency(512) / flashLengthEfficiency(16384) ==
+        Approx(430.32 / 620.73).epsilon(0.02));
+  CHECK(flashLengthEfficiency(2048) / flashLengthEfficiency(16384) ==
+        Approx(565.54 / 620.73).epsilon(0.02));
+}
+
+TEST_CASE("a causal fused kernel computes its diagonal blocks whole",
+          "[cost][roofline]") {
+  CHECK(causalFlashDensity(1) == 1.0);
+  CHECK(causalFlashDensity(128) == 1.0);
+  CHECK(causalFlashDensity(256) == 0.75);
+  CHECK(causalFlashDensity(2048) == Approx(17.0 / 32.0));
+  CHECK(causalFlashDensity(2049) == Approx(18.0 / 34.0));
+  CHECK(causalFlashDensity(65536) == Approx(0.5).epsilon(0.002));
 }

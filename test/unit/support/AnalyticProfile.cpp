@@ -96,8 +96,12 @@ Result<LayerProfile> buildTransformerProfile(const TransformerShape &in) {
   blk.name = "block";
   blk.kind = LayerKind::Block;
   blk.gemms.push_back(gemm(s, h + 2 * kv, h, 1, TpSplit::Column));
-  blk.gemms.push_back(gemm(s, s, d, a, TpSplit::Heads, true, false, 0.5));
-  blk.gemms.push_back(gemm(s, d, s, a, TpSplit::Heads, true, false, 0.5));
+  // Causal, as ModelAnalysis records it for a fused kernel.
+  const double causal = causalFlashDensity(t.seqLen);
+  blk.gemms.push_back(gemm(s, s, d, a, TpSplit::Heads, true, false, causal));
+  blk.gemms.push_back(gemm(s, d, s, a, TpSplit::Heads, true, false, causal));
+  for (size_t i = 1; i <= 2; ++i)
+    blk.gemms[i].keys = t.seqLen;
   blk.gemms.push_back(gemm(s, h, h, 1, TpSplit::Row));
   double mlpUp = t.gatedMlp ? 2 : 1;
   if (!moe) {
