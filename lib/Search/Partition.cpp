@@ -170,6 +170,14 @@ double stageBytes(const StageDevice &dev, bool first, bool last, int64_t begin,
                       rangeMax(c.blockGatherBytes, begin, end));
 }
 
+double pipelineFillBound(double work, int64_t m, int64_t pp) {
+  if (m < 1 || pp < 1)
+    return 0;
+  const double filled =
+      1 - std::pow(1 - 1 / double(m), double(pp)); // (0, 1]: m >= 1
+  return work / filled;
+}
+
 double stageSeconds(const StageDevice &dev, bool first, bool last,
                     int64_t begin, int64_t end) {
   const LayerCosts &c = *dev.costs;

@@ -489,11 +489,7 @@ struct Worker {
   /// - without interleaving, on one GPU type, stage s cannot start before
   ///   the first micro-batch has passed the stages before it, nor end its
   ///   last backward before the stages after it have done theirs and then
-  ///   the stages before it: the makespan T >= sum_{j<s} x_j + m x_s for
-  ///   every s, where x_j is stage j's work per micro-batch. Over all
-  ///   splits of the work W, the least such T is W / (1 - (1 - 1/m)^pp)
-  ///   (each x_s at its largest, T/m (1 - 1/m)^s, sums to W), at least
-  ///   m W / pp.
+  ///   the stages before it (pipelineFillBound).
   double memberBound(const Config &F, const ParallelConfig &c,
                      const Evaluator &ev) const {
     const Variant &var = sh.variants[size_t(F.variant)];
@@ -505,11 +501,8 @@ struct Worker {
     else if (c.zeroStage >= 1)
       after = ev.paramGatherFloor(c) / p;
     double pipe = double(m) * work / p;
-    if (c.pp > 1 && c.vpp == 1 && var.cluster.groups.size() == 1) {
-      const double filled =
-          1 - std::pow(1 - 1 / double(m), p); // (0, 1]: m >= 1
-      pipe = std::max(pipe, work / filled);
-    }
+    if (c.pp > 1 && c.vpp == 1 && var.cluster.groups.size() == 1)
+      pipe = std::max(pipe, pipelineFillBound(work, m, c.pp));
     return std::max(F.lowerBound, var.objectiveScale * (pipe + after));
   }
 

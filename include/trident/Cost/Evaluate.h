@@ -449,9 +449,12 @@ private:
   Status finishTotals(const ParallelConfig &cfg, double recomputedFlops,
                       Evaluation &out) const;
   Status checkFinite(const ParallelConfig &cfg, const Evaluation &out) const;
-  /// The parts of evaluate() (Evaluate.cpp).
+  /// What zero3AddedFloor and paramGatherFloor share: the dense and
+  /// expert collective groups and the whole model's parameters on one GPU
+  /// (Evaluate.cpp).
   struct FloorParts;
   FloorParts floorParts(const ParallelConfig &cfg) const;
+  /// The parts of evaluate() (Evaluate.cpp).
   struct Frame;
   struct StepSums;
   void chunkCosts(const Frame &f, Evaluation &out);

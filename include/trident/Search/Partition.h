@@ -89,6 +89,17 @@ double stageBytes(const StageDevice &dev, bool first, bool last, int64_t begin,
 double stageSeconds(const StageDevice &dev, bool first, bool last,
                     int64_t begin, int64_t end);
 
+/// The least makespan of a pipeline of `pp` stages without interleaving,
+/// on one GPU type, that does `work` seconds per micro-batch over all its
+/// stages, for `m` micro-batches. Stage s cannot start before the first
+/// micro-batch has passed the stages before it, nor end its last backward
+/// before the stages after it have done theirs and then the stages before
+/// it: T >= sum_{j<s} x_j + m x_s for every s (x_j: stage j's work per
+/// micro-batch). Over all splits of `work` the least such T is
+/// work / (1 - (1 - 1/m)^pp) (each x_s at its largest, T/m (1 - 1/m)^s,
+/// sums to `work`), at least m work / pp; m work for pp = 1.
+double pipelineFillBound(double work, int64_t m, int64_t pp);
+
 /// Splits the blocks over `stages.size()` stages (each >= 1 block),
 /// minimising the slowest stage subject to every stage's memory limit.
 /// Ties go to the split whose stages end earliest (deterministic).

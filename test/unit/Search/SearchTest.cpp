@@ -319,6 +319,54 @@ TEST_CASE("the partitioner's stage model is the Evaluator's", "[search][partitio
   }
 }
 
+TEST_CASE("a pipeline without interleaving takes at least its fill bound",
+          "[search][bounds]") {
+  // One stage runs its m micro-batches back to back; one micro-batch
+  // passes every stage once; more micro-batches approach m W / pp.
+  CHECK(pipelineFillBound(2.0, 5, 1) == Approx(10.0));
+  CHECK(pipelineFillBound(2.0, 1, 4) == Approx(2.0));
+  for (int64_t pp : {2, 4, 8})
+    for (int64_t m : {2, 3, 8, 64}) {
+      double b = pipelineFillBound(1.0, m, pp);
+      CHECK(b >= double(m) / double(pp));
+      CHECK(b <= double(m) / double(pp) + double(pp)); // fill <= pp stages
+    }
+  CHECK(pipelineFillBound(1.0, 1000, 4) == Approx(250.0).epsilon(0.01));
+  // The Evaluator's schedules never beat it, whatever the split: the
+  // search prunes by it (Worker::memberBound).
+  LayerProfile prof = gpt("gpt-1b", 24, 2048, 16);
+  Cluster cl = cluster("dgx-h100:1");
+  auto ev = Evaluator::create(prof, cl);
+  REQUIRE(ev.isOk());
+  for (int64_t pp : {2, 4})
+    for (int64_t m : {1, 2, 3, 8})
+      for (int skew = 0; skew < 3; ++skew) {
+        ParallelConfig c;
+        c.pp = pp;
+        c.dp = 8 / pp;
+        c.microBatch = 1;
+        c.globalBatch = c.dp * m;
+        // Even, front-heavy (the bound's own shape) and back-heavy.
+        std::vector<int64_t> split(size_t(pp), 24 / pp);
+        if (skew == 1) {
+          split.front() += 2;
+          split.back() -= 2;
+        } else if (skew == 2) {
+          split.front() -= 2;
+          split.back() += 2;
+        }
+        c.layersPerChunk = split;
+        Evaluation e;
+        REQUIRE(ev->evaluate(c, e).isOk());
+        double work = 0;
+        for (const StageBreakdown &st : e.stages)
+          work +=
+              st.forwardSecondsPerMicroBatch + st.backwardSecondsPerMicroBatch;
+        INFO("pp " << pp << " m " << m << " skew " << skew);
+        CHECK(e.pipelineSeconds >= pipelineFillBound(work, m, pp) * (1 - 1e-9));
+      }
+}
+
 //===----------------------------------------------------------------------===//
 // Search
 //===----------------------------------------------------------------------===//
