@@ -3,11 +3,11 @@
 // The few numbers of the cost model that no datasheet gives and that were
 // fitted to the published training runs of shared/validation/cases.json,
 // each run evaluated under the software it used: one per GPU generation,
-// or one for every generation (FitGroup::Pooled). This table is their one home:
-// the GPU catalog (lib/Hardware/GpuCatalog.cpp) builds its rows from it,
-// `trident validate
-// --fit` and `--cross-validate` refit it (lib/Validation/CrossValidate.cpp)
-// over the grid each row states, and docs/cost-model.md lists it.
+// or one for every generation (FitGroup::Pooled). This table is their one
+// home: the GPU catalog (lib/Hardware/GpuCatalog.cpp) builds its rows from
+// it, `trident validate --fit` and `--cross-validate` refit it
+// (lib/Validation/CrossValidate.cpp) over the grid each row states, and
+// docs/cost-model.md lists it.
 //
 // A refit value reaches a GpuSpec through applyFit(), which rescales the
 // quantities the constant multiplies: a sustained factor scales the GEMM
