@@ -1686,22 +1686,18 @@ double Evaluator::zero3AddedFloor(const ParallelConfig &c) const {
   if (!f.ok)
     return 0;
   const NodeGroup &hw = cluster_.groups[0];
-  const double dense = f.dense, expert = f.expert;
-  const StateBytesPerParam &state = f.state;
-  const CommGroupShape &shD = f.shD, &shE = f.shE;
   // communicationCosts' collectives over all of it at once: one gather
   // (the backward's, the same or twice it), one gradient reduction; the
   // per-tensor, per-bucket and rate-capped forms take no less.
-  const double ag = f.gather;
   const double rs =
       collectiveSeconds(hw,
                         o.zero3GradBucketElements > 0
                             ? CollectiveOp::AllReduce
                             : CollectiveOp::ReduceScatter,
-                        dense * state.gradient, shD, o.algorithm) +
+                        f.dense * f.state.gradient, f.shD, o.algorithm) +
       collectiveSeconds(hw, CollectiveOp::ReduceScatter,
-                        expert * state.gradient, shE, o.algorithm);
-  return k * (2 * ag + rs);
+                        f.expert * f.state.gradient, f.shE, o.algorithm);
+  return k * (2 * f.gather + rs);
 }
 
 Status Evaluator::evaluateIfFits(const ParallelConfig &c, double fraction,

@@ -65,10 +65,17 @@ inline constexpr FittedConstant kFittedConstants[] = {
 };
 inline constexpr size_t kNumFitted = std::size(kFittedConstants);
 
+/// Whether `f` is the constant of `kind` that GPUs of `group` use: its
+/// own generation's, or the one pooled over every generation.
+constexpr bool appliesTo(const FittedConstant &f, FitGroup group,
+                         FitKind kind) {
+  return (f.group == group || f.group == FitGroup::Pooled) && f.kind == kind;
+}
+
 /// The published value of the constant of `group` and `kind`.
 constexpr double fittedValue(FitGroup group, FitKind kind) {
   for (const FittedConstant &f : kFittedConstants)
-    if ((f.group == group || f.group == FitGroup::Pooled) && f.kind == kind)
+    if (appliesTo(f, group, kind))
       return f.value;
   return 0;
 }
@@ -84,9 +91,7 @@ struct FitValues {
   }
   double get(FitGroup group, FitKind kind) const {
     for (size_t i = 0; i < kNumFitted; ++i)
-      if ((kFittedConstants[i].group == group ||
-           kFittedConstants[i].group == FitGroup::Pooled) &&
-          kFittedConstants[i].kind == kind)
+      if (appliesTo(kFittedConstants[i], group, kind))
         return values[i];
     return 0;
   }
