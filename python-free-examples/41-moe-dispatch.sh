@@ -11,12 +11,15 @@
 #   experts, and NVLink fans it out (docs/cost-model.md, "Mixture of
 #   experts");
 # - the same with force-balanced routing (--moe-load-imbalance 1), as
-#   benchmark runs route, instead of the 1.25 capacity factor.
+#   benchmark runs route, instead of the 1.25 capacity factor;
+# - the same with Megatron-Core's --overlap-moe-expert-parallel-comm
+#   (--moe-overlap-ep-comm): each micro-batch's dispatch and combine hide
+#   behind another micro-batch's compute, which runs slower beside them.
 # Then FP8 against bf16 activations: Transformer Engine keeps the FP8
 # GEMMs' inputs as one-byte copies, so the FP8 run's activations are
 # smaller.
 #
-# Expected output shape: for each of the three, the "experts" line (the
+# Expected output shape: for each of the four, the "experts" line (the
 # dispatcher and load imbalance priced), the "step time" line and the
 # "stage 0" row (compute, exposed communication, ...); then the two
 # "memory" lines, bf16 and fp8, with their activation bytes.
@@ -34,7 +37,8 @@ run() {
     --micro-batch 1 --zero 1 "$@"
 }
 for how in "--moe-dispatcher alltoall" "--moe-dispatcher flex" \
-           "--moe-dispatcher flex --moe-load-imbalance 1"; do
+           "--moe-dispatcher flex --moe-load-imbalance 1" \
+           "--moe-dispatcher flex --moe-load-imbalance 1 --moe-overlap-ep-comm"; do
   echo "\$ trident evaluate ... --precision fp8 $how"
   # shellcheck disable=SC2086
   run --precision fp8 $how | grep -E "^(experts|step time|    0 )"

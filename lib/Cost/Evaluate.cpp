@@ -208,6 +208,10 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
       double permute = 4 * M * K * B * double(dtypeBytes(act));
       f += memorySeconds(gpu, permute);
       b += memorySeconds(gpu, permute);
+      // One GEMM per local expert (forward; data and weight gradient).
+      double local = L.numExperts > 0 ? double(L.numExperts) / ep : 1.0;
+      f += local * o.groupedGemmSecondsPerExpert;
+      b += 2 * local * o.groupedGemmSecondsPerExpert;
     }
     gemmFwd += f;
     gemmBwd += b;
@@ -355,9 +359,12 @@ struct Exposure {
 /// the GPU with a communication kernel take `marginSlowdown` longer
 /// (ubMarginSlowdown). The compute under the hidden ring-attention
 /// transfers runs `contention` longer per second of them
-/// (EvalOptions::overlapComputeSlowdown).
+/// (EvalOptions::overlapComputeSlowdown). `epOverlapShare`: the share of
+/// the stage's passes whose expert dispatch and combine run beside the
+/// compute of a partner pass of another micro-batch
+/// (EvalOptions::overlapEpComm; 0: exposed whole).
 Exposure exposure(const LayerTimes &t, bool overlapTp, double marginSlowdown,
-                  double contention) {
+                  double contention, double epOverlapShare) {
   Exposure e;
   if (overlapTp) {
     e.slowFwd = t.tpMarginFwd * marginSlowdown;
@@ -377,14 +384,24 @@ Exposure exposure(const LayerTimes &t, bool overlapTp, double marginSlowdown,
   double cpB = t.cpSteps > 0
                    ? t.cpSteps * std::max(0.0, t.cpStepBwd - t.attnBwd / blocks)
                    : t.cpBwd;
-  e.fwd = tpF + cpF + t.epFwd;
-  e.bwd = tpB + cpB + t.epBwd;
-  e.kindFwd = {tpF, cpF, t.epFwd, 0};
-  e.kindBwd = {tpB, cpB, t.epBwd, 0};
-  e.hiddenFwd = (t.tpComm - tpF) + (t.cpFwd - cpF);
-  e.hiddenBwd = (t.tpComm - tpB) + (t.cpBwd - cpB);
-  e.slowFwd += contention * (t.cpFwd - cpF);
-  e.slowBwd += contention * (t.cpBwd - cpB);
+  // Expert-parallel overlap: a forward's exchange hides behind its partner
+  // backward's compute, a backward's behind its partner forward's.
+  double epF = t.epFwd, epB = t.epBwd;
+  if (epOverlapShare > 0) {
+    const double sh = epOverlapShare;
+    epF = (1 - sh) * t.epFwd + sh * std::max(0.0, t.epFwd - t.bwd);
+    epB = (1 - sh) * t.epBwd + sh * std::max(0.0, t.epBwd - t.fwd);
+  }
+  e.fwd = tpF + cpF + epF;
+  e.bwd = tpB + cpB + epB;
+  e.kindFwd = {tpF, cpF, epF, 0};
+  e.kindBwd = {tpB, cpB, epB, 0};
+  e.hiddenFwd = (t.tpComm - tpF) + (t.cpFwd - cpF) + (t.epFwd - epF);
+  e.hiddenBwd = (t.tpComm - tpB) + (t.cpBwd - cpB) + (t.epBwd - epB);
+  // The compute beside a hidden exchange is the partner pass's: the
+  // forward's exchange slows the backward and the other way round.
+  e.slowFwd += contention * ((t.cpFwd - cpF) + (t.epBwd - epB));
+  e.slowBwd += contention * ((t.cpBwd - cpB) + (t.epFwd - epF));
   return e;
 }
 
@@ -490,6 +507,8 @@ void applyRuntime(EvalOptions &o, Runtime r) {
   o.zero3RegatherAfterRecompute = false;
   o.overlapParamGather = false;
   o.moeDispatcher = MoeDispatcher::AllToAll;
+  // Transformer Engine's GroupedLinear: one cuBLAS GEMM per local expert.
+  o.groupedGemmSecondsPerExpert = kTeGroupedGemmSecondsPerExpert;
   o.expertFolding = true;
   o.tiedSumOfZeroSlice = false;
   o.masterWeightRemainders = false;
@@ -512,6 +531,8 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     // Face Trainer): FlashAttention-2, fp32 norms and residual stream.
     o.attentionKernel = AttentionKernel::FlashAttention2;
     o.autocast = true;
+    // Experts (Hugging Face's modules) are not priced per expert.
+    o.groupedGemmSecondsPerExpert = 0;
     break;
   case Runtime::Torchtitan:
     // FSDP2 with bf16 parameters (MixedPrecisionPolicy) and PyTorch SDPA,
@@ -522,6 +543,8 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     // ("op"): about half the forward, not Korthikanti's attention core.
     o.attentionKernel = AttentionKernel::FlashAttention2;
     o.selectiveForwardFraction = 0.5;
+    // torch._grouped_mm: one kernel for all local experts.
+    o.groupedGemmSecondsPerExpert = 0;
     break;
   case Runtime::Trident:
     // The programs of `trident emit` (lib/Runtime, docs/runtime.md): per
@@ -547,6 +570,9 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     // (TGraphToExec's lowering of tgraph.moe).
     o.moeDispatcher = MoeDispatcher::AllGather;
     o.expertFolding = false;
+    // Their expert GEMMs' per-call cost is not measured (docs/cost-model.md,
+    // Known gaps).
+    o.groupedGemmSecondsPerExpert = 0;
     // Context parallelism: K and V all-gathered over cp, their gradients
     // reduce-scattered back (docs/emit.md, "Context parallelism").
     o.cpCommType = CpCommType::AllGather;
@@ -581,6 +607,8 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     //   under full recompute the recompute forward gathers once more.
     o.zero3GatherBytesPerS = kDeepSpeedZero3GatherBytesPerS;
     o.zero3RegatherAfterRecompute = true;
+    // No Transformer Engine: experts not priced per expert.
+    o.groupedGemmSecondsPerExpert = 0;
     break;
   case Runtime::Nemo:
     // NeMo 1.x (NeMo-Framework-Launcher recipes, containers to 24.07):
@@ -1049,6 +1077,7 @@ Status Evaluator::evaluateShares(const ParallelConfig &c, Evaluation &out) {
 Status Evaluator::memoryOnlyResult(Evaluation &out) const {
   out.runtime = options_.runtime;
   out.moeDispatcher = options_.moeDispatcher;
+  out.overlapEpComm = options_.overlapEpComm;
   out.expertLoadImbalance = options_.expertLoadImbalance;
   out.memoryOnly = true;
   out.iterationSeconds = out.tokensPerSecond = out.tokensPerSecondPerGpu = 0;
@@ -1066,6 +1095,7 @@ Status Evaluator::finishTotals(const ParallelConfig &c,
                                Evaluation &out) const {
   out.runtime = options_.runtime;
   out.moeDispatcher = options_.moeDispatcher;
+  out.overlapEpComm = options_.overlapEpComm;
   out.expertLoadImbalance = options_.expertLoadImbalance;
   double tokens = double(c.globalBatch) * double(profile_.seqLen);
   out.tokensPerSecond = tokens / out.iterationSeconds;
@@ -1253,12 +1283,23 @@ void Evaluator::chunkCosts(const Frame &f, Evaluation &out) {
     st.recompute = rc;
     double fwd = 0, bwd = 0, exposed = 0, hidden = 0, compute = 0;
     double act = 0, maxLayerAct = 0, maxLayerParams = 0;
+    // EvalOptions::overlapEpComm: every pass has a partner but the stage's
+    // warm-up forwards, as many cool-down backwards, and the first forward
+    // and last backward (Megatron's schedules: (p - s - 1) * 2 + (v - 1) p
+    // warm-up chunk forwards interleaved, p - s - 1 otherwise).
+    double epOverlapShare = 0;
+    if (o.overlapEpComm && c.ep > 1) {
+      double warm =
+          v > 1 ? double((p - s - 1) * 2 + (v - 1) * p) : double(p - s - 1);
+      epOverlapShare =
+          std::clamp(1.0 - (warm + 1) / (double(m) * double(v)), 0.0, 1.0);
+    }
     auto add = [&](int32_t gi, double count) {
       if (count <= 0)
         return;
       const LayerTimes &t = tab[size_t(gi)];
-      Exposure e =
-          exposure(t, overlapTp, marginSlowdown, o.overlapComputeSlowdown);
+      Exposure e = exposure(t, overlapTp, marginSlowdown,
+                            o.overlapComputeSlowdown, epOverlapShare);
       // Compute, with the overlap's slower GEMMs.
       const double tf = t.fwd + e.slowFwd, tb = t.bwd + e.slowBwd;
       double f = tf + e.fwd, b = tb + e.bwd;

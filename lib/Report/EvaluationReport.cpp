@@ -61,9 +61,12 @@ std::string renderEvaluationText(const LayerProfile &profile,
   out += fmt::format("plan        {}\n", configLine(cfg));
   out += fmt::format("runtime     {}\n", runtimeName(e.runtime));
   if (hasExperts(profile))
-    out += fmt::format("experts     token dispatcher {}, busiest expert {:g}x "
-                       "the mean load\n",
+    out += fmt::format("experts     token dispatcher {}{}, busiest expert "
+                       "{:g}x the mean load\n",
                        moeDispatcherName(e.moeDispatcher),
+                       e.overlapEpComm ? " (overlapped with another "
+                                         "micro-batch's compute)"
+                                       : "",
                        e.expertLoadImbalance);
   out += fmt::format("schedule    {}, {} micro-batches, bubble {:.1f}%\n\n",
                      scheduleKindName(e.schedule), e.microBatches,
@@ -130,6 +133,7 @@ std::string renderEvaluationJson(const LayerProfile &profile,
   if (hasExperts(profile))
     j["experts"] = {
         {"dispatcher", std::string(moeDispatcherName(e.moeDispatcher))},
+        {"overlap_ep_comm", e.overlapEpComm},
         {"load_imbalance", e.expertLoadImbalance}};
   j["iteration_time_s"] = e.iterationSeconds;
   TimeRange range =

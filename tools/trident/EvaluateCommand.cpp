@@ -106,6 +106,11 @@ cl::opt<std::string> moeDispatcherOpt(
              "or flex (DeepEP / HybridEP); default: the runtime's"),
     cl::value_desc("kind"), cl::sub(evaluateCmd), cl::sub(validateCmd),
     cl::cat(category));
+cl::opt<bool> moeOverlapEpOpt(
+    "moe-overlap-ep-comm",
+    cl::desc("price Megatron-Core's --overlap-moe-expert-parallel-comm: each "
+             "micro-batch's token exchange hides behind another's compute"),
+    cl::sub(evaluateCmd), cl::cat(category));
 cl::opt<double> moeImbalanceOpt(
     "moe-load-imbalance",
     cl::desc("busiest expert's load over the mean (>= 1; 1: force-balanced "
@@ -176,6 +181,7 @@ int runEvaluate(mlir::MLIRContext &ctx) {
     return 2;
   if (dispatcher)
     options.moeDispatcher = *dispatcher;
+  options.overlapEpComm = moeOverlapEpOpt;
   if (moeImbalanceOpt.getNumOccurrences()) {
     if (Status s = checkExpertLoadImbalance(moeImbalanceOpt); !s)
       return fail("--moe-load-imbalance: " + s.message(), 2);

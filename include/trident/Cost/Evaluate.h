@@ -22,6 +22,7 @@
 #include "trident/Cost/Collectives.h"
 #include "trident/Cost/LayerProfile.h"
 #include "trident/Cost/Memory.h"
+#include "trident/Cost/Roofline.h"
 #include "trident/Hardware/Cluster.h"
 #include "trident/Plan/Parallel.h"
 #include "trident/Schedule/Schedule.h"
@@ -175,6 +176,24 @@ struct EvalOptions {
   /// --moe-router-force-load-balancing, as Megatron-Bridge's performance
   /// tables run) spread tokens evenly: 1.
   double expertLoadImbalance = 1.25; ///< checkExpertLoadImbalance()
+  /// Megatron-Core's --overlap-moe-expert-parallel-comm (with
+  /// --delay-wgrad-compute): in the steady state of the pipeline schedule
+  /// the forward of one micro-batch and the backward of another run
+  /// together, layer by layer on two streams, so that each one's token
+  /// dispatch and combine hide behind the other's compute (Megatron-Core's
+  /// MoE documentation, "EP A2A overlap"). A stage's warm-up forwards and
+  /// cool-down backwards have no partner and stay exposed; the hidden part
+  /// slows the compute beside it (overlapComputeSlowdown). No preset sets
+  /// it; `trident evaluate --moe-overlap-ep-comm` does.
+  bool overlapEpComm = false;
+  /// Fixed seconds each local expert adds to each grouped expert GEMM
+  /// (forward, data and weight gradient) beyond the roofline time of all
+  /// the routed rows: Transformer Engine runs one cuBLAS GEMM per expert
+  /// (kTeGroupedGemmSecondsPerExpert; the megatron-core and nemo presets).
+  /// 0: not priced per expert (the fsdp, torchtitan, trident and
+  /// deepspeed presets: torch._grouped_mm is one kernel for all experts,
+  /// the others' per-expert costs are not measured).
+  double groupedGemmSecondsPerExpert = kTeGroupedGemmSecondsPerExpert;
   /// MoE parallel folding (Liu et al. 2025, "MoE Parallel Folding:
   /// Heterogeneous Parallelism Mappings for Efficient Large-Scale MoE Model
   /// Training with Megatron Core"; Megatron-Core's expert layout since
@@ -306,6 +325,7 @@ struct Evaluation {
   /// EvalOptions::moeDispatcher and expertLoadImbalance, as priced (they
   /// matter to models with experts).
   MoeDispatcher moeDispatcher = MoeDispatcher::AllToAll;
+  bool overlapEpComm = false; ///< EvalOptions::overlapEpComm, as priced
   double expertLoadImbalance = 1;
   double iterationSeconds = 0;
   double tokensPerSecond = 0;

@@ -76,6 +76,20 @@ inline double flashLengthEfficiency(double keys) {
   return keys > 0 ? keys / (keys + kFlashKeyOverhead) : 1.0;
 }
 
+/// Fixed seconds each local expert's GEMM adds to a grouped GEMM that runs
+/// one cuBLAS GEMM per expert on a few streams (Transformer Engine's
+/// GroupedLinear, multi-stream cuBLAS since TE PR #853). TE PR #2045
+/// (https://github.com/NVIDIA/TransformerEngine/pull/2045) measured
+/// general_grouped_gemm on H100 in BF16 at Qwen3-30B-A3B's expert shapes:
+/// with TE 2.7 and CUDA 12.9, 627.9 TFLOP/s for 8 experts of 4096 x 768 x
+/// 2048 and 553.9 for 16 of 2048 x 768 x 2048 (the same FLOPs in twice
+/// the GEMMs); gemmTime gives 702.6 for both, so each GEMM took 2.19 and
+/// 2.46 us more than its share of the pooled roofline time: 2.4 us by
+/// least squares. TE 2.2's figures (508.8 and 398.8) give 7.0 us for both
+/// shapes. Sourced, not fitted to training runs (unit-cost checks the four
+/// figures).
+inline constexpr double kTeGroupedGemmSecondsPerExpert = 2.4e-6;
+
 } // namespace trident
 
 #endif // TRIDENT_COST_ROOFLINE_H

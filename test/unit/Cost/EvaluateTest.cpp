@@ -1526,3 +1526,74 @@ TEST_CASE("FP8 recipes: current scaling reads each quantised tensor again",
   // In bf16 the default recipe is no setting at all.
   CHECK(evaluate(p, h100, config(Fp8Recipe::Delayed, DType::BF16)).isOk());
 }
+
+TEST_CASE("the expert exchange overlapped with another micro-batch's compute",
+          "[cost][evaluate]") {
+  // Megatron-Core's --overlap-moe-expert-parallel-comm: in the steady
+  // state a forward's dispatch and combine hide behind a backward of
+  // another micro-batch and the other way round.
+  LayerProfile p = mixtral();
+  Cluster c = *parseClusterSpec("dgx-h100:2");
+  ParallelConfig cfg = cfgOf(8, 1, 2, 1, 64);
+  cfg.zeroStage = 1;
+  cfg.ep = 8;
+  EvalOptions plain;
+  EvalOptions overlap;
+  overlap.overlapEpComm = true;
+  Evaluation ep = mustEvaluate(p, c, cfg, plain);
+  Evaluation eo = mustEvaluate(p, c, cfg, overlap);
+  CHECK_FALSE(ep.overlapEpComm);
+  CHECK(eo.overlapEpComm);
+  REQUIRE(ep.stages[0].exposedCommSeconds > 0);
+  CHECK(eo.stages[0].exposedCommSeconds < ep.stages[0].exposedCommSeconds);
+  CHECK(eo.stages[0].hiddenCommSeconds > ep.stages[0].hiddenCommSeconds);
+  CHECK(eo.iterationSeconds < ep.iterationSeconds);
+  // The hidden exchange slows the compute beside it.
+  CHECK(eo.stages[0].computeSeconds > ep.stages[0].computeSeconds);
+  // A stage's warm-up forwards have no partner: with one micro-batch
+  // nothing overlaps.
+  ParallelConfig one = cfg;
+  one.globalBatch = 8;
+  CHECK(mustEvaluate(p, c, one, overlap).iterationSeconds ==
+        mustEvaluate(p, c, one, plain).iterationSeconds);
+  // Without expert parallelism there is nothing to hide.
+  cfg.ep = 1;
+  CHECK(mustEvaluate(p, c, cfg, overlap).iterationSeconds ==
+        mustEvaluate(p, c, cfg, plain).iterationSeconds);
+}
+
+TEST_CASE("a grouped GEMM pays a fixed cost per local expert",
+          "[cost][evaluate]") {
+  // Transformer Engine runs one cuBLAS GEMM per local expert: halving ep
+  // doubles the local experts and adds their fixed costs (forward, data
+  // and weight gradient of both expert GEMMs).
+  LayerProfile p = mixtral();
+  Cluster c = *parseClusterSpec("dgx-h100:2");
+  ParallelConfig cfg = cfgOf(16, 1, 1, 1, 64);
+  cfg.zeroStage = 1;
+  cfg.ep = 4;
+  EvalOptions te, none;
+  CHECK(te.groupedGemmSecondsPerExpert == kTeGroupedGemmSecondsPerExpert);
+  none.groupedGemmSecondsPerExpert = 0;
+  const LayerGroup *moe = nullptr;
+  for (const LayerGroup &g : p.groups)
+    if (g.cost.topK > 0)
+      moe = &g;
+  REQUIRE(moe);
+  double local = double(moe->cost.numExperts) / 4;
+  Evaluation et = mustEvaluate(p, c, cfg, te),
+             en = mustEvaluate(p, c, cfg, none);
+  CHECK(et.stages[0].forwardSecondsPerMicroBatch -
+            en.stages[0].forwardSecondsPerMicroBatch ==
+        Approx(double(moe->count) * 2 * local * kTeGroupedGemmSecondsPerExpert)
+            .epsilon(1e-9));
+  for (Runtime r : {Runtime::Torchtitan, Runtime::Trident, Runtime::Fsdp,
+                    Runtime::DeepSpeed}) {
+    EvalOptions o;
+    applyRuntime(o, r);
+    CHECK(o.groupedGemmSecondsPerExpert == 0);
+  }
+  EvalOptions core;
+  applyRuntime(core, Runtime::MegatronCore);
+  CHECK(core.groupedGemmSecondsPerExpert == kTeGroupedGemmSecondsPerExpert);
+}

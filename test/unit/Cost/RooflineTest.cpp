@@ -128,3 +128,29 @@ TEST_CASE("a causal fused kernel computes its diagonal blocks whole",
   CHECK(causalFlashDensity(2049) == Approx(18.0 / 34.0));
   CHECK(causalFlashDensity(65536) == Approx(0.5).epsilon(0.002));
 }
+
+TEST_CASE("a grouped GEMM's fixed cost per expert reproduces Transformer "
+          "Engine's measured grouped GEMMs",
+          "[cost][roofline]") {
+  // TE PR #2045 on H100, BF16, (experts, rows per expert, n, k): TE 2.7
+  // and TE 2.2 TFLOP/s. The pooled roofline time of all experts' rows plus
+  // a fixed cost per expert GEMM (2.4 us for TE 2.7, 7.0 us for TE 2.2)
+  // gives each figure within 3 %.
+  GpuSpec g = *lookupGpu("H100-SXM5-80GB");
+  struct Point {
+    double experts, rows, te27, te22;
+  };
+  for (Point p :
+       {Point{8, 4096, 627.903, 508.77}, Point{16, 2048, 553.945, 398.81}}) {
+    INFO(p.experts << " experts of " << p.rows << " rows");
+    double flops = 2.0 * p.rows * 768 * 2048 * p.experts;
+    double pooled =
+        gemmTime(g, p.rows * p.experts, 768, 2048, 1, DType::BF16).seconds;
+    double te27 = flops / (pooled + p.experts * kTeGroupedGemmSecondsPerExpert);
+    double te22 = flops / (pooled + p.experts * 7.0e-6);
+    CHECK(te27 / 1e12 == Approx(p.te27).epsilon(0.03));
+    CHECK(te22 / 1e12 == Approx(p.te22).epsilon(0.03));
+    // Without the fixed cost the model is 12 to 27 % too fast.
+    CHECK(flops / pooled / 1e12 > 1.1 * p.te27);
+  }
+}
