@@ -31,6 +31,31 @@ LayerProfile mixtral() {
   TransformerShape s = llamaStyleShape("mixtral-8x7b", 32, 4096, 32, 8, 14336, 32000, 4096, 8);
   return *buildTransformerProfile(s);
 }
+/// Mixtral's tests: dp x pp, experts over ep, ZeRO-1, global batch 64.
+ParallelConfig moeCfg(int64_t dp, int64_t pp, int64_t ep) {
+  ParallelConfig cfg = cfgOf(dp, 1, pp, 1, 64);
+  cfg.zeroStage = 1;
+  cfg.ep = ep;
+  return cfg;
+}
+
+/// With ep 1, options that differ only in how experts exchange their
+/// tokens price the same step.
+bool sameWithoutEp(const LayerProfile &p, const Cluster &c, ParallelConfig cfg,
+                   const EvalOptions &a, const EvalOptions &b) {
+  cfg.ep = 1;
+  return mustEvaluate(p, c, cfg, a).iterationSeconds ==
+         mustEvaluate(p, c, cfg, b).iterationSeconds;
+}
+
+/// The (last) layer group with routed experts, or null.
+const LayerGroup *moeGroup(const LayerProfile &p) {
+  const LayerGroup *moe = nullptr;
+  for (const LayerGroup &g : p.groups)
+    if (g.cost.topK > 0)
+      moe = &g;
+  return moe;
+}
 } // namespace
 
 TEST_CASE("config validation names the problem", "[cost][evaluate]") {
@@ -744,10 +769,7 @@ TEST_CASE("the trident runtime prices its all-gather token dispatcher",
   Evaluation ea = mustEvaluate(p, c, cfg, a2a);
   // Per MoE layer and micro-batch, forward: AG + RS of the group's tokens
   // against two all-to-alls of a rank's top-k copies.
-  const LayerGroup *moe = nullptr;
-  for (const LayerGroup &g : p.groups)
-    if (g.cost.topK > 0)
-      moe = &g;
+  const LayerGroup *moe = moeGroup(p);
   REQUIRE(moe);
   REQUIRE(moe->cost.topK == 2);
   const NodeGroup &hw = c.groups[0];
@@ -767,27 +789,20 @@ TEST_CASE("the trident runtime prices its all-gather token dispatcher",
         Approx(double(moe->count) * perLayer).epsilon(1e-9));
   CHECK(eg.iterationSeconds > ea.iterationSeconds);
   // Without expert parallelism nothing is dispatched either way.
-  cfg.ep = 1;
-  CHECK(mustEvaluate(p, c, cfg, gather).iterationSeconds ==
-        mustEvaluate(p, c, cfg, a2a).iterationSeconds);
+  CHECK(sameWithoutEp(p, c, cfg, gather, a2a));
 }
 
 TEST_CASE("the flex dispatcher and force-balanced routing",
           "[cost][evaluate]") {
   LayerProfile p = mixtral();
   Cluster c = *parseClusterSpec("dgx-h100:2");
-  ParallelConfig cfg = cfgOf(16, 1, 1, 1, 64);
-  cfg.zeroStage = 1;
-  cfg.ep = 8; // each ep group inside a node
+  ParallelConfig cfg = moeCfg(16, 1, 8); // each ep group inside a node
   EvalOptions a2a;
   EvalOptions flex;
   flex.moeDispatcher = MoeDispatcher::Flex;
   Evaluation ea = mustEvaluate(p, c, cfg, a2a);
   Evaluation ef = mustEvaluate(p, c, cfg, flex);
-  const LayerGroup *moe = nullptr;
-  for (const LayerGroup &g : p.groups)
-    if (g.cost.topK > 0)
-      moe = &g;
+  const LayerGroup *moe = moeGroup(p);
   REQUIRE(moe);
   // Per MoE layer and micro-batch, forward: dispatch + combine.
   const NodeGroup &hw = c.groups[0];
@@ -1534,9 +1549,7 @@ TEST_CASE("the expert exchange overlapped with another micro-batch's compute",
   // another micro-batch and the other way round.
   LayerProfile p = mixtral();
   Cluster c = *parseClusterSpec("dgx-h100:2");
-  ParallelConfig cfg = cfgOf(8, 1, 2, 1, 64);
-  cfg.zeroStage = 1;
-  cfg.ep = 8;
+  ParallelConfig cfg = moeCfg(8, 2, 8);
   EvalOptions plain;
   EvalOptions overlap;
   overlap.overlapEpComm = true;
@@ -1557,9 +1570,7 @@ TEST_CASE("the expert exchange overlapped with another micro-batch's compute",
   CHECK(mustEvaluate(p, c, one, overlap).iterationSeconds ==
         mustEvaluate(p, c, one, plain).iterationSeconds);
   // Without expert parallelism there is nothing to hide.
-  cfg.ep = 1;
-  CHECK(mustEvaluate(p, c, cfg, overlap).iterationSeconds ==
-        mustEvaluate(p, c, cfg, plain).iterationSeconds);
+  CHECK(sameWithoutEp(p, c, cfg, overlap, plain));
 }
 
 TEST_CASE("a grouped GEMM pays a fixed cost per local expert",
@@ -1569,16 +1580,11 @@ TEST_CASE("a grouped GEMM pays a fixed cost per local expert",
   // and weight gradient of both expert GEMMs).
   LayerProfile p = mixtral();
   Cluster c = *parseClusterSpec("dgx-h100:2");
-  ParallelConfig cfg = cfgOf(16, 1, 1, 1, 64);
-  cfg.zeroStage = 1;
-  cfg.ep = 4;
+  ParallelConfig cfg = moeCfg(16, 1, 4);
   EvalOptions te, none;
   CHECK(te.groupedGemmSecondsPerExpert == kTeGroupedGemmSecondsPerExpert);
   none.groupedGemmSecondsPerExpert = 0;
-  const LayerGroup *moe = nullptr;
-  for (const LayerGroup &g : p.groups)
-    if (g.cost.topK > 0)
-      moe = &g;
+  const LayerGroup *moe = moeGroup(p);
   REQUIRE(moe);
   double local = double(moe->cost.numExperts) / 4;
   Evaluation et = mustEvaluate(p, c, cfg, te),
