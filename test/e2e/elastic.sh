@@ -197,4 +197,11 @@ for c in "${cases[@]}"; do
     *) echo "elastic: unknown case '$c'" >&2; exit 2 ;;
   esac
 done
+# Passed: the compiled programs, parameter dumps and checkpoints go, the
+# logs stay (as run-e2e.sh; TRIDENT_E2E_KEEP=1 keeps everything).
+if [ "$fail" = 0 ] && [ "${TRIDENT_E2E_KEEP:-0}" != 1 ]; then
+  rm -rf "$work/bin"
+  find "$work" \( -name '*.dump' -o -name 'step-*' -o -name ckpt \) -prune \
+    -exec rm -rf {} +
+fi
 exit $fail

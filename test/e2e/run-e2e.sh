@@ -89,6 +89,10 @@
 # each), the CUDA link flags $TRIDENT_CUDA_LDFLAGS (split at spaces;
 # default: /usr/local/cuda/lib64's cuBLAS, cudart and NCCL).
 #
+# When every plan matched, each program (DIR/train) and parameter dump
+# (DIR/dump) under --work is removed, the logs and emitted sources kept;
+# TRIDENT_E2E_KEEP=1 keeps them all.
+#
 # usage: run-e2e.sh --build-dir BUILD [--backend cpu|cuda|cuda-emu]
 #                   [--work DIR] [--reference-backend cpu|cuda|cuda-emu]
 #                   [--rtol R] [--atol A]
@@ -460,4 +464,12 @@ for p in "${plans[@]}"; do
     row "$p (deferred)" "$ref" "$n" "$work/$p/deferred"
   fi
 done
+# Passed: the compiled programs and the parameter dumps go (they are most
+# of the suite's 1.5 GB of test outputs, and a CI machine once ran out of
+# disk: docs/robustness.md, "Disk"); the logs, the comparisons and the
+# emitted sources stay. TRIDENT_E2E_KEEP=1 keeps everything.
+if [ "$fail" = 0 ] && [ "${TRIDENT_E2E_KEEP:-0}" != 1 ]; then
+  find "$work" \( \( -name train -type f \) -o \( -name dump -type d \) \) \
+    -prune -exec rm -rf {} +
+fi
 exit $fail
