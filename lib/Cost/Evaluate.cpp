@@ -903,6 +903,27 @@ Status Evaluator::validate(const ParallelConfig &c) const {
                "tp=" +
                str(c.tp) + ", sequence_parallel=" +
                (c.sequenceParallel ? "true" : "false") + ")");
+  // Megatron-Core's checks of --overlap-moe-expert-parallel-comm
+  // (transformer_config.py, TransformerConfig.__post_init__): expert
+  // parallelism, the alltoall or flex dispatcher, virtual stages when
+  // pp > 1, no full recomputation, a bf16 or fp16 model.
+  if (options_.overlapEpComm) {
+    const char *why =
+        c.ep < 2 ? "expert parallelism (ep > 1)"
+        : options_.moeDispatcher == MoeDispatcher::AllGather
+            ? "the alltoall or flex token dispatcher"
+        : c.pp > 1 && c.vpp < 2 ? "virtual pipeline stages when pp > 1"
+        : c.recomputeOf(0) == Recompute::Full ||
+                std::count(c.stageRecompute.begin(), c.stageRecompute.end(),
+                           Recompute::Full) > 0
+            ? "no full recomputation"
+        : c.precision == DType::F32 ? "a bf16 or fp16 (or fp8) model"
+                                    : nullptr;
+    if (why)
+      return err(std::string("the expert-parallel overlap needs ") + why +
+                 " (Megatron-Core's checks of "
+                 "--overlap-moe-expert-parallel-comm)");
+  }
   // A recipe scales FP8 tensors; in another precision it means nothing.
   // MXFP8's per-32-element scales are applied by the tensor cores of
   // Blackwell only (Megatron-Core's transformer_config.py at d98e8a64:

@@ -1550,6 +1550,7 @@ TEST_CASE("the expert exchange overlapped with another micro-batch's compute",
   LayerProfile p = mixtral();
   Cluster c = *parseClusterSpec("dgx-h100:2");
   ParallelConfig cfg = moeCfg(8, 2, 8);
+  cfg.vpp = 2; // Megatron-Core wants virtual stages with pp > 1
   EvalOptions plain;
   EvalOptions overlap;
   overlap.overlapEpComm = true;
@@ -1563,14 +1564,29 @@ TEST_CASE("the expert exchange overlapped with another micro-batch's compute",
   CHECK(eo.iterationSeconds < ep.iterationSeconds);
   // The hidden exchange slows the compute beside it.
   CHECK(eo.stages[0].computeSeconds > ep.stages[0].computeSeconds);
-  // A stage's warm-up forwards have no partner: with one micro-batch
-  // nothing overlaps.
-  ParallelConfig one = cfg;
-  one.globalBatch = 8;
+  // The first forward and last backward have no partner: with one
+  // micro-batch nothing overlaps.
+  ParallelConfig one = moeCfg(16, 1, 8);
+  one.globalBatch = 16;
   CHECK(mustEvaluate(p, c, one, overlap).iterationSeconds ==
         mustEvaluate(p, c, one, plain).iterationSeconds);
-  // Without expert parallelism there is nothing to hide.
-  CHECK(sameWithoutEp(p, c, cfg, overlap, plain));
+  // What Megatron-Core refuses, the evaluation refuses too.
+  Result<Evaluator> ev = Evaluator::create(p, c, overlap);
+  REQUIRE(ev);
+  auto refusal = [&](ParallelConfig bad) {
+    Status s = ev->validate(bad);
+    return s.isOk() ? std::string() : s.message();
+  };
+  ParallelConfig noEp = cfg;
+  noEp.ep = 1;
+  CHECK(refusal(noEp).find("needs expert parallelism") != std::string::npos);
+  ParallelConfig noVpp = cfg;
+  noVpp.vpp = 1;
+  CHECK(refusal(noVpp).find("virtual pipeline stages") != std::string::npos);
+  ParallelConfig full = cfg;
+  full.recompute = Recompute::Full;
+  CHECK(refusal(full).find("no full recomputation") != std::string::npos);
+  CHECK(refusal(cfg).empty());
 }
 
 TEST_CASE("a grouped GEMM pays a fixed cost per local expert",
