@@ -385,12 +385,16 @@ Exposure exposure(const LayerTimes &t, bool overlapTp, double marginSlowdown,
                    ? t.cpSteps * std::max(0.0, t.cpStepBwd - t.attnBwd / blocks)
                    : t.cpBwd;
   // Expert-parallel overlap: a forward's exchange hides behind its partner
-  // backward's compute, a backward's behind its partner forward's.
+  // backward's compute, a backward's behind its partner forward's, less
+  // the compute the partner already hides its own tensor-parallel
+  // collectives behind (one budget, not two).
   double epF = t.epFwd, epB = t.epBwd;
   if (epOverlapShare > 0) {
     const double sh = epOverlapShare;
-    epF = (1 - sh) * t.epFwd + sh * std::max(0.0, t.epFwd - t.bwd);
-    epB = (1 - sh) * t.epBwd + sh * std::max(0.0, t.epBwd - t.fwd);
+    const double coverB = std::max(0.0, t.bwd - (t.tpComm - tpB));
+    const double coverF = std::max(0.0, t.fwd - (t.tpComm - tpF));
+    epF = (1 - sh) * t.epFwd + sh * std::max(0.0, t.epFwd - coverB);
+    epB = (1 - sh) * t.epBwd + sh * std::max(0.0, t.epBwd - coverF);
   }
   e.fwd = tpF + cpF + epF;
   e.bwd = tpB + cpB + epB;
@@ -908,17 +912,20 @@ Status Evaluator::validate(const ParallelConfig &c) const {
   // parallelism, the alltoall or flex dispatcher, virtual stages when
   // pp > 1, no full recomputation, a bf16 or fp16 model.
   if (options_.overlapEpComm) {
-    const char *why =
-        c.ep < 2 ? "expert parallelism (ep > 1)"
-        : options_.moeDispatcher == MoeDispatcher::AllGather
-            ? "the alltoall or flex token dispatcher"
-        : c.pp > 1 && c.vpp < 2 ? "virtual pipeline stages when pp > 1"
-        : c.recomputeOf(0) == Recompute::Full ||
-                std::count(c.stageRecompute.begin(), c.stageRecompute.end(),
-                           Recompute::Full) > 0
-            ? "no full recomputation"
-        : c.precision == DType::F32 ? "a bf16 or fp16 (or fp8) model"
-                                    : nullptr;
+    bool fullRecompute = false;
+    for (int64_t s = 0; s < c.pp; ++s)
+      fullRecompute = fullRecompute || c.recomputeOf(s) == Recompute::Full;
+    const char *why = nullptr;
+    if (c.ep < 2)
+      why = "expert parallelism (ep > 1)";
+    else if (options_.moeDispatcher == MoeDispatcher::AllGather)
+      why = "the alltoall or flex token dispatcher";
+    else if (c.pp > 1 && c.vpp < 2)
+      why = "virtual pipeline stages when pp > 1";
+    else if (fullRecompute)
+      why = "no full recomputation";
+    else if (c.precision == DType::F32)
+      why = "a bf16 or fp16 (or fp8) model";
     if (why)
       return err(std::string("the expert-parallel overlap needs ") + why +
                  " (Megatron-Core's checks of "

@@ -1586,7 +1586,51 @@ TEST_CASE("the expert exchange overlapped with another micro-batch's compute",
   ParallelConfig full = cfg;
   full.recompute = Recompute::Full;
   CHECK(refusal(full).find("no full recomputation") != std::string::npos);
+  // Full recomputation of any one stage is refused too.
+  ParallelConfig lastFull = cfg;
+  lastFull.stageRecompute = {Recompute::None, Recompute::Full};
+  CHECK(refusal(lastFull).find("no full recomputation") != std::string::npos);
   CHECK(refusal(cfg).empty());
+}
+
+TEST_CASE("the expert exchange and the tensor-parallel collectives share "
+          "one compute budget",
+          "[cost][evaluate]") {
+  // A partner pass's compute hides its own tensor-parallel collectives
+  // under --tp-comm-overlap; only what is left hides the expert exchange.
+  // With an exchange longer than the partner's compute (a slow network
+  // between nodes), turning the tensor-parallel overlap on cannot hide
+  // more of the overlapped passes' communication: what it hides of the
+  // collectives, the exchange loses. Only the passes without a partner
+  // (the warm-up and cool-down, 5 of 16 chunk passes on the first stage
+  // here) keep the collectives' hidden part: the stage's exposure falls by
+  // less than half of what the overlap hides on its own (all of it, were
+  // the budget counted twice).
+  LayerProfile p = mixtral();
+  Cluster c = *parseClusterSpec("dgx-h100:4");
+  for (NodeGroup &g : c.groups)
+    g.nic.bandwidthBytesPerS /= 1000;
+  ParallelConfig cfg = moeCfg(8, 2, 8);
+  cfg.tp = 2;
+  cfg.sequenceParallel = true;
+  cfg.vpp = 2;
+  EvalOptions o;
+  o.moeDispatcher = MoeDispatcher::AllToAll;
+  EvalOptions epOverlap = o;
+  epOverlap.overlapEpComm = true;
+  ParallelConfig tpOverlap = cfg;
+  tpOverlap.tpCommOverlap = true;
+  Evaluation a = mustEvaluate(p, c, cfg, epOverlap);
+  Evaluation both = mustEvaluate(p, c, tpOverlap, epOverlap);
+  Evaluation plain = mustEvaluate(p, c, cfg, o);
+  Evaluation tpOnly = mustEvaluate(p, c, tpOverlap, o);
+  const double tpHidden =
+      tpOnly.stages[0].hiddenCommSeconds - plain.stages[0].hiddenCommSeconds;
+  REQUIRE(tpHidden > 0);
+  const double drop =
+      a.stages[0].exposedCommSeconds - both.stages[0].exposedCommSeconds;
+  CHECK(drop > 0);
+  CHECK(drop < 0.5 * tpHidden);
 }
 
 TEST_CASE("a grouped GEMM pays a fixed cost per local expert",
