@@ -5,11 +5,14 @@
 #  1. `trident plan` for Mixtral-8x7B (8 experts, top 2) on 4 DGX H100
 #     nodes, then the same with the experts split 8 ways (--fix ep=8, as
 #     Megatron-Bridge's Mixtral recipes split them): the planner splits
-#     the experts 4 ways inside a node (ep 4, the ep column) with ZeRO-2:
-#     Transformer Engine runs one GEMM per local expert, each with a fixed
-#     cost (docs/cost-model.md, "One GEMM per local expert"), so 2 local experts
-#     cost less than 8, by more than the in-node all-to-alls of ep 4 add;
-#     at ep 8 the all-to-alls cost more than the fewer experts save;
+#     the experts 2 ways (ep 2, the ep column) over 2 pipeline stages
+#     with ZeRO-2 (5.441 s), 1 ms ahead of 4 ways inside a node without
+#     pipelining (ep 4, 5.442 s): ep 2's all-to-alls (4.2 % of the step
+#     exposed, against 7.1 % at ep 4) pay for its pipeline bubble
+#     (3.0 %); at ep 8 (5.511 s) the all-to-alls cost more than the
+#     fewer local experts save (Transformer Engine runs one GEMM per
+#     local expert, each with a fixed cost: docs/cost-model.md, "One GEMM
+#     per local expert");
 #  2. tiny-mixtral (test/e2e/models/tiny-mixtral.json: 4 blocks, hidden 64,
 #     4 experts of ffn 64 with gated SiLU, top 2, GQA, RoPE) emitted under
 #     dp 4 x ep 2: each rank holds 2 of the 4 experts, the tokens of an ep

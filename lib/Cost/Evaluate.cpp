@@ -144,6 +144,7 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
   int64_t numGemmKernels = 0;
 
   double gemmFwd = 0, gemmBwd = 0;
+  double expertFwd = 0; // the expert GEMMs' forward, permutation included
   double fp8CastFwdBytes = 0, fp8CastBwdBytes = 0;
   for (const GemmCost &g : L.gemms) {
     double t = g.expert ? double(ax.etp) : tp;
@@ -212,6 +213,7 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
       double local = L.numExperts > 0 ? double(L.numExperts) / ep : 1.0;
       f += local * o.groupedGemmSecondsPerExpert;
       b += 2 * local * o.groupedGemmSecondsPerExpert;
+      expertFwd += f;
     }
     gemmFwd += f;
     gemmBwd += b;
@@ -257,6 +259,12 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
   }
   r.fwd = gemmFwd + r.attnFwd + ewFwd;
   r.bwd = gemmBwd + r.attnBwd + ewBwd;
+  // The host work behind an MoE layer's synchronisation
+  // (EvalOptions::moeLayerHostSeconds) overlaps the expert kernels it
+  // launches: the GPU waits for what the expert GEMMs do not cover. A
+  // recompute forward waits again.
+  if (L.numExperts > 0)
+    r.fwd += std::max(0.0, o.moeLayerHostSeconds - expertFwd);
 
   // Tensor parallel: all-reduce, or reduce-scatter + all-gather with SP.
   if (ax.tp > 1 && L.tpCollectivesFwd > 0 && L.tpCollectiveBytes > 0) {
@@ -513,6 +521,7 @@ void applyRuntime(EvalOptions &o, Runtime r) {
   o.moeDispatcher = MoeDispatcher::AllToAll;
   // Transformer Engine's GroupedLinear: one cuBLAS GEMM per local expert.
   o.groupedGemmSecondsPerExpert = kTeGroupedGemmSecondsPerExpert;
+  o.moeLayerHostSeconds = kMoeLayerHostSeconds;
   o.expertFolding = true;
   o.tiedSumOfZeroSlice = false;
   o.masterWeightRemainders = false;
@@ -537,6 +546,7 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     o.autocast = true;
     // Experts (Hugging Face's modules) are not priced per expert.
     o.groupedGemmSecondsPerExpert = 0;
+    o.moeLayerHostSeconds = 0;
     break;
   case Runtime::Torchtitan:
     // FSDP2 with bf16 parameters (MixedPrecisionPolicy) and PyTorch SDPA,
@@ -549,6 +559,7 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     o.selectiveForwardFraction = 0.5;
     // torch._grouped_mm: one kernel for all local experts.
     o.groupedGemmSecondsPerExpert = 0;
+    o.moeLayerHostSeconds = 0;
     break;
   case Runtime::Trident:
     // The programs of `trident emit` (lib/Runtime, docs/runtime.md): per
@@ -577,6 +588,7 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     // Their expert GEMMs' per-call cost is not measured (docs/cost-model.md,
     // Known gaps).
     o.groupedGemmSecondsPerExpert = 0;
+    o.moeLayerHostSeconds = 0;
     // Context parallelism: K and V all-gathered over cp, their gradients
     // reduce-scattered back (docs/emit.md, "Context parallelism").
     o.cpCommType = CpCommType::AllGather;
@@ -613,6 +625,7 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     o.zero3RegatherAfterRecompute = true;
     // No Transformer Engine: experts not priced per expert.
     o.groupedGemmSecondsPerExpert = 0;
+    o.moeLayerHostSeconds = 0;
     break;
   case Runtime::Nemo:
     // NeMo 1.x (NeMo-Framework-Launcher recipes, containers to 24.07):

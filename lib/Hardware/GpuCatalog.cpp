@@ -284,6 +284,8 @@ std::string_view fitGroupName(FitGroup group) {
     return "hopper";
   case FitGroup::Pooled:
     break;
+  case FitGroup::Moe:
+    return "moe";
   }
   return "pooled";
 }

@@ -130,23 +130,44 @@ searchGrid(const Grid &grid, const FitValues &base,
   return {v, scores[size_t(best)]};
 }
 
+/// Whether a case prices Megatron-Core's MoE layer: a model with experts
+/// under a runtime with a host time for it (EvalOptions::
+/// moeLayerHostSeconds).
+bool pricesMoeLayer(const PreparedCase &p) {
+  if (!p.profile || !(p.options.moeLayerHostSeconds > 0))
+    return false;
+  return std::any_of(p.profile->groups.begin(), p.profile->groups.end(),
+                     [](const LayerGroup &g) { return g.cost.numExperts > 0; });
+}
+
 /// Each generation's own constants minimise the median |error| over its
-/// cases. A pooled constant (FitGroup::Pooled, one value for every
+/// dense cases. A pooled constant (FitGroup::Pooled, one value for every
 /// generation) is profiled: at each of its grid values the generations'
 /// constants are fitted as above, and the value whose fits give the least
-/// median |error| over every generation's cases together is kept.
-FitReport fitPrepared(const PreparedCases &prepared,
-                      const std::function<bool(const Case &)> &include,
-                      int threads) {
+/// median |error| over every generation's cases together is kept. Then
+/// the MoE layer's constants (FitGroup::Moe) minimise the median |error|
+/// over the cases that price the layer, the GPUs' constants as fitted.
+/// The runs of models with experts fit only the MoE constants: what they
+/// lack would otherwise bend the GPUs' ones, fitted on kernels the model
+/// prices alike for every architecture. A group without training cases
+/// keeps its published values.
+FitReport fitOnce(const PreparedCases &prepared,
+                  const std::function<bool(const Case &)> &include,
+                  const FitValues &start, int threads) {
   FitReport report;
   std::vector<std::vector<const PreparedCase *>> training(std::size(kGroups));
-  std::vector<const PreparedCase *> all;
-  for (size_t gi = 0; gi < std::size(kGroups); ++gi)
-    for (const PreparedCase &p : prepared.cases)
-      if (p.profile && p.group == kGroups[gi] && (!include || include(*p.c))) {
+  std::vector<const PreparedCase *> all, moe;
+  for (const PreparedCase &p : prepared.cases) {
+    if (!p.profile || (include && !include(*p.c)))
+      continue;
+    if (pricesMoeLayer(p) && p.group)
+      moe.push_back(&p);
+    for (size_t gi = 0; gi < std::size(kGroups); ++gi)
+      if (p.group == kGroups[gi]) {
         training[gi].push_back(&p);
         all.push_back(&p);
       }
+  }
   const Grid pooled = gridFor(FitGroup::Pooled);
   std::vector<Grid> grids;
   for (FitGroup group : kGroups)
@@ -159,7 +180,7 @@ FitReport fitPrepared(const PreparedCases &prepared,
   };
   auto fitAt = [&](int64_t point) {
     Candidate c;
-    c.values = FitValues::published();
+    c.values = start;
     pooled.set(c.values, point);
     for (size_t gi = 0; gi < std::size(kGroups); ++gi) {
       double obj = NAN;
@@ -194,7 +215,63 @@ FitReport fitPrepared(const PreparedCases &prepared,
     gf.gridPoints = pooled.size();
     report.groups.push_back(gf);
   }
+  const Grid moeGrid = gridFor(FitGroup::Moe);
+  if (!moeGrid.members.empty()) {
+    GroupFit gf;
+    gf.group = FitGroup::Moe;
+    gf.cases = int64_t(moe.size());
+    gf.objective = NAN;
+    if (!moe.empty()) {
+      std::tie(report.values, gf.objective) =
+          searchGrid(moeGrid, report.values, moe, threads);
+      gf.gridPoints = moeGrid.size();
+    }
+    report.groups.push_back(gf);
+  }
   return report;
+}
+
+/// The GPUs' constants are fitted on runs that include the MoE ones, and
+/// the MoE constants at the GPUs' fitted values, so each fit moves the
+/// other's optimum: the two alternate from the published values until a
+/// state repeats (at most kMaxAlternations), and of the states in that
+/// cycle the one with the least summed objective is kept (ties: the least
+/// values, in table order), so the result does not depend on where the
+/// alternation started within the cycle.
+constexpr int kMaxAlternations = 8;
+
+FitReport fitPrepared(const PreparedCases &prepared,
+                      const std::function<bool(const Case &)> &include,
+                      int threads) {
+  std::vector<FitReport> seen;
+  FitValues start = FitValues::published();
+  size_t cycleStart = 0;
+  for (int i = 0; i < kMaxAlternations; ++i) {
+    FitReport r = fitOnce(prepared, include, start, threads);
+    auto again =
+        std::find_if(seen.begin(), seen.end(),
+                     [&](const FitReport &s) { return s.values == r.values; });
+    if (again != seen.end()) {
+      cycleStart = size_t(again - seen.begin());
+      break;
+    }
+    start = r.values;
+    seen.push_back(std::move(r));
+  }
+  auto total = [](const FitReport &r) {
+    double t = 0;
+    for (const GroupFit &g : r.groups)
+      if (std::isfinite(g.objective))
+        t += g.objective;
+    return t;
+  };
+  size_t best = cycleStart;
+  for (size_t k = cycleStart + 1; k < seen.size(); ++k) {
+    double a = total(seen[k]), b = total(seen[best]);
+    if (a < b || (a == b && seen[k].values.values < seen[best].values.values))
+      best = k;
+  }
+  return seen[best];
 }
 
 /// The q-quantile of `v` (sorted here), interpolated as errorStats does.
@@ -253,9 +330,9 @@ void intervalCoverage(CrossValidation &cv) {
   for (size_t i = 0; i < cv.regimes.size(); ++i) {
     if (!evaluated(cv, i))
       continue;
-    const std::string &source = cv.outOfSample.results[i].c->sourceGroup;
+    const std::string source = cv.outOfSample.results[i].c->foldKey();
     std::vector<double> r = regimeResiduals(cv, i, [&](size_t j) {
-      return cv.outOfSample.results[j].c->sourceGroup != source;
+      return cv.outOfSample.results[j].c->foldKey() != source;
     });
     if (r.empty())
       continue;
@@ -404,19 +481,19 @@ CrossValidation crossValidate(const std::vector<Case> &cases, int threads) {
   std::set<std::string> sources;
   for (const PreparedCase &p : prepared.cases)
     if (p.profile)
-      sources.insert(p.c->sourceGroup);
+      sources.insert(p.c->foldKey());
   std::map<std::string, FitValues> byFold;
   for (const std::string &source : sources) {
     Fold fold;
     fold.heldOut = source;
     fold.fit = fitPrepared(
-        prepared, [&](const Case &c) { return c.sourceGroup != source; },
+        prepared, [&](const Case &c) { return c.foldKey() != source; },
         threads);
     byFold[source] = fold.fit.values;
     cv.folds.push_back(std::move(fold));
   }
   for (const PreparedCase &p : prepared.cases) {
-    auto it = byFold.find(p.c->sourceGroup);
+    auto it = byFold.find(p.c->foldKey());
     cv.outOfSample.results.push_back(detail::evaluateCase(
         p, it == byFold.end() ? cv.inSample.values : it->second));
     RegimeKey key;

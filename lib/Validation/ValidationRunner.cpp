@@ -80,6 +80,9 @@ PreparedCases prepareCases(const std::vector<Case> &cases,
     applyRuntime(p.options, p.runtime);
     if (c.forceBalanced)
       p.options.expertLoadImbalance = 1;
+    if (c.moeDispatcher)
+      p.options.moeDispatcher = *c.moeDispatcher;
+    p.options.overlapEpComm = p.options.overlapEpComm || c.overlapEpComm;
     if (forceDispatcher)
       p.options.moeDispatcher = *forceDispatcher;
     p.group = fitGroupOf(p.cluster.groups.front().gpu);
@@ -102,13 +105,21 @@ CaseResult evaluateCase(const PreparedCase &p, const FitValues &fit) {
   }
   const Cluster *cluster = &p.cluster;
   Cluster refit;
+  EvalOptions options = p.options;
   if (!(fit == FitValues::published())) {
     refit = p.cluster;
     for (NodeGroup &g : refit.groups)
       applyFit(g.gpu, fit);
     cluster = &refit;
+    // The MoE layer's host time, where the runtime prices it, rescaled as
+    // applyFit rescales the GPUs' constants.
+    double published =
+        FitValues::published().get(FitGroup::Moe, FitKind::MoeHost);
+    if (published > 0)
+      options.moeLayerHostSeconds *=
+          fit.get(FitGroup::Moe, FitKind::MoeHost) / published;
   }
-  auto eval = evaluate(*p.profile, *cluster, p.c->config, p.options);
+  auto eval = evaluate(*p.profile, *cluster, p.c->config, options);
   if (!eval) {
     r.outcome = CaseResult::Outcome::Failed;
     r.reason = eval.message();

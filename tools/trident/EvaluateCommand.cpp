@@ -121,6 +121,12 @@ cl::list<std::string>
     casesOpt("cases",
              cl::desc("cases.json to evaluate (repeat to join several)"),
              cl::value_desc("file"), cl::sub(validateCmd), cl::cat(category));
+cl::list<std::string>
+    asRanOpt("as-ran",
+             cl::desc("settings read from the runs' own scripts (dispatcher, "
+                      "exchange overlap, release per case id; "
+                      "test/data/validation/mbridge-moe-as-ran.json)"),
+             cl::value_desc("file"), cl::sub(validateCmd), cl::cat(category));
 cl::opt<bool> fitOpt("fit",
                      cl::desc("refit the fitted constants (Fitted.h) on the "
                               "cases and print them"),
@@ -248,6 +254,13 @@ int runValidate(mlir::MLIRContext &ctx) {
       return fail(some.message());
     cases.insert(cases.end(), some->begin(), some->end());
   }
+  for (const std::string &path : asRanOpt) {
+    auto text = readFile(path);
+    if (!text)
+      return fail(text.message());
+    if (Status s = validation::applyAsRan(cases, *text, path); !s)
+      return fail(s.message());
+  }
   // Each case runs under its source's runtime unless --runtime forces one.
   std::optional<Runtime> force;
   if (!runtimeOpt.empty()) {
@@ -279,6 +292,8 @@ int runValidate(mlir::MLIRContext &ctx) {
   std::string command = "trident validate";
   for (size_t i = 0; i < casesOpt.size(); ++i)
     command += " --cases " + paths[i];
+  for (const std::string &path : asRanOpt)
+    command += " --as-ran " + path;
   if (crossValidateOpt) {
     validation::CrossValidation cv = validation::crossValidate(cases, threads);
     llvm::outs() << validation::renderText(cv.outOfSample) << "\n"

@@ -73,7 +73,7 @@ int main(int argc, char **argv) {
       "  trident validate-plan --plan plan.json [--schema schema.json]\n"
       "  trident validate [--cases cases.json] [--write-doc "
       "docs/validation.md]\n"
-      "                   [--runtime R]\n"
+      "                   [--runtime R] [--as-ran settings.json]\n"
       "\nExit codes: 0 success; 1 bad input (the message names it); 2 bad\n"
       "usage; 3 the configuration does not fit / nothing fits.\n");
   mlir::DialectRegistry registry;

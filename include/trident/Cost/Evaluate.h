@@ -24,6 +24,7 @@
 #include "trident/Cost/Memory.h"
 #include "trident/Cost/Roofline.h"
 #include "trident/Hardware/Cluster.h"
+#include "trident/Hardware/Fitted.h"
 #include "trident/Plan/Parallel.h"
 #include "trident/Schedule/Schedule.h"
 #include "trident/Schedule/Simulator.h"
@@ -79,6 +80,12 @@ inline constexpr double kDeepSpeedZero3GatherBytesPerS =
 /// ran 18.9 % slower on average (40 % at most) than alone. Sourced, not
 /// fitted.
 inline constexpr double kOverlapComputeSlowdown = 0.189;
+
+/// Megatron-Core's MoE layer: seconds per layer and micro-batch that the
+/// GPU waits for the host (EvalOptions::moeLayerHostSeconds), the fitted
+/// "moe.host" of Fitted.h (milliseconds there).
+inline constexpr double kMoeLayerHostSeconds =
+    fittedValue(FitGroup::Moe, FitKind::MoeHost) * 1e-3;
 
 struct EvalOptions {
   /// The preset that set the switches below (applyRuntime); reported in
@@ -194,6 +201,19 @@ struct EvalOptions {
   /// deepspeed presets: torch._grouped_mm is one kernel for all experts,
   /// the others' per-expert costs are not measured).
   double groupedGemmSecondsPerExpert = kTeGroupedGemmSecondsPerExpert;
+  /// Seconds per MoE layer and micro-batch that the GPU waits for the host
+  /// in the forward (a recompute forward waits again): Megatron-Core's MoE
+  /// layer runs eagerly, and Transformer Engine's GroupedLinear takes each
+  /// local expert's token count as a host integer (m_splits), so every
+  /// MoE layer's forward copies the counts to the host and waits for them
+  /// (the dispatchers do too, to size their receive buffers); the GPU
+  /// then idles while the host launches the permutation, the expert GEMMs
+  /// and the combine behind it, dozens of small kernels. Fitted on the
+  /// Megatron-Bridge runs of moe_cases.json, each priced with the
+  /// dispatcher it ran (Fitted.h "moe.host"; docs/cost-model.md, "Host
+  /// work of the MoE layer"): the megatron-core, megatron-lm and nemo
+  /// presets. 0 for the others (not measured).
+  double moeLayerHostSeconds = kMoeLayerHostSeconds;
   /// MoE parallel folding (Liu et al. 2025, "MoE Parallel Folding:
   /// Heterogeneous Parallelism Mappings for Efficient Large-Scale MoE Model
   /// Training with Megatron Core"; Megatron-Core's expert layout since

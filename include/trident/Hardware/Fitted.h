@@ -29,15 +29,19 @@ namespace trident {
 
 struct GpuSpec;
 
-/// The GPU generations with published runs to fit on, and Pooled: one
-/// value for all of them, fitted on their runs together.
-enum class FitGroup { Ampere, Hopper, Pooled };
+/// The GPU generations with published runs to fit on; Pooled: one value
+/// for all of them, fitted on their runs together; Moe: a constant of
+/// Megatron-Core's mixture-of-experts layer, fitted on the runs of a model
+/// with experts under a runtime that prices it (EvalOptions::
+/// moeLayerHostSeconds), after the generations' constants.
+enum class FitGroup { Ampere, Hopper, Pooled, Moe };
 
 /// What a fitted constant multiplies.
 enum class FitKind {
   Sustained, ///< sustained / best-shape (MAMF) GEMM throughput
   Attention, ///< fused attention: fraction of the 16-bit peak
   Memory,    ///< streaming (elementwise) fraction of the HBM peak
+  MoeHost,   ///< host time of an MoE layer's forward, milliseconds
 };
 
 struct FittedConstant {
@@ -56,12 +60,16 @@ struct FittedConstant {
 inline constexpr FittedConstant kFittedConstants[] = {
     {"sustained.ampere", FitGroup::Ampere, FitKind::Sustained, 0.95, 0.75, 1.00,
      0.01, "A100 GEMM throughput in training / best-shape MAMF"},
-    {"sustained.hopper", FitGroup::Hopper, FitKind::Sustained, 0.94, 0.75, 1.00,
+    {"sustained.hopper", FitGroup::Hopper, FitKind::Sustained, 0.95, 0.75, 1.00,
      0.01, "H100/H200 GEMM throughput in training / best-shape MAMF"},
     {"attention", FitGroup::Pooled, FitKind::Attention, 0.27, 0.16, 0.40, 0.01,
      "fused attention with the generation's best kernel (A100: "
      "FlashAttention-2; H100/H200: FlashAttention-3 or cuDNN), fraction of "
      "the 16-bit peak"},
+    {"moe.host", FitGroup::Moe, FitKind::MoeHost, 3.15, 0.0, 6.0, 0.05,
+     "milliseconds per MoE layer and micro-batch that the GPU waits for the "
+     "host in Megatron-Core's eager MoE layer (fitted on moe_cases.json, "
+     "each run with the dispatcher it ran)"},
 };
 inline constexpr size_t kNumFitted = std::size(kFittedConstants);
 

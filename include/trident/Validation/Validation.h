@@ -53,6 +53,20 @@ struct Case {
   /// applyFrameworks may read it from its published run's precision
   /// (fp8RecipeForRunPrecision).
   bool fp8RecipeStated = false;
+  /// How the run exchanged its experts' tokens and whether it overlapped
+  /// the exchange with another micro-batch, where known: the case's
+  /// optional `moe_dispatcher` and `moe_overlap_ep_comm` fields, or an
+  /// as-ran file's (applyAsRan). Unset: the runtime's.
+  std::optional<MoeDispatcher> moeDispatcher;
+  bool overlapEpComm = false;
+  /// The software release of a source that published runs per release
+  /// (`release`: Megatron-Bridge's tables per NeMo container): each is a
+  /// measurement campaign of its own and a fold of leave-one-source-out.
+  std::string release;
+  /// The fold of leave-one-source-out: the source, and its release.
+  std::string foldKey() const {
+    return release.empty() ? sourceGroup : sourceGroup + " " + release;
+  }
 };
 
 /// The FP8 recipe a published run's precision column names, as
@@ -101,6 +115,15 @@ std::string runsFileFor(const std::string &casesPath);
 /// Reads a cases file and, when runsFileFor() names an existing file, the
 /// frameworks of its runs.
 Result<std::vector<Case>> loadCases(const std::string &path);
+
+/// Sets what a file of settings read from the runs' own scripts says each
+/// case ran with (test/data/validation/mbridge-moe-as-ran.json, written by
+/// scripts/distill-moe-as-ran.sh): an object whose `cases` map case ids
+/// to the case fields `moe_dispatcher`, `moe_overlap_ep_comm` and
+/// `release` (and a `source` saying where they were read). Errors name
+/// the file, the case and the field; an id no case has is an error.
+Status applyAsRan(std::vector<Case> &cases, std::string_view text,
+                  const std::string &source);
 
 /// What happened to one case.
 struct CaseResult {

@@ -1644,6 +1644,7 @@ TEST_CASE("a grouped GEMM pays a fixed cost per local expert",
   EvalOptions te, none;
   CHECK(te.groupedGemmSecondsPerExpert == kTeGroupedGemmSecondsPerExpert);
   none.groupedGemmSecondsPerExpert = 0;
+  te.moeLayerHostSeconds = none.moeLayerHostSeconds = 0;
   const LayerGroup *moe = moeGroup(p);
   REQUIRE(moe);
   double local = double(moe->cost.numExperts) / 4;
@@ -1662,4 +1663,60 @@ TEST_CASE("a grouped GEMM pays a fixed cost per local expert",
   EvalOptions core;
   applyRuntime(core, Runtime::MegatronCore);
   CHECK(core.groupedGemmSecondsPerExpert == kTeGroupedGemmSecondsPerExpert);
+}
+
+TEST_CASE("the host work of an MoE layer is paid where the expert kernels "
+          "do not cover it",
+          "[cost][evaluate]") {
+  // EvalOptions::moeLayerHostSeconds: per MoE layer and micro-batch, the
+  // host time beyond the expert GEMMs' forward; again in a recompute.
+  LayerProfile p = mixtral();
+  Cluster c = *parseClusterSpec("dgx-h100:2");
+  ParallelConfig cfg = moeCfg(16, 1, 4);
+  const LayerGroup *moe = moeGroup(p);
+  REQUIRE(moe);
+  EvalOptions none, tiny, long_;
+  none.moeLayerHostSeconds = 0;
+  tiny.moeLayerHostSeconds = 1e-9; // covered by the expert GEMMs
+  long_.moeLayerHostSeconds = 1.0; // longer than any layer
+  Evaluation en = mustEvaluate(p, c, cfg, none);
+  Evaluation et = mustEvaluate(p, c, cfg, tiny);
+  Evaluation el = mustEvaluate(p, c, cfg, long_);
+  const double f0 = en.stages[0].forwardSecondsPerMicroBatch;
+  CHECK(et.stages[0].forwardSecondsPerMicroBatch == Approx(f0));
+  // 1 s per layer, less each layer's expert forward (a small part of f0).
+  double added = el.stages[0].forwardSecondsPerMicroBatch - f0;
+  CHECK(added < double(moe->count) * 1.0);
+  CHECK(added > double(moe->count) * 1.0 - f0);
+  CHECK(el.stages[0].backwardSecondsPerMicroBatch ==
+        Approx(en.stages[0].backwardSecondsPerMicroBatch));
+  // Full recomputation repeats the forward, and its host work.
+  ParallelConfig full = cfg;
+  full.recompute = Recompute::Full;
+  CHECK(mustEvaluate(p, c, full, long_).stages[0].backwardSecondsPerMicroBatch -
+            mustEvaluate(p, c, full, none)
+                .stages[0]
+                .backwardSecondsPerMicroBatch ==
+        Approx(added));
+  // A dense model has no MoE layer to wait for.
+  LayerProfile dense = smallGpt();
+  ParallelConfig d = cfgOf(16, 1, 1, 1, 64);
+  CHECK(mustEvaluate(dense, c, d, long_).iterationSeconds ==
+        Approx(mustEvaluate(dense, c, d, none).iterationSeconds));
+  // The Megatron-Core presets price it (the fitted moe.host); the others
+  // have no measurement of it.
+  for (Runtime r :
+       {Runtime::MegatronCore, Runtime::MegatronLm, Runtime::Nemo}) {
+    EvalOptions o;
+    applyRuntime(o, r);
+    CHECK(o.moeLayerHostSeconds == kMoeLayerHostSeconds);
+  }
+  CHECK(kMoeLayerHostSeconds ==
+        Approx(fittedValue(FitGroup::Moe, FitKind::MoeHost) * 1e-3));
+  for (Runtime r : {Runtime::Torchtitan, Runtime::Trident, Runtime::Fsdp,
+                    Runtime::DeepSpeed}) {
+    EvalOptions o;
+    applyRuntime(o, r);
+    CHECK(o.moeLayerHostSeconds == 0);
+  }
 }
