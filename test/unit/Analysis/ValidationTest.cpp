@@ -19,6 +19,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <vector>
 
 using namespace trident;
 using namespace trident::validation;
@@ -379,6 +380,16 @@ TEST_CASE("the published constants are the fit, and leave-one-source-out "
   // (test/data/validation/mbridge-moe-as-ran.json), as the published fit.
   std::vector<Case> all = *cases;
   all.insert(all.end(), moe->begin(), moe->end());
+#if TRIDENT_SANITIZED
+  // The sanitizers make the refits several times slower: there, the same
+  // code (the alternating fits, the MoE constant, the folds by release)
+  // runs on the MoE runs and two small sources, and the figures below are
+  // the normal build's to check.
+  std::erase_if(all, [](const Case &c) {
+    return c.sourceGroup != "mbridge" && c.sourceGroup != "nemo" &&
+           c.sourceGroup != "korthikanti22";
+  });
+#endif
   std::string asRanPath = std::string(TRIDENT_SOURCE_DIR) +
                           "/test/data/validation/mbridge-moe-as-ran.json";
   auto asRan = readFile(asRanPath);
@@ -387,6 +398,13 @@ TEST_CASE("the published constants are the fit, and leave-one-source-out "
   // Fitted.h holds what --fit finds: a change to the cost model that moves
   // the optimum fails here until the table is refit.
   FitReport fit = fitConstants(all, {}, 2);
+#if TRIDENT_SANITIZED
+  CrossValidation small = crossValidate(all, 2);
+  CHECK(small.folds.size() == 9); // nemo, korthikanti22, 7 releases
+  CHECK(small.outOfSample.evaluated == small.outOfSample.evaluable);
+  CHECK(fit.values == small.inSample.values);
+  return;
+#endif
   for (size_t i = 0; i < kNumFitted; ++i) {
     INFO(kFittedConstants[i].key);
     CHECK(fit.values.values[i] == Approx(kFittedConstants[i].value));
