@@ -140,17 +140,15 @@ bool pricesMoeLayer(const PreparedCase &p) {
                      [](const LayerGroup &g) { return g.cost.numExperts > 0; });
 }
 
-/// Each generation's own constants minimise the median |error| over its
-/// dense cases. A pooled constant (FitGroup::Pooled, one value for every
-/// generation) is profiled: at each of its grid values the generations'
-/// constants are fitted as above, and the value whose fits give the least
-/// median |error| over every generation's cases together is kept. Then
-/// the MoE layer's constants (FitGroup::Moe) minimise the median |error|
-/// over the cases that price the layer, the GPUs' constants as fitted.
-/// The runs of models with experts fit only the MoE constants: what they
-/// lack would otherwise bend the GPUs' ones, fitted on kernels the model
-/// prices alike for every architecture. A group without training cases
-/// keeps its published values.
+/// One pass of the fit from `start`. Each generation's own constants
+/// minimise the median |error| over its cases (the MoE runs among them).
+/// A pooled constant (FitGroup::Pooled, one value for every generation) is
+/// profiled: at each of its grid values the generations' constants are
+/// fitted as above, and the value whose fits give the least median
+/// |error| over every generation's cases together is kept. Then the MoE
+/// layer's constants (FitGroup::Moe) minimise the median |error| over the
+/// cases that price the layer, the GPUs' constants as fitted. A group
+/// without training cases keeps its value in `start`.
 FitReport fitOnce(const PreparedCases &prepared,
                   const std::function<bool(const Case &)> &include,
                   const FitValues &start, int threads) {

@@ -208,11 +208,14 @@ struct EvalOptions {
   /// MoE layer's forward copies the counts to the host and waits for them
   /// (the dispatchers do too, to size their receive buffers); the GPU
   /// then idles while the host launches the permutation, the expert GEMMs
-  /// and the combine behind it, dozens of small kernels. Fitted on the
-  /// Megatron-Bridge runs of moe_cases.json, each priced with the
-  /// dispatcher it ran (Fitted.h "moe.host"; docs/cost-model.md, "Host
-  /// work of the MoE layer"): the megatron-core, megatron-lm and nemo
-  /// presets. 0 for the others (not measured).
+  /// and the combine behind it, dozens of small kernels. The layer's
+  /// forward waits for what the expert GEMMs' own forward time does not
+  /// cover: max(0, this - expert forward). Fitted on the MoE runs of
+  /// shared/validation under a Megatron-Core runtime, those of
+  /// moe_cases.json each priced with the dispatcher it ran (Fitted.h
+  /// "moe.host"; docs/cost-model.md, "Host work of the MoE layer"): the
+  /// megatron-core, megatron-lm and nemo presets. 0 for the others (not
+  /// measured).
   double moeLayerHostSeconds = kMoeLayerHostSeconds;
   /// MoE parallel folding (Liu et al. 2025, "MoE Parallel Folding:
   /// Heterogeneous Parallelism Mappings for Efficient Large-Scale MoE Model

@@ -1,9 +1,10 @@
 //===- Fitted.h - The constants fitted to published runs --------*- C++ -*-===//
 //
 // The few numbers of the cost model that no datasheet gives and that were
-// fitted to the published training runs of shared/validation/cases.json,
-// each run evaluated under the software it used: one per GPU generation,
-// or one for every generation (FitGroup::Pooled). This table is their one
+// fitted to the published training runs of shared/validation (cases.json
+// and moe_cases.json), each run evaluated under the software it used: one
+// per GPU generation, one for every generation (FitGroup::Pooled), or one
+// of Megatron-Core's MoE layer (FitGroup::Moe). This table is their one
 // home: the GPU catalog (lib/Hardware/GpuCatalog.cpp) builds its rows from
 // it, `trident validate --fit` and `--cross-validate` refit it
 // (lib/Validation/CrossValidate.cpp) over the grid each row states, and
@@ -53,10 +54,12 @@ struct FittedConstant {
   std::string_view what;
 };
 
-/// Fitted by `trident validate --fit` (a grid search minimising the median
-/// |error| over every evaluable case of cases.json on the generation's
-/// GPUs, and for a pooled constant over every generation's cases;
-/// docs/cost-model.md section 8).
+/// Fitted by `trident validate --cases ../shared/validation/cases.json
+/// --cases ../shared/validation/moe_cases.json --as-ran
+/// test/data/validation/mbridge-moe-as-ran.json --fit` (a grid search
+/// minimising the median |error| over every evaluable case on the
+/// generation's GPUs, for a pooled constant over every generation's cases,
+/// for the MoE constant over the MoE runs; docs/cost-model.md section 8).
 inline constexpr FittedConstant kFittedConstants[] = {
     {"sustained.ampere", FitGroup::Ampere, FitKind::Sustained, 0.95, 0.75, 1.00,
      0.01, "A100 GEMM throughput in training / best-shape MAMF"},
@@ -68,8 +71,9 @@ inline constexpr FittedConstant kFittedConstants[] = {
      "the 16-bit peak"},
     {"moe.host", FitGroup::Moe, FitKind::MoeHost, 3.15, 0.0, 6.0, 0.05,
      "milliseconds per MoE layer and micro-batch that the GPU waits for the "
-     "host in Megatron-Core's eager MoE layer (fitted on moe_cases.json, "
-     "each run with the dispatcher it ran)"},
+     "host in Megatron-Core's eager MoE layer, beyond the expert GEMMs' "
+     "forward (fitted on the MoE runs: dgxc's Grok-1 and moe_cases.json's, "
+     "each with the dispatcher it ran)"},
 };
 inline constexpr size_t kNumFitted = std::size(kFittedConstants);
 
