@@ -19,9 +19,11 @@
 #  3. runs it again with --backend cuda-emu: the CUDA program a GPU runs,
 #     TF32 GEMMs included, against the emulated CUDA runtime
 #     (docs/runtime.md, "CUDA source on the CPU");
-#  4. runs it with --backend cpu --precision bf16: the bf16 mixed-precision
-#     program against the bf16 plan of the trident runtime, which prices
-#     bf16 values held in fp32 tensors (docs/emit.md, "bf16 mixed
+#  4. runs it with --backend cuda-emu --precision bf16: the bf16
+#     mixed-precision CUDA program, its GEMMs on bf16 copies of their
+#     operands (rt::setBf16Gemms: cublasGemmEx, emulated), against the bf16
+#     plan of the trident runtime, which prices bf16 values held in fp32
+#     tensors and GEMMs on bf16 copies (docs/emit.md, "bf16 mixed
 #     precision"); the memory ratio checks that pricing.
 #
 # Expected output shape: the plan's table row and predictions; three times the
@@ -62,7 +64,7 @@ bash scripts/gpu-bench.sh --backend cuda-emu --build-dir "$build" --model tiny-g
   --seq-len 32 --global-batch 4 --steps 3
 
 echo
-echo "# 4. The same in bf16 mixed precision (priced as the programs hold it: bf16 values in fp32 tensors)"
-echo "\$ bash scripts/gpu-bench.sh --backend cpu --model tiny-gpt --seq-len 32 --global-batch 4 --steps 3 --precision bf16"
-bash scripts/gpu-bench.sh --backend cpu --build-dir "$build" --model tiny-gpt \
+echo "# 4. The CUDA program in bf16 mixed precision (priced as it runs: bf16 values in fp32 tensors, GEMMs on bf16 copies)"
+echo "\$ bash scripts/gpu-bench.sh --backend cuda-emu --model tiny-gpt --seq-len 32 --global-batch 4 --steps 3 --precision bf16"
+bash scripts/gpu-bench.sh --backend cuda-emu --build-dir "$build" --model tiny-gpt \
   --seq-len 32 --global-batch 4 --steps 3 --precision bf16

@@ -18,6 +18,7 @@
 
 #include "trident/Cost/Roofline.h"
 #include "trident/Schedule/ScheduleCache.h"
+#include "trident/Support/Bf16Gemm.h"
 #include "trident/Support/Text.h"
 
 #include <algorithm>
@@ -57,8 +58,29 @@ struct Axes {
   DType dtype = DType::BF16;
   CpCommType cpComm = CpCommType::P2p;
   Fp8Recipe fp8 = Fp8Recipe::Delayed;
+  /// GEMMs on bf16 copies of fp32 tensors (EvalOptions::bf16InFp32Storage
+  /// with a bf16 configuration): the emitted programs' rt::setBf16Gemms.
+  bool bf16Copies = false;
   bool operator==(const Axes &) const = default;
 };
+
+/// One GEMM's seconds, launch bound. Under Axes::bf16Copies (where the GPU
+/// has bf16 tensor cores) a GEMM whose copies pay (bf16CopiesPay, the
+/// programs' rule) runs at the bf16 rate on operands that a kernel each
+/// first copies from fp32 (read 4 bytes, write 2 an element:
+/// rt::setBf16Gemms's kBf16Bits, lib/Runtime/Cuda/CudaKernels.cu), and
+/// writes an fp32 result; else as gemmTime prices `t` (fp32: TF32).
+double gemmSeconds(const GpuSpec &gpu, const Axes &ax, double M, double N,
+                   double K, double B, DType t) {
+  if (!ax.bf16Copies || gpu.peakBf16FlopsPerS <= 0 || !bf16CopiesPay(M, N, K))
+    return launchBound(gpu, gemmTime(gpu, M, N, K, B, t).seconds);
+  KernelTime k = gemmTime(gpu, M, N, K, B, DType::BF16);
+  double resultWiden = memorySeconds(gpu, 2 * M * N * B);
+  double copies = memorySeconds(gpu, 6 * (M * K + K * N) * B);
+  return launchBound(
+             gpu, std::max(k.computeSeconds, k.memorySeconds + resultWiden)) +
+         launchBound(gpu, copies, 2);
+}
 
 DType activationDtype(DType precision) {
   // FP8 training (Transformer Engine) keeps activations in 16 bits.
@@ -179,9 +201,9 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
         r.attnFwd += tf;
         r.attnBwd += 2 * tf;
       } else {
-        double f = launchBound(gpu, gemmTime(gpu, M, N, K, B, act).seconds);
-        double b = launchBound(gpu, gemmTime(gpu, M, K, N, B, act).seconds) +
-                   launchBound(gpu, gemmTime(gpu, K, N, M, B, act).seconds);
+        double f = gemmSeconds(gpu, ax, M, N, K, B, act);
+        double b = gemmSeconds(gpu, ax, M, K, N, B, act) +
+                   gemmSeconds(gpu, ax, K, N, M, B, act);
         r.attnFwd += f;
         r.attnBwd += b;
         ++numGemmKernels;
@@ -196,10 +218,10 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
       fp8CastFwdBytes += fp8CastBytesPerElement(ax.fp8, true) * M * K * B;
       fp8CastBwdBytes += fp8CastBytesPerElement(ax.fp8, false) * M * N * B;
     }
-    double f = launchBound(gpu, gemmTime(gpu, M, N, K, B, gt).seconds);
+    double f = gemmSeconds(gpu, ax, M, N, K, B, gt);
     // dgrad: dY (M x N) W^T (N x K); wgrad: X^T (K x M) dY (M x N).
-    double b = launchBound(gpu, gemmTime(gpu, M, K, N, B, gt).seconds) +
-               launchBound(gpu, gemmTime(gpu, K, N, M, B, gt).seconds);
+    double b = gemmSeconds(gpu, ax, M, K, N, B, gt) +
+               gemmSeconds(gpu, ax, K, N, M, B, gt);
     if (g.expert) {
       // The busiest expert sets the pace (EvalOptions::expertLoadImbalance).
       f *= o.expertLoadImbalance;
@@ -595,8 +617,8 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     // A tied embedding's sum over the first and last stage: under ZeRO-2/3
     // of the gradient slice (gradAllReduce in lib/Target/ExecToCpp.cpp).
     o.tiedSumOfZeroSlice = true;
-    // Its bf16 programs hold bf16 values in fp32 tensors and run TF32
-    // GEMMs on them (docs/emit.md, "bf16 mixed precision").
+    // Its bf16 programs hold bf16 values in fp32 tensors and run bf16
+    // GEMMs on copies of them (docs/emit.md, "bf16 mixed precision").
     o.bf16InFp32Storage = true;
     break;
   case Runtime::DeepSpeed:
@@ -1257,12 +1279,13 @@ void Evaluator::chunkCosts(const Frame &f, Evaluation &out) {
     const DType costed = costPrecision(c.precision, o);
     const CpCommType cpComm = cpCommOf(c, o);
     const Fp8Recipe fp8 = fp8RecipeOf(c, o);
-    Axes key{nodeGroup,          c.tp,   c.cp,   c.ep, etp, c.microBatch,
-             c.sequenceParallel, costed, cpComm, fp8};
+    const bool bf16Copies = o.bf16InFp32Storage && c.precision == DType::BF16;
+    Axes key{nodeGroup,          c.tp,   c.cp,   c.ep, etp,       c.microBatch,
+             c.sequenceParallel, costed, cpComm, fp8,  bf16Copies};
     uint64_t h = uint64_t(nodeGroup) * 0x9E3779B97F4A7C15ull;
     for (int64_t x :
          {c.tp, c.cp, c.ep, etp, c.microBatch, int64_t(c.sequenceParallel),
-          int64_t(costed), int64_t(cpComm), int64_t(fp8)})
+          int64_t(costed), int64_t(cpComm), int64_t(fp8), int64_t(bf16Copies)})
       h = (h ^ uint64_t(x)) * 0x100000001B3ull;
     Impl::Slot &slot = im.cache[(h >> 7) % kCacheSlots];
     if (!slot.valid || !(slot.key == key)) {

@@ -576,18 +576,26 @@ int main(int argc, char **argv) {
     }
   }
   try {
-    // For benchmarks: fp32 GEMMs on TF32 tensor cores (rt::setTf32Gemms).
-    // A bf16 program's GEMM operands are bf16 values, which TF32 (10
-    // mantissa bits) holds exactly: its tensor cores then form the same
-    // products as bf16 ones, accumulating in fp32.
+    // A bf16 program's GEMMs run on bf16 tensor cores where the backend
+    // has them and the operands' bf16 copies pay (rt::setBf16Gemms,
+    // Bf16Gemms::Large; trident/Support/Bf16Gemm.h): its operands are bf16
+    // values already, but for the attention probabilities and their
+    // gradient, which the copies round as flash attention does. The
+    // others, and fp32 programs' GEMMs under --tf32 (for benchmarks), run
+    // on TF32 tensor cores (rt::setTf32Gemms): TF32 (10 mantissa bits)
+    // holds bf16 values exactly and accumulates in fp32.
+    const bool bf16Gemms = kBf16 && rt::setBf16Gemms(rt::Bf16Gemms::Large);
     const bool tf32On = (tf32 || kBf16) && rt::setTf32Gemms(true);
     if (tf32 && !tf32On && rt::worldRank() == 0)
       std::printf("note: --tf32: the %s backend has no TF32 GEMMs; they "
                   "stay fp32\n", rt::backendName());
     if (rt::worldRank() == 0)
       std::printf("precision %s\n",
-                  kBf16   ? "bf16 (fp32 master weights, gradients and "
-                            "optimizer state)"
+                  kBf16 && bf16Gemms
+                      ? "bf16 (fp32 master weights, gradients and optimizer "
+                        "state; bf16 and TF32 GEMMs)"
+                  : kBf16  ? "bf16 (fp32 master weights, gradients and "
+                             "optimizer state)"
                   : tf32On ? "fp32 (TF32 GEMMs)"
                            : "fp32");
     const int ranks = kDp * kCp * kTp * kPp;
@@ -663,7 +671,6 @@ int main(int argc, char **argv) {
   return 0;
 }
 )cpp";
-
 
 /// When each parameter's gradient sums start in a stage's step.
 /// ZeRO-0 and 1: a parameter's gradient sums over groups inside the stage

@@ -99,12 +99,16 @@ struct EvalOptions {
   /// elements (Megatron and torchtitan keep them in 16 bits).
   bool autocast = false;
   /// bf16 values held in fp32 tensors: the programs of `trident emit`
-  /// round bf16 activations and weight copies but store them in 4 bytes,
-  /// keep 16 bytes of state per parameter, and run TF32 GEMMs on the bf16
-  /// values (docs/emit.md, "bf16 mixed precision"), so a bf16 configuration
-  /// costs what the fp32 one does (costPrecision); its MFU stays against
-  /// the bf16 peak. The rounding passes themselves (one read and write of
-  /// each activation) are not counted.
+  /// round bf16 activations and weight copies but store them in 4 bytes
+  /// and keep 16 bytes of state per parameter (docs/emit.md, "bf16 mixed
+  /// precision"), so a bf16 configuration moves and holds what the fp32
+  /// one does (costPrecision); its GEMMs whose copies pay
+  /// (trident/Support/Bf16Gemm.h) run on bf16 copies of their operands
+  /// (rt::setBf16Gemms: bf16 tensor-core rate, the copies' traffic and an
+  /// fp32 result priced), the others on TF32; its MFU stays against the
+  /// bf16 peak.
+  /// The rounding passes themselves (one read and write of each
+  /// activation) are not counted.
   bool bf16InFp32Storage = false;
   /// What Recompute::Selective recomputes: 0 = the attention core only
   /// (Korthikanti et al. 2022, Megatron); f > 0 = that share of each

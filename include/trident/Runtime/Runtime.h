@@ -82,6 +82,27 @@ const char *backendName();
 /// backend has no such mode (the CPU backend's Eigen GEMMs stay fp32).
 /// For benchmarks (the emitted program's --tf32).
 bool setTf32Gemms(bool on);
+/// Which GEMMs run on bf16 tensor cores (setBf16Gemms).
+enum class Bf16Gemms {
+  Off,   ///< none: fp32 (or TF32, setTf32Gemms) from the fp32 tensors
+  Large, ///< those whose FLOPs per copied byte reach
+         ///< kBf16CopyFlopsPerByte (trident/Support/Bf16Gemm.h); the
+         ///< others as under Off
+  All,   ///< every one (the tests, to reach the bf16 path with tiny shapes)
+};
+/// Runs GEMMs on bf16 tensor cores: each operand is rounded to the nearest
+/// bfloat16 (roundToBf16's rounding) into a scratch copy, the products
+/// accumulate in fp32 and C stays fp32 (cublasGemmEx with CUDA_R_16BF
+/// operands and CUBLAS_COMPUTE_32F), as Megatron's bf16 GEMMs do and as
+/// flash attention multiplies its probabilities (rounded to bf16) with
+/// the values. Off by default; the environment variable
+/// TRIDENT_BF16_GEMMS=off|large|all overrides `mode` (for tests).
+/// Returns false, changing nothing, where the backend has no such mode
+/// (the CPU backend's Eigen GEMMs stay fp32: on operands that are bf16
+/// values already they form the same products) or the GPU no bf16 tensor
+/// cores (compute capability below 8.0). The emitted bf16 programs ask
+/// for Large.
+bool setBf16Gemms(Bf16Gemms mode);
 /// Waits until all enqueued kernels and transfers of this rank are done (a
 /// no-op on the CPU backend, cudaDeviceSynchronize on CUDA).
 void synchronize();

@@ -42,6 +42,15 @@ TRIDENT_HOST_DEVICE inline float roundToBf16(float x) {
   return y;
 }
 
+/// The bfloat16 nearest `x` as its 16 bits (the upper half of the fp32
+/// roundToBf16 gives): what a bf16 tensor stores.
+TRIDENT_HOST_DEVICE inline uint16_t bf16Bits(float x) {
+  float r = roundToBf16(x);
+  uint32_t u;
+  std::memcpy(&u, &r, sizeof u);
+  return uint16_t(u >> 16);
+}
+
 } // namespace trident::rt::detail
 
 #endif // TRIDENT_RUNTIME_COMMON_BF16_H

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaState.h"
+#include "trident/Support/Bf16Gemm.h"
 
 #include <nccl.h>
 
@@ -316,6 +317,40 @@ bool setTf32Gemms(bool on) {
                                              : CUBLAS_DEFAULT_MATH),
               "setTf32Gemms");
   return true;
+}
+
+bool setBf16Gemms(Bf16Gemms mode) {
+  cuda::State &s = cuda::state();
+  check(s.ready, "setBf16Gemms", "call rt::init first");
+  if (const char *v = std::getenv("TRIDENT_BF16_GEMMS")) {
+    const std::string e = v;
+    check(e == "off" || e == "large" || e == "all", "setBf16Gemms",
+          "TRIDENT_BF16_GEMMS is '" + e + "', expected off, large or all");
+    mode = e == "off"     ? Bf16Gemms::Off
+           : e == "large" ? Bf16Gemms::Large
+                          : Bf16Gemms::All;
+  }
+  // cuBLAS's bf16 GEMMs need compute capability 8.0 (Ampere) or later.
+  int major = 0;
+  cuda::check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
+                                     s.device),
+              "setBf16Gemms");
+  if (major < 8)
+    return false;
+  s.bf16Gemms = mode;
+  return true;
+}
+
+bool cuda::bf16Copies(int64_t m, int64_t n, int64_t k) {
+  switch (state().bf16Gemms) {
+  case Bf16Gemms::Off:
+    return false;
+  case Bf16Gemms::All:
+    return true;
+  case Bf16Gemms::Large:
+    return bf16CopiesPay(double(m), double(n), double(k));
+  }
+  return false;
 }
 
 namespace {

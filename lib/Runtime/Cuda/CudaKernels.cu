@@ -109,6 +109,9 @@ __global__ void kScale(float *p, float a, int64_t n) { GRID_STRIDE(i, n) p[i] *=
 __global__ void kRoundBf16(float *p, int64_t n) {
   GRID_STRIDE(i, n) p[i] = detail::roundToBf16(p[i]);
 }
+__global__ void kBf16Bits(uint16_t *o, const float *x, int64_t n) {
+  GRID_STRIDE(i, n) o[i] = detail::bf16Bits(x[i]);
+}
 __global__ void kAxpy(float *y, const float *x, float a, int64_t n) {
   GRID_STRIDE(i, n) y[i] += a * x[i];
 }
@@ -783,6 +786,34 @@ void rowGrid(int64_t n, const char *fn) {
   check(n < (int64_t(1) << 31), fn, "more than 2^31 - 1 rows");
 }
 
+/// A GEMM operand as bf16 (rt::setBf16Gemms): the elements from `x` to the
+/// last one the product reads, `extent` of them, rounded into a block of
+/// the stream-ordered pool, freed in stream order when this goes.
+class Bf16Operand {
+public:
+  Bf16Operand(const float *x, int64_t extent, const char *fn) {
+    cuda::check(cudaMallocAsync(&p_, 2 * size_t(extent), stream()), fn);
+    TRIDENT_LAUNCH(kBf16Bits, blocksFor(extent), kThreads, 0, stream())(
+        p_, x, extent);
+    launched(fn);
+  }
+  Bf16Operand(const Bf16Operand &) = delete;
+  Bf16Operand &operator=(const Bf16Operand &) = delete;
+  ~Bf16Operand() { cudaFreeAsync(p_, stream()); }
+  const uint16_t *get() const { return p_; }
+
+private:
+  uint16_t *p_ = nullptr;
+};
+
+/// The elements a row-major operand of `rows` x `cols` (leading dimension
+/// ld), repeated `batch` times `stride` apart, reaches from its first.
+int64_t operandExtent(int64_t rows, int64_t cols, int64_t ld, int64_t batch,
+                      int64_t stride, const char *fn) {
+  check(stride >= 0, fn, "a negative batch stride");
+  return (batch - 1) * stride + (rows - 1) * ld + cols;
+}
+
 /// Row-major C[m,n] = alpha * op(A) op(B) + beta * C through cuBLAS (which
 /// sees every row-major matrix as its column-major transpose).
 void gemmRowMajor(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
@@ -812,6 +843,20 @@ void gemmRowMajor(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
     return;
   }
   // C^T = op(B)^T op(A)^T in column-major terms.
+  if (cuda::bf16Copies(m, n, k)) {
+    Bf16Operand a(
+        A, operandExtent(transA ? k : m, transA ? m : k, lda, 1, 0, fn), fn);
+    Bf16Operand b(
+        B, operandExtent(transB ? n : k, transB ? k : n, ldb, 1, 0, fn), fn);
+    cuda::check(
+        cublasGemmEx(cuda::state().cublas, transB ? CUBLAS_OP_T : CUBLAS_OP_N,
+                     transA ? CUBLAS_OP_T : CUBLAS_OP_N, int(n), int(m), int(k),
+                     &alpha, b.get(), CUDA_R_16BF, int(ldb), a.get(),
+                     CUDA_R_16BF, int(lda), &beta, C, CUDA_R_32F, int(ldc),
+                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+        fn);
+    return;
+  }
   cuda::check(cublasSgemm(cuda::state().cublas,
                           transB ? CUBLAS_OP_T : CUBLAS_OP_N,
                           transA ? CUBLAS_OP_T : CUBLAS_OP_N, int(n), int(m),
@@ -835,6 +880,25 @@ void gemmRowMajorBatched(bool transA, bool transB, int64_t m, int64_t n,
     return;
   }
   check(batch < (int64_t(1) << 31), fn, "more than 2^31 batched products");
+  if (cuda::bf16Copies(m, n, k)) {
+    Bf16Operand a(
+        A,
+        operandExtent(transA ? k : m, transA ? m : k, lda, batch, strideA, fn),
+        fn);
+    Bf16Operand b(
+        B,
+        operandExtent(transB ? n : k, transB ? k : n, ldb, batch, strideB, fn),
+        fn);
+    cuda::check(cublasGemmStridedBatchedEx(
+                    cuda::state().cublas, transB ? CUBLAS_OP_T : CUBLAS_OP_N,
+                    transA ? CUBLAS_OP_T : CUBLAS_OP_N, int(n), int(m), int(k),
+                    &alpha, b.get(), CUDA_R_16BF, int(ldb), (long long)strideB,
+                    a.get(), CUDA_R_16BF, int(lda), (long long)strideA, &beta,
+                    C, CUDA_R_32F, int(ldc), (long long)strideC, int(batch),
+                    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                fn);
+    return;
+  }
   cuda::check(cublasSgemmStridedBatched(
                   cuda::state().cublas, transB ? CUBLAS_OP_T : CUBLAS_OP_N,
                   transA ? CUBLAS_OP_T : CUBLAS_OP_N, int(n), int(m), int(k),

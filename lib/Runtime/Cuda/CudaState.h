@@ -16,12 +16,17 @@ struct State {
   int device = 0;
   cudaStream_t compute = nullptr, comm = nullptr;
   cublasHandle_t cublas = nullptr;
+  /// rt::setBf16Gemms: which GEMMs' operands go to cuBLAS as bf16 copies.
+  Bf16Gemms bf16Gemms = Bf16Gemms::Off;
 };
 State &state();
 
 /// Throws rt::Error naming `fn` when `rc` is an error.
 void check(cudaError_t rc, const char *fn);
 void check(cublasStatus_t rc, const char *fn);
+/// Whether a row-major product of m x k by k x n runs on bf16 copies of
+/// its operands (State::bf16Gemms; trident/Support/Bf16Gemm.h).
+bool bf16Copies(int64_t m, int64_t n, int64_t k);
 /// Throws unless init() ran.
 State &ready(const char *fn);
 

@@ -166,18 +166,18 @@ void report(const std::string &what) {
 /// What ran, printed at exit under TRIDENT_CUDA_EMU_REPORT=1 (the tests
 /// check that the NCCL paths were taken).
 struct Counts {
-  long launches = 0, blocks = 0, gemms = 0, ncclCalls = 0, comms = 0,
-       splits = 0, notReady = 0;
+  long launches = 0, blocks = 0, gemms = 0, bf16Gemms = 0, ncclCalls = 0,
+       comms = 0, splits = 0, notReady = 0;
   ~Counts() {
     const char *v = std::getenv("TRIDENT_CUDA_EMU_REPORT");
     if (v && std::string(v) == "1")
       std::fprintf(stderr,
                    "trident cuda emulation (rank %d): %ld kernel launches "
-                   "(%ld blocks), %ld cuBLAS calls, %ld NCCL calls on %ld "
-                   "communicators (%ld split), %ld queries answered not "
-                   "ready\n",
-                   worldRank(), launches, blocks, gemms, ncclCalls, comms,
-                   splits, notReady);
+                   "(%ld blocks), %ld cuBLAS calls (%ld on bf16 operands), "
+                   "%ld NCCL calls on %ld communicators (%ld split), %ld "
+                   "queries answered not ready\n",
+                   worldRank(), launches, blocks, gemms, bf16Gemms, ncclCalls,
+                   comms, splits, notReady);
   }
 };
 Counts counts;
@@ -1033,6 +1033,11 @@ cudaError_t cudaDeviceGetPCIBusId(char *bus, int len, int device) {
 }
 
 cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int) {
+  // The emulated device is a Hopper (sm_90, bf16 tensor cores).
+  if (attr == cudaDevAttrComputeCapabilityMajor) {
+    *value = 9;
+    return cudaSuccess;
+  }
   if (attr != cudaDevAttrMaxPitch)
     return fail(cudaErrorInvalidValue, "cudaDeviceGetAttribute");
   *value = 2147483647;
@@ -1283,12 +1288,24 @@ size_t extent(int rows, int cols, int ld) {
   return rows == 0 || cols == 0 ? 0 : size_t(ld) * size_t(cols - 1) + size_t(rows);
 }
 
+/// An operand element: fp32, or bf16 bits (the upper half of an fp32).
+float operandAt(const void *base, size_t i, int bytes) {
+  if (bytes == 4)
+    return static_cast<const float *>(base)[i];
+  uint32_t u = uint32_t(static_cast<const uint16_t *>(base)[i]) << 16;
+  float v;
+  std::memcpy(&v, &u, 4);
+  return v;
+}
+
+/// C = alpha op(A) op(B) + beta C over `batch` products; A and B hold
+/// `abBytes`-byte elements (4: fp32, 2: bf16), C fp32.
 cublasStatus_t gemm(const char *fn, cublasHandle_t h, cublasOperation_t ta,
                     cublasOperation_t tb, int m, int n, int k,
-                    const float *alpha, const float *A, int lda,
-                    long long strideA, const float *B, int ldb,
+                    const float *alpha, const void *A, int lda,
+                    long long strideA, const void *B, int ldb,
                     long long strideB, const float *beta, float *C, int ldc,
-                    long long strideC, int batch) {
+                    long long strideC, int batch, int abBytes = 4) {
   if (!handleOk(h))
     return CUBLAS_STATUS_NOT_INITIALIZED;
   ++counts.gemms;
@@ -1325,25 +1342,29 @@ cublasStatus_t gemm(const char *fn, cublasHandle_t h, cublasOperation_t ta,
                     std::to_string(m) + ", ldc " + std::to_string(ldc) +
                     ", strideC " + std::to_string(strideC) + ", " +
                     std::to_string(batch) + " batches)");
+  const size_t e = size_t(abBytes);
+  if (abBytes == 2)
+    ++counts.bf16Gemms;
   for (int b = 0; b < batch; ++b) {
-    const float *a = A + b * strideA, *bb = B + b * strideB;
+    const char *a = static_cast<const char *>(A) + e * size_t(b * strideA);
+    const char *bb = static_cast<const char *>(B) + e * size_t(b * strideB);
     float *c = C + b * strideC;
     const bool readAB = k > 0 && al != 0.0f;
-    if ((readAB && (!onDevice(a, 4 * extent(aRows, aCols, lda)) ||
-                    !onDevice(bb, 4 * extent(bRows, bCols, ldb)))) ||
+    const size_t aBytes = e * extent(aRows, aCols, lda),
+                 bBytes = e * extent(bRows, bCols, ldb);
+    if ((readAB && (!onDevice(a, aBytes) || !onDevice(bb, bBytes))) ||
         !onDevice(c, 4 * extent(m, n, ldc)))
       return blasFail(f + ": batch " + std::to_string(b) +
                       ": an operand reaches outside its device block (A " +
-                      where(a, 4 * extent(aRows, aCols, lda)) + ", B " +
-                      where(bb, 4 * extent(bRows, bCols, ldb)) + ", C " +
+                      where(a, aBytes) + ", B " + where(bb, bBytes) + ", C " +
                       where(c, 4 * extent(m, n, ldc)) + ")");
     if (readAB) {
       use(h->stream, a, false, f);
       use(h->stream, bb, false, f);
     }
     use(h->stream, c, true, f);
-    if (readAB && (overlaps(c, cBytes, a, 4 * extent(aRows, aCols, lda)) ||
-                   overlaps(c, cBytes, bb, 4 * extent(bRows, bCols, ldb))))
+    if (readAB &&
+        (overlaps(c, cBytes, a, aBytes) || overlaps(c, cBytes, bb, bBytes)))
       return blasFail(f + ": batch " + std::to_string(b) +
                       ": C overlaps A or B (cuBLAS leaves that undefined)");
     for (int j = 0; j < n; ++j)
@@ -1351,11 +1372,15 @@ cublasStatus_t gemm(const char *fn, cublasHandle_t h, cublasOperation_t ta,
         double acc = 0;
         if (readAB)
           for (int l = 0; l < k; ++l) {
-            float x = ta == CUBLAS_OP_N ? a[i + size_t(l) * lda]
-                                        : a[l + size_t(i) * lda];
-            float y = tb == CUBLAS_OP_N ? bb[l + size_t(j) * ldb]
-                                        : bb[j + size_t(l) * ldb];
-            if (tf32) {
+            float x = operandAt(a,
+                                ta == CUBLAS_OP_N ? i + size_t(l) * lda
+                                                  : l + size_t(i) * lda,
+                                abBytes);
+            float y = operandAt(bb,
+                                tb == CUBLAS_OP_N ? l + size_t(j) * ldb
+                                                  : j + size_t(l) * ldb,
+                                abBytes);
+            if (tf32 && abBytes == 4) {
               x = toTf32(x);
               y = toTf32(y);
             }
@@ -1417,6 +1442,55 @@ cublasStatus_t cublasSgemmStridedBatched(
     int ldc, long long strideC, int batchCount) {
   return gemm("cublasSgemmStridedBatched", h, ta, tb, m, n, k, alpha, A, lda,
               strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+}
+
+namespace {
+/// cublasGemmEx's types as the runtime calls it: bf16 (or fp32) A and B,
+/// fp32 C, fp32 compute; anything else is refused by name.
+cublasStatus_t exTypes(const char *fn, cudaDataType_t at, cudaDataType_t bt,
+                       cudaDataType_t ct, cublasComputeType_t compute,
+                       int *abBytes) {
+  if (at != bt || (at != CUDA_R_16BF && at != CUDA_R_32F) || ct != CUDA_R_32F ||
+      compute != CUBLAS_COMPUTE_32F)
+    return blasFail(std::string(fn) +
+                    ": the emulation takes A and B both CUDA_R_16BF or "
+                    "CUDA_R_32F, C CUDA_R_32F and CUBLAS_COMPUTE_32F");
+  *abBytes = at == CUDA_R_16BF ? 2 : 4;
+  return CUBLAS_STATUS_SUCCESS;
+}
+} // namespace
+
+cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta,
+                            cublasOperation_t tb, int m, int n, int k,
+                            const void *alpha, const void *A, cudaDataType_t at,
+                            int lda, const void *B, cudaDataType_t bt, int ldb,
+                            const void *beta, void *C, cudaDataType_t ct,
+                            int ldc, cublasComputeType_t compute,
+                            cublasGemmAlgo_t) {
+  int bytes = 4;
+  if (cublasStatus_t rc = exTypes("cublasGemmEx", at, bt, ct, compute, &bytes))
+    return rc;
+  return gemm("cublasGemmEx", h, ta, tb, m, n, k,
+              static_cast<const float *>(alpha), A, lda, 0, B, ldb, 0,
+              static_cast<const float *>(beta), static_cast<float *>(C), ldc, 0,
+              1, bytes);
+}
+
+cublasStatus_t cublasGemmStridedBatchedEx(
+    cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
+    int k, const void *alpha, const void *A, cudaDataType_t at, int lda,
+    long long strideA, const void *B, cudaDataType_t bt, int ldb,
+    long long strideB, const void *beta, void *C, cudaDataType_t ct, int ldc,
+    long long strideC, int batchCount, cublasComputeType_t compute,
+    cublasGemmAlgo_t) {
+  int bytes = 4;
+  if (cublasStatus_t rc =
+          exTypes("cublasGemmStridedBatchedEx", at, bt, ct, compute, &bytes))
+    return rc;
+  return gemm("cublasGemmStridedBatchedEx", h, ta, tb, m, n, k,
+              static_cast<const float *>(alpha), A, lda, strideA, B, ldb,
+              strideB, static_cast<const float *>(beta),
+              static_cast<float *>(C), ldc, strideC, batchCount, bytes);
 }
 
 cublasStatus_t cublasSscal(cublasHandle_t h, int n, const float *alpha,

@@ -13,6 +13,8 @@
 
 #include "trident/Runtime/Runtime.h"
 
+#include "../../../../lib/Runtime/Common/Bf16.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -169,7 +171,13 @@ void checkReductions() {
 /// kv heads), value heads narrower than query heads, and queries placed at
 /// positions 2.. of 7 keys (a context-parallel chunk), forward and
 /// backward, against the softmax and its gradient written out in double.
-void checkAttention() {
+///
+/// With `bf16` (under rt::setBf16Gemms) q, k, v and dout are bf16 values
+/// and the probabilities enter the products with the values rounded to
+/// bf16: the output and dv are held to the products of the rounded
+/// probabilities as tightly as in fp32 (unrounded ones miss by about 1e-3),
+/// dq and dk (whose score gradients the backend rounds too) to 1e-2.
+void checkAttention(bool bf16 = false) {
   AttentionDims d;
   d.batch = 2;
   d.seq = 5;
@@ -185,6 +193,9 @@ void checkAttention() {
                 os = H * vd;
   Tensor q = filled("aq", B * S, qs), k = filled("ak", B * T, ks);
   Tensor v = filled("av", B * T, vs), dout = filled("ado", B * S, os);
+  if (bf16)
+    for (Tensor *t : {&q, &k, &v, &dout})
+      roundToBf16(*t);
   Tensor out({B * S, os}), probs({B, H, S, T});
   attentionForward(out, probs, q, k, v, d);
   Tensor dq({B * S, qs}), dk({B * T, ks}), dv({B * T, vs});
@@ -216,10 +227,17 @@ void checkAttention() {
           expectNear("attentionForward probs", ((b * H + h) * S + i) * T + j,
                      P[size_t(((b * H + h) * S + i) * T + j)],
                      p[size_t(i * T + j)], 1.0);
+        // The probabilities the values are weighted with: the backend's
+        // own, rounded, under bf16 GEMMs.
+        std::vector<double> pv(p);
+        if (bf16)
+          for (int64_t j = 0; j < T; ++j)
+            pv[size_t(i * T + j)] = trident::rt::detail::roundToBf16(
+                P[size_t(((b * H + h) * S + i) * T + j)]);
         for (int64_t e = 0; e < vd; ++e) {
           double o = 0.0;
           for (int64_t j = 0; j < T; ++j)
-            o += p[size_t(i * T + j)] * V[(b * T + j) * vs + g * vd + e];
+            o += pv[size_t(i * T + j)] * V[(b * T + j) * vs + g * vd + e];
           expectNear("attentionForward out", (b * S + i) * os + h * vd + e,
                      O[(b * S + i) * os + h * vd + e], o, 1.0);
         }
@@ -228,7 +246,7 @@ void checkAttention() {
         for (int64_t j = 0; j < T; ++j) {
           for (int64_t e = 0; e < vd; ++e) {
             dV[(b * T + j) * vs + g * vd + e] +=
-                p[size_t(i * T + j)] * DO[(b * S + i) * os + h * vd + e];
+                pv[size_t(i * T + j)] * DO[(b * S + i) * os + h * vd + e];
             dp[size_t(i * T + j)] += DO[(b * S + i) * os + h * vd + e] *
                                      double(V[(b * T + j) * vs + g * vd + e]);
           }
@@ -245,10 +263,11 @@ void checkAttention() {
         }
       }
     }
+  const double rtolQK = bf16 ? 1e-2 : 1e-6;
   for (size_t i = 0; i < dQ.size(); ++i)
-    expectNear("attentionBackward dq", int64_t(i), DQ[i], dQ[i], 1.0);
+    expectNear("attentionBackward dq", int64_t(i), DQ[i], dQ[i], 1.0, rtolQK);
   for (size_t i = 0; i < dK.size(); ++i)
-    expectNear("attentionBackward dk", int64_t(i), DK[i], dK[i], 1.0);
+    expectNear("attentionBackward dk", int64_t(i), DK[i], dK[i], 1.0, rtolQK);
   for (size_t i = 0; i < dV.size(); ++i)
     expectNear("attentionBackward dv", int64_t(i), DV[i], dV[i], 1.0);
 }
@@ -476,6 +495,57 @@ void checkBf16() {
   }
 }
 
+// rt::setBf16Gemms: a linear's operands (not bf16 values) rounded to bf16,
+// the products summed in fp32 (against the rounded operands' products in
+// double: unrounded ones miss by about 2^-9 of each term). Under
+// Bf16Gemms::All every product, attention's batched ones too; under Large
+// a 1200 x 16 by 16 x 1200 product (200 FLOPs per copied byte: 2 m n k
+// over 6 (m k + k n)) but not a 33 x 70 by 70 x 17 one (3.7), which stays
+// fp32 (TF32 is off here), as it does under Off. Where the backend has no
+// bf16 GEMMs (CPU) it says so and checks that nothing changed.
+void checkLinear(const char *what, int64_t n, int64_t in, int64_t out,
+                 bool rounded) {
+  Tensor x = filled("gx", n, in), w = filled("gw", out, in), y({n, out});
+  Tensor b({out});
+  initParam(b, "gb", {out}, {0}, {out}, 7, 1.0f);
+  const std::vector<float> X = x.toHost(), W = w.toHost(), B = b.toHost();
+  linearForward(y, x, w, b);
+  const std::vector<float> Y = y.toHost();
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t o = 0; o < out; ++o) {
+      double sum = B[size_t(o)], scale = std::fabs(B[size_t(o)]);
+      for (int64_t e = 0; e < in; ++e) {
+        float xv = X[size_t(i * in + e)], wv = W[size_t(o * in + e)];
+        if (rounded) {
+          xv = trident::rt::detail::roundToBf16(xv);
+          wv = trident::rt::detail::roundToBf16(wv);
+        }
+        sum += double(xv) * wv;
+        scale += std::fabs(double(xv) * wv);
+      }
+      expectNear(what, i * out + o, Y[size_t(i * out + o)], sum, scale, 1e-5);
+    }
+}
+
+void checkBf16Gemms() {
+  const bool on = setBf16Gemms(Bf16Gemms::All);
+  std::printf("%s smoke: bf16 GEMMs %s\n", backendName(),
+              on ? "on" : "not on this backend (fp32 GEMMs)");
+  checkLinear(on ? "linearForward (Bf16Gemms::All)"
+                 : "linearForward (fp32 GEMM)",
+              33, 70, 17, on);
+  if (on) {
+    checkAttention(true);
+    setBf16Gemms(Bf16Gemms::Large);
+    checkLinear("linearForward (Bf16Gemms::Large, 3.7 FLOPs a copied byte)", 33,
+                70, 17, false);
+    checkLinear("linearForward (Bf16Gemms::Large, 200 FLOPs a copied byte)",
+                1200, 16, 1200, true);
+  }
+  setBf16Gemms(Bf16Gemms::Off);
+  checkLinear("linearForward (bf16 GEMMs off)", 33, 70, 17, false);
+}
+
 void checkCollectivesAlone(const Group &g) {
   const int64_t r = 6, c = 10;
   Tensor src = filled("collective", r, c);
@@ -570,6 +640,7 @@ int main(int argc, char **argv) {
     checkRecommender();
     checkExperts();
     checkBf16();
+    checkBf16Gemms();
     // copy between overlapping views of one buffer, both ways (memmove's
     // result; cudaMemcpy alone is undefined there).
     for (int64_t shift : {2, -2}) {

@@ -26,6 +26,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -245,11 +246,70 @@ void blas() {
                                    &one, dA, 2, 2, dB, 1, 2, &zero, dC, 3, 1,
                                    2) == CUBLAS_STATUS_INVALID_VALUE,
          "batched GEMM whose C matrices overlap is refused");
+  // cublasGemmEx on bf16 operands (the upper 16 bits of an fp32; these
+  // values are exact in bf16) in blocks of exactly 2 bytes an element, so
+  // reading 4 would leave them: the same product, fp32 C.
+  auto bits = [](const std::vector<float> &v) {
+    std::vector<uint16_t> out(v.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+      uint32_t u;
+      std::memcpy(&u, &v[i], 4);
+      out[i] = uint16_t(u >> 16);
+    }
+    return out;
+  };
+  const std::vector<uint16_t> A16 = bits(A), B16 = bits(B);
+  uint16_t *dA16 = deviceAlloc<uint16_t>(A16.size()),
+           *dB16 = deviceAlloc<uint16_t>(B16.size());
+  cudaMemcpy(dA16, A16.data(), 2 * A16.size(), cudaMemcpyHostToDevice);
+  cudaMemcpy(dB16, B16.data(), 2 * B16.size(), cudaMemcpyHostToDevice);
+  cudaMemsetAsync(dC, 0xff, sizeof(float) * size_t(m * n), nullptr);
+  expect(cublasGemmEx(hd, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, dB16,
+                      CUDA_R_16BF, n, dA16, CUDA_R_16BF, k, &zero, dC,
+                      CUDA_R_32F, n, CUBLAS_COMPUTE_32F,
+                      CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS,
+         "cublasGemmEx on bf16 operands");
+  std::vector<float> C16(size_t(m * n));
+  cudaMemcpy(C16.data(), dC, 4 * C16.size(), cudaMemcpyDeviceToHost);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double want = 0;
+      for (int l = 0; l < k; ++l)
+        want += double(A[size_t(i * k + l)]) * B[size_t(l * n + j)];
+      expect(C16[size_t(i * n + j)] == float(want),
+             "bf16 GEMM element " + std::to_string(i) + "," +
+                 std::to_string(j));
+    }
+  expect(cublasGemmEx(hd, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, dB16,
+                      CUDA_R_16BF, n, dA, CUDA_R_32F, k, &zero, dC, CUDA_R_32F,
+                      n, CUBLAS_COMPUTE_32F,
+                      CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_INVALID_VALUE,
+         "cublasGemmEx with A and B of different types is refused");
+  expect(cublasGemmEx(hd, CUBLAS_OP_N, CUBLAS_OP_N, n, m + 1, k, &one, dB16,
+                      CUDA_R_16BF, n, dA16, CUDA_R_16BF, k, &zero, dC,
+                      CUDA_R_32F, n, CUBLAS_COMPUTE_32F,
+                      CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_INVALID_VALUE,
+         "a bf16 operand past its block is refused");
+  // Two batches of C[1 x 2] = A[1 x 1] B[1 x 2], side by side.
+  expect(cublasGemmStridedBatchedEx(
+             hd, CUBLAS_OP_N, CUBLAS_OP_N, 1, 2, 1, &one, dA16, CUDA_R_16BF, 1,
+             1, dB16, CUDA_R_16BF, 1, 2, &zero, dC, CUDA_R_32F, 3, 1, 2,
+             CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS,
+         "cublasGemmStridedBatchedEx on bf16 operands");
+  cudaMemcpy(C16.data(), dC, 4 * 5, cudaMemcpyDeviceToHost);
+  // Column-major C = A B: batch b at C + b, element (0, j) at C[b + 3 j].
+  for (int b = 0; b < 2; ++b)
+    for (int j = 0; j < 2; ++j)
+      expect(C16[size_t(b + 3 * j)] == A[size_t(b)] * B[size_t(2 * b + j)],
+             "bf16 batched GEMM batch " + std::to_string(b) + " element " +
+                 std::to_string(j));
   cublasDestroy(hd);
   cudaFree(dA);
   cudaFree(dAt);
   cudaFree(dB);
   cudaFree(dC);
+  cudaFree(dA16);
+  cudaFree(dB16);
 }
 
 /// A world communicator from one unique id made by rank 0.

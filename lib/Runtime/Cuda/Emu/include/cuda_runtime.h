@@ -38,7 +38,10 @@ enum cudaMemcpyKind {
 };
 
 enum cudaMemPoolAttr { cudaMemPoolAttrReleaseThreshold = 4 };
-enum cudaDeviceAttr { cudaDevAttrMaxPitch = 11 };
+enum cudaDeviceAttr {
+  cudaDevAttrMaxPitch = 11,
+  cudaDevAttrComputeCapabilityMajor = 75
+};
 
 struct CUstream_st;
 struct CUevent_st;
