@@ -380,10 +380,21 @@ Status applyAsRan(std::vector<Case> &cases, std::string_view text,
                            [&](const Case &c) { return c.id == id; });
     if (it == cases.end())
       return Status::error(where + ": no case has this id");
+    if (std::find_if(std::next(it), cases.end(),
+                     [&](const Case &c) { return c.id == id; }) != cases.end())
+      return Status::error(where + ": more than one case has this id (the "
+                                   "cases files overlap?)");
     if (Status s = readRunSettings(entry, *it, where); !s)
       return s;
   }
   return Status::ok();
+}
+
+Status applyAsRanFile(std::vector<Case> &cases, const std::string &path) {
+  auto text = readFile(path);
+  if (!text)
+    return Status::error(text.message());
+  return applyAsRan(cases, *text, path);
 }
 
 ErrorStats errorStats(const std::vector<double> &errors) {

@@ -254,13 +254,9 @@ int runValidate(mlir::MLIRContext &ctx) {
       return fail(some.message());
     cases.insert(cases.end(), some->begin(), some->end());
   }
-  for (const std::string &path : asRanOpt) {
-    auto text = readFile(path);
-    if (!text)
-      return fail(text.message());
-    if (Status s = validation::applyAsRan(cases, *text, path); !s)
+  for (const std::string &path : asRanOpt)
+    if (Status s = validation::applyAsRanFile(cases, path); !s)
       return fail(s.message());
-  }
   // Each case runs under its source's runtime unless --runtime forces one.
   std::optional<Runtime> force;
   if (!runtimeOpt.empty()) {

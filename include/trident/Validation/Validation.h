@@ -121,9 +121,12 @@ Result<std::vector<Case>> loadCases(const std::string &path);
 /// scripts/distill-moe-as-ran.sh): an object whose `cases` map case ids
 /// to the case fields `moe_dispatcher`, `moe_overlap_ep_comm` and
 /// `release` (and a `source` saying where they were read). Errors name
-/// the file, the case and the field; an id no case has is an error.
+/// the file, the case and the field; an id no case has, or more than one
+/// has, is an error.
 Status applyAsRan(std::vector<Case> &cases, std::string_view text,
                   const std::string &source);
+/// applyAsRan on the file at `path` (an unreadable file is an error too).
+Status applyAsRanFile(std::vector<Case> &cases, const std::string &path);
 
 /// What happened to one case.
 struct CaseResult {

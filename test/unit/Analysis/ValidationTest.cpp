@@ -10,7 +10,6 @@
 
 #include "trident/Validation/Validation.h"
 #include "trident/Hardware/Gpu.h"
-#include "trident/Support/FileIO.h"
 
 #include "../SharedData.h"
 
@@ -392,9 +391,7 @@ TEST_CASE("the published constants are the fit, and leave-one-source-out "
 #endif
   std::string asRanPath = std::string(TRIDENT_SOURCE_DIR) +
                           "/test/data/validation/mbridge-moe-as-ran.json";
-  auto asRan = readFile(asRanPath);
-  REQUIRE(asRan.isOk());
-  REQUIRE(applyAsRan(all, *asRan, asRanPath).isOk());
+  REQUIRE(applyAsRanFile(all, asRanPath).isOk());
   // Fitted.h holds what --fit finds: a change to the cost model that moves
   // the optimum fails here until the table is refit.
   FitReport fit = fitConstants(all, {}, 2);
