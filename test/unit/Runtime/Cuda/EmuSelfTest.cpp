@@ -204,6 +204,20 @@ void blas() {
   cudaMemcpy(dA, A.data(), 4 * A.size(), cudaMemcpyHostToDevice);
   cudaMemcpy(dAt, At.data(), 4 * At.size(), cudaMemcpyHostToDevice);
   cudaMemcpy(dB, B.data(), 4 * B.size(), cudaMemcpyHostToDevice);
+  // dC against A B element by element (exact: small integers and halves).
+  auto expectProduct = [&](const std::string &what) {
+    std::vector<float> C(size_t(m * n));
+    cudaMemcpy(C.data(), dC, 4 * C.size(), cudaMemcpyDeviceToHost);
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        double want = 0;
+        for (int l = 0; l < k; ++l)
+          want += double(A[size_t(i * k + l)]) * B[size_t(l * n + j)];
+        expect(C[size_t(i * n + j)] == float(want),
+               what + " element " + std::to_string(i) + "," +
+                   std::to_string(j));
+      }
+  };
   cublasHandle_t hd;
   cublasCreate(&hd);
   const float one = 1.0f, zero = 0.0f;
@@ -215,17 +229,7 @@ void blas() {
                     k, &one, dB, n, transA ? dAt : dA, transA ? m : k, &zero,
                     dC, n);
     expect(st == CUBLAS_STATUS_SUCCESS, "cublasSgemm");
-    std::vector<float> C(size_t(m * n));
-    cudaMemcpy(C.data(), dC, 4 * C.size(), cudaMemcpyDeviceToHost);
-    for (int i = 0; i < m; ++i)
-      for (int j = 0; j < n; ++j) {
-        double want = 0;
-        for (int l = 0; l < k; ++l)
-          want += double(A[size_t(i * k + l)]) * B[size_t(l * n + j)];
-        expect(C[size_t(i * n + j)] == float(want),
-               std::string("GEMM") + (transA ? " (A transposed)" : "") +
-                   " element " + std::to_string(i) + "," + std::to_string(j));
-      }
+    expectProduct(std::string("GEMM") + (transA ? " (A transposed)" : ""));
   }
   expect(cublasSgemm(hd, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, dB, n - 1,
                      dA, k, &zero, dC, n) == CUBLAS_STATUS_INVALID_VALUE,
@@ -269,17 +273,7 @@ void blas() {
                       CUDA_R_32F, n, CUBLAS_COMPUTE_32F,
                       CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS,
          "cublasGemmEx on bf16 operands");
-  std::vector<float> C16(size_t(m * n));
-  cudaMemcpy(C16.data(), dC, 4 * C16.size(), cudaMemcpyDeviceToHost);
-  for (int i = 0; i < m; ++i)
-    for (int j = 0; j < n; ++j) {
-      double want = 0;
-      for (int l = 0; l < k; ++l)
-        want += double(A[size_t(i * k + l)]) * B[size_t(l * n + j)];
-      expect(C16[size_t(i * n + j)] == float(want),
-             "bf16 GEMM element " + std::to_string(i) + "," +
-                 std::to_string(j));
-    }
+  expectProduct("bf16 GEMM");
   expect(cublasGemmEx(hd, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, dB16,
                       CUDA_R_16BF, n, dA, CUDA_R_32F, k, &zero, dC, CUDA_R_32F,
                       n, CUBLAS_COMPUTE_32F,
@@ -296,6 +290,7 @@ void blas() {
              1, dB16, CUDA_R_16BF, 1, 2, &zero, dC, CUDA_R_32F, 3, 1, 2,
              CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS,
          "cublasGemmStridedBatchedEx on bf16 operands");
+  std::vector<float> C16(5);
   cudaMemcpy(C16.data(), dC, 4 * 5, cudaMemcpyDeviceToHost);
   // Column-major C = A B: batch b at C + b, element (0, j) at C[b + 3 j].
   for (int b = 0; b < 2; ++b)
