@@ -6,8 +6,9 @@
 // reductions over rows with more rows than one block of them takes,
 // attention with grouped kv heads at a context-parallel offset, DLRM's
 // bag pooling, dot interaction and binary cross-entropy, a mixture of
-// experts whose GEMMs run on views of the expert weights, and a copy
-// between overlapping views).
+// experts whose GEMMs run on views of the expert weights, bf16 rounding,
+// GEMMs on bf16 copies of their operands, and a copy between overlapping
+// views).
 //
 //===----------------------------------------------------------------------===//
 
