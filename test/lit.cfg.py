@@ -34,7 +34,10 @@ config.substitutions.append(("%sanitize_env", sanitize_env))
 # tools/emit-build-bench.test checks the default itself.
 config.environment["TRIDENT_PROGRAM_OPT"] = "-O0"
 # Feature 'sanitizer': tests that only repeat, more slowly, runtime paths
-# the sanitizer build's e2e-cpu plans already drive can opt out of it.
+# the sanitizer build's e2e-cpu plans already drive can opt out of it; so
+# can the refits over every published run, whose code unit-analysis runs
+# under the sanitizers on a subset of the runs (the figures they check are
+# the normal build's).
 if config.trident_sanitize_link_flags:
     config.available_features.add("sanitizer")
 
