@@ -590,14 +590,14 @@ int main(int argc, char **argv) {
       std::printf("note: --tf32: the %s backend has no TF32 GEMMs; they "
                   "stay fp32\n", rt::backendName());
     if (rt::worldRank() == 0)
-      std::printf("precision %s\n",
-                  kBf16 && bf16Gemms
-                      ? "bf16 (fp32 master weights, gradients and optimizer "
-                        "state; bf16 and TF32 GEMMs)"
-                  : kBf16  ? "bf16 (fp32 master weights, gradients and "
-                             "optimizer state)"
-                  : tf32On ? "fp32 (TF32 GEMMs)"
-                           : "fp32");
+      std::printf("precision %s%s\n",
+                  kBf16    ? "bf16 (fp32 master weights, gradients and "
+                             "optimizer state"
+                  : tf32On ? "fp32 (TF32 GEMMs"
+                           : "fp32",
+                  bf16Gemms ? "; bf16 and TF32 GEMMs)"
+                  : kBf16 || tf32On ? ")"
+                                    : "");
     const int ranks = kDp * kCp * kTp * kPp;
     if (rt::worldSize() != ranks)
       throw rt::Error("this program runs on dp*cp*tp*pp = " +

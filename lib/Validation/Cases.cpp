@@ -376,14 +376,14 @@ Status applyAsRan(std::vector<Case> &cases, std::string_view text,
         return Status::error(where + ": unknown field '" + key +
                              "' (expected moe_dispatcher, "
                              "moe_overlap_ep_comm, release, source)");
-    auto it = std::find_if(cases.begin(), cases.end(),
-                           [&](const Case &c) { return c.id == id; });
-    if (it == cases.end())
+    auto sameId = [&](const Case &c) { return c.id == id; };
+    const auto count = std::count_if(cases.begin(), cases.end(), sameId);
+    if (count == 0)
       return Status::error(where + ": no case has this id");
-    if (std::find_if(std::next(it), cases.end(),
-                     [&](const Case &c) { return c.id == id; }) != cases.end())
+    if (count > 1)
       return Status::error(where + ": more than one case has this id (the "
                                    "cases files overlap?)");
+    auto it = std::find_if(cases.begin(), cases.end(), sameId);
     if (Status s = readRunSettings(entry, *it, where); !s)
       return s;
   }

@@ -814,6 +814,39 @@ int64_t operandExtent(int64_t rows, int64_t cols, int64_t ld, int64_t batch,
   return (batch - 1) * stride + (rows - 1) * ld + cols;
 }
 
+/// gemmRowMajorBatched's products on bf16 copies of A and B
+/// (rt::setBf16Gemms): cublasGemmEx for one, its strided batched form for
+/// more; fp32 C and accumulation. Sizes are checked by the caller.
+void gemmOnBf16Copies(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
+                      float alpha, const float *A, int64_t lda, int64_t strideA,
+                      const float *B, int64_t ldb, int64_t strideB, float beta,
+                      float *C, int64_t ldc, int64_t strideC, int64_t batch,
+                      const char *fn) {
+  Bf16Operand a(
+      A, operandExtent(transA ? k : m, transA ? m : k, lda, batch, strideA, fn),
+      fn);
+  Bf16Operand b(
+      B, operandExtent(transB ? n : k, transB ? k : n, ldb, batch, strideB, fn),
+      fn);
+  // C^T = op(B)^T op(A)^T in column-major terms.
+  const cublasOperation_t opA = transA ? CUBLAS_OP_T : CUBLAS_OP_N,
+                          opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasHandle_t h = cuda::state().cublas;
+  cuda::check(batch == 1
+                  ? cublasGemmEx(h, opB, opA, int(n), int(m), int(k), &alpha,
+                                 b.get(), CUDA_R_16BF, int(ldb), a.get(),
+                                 CUDA_R_16BF, int(lda), &beta, C, CUDA_R_32F,
+                                 int(ldc), CUBLAS_COMPUTE_32F,
+                                 CUBLAS_GEMM_DEFAULT)
+                  : cublasGemmStridedBatchedEx(
+                        h, opB, opA, int(n), int(m), int(k), &alpha, b.get(),
+                        CUDA_R_16BF, int(ldb), (long long)strideB, a.get(),
+                        CUDA_R_16BF, int(lda), (long long)strideA, &beta, C,
+                        CUDA_R_32F, int(ldc), (long long)strideC, int(batch),
+                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+              fn);
+}
+
 /// Row-major C[m,n] = alpha * op(A) op(B) + beta * C through cuBLAS (which
 /// sees every row-major matrix as its column-major transpose).
 void gemmRowMajor(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
@@ -842,21 +875,12 @@ void gemmRowMajor(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
                     fn);
     return;
   }
-  // C^T = op(B)^T op(A)^T in column-major terms.
   if (cuda::bf16Copies(m, n, k)) {
-    Bf16Operand a(
-        A, operandExtent(transA ? k : m, transA ? m : k, lda, 1, 0, fn), fn);
-    Bf16Operand b(
-        B, operandExtent(transB ? n : k, transB ? k : n, ldb, 1, 0, fn), fn);
-    cuda::check(
-        cublasGemmEx(cuda::state().cublas, transB ? CUBLAS_OP_T : CUBLAS_OP_N,
-                     transA ? CUBLAS_OP_T : CUBLAS_OP_N, int(n), int(m), int(k),
-                     &alpha, b.get(), CUDA_R_16BF, int(ldb), a.get(),
-                     CUDA_R_16BF, int(lda), &beta, C, CUDA_R_32F, int(ldc),
-                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-        fn);
+    gemmOnBf16Copies(transA, transB, m, n, k, alpha, A, lda, 0, B, ldb, 0, beta,
+                     C, ldc, 0, 1, fn);
     return;
   }
+  // C^T = op(B)^T op(A)^T in column-major terms.
   cuda::check(cublasSgemm(cuda::state().cublas,
                           transB ? CUBLAS_OP_T : CUBLAS_OP_N,
                           transA ? CUBLAS_OP_T : CUBLAS_OP_N, int(n), int(m),
@@ -881,22 +905,8 @@ void gemmRowMajorBatched(bool transA, bool transB, int64_t m, int64_t n,
   }
   check(batch < (int64_t(1) << 31), fn, "more than 2^31 batched products");
   if (cuda::bf16Copies(m, n, k)) {
-    Bf16Operand a(
-        A,
-        operandExtent(transA ? k : m, transA ? m : k, lda, batch, strideA, fn),
-        fn);
-    Bf16Operand b(
-        B,
-        operandExtent(transB ? n : k, transB ? k : n, ldb, batch, strideB, fn),
-        fn);
-    cuda::check(cublasGemmStridedBatchedEx(
-                    cuda::state().cublas, transB ? CUBLAS_OP_T : CUBLAS_OP_N,
-                    transA ? CUBLAS_OP_T : CUBLAS_OP_N, int(n), int(m), int(k),
-                    &alpha, b.get(), CUDA_R_16BF, int(ldb), (long long)strideB,
-                    a.get(), CUDA_R_16BF, int(lda), (long long)strideA, &beta,
-                    C, CUDA_R_32F, int(ldc), (long long)strideC, int(batch),
-                    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-                fn);
+    gemmOnBf16Copies(transA, transB, m, n, k, alpha, A, lda, strideA, B, ldb,
+                     strideB, beta, C, ldc, strideC, batch, fn);
     return;
   }
   cuda::check(cublasSgemmStridedBatched(

@@ -1,5 +1,4 @@
-//===- cublas_v2.h - The cuBLAS calls of lib/Runtime/Cuda, emulated -*- C++
-//-*-===//
+//===- cublas_v2.h - lib/Runtime/Cuda's cuBLAS calls, emulated -*- C++ -*-===//
 //
 // Part of the CUDA emulation (cuda_runtime.h). Column-major, host pointer
 // mode, as cuBLAS documents them: C = alpha op(A) op(B) + beta C, C not
