@@ -203,6 +203,7 @@ void GroupBuilder::add(Operation &op,
     int64_t window = attn.getWindowAttr().getInt();
     int64_t keys = window > 0 ? std::min(window, seq) : seq;
     addGemm(seq, keys, d, h, TpSplit::Heads, /*core=*/true);
+    cost.gemms.back().scores = true;
     addGemm(seq, dv, keys, h, TpSplit::Heads, /*core=*/true);
     // A fused kernel skips the blocks a causal mask hides (FlashAttention,
     // Dao et al. 2022): about half of the s x s square in whole blocks

@@ -34,6 +34,10 @@ namespace {
 struct LayerTimes {
   double fwd = 0, bwd = 0;      ///< compute (GEMM, attention, elementwise)
   double attnFwd = 0, attnBwd = 0; ///< attention-core part of the above
+  /// What selective recomputation adds to the backward: the attention
+  /// core's forward, or under EvalOptions::selectiveKeepsLse the scores'
+  /// product and the exponentials that form the probabilities again.
+  double selectiveFwd = 0;
   double tpComm = 0;            ///< TP collectives of one pass
   double tpOverlappable = 0;    ///< TP-region GEMM time of one forward
   /// GEMM time that Transformer Engine's overlap runs on the SMs its
@@ -164,6 +168,7 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
       double(dtypeBytes(act)) / double(dtypeBytes(profileDtype));
   const bool flash = o.flashAttention;
   int64_t numGemmKernels = 0;
+  double scoresFwd = 0; // the unfused scores' products, forward
 
   double gemmFwd = 0, gemmBwd = 0;
   double expertFwd = 0; // the expert GEMMs' forward, permutation included
@@ -204,6 +209,8 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
         double f = gemmSeconds(gpu, ax, M, N, K, B, act);
         double b = gemmSeconds(gpu, ax, M, K, N, B, act) +
                    gemmSeconds(gpu, ax, K, N, M, B, act);
+        if (g.scores)
+          scoresFwd += f;
         r.attnFwd += f;
         r.attnBwd += b;
         ++numGemmKernels;
@@ -278,7 +285,14 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
     r.attnBwd += 2 * core;
     ewFwd = std::max(0.0, ewFwd - core);
     ewBwd = std::max(0.0, ewBwd - 2 * core);
+    // Selective keeping the log-sum-exp: the scores' products again, and
+    // exponentials that read the scores and write the probabilities (two
+    // of the forward's four passes).
+    if (o.selectiveKeepsLse)
+      r.selectiveFwd = scoresFwd + core / 2;
   }
+  if (!o.selectiveKeepsLse || flash)
+    r.selectiveFwd = r.attnFwd;
   r.fwd = gemmFwd + r.attnFwd + ewFwd;
   r.bwd = gemmBwd + r.attnBwd + ewBwd;
   // The host work behind an MoE layer's synchronisation
@@ -530,6 +544,7 @@ void applyRuntime(EvalOptions &o, Runtime r) {
   o.attentionKernel = AttentionKernel::Best;
   o.autocast = false;
   o.selectiveForwardFraction = 0;
+  o.selectiveKeepsLse = false;
   o.overlapGradReduce = true;
   o.zero1ReduceInOptimizer = false;
   o.gradReduceAfterLastSend = false;
@@ -617,6 +632,10 @@ void applyRuntime(EvalOptions &o, Runtime r) {
     // A tied embedding's sum over the first and last stage: under ZeRO-2/3
     // of the gradient slice (gradAllReduce in lib/Target/ExecToCpp.cpp).
     o.tiedSumOfZeroSlice = true;
+    // Selective recomputation keeps attention's rows' log-sum-exp; the
+    // backward forms the scores and probabilities again from it
+    // (rt::attentionForward; TGraphToExec's lowering of tgraph.attention).
+    o.selectiveKeepsLse = true;
     // Its bf16 programs hold bf16 values in fp32 tensors and run bf16
     // GEMMs on copies of them (docs/emit.md, "bf16 mixed precision").
     o.bf16InFp32Storage = true;
@@ -1385,8 +1404,8 @@ void Evaluator::chunkCosts(const Frame &f, Evaluation &out) {
         hid += fr * e.hiddenFwd;
         la = fr * t.actFull + (1 - fr) * t.actNone;
       } else if (rc == Recompute::Selective) {
-        b += t.attnFwd;
-        cmp += t.attnFwd;
+        b += t.selectiveFwd;
+        cmp += t.selectiveFwd;
         la = t.actSelective;
       }
       double recomputedShare = rc == Recompute::Full ? 1.0
@@ -1926,7 +1945,13 @@ Status Evaluator::evaluateUpTo(const ParallelConfig &c, double stopFraction,
   out.schedule = kind;
   double tokens = double(c.globalBatch) * double(profile_.seqLen);
   // Recomputed FLOPs per token: each stage's share of the blocks times
-  // what its policy recomputes.
+  // what its policy recomputes. Selective keeping the log-sum-exp forms
+  // the scores again: half the core's forward FLOPs where value and query
+  // heads are alike.
+  const double selective =
+      options_.selectiveKeepsLse && !options_.flashAttention
+          ? attnCoreFlopsPerToken_ / 2
+          : attnCoreFlopsPerToken_;
   double extra = 0;
   for (int64_t s = 0; s < p; ++s) {
     const Recompute rc = c.recomputeOf(s);
@@ -1935,7 +1960,7 @@ Status Evaluator::evaluateUpTo(const ParallelConfig &c, double stopFraction,
         : rc == Recompute::Selective
             ? (options_.selectiveForwardFraction > 0
                    ? options_.selectiveForwardFraction * blockFwdFlopsPerToken_
-                   : attnCoreFlopsPerToken_)
+                   : selective)
             : 0;
     if (numBlocks_ > 0)
       extra += perToken * double(out.stages[size_t(s)].layers) /

@@ -279,8 +279,12 @@ inline void checkAttention(const Tensor &out, const Tensor &probs,
         "k " + k.shapeString() + " must be [b*keys, kvHeads*headDim]");
   check(v.numel() == nk * d.kvHeads * vd, fn,
         "v " + v.shapeString() + " must be [b*keys, kvHeads*valueDim]");
-  check(probs.numel() == d.batch * d.heads * d.seq * keys, fn,
-        "probs " + probs.shapeString() + " must be [b, heads, s, keys]");
+  check(probs.numel() == d.batch * d.heads * d.seq * keys ||
+            probs.numel() == d.batch * d.heads * d.seq,
+        fn,
+        "probs " + probs.shapeString() +
+            " must be [b, heads, s, keys] (the probabilities) or [b, heads, "
+            "s] (their rows' log-sum-exp)");
   check(d.window >= 0, fn, "window must be >= 0");
   check(d.causal || d.window == 0, fn,
         "a sliding window needs causal attention");
@@ -292,6 +296,13 @@ inline void checkAttention(const Tensor &out, const Tensor &probs,
           fn, "attention dropout needs the whole sequence's keys and the "
               "local heads and queries inside the global ones");
   }
+}
+/// Whether attention's saved tensor is its rows' log-sum-exp rather than
+/// the probabilities (Runtime.h, attentionForward); checkAttention has
+/// checked that it is one of the two. One key a row: the two forms have
+/// the same size, and the probabilities (all 1) are what is kept.
+inline bool savesLogSumExp(const Tensor &probs, const AttentionDims &d) {
+  return d.keys() > 1 && probs.numel() == d.batch * d.heads * d.seq;
 }
 /// attentionBackward's tensors: the forward's (dout in place of out),
 /// the sinks' gradient, and dq, dk, dv sized like q, k, v.

@@ -923,13 +923,27 @@ static LogicalResult verifyAttentionKernel(KernelOp op) {
       return op.emitOpError() << "kernel '" << op.getName()
                               << "' needs [batch, seq, features] q, k, v with "
                               << parts << " key position(s) per query position";
+    // Saved for the backward (rt::attentionForward): the probabilities
+    // [b, heads, s, keys] or their rows' log-sum-exp [b, heads, s].
+    auto saved = dyn_cast<RankedTensorType>(fwd ? op.getResults()[1].getType()
+                                                : op.getInputs()[4].getType());
+    auto heads = config.getAs<IntegerAttr>("heads");
+    SmallVector<int64_t> rows = {q.getDimSize(0), heads ? heads.getInt() : -1,
+                                 q.getDimSize(1)};
+    SmallVector<int64_t> probs = rows;
+    probs.push_back(k.getDimSize(1));
+    if (!saved || (saved.getShape() != ArrayRef<int64_t>(rows) &&
+                   saved.getShape() != ArrayRef<int64_t>(probs)))
+      return op.emitOpError()
+             << "kernel '" << op.getName()
+             << "' saves the probabilities [batch, heads, seq, keys] or "
+                "their rows' log-sum-exp [batch, heads, seq]";
     // Sinks and their gradient: one value per local head.
     if (op.getKind() == KernelKind::AttentionSinks ||
         op.getKind() == KernelKind::AttentionSinksBwd) {
       Type sinks =
           fwd ? op.getInputs()[3].getType() : op.getResults()[3].getType();
       auto st = dyn_cast<RankedTensorType>(sinks);
-      auto heads = config.getAs<IntegerAttr>("heads");
       if (!st || !heads || st.getRank() != 1 ||
           st.getDimSize(0) != heads.getInt())
         return op.emitOpError() << "kernel '" << op.getName()

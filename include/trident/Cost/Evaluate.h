@@ -114,6 +114,11 @@ struct EvalOptions {
   /// (Korthikanti et al. 2022, Megatron); f > 0 = that share of each
   /// block's forward, saving the rest (torchtitan's selective AC, 0.5).
   double selectiveForwardFraction = 0;
+  /// Selective recomputation (selectiveForwardFraction 0, unfused
+  /// attention) saves the rows' log-sum-exp and its backward computes only
+  /// the scores' product and the probabilities again, not the whole core's
+  /// forward (the trident programs: rt::attentionForward).
+  bool selectiveKeepsLse = false;
   /// Megatron's selective recompute under fused attention saves nothing
   /// (no s^2 activations to drop) and only adds time.
   bool selectiveIsDominated() const {

@@ -40,6 +40,9 @@ struct GemmCost {
   int64_t batch = 1;        ///< independent GEMMs (attention heads)
   TpSplit split = TpSplit::None;
   bool attentionCore = false; ///< QK^T or AV: recomputed under `selective`
+  /// Attention core: the scores' product QK^T (not AV), which a backward
+  /// that keeps only the log-sum-exp computes again.
+  bool scores = false;
   bool expert = false;        ///< routed expert GEMM (split by EP)
   /// Kept in 16 bits when the model trains or serves in FP8. Megatron-LM
   /// (d98e8a64) builds the output layer (the LM head) as

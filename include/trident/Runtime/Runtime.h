@@ -631,12 +631,20 @@ struct AttentionDims {
 /// dims.softmaxScale() (1/sqrt(headDim) unless set):
 ///   q [batch*seq, heads*headDim], k [batch*keys, kvHeads*headDim], v
 ///   [batch*keys, kvHeads*valueDim] (i.e. [b, s, heads, d], the direct
-///   output of the q/k/v projections); out [batch*seq, heads*valueDim];
-///   probs [batch, heads, seq, keys] saved
-///   for the backward (masked entries are 0; undropped: the backward
-///   draws the dropout mask again). Query i sees keys 0 .. qOffset + i
-///   (the last `window` of them with a window), or all keys when not
-///   causal. Query head h reads kv head
+///   output of the q/k/v projections); out [batch*seq, heads*valueDim].
+///   `probs`, saved for the backward, is one of two forms, told apart by
+///   its size:
+///   - the probabilities [batch, heads, seq, keys] (masked entries are 0;
+///     undropped: the backward draws the dropout mask again);
+///   - their rows' log-sum-exp [batch, heads, seq]: row i's max plus the
+///     log of its softmax denominator (sinks included), so that
+///     p_ij = exp(scale q_i k_j - lse_i). The backward computes the
+///     probabilities again from q and k, as flash attention does (Dao et
+///     al. 2022, "FlashAttention: Fast and Memory-Efficient Exact
+///     Attention with IO-Awareness"), and nothing of size seq x keys
+///     outlives a call.
+///   Query i sees keys 0 .. qOffset + i (the last `window` of them with a
+///   window), or all keys when not causal. Query head h reads kv head
 ///   h / (heads / kvHeads).
 void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
                       const Tensor &k, const Tensor &v,

@@ -149,7 +149,8 @@ public:
                     tg::RepeatOp lastRepeat, bool first, bool last);
   /// Selective recomputation (Korthikanti et al. 2022, "Reducing
   /// Activation Recomputation in Large Transformer Models"): the attention
-  /// probabilities are not saved; the backward computes them again.
+  /// probabilities are not saved, only their rows' log-sum-exp; the
+  /// backward computes them again.
   void setSelectiveRecompute(bool on) { selective = on; }
 
 private:
@@ -1143,27 +1144,22 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
   SmallVector<Value> fwdIns = {qkv[0].v, qkv[1].v, qkv[2].v};
   if (sinks)
     fwdIns.push_back(sinks);
-  auto r = kernel(fb, fwdKind, fwdIns,
-                  {*outType, f32({st.mbs, local, st.seq, st.seqFull})},
-                  config);
+  // Saved for the backward (rt::attentionForward): the probabilities
+  // [b, heads, s, keys], or under selective recomputation their rows'
+  // log-sum-exp [b, heads, s], from which the backward forms the scores
+  // and probabilities again (Korthikanti et al. 2022, "Reducing Activation
+  // Recomputation in Large Transformer Models": the s^2 core is what
+  // selective recomputation drops).
+  Type savedType = selective ? f32({st.mbs, local, st.seq})
+                             : f32({st.mbs, local, st.seq, st.seqFull});
+  auto r = kernel(fb, fwdKind, fwdIns, {*outType, savedType}, config);
   env[op.getResult()] = {r[0], tpOn() ? Dist::Last : Dist::Rep};
   Value q = qkv[0].v, k = qkv[1].v, v = qkv[2].v, o = r[0], probs = r[1];
-  bool again = selective;
   tape.push_back([=, this]() -> LogicalResult {
     Value dy = takeGrad(o);
     if (!dy)
       return success();
-    // Selective recomputation: the s^2 probabilities come from the saved
-    // q, k, v (and sinks) again instead of from the forward.
-    Value p;
-    if (again) {
-      SmallVector<Value> ins = {saved(q), saved(k), saved(v)};
-      if (sinks)
-        ins.push_back(saved(sinks));
-      p = kernel(bb, fwdKind, ins, {o.getType(), probs.getType()}, config)[1];
-    } else {
-      p = saved(probs);
-    }
+    Value p = saved(probs);
     SmallVector<Type> gradTypes = {q.getType(), k.getType(), v.getType()};
     if (sinks)
       gradTypes.push_back(sinks.getType());
@@ -2282,8 +2278,9 @@ OwningOpRef<ModuleOp> lowerToExec(tg::ModelOp model,
   if (failed(checkLoweringPlan(model, plan, options)))
     return {};
   // Recomputation per stage: full (texec.chunk `recompute`: the whole
-  // forward again before the backward) or selective (the attention core
-  // again inside the backward, its probabilities never saved).
+  // forward again before the backward) or selective (attention's scores
+  // and probabilities again inside the backward, from the saved
+  // log-sum-exp).
   auto stageRecompute = [&](int64_t s) {
     return size_t(s) < plan.stages.size() ? plan.stages[size_t(s)].recompute
                                           : plan.recompute;

@@ -887,6 +887,9 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
   float sc = d.softmaxScale();
   const bool drop = d.dropout.rate > 0.0f;
   RowMat dropped(drop ? s : 0, drop ? t : 0);
+  // Saving the log-sum-exp: one (sample, head)'s probabilities at a time.
+  const bool lse = detail::savesLogSumExp(probs, d);
+  RowMat scratch(lse ? s : 0, lse ? t : 0);
   for (int64_t b = 0; b < d.batch; ++b)
     for (int64_t h = 0; h < d.heads; ++h) {
       int64_t kh = h / group;
@@ -894,7 +897,8 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
       CStrided K(k.f32() + b * t * ks + kh * hd, t, hd, Eigen::OuterStride<>(ks));
       CStrided V(v.f32() + b * t * vs + kh * vd, t, vd, Eigen::OuterStride<>(vs));
       Strided O(out.f32() + b * s * os + h * vd, s, vd, Eigen::OuterStride<>(os));
-      MapM P(probs.f32() + (b * d.heads + h) * s * t, s, t);
+      const int64_t row0 = (b * d.heads + h) * s;
+      MapM P(lse ? scratch.data() : probs.f32() + row0 * t, s, t);
       P.noalias() = (Q * K.transpose()) * sc;
       for (int64_t i = 0; i < s; ++i) {
         // Keys first..last (causal: up to the query's own position; a
@@ -912,6 +916,8 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
         }
         if (sink)
           z += std::exp(double(sink[h]) - double(mx));
+        if (lse) // rounded once
+          probs.f32()[row0 + i] = float(double(mx) + std::log(z));
         float inv = static_cast<float>(1.0 / z);
         for (int64_t j = 0; j < t; ++j)
           P(i, j) = (j >= first && j <= last) ? P(i, j) * inv : 0.0f;
@@ -942,6 +948,8 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
   float sc = d.softmaxScale();
   const bool drop = d.dropout.rate > 0.0f;
   RowMat dP(s, t), dropped(drop ? s : 0, drop ? t : 0);
+  const bool lse = detail::savesLogSumExp(probs, d);
+  RowMat again(lse ? s : 0, lse ? t : 0);
   for (int64_t b = 0; b < d.batch; ++b)
     for (int64_t h = 0; h < d.heads; ++h) {
       int64_t kh = h / group;
@@ -954,7 +962,22 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
       Strided DQ(dq.f32() + qOff, s, hd, Eigen::OuterStride<>(qs));
       Strided DK(dk.f32() + kOff, t, hd, Eigen::OuterStride<>(ks));
       Strided DV(dv.f32() + vOff, t, vd, Eigen::OuterStride<>(vs));
-      CMapM P(probs.f32() + (b * d.heads + h) * s * t, s, t);
+      const int64_t row0 = (b * d.heads + h) * s;
+      if (lse) {
+        // The probabilities again: p_ij = exp(scale q_i k_j - lse_i), the
+        // difference and exponential in double, so that they carry no
+        // rounding but the saved lse's.
+        again.noalias() = (Q * K.transpose()) * sc;
+        for (int64_t i = 0; i < s; ++i) {
+          const int64_t last = lastKey(d, i), first = firstKey(d, last);
+          const double l = probs.f32()[row0 + i];
+          for (int64_t j = 0; j < t; ++j)
+            again(i, j) = (j >= first && j <= last)
+                              ? float(std::exp(double(again(i, j)) - l))
+                              : 0.0f;
+        }
+      }
+      CMapM P(lse ? again.data() : probs.f32() + row0 * t, s, t);
       dP.noalias() = DO * V.transpose();
       if (drop) {
         // out = D(P) V with D the dropout mask: dV = D(P)^T dO, and the

@@ -545,10 +545,11 @@ __global__ void kAddBias(float *y, const float *b, int64_t n, int64_t cols) {
 /// 0 .. off + i, the last `window` of them when window > 0; every key when
 /// not causal) and the softmax, in place.
 /// sinks (nullptr: none) holds each matrix's sink logit (matrix
-/// blockIdx.x / s), which joins the softmax without a value.
+/// blockIdx.x / s), which joins the softmax without a value. lse (nullptr:
+/// not kept) gets each row's max plus the log of its denominator.
 __global__ void kMaskedSoftmax(float *p, int64_t s, int64_t t, int64_t off,
-                               int64_t window, bool causal,
-                               const float *sinks) {
+                               int64_t window, bool causal, const float *sinks,
+                               float *lse) {
   __shared__ float sh[kThreads];
   float *row = p + int64_t(blockIdx.x) * t;
   const float *sink = sinks ? sinks + int64_t(blockIdx.x) / s : nullptr;
@@ -568,9 +569,24 @@ __global__ void kMaskedSoftmax(float *p, int64_t s, int64_t t, int64_t off,
   z = blockSum(z, shd);
   if (sink)
     z += exp(double(*sink) - double(m));
+  if (lse && threadIdx.x == 0) // rounded once, as the CPU twin
+    lse[blockIdx.x] = float(double(m) + log(z));
   const float inv = float(1.0 / z);
   for (int64_t j = threadIdx.x; j < t; j += blockDim.x)
     row[j] = (j >= first && j <= last) ? expf(row[j] - m) * inv : 0.0f;
+}
+
+/// The probabilities again from the scaled scores in p and the rows'
+/// log-sum-exp (kMaskedSoftmax's lse), in place: p_ij = exp(p_ij - lse_i)
+/// on the keys row i sees (kMaskedSoftmax's mask), 0 elsewhere.
+__global__ void kProbsFromLse(float *p, const float *lse, int64_t s, int64_t t,
+                              int64_t off, int64_t window, bool causal) {
+  float *row = p + int64_t(blockIdx.x) * t;
+  int64_t last = causal ? off + int64_t(blockIdx.x) % s : t - 1;
+  int64_t first = window > 0 && last - window + 1 > 0 ? last - window + 1 : 0;
+  const float l = lse[blockIdx.x];
+  for (int64_t j = threadIdx.x; j < t; j += blockDim.x)
+    row[j] = (j >= first && j <= last) ? expf(row[j] - l) : 0.0f;
 }
 
 // --- dropout --------------------------------------------------------------
@@ -1548,18 +1564,22 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
   check(H * s < (int64_t(1) << 31), fn, "more than 2^31 score rows a sample");
   const bool drop = d.dropout.rate > 0.0f;
   Tensor dropped = drop ? Tensor({H, s, t}) : Tensor();
+  // Saving the log-sum-exp: one sample's probabilities at a time.
+  const bool lse = detail::savesLogSumExp(probs, d);
+  Tensor scratch = lse ? Tensor({H, s, t}) : Tensor();
   AttnBuffers buf{q.f32(), k.f32(), v.f32(), nullptr, out.f32(), nullptr,
                   nullptr, nullptr, nullptr, nullptr, nullptr};
   // Per sample: the scores of all heads (batched products, AttentionGemms.h),
   // one softmax launch over its heads' consecutive score matrices, the
   // output.
   for (int64_t b = 0; b < d.batch; ++b) {
-    buf.p = probs.f32() + b * H * s * t;
+    buf.p = lse ? scratch.f32() : probs.f32() + b * H * s * t;
     buf.pv = drop ? dropped.f32() : buf.p;
     attentionGemms(buf, d, b, detail::AttnPhase::Scores, fn);
     TRIDENT_LAUNCH(kMaskedSoftmax, unsigned(H * s), rowThreads(t), 0, stream())(
         buf.p, s, t, d.qOffset, d.window, d.causal,
-        sinks.defined() ? sinks.f32() : nullptr);
+        sinks.defined() ? sinks.f32() : nullptr,
+        lse ? probs.f32() + b * H * s : nullptr);
     launched(fn);
     if (drop)
       for (int64_t h = 0; h < H; ++h)
@@ -1588,13 +1608,24 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
   Tensor dP({H, s, t});
   const bool drop = d.dropout.rate > 0.0f;
   Tensor dropped = drop ? Tensor({H, s, t}) : Tensor();
+  const bool lse = detail::savesLogSumExp(probs, d);
+  Tensor again = lse ? Tensor({H, s, t}) : Tensor();
   AttnBuffers buf{q.f32(),  k.f32(),  v.f32(),  dout.f32(),
                   nullptr,  dq.f32(), dk.f32(), dv.f32(),
                   nullptr,  nullptr,  dP.f32()};
   const float sc = d.softmaxScale();
   for (int64_t b = 0; b < d.batch; ++b) {
-    buf.p = probs.f32() + b * H * s * t;
+    buf.p = lse ? again.f32() : probs.f32() + b * H * s * t;
     buf.pv = drop ? dropped.f32() : buf.p;
+    if (lse) {
+      // The probabilities again: the scores' products, then
+      // exp(score - lse) under the forward's mask.
+      attentionGemms(buf, d, b, detail::AttnPhase::Scores, fn);
+      TRIDENT_LAUNCH(kProbsFromLse, unsigned(H * s), rowThreads(t), 0,
+                     stream())(buf.p, probs.f32() + b * H * s, s, t,
+                               d.qOffset, d.window, d.causal);
+      launched(fn);
+    }
     // out = D(P) V with D the dropout mask: dV = D(P)^T dO, and the
     // probabilities' gradient is D(dO V^T).
     if (drop)

@@ -1246,6 +1246,50 @@ TEST_CASE("trident programs: bf16 held in fp32 tensors, GEMMs on bf16 copies",
   CHECK_FALSE(o.bf16InFp32Storage); // reset by the new preset
 }
 
+TEST_CASE("trident programs: selective recomputation keeps the "
+          "log-sum-exp and forms only the scores again",
+          "[cost][runtime]") {
+  // Under selective recomputation the trident programs save attention's
+  // rows' log-sum-exp, and attention's backward computes the scores'
+  // product and the probabilities from it (rt::attentionForward), not the
+  // whole core's forward (Megatron-LM's selective: scores, softmax and
+  // the values' product again).
+  LayerProfile p = smallGpt();
+  Cluster c = *parseClusterSpec("dgx-h100:1");
+  EvalOptions o;
+  applyRuntime(o, Runtime::Trident);
+  CHECK(o.selectiveKeepsLse);
+  auto run = [&](Recompute r, bool keepsLse) {
+    ParallelConfig cfg = cfgOf(8, 1, 1, 1, 8);
+    cfg.recompute = r;
+    EvalOptions e = o;
+    e.selectiveKeepsLse = keepsLse;
+    return mustEvaluate(p, c, cfg, e);
+  };
+  Evaluation none = run(Recompute::None, true);
+  Evaluation lse = run(Recompute::Selective, true);
+  Evaluation core = run(Recompute::Selective, false);
+  // The same memory as recomputing the core: no s^2 tensor is saved.
+  CHECK(lse.stages[0].activationBytes ==
+        Approx(core.stages[0].activationBytes));
+  CHECK(lse.stages[0].activationBytes < none.stages[0].activationBytes);
+  // Dearer than keeping the probabilities, cheaper than the whole core.
+  CHECK(lse.iterationSeconds > none.iterationSeconds);
+  CHECK(lse.iterationSeconds < core.iterationSeconds);
+  // Hardware FLOPs: the scores' product, half the core's forward here
+  // (value heads as wide as query heads).
+  double extraLse = lse.hardwareFlopsPerStep - lse.modelFlopsPerStep;
+  double extraCore = core.hardwareFlopsPerStep - core.modelFlopsPerStep;
+  CHECK(extraLse > 0);
+  CHECK(extraLse == Approx(0.5 * extraCore).epsilon(1e-9));
+  // Megatron-LM's selective recomputes the core's forward.
+  EvalOptions lm;
+  applyRuntime(lm, Runtime::MegatronLm);
+  CHECK_FALSE(lm.selectiveKeepsLse);
+  applyRuntime(o, Runtime::MegatronLm);
+  CHECK_FALSE(o.selectiveKeepsLse); // reset by the new preset
+}
+
 TEST_CASE("torchtitan's selective recompute sits between none and full",
           "[cost][runtime]") {
   LayerProfile p = smallGpt();

@@ -1128,6 +1128,90 @@ TEST_CASE("attention of a context-parallel chunk is those rows of the "
                         Catch::Contains("outside the 8 keys"));
 }
 
+TEST_CASE("attention saving the log-sum-exp: the output of the "
+          "probabilities form, lse = max + log(sum), the same gradients",
+          "[runtime]") {
+  ensureInit();
+  // Every feature the saved tensor meets: GQA, a context-parallel chunk
+  // (queries at 3.. of 8 keys), a window, dropout (drawn again in the
+  // backward), sinks, no causal mask, value heads of their own size.
+  struct Variant {
+    int64_t window = 0;
+    float rate = 0.0f;
+    bool sinks = false, causal = true;
+    int64_t vHeadDim = 0;
+  };
+  const Variant variant =
+      GENERATE(Variant{}, Variant{3}, Variant{0, 0.3f}, Variant{2, 0.0f, true},
+               Variant{0, 0.2f, true}, Variant{0, 0.0f, false, false},
+               Variant{0, 0.0f, false, true, 5});
+  AttentionDims d;
+  d.batch = 2, d.seq = 5, d.heads = 4, d.kvHeads = 2, d.headDim = 3;
+  d.kvSeq = 8, d.qOffset = 3;
+  d.window = variant.window;
+  d.causal = variant.causal;
+  d.vHeadDim = variant.vHeadDim;
+  d.dropout.rate = variant.rate;
+  d.dropout.seed = 4, d.dropout.step = 1, d.dropout.site = 2;
+  d.dropout.seqLen = 8, d.dropout.features = 4, d.dropout.firstPos = 3;
+  const int64_t B = 2, S = 5, T = 8, H = 4, hd = 3, vd = d.valueDim();
+  Tensor q = randomTensor({B * S, H * hd}, "q", 1.5f),
+         k = randomTensor({B * T, 2 * hd}, "k", 1.5f),
+         v = randomTensor({B * T, 2 * vd}, "v"),
+         r = randomTensor({B * S, H * vd}, "r");
+  Tensor sinks;
+  if (variant.sinks) {
+    sinks = Tensor({H});
+    sinks.fromHost({0.7f, -0.4f, 0.1f, 1.2f});
+  }
+  Tensor outP({B * S, H * vd}), probs({B, H, S, T});
+  Tensor outL({B * S, H * vd}), lse({B, H, S});
+  attentionForward(outP, probs, q, k, v, sinks, d);
+  attentionForward(outL, lse, q, k, v, sinks, d);
+  // The same probabilities reach the output.
+  REQUIRE(outL.toHost() == outP.toHost());
+  // lse_i = log(sum over the visible keys of e^(score) + e^(sink)).
+  auto Q = q.toHost(), K = k.toHost(), L = lse.toHost(), P = probs.toHost();
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t i = 0; i < S; ++i) {
+        const int64_t last = d.causal ? d.qOffset + i : T - 1;
+        const int64_t first =
+            d.window > 0 ? std::max<int64_t>(0, last - d.window + 1) : 0;
+        double z =
+            variant.sinks ? std::exp(double(sinks.toHost()[size_t(h)])) : 0.0;
+        for (int64_t j = first; j <= last; ++j) {
+          double a = 0;
+          for (int64_t c = 0; c < hd; ++c)
+            a += double(Q[size_t((b * S + i) * H * hd + h * hd + c)]) *
+                 K[size_t((b * T + j) * 2 * hd + (h / 2) * hd + c)];
+          z += std::exp(a / std::sqrt(3.0));
+        }
+        REQUIRE(L[size_t((b * H + h) * S + i)] ==
+                Approx(std::log(z)).margin(1e-5));
+      }
+  // The backward from either saved tensor.
+  auto grads = [&](const Tensor &saved) {
+    Tensor dq({B * S, H * hd}), dk({B * T, 2 * hd}), dv({B * T, 2 * vd});
+    Tensor ds = variant.sinks ? Tensor({H}) : Tensor();
+    attentionBackward(dq, dk, dv, ds, r, q, k, v, saved, d);
+    std::vector<std::vector<float>> all = {dq.toHost(), dk.toHost(),
+                                           dv.toHost()};
+    if (variant.sinks)
+      all.push_back(ds.toHost());
+    return all;
+  };
+  auto fromP = grads(probs), fromL = grads(lse);
+  for (size_t t = 0; t < fromP.size(); ++t)
+    for (size_t i = 0; i < fromP[t].size(); ++i)
+      REQUIRE(fromL[t][i] == Approx(fromP[t][i]).margin(2e-6));
+  // A saved tensor of neither size is refused by name.
+  Tensor wrong({B, H, S, T - 1});
+  CHECK_THROWS_WITH(attentionForward(outL, wrong, q, k, v, sinks, d),
+                    Catch::Contains("[b, heads, s, keys]") &&
+                        Catch::Contains("log-sum-exp"));
+}
+
 TEST_CASE("RoPE at a position offset equals the later rows of a longer "
           "sequence",
           "[runtime]") {

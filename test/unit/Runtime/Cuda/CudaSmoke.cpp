@@ -178,7 +178,11 @@ void checkReductions() {
 /// bf16: the output and dv are held to the products of the rounded
 /// probabilities as tightly as in fp32 (unrounded ones miss by about 1e-3),
 /// dq and dk (whose score gradients the backend rounds too) to 1e-2.
-void checkAttention(bool bf16 = false) {
+///
+/// With `lse` the forward saves its rows' log-sum-exp [b, heads, s] in
+/// place of the probabilities, held to max + log(sum) in double, and the
+/// backward computes the probabilities again from it.
+void checkAttention(bool bf16 = false, bool lse = false) {
   AttentionDims d;
   d.batch = 2;
   d.seq = 5;
@@ -197,7 +201,8 @@ void checkAttention(bool bf16 = false) {
   if (bf16)
     for (Tensor *t : {&q, &k, &v, &dout})
       roundToBf16(*t);
-  Tensor out({B * S, os}), probs({B, H, S, T});
+  Tensor out({B * S, os});
+  Tensor probs = lse ? Tensor({B, H, S}) : Tensor({B, H, S, T});
   attentionForward(out, probs, q, k, v, d);
   Tensor dq({B * S, qs}), dk({B * T, ks}), dv({B * T, vs});
   attentionBackward(dq, dk, dv, dout, q, k, v, probs, d);
@@ -224,10 +229,15 @@ void checkAttention(bool bf16 = false) {
           z += std::exp(sco[size_t(j)] - mx);
         for (int64_t j = 0; j <= d.qOffset + i; ++j)
           p[size_t(i * T + j)] = std::exp(sco[size_t(j)] - mx) / z;
-        for (int64_t j = 0; j < T; ++j)
-          expectNear("attentionForward probs", ((b * H + h) * S + i) * T + j,
-                     P[size_t(((b * H + h) * S + i) * T + j)],
-                     p[size_t(i * T + j)], 1.0);
+        if (lse)
+          expectNear("attentionForward lse", (b * H + h) * S + i,
+                     P[size_t((b * H + h) * S + i)], mx + std::log(z),
+                     std::fabs(mx));
+        else
+          for (int64_t j = 0; j < T; ++j)
+            expectNear("attentionForward probs", ((b * H + h) * S + i) * T + j,
+                       P[size_t(((b * H + h) * S + i) * T + j)],
+                       p[size_t(i * T + j)], 1.0);
         // The probabilities the values are weighted with: the backend's
         // own, rounded, under bf16 GEMMs.
         std::vector<double> pv(p);
@@ -638,6 +648,7 @@ int main(int argc, char **argv) {
       ++bad;
     checkReductions();
     checkAttention();
+    checkAttention(false, /*lse=*/true);
     checkRecommender();
     checkExperts();
     checkBf16();
