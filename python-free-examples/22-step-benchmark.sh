@@ -24,9 +24,14 @@
 #     operands (rt::setBf16Gemms: cublasGemmEx, emulated), against the bf16
 #     plan of the trident runtime, which prices bf16 values held in fp32
 #     tensors and GEMMs on bf16 copies (docs/emit.md, "bf16 mixed
-#     precision"); the memory ratio checks that pricing.
+#     precision"); the memory ratio checks that pricing;
+#  5. runs the bf16 program planned with selective recomputation, whose
+#     attention keeps its rows' log-sum-exp instead of the probabilities,
+#     with the program's --fused-attention (the fused attention forward,
+#     rt::setFusedAttention: bf16 tensor-core tiles, emulated): the
+#     memory ratio checks selective's pricing.
 #
-# Expected output shape: the plan's table row and predictions; three times the
+# Expected output shape: the plan's table row and predictions; four times the
 # script's "run" lines for 3 steps, then "predicted", "measured" and
 # "ratio" lines.
 #
@@ -68,3 +73,10 @@ echo "# 4. The CUDA program in bf16 mixed precision (priced as it runs: bf16 val
 echo "\$ bash scripts/gpu-bench.sh --backend cuda-emu --model tiny-gpt --seq-len 32 --global-batch 4 --steps 3 --precision bf16"
 bash scripts/gpu-bench.sh --backend cuda-emu --build-dir "$build" --model tiny-gpt \
   --seq-len 32 --global-batch 4 --steps 3 --precision bf16
+
+echo
+echo "# 5. bf16 under selective recomputation (attention keeps its rows' log-sum-exp), with the fused attention forward"
+echo "\$ bash scripts/gpu-bench.sh --backend cuda-emu --model tiny-gpt --seq-len 32 --global-batch 4 --steps 3 --precision bf16 --recompute selective --fused-attention"
+bash scripts/gpu-bench.sh --backend cuda-emu --build-dir "$build" --model tiny-gpt \
+  --seq-len 32 --global-batch 4 --steps 3 --precision bf16 --recompute selective \
+  --fused-attention

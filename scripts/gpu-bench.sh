@@ -4,6 +4,7 @@
 # Usage: scripts/gpu-bench.sh [--backend cuda|cpu|cuda-emu] [--build-dir DIR]
 #          [--model M] [--gpu NAME] [--seq-len S] [--global-batch B]
 #          [--micro-batch N] [--steps N] [--work DIR] [--precision P]
+#          [--recompute none|selective] [--fused-attention]
 #          [--bundle-out DIR | --bundle-in DIR]
 #
 # Plans the model for one GPU (dp = tp = pp = 1, the given micro-batch, no
@@ -14,6 +15,13 @@
 # it on one rank and prints the measured step time (the median of steps 2
 # to N: step 1 pays cuBLAS's and the allocator's first calls) and peak
 # tensor memory beside the plan's predictions.
+#
+# --recompute selective plans selective recomputation instead (attention
+# keeps its rows' log-sum-exp; docs/emit.md). --fused-attention runs the
+# program with its --fused-attention (rt::setFusedAttention: the fused
+# attention forward, which selective recomputation's bf16 attention can
+# take on the CUDA backend); the prediction prices the unfused forward
+# (docs/runtime.md, "Fused attention forward").
 #
 # Defaults: the CUDA backend with fp32 GEMMs on TF32 tensor cores (the
 # program's --tf32, which the prediction's fp32 precision assumes), the
@@ -46,7 +54,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 
 backend=cuda build="" model="$root/bench/models/gpt-1b.json" gpu=""
 seq=2048 batch=8 mb=1 steps=6 work="" bundleOut="" bundleIn="" precision=fp32
-usage() { sed -n '4,7s/^# \{0,1\}//p' "$0"; }
+recompute=none fused=0
+usage() { sed -n '4,8s/^# \{0,1\}//p' "$0"; }
 need() { [ $# -ge 2 ] && [ -n "$2" ] || { echo "gpu-bench: $1 needs a value" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -60,6 +69,8 @@ while [ $# -gt 0 ]; do
     --steps) need "$@"; steps=$2; shift 2 ;;
     --work) need "$@"; work=$2; shift 2 ;;
     --precision) need "$@"; precision=$2; shift 2 ;;
+    --recompute) need "$@"; recompute=$2; shift 2 ;;
+    --fused-attention) fused=1; shift ;;
     --bundle-out) need "$@"; bundleOut=$2; shift 2 ;;
     --bundle-in) need "$@"; bundleIn=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
@@ -75,6 +86,10 @@ done
 case "$precision" in
   fp32|bf16) ;;
   *) echo "gpu-bench: --precision must be fp32 or bf16, got '$precision'" >&2; exit 2 ;;
+esac
+case "$recompute" in
+  none|selective) ;;
+  *) echo "gpu-bench: --recompute must be none or selective, got '$recompute'" >&2; exit 2 ;;
 esac
 
 [ -z "$bundleOut" ] || [ -z "$bundleIn" ] ||
@@ -164,7 +179,7 @@ else
     "$gpu" > "$work/cluster.json"
   "$trident" plan --model "$model" --cluster "$work/cluster.json" \
     --global-batch "$batch" --seq-len "$seq" --precision "$precision" --runtime trident \
-    --fix "tp=1,pp=1,dp=1,cp=1,mb=$mb,recompute=none,zero=0" \
+    --fix "tp=1,pp=1,dp=1,cp=1,mb=$mb,recompute=$recompute,zero=0" \
     -o "$work/plan.json" > "$work/plan.txt"
   "$trident" inspect --model "$model" --seq-len "$seq" |
     awk '/^parameters/{ gsub(/[()]/, ""); print $3, $4; exit }' > "$work/params"
@@ -195,6 +210,7 @@ fi
 mpi=("$MPIRUN" -np 1)
 [ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
+[ "$fused" = 0 ] || runflags+=(--fused-attention)
 "${mpi[@]}" "$work/train" --steps "$steps" "${runflags[@]}" > "$work/run.log"
 
 # step N loss L time T (docs/emit.md); the median of steps 2..N.
@@ -208,7 +224,11 @@ measuredMem=$(sed -n 's/^memory: peak tensor bytes \([0-9]*\) .*/\1/p' "$work/ru
 # What the program says it computes in (its "precision ..." line).
 ran=$(sed -n 's/^precision //p' "$work/run.log")
 echo "model      $name ($params parameters), $batch x $seq tokens per step, micro-batch $mb, ${ran:-unknown precision}"
-echo "plan       trident plan --precision $precision --runtime trident on one $gpuName"
+planned=$(sed -n 's/^ *"recompute": "\(.*\)",\{0,1\}$/\1/p' "$work/plan.json" | head -n 1)
+echo "plan       trident plan --precision $precision --runtime trident on one $gpuName$([ "${planned:-none}" = none ] || echo ", recompute $planned")"
+if [ "$fused" = 1 ]; then
+  echo "attention  --fused-attention: the fused forward where it applies; the prediction prices the unfused one"
+fi
 awk '/^step /{ printf "run        step %s loss %s time %.4f s\n", $2, $4, $6 }' "$work/run.log"
 # The plan's peak memory counts 1 GB per GPU for the CUDA context, library
 # workspaces and allocator slack (EvalOptions::reservedBytes,

@@ -80,6 +80,7 @@ bash "$root/test/e2e/run-e2e.sh" --build-dir "$build" --backend cuda \
 bash "$root/test/e2e/run-e2e.sh" --build-dir "$build" --backend cuda \
   --reference-backend cpu --precision bf16 --bundle-out "$out/e2e" \
   dp2-tp2-pp2 zero3 tiny-llama-cp2-tp2-sp tiny-deepseek-moe-dp2-ep2-tp2-sp-etp \
+  recompute-selective-pp2 tiny-bert-cp2-pp2 \
   tiny-mixtral-dp4-ep2-zero3 tiny-vit-dp2-tp2-sp tiny-gpt-oss-dp2-ep2-tp2-sp-etp
 
 # The benchmarks, as gpu-check.sh runs them, for the lent H200; then the
@@ -93,6 +94,11 @@ bash "$root/scripts/gpu-bench.sh" --backend cuda --build-dir "$build" \
 bash "$root/scripts/gpu-bench.sh" --backend cuda --build-dir "$build" \
   --gpu h200 --precision bf16 --model "$root/bench/models/llama-1b.json" \
   --bundle-out "$out/bench/llama-1b-bf16"
+# gpt-1b in bf16 under selective recomputation, which gpu-device.sh runs
+# with the unfused and the fused attention forward.
+bash "$root/scripts/gpu-bench.sh" --backend cuda --build-dir "$build" \
+  --gpu h200 --precision bf16 --recompute selective \
+  --bundle-out "$out/bench/gpt-1b-bf16-selective"
 bash "$root/scripts/gpu-bench.sh" --backend cuda --build-dir "$build" \
   --gpu h200 --model "$root/bench/models/mixtral-small.json" --seq-len 256 \
   --global-batch 8 --micro-batch 2 --bundle-out "$out/bench/mixtral-small"

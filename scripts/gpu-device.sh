@@ -286,10 +286,11 @@ if [ "$e2e" = 1 ]; then
     elapsed
     echo "== CUDA end-to-end tests in bf16 mixed precision"
     # Every GEMM on bf16 copies (rt::setBf16Gemms; no product of these
-    # tiny models is large enough for the programs' own choice), as
-    # ctest's e2e-cuda-emu-bf16 runs them.
+    # tiny models is large enough for the programs' own choice) and the
+    # fused attention forward on (rt::setFusedAttention), as ctest's
+    # e2e-cuda-emu-bf16 runs them.
     # shellcheck disable=SC2046
-    TRIDENT_BF16_GEMMS=all \
+    TRIDENT_BF16_GEMMS=all TRIDENT_FUSED_ATTENTION=on \
     gated 8 e2e-bf16 bash "$root/test/e2e/run-e2e.sh" --backend cuda \
       --reference-backend cpu --build-dir "$build" --jobs "$jobs" \
       --work "$build/e2e-cuda-bf16" --precision bf16 \
@@ -299,15 +300,21 @@ fi
 
 #--- 5. Benchmarks -------------------------------------------------------===#
 if [ "$bench" = 1 ]; then
-  for b in gpt-1b gpt-1b-bf16 llama-1b-bf16 mixtral-small; do
-    [ -d "$bundle/bench/$b" ] || continue
+  # gpt-1b-bf16-selective twice: with the unfused attention forward, then
+  # with the fused one (rt::setFusedAttention, not yet measured).
+  for b in gpt-1b gpt-1b-bf16 llama-1b-bf16 mixtral-small \
+           gpt-1b-bf16-selective gpt-1b-bf16-selective+fused; do
+    dir=${b%+fused}
+    [ -d "$bundle/bench/$dir" ] || continue
     elapsed
     echo "== one-GPU benchmark ($b)"
     steps=6
     [ "$b" != mixtral-small ] || steps=4
+    extra=()
+    [ "$b" = "$dir" ] || extra=(--fused-attention)
     bash "$root/scripts/gpu-bench.sh" --backend cuda --build-dir "$build" \
-      --steps "$steps" --work "$build/bench-$b" --bundle-in "$bundle/bench/$b" ||
-      failed="$failed bench-$b"
+      --steps "$steps" --work "$build/bench-$b" --bundle-in "$bundle/bench/$dir" \
+      "${extra[@]}" || failed="$failed bench-$b"
   done
 fi
 #--- 6. PyTorch reference ------------------------------------------------===#

@@ -522,6 +522,7 @@ const char *kMain = R"cpp(
 int usage(const char *argv0) {
   if (rt::worldRank() == 0)
     std::fprintf(stderr, "usage: %s [--steps N] [--dump DIR] [--tf32] "
+                         "[--fused-attention] "
                          "[--checkpoint-dir DIR [--checkpoint-every K]] "
                          "[--resume DIR]\n",
                  argv0);
@@ -538,7 +539,7 @@ int main(int argc, char **argv) {
   }
   int64_t steps = 3, checkpointEvery = 1;
   std::string dumpDir, checkpointDir, resumeDir;
-  bool tf32 = false;
+  bool tf32 = false, fusedAttention = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--steps" && i + 1 < argc) {
@@ -569,6 +570,8 @@ int main(int argc, char **argv) {
       }
     } else if (a == "--tf32") {
       tf32 = true;
+    } else if (a == "--fused-attention") {
+      fusedAttention = true;
     } else {
       int code = usage(argv[0]);
       rt::finalize();
@@ -589,6 +592,13 @@ int main(int argc, char **argv) {
     if (tf32 && !tf32On && rt::worldRank() == 0)
       std::printf("note: --tf32: the %s backend has no TF32 GEMMs; they "
                   "stay fp32\n", rt::backendName());
+    // The fused attention forward (rt::setFusedAttention, which
+    // TRIDENT_FUSED_ATTENTION overrides; for benchmarks until measured):
+    // selective recomputation's attention under bf16 GEMMs.
+    if (!rt::setFusedAttention(fusedAttention) && fusedAttention &&
+        rt::worldRank() == 0)
+      std::printf("note: --fused-attention: the %s backend has no fused "
+                  "attention kernel\n", rt::backendName());
     if (rt::worldRank() == 0)
       std::printf("precision %s%s\n",
                   kBf16    ? "bf16 (fp32 master weights, gradients and "

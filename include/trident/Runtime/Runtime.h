@@ -103,6 +103,20 @@ enum class Bf16Gemms {
 /// cores (compute capability below 8.0). The emitted bf16 programs ask
 /// for Large.
 bool setBf16Gemms(Bf16Gemms mode);
+/// Runs the forward of attention that keeps the log-sum-exp
+/// (attentionForward's [batch, heads, seq] form: selective recomputation)
+/// as one fused kernel where it applies: tiles of 32 queries walk the
+/// keys with an online softmax on bf16 tensor cores (warp matrix
+/// functions), and no score reaches device memory. It applies under a
+/// bf16 GEMM mode (setBf16Gemms: q, k, v and the probabilities are
+/// rounded to bf16 for its products), without dropout, with value heads
+/// as wide as query heads and a head size of 16, 32, 64 or 128; elsewhere
+/// the unfused forward runs. Off by default: its speed against the unfused
+/// forward is not measured yet (docs/runtime.md, "Fused attention
+/// forward"). The environment variable TRIDENT_FUSED_ATTENTION=on|off
+/// overrides `on`. Returns false, changing nothing, where the backend has
+/// no such kernel (the CPU backend).
+bool setFusedAttention(bool on);
 /// Waits until all enqueued kernels and transfers of this rank are done (a
 /// no-op on the CPU backend, cudaDeviceSynchronize on CUDA).
 void synchronize();

@@ -20,6 +20,7 @@ using detail::check;
 const char *backendName() { return "cpu"; }
 bool setTf32Gemms(bool) { return false; }
 bool setBf16Gemms(Bf16Gemms) { return false; }
+bool setFusedAttention(bool) { return false; }
 void synchronize() {}
 void synchronizeCompute() {}
 

@@ -341,6 +341,19 @@ bool setBf16Gemms(Bf16Gemms mode) {
   return true;
 }
 
+bool setFusedAttention(bool on) {
+  cuda::State &s = cuda::state();
+  check(s.ready, "setFusedAttention", "call rt::init first");
+  if (const char *v = std::getenv("TRIDENT_FUSED_ATTENTION")) {
+    const std::string e = v;
+    check(e == "on" || e == "off", "setFusedAttention",
+          "TRIDENT_FUSED_ATTENTION is '" + e + "', expected on or off");
+    on = e == "on";
+  }
+  s.fusedAttention = on;
+  return true;
+}
+
 bool cuda::bf16Copies(int64_t m, int64_t n, int64_t k) {
   switch (state().bf16Gemms) {
   case Bf16Gemms::Off:

@@ -14,6 +14,9 @@
 #include "../Common/Hash.h"
 #include "../Common/TokenGroups.h"
 
+#include <cuda_bf16.h>
+#include <mma.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -587,6 +590,157 @@ __global__ void kProbsFromLse(float *p, const float *lse, int64_t s, int64_t t,
   const float l = lse[blockIdx.x];
   for (int64_t j = threadIdx.x; j < t; j += blockDim.x)
     row[j] = (j >= first && j <= last) ? expf(row[j] - l) : 0.0f;
+}
+
+// --- fused attention forward (bf16 tensor cores) --------------------------
+// Flash attention's forward (Dao et al. 2022, "FlashAttention: Fast and
+// Memory-Efficient Exact Attention with IO-Awareness"; Dao 2023,
+// "FlashAttention-2"): a block takes kFaRows queries of one (sample,
+// head), walks the keys its rows may see in tiles of kFaKeys, and keeps
+// each row's running max m, sum l and output O, rescaled when m grows
+// (the online softmax); the scores never leave shared memory. The two
+// products run on tensor cores through the warp matrix functions (mma.h:
+// 16 x 16 x 16 bf16 tiles, fp32 accumulation): S = Q K^T per warp on its
+// 16 rows, then O += P V with P the tile's exp(s - m) rounded to bf16.
+// q, k and v are rounded to bf16 as they are staged (the bf16 GEMM
+// modes' contract, rt::setBf16Gemms). O stays in shared memory, where one
+// thread a row rescales it, since a fragment's layout over the lanes is
+// unspecified. Static shared memory: 46 KB at head size 128.
+constexpr int kFaRows = 32; // two warps of 16 rows
+constexpr int kFaKeys = 32;
+constexpr int kFaThreads = 64;
+
+struct FlashDims {
+  int64_t s, t, heads, group; // group: query heads per kv head
+  int64_t qs, ks, vs, os;     // row strides of q, k, v, out (elements)
+  int64_t off, window;
+  bool causal;
+  float scale;
+};
+
+/// acc += A B for one warp over `steps` slices 16 deep: A's 16 rows
+/// row-major at a (rows lda apart), slice kk of B at b + kk * bStep, laid
+/// out as LayoutB with leading dimension ldb.
+template <class LayoutB>
+__device__ void
+mmaTiles(nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float>
+             &acc,
+         const __nv_bfloat16 *a, int lda, const __nv_bfloat16 *b, int ldb,
+         int bStep, int steps) {
+  namespace wmma = nvcuda::wmma;
+  for (int kk = 0; kk < steps; ++kk) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major>
+        fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, LayoutB> fb;
+    wmma::load_matrix_sync(fa, a + kk * 16, lda);
+    wmma::load_matrix_sync(fb, b + kk * bStep, ldb);
+    wmma::mma_sync(acc, fa, fb, acc);
+  }
+}
+
+template <int D>
+__global__ void __launch_bounds__(kFaThreads)
+    kFlashForward(float *out, float *lse, const float *q, const float *k,
+                  const float *v, const float *sinks, FlashDims f) {
+  __shared__ __nv_bfloat16 sq[kFaRows * D], sk[kFaKeys * D], sv[kFaKeys * D];
+  __shared__ __nv_bfloat16 sp[kFaRows * kFaKeys];
+  __shared__ float ss[kFaRows * kFaKeys];
+  __shared__ float so[kFaRows * D];
+  __shared__ float sm[kFaRows], sl[kFaRows];
+  const int tid = int(threadIdx.x), warp = tid / 32;
+  const int64_t b = blockIdx.z, h = blockIdx.y;
+  const int64_t i0 = int64_t(blockIdx.x) * kFaRows, g = h / f.group;
+  const float *qb = q + b * f.s * f.qs + h * D;
+  const float *kb = k + b * f.t * f.ks + g * D;
+  const float *vb = v + b * f.t * f.vs + g * D;
+  for (int e = tid; e < kFaRows * D; e += kFaThreads) {
+    const int64_t r = e / D, c = e % D;
+    sq[e] = __float2bfloat16_rn(i0 + r < f.s ? qb[(i0 + r) * f.qs + c] : 0.0f);
+    so[e] = 0.0f;
+  }
+  // A sink joins every row's softmax without a value: m starts at its
+  // logit with l = 1.
+  if (tid < kFaRows) {
+    sm[tid] = sinks ? sinks[h] : -INFINITY;
+    sl[tid] = sinks ? 1.0f : 0.0f;
+  }
+  // The keys the block's rows see: from the first row's first (a window)
+  // to the last row's last (causal), in whole tiles.
+  const int64_t iEnd = i0 + kFaRows < f.s ? i0 + kFaRows : f.s;
+  int64_t keyEnd = f.causal ? f.off + iEnd : f.t;
+  keyEnd = keyEnd < f.t ? keyEnd : f.t;
+  int64_t keyBegin = 0;
+  if (f.window > 0 && f.off + i0 - f.window + 1 > 0)
+    keyBegin = (f.off + i0 - f.window + 1) / kFaKeys * kFaKeys;
+  for (int64_t j0 = keyBegin; j0 < keyEnd; j0 += kFaKeys) {
+    __syncthreads(); // the last tile's products are done with sk, sv, sp
+    for (int e = tid; e < kFaKeys * D; e += kFaThreads) {
+      const int64_t r = e / D, c = e % D;
+      const bool in = j0 + r < f.t;
+      sk[e] = __float2bfloat16_rn(in ? kb[(j0 + r) * f.ks + c] : 0.0f);
+      sv[e] = __float2bfloat16_rn(in ? vb[(j0 + r) * f.vs + c] : 0.0f);
+    }
+    __syncthreads();
+    // S = Q K^T for the warp's 16 rows (K's rows are K^T's columns).
+    for (int n = 0; n < kFaKeys / 16; ++n) {
+      nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> acc;
+      nvcuda::wmma::fill_fragment(acc, 0.0f);
+      mmaTiles<nvcuda::wmma::col_major>(acc, sq + warp * 16 * D, D,
+                                        sk + n * 16 * D, D, 16, D / 16);
+      nvcuda::wmma::store_matrix_sync(ss + warp * 16 * kFaKeys + n * 16, acc,
+                                      kFaKeys, nvcuda::wmma::mem_row_major);
+    }
+    __syncthreads();
+    // The online softmax, a thread a row: the new max, the rescale of the
+    // row's sum and output, the tile's probabilities (unnormalised).
+    if (tid < kFaRows) {
+      const int64_t i = i0 + tid;
+      const int64_t last = f.causal ? f.off + i : f.t - 1;
+      const int64_t first =
+          f.window > 0 && last - f.window + 1 > 0 ? last - f.window + 1 : 0;
+      float *row = ss + tid * kFaKeys;
+      float mx = sm[tid];
+      for (int j = 0; j < kFaKeys; ++j) {
+        const int64_t key = j0 + j;
+        const bool seen = i < f.s && key >= first && key <= last && key < f.t;
+        row[j] = seen ? row[j] * f.scale : -INFINITY;
+        mx = fmaxf(mx, row[j]);
+      }
+      const bool none = mx == -INFINITY; // no key seen yet
+      const float alpha = none ? 1.0f : expf(sm[tid] - mx);
+      float sum = 0.0f;
+      for (int j = 0; j < kFaKeys; ++j) {
+        const float p = none || row[j] == -INFINITY ? 0.0f : expf(row[j] - mx);
+        sum += p;
+        sp[tid * kFaKeys + j] = __float2bfloat16_rn(p);
+      }
+      sl[tid] = sl[tid] * alpha + sum;
+      sm[tid] = mx;
+      for (int c = 0; c < D; ++c)
+        so[tid * D + c] *= alpha;
+    }
+    __syncthreads();
+    // O += P V for the warp's 16 rows.
+    for (int n = 0; n < D / 16; ++n) {
+      nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> acc;
+      nvcuda::wmma::load_matrix_sync(acc, so + warp * 16 * D + n * 16, D,
+                                     nvcuda::wmma::mem_row_major);
+      mmaTiles<nvcuda::wmma::row_major>(acc, sp + warp * 16 * kFaKeys, kFaKeys,
+                                        sv + n * 16, D, 16 * D, kFaKeys / 16);
+      nvcuda::wmma::store_matrix_sync(so + warp * 16 * D + n * 16, acc, D,
+                                      nvcuda::wmma::mem_row_major);
+    }
+  }
+  __syncthreads();
+  // out = O / l; lse = m + log(l) (rounded once).
+  for (int e = tid; e < kFaRows * D; e += kFaThreads) {
+    const int64_t r = e / D, c = e % D;
+    if (i0 + r < f.s)
+      out[(b * f.s + i0 + r) * f.os + h * D + c] = so[e] / sl[r];
+  }
+  if (tid < kFaRows && i0 + tid < f.s)
+    lse[(b * f.heads + h) * f.s + i0 + tid] =
+        float(double(sm[tid]) + log(double(sl[tid])));
 }
 
 // --- dropout --------------------------------------------------------------
@@ -1554,6 +1708,52 @@ void attentionGemms(const AttnBuffers &buf, const AttentionDims &d,
 }
 } // namespace
 
+namespace {
+/// The fused forward (kFlashForward) where it applies (rt::setFusedAttention):
+/// asked for, bf16 GEMMs on (its products round q, k, v and the
+/// probabilities to bf16), no dropout, value heads as wide as query heads,
+/// a head size of 16, 32, 64 or 128. Returns false, launching nothing,
+/// elsewhere.
+bool flashForward(Tensor &out, Tensor &lse, const Tensor &q, const Tensor &k,
+                  const Tensor &v, const Tensor &sinks, const AttentionDims &d,
+                  const char *fn) {
+  const int64_t D = d.headDim;
+  if (!cuda::state().fusedAttention ||
+      cuda::state().bf16Gemms == Bf16Gemms::Off || d.dropout.rate > 0.0f ||
+      d.valueDim() != D || (D != 16 && D != 32 && D != 64 && D != 128))
+    return false;
+  check((d.seq + kFaRows - 1) / kFaRows < (int64_t(1) << 31) &&
+            d.heads < 65536 && d.batch < 65536,
+        fn, "too many queries, heads or samples for one launch");
+  FlashDims f{d.seq,       d.keys(),      d.heads,       d.heads / d.kvHeads,
+              d.heads * D, d.kvHeads * D, d.kvHeads * D, d.heads * D,
+              d.qOffset,   d.window,      d.causal,      d.softmaxScale()};
+  const dim3 grid(unsigned((d.seq + kFaRows - 1) / kFaRows), unsigned(d.heads),
+                  unsigned(d.batch));
+  const float *sk = sinks.defined() ? sinks.f32() : nullptr;
+  switch (D) {
+  case 16:
+    TRIDENT_LAUNCH(kFlashForward<16>, grid, kFaThreads, 0, stream())(
+        out.f32(), lse.f32(), q.f32(), k.f32(), v.f32(), sk, f);
+    break;
+  case 32:
+    TRIDENT_LAUNCH(kFlashForward<32>, grid, kFaThreads, 0, stream())(
+        out.f32(), lse.f32(), q.f32(), k.f32(), v.f32(), sk, f);
+    break;
+  case 64:
+    TRIDENT_LAUNCH(kFlashForward<64>, grid, kFaThreads, 0, stream())(
+        out.f32(), lse.f32(), q.f32(), k.f32(), v.f32(), sk, f);
+    break;
+  default:
+    TRIDENT_LAUNCH(kFlashForward<128>, grid, kFaThreads, 0, stream())(
+        out.f32(), lse.f32(), q.f32(), k.f32(), v.f32(), sk, f);
+    break;
+  }
+  launched(fn);
+  return true;
+}
+} // namespace
+
 void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
                       const Tensor &k, const Tensor &v, const Tensor &sinks,
                       const AttentionDims &d) {
@@ -1563,9 +1763,11 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
   const int64_t s = d.seq, t = d.keys(), H = d.heads;
   check(H * s < (int64_t(1) << 31), fn, "more than 2^31 score rows a sample");
   const bool drop = d.dropout.rate > 0.0f;
+  const bool lse = detail::savesLogSumExp(probs, d);
+  if (lse && flashForward(out, probs, q, k, v, sinks, d, fn))
+    return;
   Tensor dropped = drop ? Tensor({H, s, t}) : Tensor();
   // Saving the log-sum-exp: one sample's probabilities at a time.
-  const bool lse = detail::savesLogSumExp(probs, d);
   Tensor scratch = lse ? Tensor({H, s, t}) : Tensor();
   AttnBuffers buf{q.f32(), k.f32(), v.f32(), nullptr, out.f32(), nullptr,
                   nullptr, nullptr, nullptr, nullptr, nullptr};

@@ -18,6 +18,8 @@ struct State {
   cublasHandle_t cublas = nullptr;
   /// rt::setBf16Gemms: which GEMMs' operands go to cuBLAS as bf16 copies.
   Bf16Gemms bf16Gemms = Bf16Gemms::Off;
+  /// rt::setFusedAttention.
+  bool fusedAttention = false;
 };
 State &state();
 

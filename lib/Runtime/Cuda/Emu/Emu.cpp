@@ -167,17 +167,18 @@ void report(const std::string &what) {
 /// check that the NCCL paths were taken).
 struct Counts {
   long launches = 0, blocks = 0, gemms = 0, bf16Gemms = 0, ncclCalls = 0,
-       comms = 0, splits = 0, notReady = 0;
+       comms = 0, splits = 0, notReady = 0, warpMmas = 0;
   ~Counts() {
     const char *v = std::getenv("TRIDENT_CUDA_EMU_REPORT");
     if (v && std::string(v) == "1")
       std::fprintf(stderr,
                    "trident cuda emulation (rank %d): %ld kernel launches "
                    "(%ld blocks), %ld cuBLAS calls (%ld on bf16 operands), "
-                   "%ld NCCL calls on %ld communicators (%ld split), %ld "
-                   "queries answered not ready\n",
-                   worldRank(), launches, blocks, gemms, bf16Gemms, ncclCalls,
-                   comms, splits, notReady);
+                   "%ld warp matrix products, %ld NCCL calls on %ld "
+                   "communicators (%ld split), %ld queries answered not "
+                   "ready\n",
+                   worldRank(), launches, blocks, gemms, bf16Gemms, warpMmas,
+                   ncclCalls, comms, splits, notReady);
   }
 };
 Counts counts;
@@ -874,6 +875,20 @@ void runBlockFibers(BlockRun &b, unsigned nThreads) {
 } // namespace
 
 ThreadIds ids;
+
+bool lastLaneOfWarp() {
+  const dim3 &n = ids.blockSize;
+  const unsigned threads = n.x * n.y * n.z;
+  const unsigned t = ids.thread.x + n.x * (ids.thread.y + n.y * ids.thread.z);
+  const unsigned first = t / 32 * 32;
+  const unsigned last = std::min(first + 32, threads) - 1;
+  return t == (reverseOrder() ? first : last);
+}
+
+void countWarpMma() {
+  if (lastLaneOfWarp())
+    ++counts.warpMmas;
+}
 
 void syncthreads() {
   BlockRun *b = running;

@@ -538,6 +538,103 @@ void checkLinear(const char *what, int64_t n, int64_t in, int64_t out,
     }
 }
 
+/// Attention that keeps the log-sum-exp under a bf16 GEMM mode and
+/// rt::setFusedAttention: on the CUDA backend the fused forward
+/// (kFlashForward: tensor-core tiles, the online softmax, no scores in
+/// device memory), elsewhere the unfused one.
+/// Its output and log-sum-exp against softmax attention in double on the
+/// bf16-rounded q, k, v: the fused kernel rounds the probabilities to
+/// bf16 before multiplying them with the values, so the output is held to
+/// 2^-8 of the values' magnitude; the log-sum-exp (fp32 scores) to 1e-5.
+/// Two row blocks (the second partial) over keys at an offset of 8 (a
+/// context-parallel chunk), grouped kv heads; causal, with a window of 12,
+/// with sinks, and bidirectional; head sizes 16 and 64. On the CUDA
+/// backend no tensor of the scores' size may be allocated.
+void checkFlashAttention() {
+  const bool on = setBf16Gemms(Bf16Gemms::Large) && setFusedAttention(true);
+  struct Case {
+    const char *name;
+    int64_t headDim, window;
+    bool sinks, causal;
+  };
+  for (const Case &c :
+       {Case{"causal", 16, 0, false, true}, Case{"window", 64, 12, false, true},
+        Case{"sinks", 16, 0, true, true},
+        Case{"bidirectional", 64, 0, false, false}}) {
+    AttentionDims d;
+    d.batch = 2, d.seq = 40, d.heads = 4, d.kvHeads = 2;
+    d.headDim = c.headDim, d.kvSeq = 48, d.qOffset = 8;
+    d.window = c.window, d.causal = c.causal;
+    const int64_t B = 2, S = 40, T = 48, H = 4, hd = c.headDim, group = 2;
+    const int64_t qs = H * hd, ks = 2 * hd;
+    Tensor q = filled("fq", B * S, qs, 1.5f), k = filled("fk", B * T, ks, 1.5f);
+    Tensor v = filled("fv", B * T, ks);
+    for (Tensor *t : {&q, &k, &v})
+      roundToBf16(*t);
+    Tensor sinks;
+    if (c.sinks) {
+      sinks = Tensor({H});
+      sinks.fromHost({0.7f, -0.4f, 2.5f, 0.0f});
+    }
+    Tensor out({B * S, qs}), lse({B, H, S});
+    resetPeakTensorBytes();
+    const int64_t before = peakTensorBytes();
+    attentionForward(out, lse, q, k, v, sinks, d);
+    synchronize();
+    const int64_t extra = peakTensorBytes() - before;
+    if (on && extra != 0) {
+      std::printf("%s smoke: fused attention (%s) allocated %lld bytes\n",
+                  backendName(), c.name, static_cast<long long>(extra));
+      ++bad;
+    }
+    std::vector<float> Q = q.toHost(), K = k.toHost(), V = v.toHost(),
+                       O = out.toHost(), L = lse.toHost();
+    std::vector<float> SK = c.sinks ? sinks.toHost() : std::vector<float>();
+    const double sc = 1.0 / std::sqrt(double(hd));
+    std::string what = std::string("attention (") + c.name + ")";
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t i = 0; i < S; ++i) {
+          const int64_t g = h / group;
+          const int64_t last = c.causal ? d.qOffset + i : T - 1;
+          const int64_t first =
+              c.window > 0 ? std::max<int64_t>(0, last - c.window + 1) : 0;
+          std::vector<double> sco(size_t(T), 0.0);
+          double mx = c.sinks ? SK[size_t(h)] : -1e300;
+          for (int64_t j = first; j <= last; ++j) {
+            for (int64_t e = 0; e < hd; ++e)
+              sco[size_t(j)] +=
+                  double(Q[size_t((b * S + i) * qs + h * hd + e)]) *
+                  K[size_t((b * T + j) * ks + g * hd + e)];
+            sco[size_t(j)] *= sc;
+            mx = std::max(mx, sco[size_t(j)]);
+          }
+          double z = c.sinks ? std::exp(SK[size_t(h)] - mx) : 0.0;
+          for (int64_t j = first; j <= last; ++j)
+            z += std::exp(sco[size_t(j)] - mx);
+          expectNear((what + " lse").c_str(), (b * H + h) * S + i,
+                     L[size_t((b * H + h) * S + i)], mx + std::log(z),
+                     std::fabs(mx), 1e-5);
+          for (int64_t e = 0; e < hd; ++e) {
+            double o = 0.0, mag = 0.0;
+            for (int64_t j = first; j <= last; ++j) {
+              const double p = std::exp(sco[size_t(j)] - mx) / z;
+              const double x = V[size_t((b * T + j) * ks + g * hd + e)];
+              o += p * x;
+              mag += p * std::fabs(x);
+            }
+            expectNear((what + " out").c_str(), (b * S + i) * qs + h * hd + e,
+                       O[size_t((b * S + i) * qs + h * hd + e)], o, mag,
+                       1.0 / 256);
+          }
+        }
+  }
+  std::printf("%s smoke: attention keeping the log-sum-exp: %s\n",
+              backendName(),
+              on ? "fused (bf16 tensor cores)" : "unfused (no bf16 GEMMs)");
+  setFusedAttention(false);
+}
+
 void checkBf16Gemms() {
   const bool on = setBf16Gemms(Bf16Gemms::All);
   std::printf("%s smoke: bf16 GEMMs %s\n", backendName(),
@@ -553,6 +650,7 @@ void checkBf16Gemms() {
     checkLinear("linearForward (Bf16Gemms::Large, 200 FLOPs a copied byte)",
                 1200, 16, 1200, true);
   }
+  checkFlashAttention();
   setBf16Gemms(Bf16Gemms::Off);
   checkLinear("linearForward (bf16 GEMMs off)", 33, 70, 17, false);
 }
