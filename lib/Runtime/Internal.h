@@ -299,8 +299,8 @@ inline void checkAttention(const Tensor &out, const Tensor &probs,
 }
 /// Whether attention's saved tensor is its rows' log-sum-exp rather than
 /// the probabilities (Runtime.h, attentionForward); checkAttention has
-/// checked that it is one of the two. One key a row: the two forms have
-/// the same size, and the probabilities (all 1) are what is kept.
+/// checked that it is one of the two. With one key a row the two forms
+/// have the same size, and the probabilities are what is kept.
 inline bool savesLogSumExp(const Tensor &probs, const AttentionDims &d) {
   return d.keys() > 1 && probs.numel() == d.batch * d.heads * d.seq;
 }
