@@ -33,7 +33,9 @@
 #     the bf16 one);
 #  5. the one-GPU benchmarks against the bundle's predictions
 #     (scripts/gpu-bench.sh --bundle-in): gpt-1b in fp32 (TF32) and bf16,
-#     the Llama-style ~1B in bf16, mixtral-small;
+#     the Llama-style ~1B in bf16, mixtral-small, gpt-1b in bf16 under
+#     selective recomputation with the unfused and the fused attention
+#     forward (--fused-attention);
 #  6. where Python has PyTorch, the PyTorch reference of gpt-1b and the
 #     Llama-style ~1B (bench/torch_reference.py: bf16 autocast, eager,
 #     then torch.compile; each under a 240 s limit).

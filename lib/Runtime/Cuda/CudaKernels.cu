@@ -603,12 +603,14 @@ __global__ void kProbsFromLse(float *p, const float *lse, int64_t s, int64_t t,
 // 16 x 16 x 16 bf16 tiles, fp32 accumulation): S = Q K^T per warp on its
 // 16 rows, then O += P V with P the tile's exp(s - m) rounded to bf16.
 // q, k and v are rounded to bf16 as they are staged (the bf16 GEMM
-// modes' contract, rt::setBf16Gemms). O stays in shared memory, where one
-// thread a row rescales it, since a fragment's layout over the lanes is
-// unspecified. Static shared memory: 46 KB at head size 128.
+// modes' contract, rt::setBf16Gemms). O stays in shared memory, where the
+// block's threads rescale it, since a fragment's layout over the lanes is
+// unspecified. Static shared memory: 48,000 bytes at head size 128.
 constexpr int kFaRows = 32; // two warps of 16 rows
 constexpr int kFaKeys = 32;
 constexpr int kFaThreads = 64;
+constexpr int kFaHalf = kFaKeys / 2; // keys a softmax thread takes
+static_assert(kFaThreads == 2 * kFaRows, "two softmax threads a row");
 
 struct FlashDims {
   int64_t s, t, heads, group; // group: query heads per kv head
@@ -642,11 +644,12 @@ template <int D>
 __global__ void __launch_bounds__(kFaThreads)
     kFlashForward(float *out, float *lse, const float *q, const float *k,
                   const float *v, const float *sinks, FlashDims f) {
-  __shared__ __nv_bfloat16 sq[kFaRows * D], sk[kFaKeys * D], sv[kFaKeys * D];
-  __shared__ __nv_bfloat16 sp[kFaRows * kFaKeys];
-  __shared__ float ss[kFaRows * kFaKeys];
-  __shared__ float so[kFaRows * D];
-  __shared__ float sm[kFaRows], sl[kFaRows];
+  // The warp matrix functions take 256-bit aligned tiles.
+  __shared__ __align__(32) __nv_bfloat16 sq[kFaRows * D], sk[kFaKeys * D],
+      sv[kFaKeys * D], sp[kFaRows * kFaKeys];
+  __shared__ __align__(32) float ss[kFaRows * kFaKeys], so[kFaRows * D];
+  __shared__ float sm[kFaRows], sl[kFaRows], sa[kFaRows];
+  __shared__ float pmax[kFaThreads], psum[kFaThreads];
   const int tid = int(threadIdx.x), warp = tid / 32;
   const int64_t b = blockIdx.z, h = blockIdx.y;
   const int64_t i0 = int64_t(blockIdx.x) * kFaRows, g = h / f.group;
@@ -691,34 +694,45 @@ __global__ void __launch_bounds__(kFaThreads)
                                       kFaKeys, nvcuda::wmma::mem_row_major);
     }
     __syncthreads();
-    // The online softmax, a thread a row: the new max, the rescale of the
-    // row's sum and output, the tile's probabilities (unnormalised).
-    if (tid < kFaRows) {
-      const int64_t i = i0 + tid;
-      const int64_t last = f.causal ? f.off + i : f.t - 1;
-      const int64_t first =
-          f.window > 0 && last - f.window + 1 > 0 ? last - f.window + 1 : 0;
-      float *row = ss + tid * kFaKeys;
-      float mx = sm[tid];
-      for (int j = 0; j < kFaKeys; ++j) {
-        const int64_t key = j0 + j;
-        const bool seen = i < f.s && key >= first && key <= last && key < f.t;
-        row[j] = seen ? row[j] * f.scale : -INFINITY;
-        mx = fmaxf(mx, row[j]);
-      }
-      const bool none = mx == -INFINITY; // no key seen yet
-      const float alpha = none ? 1.0f : expf(sm[tid] - mx);
-      float sum = 0.0f;
-      for (int j = 0; j < kFaKeys; ++j) {
-        const float p = none || row[j] == -INFINITY ? 0.0f : expf(row[j] - mx);
-        sum += p;
-        sp[tid * kFaKeys + j] = __float2bfloat16_rn(p);
-      }
-      sl[tid] = sl[tid] * alpha + sum;
-      sm[tid] = mx;
-      for (int c = 0; c < D; ++c)
-        so[tid * D + c] *= alpha;
+    // The online softmax, two threads a row (16 keys each): the row's new
+    // max m, each half's probabilities exp(s - m) (unnormalised, rounded
+    // to bf16 for the product) and partial sum, then the row's sum and
+    // the rescale factor exp(m_old - m), and every thread rescales part
+    // of the output.
+    const int r = tid / 2, half = tid % 2;
+    const int64_t i = i0 + r;
+    const int64_t last = f.causal ? f.off + i : f.t - 1;
+    const int64_t first =
+        f.window > 0 && last - f.window + 1 > 0 ? last - f.window + 1 : 0;
+    float *row = ss + r * kFaKeys + half * kFaHalf;
+    float mx = -INFINITY;
+    for (int j = 0; j < kFaHalf; ++j) {
+      const int64_t key = j0 + half * kFaHalf + j;
+      const bool seen = i < f.s && key >= first && key <= last && key < f.t;
+      row[j] = seen ? row[j] * f.scale : -INFINITY;
+      mx = fmaxf(mx, row[j]);
     }
+    pmax[tid] = mx;
+    __syncthreads();
+    mx = fmaxf(sm[r], fmaxf(pmax[2 * r], pmax[2 * r + 1]));
+    const bool none = mx == -INFINITY; // no key seen yet
+    float sum = 0.0f;
+    for (int j = 0; j < kFaHalf; ++j) {
+      const float p = none || row[j] == -INFINITY ? 0.0f : expf(row[j] - mx);
+      sum += p;
+      sp[r * kFaKeys + half * kFaHalf + j] = __float2bfloat16_rn(p);
+    }
+    psum[tid] = sum;
+    __syncthreads();
+    if (half == 0) {
+      const float alpha = none ? 1.0f : expf(sm[r] - mx);
+      sl[r] = sl[r] * alpha + (psum[2 * r] + psum[2 * r + 1]);
+      sm[r] = mx;
+      sa[r] = alpha;
+    }
+    __syncthreads();
+    for (int e = tid; e < kFaRows * D; e += kFaThreads)
+      so[e] *= sa[e / D];
     __syncthreads();
     // O += P V for the warp's 16 rows.
     for (int n = 0; n < D / 16; ++n) {

@@ -4,7 +4,8 @@
 // variables, `__syncthreads`, the qualifiers, and TRIDENT_LAUNCH, which is
 // `kernel<<<grid, block, shmem, stream>>>` under nvcc (CudaState.h) and a
 // call of emu::launch here. Only CudaKernels.cu's kernels are written for
-// it: no warp intrinsics, no atomics, no dynamic shared memory.
+// it: no warp intrinsics but the warp matrix functions (mma.h), no
+// atomics, no dynamic shared memory.
 //
 // A launch runs every block of the grid in order on the calling thread.
 // In a block the CUDA threads run as fibers in thread order, each up to its
@@ -33,6 +34,7 @@
 #define __forceinline__ inline
 #define __shared__ static
 #define __launch_bounds__(...)
+#define __align__(n) __attribute__((aligned(n)))
 
 namespace trident::emu {
 
