@@ -169,6 +169,7 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
   const bool flash = o.flashAttention;
   int64_t numGemmKernels = 0;
   double scoresFwd = 0; // the unfused scores' products, forward
+  double exponentials = 0; // the probabilities from the log-sum-exp
 
   double gemmFwd = 0, gemmBwd = 0;
   double expertFwd = 0; // the expert GEMMs' forward, permutation included
@@ -285,14 +286,14 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
     r.attnBwd += 2 * core;
     ewFwd = std::max(0.0, ewFwd - core);
     ewBwd = std::max(0.0, ewBwd - 2 * core);
-    // Selective keeping the log-sum-exp: the scores' products again, and
-    // exponentials that read the scores and write the probabilities (two
-    // of the forward's four passes).
-    if (o.selectiveKeepsLse)
-      r.selectiveFwd = scoresFwd + core / 2;
+    // Selective keeping the log-sum-exp: the exponentials read the scores
+    // and write the probabilities (two of the forward's four passes).
+    exponentials = core / 2;
   }
-  if (!o.selectiveKeepsLse || flash)
-    r.selectiveFwd = r.attnFwd;
+  // Selective recomputation: the core's forward again, or the scores'
+  // products and the exponentials.
+  r.selectiveFwd =
+      o.selectiveFormsScoresOnly() ? scoresFwd + exponentials : r.attnFwd;
   r.fwd = gemmFwd + r.attnFwd + ewFwd;
   r.bwd = gemmBwd + r.attnBwd + ewBwd;
   // The host work behind an MoE layer's synchronisation
@@ -1948,10 +1949,9 @@ Status Evaluator::evaluateUpTo(const ParallelConfig &c, double stopFraction,
   // what its policy recomputes. Selective keeping the log-sum-exp forms
   // the scores again: half the core's forward FLOPs where value and query
   // heads are alike.
-  const double selective =
-      options_.selectiveKeepsLse && !options_.flashAttention
-          ? attnCoreFlopsPerToken_ / 2
-          : attnCoreFlopsPerToken_;
+  const double selective = options_.selectiveFormsScoresOnly()
+                               ? attnCoreFlopsPerToken_ / 2
+                               : attnCoreFlopsPerToken_;
   double extra = 0;
   for (int64_t s = 0; s < p; ++s) {
     const Recompute rc = c.recomputeOf(s);

@@ -121,6 +121,11 @@ struct EvalOptions {
   bool selectiveKeepsLse = false;
   /// Megatron's selective recompute under fused attention saves nothing
   /// (no s^2 activations to drop) and only adds time.
+  /// Whether selective recomputation forms only the scores again
+  /// (selectiveKeepsLse with unfused attention).
+  bool selectiveFormsScoresOnly() const {
+    return selectiveKeepsLse && !flashAttention;
+  }
   bool selectiveIsDominated() const {
     return flashAttention && selectiveForwardFraction <= 0;
   }

@@ -543,6 +543,16 @@ __global__ void kAddBias(float *y, const float *b, int64_t n, int64_t cols) {
 }
 
 // --- attention ------------------------------------------------------------
+/// The keys first .. last query row i (at position off + i) sees: up to
+/// its own position when causal, the last `window` of them with a window,
+/// every one of the t keys otherwise (the CPU twin's lastKey / firstKey).
+__device__ inline void visibleKeys(int64_t i, int64_t off, int64_t window,
+                                   bool causal, int64_t t, int64_t &first,
+                                   int64_t &last) {
+  last = causal ? off + i : t - 1;
+  first = window > 0 && last - window + 1 > 0 ? last - window + 1 : 0;
+}
+
 /// Row blockIdx.x of consecutive [s, t] score matrices (the heads of one
 /// sample): row i of a matrix gets the causal mask (query i sees keys
 /// 0 .. off + i, the last `window` of them when window > 0; every key when
@@ -556,8 +566,8 @@ __global__ void kMaskedSoftmax(float *p, int64_t s, int64_t t, int64_t off,
   __shared__ float sh[kThreads];
   float *row = p + int64_t(blockIdx.x) * t;
   const float *sink = sinks ? sinks + int64_t(blockIdx.x) / s : nullptr;
-  int64_t last = causal ? off + int64_t(blockIdx.x) % s : t - 1;
-  int64_t first = window > 0 && last - window + 1 > 0 ? last - window + 1 : 0;
+  int64_t first, last;
+  visibleKeys(int64_t(blockIdx.x) % s, off, window, causal, t, first, last);
   float m = -INFINITY;
   for (int64_t j = first + threadIdx.x; j <= last; j += blockDim.x)
     m = fmaxf(m, row[j]);
@@ -585,8 +595,8 @@ __global__ void kMaskedSoftmax(float *p, int64_t s, int64_t t, int64_t off,
 __global__ void kProbsFromLse(float *p, const float *lse, int64_t s, int64_t t,
                               int64_t off, int64_t window, bool causal) {
   float *row = p + int64_t(blockIdx.x) * t;
-  int64_t last = causal ? off + int64_t(blockIdx.x) % s : t - 1;
-  int64_t first = window > 0 && last - window + 1 > 0 ? last - window + 1 : 0;
+  int64_t first, last;
+  visibleKeys(int64_t(blockIdx.x) % s, off, window, causal, t, first, last);
   const float l = lse[blockIdx.x];
   for (int64_t j = threadIdx.x; j < t; j += blockDim.x)
     row[j] = (j >= first && j <= last) ? expf(row[j] - l) : 0.0f;
@@ -701,9 +711,8 @@ __global__ void __launch_bounds__(kFaThreads)
     // of the output.
     const int r = tid / 2, half = tid % 2;
     const int64_t i = i0 + r;
-    const int64_t last = f.causal ? f.off + i : f.t - 1;
-    const int64_t first =
-        f.window > 0 && last - f.window + 1 > 0 ? last - f.window + 1 : 0;
+    int64_t first, last;
+    visibleKeys(i, f.off, f.window, f.causal, f.t, first, last);
     float *row = ss + r * kFaKeys + half * kFaHalf;
     float mx = -INFINITY;
     for (int j = 0; j < kFaHalf; ++j) {
