@@ -27,8 +27,9 @@
 #     precision"); the memory ratio checks that pricing;
 #  5. runs the bf16 program planned with selective recomputation, whose
 #     attention keeps its rows' log-sum-exp instead of the probabilities,
-#     with the program's --fused-attention (the fused attention forward,
-#     rt::setFusedAttention: bf16 tensor-core tiles, emulated): the
+#     with the program's --fused-attention (the fused attention forward
+#     and backward, rt::setFusedAttention: bf16 tensor-core tiles,
+#     emulated): the
 #     memory ratio checks selective's pricing.
 #
 # Expected output shape: the plan's table row and predictions; four times the

@@ -19,9 +19,10 @@
 # --recompute selective plans selective recomputation instead (attention
 # keeps its rows' log-sum-exp; docs/emit.md). --fused-attention runs the
 # program with its --fused-attention (rt::setFusedAttention: the fused
-# attention forward, which selective recomputation's bf16 attention can
-# take on the CUDA backend); the prediction prices the unfused forward
-# (docs/runtime.md, "Fused attention forward").
+# attention forward and backward, which selective recomputation's bf16
+# attention can take on the CUDA backend); the prediction prices the
+# unfused path
+# (docs/runtime.md, "Fused attention").
 #
 # Defaults: the CUDA backend with fp32 GEMMs on TF32 tensor cores (the
 # program's --tf32, which the prediction's fp32 precision assumes), the

@@ -304,16 +304,21 @@ inline void checkAttention(const Tensor &out, const Tensor &probs,
 inline bool savesLogSumExp(const Tensor &probs, const AttentionDims &d) {
   return d.keys() > 1 && probs.numel() == d.batch * d.heads * d.seq;
 }
-/// attentionBackward's tensors: the forward's (dout in place of out),
-/// the sinks' gradient, and dq, dk, dv sized like q, k, v.
+/// attentionBackward's tensors: the forward's (dout in place of out, and
+/// out, when given, shaped as dout), the sinks' gradient, and dq, dk, dv
+/// sized like q, k, v.
 inline void checkAttentionBackward(const Tensor &dq, const Tensor &dk,
                                    const Tensor &dv, const Tensor &dsinks,
                                    const Tensor &dout, const Tensor &q,
                                    const Tensor &k, const Tensor &v,
-                                   const Tensor &probs, const AttentionDims &d,
-                                   const char *fn) {
+                                   const Tensor &out, const Tensor &probs,
+                                   const AttentionDims &d, const char *fn) {
   checkAttention(dout, probs, q, k, v, d, fn);
   checkSinks(dsinks, d, fn);
+  if (out.defined())
+    check(out.shape() == dout.shape(), fn,
+          "out " + out.shapeString() + " is not shaped as dout " +
+              dout.shapeString());
   sameNumel(dq, q, fn);
   sameNumel(dk, k, fn);
   sameNumel(dv, v, fn);

@@ -795,11 +795,16 @@ std::optional<LogicalResult> RegionEmitter::emitAttentionKernel(KernelSite &s) {
          << in2(0) << ", " << in2(1) << ", " << in2(2) << ", "
          << (sinks ? in(3) + ", " : std::string()) << out[0]
          << "_dims);\n";
-    else
+    else {
+      // The overload with dsinks and the forward's output (undefined
+      // dsinks without sinks).
+      if (!sinks)
+        os << "    rt::Tensor " << out[0] << "_nosinks;\n";
       os << "    rt::attentionBackward(" << out2[0] << ", " << out2[1] << ", "
-         << out2[2] << ", " << (sinks ? out[3] + ", " : std::string())
-         << in2(0) << ", " << in2(1) << ", " << in2(2) << ", " << in2(3)
-         << ", " << in(4) << ", " << out[0] << "_dims);\n";
+         << out2[2] << ", " << (sinks ? out[3] : out[0] + "_nosinks") << ", "
+         << in2(0) << ", " << in2(1) << ", " << in2(2) << ", " << in2(3) << ", "
+         << in2(4) << ", " << in(5) << ", " << out[0] << "_dims);\n";
+    }
     return success();
   }
   return std::nullopt;

@@ -592,7 +592,7 @@ int main(int argc, char **argv) {
     if (tf32 && !tf32On && rt::worldRank() == 0)
       std::printf("note: --tf32: the %s backend has no TF32 GEMMs; they "
                   "stay fp32\n", rt::backendName());
-    // The fused attention forward (rt::setFusedAttention, which
+    // The fused attention kernels (rt::setFusedAttention, which
     // TRIDENT_FUSED_ATTENTION overrides; for benchmarks until measured):
     // selective recomputation's attention under bf16 GEMMs.
     if (!rt::setFusedAttention(fusedAttention) && fusedAttention &&

@@ -148,10 +148,11 @@ const KernelInfo kKernels[] = {
     {KernelKind::Rope, 1, 1, kRope, kRopeOpt},            // x -> x rotated (RoPE)
     {KernelKind::RopeBwd, 1, 1, kRope, kRopeOpt},        // dy -> dx (inverse rotation)
     {KernelKind::Attention, 3, 2, kHeads, kAttnOpt, 0b10}, // q, k, v -> out, probs
-    {KernelKind::AttentionBwd, 5, 3, kHeads, kAttnOpt}, // dy, q, k, v, probs -> dq, dk, dv
+    // out: the forward's output (flash attention's backward reads dy . out).
+    {KernelKind::AttentionBwd, 6, 3, kHeads, kAttnOpt}, // dy, q, k, v, out, probs -> dq, dk, dv
     // With one sink logit per local head (gpt-oss).
     {KernelKind::AttentionSinks, 4, 2, kHeads, kAttnOpt, 0b10}, // q, k, v, sinks -> out, probs
-    {KernelKind::AttentionSinksBwd, 5, 4, kHeads, kAttnOpt}, // dy, q, k, v, probs -> dq, dk, dv, dsinks
+    {KernelKind::AttentionSinksBwd, 6, 4, kHeads, kAttnOpt}, // dy, q, k, v, out, probs -> dq, dk, dv, dsinks
     // k_nope [b,s,heads*nope], k_rope [b,s,rope] -> k [b,s,heads*(nope+rope)]
     {KernelKind::LatentKey, 2, 1, kLatentKey, {}},
     {KernelKind::LatentKeyBwd, 1, 2, kLatentKey, {}}, // dk -> dk_nope, dk_rope
@@ -926,7 +927,7 @@ static LogicalResult verifyAttentionKernel(KernelOp op) {
     // Saved for the backward (rt::attentionForward): the probabilities
     // [b, heads, s, keys] or their rows' log-sum-exp [b, heads, s].
     auto saved = dyn_cast<RankedTensorType>(fwd ? op.getResults()[1].getType()
-                                                : op.getInputs()[4].getType());
+                                                : op.getInputs()[5].getType());
     auto heads = config.getAs<IntegerAttr>("heads");
     SmallVector<int64_t> rows = {q.getDimSize(0), heads ? heads.getInt() : -1,
                                  q.getDimSize(1)};
@@ -938,6 +939,11 @@ static LogicalResult verifyAttentionKernel(KernelOp op) {
              << "kernel '" << op.getName()
              << "' saves the probabilities [batch, heads, seq, keys] or "
                 "their rows' log-sum-exp [batch, heads, seq]";
+    // The backward's out, the forward's output, is shaped as its dy.
+    if (!fwd && op.getInputs()[4].getType() != op.getInputs()[0].getType())
+      return op.emitOpError() << "kernel '" << op.getName()
+                              << "' needs the forward's output (input 4) "
+                                 "shaped as dy (input 0)";
     // Sinks and their gradient: one value per local head.
     if (op.getKind() == KernelKind::AttentionSinks ||
         op.getKind() == KernelKind::AttentionSinksBwd) {

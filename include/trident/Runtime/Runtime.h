@@ -103,17 +103,20 @@ enum class Bf16Gemms {
 /// cores (compute capability below 8.0). The emitted bf16 programs ask
 /// for Large.
 bool setBf16Gemms(Bf16Gemms mode);
-/// Runs the forward of attention that keeps the log-sum-exp
-/// (attentionForward's [batch, heads, seq] form: selective recomputation)
-/// as one fused kernel where it applies: tiles of 32 queries walk the
-/// keys with an online softmax on bf16 tensor cores (warp matrix
-/// functions), and no score reaches device memory. It applies under a
-/// bf16 GEMM mode (setBf16Gemms: q, k, v and the probabilities are
-/// rounded to bf16 for its products), without dropout, with value heads
-/// as wide as query heads and a head size of 16, 32, 64 or 128; elsewhere
-/// the unfused forward runs. Off by default: its speed against the unfused
-/// forward is not measured yet (docs/runtime.md, "Fused attention
-/// forward"). The environment variable TRIDENT_FUSED_ATTENTION=on|off
+/// Runs attention that keeps the log-sum-exp (attentionForward's
+/// [batch, heads, seq] form: selective recomputation) as fused kernels
+/// where they apply: the forward's tiles of 32 queries walk the keys with
+/// an online softmax on bf16 tensor cores (warp matrix functions), and
+/// the backward, given the forward's output, forms the probabilities and
+/// their gradients tile by tile (one pass over key tiles for dk and dv,
+/// one over query tiles for dq); no score reaches device memory. They
+/// apply under a bf16 GEMM mode (setBf16Gemms: q, k, v, dout, the
+/// probabilities and their gradients are rounded to bf16 for the
+/// products), without dropout, with value heads as wide as query heads
+/// and a head size of 16, 32, 64 or 128; elsewhere the unfused path runs.
+/// Off by default: their speed against the unfused path is not measured
+/// yet (docs/runtime.md, "Fused attention"). The environment variable
+/// TRIDENT_FUSED_ATTENTION=on|off
 /// overrides `on`. Returns false, changing nothing, where the backend has
 /// no such kernel (the CPU backend).
 bool setFusedAttention(bool on);
@@ -681,6 +684,15 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
 void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
                        const Tensor &dout, const Tensor &q, const Tensor &k,
                        const Tensor &v, const Tensor &probs,
+                       const AttentionDims &dims);
+/// The backward given also the forward's output `out` (shaped as dout;
+/// undefined: not given). Each row's sum_j p_j dp_j is then dout_i . out_i
+/// (out_i = sum_j p_j v_j), which the fused backward of the CUDA backend
+/// (rt::setFusedAttention) needs, as flash attention's backward does; the
+/// other paths do not read it.
+void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
+                       const Tensor &dout, const Tensor &q, const Tensor &k,
+                       const Tensor &v, const Tensor &out, const Tensor &probs,
                        const AttentionDims &dims);
 
 /// Pointwise activation of a mixture-of-experts MLP.

@@ -1163,8 +1163,11 @@ LogicalResult ChunkLowering::lowerAttention(tg::AttentionOp op) {
     SmallVector<Type> gradTypes = {q.getType(), k.getType(), v.getType()};
     if (sinks)
       gradTypes.push_back(sinks.getType());
+    // The forward's output too (the fused backward's row sums dy . o):
+    // kept anyway as the output projection's input.
     auto g = kernel(bb, sinks ? K::AttentionSinksBwd : K::AttentionBwd,
-                    {dy, saved(q), saved(k), saved(v), p}, gradTypes, config);
+                    {dy, saved(q), saved(k), saved(v), saved(o), p}, gradTypes,
+                    config);
     addGrad(q, g[0]);
     addGrad(k, g[1]);
     addGrad(v, g[2]);

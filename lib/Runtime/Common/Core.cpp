@@ -493,7 +493,14 @@ void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, const Tensor &dout,
                        const Tensor &q, const Tensor &k, const Tensor &v,
                        const Tensor &probs, const AttentionDims &d) {
   Tensor none;
-  attentionBackward(dq, dk, dv, none, dout, q, k, v, probs, d);
+  attentionBackward(dq, dk, dv, none, dout, q, k, v, Tensor(), probs, d);
+}
+
+void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
+                       const Tensor &dout, const Tensor &q, const Tensor &k,
+                       const Tensor &v, const Tensor &probs,
+                       const AttentionDims &d) {
+  attentionBackward(dq, dk, dv, dsinks, dout, q, k, v, Tensor(), probs, d);
 }
 
 // The unsplit cross-entropy's backward is the vocabulary-parallel one at

@@ -933,11 +933,11 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
 
 void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
                        const Tensor &dout, const Tensor &q, const Tensor &k,
-                       const Tensor &v, const Tensor &probs,
+                       const Tensor &v, const Tensor &out, const Tensor &probs,
                        const AttentionDims &d) {
   const char *fn = "attentionBackward";
-  detail::checkAttentionBackward(dq, dk, dv, dsinks, dout, q, k, v, probs, d,
-                                 fn);
+  detail::checkAttentionBackward(dq, dk, dv, dsinks, dout, q, k, v, out, probs,
+                                 d, fn);
   zero(dk);
   zero(dv);
   std::vector<double> dsink(dsinks.defined() ? d.heads : 0, 0.0);

@@ -21,6 +21,7 @@
 #include <array>
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 // A kernel launch: `kernel<<<grid, block, shmem, stream>>>` under nvcc;
@@ -630,21 +631,20 @@ struct FlashDims {
   float scale;
 };
 
-/// acc += A B for one warp over `steps` slices 16 deep: A's 16 rows
-/// row-major at a (rows lda apart), slice kk of B at b + kk * bStep, laid
-/// out as LayoutB with leading dimension ldb.
-template <class LayoutB>
-__device__ void
-mmaTiles(nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float>
-             &acc,
-         const __nv_bfloat16 *a, int lda, const __nv_bfloat16 *b, int ldb,
-         int bStep, int steps) {
+/// acc += A B for one warp over `steps` slices 16 deep: slice kk of A at
+/// a + kk * aStep, laid out as LayoutA with leading dimension lda, and
+/// slice kk of B at b + kk * bStep, laid out as LayoutB with leading
+/// dimension ldb.
+template <class LayoutA, class LayoutB>
+__device__ void mmaTiles(
+    nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> &acc,
+    const __nv_bfloat16 *a, int lda, int aStep, const __nv_bfloat16 *b, int ldb,
+    int bStep, int steps) {
   namespace wmma = nvcuda::wmma;
   for (int kk = 0; kk < steps; ++kk) {
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major>
-        fa;
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, LayoutA> fa;
     wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, LayoutB> fb;
-    wmma::load_matrix_sync(fa, a + kk * 16, lda);
+    wmma::load_matrix_sync(fa, a + kk * aStep, lda);
     wmma::load_matrix_sync(fb, b + kk * bStep, ldb);
     wmma::mma_sync(acc, fa, fb, acc);
   }
@@ -698,8 +698,8 @@ __global__ void __launch_bounds__(kFaThreads)
     for (int n = 0; n < kFaKeys / 16; ++n) {
       nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> acc;
       nvcuda::wmma::fill_fragment(acc, 0.0f);
-      mmaTiles<nvcuda::wmma::col_major>(acc, sq + warp * 16 * D, D,
-                                        sk + n * 16 * D, D, 16, D / 16);
+      mmaTiles<nvcuda::wmma::row_major, nvcuda::wmma::col_major>(
+          acc, sq + warp * 16 * D, D, 16, sk + n * 16 * D, D, 16, D / 16);
       nvcuda::wmma::store_matrix_sync(ss + warp * 16 * kFaKeys + n * 16, acc,
                                       kFaKeys, nvcuda::wmma::mem_row_major);
     }
@@ -748,8 +748,9 @@ __global__ void __launch_bounds__(kFaThreads)
       nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> acc;
       nvcuda::wmma::load_matrix_sync(acc, so + warp * 16 * D + n * 16, D,
                                      nvcuda::wmma::mem_row_major);
-      mmaTiles<nvcuda::wmma::row_major>(acc, sp + warp * 16 * kFaKeys, kFaKeys,
-                                        sv + n * 16, D, 16 * D, kFaKeys / 16);
+      mmaTiles<nvcuda::wmma::row_major, nvcuda::wmma::row_major>(
+          acc, sp + warp * 16 * kFaKeys, kFaKeys, 16, sv + n * 16, D, 16 * D,
+          kFaKeys / 16);
       nvcuda::wmma::store_matrix_sync(so + warp * 16 * D + n * 16, acc, D,
                                       nvcuda::wmma::mem_row_major);
     }
@@ -764,6 +765,236 @@ __global__ void __launch_bounds__(kFaThreads)
   if (tid < kFaRows && i0 + tid < f.s)
     lse[(b * f.heads + h) * f.s + i0 + tid] =
         float(double(sm[tid]) + log(double(sl[tid])));
+}
+
+// --- fused attention backward (bf16 tensor cores) ------------------------
+// Flash attention's backward (Dao 2023, "FlashAttention-2", algorithm 2)
+// in two passes, so that every gradient element is summed by one block in
+// a fixed order (no atomic sums: the same bits on every run):
+// - kFlashBwdKeys: a block takes kFbTile keys of one (sample, kv head) and
+//   walks the query tiles that see them, of every query head that reads
+//   the kv head, summing dV += P^T dO and dK += dS^T Q;
+// - kFlashBwdQueries: a block takes kFbTile queries of one (sample, head)
+//   and walks the key tiles they see, summing dQ += dS K.
+// Both form P = exp(scale Q K^T - lse) again from the forward's rows'
+// log-sum-exp, dP = dO V^T, and dS = P (dP - delta) with delta_i =
+// dO_i . O_i (kFlashBwdRowDots), so nothing of size seq x keys is stored.
+// The second pass forms S and dP again: 7 tile products a tile pair in
+// all, against 5 for one pass that sums dQ atomically (the price of
+// determinism). The products run on tensor cores (mma.h) with P and dS
+// rounded to bf16 and fp32 sums in shared memory; one warp a block, so a
+// block's static shared memory stays under 48 KB at head size 128.
+constexpr int kFbTile = 16;
+constexpr int kFbThreads = 32;
+
+/// delta_r = dO_r . O_r (in double, rounded once) for the rows r of lse's
+/// layout [batch, heads, s], block r taking row r: sum_j p_j dp_j, as
+/// O_r = sum_j p_j v_j.
+__global__ void kFlashBwdRowDots(float *delta, const float *dout,
+                                 const float *out, int64_t s, int64_t heads,
+                                 int64_t D, int64_t os) {
+  __shared__ double sh[kThreads];
+  const int64_t r = blockIdx.x, i = r % s, h = (r / s) % heads,
+                b = r / (s * heads);
+  const float *dorow = dout + (b * s + i) * os + h * D;
+  const float *orow = out + (b * s + i) * os + h * D;
+  double dot = 0.0;
+  for (int64_t c = threadIdx.x; c < D; c += blockDim.x)
+    dot += double(dorow[c]) * orow[c];
+  dot = blockSum(dot, sh);
+  if (threadIdx.x == 0)
+    delta[r] = float(dot);
+}
+
+/// Rows row0 .. row0 + kFbTile - 1 of x (rows ld elements apart; n rows)
+/// into dst [kFbTile, D], rounded to bf16; rows past n as 0.
+template <int D>
+__device__ void stageRowsBf16(__nv_bfloat16 *dst, const float *x, int64_t row0,
+                              int64_t n, int64_t ld) {
+  for (int e = threadIdx.x; e < kFbTile * D; e += blockDim.x) {
+    const int64_t r = e / D, c = e % D;
+    dst[e] = __float2bfloat16_rn(row0 + r < n ? x[(row0 + r) * ld + c] : 0.0f);
+  }
+}
+
+/// The tile pair's probabilities and score gradients from its scores ss
+/// and dP sdp ([kFbTile, kFbTile], queries i0 .., keys j0 ..): p =
+/// exp(scale s - lse) where the query sees the key, else 0, into ss (fp32)
+/// and sp (bf16; nullptr: not kept), and ds = p (dp - delta) into sds
+/// (bf16).
+__device__ void flashBwdTile(__nv_bfloat16 *sp, __nv_bfloat16 *sds, float *ss,
+                             const float *sdp, const float *slse,
+                             const float *sdelta, int64_t i0, int64_t j0,
+                             const FlashDims &f) {
+  for (int e = threadIdx.x; e < kFbTile * kFbTile; e += blockDim.x) {
+    const int r = e / kFbTile;
+    const int64_t i = i0 + r, key = j0 + e % kFbTile;
+    int64_t first, last;
+    visibleKeys(i, f.off, f.window, f.causal, f.t, first, last);
+    const bool seen = i < f.s && key < f.t && key >= first && key <= last;
+    const float p = seen ? expf(ss[e] * f.scale - slse[r]) : 0.0f;
+    ss[e] = p;
+    if (sp)
+      sp[e] = __float2bfloat16_rn(p);
+    sds[e] = __float2bfloat16_rn(p * (sdp[e] - sdelta[r]));
+  }
+}
+
+/// acc = A B^T for [kFbTile, D] tiles A and B (row-major, bf16): the
+/// scores S = Q K^T or dP = dO V^T of a tile pair, into dst [kFbTile,
+/// kFbTile].
+template <int D>
+__device__ void tileProductT(float *dst, const __nv_bfloat16 *a,
+                             const __nv_bfloat16 *b) {
+  nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> acc;
+  nvcuda::wmma::fill_fragment(acc, 0.0f);
+  mmaTiles<nvcuda::wmma::row_major, nvcuda::wmma::col_major>(acc, a, D, 16, b,
+                                                             D, 16, D / 16);
+  nvcuda::wmma::store_matrix_sync(dst, acc, kFbTile,
+                                  nvcuda::wmma::mem_row_major);
+}
+
+/// sum [kFbTile, D] (fp32, shared) += A B for A [kFbTile, kFbTile] laid out
+/// as LayoutA (col_major: A is the transpose of the row-major tile) and B
+/// [kFbTile, D] row-major, bf16.
+template <int D, class LayoutA>
+__device__ void tileAccumulate(float *sum, const __nv_bfloat16 *a,
+                               const __nv_bfloat16 *b) {
+  constexpr bool colA = std::is_same_v<LayoutA, nvcuda::wmma::col_major>;
+  for (int n = 0; n < D / 16; ++n) {
+    nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> acc;
+    nvcuda::wmma::load_matrix_sync(acc, sum + n * 16, D,
+                                   nvcuda::wmma::mem_row_major);
+    mmaTiles<LayoutA, nvcuda::wmma::row_major>(
+        acc, a, kFbTile, colA ? 16 * kFbTile : 16, b + n * 16, D, 16 * D,
+        kFbTile / 16);
+    nvcuda::wmma::store_matrix_sync(sum + n * 16, acc, D,
+                                    nvcuda::wmma::mem_row_major);
+  }
+}
+
+template <int D>
+__global__ void __launch_bounds__(kFbThreads)
+    kFlashBwdQueries(float *dq, float *sinkRows, const float *q, const float *k,
+                     const float *v, const float *dout, const float *lse,
+                     const float *delta, FlashDims f) {
+  __shared__ __align__(32) __nv_bfloat16 sq[kFbTile * D], sdo[kFbTile * D],
+      sk[kFbTile * D], sv[kFbTile * D], sds[kFbTile * kFbTile];
+  __shared__ __align__(32) float ss[kFbTile * kFbTile], sdp[kFbTile * kFbTile],
+      sdq[kFbTile * D];
+  __shared__ float slse[kFbTile], sdelta[kFbTile];
+  __shared__ double skept[kFbTile]; // each row's sum of probabilities
+  const int tid = int(threadIdx.x);
+  const int64_t b = blockIdx.z, h = blockIdx.y, g = h / f.group;
+  const int64_t i0 = int64_t(blockIdx.x) * kFbTile;
+  const int64_t rows = (b * f.heads + h) * f.s; // lse's and delta's
+  stageRowsBf16<D>(sq, q + b * f.s * f.qs + h * D, i0, f.s, f.qs);
+  stageRowsBf16<D>(sdo, dout + b * f.s * f.os + h * D, i0, f.s, f.os);
+  for (int e = tid; e < kFbTile * D; e += kFbThreads)
+    sdq[e] = 0.0f;
+  if (tid < kFbTile) {
+    const bool in = i0 + tid < f.s;
+    slse[tid] = in ? lse[rows + i0 + tid] : 0.0f;
+    sdelta[tid] = in ? delta[rows + i0 + tid] : 0.0f;
+    skept[tid] = 0.0;
+  }
+  // The keys the tile's queries see, in whole tiles (as the forward).
+  const int64_t iEnd = i0 + kFbTile < f.s ? i0 + kFbTile : f.s;
+  int64_t keyEnd = f.causal ? f.off + iEnd : f.t;
+  keyEnd = keyEnd < f.t ? keyEnd : f.t;
+  int64_t keyBegin = 0;
+  if (f.window > 0 && f.off + i0 - f.window + 1 > 0)
+    keyBegin = (f.off + i0 - f.window + 1) / kFbTile * kFbTile;
+  const float *kb = k + b * f.t * f.ks + g * D;
+  const float *vb = v + b * f.t * f.vs + g * D;
+  for (int64_t j0 = keyBegin; j0 < keyEnd; j0 += kFbTile) {
+    __syncthreads(); // the last tile's products are done with sk
+    stageRowsBf16<D>(sk, kb, j0, f.t, f.ks);
+    stageRowsBf16<D>(sv, vb, j0, f.t, f.vs);
+    __syncthreads();
+    tileProductT<D>(ss, sq, sk);
+    tileProductT<D>(sdp, sdo, sv);
+    __syncthreads();
+    flashBwdTile(nullptr, sds, ss, sdp, slse, sdelta, i0, j0, f);
+    __syncthreads();
+    if (sinkRows && tid < kFbTile)
+      for (int c = 0; c < kFbTile; ++c)
+        skept[tid] += ss[tid * kFbTile + c];
+    tileAccumulate<D, nvcuda::wmma::row_major>(sdq, sds, sk); // dQ += dS K
+  }
+  __syncthreads();
+  // With sinks, each row's -p_sink delta with p_sink = 1 - sum_j p_j
+  // (kSoftmaxBwd's sink row).
+  if (sinkRows && tid < kFbTile && i0 + tid < f.s)
+    sinkRows[rows + i0 + tid] = float(-(1.0 - skept[tid]) * sdelta[tid]);
+  for (int e = tid; e < kFbTile * D; e += kFbThreads) {
+    const int64_t r = e / D, c = e % D;
+    if (i0 + r < f.s)
+      dq[(b * f.s + i0 + r) * f.qs + h * D + c] = sdq[e] * f.scale;
+  }
+}
+
+template <int D>
+__global__ void __launch_bounds__(kFbThreads)
+    kFlashBwdKeys(float *dk, float *dv, const float *q, const float *k,
+                  const float *v, const float *dout, const float *lse,
+                  const float *delta, FlashDims f) {
+  __shared__ __align__(32) __nv_bfloat16 sk[kFbTile * D], sv[kFbTile * D],
+      sq[kFbTile * D], sdo[kFbTile * D], sp[kFbTile * kFbTile],
+      sds[kFbTile * kFbTile];
+  __shared__ __align__(32) float ss[kFbTile * kFbTile], sdp[kFbTile * kFbTile],
+      sdk[kFbTile * D], sdv[kFbTile * D];
+  __shared__ float slse[kFbTile], sdelta[kFbTile];
+  const int tid = int(threadIdx.x);
+  const int64_t b = blockIdx.z, g = blockIdx.y;
+  const int64_t j0 = int64_t(blockIdx.x) * kFbTile;
+  stageRowsBf16<D>(sk, k + b * f.t * f.ks + g * D, j0, f.t, f.ks);
+  stageRowsBf16<D>(sv, v + b * f.t * f.vs + g * D, j0, f.t, f.vs);
+  for (int e = tid; e < kFbTile * D; e += kFbThreads)
+    sdk[e] = sdv[e] = 0.0f;
+  // The queries that see a key of the tile: causal, from the first whose
+  // own position off + i reaches j0; with a window, up to the last whose
+  // first key off + i - window + 1 is still in the tile.
+  int64_t qBegin = 0, qEnd = f.s;
+  if (f.causal && j0 - f.off > 0)
+    qBegin = j0 - f.off;
+  if (f.causal && f.window > 0) {
+    const int64_t lastKey = (j0 + kFbTile < f.t ? j0 + kFbTile : f.t) - 1;
+    const int64_t end = lastKey + f.window - f.off;
+    qEnd = end < qEnd ? (end > 0 ? end : 0) : qEnd;
+  }
+  for (int64_t hh = 0; hh < f.group; ++hh) {
+    const int64_t h = g * f.group + hh, rows = (b * f.heads + h) * f.s;
+    const float *qb = q + b * f.s * f.qs + h * D;
+    const float *dob = dout + b * f.s * f.os + h * D;
+    for (int64_t i0 = qBegin; i0 < qEnd; i0 += kFbTile) {
+      __syncthreads(); // the last tile's products are done with sq, sdo
+      stageRowsBf16<D>(sq, qb, i0, f.s, f.qs);
+      stageRowsBf16<D>(sdo, dob, i0, f.s, f.os);
+      if (tid < kFbTile) {
+        const bool in = i0 + tid < f.s;
+        slse[tid] = in ? lse[rows + i0 + tid] : 0.0f;
+        sdelta[tid] = in ? delta[rows + i0 + tid] : 0.0f;
+      }
+      __syncthreads();
+      tileProductT<D>(ss, sq, sk);
+      tileProductT<D>(sdp, sdo, sv);
+      __syncthreads();
+      flashBwdTile(sp, sds, ss, sdp, slse, sdelta, i0, j0, f);
+      __syncthreads();
+      // dV += P^T dO, dK += dS^T Q.
+      tileAccumulate<D, nvcuda::wmma::col_major>(sdv, sp, sdo);
+      tileAccumulate<D, nvcuda::wmma::col_major>(sdk, sds, sq);
+    }
+  }
+  __syncthreads();
+  for (int e = tid; e < kFbTile * D; e += kFbThreads) {
+    const int64_t r = e / D, c = e % D;
+    if (j0 + r < f.t) {
+      dk[(b * f.t + j0 + r) * f.ks + g * D + c] = sdk[e] * f.scale;
+      dv[(b * f.t + j0 + r) * f.vs + g * D + c] = sdv[e];
+    }
+  }
 }
 
 // --- dropout --------------------------------------------------------------
@@ -1737,20 +1968,36 @@ namespace {
 /// probabilities to bf16), no dropout, value heads as wide as query heads,
 /// a head size of 16, 32, 64 or 128. Returns false, launching nothing,
 /// elsewhere.
+/// Whether the fused attention kernels take attention of these dims
+/// (rt::setFusedAttention): switched on, bf16 products, no dropout, value
+/// heads as wide as the query heads, and a head size they are built for.
+bool flashApplies(const AttentionDims &d) {
+  const int64_t D = d.headDim;
+  return cuda::state().fusedAttention &&
+         cuda::state().bf16Gemms != Bf16Gemms::Off && d.dropout.rate <= 0.0f &&
+         d.valueDim() == D && (D == 16 || D == 32 || D == 64 || D == 128);
+}
+
+/// The fused kernels' view of the dims, the launch limits checked: grids
+/// of ceil(rows / tile) x heads x samples.
+FlashDims flashDims(const AttentionDims &d, int64_t tile, const char *fn) {
+  const int64_t D = d.headDim;
+  check((std::max(d.seq, d.keys()) + tile - 1) / tile < (int64_t(1) << 31) &&
+            d.heads < 65536 && d.batch < 65536,
+        fn, "too many queries, heads or samples for one launch");
+  return FlashDims{
+      d.seq,       d.keys(),      d.heads,       d.heads / d.kvHeads,
+      d.heads * D, d.kvHeads * D, d.kvHeads * D, d.heads * D,
+      d.qOffset,   d.window,      d.causal,      d.softmaxScale()};
+}
+
 bool flashForward(Tensor &out, Tensor &lse, const Tensor &q, const Tensor &k,
                   const Tensor &v, const Tensor &sinks, const AttentionDims &d,
                   const char *fn) {
-  const int64_t D = d.headDim;
-  if (!cuda::state().fusedAttention ||
-      cuda::state().bf16Gemms == Bf16Gemms::Off || d.dropout.rate > 0.0f ||
-      d.valueDim() != D || (D != 16 && D != 32 && D != 64 && D != 128))
+  if (!flashApplies(d))
     return false;
-  check((d.seq + kFaRows - 1) / kFaRows < (int64_t(1) << 31) &&
-            d.heads < 65536 && d.batch < 65536,
-        fn, "too many queries, heads or samples for one launch");
-  FlashDims f{d.seq,       d.keys(),      d.heads,       d.heads / d.kvHeads,
-              d.heads * D, d.kvHeads * D, d.kvHeads * D, d.heads * D,
-              d.qOffset,   d.window,      d.causal,      d.softmaxScale()};
+  const int64_t D = d.headDim;
+  const FlashDims f = flashDims(d, kFaRows, fn);
   const dim3 grid(unsigned((d.seq + kFaRows - 1) / kFaRows), unsigned(d.heads),
                   unsigned(d.batch));
   const float *sk = sinks.defined() ? sinks.f32() : nullptr;
@@ -1773,6 +2020,66 @@ bool flashForward(Tensor &out, Tensor &lse, const Tensor &q, const Tensor &k,
     break;
   }
   launched(fn);
+  return true;
+}
+
+/// The fused backward (kFlashBwdRowDots, kFlashBwdKeys, kFlashBwdQueries)
+/// from the forward's output and rows' log-sum-exp, where flashApplies;
+/// false (nothing done) otherwise.
+bool flashBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
+                   const Tensor &dout, const Tensor &q, const Tensor &k,
+                   const Tensor &v, const Tensor &out, const Tensor &lse,
+                   const AttentionDims &d, const char *fn) {
+  if (!out.defined() || !flashApplies(d))
+    return false;
+  const int64_t D = d.headDim, H = d.heads, s = d.seq;
+  const FlashDims f = flashDims(d, kFbTile, fn);
+  check(d.batch * H * s < (int64_t(1) << 31), fn,
+        "more than 2^31 query rows in a call");
+  Tensor delta({d.batch, H, s});
+  Tensor sinkRows = dsinks.defined() ? Tensor({d.batch, H, s}) : Tensor();
+  TRIDENT_LAUNCH(kFlashBwdRowDots, unsigned(d.batch * H * s), rowThreads(D), 0,
+                 stream())(delta.f32(), dout.f32(), out.f32(), s, H, D, f.os);
+  launched(fn);
+  const dim3 keyGrid(unsigned((f.t + kFbTile - 1) / kFbTile),
+                     unsigned(d.kvHeads), unsigned(d.batch));
+  const dim3 queryGrid(unsigned((s + kFbTile - 1) / kFbTile), unsigned(H),
+                       unsigned(d.batch));
+  const float *qp = q.f32(), *kp = k.f32(), *vp = v.f32(), *dop = dout.f32();
+  const float *lp = lse.f32(), *dp = delta.f32();
+  auto run = [&](auto keys, auto queries) {
+    TRIDENT_LAUNCH(keys, keyGrid, kFbThreads, 0, stream())(
+        dk.f32(), dv.f32(), qp, kp, vp, dop, lp, dp, f);
+    launched(fn);
+    TRIDENT_LAUNCH(queries, queryGrid, kFbThreads, 0, stream())(
+        dq.f32(), sinkRows.defined() ? sinkRows.f32() : nullptr, qp, kp, vp,
+        dop, lp, dp, f);
+    launched(fn);
+  };
+  switch (D) {
+  case 16:
+    run(kFlashBwdKeys<16>, kFlashBwdQueries<16>);
+    break;
+  case 32:
+    run(kFlashBwdKeys<32>, kFlashBwdQueries<32>);
+    break;
+  case 64:
+    run(kFlashBwdKeys<64>, kFlashBwdQueries<64>);
+    break;
+  default:
+    run(kFlashBwdKeys<128>, kFlashBwdQueries<128>);
+    break;
+  }
+  if (dsinks.defined()) {
+    // Sample by sample, each head's rows in order (the unfused path's
+    // order of summation).
+    zero(dsinks);
+    for (int64_t b = 0; b < d.batch; ++b) {
+      TRIDENT_LAUNCH(kAccumulateSums, unsigned(H), rowThreads(s), 0, stream())(
+          dsinks.f32(), sinkRows.f32() + b * H * s, s);
+      launched(fn);
+    }
+  }
   return true;
 }
 } // namespace
@@ -1815,11 +2122,14 @@ void attentionForward(Tensor &out, Tensor &probs, const Tensor &q,
 
 void attentionBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
                        const Tensor &dout, const Tensor &q, const Tensor &k,
-                       const Tensor &v, const Tensor &probs,
+                       const Tensor &v, const Tensor &out, const Tensor &probs,
                        const AttentionDims &d) {
   const char *fn = "attentionBackward";
-  detail::checkAttentionBackward(dq, dk, dv, dsinks, dout, q, k, v, probs, d,
-                                 fn);
+  detail::checkAttentionBackward(dq, dk, dv, dsinks, dout, q, k, v, out, probs,
+                                 d, fn);
+  if (detail::savesLogSumExp(probs, d) &&
+      flashBackward(dq, dk, dv, dsinks, dout, q, k, v, out, probs, d, fn))
+    return;
   zero(dk);
   zero(dv);
   const bool sinks = dsinks.defined();

@@ -1437,6 +1437,29 @@ texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 :
 
 // -----
 
+// attention_bwd's input 4 is the forward's output, shaped as dy.
+texec.program @p attributes {dp = 1 : i64, tp = 1 : i64, pp = 1 : i64, vpp = 1 : i64, micro_batches = 1 : i64, micro_batch_size = 2 : i64, seq_len = 4 : i64, vocab = 16 : i64, zero_stage = 0 : i64, schedule = "1f1b"} {
+  texec.group "dp" axes ["dp"]
+  texec.stage 0 {
+    texec.param "x" global [2, 4, 8] init "uniform" : tensor<2x4x8xf32>
+    texec.param "w" global [2, 4, 4] init "uniform" : tensor<2x4x4xf32>
+    texec.param "l" global [2, 2, 4] init "uniform" : tensor<2x2x4xf32>
+    texec.chunk 0 forward {
+      %x = texec.param_ref "x" : tensor<2x4x8xf32>
+      %w = texec.param_ref "w" : tensor<2x4x4xf32>
+      %l = texec.param_ref "l" : tensor<2x2x4xf32>
+      // expected-error@+1 {{kernel 'attention_bwd' needs the forward's output (input 4) shaped as dy (input 0)}}
+      %g:3 = texec.kernel "attention_bwd"(%x, %x, %x, %x, %w, %l) config {heads = 2 : i64, kv_heads = 2 : i64, head_dim = 4 : i64} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x4xf32>, tensor<2x2x4xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>)
+      texec.save
+    } backward {
+      texec.end
+    }
+    texec.schedule "1f1b" [0, 0, 0, 1, 0, 0]
+  }
+}
+
+// -----
+
 // A dropout's global sizes must be its block times the axes that split it:
 // seq_len 8 on a 4-position block with no pos_axis / seq_axis would draw
 // the masks of positions 0..3 on every rank.

@@ -1191,10 +1191,11 @@ TEST_CASE("attention saving the log-sum-exp: the output of the "
                 Approx(std::log(z)).margin(1e-5));
       }
   // The backward from either saved tensor.
-  auto grads = [&](const Tensor &saved) {
+  // Given the forward's output too (the emitted programs' call), or not.
+  auto grads = [&](const Tensor &saved, const Tensor &out = Tensor()) {
     Tensor dq({B * S, H * hd}), dk({B * T, 2 * hd}), dv({B * T, 2 * vd});
     Tensor ds = variant.sinks ? Tensor({H}) : Tensor();
-    attentionBackward(dq, dk, dv, ds, r, q, k, v, saved, d);
+    attentionBackward(dq, dk, dv, ds, r, q, k, v, out, saved, d);
     std::vector<std::vector<float>> all = {dq.toHost(), dk.toHost(),
                                            dv.toHost()};
     if (variant.sinks)
@@ -1205,6 +1206,17 @@ TEST_CASE("attention saving the log-sum-exp: the output of the "
   for (size_t t = 0; t < fromP.size(); ++t)
     for (size_t i = 0; i < fromP[t].size(); ++i)
       REQUIRE(fromL[t][i] == Approx(fromP[t][i]).margin(2e-6));
+  // The CPU runtime has no fused backward: the output changes nothing.
+  REQUIRE(grads(lse, outL) == fromL);
+  // An output not shaped as dout is refused by name.
+  {
+    Tensor dq({B * S, H * hd}), dk({B * T, 2 * hd}), dv({B * T, 2 * vd});
+    Tensor ds = variant.sinks ? Tensor({H}) : Tensor();
+    Tensor bad({B * S, H * vd + 1});
+    CHECK_THROWS_WITH(
+        attentionBackward(dq, dk, dv, ds, r, q, k, v, bad, lse, d),
+        Catch::Contains("out [") && Catch::Contains("is not shaped as dout"));
+  }
   // A saved tensor of neither size is refused by name.
   Tensor wrong({B, H, S, T - 1});
   CHECK_THROWS_WITH(attentionForward(outL, wrong, q, k, v, sinks, d),

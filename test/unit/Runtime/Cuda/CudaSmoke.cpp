@@ -31,14 +31,20 @@ int bad = 0;
 
 /// Counts a mismatch (and names it) when got and want differ by more than
 /// rtol times `scale` (the sum of the terms' magnitudes, or 1).
-void expectNear(const char *what, int64_t index, double got, double want,
-                double scale, double rtol = 1e-6) {
-  if (std::fabs(got - want) <= rtol * (1.0 + scale))
+/// |got - want| <= bound.
+void expectWithin(const char *what, int64_t index, double got, double want,
+                  double bound) {
+  if (std::fabs(got - want) <= bound)
     return;
   if (bad < 20)
     std::printf("%s smoke: %s[%lld] = %.9g, want %.9g\n", backendName(),
                 what, static_cast<long long>(index), got, want);
   ++bad;
+}
+
+void expectNear(const char *what, int64_t index, double got, double want,
+                double scale, double rtol = 1e-6) {
+  expectWithin(what, index, got, want, rtol * (1.0 + scale));
 }
 
 /// Uniform values in [-scale, scale) for a 2-D tensor.
@@ -550,6 +556,15 @@ void checkLinear(const char *what, int64_t n, int64_t in, int64_t out,
 /// context-parallel chunk), grouped kv heads; causal, with a window of 12,
 /// with sinks, and bidirectional; head sizes 16 and 64. On the CUDA
 /// backend no tensor of the scores' size may be allocated.
+/// Then the backward given the forward's output (on the CUDA backend the
+/// fused one: kFlashBwdKeys, kFlashBwdQueries) against the same attention
+/// in double: dq, dk, dv and the sinks' gradient within 2^-7 of their
+/// terms' magnitudes. The fused kernels round P and dS to bf16 (2^-9
+/// each) and take each row's sum_j p_j dp_j as dO . O from the forward's
+/// bf16-product output, so the magnitude of a term p_j (dp_j - delta)
+/// counts |dp_j|, |delta| and dO's products with the output's magnitude.
+/// On the CUDA backend the backward may allocate only the rows' deltas
+/// (and with sinks their sink terms): [batch, heads, seq] each.
 void checkFlashAttention() {
   const bool on = setBf16Gemms(Bf16Gemms::Large) && setFusedAttention(true);
   struct Case {
@@ -628,10 +643,97 @@ void checkFlashAttention() {
                        1.0 / 256);
           }
         }
+    // The backward.
+    Tensor dout = filled("fdo", B * S, qs);
+    roundToBf16(dout);
+    Tensor dq({B * S, qs}), dk({B * T, ks}), dv({B * T, ks});
+    Tensor dsinks = c.sinks ? Tensor({H}) : Tensor();
+    resetPeakTensorBytes();
+    const int64_t beforeBwd = peakTensorBytes();
+    attentionBackward(dq, dk, dv, dsinks, dout, q, k, v, out, lse, d);
+    synchronize();
+    const int64_t extraBwd = peakTensorBytes() - beforeBwd;
+    const int64_t rowBytes = B * H * S * int64_t(sizeof(float));
+    if (on && extraBwd != (c.sinks ? 2 : 1) * rowBytes) {
+      std::printf("%s smoke: fused attention backward (%s) allocated %lld "
+                  "bytes, want %lld\n",
+                  backendName(), c.name, static_cast<long long>(extraBwd),
+                  static_cast<long long>((c.sinks ? 2 : 1) * rowBytes));
+      ++bad;
+    }
+    const std::vector<float> DO = dout.toHost(), DQ = dq.toHost(),
+                             DK = dk.toHost(), DV = dv.toHost();
+    std::vector<double> wdq(DQ.size(), 0.0), mdq(DQ.size(), 0.0);
+    std::vector<double> wdk(DK.size(), 0.0), mdk(DK.size(), 0.0);
+    std::vector<double> wdv(DV.size(), 0.0), mdv(DV.size(), 0.0);
+    std::vector<double> wds(size_t(H), 0.0), mds(size_t(H), 0.0);
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t i = 0; i < S; ++i) {
+          const int64_t g = h / group, qr = (b * S + i) * qs + h * hd;
+          const int64_t last = c.causal ? d.qOffset + i : T - 1;
+          const int64_t first =
+              c.window > 0 ? std::max<int64_t>(0, last - c.window + 1) : 0;
+          std::vector<double> p(size_t(T), 0.0), dp(size_t(T), 0.0);
+          double mx = c.sinks ? SK[size_t(h)] : -1e300;
+          for (int64_t j = first; j <= last; ++j) {
+            for (int64_t e = 0; e < hd; ++e)
+              p[size_t(j)] += double(Q[size_t(qr + e)]) *
+                              K[size_t((b * T + j) * ks + g * hd + e)];
+            p[size_t(j)] *= sc;
+            mx = std::max(mx, p[size_t(j)]);
+          }
+          double z = c.sinks ? std::exp(SK[size_t(h)] - mx) : 0.0;
+          for (int64_t j = first; j <= last; ++j)
+            z += std::exp(p[size_t(j)] - mx);
+          double delta = 0.0, outMag = 0.0;
+          for (int64_t j = first; j <= last; ++j) {
+            p[size_t(j)] = std::exp(p[size_t(j)] - mx) / z;
+            for (int64_t e = 0; e < hd; ++e) {
+              const double x = V[size_t((b * T + j) * ks + g * hd + e)];
+              dp[size_t(j)] += double(DO[size_t(qr + e)]) * x;
+              outMag += p[size_t(j)] * std::fabs(x * DO[size_t(qr + e)]);
+            }
+            delta += p[size_t(j)] * dp[size_t(j)];
+          }
+          const double pSink = c.sinks ? std::exp(SK[size_t(h)] - mx) / z : 0.0;
+          wds[size_t(h)] -= pSink * delta;
+          mds[size_t(h)] += pSink * (std::fabs(delta) + outMag);
+          for (int64_t j = first; j <= last; ++j) {
+            const double pj = p[size_t(j)];
+            const double ds = pj * (dp[size_t(j)] - delta);
+            const double dsMag =
+                pj * (std::fabs(dp[size_t(j)]) + std::fabs(delta) + outMag);
+            const int64_t kr = (b * T + j) * ks + g * hd;
+            for (int64_t e = 0; e < hd; ++e) {
+              const double qe = Q[size_t(qr + e)], ke = K[size_t(kr + e)];
+              wdq[size_t(qr + e)] += sc * ds * ke;
+              mdq[size_t(qr + e)] += sc * dsMag * std::fabs(ke);
+              wdk[size_t(kr + e)] += sc * ds * qe;
+              mdk[size_t(kr + e)] += sc * dsMag * std::fabs(qe);
+              wdv[size_t(kr + e)] += pj * DO[size_t(qr + e)];
+              mdv[size_t(kr + e)] += pj * std::fabs(DO[size_t(qr + e)]);
+            }
+          }
+        }
+    const double tol = 1.0 / 128;
+    for (auto [name, got, want, mag] :
+         {std::tuple{"dq", &DQ, &wdq, &mdq}, std::tuple{"dk", &DK, &wdk, &mdk},
+          std::tuple{"dv", &DV, &wdv, &mdv}})
+      for (size_t e = 0; e < got->size(); ++e)
+        expectWithin((what + " " + name).c_str(), int64_t(e), (*got)[e],
+                     (*want)[e], tol * (*mag)[e] + 1e-6);
+    if (c.sinks) {
+      const std::vector<float> DS = dsinks.toHost();
+      for (int64_t h = 0; h < H; ++h)
+        expectWithin((what + " dsinks").c_str(), h, DS[size_t(h)],
+                     wds[size_t(h)], tol * mds[size_t(h)] + 1e-6);
+    }
   }
   std::printf("%s smoke: attention keeping the log-sum-exp: %s\n",
               backendName(),
-              on ? "fused (bf16 tensor cores)" : "unfused (no bf16 GEMMs)");
+              on ? "fused forward and backward (bf16 tensor cores)"
+                 : "unfused (no bf16 GEMMs)");
   setFusedAttention(false);
 }
 
