@@ -455,6 +455,10 @@ protected:
     cfg.beta2 = kBeta2;
     cfg.eps = kEps;
     awaitAllParams(); // ZeRO-1/2: parameters no kernel read this step
+    // The Adam updates of whole parameters (ZeRO-0) and of ZeRO-3's
+    // slices, run together after the loop (rt::adamUpdateMany: one launch
+    // for many parameters on CUDA).
+    std::vector<rt::AdamTensors> adam;
     for (Param &p : P) {
       const rt::Group &dp = c.group(p.group);
       rt::Tensor w = p.value.reshape({p.value.numel()});
@@ -489,7 +493,7 @@ protected:
       }
       if (zeroStage == 3) { // the parameter is its slice too
         if (kOptimizerAdam)
-          rt::adamUpdate(p.value, p.gradSlice, p.m, p.v, cfg, c.step);
+          adam.push_back({p.value, p.gradSlice, p.m, p.v});
         else
           rt::sgdUpdate(p.value, p.gradSlice, kLr);
         continue;
@@ -497,7 +501,7 @@ protected:
       rt::Tensor g = p.grad.reshape({p.grad.numel()});
       if (zeroStage == 0) {
         if (kOptimizerAdam)
-          rt::adamUpdate(w, g, p.m, p.v, cfg, c.step);
+          adam.push_back({w, g, p.m, p.v});
         else
           rt::sgdUpdate(w, g, kLr);
       } else {
@@ -508,6 +512,7 @@ protected:
         p.gatherDue = true;
       }
     }
+    rt::adamUpdateMany(adam, cfg, c.step);
     // The first gathers run while the step ends and the next one starts.
     gatherCursor = 0;
     prefetchGathers();

@@ -976,6 +976,19 @@ void sgdUpdate(Tensor &param, const Tensor &grad, float lr);
 ///   p -= lr * (m / (1-b1^t)) / (sqrt(v / (1-b2^t)) + eps) + lr*wd*p
 void adamUpdate(Tensor &param, const Tensor &grad, Tensor &m, Tensor &v,
                 const AdamConfig &cfg, int64_t step);
+/// One parameter's tensors for adamUpdateMany (views of the same storage
+/// as the tensors they were copied from).
+struct AdamTensors {
+  Tensor param, grad, m, v;
+};
+/// One Adam step on many parameters at once: each entry updated exactly
+/// as adamUpdate updates it (the same arithmetic, the same bits), each
+/// entry checked as adamUpdate checks it. The CUDA backend runs them all
+/// in one launch (a multi-tensor kernel, as Megatron-LM's fused Adam from
+/// apex: each block takes a chunk of one tensor) instead of one launch a
+/// parameter; the CPU backend updates them in turn.
+void adamUpdateMany(const std::vector<AdamTensors> &list, const AdamConfig &cfg,
+                    int64_t step);
 
 /// The flat element range [begin, end) of a tensor of `numel` elements that
 /// dp rank `dpRank` of `dpSize` owns under ZeRO: the tensor is padded to a

@@ -1138,4 +1138,10 @@ void adamUpdate(Tensor &param, const Tensor &grad, Tensor &m, Tensor &v,
   }
 }
 
+void adamUpdateMany(const std::vector<AdamTensors> &list, const AdamConfig &cfg,
+                    int64_t step) {
+  for (AdamTensors t : list) // views
+    adamUpdate(t.param, t.grad, t.m, t.v, cfg, step);
+}
+
 } // namespace trident::rt

@@ -335,6 +335,59 @@ __global__ void kAdam(float *p, const float *g, float *m, float *v, int64_t n,
   }
 }
 
+/// Up to kAdamTensors tensors of a multi-tensor Adam launch, passed by
+/// value as the kernel's argument (kernel parameters hold 4 KB; this is
+/// 2,328 bytes), so that the launch needs no table in device memory and
+/// no host copy, which would wait for the device: their arrays, sizes and
+/// the first block of the grid that works on each.
+constexpr int kAdamTensors = 48;
+constexpr int64_t kAdamChunk = 16 * 1024; // elements a block takes
+struct AdamLaunch {
+  float *p[kAdamTensors];
+  const float *g[kAdamTensors];
+  float *m[kAdamTensors], *v[kAdamTensors];
+  int64_t n[kAdamTensors], firstBlock[kAdamTensors];
+  int64_t count;
+};
+static_assert(sizeof(AdamLaunch) <= 4096, "kernel parameters hold 4 KB");
+#ifdef TRIDENT_CUDA_EMULATION
+// The pointers it holds, for the emulation's check of kernel arguments.
+inline std::vector<const void *> emuPointers(const AdamLaunch &a) {
+  std::vector<const void *> all;
+  for (int64_t t = 0; t < a.count; ++t)
+    all.insert(all.end(), {a.p[t], a.g[t], a.m[t], a.v[t]});
+  return all;
+}
+#endif
+
+/// Adam over a.count tensors in one launch: block b finds its tensor (the
+/// last whose firstBlock <= b, by bisection) and updates elements
+/// [(b - firstBlock) kAdamChunk, + kAdamChunk) of it with kAdam's
+/// arithmetic.
+__global__ void kAdamMany(AdamLaunch a, float lr, float b1, float b2, float eps,
+                          float wd, float bc1, float bc2) {
+  const int64_t b = blockIdx.x;
+  int64_t lo = 0, hi = a.count - 1;
+  while (lo < hi) {
+    const int64_t mid = (lo + hi + 1) / 2;
+    if (a.firstBlock[mid] <= b)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  float *p = a.p[lo], *m = a.m[lo], *v = a.v[lo];
+  const float *g = a.g[lo];
+  const int64_t begin = (b - a.firstBlock[lo]) * kAdamChunk;
+  const int64_t end =
+      begin + kAdamChunk < a.n[lo] ? begin + kAdamChunk : a.n[lo];
+  for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) {
+    m[i] = b1 * m[i] + (1.0f - b1) * g[i];
+    v[i] = b2 * v[i] + (1.0f - b2) * g[i] * g[i];
+    float mhat = m[i] / bc1, vhat = v[i] / bc2;
+    p[i] -= lr * (mhat / (sqrtf(vhat) + eps) + wd * p[i]);
+  }
+}
+
 // --- embedding ------------------------------------------------------------
 __global__ void kEmbed(float *out, const int32_t *tok, const float *wte,
                        const float *wpe, int64_t n, int64_t h, int64_t rows,
@@ -2383,6 +2436,41 @@ void adamUpdate(Tensor &param, const Tensor &grad, Tensor &m, Tensor &v,
       param.f32(), grad.f32(), m.f32(), v.f32(), param.numel(), cfg.lr,
       cfg.beta1, cfg.beta2, cfg.eps, cfg.weightDecay, bc1, bc2);
   launched("adamUpdate");
+}
+
+void adamUpdateMany(const std::vector<AdamTensors> &list, const AdamConfig &cfg,
+                    int64_t step) {
+  const char *fn = "adamUpdateMany";
+  AdamLaunch a{};
+  int64_t blocks = 0;
+  float bc1 = 1.0f, bc2 = 1.0f;
+  auto flush = [&] {
+    if (a.count == 0)
+      return;
+    TRIDENT_LAUNCH(kAdamMany, unsigned(blocks), kThreads, 0, stream())(
+        a, cfg.lr, cfg.beta1, cfg.beta2, cfg.eps, cfg.weightDecay, bc1, bc2);
+    launched(fn);
+    a = AdamLaunch{};
+    blocks = 0;
+  };
+  for (const AdamTensors &t : list) {
+    if (!detail::adamStep(t.param, t.grad, t.m, t.v, cfg, step, bc1, bc2))
+      continue; // nothing to update
+    const int64_t need = (t.param.numel() + kAdamChunk - 1) / kAdamChunk;
+    if (a.count == kAdamTensors || blocks + need > 65535)
+      flush();
+    if (need > 65535) { // a tensor of over 2^30 elements: a launch of its own
+      Tensor p = t.param, m = t.m, v = t.v; // views
+      adamUpdate(p, t.grad, m, v, cfg, step);
+      continue;
+    }
+    const int64_t k = a.count++;
+    a.p[k] = t.param.f32(), a.g[k] = t.grad.f32();
+    a.m[k] = t.m.f32(), a.v[k] = t.v.f32();
+    a.n[k] = t.param.numel(), a.firstBlock[k] = blocks;
+    blocks += need;
+  }
+  flush();
 }
 
 } // namespace trident::rt

@@ -757,6 +757,44 @@ void checkBf16Gemms() {
   checkLinear("linearForward (bf16 GEMMs off)", 33, 70, 17, false);
 }
 
+/// adamUpdateMany against adamUpdate on each tensor in turn: the same bits
+/// (the CUDA backend's multi-tensor kernel does kAdam's arithmetic). 61
+/// tensors: more than one launch takes (48), sizes around a block's chunk
+/// of 16 Ki elements (one, a chunk, a chunk and one, three chunks and a
+/// part), an empty one, and 56 small ones; weight decay on, step 3.
+void checkAdamMany() {
+  std::vector<int64_t> sizes = {1, 16 * 1024, 16 * 1024 + 1, 0, 3 * 16384 + 77};
+  for (int i = 0; i < 56; ++i)
+    sizes.push_back(5 + 3 * i);
+  AdamConfig cfg;
+  cfg.lr = 0.01f, cfg.weightDecay = 0.1f;
+  std::vector<AdamTensors> many, one;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const int64_t n = sizes[i];
+    std::vector<Tensor> t;
+    for (int a = 0; a < 4; ++a) {
+      Tensor x = filled(("adam" + std::to_string(a)).c_str(), 1, n);
+      if (a == 3) // v >= 0
+        fillConstant(x, 0.25f + 0.01f * float(i));
+      t.push_back(x.reshape({n}));
+    }
+    many.push_back({t[0], t[1], t[2], t[3]});
+    one.push_back({t[0].clone(), t[1], t[2].clone(), t[3].clone()});
+  }
+  adamUpdateMany(many, cfg, 3);
+  for (AdamTensors &t : one)
+    adamUpdate(t.param, t.grad, t.m, t.v, cfg, 3);
+  for (size_t i = 0; i < sizes.size(); ++i)
+    for (auto [name, got, want] :
+         {std::tuple{"adamUpdateMany param", &many[i].param, &one[i].param},
+          std::tuple{"adamUpdateMany m", &many[i].m, &one[i].m},
+          std::tuple{"adamUpdateMany v", &many[i].v, &one[i].v}}) {
+      const std::vector<float> G = got->toHost(), W = want->toHost();
+      for (size_t e = 0; e < G.size(); ++e)
+        expectWithin(name, int64_t(i * 100000 + e), G[e], W[e], 0.0);
+    }
+}
+
 void checkCollectivesAlone(const Group &g) {
   const int64_t r = 6, c = 10;
   Tensor src = filled("collective", r, c);
@@ -853,6 +891,7 @@ int main(int argc, char **argv) {
     checkExperts();
     checkBf16();
     checkBf16Gemms();
+    checkAdamMany();
     // copy between overlapping views of one buffer, both ways (memmove's
     // result; cudaMemcpy alone is undefined there).
     for (int64_t shift : {2, -2}) {
