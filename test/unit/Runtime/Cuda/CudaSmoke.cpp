@@ -554,8 +554,8 @@ void checkLinear(const char *what, int64_t n, int64_t in, int64_t out,
 /// 2^-8 of the values' magnitude; the log-sum-exp (fp32 scores) to 1e-5.
 /// Two row blocks (the second partial) over keys at an offset of 8 (a
 /// context-parallel chunk), grouped kv heads; causal, with a window of 12,
-/// with sinks, and bidirectional; head sizes 16 and 64. On the CUDA
-/// backend no tensor of the scores' size may be allocated.
+/// with sinks, and bidirectional; head sizes 16 and 64, and causal at 128.
+/// On the CUDA backend no tensor of the scores' size may be allocated.
 /// Then the backward given the forward's output (on the CUDA backend the
 /// fused one: kFlashBwdKeys, kFlashBwdQueries) against the same attention
 /// in double: dq, dk, dv and the sinks' gradient within 2^-7 of their
@@ -575,7 +575,8 @@ void checkFlashAttention() {
   for (const Case &c :
        {Case{"causal", 16, 0, false, true}, Case{"window", 64, 12, false, true},
         Case{"sinks", 16, 0, true, true},
-        Case{"bidirectional", 64, 0, false, false}}) {
+        Case{"bidirectional", 64, 0, false, false},
+        Case{"causal, head size 128", 128, 0, false, true}}) {
     AttentionDims d;
     d.batch = 2, d.seq = 40, d.heads = 4, d.kvHeads = 2;
     d.headDim = c.headDim, d.kvSeq = 48, d.qOffset = 8;
