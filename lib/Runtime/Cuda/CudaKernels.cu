@@ -926,6 +926,36 @@ __device__ void tileAccumulate(float *sum, const __nv_bfloat16 *a,
   }
 }
 
+/// The lse and delta of query rows i0 .. i0 + kFbTile - 1 of the (sample,
+/// head) whose rows start at `rows` (rows past s: 0).
+__device__ void stageRowStats(float *slse, float *sdelta, const float *lse,
+                              const float *delta, int64_t rows, int64_t i0,
+                              int64_t s) {
+  const int r = int(threadIdx.x);
+  if (r < kFbTile) {
+    const bool in = i0 + r < s;
+    slse[r] = in ? lse[rows + i0 + r] : 0.0f;
+    sdelta[r] = in ? delta[rows + i0 + r] : 0.0f;
+  }
+}
+
+/// A tile pair's P and dS (flashBwdTile) from its staged Q, K, dO and V
+/// tiles, after S = Q K^T and dP = dO V^T on tensor cores; ends at a
+/// barrier, ss holding P.
+template <int D>
+__device__ void flashBwdPair(__nv_bfloat16 *sp, __nv_bfloat16 *sds, float *ss,
+                             float *sdp, const __nv_bfloat16 *sq,
+                             const __nv_bfloat16 *sk, const __nv_bfloat16 *sdo,
+                             const __nv_bfloat16 *sv, const float *slse,
+                             const float *sdelta, int64_t i0, int64_t j0,
+                             const FlashDims &f) {
+  tileProductT<D>(ss, sq, sk);
+  tileProductT<D>(sdp, sdo, sv);
+  __syncthreads();
+  flashBwdTile(sp, sds, ss, sdp, slse, sdelta, i0, j0, f);
+  __syncthreads();
+}
+
 template <int D>
 __global__ void __launch_bounds__(kFbThreads)
     kFlashBwdQueries(float *dq, float *sinkRows, const float *q, const float *k,
@@ -945,12 +975,9 @@ __global__ void __launch_bounds__(kFbThreads)
   stageRowsBf16<D>(sdo, dout + b * f.s * f.os + h * D, i0, f.s, f.os);
   for (int e = tid; e < kFbTile * D; e += kFbThreads)
     sdq[e] = 0.0f;
-  if (tid < kFbTile) {
-    const bool in = i0 + tid < f.s;
-    slse[tid] = in ? lse[rows + i0 + tid] : 0.0f;
-    sdelta[tid] = in ? delta[rows + i0 + tid] : 0.0f;
+  stageRowStats(slse, sdelta, lse, delta, rows, i0, f.s);
+  if (tid < kFbTile)
     skept[tid] = 0.0;
-  }
   // The keys the tile's queries see, in whole tiles (as the forward).
   const int64_t iEnd = i0 + kFbTile < f.s ? i0 + kFbTile : f.s;
   int64_t keyEnd = f.causal ? f.off + iEnd : f.t;
@@ -965,11 +992,8 @@ __global__ void __launch_bounds__(kFbThreads)
     stageRowsBf16<D>(sk, kb, j0, f.t, f.ks);
     stageRowsBf16<D>(sv, vb, j0, f.t, f.vs);
     __syncthreads();
-    tileProductT<D>(ss, sq, sk);
-    tileProductT<D>(sdp, sdo, sv);
-    __syncthreads();
-    flashBwdTile(nullptr, sds, ss, sdp, slse, sdelta, i0, j0, f);
-    __syncthreads();
+    flashBwdPair<D>(nullptr, sds, ss, sdp, sq, sk, sdo, sv, slse, sdelta, i0,
+                    j0, f);
     if (sinkRows && tid < kFbTile)
       for (int c = 0; c < kFbTile; ++c)
         skept[tid] += ss[tid * kFbTile + c];
@@ -1024,17 +1048,10 @@ __global__ void __launch_bounds__(kFbThreads)
       __syncthreads(); // the last tile's products are done with sq, sdo
       stageRowsBf16<D>(sq, qb, i0, f.s, f.qs);
       stageRowsBf16<D>(sdo, dob, i0, f.s, f.os);
-      if (tid < kFbTile) {
-        const bool in = i0 + tid < f.s;
-        slse[tid] = in ? lse[rows + i0 + tid] : 0.0f;
-        sdelta[tid] = in ? delta[rows + i0 + tid] : 0.0f;
-      }
+      stageRowStats(slse, sdelta, lse, delta, rows, i0, f.s);
       __syncthreads();
-      tileProductT<D>(ss, sq, sk);
-      tileProductT<D>(sdp, sdo, sv);
-      __syncthreads();
-      flashBwdTile(sp, sds, ss, sdp, slse, sdelta, i0, j0, f);
-      __syncthreads();
+      flashBwdPair<D>(sp, sds, ss, sdp, sq, sk, sdo, sv, slse, sdelta, i0, j0,
+                      f);
       // dV += P^T dO, dK += dS^T Q.
       tileAccumulate<D, nvcuda::wmma::col_major>(sdv, sp, sdo);
       tileAccumulate<D, nvcuda::wmma::col_major>(sdk, sds, sq);
