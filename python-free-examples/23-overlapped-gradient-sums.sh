@@ -15,15 +15,17 @@
 # backward by startSliceSum; the parameters' all-gather after the
 # optimizer step hidden behind the next step's forward: the gathers start
 # two parameters ahead of it and each parameter is waited for at its
-# first use; the ZeRO-1 program's lines for that are shown too). Hidden,
+# first use; the ZeRO-1 program's lines for that are shown too; and, on
+# tp 2, a linear's input gradient summed over tp while its weight
+# gradient's GEMM runs: the tp2-pp2 program's lines). Hidden,
 # they still cost the step a little: the compute beside them runs 18.9 %
 # of their time slower (docs/cost-model.md, "Compute beside hidden
 # communication"), the "exposed DP" of the step lines.
 #
 # Expected output shape: the emit lines, "sums started in the backward:
 # 68 of 68 parameters", one start point, the step's wait, the step lines,
-# the compare tool's "OK" lines, the ZeRO-1 program's gather lines and
-# two "step time" lines.
+# the compare tool's "OK" lines, the ZeRO-1 program's gather lines, the
+# tp2-pp2 program's four lines and two "step time" lines.
 #
 # Usage: bash python-free-examples/23-overlapped-gradient-sums.sh
 #        (needs mpirun; TRIDENT_BIN and TRIDENT_RUNTIME_LIB as in example 10)
@@ -55,6 +57,14 @@ grep -m1 'rt::zero2AdamUpdateChunk' "$tmp/zero1.cpp" | sed 's/^ *//'
 echo "the all-gathers then start two ahead of the forward, which waits for"
 echo "each parameter where it first reads it:"
 grep -m1 -A1 '^ *awaitParam(0);' "$tmp/zero1.cpp" | sed 's/^ *//'
+
+"$BIN/trident" emit --plan test/e2e/plans/tp2-pp2.json --model tiny-gpt \
+  --backend cpu --emit cpp -o "$tmp/tp2.cpp"
+echo "tp 2: fc1's input gradient is summed over tp while its weight"
+echo "gradient is formed (e2e-cpu trains this plan to the single-rank run):"
+grep -m1 -B1 -A1 '^ *rt::Pending .* = rt::allReduceSumAsync' "$tmp/tp2.cpp" |
+  sed 's/^ *//'
+grep -m1 '_sum.wait();' "$tmp/tp2.cpp" | sed 's/^ *//'
 
 for z in 0 1; do
   echo "\$ trident evaluate --model bench/models/gpt-1b.json --cluster dgx-h100:2 --global-batch 64 --seq-len 2048 --tp 1 --pp 1 --dp 16 --micro-batch 1 --precision fp32 --runtime trident --zero $z"

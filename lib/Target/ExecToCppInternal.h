@@ -219,6 +219,16 @@ private:
   /// Kernel results that are a parameter's gradient buffer itself (the
   /// kernel accumulated into it): their texec.accumulate_grad adds nothing.
   DenseSet<Value> accumulatedInPlace;
+  /// A linear backward's dx whose tensor-parallel sum was started by the
+  /// kernel's emission (asyncTpSum): the all_reduce or reduce_scatter
+  /// waits for it.
+  DenseSet<Value> sumStarted;
+  /// The all_reduce or reduce_scatter (sequence parallelism) that dx, a
+  /// linear backward's data gradient, goes to alone (in the same block),
+  /// which may then run while the weight gradient's GEMM does (Megatron's
+  /// asynchronous tensor-parallel sum of the column-parallel layers' input
+  /// gradient); null otherwise.
+  Operation *asyncTpSum(tx::KernelOp op);
   LogicalResult emitKernel(tx::KernelOp op);
   /// A bf16 program (texec.program precision "bf16").
   bool bf16() { return program.getPrecision() == "bf16"; }

@@ -101,6 +101,20 @@ bool RegionEmitter::isGradient(Value v) {
   return true;
 }
 
+Operation *RegionEmitter::asyncTpSum(tx::KernelOp op) {
+  if (op.getKind() != KernelKind::LinearBwd &&
+      op.getKind() != KernelKind::LinearBiasBwd)
+    return nullptr;
+  Value dx = op.getResult(0);
+  if (!dx.hasOneUse())
+    return nullptr;
+  Operation *sum = *dx.getUsers().begin();
+  return isa<tx::AllReduceOp, tx::ReduceScatterOp>(sum) &&
+                 sum->getBlock() == op->getBlock()
+             ? sum
+             : nullptr;
+}
+
 bool RegionEmitter::keptF32(Value v) {
   Operation *def = v.getDefiningOp();
   if (auto k = dyn_cast_or_null<tx::KernelOp>(def))
@@ -167,9 +181,11 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
     if (failed(emitKernel(k)))
       return failure();
     // bf16: the activations it wrote are stored in bf16; the kernel table
-    // names the results that stay fp32.
+    // names the results that stay fp32. (A dx whose sum started is
+    // rounded before the sum.)
     for (Value r : k.getResults())
-      roundIfBf16(r);
+      if (!sumStarted.contains(r))
+        roundIfBf16(r);
     return success();
   }
   if (auto in = dyn_cast<tx::InputOp>(op)) {
@@ -252,6 +268,13 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
   }
   if (auto ar = dyn_cast<tx::AllReduceOp>(op)) {
     std::string n = fresh(ar.getResult());
+    if (sumStarted.contains(ar.getInput())) {
+      // Started by the linear backward (asyncTpSum), in place.
+      os << "    rt::Tensor " << n << " = " << name(ar.getInput()) << ";\n";
+      os << "    " << name(ar.getInput()) << "_sum.wait();\n";
+      roundIfBf16(ar.getResult());
+      return success();
+    }
     // Reduce in place when nothing else reads the input.
     if (ar.getInput().hasOneUse())
       os << "    rt::Tensor " << n << " = " << name(ar.getInput()) << ";\n";
@@ -270,6 +293,12 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
     return success();
   }
   if (auto rs = dyn_cast<tx::ReduceScatterOp>(op)) {
+    if (sumStarted.contains(rs.getInput())) {
+      // Started by the linear backward (asyncTpSum) into its result.
+      os << "    " << name(rs.getInput()) << "_sum.wait();\n";
+      roundIfBf16(rs.getResult());
+      return success();
+    }
     std::string n = declare(rs.getResult());
     os << "    rt::reduceScatterSum(" << n << ", " << name(rs.getInput())
        << ", " << rs.getDim() << ", " << groupExpr(rs.getGroup()) << ");\n";
@@ -533,14 +562,36 @@ std::optional<LogicalResult> RegionEmitter::emitDenseKernel(KernelSite &s) {
     return success();
   }
   if (k == KernelKind::LinearBwd || k == KernelKind::LinearBiasBwd) {
-    std::string db = "rt::Tensor()";
-    if (k == KernelKind::LinearBiasBwd)
-      db = out[2];
-    else
-      os << "    rt::Tensor " << out[0] << "_nobias;\n";
-    os << "    rt::linearBackward(" << out2[0] << ", " << out[1] << ", "
-       << (k == KernelKind::LinearBiasBwd ? out[2] : out[0] + "_nobias") << ", "
-       << in2(0) << ", " << in2(1) << ", " << in(2) << ");\n";
+    const std::string db =
+        k == KernelKind::LinearBiasBwd ? out[2] : out[0] + "_none";
+    auto call = [&](const std::string &dx, const std::string &dw,
+                    const std::string &db) {
+      os << "    rt::linearBackward(" << dx << ", " << dw << ", " << db << ", "
+         << in2(0) << ", " << in2(1) << ", " << in(2) << ");\n";
+    };
+    if (k == KernelKind::LinearBwd || asyncTpSum(op))
+      os << "    rt::Tensor " << out[0] << "_none;\n";
+    if (Operation *sum = asyncTpSum(op)) {
+      // dx first, its sum over tp started (rounded to bf16 first, as the
+      // value it sums), then dW and db while the sum runs.
+      const std::string none = out[0] + "_none";
+      call(out2[0], none, none);
+      roundIfBf16(op.getResult(0));
+      if (auto ar = dyn_cast<tx::AllReduceOp>(sum)) {
+        os << "    rt::Pending " << out[0] << "_sum = rt::allReduceSumAsync("
+           << out[0] << ", " << groupExpr(ar.getGroup()) << ");\n";
+      } else {
+        auto rs = cast<tx::ReduceScatterOp>(sum);
+        std::string r = declare(rs.getResult());
+        os << "    rt::Pending " << out[0]
+           << "_sum = rt::reduceScatterSumAsync(" << r << ", " << out[0] << ", "
+           << rs.getDim() << ", " << groupExpr(rs.getGroup()) << ");\n";
+      }
+      sumStarted.insert(op.getResult(0));
+      call(none, out[1], db);
+      return success();
+    }
+    call(out2[0], out[1], db);
     return success();
   }
   // tgraph's gelu is the erf form unless `approximate` (tanh form).

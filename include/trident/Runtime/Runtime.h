@@ -481,8 +481,10 @@ void rmsNormBackward(Tensor &dx, Tensor &dgamma, const Tensor &dy,
 /// or undefined.
 void linearForward(Tensor &y, const Tensor &x, const Tensor &w,
                    const Tensor &b);
-/// dx = dy W (overwritten; skipped if dx undefined), dW += dy^T x,
-/// db += column sums of dy (skipped if db undefined).
+/// dx = dy W (overwritten; skipped if dx undefined), dW += dy^T x
+/// (skipped if dw undefined), db += column sums of dy (skipped if db
+/// undefined). The emitted programs take dx first, start its tensor-
+/// parallel sum, and take dW and db while it runs.
 void linearBackward(Tensor &dx, Tensor &dw, Tensor &db, const Tensor &dy,
                     const Tensor &x, const Tensor &w);
 /// Plain matmul for tests and odd shapes: c [m, n] = a [m, k] * b [k, n]

@@ -807,15 +807,17 @@ void linearBackward(Tensor &dx, Tensor &dw, Tensor &db, const Tensor &dy,
   check(w.rank() == 2, fn, "W must be [out, in], got " + w.shapeString());
   int64_t out = w.dim(0), in = w.dim(1);
   int64_t n = rowsOf(x, in, fn, "x");
-  check(dy.numel() == n * out, fn, "dy " + dy.shapeString() +
-                                       " does not match [n, out]");
-  sameNumel(dw, w, fn);
+  check(dy.numel() == n * out, fn,
+        "dy " + dy.shapeString() + " does not match [n, out]");
   CMapM DY(dy.f32(), n, out), X(x.f32(), n, in);
   if (dx.defined()) {
     sameNumel(dx, x, fn);
     MapM(dx.f32(), n, in).noalias() = DY * CMapM(w.f32(), out, in);
   }
-  MapM(dw.f32(), out, in).noalias() += DY.transpose() * X;
+  if (dw.defined()) {
+    sameNumel(dw, w, fn);
+    MapM(dw.f32(), out, in).noalias() += DY.transpose() * X;
+  }
   if (db.defined()) {
     check(db.numel() == out, fn, "db must have out elements");
     Eigen::Map<Eigen::RowVectorXf>(db.f32(), out) += DY.colwise().sum();

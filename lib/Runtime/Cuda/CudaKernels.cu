@@ -1965,16 +1965,18 @@ void linearBackward(Tensor &dx, Tensor &dw, Tensor &db, const Tensor &dy,
   check(w.rank() == 2, fn, "W must be [out, in], got " + w.shapeString());
   int64_t out = w.dim(0), in = w.dim(1), n = rowsOf(x, in, fn, "x");
   check(dy.numel() == n * out, fn, "dy does not match [n, out]");
-  sameNumel(dw, w, fn);
+  if (dw.defined())
+    sameNumel(dw, w, fn);
+  if (dx.defined())
+    sameNumel(dx, x, fn);
   if (!n)
     return;
-  if (dx.defined()) {
-    sameNumel(dx, x, fn);
+  if (dx.defined())
     gemmRowMajor(false, false, n, in, out, 1.0f, dy.f32(), out, w.f32(), in,
                  0.0f, dx.f32(), in, fn);
-  }
-  gemmRowMajor(true, false, out, in, n, 1.0f, dy.f32(), out, x.f32(), in, 1.0f,
-               dw.f32(), in, fn);
+  if (dw.defined())
+    gemmRowMajor(true, false, out, in, n, 1.0f, dy.f32(), out, x.f32(), in,
+                 1.0f, dw.f32(), in, fn);
   if (db.defined()) {
     check(db.numel() == out, fn, "db must have out elements");
     ColTerms t;

@@ -270,6 +270,18 @@ TEST_CASE("linear backward matches finite differences", "[runtime]") {
   auto dw1 = dw.toHost();
   linearBackward(dx, dw, db, r, x, w);
   REQUIRE(dw.toHost()[5] == Approx(2 * dw1[5]));
+  // In two calls, dx alone then dW and db alone (the emitted programs'
+  // order when dx's tensor-parallel sum runs beside the weight GEMM): the
+  // same values as one call.
+  Tensor dx2({n, in}), dw2({out, in}), db2({out}), none;
+  linearBackward(dx2, none, none, r, x, w);
+  REQUIRE(dw2.toHost() == std::vector<float>(size_t(out * in), 0.0f));
+  linearBackward(none, dw2, db2, r, x, w);
+  Tensor dwOnce({out, in}), dbOnce({out});
+  linearBackward(dx, dwOnce, dbOnce, r, x, w);
+  REQUIRE(dx2.toHost() == dx.toHost());
+  REQUIRE(dw2.toHost() == dwOnce.toHost());
+  REQUIRE(db2.toHost() == dbOnce.toHost());
   Tensor wrong({n, out + 1});
   REQUIRE_THROWS_WITH(linearForward(wrong, x, w, b),
                       Catch::Contains("linearForward: y [5, 4] must be [5, 3]"));
