@@ -59,7 +59,9 @@
 # result until it is waited for, as a GPU may; docs/emit.md, "Gradient
 # sums overlapping the backward") and holds that run to the same
 # single-rank reference: a second table row per plan, "PLAN (deferred)".
-# The program is compiled once for both runs.
+# The program is compiled once for both runs. --deferred-only runs it
+# that way only (the one row "PLAN (deferred)"): ctest's normal pass,
+# whose sanitizer pass runs its plans with results at once.
 #
 # --precision bf16 emits every plan's program in bf16 mixed precision
 # (`trident emit --precision bf16`: bf16 activations and weight copies,
@@ -97,7 +99,7 @@
 #                   [--work DIR] [--reference-backend cpu|cuda|cuda-emu]
 #                   [--rtol R] [--atol A]
 #                   [--optimizer adam|sgd] [--lr L] [--jobs N]
-#                   [--deferred-too] [--precision bf16]
+#                   [--deferred-too | --deferred-only] [--precision bf16]
 #                   [--bf16-vs-fp32 R]
 #                   [--bundle-out DIR | --bundle-in DIR]
 #                   [PLAN ...]                            (PLAN: a name in plans/)
@@ -109,7 +111,8 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 src="$(cd "$here/../.." && pwd)"
 build="" backend=cpu refbackend="" work="" rtol="" atol="" optimizer=adam
-lr=1e-3 plans=() jobs=1 bundleOut="" bundleIn="" deferredToo=0 precision=""
+lr=1e-3 plans=() jobs=1 bundleOut="" bundleIn="" deferredToo=0 deferredOnly=0
+precision=""
 bf16VsFp32=2e-2
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -125,6 +128,7 @@ while [ $# -gt 0 ]; do
     --lr) lr="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
     --deferred-too) deferredToo=1; shift ;;
+    --deferred-only) deferredOnly=1; shift ;;
     --precision) precision="$2"; shift 2 ;;
     --bf16-vs-fp32) bf16VsFp32="$2"; shift 2 ;;
     -*) echo "run-e2e: unknown option $1" >&2; exit 2 ;;
@@ -143,6 +147,10 @@ case "$precision" in
 esac
 [ "$deferredToo" = 0 ] || [ "$backend" = cpu ] ||
   { echo "run-e2e: --deferred-too is a mode of the CPU runtime: it needs --backend cpu" >&2; exit 2; }
+[ "$deferredOnly" = 0 ] || [ "$backend" = cpu ] ||
+  { echo "run-e2e: --deferred-only is a mode of the CPU runtime: it needs --backend cpu" >&2; exit 2; }
+[ "$deferredOnly" = 0 ] || [ "$deferredToo" = 0 ] ||
+  { echo "run-e2e: --deferred-too and --deferred-only exclude each other" >&2; exit 2; }
 if [ ${#plans[@]} -eq 0 ]; then
   plans=(dp2 tp2 pp2 tp2-sp pp4-vpp2 dp2-tp2-pp2 zero1 zero3 pp2-uneven-3-1
          tp2-pp2 gpipe-pp2 recompute-tp2-pp2 recompute-zero3
@@ -456,6 +464,11 @@ row() {
 for p in "${plans[@]}"; do
   ref="$(reference "$p")"
   run_reference "$ref"
+  if [ "$deferredOnly" = 1 ]; then
+    n="$(TRIDENT_RT_DEFER_ASYNC=1 run "$p")"
+    row "$p (deferred)" "$ref" "$n" "$work/$p"
+    continue
+  fi
   n="$(run "$p")"
   row "$p" "$ref" "$n" "$work/$p"
   if [ "$deferredToo" = 1 ]; then
