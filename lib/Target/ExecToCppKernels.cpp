@@ -569,9 +569,10 @@ std::optional<LogicalResult> RegionEmitter::emitDenseKernel(KernelSite &s) {
       os << "    rt::linearBackward(" << dx << ", " << dw << ", " << db << ", "
          << in2(0) << ", " << in2(1) << ", " << in(2) << ");\n";
     };
-    if (k == KernelKind::LinearBwd || asyncTpSum(op))
+    Operation *sum = asyncTpSum(op);
+    if (k == KernelKind::LinearBwd || sum)
       os << "    rt::Tensor " << out[0] << "_none;\n";
-    if (Operation *sum = asyncTpSum(op)) {
+    if (sum) {
       // dx first, its sum over tp started (rounded to bf16 first, as the
       // value it sums), then dW and db while the sum runs.
       const std::string none = out[0] + "_none";

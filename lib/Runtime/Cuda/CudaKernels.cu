@@ -324,15 +324,22 @@ __global__ void kLatentKeyRopeBwd(float *dkRope, const float *dk, int64_t n,
     dkRope[e] = acc;
   }
 }
-__global__ void kAdam(float *p, const float *g, float *m, float *v, int64_t n,
-                      float lr, float b1, float b2, float eps, float wd,
-                      float bc1, float bc2) {
-  GRID_STRIDE(i, n) {
+/// Adam's step on element i (Runtime.h, adamUpdate), for kAdam and
+/// kAdamMany alike.
+__device__ inline void adamElement(float *p, const float *g, float *m,
+                                   float *v, int64_t i, float lr, float b1,
+                                   float b2, float eps, float wd, float bc1,
+                                   float bc2) {
     m[i] = b1 * m[i] + (1.0f - b1) * g[i];
     v[i] = b2 * v[i] + (1.0f - b2) * g[i] * g[i];
     float mhat = m[i] / bc1, vhat = v[i] / bc2;
     p[i] -= lr * (mhat / (sqrtf(vhat) + eps) + wd * p[i]);
-  }
+}
+__global__ void kAdam(float *p, const float *g, float *m, float *v, int64_t n,
+                      float lr, float b1, float b2, float eps, float wd,
+                      float bc1, float bc2) {
+  GRID_STRIDE(i, n)
+    adamElement(p, g, m, v, i, lr, b1, b2, eps, wd, bc1, bc2);
 }
 
 /// Up to kAdamTensors tensors of a multi-tensor Adam launch, passed by
@@ -380,12 +387,8 @@ __global__ void kAdamMany(AdamLaunch a, float lr, float b1, float b2, float eps,
   const int64_t begin = (b - a.firstBlock[lo]) * kAdamChunk;
   const int64_t end =
       begin + kAdamChunk < a.n[lo] ? begin + kAdamChunk : a.n[lo];
-  for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) {
-    m[i] = b1 * m[i] + (1.0f - b1) * g[i];
-    v[i] = b2 * v[i] + (1.0f - b2) * g[i] * g[i];
-    float mhat = m[i] / bc1, vhat = v[i] / bc2;
-    p[i] -= lr * (mhat / (sqrtf(vhat) + eps) + wd * p[i]);
-  }
+  for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x)
+    adamElement(p, g, m, v, i, lr, b1, b2, eps, wd, bc1, bc2);
 }
 
 // --- embedding ------------------------------------------------------------
