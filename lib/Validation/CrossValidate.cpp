@@ -26,6 +26,8 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 #include <tuple>
@@ -49,16 +51,91 @@ std::vector<double> gridOf(size_t i) {
   return v;
 }
 
+/// Whether a case prices Megatron-Core's MoE layer: a model with experts
+/// under a runtime with a host time for it (EvalOptions::
+/// moeLayerHostSeconds).
+bool pricesMoeLayer(const PreparedCase &p) {
+  if (!p.profile || !(p.options.moeLayerHostSeconds > 0))
+    return false;
+  return std::any_of(p.profile->groups.begin(), p.profile->groups.end(),
+                     [](const LayerGroup &g) { return g.cost.numExperts > 0; });
+}
+
+/// The errors of the cases at the fit values they have been evaluated at,
+/// so that no case is evaluated twice at the same values: the grid
+/// searches of every alternation and every fold (each fold refits on all
+/// the cases but one source's) revisit the same points. A case's result
+/// depends only on the constants that apply to it (those of its GPUs'
+/// generations, the pooled ones, and the MoE layer's when its runtime
+/// prices the layer; applyFit and evaluateCase scale by to / published,
+/// exactly 1 for the others; only a layer with experts reads the MoE
+/// layer's), so the key is the values with every other
+/// constant at its published value. One lock per case: the threads of a
+/// grid search evaluate different points of the same cases.
+class EvaluationMemo {
+public:
+  explicit EvaluationMemo(const PreparedCases &prepared)
+      : first(prepared.cases.data()), slots(prepared.cases.size()) {
+    for (size_t k = 0; k < prepared.cases.size(); ++k)
+      slots[k].relevant = relevantConstants(prepared.cases[k]);
+  }
+
+  /// The case's |error| at `values`; NaN when it does not evaluate.
+  double error(const PreparedCase &p, const FitValues &values) {
+    Slot &slot = slots[size_t(&p - first)];
+    FitValues key = FitValues::published();
+    for (size_t i = 0; i < kNumFitted; ++i)
+      if (slot.relevant[i])
+        key.values[i] = values.values[i];
+    {
+      std::lock_guard<std::mutex> lock(slot.mutex);
+      auto it = slot.errors.find(key.values);
+      if (it != slot.errors.end())
+        return it->second;
+    }
+    CaseResult r = detail::evaluateCase(p, key);
+    double e = r.outcome == CaseResult::Outcome::Evaluated ? r.error : NAN;
+    std::lock_guard<std::mutex> lock(slot.mutex);
+    slot.errors.emplace(key.values, e);
+    return e;
+  }
+
+private:
+  struct Slot {
+    std::array<bool, kNumFitted> relevant{};
+    std::map<std::array<double, kNumFitted>, double> errors;
+    std::mutex mutex;
+  };
+
+  static std::array<bool, kNumFitted> relevantConstants(const PreparedCase &p) {
+    std::array<bool, kNumFitted> relevant{};
+    for (size_t i = 0; i < kNumFitted; ++i) {
+      const FittedConstant &f = kFittedConstants[i];
+      if (f.kind == FitKind::MoeHost) {
+        relevant[i] = pricesMoeLayer(p);
+        continue;
+      }
+      for (const NodeGroup &g : p.cluster.groups)
+        if (auto group = fitGroupOf(g.gpu))
+          relevant[i] = relevant[i] || appliesTo(f, *group, f.kind);
+    }
+    return relevant;
+  }
+
+  const PreparedCase *first;
+  std::vector<Slot> slots;
+};
+
 /// The median |error| of `training` at `values`; infinity when none
 /// evaluates.
 double objective(const std::vector<const PreparedCase *> &training,
-                 const FitValues &values) {
+                 const FitValues &values, EvaluationMemo &memo) {
   std::vector<double> errors;
   errors.reserve(training.size());
   for (const PreparedCase *p : training) {
-    CaseResult r = detail::evaluateCase(*p, values);
-    if (r.outcome == CaseResult::Outcome::Evaluated)
-      errors.push_back(r.error);
+    double e = memo.error(*p, values);
+    if (!std::isnan(e))
+      errors.push_back(e);
   }
   if (errors.empty())
     return INFINITY;
@@ -104,7 +181,8 @@ Grid gridFor(FitGroup group) {
 /// thread count. Returns the point's values and its objective.
 std::pair<FitValues, double>
 searchGrid(const Grid &grid, const FitValues &base,
-           const std::vector<const PreparedCase *> &training, int threads) {
+           const std::vector<const PreparedCase *> &training, int threads,
+           EvaluationMemo &memo) {
   const int64_t total = grid.size();
   std::vector<double> scores(size_t(total), INFINITY);
   int workers = std::max(1, std::min<int>(threads, int(total)));
@@ -112,7 +190,7 @@ searchGrid(const Grid &grid, const FitValues &base,
     for (int64_t k = t; k < total; k += workers) {
       FitValues v = base;
       grid.set(v, k);
-      scores[size_t(k)] = objective(training, v);
+      scores[size_t(k)] = objective(training, v, memo);
     }
   };
   std::vector<std::thread> pool;
@@ -130,16 +208,6 @@ searchGrid(const Grid &grid, const FitValues &base,
   return {v, scores[size_t(best)]};
 }
 
-/// Whether a case prices Megatron-Core's MoE layer: a model with experts
-/// under a runtime with a host time for it (EvalOptions::
-/// moeLayerHostSeconds).
-bool pricesMoeLayer(const PreparedCase &p) {
-  if (!p.profile || !(p.options.moeLayerHostSeconds > 0))
-    return false;
-  return std::any_of(p.profile->groups.begin(), p.profile->groups.end(),
-                     [](const LayerGroup &g) { return g.cost.numExperts > 0; });
-}
-
 /// One pass of the fit from `start`. Each generation's own constants
 /// minimise the median |error| over its cases (the MoE runs among them).
 /// A pooled constant (FitGroup::Pooled, one value for every generation) is
@@ -151,7 +219,7 @@ bool pricesMoeLayer(const PreparedCase &p) {
 /// without training cases keeps its value in `start`.
 FitReport fitOnce(const PreparedCases &prepared,
                   const std::function<bool(const Case &)> &include,
-                  const FitValues &start, int threads) {
+                  const FitValues &start, int threads, EvaluationMemo &memo) {
   FitReport report;
   std::vector<std::vector<const PreparedCase *>> training(std::size(kGroups));
   std::vector<const PreparedCase *> all, moe;
@@ -184,10 +252,10 @@ FitReport fitOnce(const PreparedCases &prepared,
       double obj = NAN;
       if (!training[gi].empty())
         std::tie(c.values, obj) =
-            searchGrid(grids[gi], c.values, training[gi], threads);
+            searchGrid(grids[gi], c.values, training[gi], threads, memo);
       c.groupObjective.push_back(obj);
     }
-    c.objective = all.empty() ? INFINITY : objective(all, c.values);
+    c.objective = all.empty() ? INFINITY : objective(all, c.values, memo);
     return c;
   };
   Candidate best = fitAt(0);
@@ -221,7 +289,7 @@ FitReport fitOnce(const PreparedCases &prepared,
     gf.objective = NAN;
     if (!moe.empty()) {
       std::tie(report.values, gf.objective) =
-          searchGrid(moeGrid, report.values, moe, threads);
+          searchGrid(moeGrid, report.values, moe, threads, memo);
       gf.gridPoints = moeGrid.size();
     }
     report.groups.push_back(gf);
@@ -240,12 +308,12 @@ constexpr int kMaxAlternations = 8;
 
 FitReport fitPrepared(const PreparedCases &prepared,
                       const std::function<bool(const Case &)> &include,
-                      int threads) {
+                      int threads, EvaluationMemo &memo) {
   std::vector<FitReport> seen;
   FitValues start = FitValues::published();
   size_t cycleStart = 0;
   for (int i = 0; i < kMaxAlternations; ++i) {
-    FitReport r = fitOnce(prepared, include, start, threads);
+    FitReport r = fitOnce(prepared, include, start, threads, memo);
     auto again =
         std::find_if(seen.begin(), seen.end(),
                      [&](const FitReport &s) { return s.values == r.values; });
@@ -464,13 +532,15 @@ FitReport fitConstants(const std::vector<Case> &cases,
                        const std::function<bool(const Case &)> &include,
                        int threads) {
   PreparedCases prepared = detail::prepareCases(cases, {}, std::nullopt);
-  return fitPrepared(prepared, include, threads);
+  EvaluationMemo memo(prepared);
+  return fitPrepared(prepared, include, threads, memo);
 }
 
 CrossValidation crossValidate(const std::vector<Case> &cases, int threads) {
   PreparedCases prepared = detail::prepareCases(cases, {}, std::nullopt);
   CrossValidation cv;
-  cv.inSample = fitPrepared(prepared, {}, threads);
+  EvaluationMemo memo(prepared);
+  cv.inSample = fitPrepared(prepared, {}, threads, memo);
   for (const PreparedCase &p : prepared.cases)
     cv.inSampleReport.results.push_back(
         detail::evaluateCase(p, cv.inSample.values));
@@ -485,8 +555,8 @@ CrossValidation crossValidate(const std::vector<Case> &cases, int threads) {
     Fold fold;
     fold.heldOut = source;
     fold.fit = fitPrepared(
-        prepared, [&](const Case &c) { return c.foldKey() != source; },
-        threads);
+        prepared, [&](const Case &c) { return c.foldKey() != source; }, threads,
+        memo);
     byFold[source] = fold.fit.values;
     cv.folds.push_back(std::move(fold));
   }
