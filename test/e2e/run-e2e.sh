@@ -91,6 +91,10 @@
 # each), the CUDA link flags $TRIDENT_CUDA_LDFLAGS (split at spaces;
 # default: /usr/local/cuda/lib64's cuBLAS, cudart and NCCL).
 #
+# Objects are kept by what makes them (BUILD/test/e2e/object-cache;
+# TRIDENT_E2E_OBJECT_CACHE=DIR elsewhere, =0 not at all): a program
+# another run compiled already is only linked.
+#
 # When every plan matched, each program (DIR/train) and parameter dump
 # (DIR/dump) under --work is removed, the logs and emitted sources kept;
 # TRIDENT_E2E_KEEP=1 keeps them all.
@@ -237,13 +241,45 @@ for b in "$backend" "$refbackend"; do
     { echo "run-e2e: SKIP: no /usr/local/cuda"; exit 77; }
   [ -f "$(library "$b")" ] || { echo "run-e2e: $(library "$b") is not built" >&2; exit 1; }
 done
+# Compiled objects are kept by what makes them: the program's text, the
+# compiler and its flags, and every header under include/ (a rebuilt
+# runtime changes its headers or only the archive, which is linked
+# afresh each time). The same program is compiled once however many
+# tests run it: e2e-cpu and e2e-cuda-emu run the same CPU and CUDA text
+# (the backend is the archive it links), the references recur, the lit
+# tests of this script run e2e-cpu's plans. A concurrent test writing the
+# same object renames its own copy over it. The objects live in
+# BUILD/test/e2e/object-cache, or in the folder TRIDENT_E2E_OBJECT_CACHE
+# names; TRIDENT_E2E_OBJECT_CACHE=0 compiles every program afresh.
+objectCache="${TRIDENT_E2E_OBJECT_CACHE:-1}"
+[ "$objectCache" != 1 ] || objectCache="$build/test/e2e/object-cache"
+objectKey=""
+if [ "$objectCache" != 0 ] && [ -z "$bundleOut" ]; then
+  objectKey="$({ "$MPICXX" --version 2>&1 || true
+                 "$MPICXX" --showme 2>/dev/null || true
+                 echo "-std=c++20 $opt $san"
+                 find "$src/include" -type f | LC_ALL=C sort | xargs cat; } |
+               sha256sum | cut -c1-64)"
+fi
 # compile BACKEND SOURCE BINARY
 cudaLink=${TRIDENT_CUDA_LDFLAGS:-"-L$cu/lib64 -Wl,-rpath,$cu/lib64 -lcublas -lcudart -lnccl"}
 compile() {
-  local extra=()
+  local extra=() obj key
   [ "$1" = cuda ] && read -r -a extra <<< "$cudaLink"
-  "$MPICXX" -std=c++20 $opt $san "$2" -I"$src/include" "$(library "$1")" \
-    "${extra[@]}" -o "$3"
+  if [ -z "$objectKey" ]; then
+    "$MPICXX" -std=c++20 $opt $san "$2" -I"$src/include" "$(library "$1")" \
+      "${extra[@]}" -o "$3"
+    return
+  fi
+  key="$({ echo "$objectKey"; cat "$2"; } | sha256sum | cut -c1-64)"
+  obj="$objectCache/$key.o"
+  if [ ! -f "$obj" ]; then
+    mkdir -p "$objectCache"
+    "$MPICXX" -std=c++20 $opt $san -c "$2" -I"$src/include" \
+      -o "$obj.$$.$BASHPID" || { rm -f "$obj.$$.$BASHPID"; return 1; }
+    mv -f "$obj.$$.$BASHPID" "$obj"
+  fi
+  "$MPICXX" $san "$obj" "$(library "$1")" "${extra[@]}" -o "$3"
 }
 
 if [ -z "$bundleOut" ]; then
