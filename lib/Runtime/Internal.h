@@ -8,6 +8,8 @@
 #ifndef TRIDENT_LIB_RUNTIME_INTERNAL_H
 #define TRIDENT_LIB_RUNTIME_INTERNAL_H
 
+#include "Common/MoEExperts.h"
+#include "Common/MoERouting.h"
 #include "trident/Runtime/Runtime.h"
 
 #include <mpi.h>
@@ -491,8 +493,10 @@ void backendExchange(std::vector<QueuedSend> &sends,
                      std::vector<Receive> &recvs, const char *fn);
 /// Zero-filled storage of `bytes` bytes in the backend's memory.
 std::shared_ptr<void> allocate(size_t bytes);
+/// Each calls noteHostCopy (rt::hostCopyBytes).
 void copyToHost(void *dst, const void *src, size_t bytes);
 void copyFromHost(void *dst, const void *src, size_t bytes);
+void noteHostCopy(size_t bytes);
 void copyOnBackend(void *dst, const void *src, size_t bytes);
 /// Called once after MPI_Init (device selection, handles, streams).
 void backendInit();
@@ -503,6 +507,66 @@ void backendFinalize();
 /// `g` got its MPI communicator, or with g.size == 0 on a rank that joins
 /// no group (Grid::subgroup's non-members).
 void backendGroupCreated(Group::Impl &g);
+/// A mixture of experts' routing on the backend, each row by
+/// Common/MoERouting.h (one thread a row on CUDA): rows [begin, end) of x
+/// [n, h] give prob [rows, E], expert and weight [rows, k] (indices as
+/// floats). routerBias and select may be undefined. Returns the first row
+/// (counted from begin) with a non-finite logit, or -1 (nothing else is
+/// then meaningful).
+int64_t moeRoute(Tensor &prob, Tensor &expert, Tensor &weight, const Tensor &x,
+                 const Tensor &router, const Tensor &routerBias,
+                 const Tensor &select, const moe::RouteSpec &s, int64_t begin,
+                 int64_t end);
+/// Adds to load [E] how many of expert [rows, k]'s choices went to each.
+void moeExpertLoad(Tensor &load, const Tensor &expert, int64_t k);
+/// The router's backward over rows [begin, end) of x [n, h], from their
+/// routing (moeRoute) and dgate [n, k]: dx [rows, h] (overwritten),
+/// drouter [h, E] and dRouterBias [E] (added to; undefined: none).
+void moeRouterGrad(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
+                   const Tensor &dgate, const Tensor &x, const Tensor &router,
+                   const Tensor &prob, const Tensor &expert,
+                   const Tensor &weight, const moe::RouteSpec &s, int64_t begin,
+                   int64_t end);
+
+/// The rows routed to this rank's experts (Common/MoEExperts.h's layout):
+/// token, slot, weight, rowExpert [M]; begin [local + 1]; slotRow [n k].
+struct MoeRows {
+  Tensor token, slot, weight, rowExpert, begin, slotRow;
+  std::vector<int64_t> hostBegin; ///< begin, on the host
+  int64_t size() const { return hostBegin.empty() ? 0 : hostBegin.back(); }
+};
+/// Lays out the rows of the choices `expert` [n, k] (global indices) that
+/// went to local experts, with their weights from `weight` [n, k].
+MoeRows moeExpertRows(const Tensor &expert, const Tensor &weight,
+                      const moe::ExpertSpec &s);
+/// out [M, cols] = the rows of src [n, cols] at `token`, each times
+/// scale[q] (undefined: 1).
+void moeGather(Tensor &out, const Tensor &src, const Tensor &token,
+               const Tensor &scale);
+/// a [M, fin] += its expert's bias bIn [local, fin] (undefined: none);
+/// u [M, f] = the hidden activation of a.
+void moeHidden(Tensor &a, Tensor &u, const Tensor &bIn, const MoeRows &rows,
+               const moe::ExpertSpec &s);
+/// y [n, h] (overwritten) = each token's sum over its rows of `rowsOut`
+/// [M, h], weighted by rows.weight with `bias` [local, h] added when
+/// `weighted`, plain sums otherwise.
+void moeCombine(Tensor &y, const Tensor &rowsOut, bool weighted,
+                const Tensor &bias, const MoeRows &rows,
+                const moe::ExpertSpec &s);
+/// The experts' backward around their GEMMs, from back [M, f] (the
+/// gradient reaching the hidden activation u before each row's weight):
+/// dgate [n, k] (overwritten; 0 for other ranks' experts) from u and back
+/// (with bOut [local, h] . dy where this rank adds it; undefined: none),
+/// dbOut [local, h] += the sum of weight * dy rows (undefined: none).
+void moeGateGrads(Tensor &dgate, Tensor &dbOut, const Tensor &u,
+                  const Tensor &back, const Tensor &dyRows, const Tensor &bOut,
+                  const MoeRows &rows, const moe::ExpertSpec &s);
+/// da [M, fin] from a [M, fin] and back (da may be a itself: each element
+/// pair is read before it is written); dbIn [local, fin] += the sum of da
+/// rows (undefined: none).
+void moeHiddenGrads(Tensor &da, Tensor &dbIn, const Tensor &a,
+                    const Tensor &back, const MoeRows &rows,
+                    const moe::ExpertSpec &s);
 
 } // namespace detail
 } // namespace trident::rt

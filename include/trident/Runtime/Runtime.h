@@ -751,13 +751,15 @@ struct MoEBiases {
 /// Routed mixture of experts with Mixtral's routing ("Mixtral of Experts",
 /// Jiang et al. 2024): logits = x router, p = softmax(logits); each token
 /// goes to its topK most probable experts (ties: the lower index) with
-/// weights p_e / sum of the chosen p (p_e itself without renormalize); expert e computes
-/// act(x wIn[e]) wOut[e] (gated: act(x wIn[e][:, :f]) * x wIn[e][:, f:]).
-/// x, y [n, h]; router [h, E]; wIn [L, h, f or 2f]; wOut [L, f, h] for the
-/// L experts held here. y (overwritten) sums the contributions of those
+/// weights p_e / sum of the chosen p (p_e itself without renormalize); expert e
+/// computes act(x wIn[e]) wOut[e] (gated: act(x wIn[e][:, :f]) * x wIn[e][:,
+/// f:]). x, y [n, h]; router [h, E]; wIn [L, h, f or 2f]; wOut [L, f, h] for
+/// the L experts held here. y (overwritten) sums the contributions of those
 /// experts only: under expert parallelism the members' y add up to the
-/// whole output. Computed on the host in a fixed order on both backends
-/// (the CUDA backend stages through host memory: correct, not fast).
+/// whole output. Computed on the backend's device in a fixed order, the
+/// same on both backends (lib/Runtime/Common/MoE.cpp): on CUDA only the
+/// routing's error flag and the local experts' row counts, which size the
+/// expert GEMMs, come to the host.
 void moeForward(Tensor &y, const Tensor &x, const Tensor &router,
                 const Tensor &wIn, const Tensor &wOut, const MoEDims &dims);
 /// With biases (any undefined: none).
@@ -1106,6 +1108,11 @@ void reportStep(int64_t step, double loss, double seconds, const Grid &grid);
 int64_t liveTensorBytes();
 int64_t peakTensorBytes();
 void resetPeakTensorBytes();
+/// Bytes this rank has copied between host memory and tensor storage since
+/// start-up: Tensor::toHost and fromHost, and the copies the runtime makes
+/// itself (on CUDA, device <-> host; on the CPU backend, the same copies,
+/// memory to memory). Shows what a call stages through the host.
+int64_t hostCopyBytes();
 /// On world rank 0:
 ///   "memory: peak tensor bytes <max> (max over ranks), <min> (min)\n"
 /// Collective over the world.

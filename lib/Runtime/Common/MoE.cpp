@@ -1,16 +1,16 @@
-//===- MoE.cpp - Routed mixture of experts ---------------------------------===//
+//===- MoE.cpp - Routed mixture of experts --------------------------------===//
 //
-// One implementation for both backends. The routing, the activations and
-// the gather and weighted scatter of each expert's rows run on the host in
-// a fixed order; each local expert's GEMMs run on the backend's matmul
-// (Eigen on the CPU, cuBLAS on CUDA) over all the rows routed to it, with
-// views of the expert weights and their gradients, which never leave the
-// device. The rows of all local experts move together: each phase runs
-// every expert's GEMMs on its rows of one tensor before the phase's one
-// download, so on CUDA a call waits for the device a fixed number of times
-// (7 host copies in the forward, 13 in the backward without biases), where
-// it waited 4 times per expert in the forward and 8 in the backward. The
-// rows and the router still stage through host memory (docs/runtime.md).
+// One implementation for both backends, and it runs on the backend's
+// device: the routing (Common/MoERouting.h), the layout of the rows routed
+// to this rank's experts, their gather, activations and weighted sums, and
+// the backward's per-row work (Common/MoEExperts.h) are backend operations
+// (detail::moeRoute, moeExpertRows, moeGather, moeHidden, moeCombine,
+// moeGateGrads, moeHiddenGrads, moeRouterGrad: loops on the CPU, kernels on
+// CUDA) that compute every value in the same order on both; each local expert's
+// GEMMs run on the backend's matmul (Eigen on the CPU, cuBLAS on CUDA) over all
+// the rows routed to it, with views of the expert weights and their
+// gradients. On CUDA a call copies to the host only what sizes the
+// GEMMs: one flag of the routing's and the local experts' row counts.
 //
 // Routing (Mixtral, Jiang et al. 2024, "Mixtral of Experts"): softmax over
 // the router logits, the top-k experts, weights renormalised over them
@@ -24,44 +24,13 @@
 
 #include "../Internal.h"
 #include "trident/Support/ExpertGroups.h"
-#include "Activations.h"
 
-#include <algorithm>
 #include <cmath>
-#include <numeric>
 
 namespace trident::rt {
 namespace {
 
 using detail::check;
-
-float activate(Activation a, float v) {
-  switch (a) {
-  case Activation::Silu:
-    return act::silu(v);
-  case Activation::Relu:
-    return act::relu(v);
-  case Activation::Gelu:
-    return act::geluErf(v);
-  case Activation::GeluTanh:
-    return act::geluTanh(v);
-  }
-  return v;
-}
-
-float activateGrad(Activation a, float v) {
-  switch (a) {
-  case Activation::Silu:
-    return act::siluGrad(v);
-  case Activation::Relu:
-    return act::reluGrad(v);
-  case Activation::Gelu:
-    return act::geluErfGrad(v);
-  case Activation::GeluTanh:
-    return act::geluTanhGrad(v);
-  }
-  return 1.0f;
-}
 
 /// The routing fields of MoEDims: groups dividing the experts, the top-k
 /// inside the chosen groups, a positive scale.
@@ -130,194 +99,55 @@ void checkBiases(const MoEBiases &b, const Shape &s, const char *fn,
             std::to_string(s.local) + ", " + std::to_string(s.h) + "]");
 }
 
-std::vector<float> hostOrEmpty(const Tensor &t) {
-  return t.defined() ? t.toHost() : std::vector<float>();
-}
-
-/// Per token: the chosen experts, their weights and all scores (softmax
-/// probabilities, or sigmoids under MoEDims::sigmoidScores).
-struct Routing {
-  std::vector<int32_t> expert; // [n, k]
-  std::vector<float> weight;   // [n, k]
-  std::vector<float> prob;     // [n, E]
-  std::vector<double> chosen;  // [n]: the weights' denominator
-};
-
-Routing route(const std::vector<float> &X, const std::vector<float> &R,
-              const Shape &s, const MoEDims &d,
-              const std::vector<float> &bias = {},
-              const std::vector<float> &select = {}) {
-  Routing r;
-  r.expert.resize(size_t(s.n * s.k));
-  r.weight.resize(size_t(s.n * s.k));
-  r.prob.resize(size_t(s.n * s.E));
-  r.chosen.resize(size_t(s.n));
-  std::vector<double> logit(size_t(s.E));
-  std::vector<float> choice(size_t(s.E));
-  std::vector<int32_t> idx(size_t(s.E));
-  const int64_t groupSize = s.E / d.groups;
-  std::vector<double> groupScore(size_t(d.groups));
-  std::vector<int32_t> groupIdx(size_t(d.groups));
-  // Every row is routed (each is cheap next to its experts).
-  for (int64_t t = 0; t < s.n; ++t) {
-    for (int64_t e = 0; e < s.E; ++e) {
-      double acc = 0;
-      for (int64_t i = 0; i < s.h; ++i)
-        acc += double(X[size_t(t * s.h + i)]) * R[size_t(i * s.E + e)];
-      logit[size_t(e)] = bias.empty() ? acc : acc + bias[size_t(e)];
-    }
-    for (double l : logit)
-      check(std::isfinite(l), "moe", "router logit " + std::to_string(l) +
-                                         " of token " + std::to_string(t) +
-                                         " is not finite");
-    float *p = &r.prob[size_t(t * s.E)];
-    if (d.sigmoidScores) {
-      for (int64_t e = 0; e < s.E; ++e)
-        p[e] = float(1.0 / (1.0 + std::exp(-logit[size_t(e)])));
-    } else {
-      double mx = *std::max_element(logit.begin(), logit.end()), z = 0;
-      for (double &l : logit)
-        z += (l = std::exp(l - mx));
-      for (int64_t e = 0; e < s.E; ++e)
-        p[e] = float(logit[size_t(e)] / z);
-    }
-    // The selection scores: the scores plus the selection bias; outside
-    // the best groups, 0.
-    for (int64_t e = 0; e < s.E; ++e)
-      choice[size_t(e)] = select.empty() ? p[e] : p[e] + select[size_t(e)];
-    if (d.groups > 1) {
-      for (int64_t g = 0; g < d.groups; ++g) {
-        // The sum of the group's two best selection scores (one in a
-        // group of one).
-        const float *c = &choice[size_t(g * groupSize)];
-        float best = -INFINITY, second = -INFINITY;
-        for (int64_t j = 0; j < groupSize; ++j) {
-          if (c[j] > best) {
-            second = best;
-            best = c[j];
-          } else if (c[j] > second) {
-            second = c[j];
-          }
-        }
-        groupScore[size_t(g)] =
-            groupSize > 1 ? double(best) + double(second) : double(best);
-      }
-      std::iota(groupIdx.begin(), groupIdx.end(), 0);
-      std::stable_sort(groupIdx.begin(), groupIdx.end(), [&](int32_t a, int32_t b) {
-        return groupScore[size_t(a)] > groupScore[size_t(b)];
-      });
-      for (int64_t gi = d.topkGroups; gi < d.groups; ++gi)
-        std::fill_n(&choice[size_t(groupIdx[size_t(gi)] * groupSize)],
-                    groupSize, 0.0f);
-    }
-    std::iota(idx.begin(), idx.end(), 0);
-    std::stable_sort(idx.begin(), idx.end(), [&](int32_t a, int32_t b) {
-      return choice[size_t(a)] > choice[size_t(b)];
-    });
-    double chosen = 0;
-    for (int64_t j = 0; j < s.k; ++j)
-      chosen += p[idx[size_t(j)]];
-    if (d.sigmoidScores)
-      chosen += 1e-20; // DeepseekV3's denominator
-    if (!d.renormalize)
-      chosen = 1.0;
-    r.chosen[size_t(t)] = chosen;
-    for (int64_t j = 0; j < s.k; ++j) {
-      r.expert[size_t(t * s.k + j)] = idx[size_t(j)];
-      float w = float(p[idx[size_t(j)]] / chosen);
-      if (d.routedScale != 1.0f)
-        w *= d.routedScale;
-      r.weight[size_t(t * s.k + j)] = w;
-    }
-  }
+/// What routing needs of `d` for a router of hidden size h.
+moe::RouteSpec routeSpec(const MoEDims &d, int64_t h) {
+  moe::RouteSpec r;
+  r.h = h, r.E = d.experts, r.k = d.topK;
+  r.groups = d.groups, r.topkGroups = d.topkGroups;
+  r.sigmoidScores = d.sigmoidScores, r.renormalize = d.renormalize;
+  r.routedScale = d.routedScale;
   return r;
 }
 
-/// gpt-oss's clamped SwiGLU of one (gate, up) pair, and its partial
-/// derivatives (the clamps pass the gradient where the value is inside,
-/// bounds included, as torch.clamp's backward does).
-struct ClampedSwiglu {
-  float value, dGate, dUp;
-};
-ClampedSwiglu clampedSwiglu(float gate, float up, float limit) {
-  const float g = std::min(gate, limit);
-  const float u = std::clamp(up, -limit, limit);
-  const float sig = act::sigmoid(kGptOssSwigluAlpha * g);
-  const float glu = g * sig;
-  const float dglu = sig + kGptOssSwigluAlpha * g * sig * (1.0f - sig);
-  return {(u + 1.0f) * glu, gate <= limit ? (u + 1.0f) * dglu : 0.0f,
-          up >= -limit && up <= limit ? glu : 0.0f};
+/// What the experts' rows need of `d` and the call's shape.
+moe::ExpertSpec expertSpec(const MoEDims &d, const Shape &s) {
+  moe::ExpertSpec e;
+  e.n = s.n, e.h = s.h, e.f = s.f, e.fin = s.fin, e.k = s.k;
+  e.first = s.first, e.local = s.local;
+  e.gated = d.gated, e.outBiasHere = d.outBiasHere;
+  e.act = d.act, e.swigluLimit = d.swigluLimit;
+  return e;
 }
 
-/// u = act(a) (or act(gate) * up, or the clamped SwiGLU).
-void expertHidden(std::vector<float> &u, const std::vector<float> &a,
-                  const Shape &s, const MoEDims &d) {
-  for (int64_t j = 0; j < s.f; ++j)
-    u[size_t(j)] =
-        d.swigluLimit > 0.0f
-            ? clampedSwiglu(a[size_t(j)], a[size_t(s.f + j)], d.swigluLimit)
-                  .value
-        : d.gated ? activate(d.act, a[size_t(j)]) * a[size_t(s.f + j)]
-                  : activate(d.act, a[size_t(j)]);
-}
-
-/// The rows routed to this rank's experts, concatenated in expert order
-/// (an expert's rows in token order): row q's token, its (token, choice)
-/// slot in [n, k] and its weight; expert e's rows are [begin[e],
-/// begin[e + 1]). Other ranks' experts are left out.
-struct RoutedRows {
-  std::vector<int64_t> token, slot;
-  std::vector<float> weight;
-  std::vector<int64_t> begin; ///< local experts + 1 entries
-  int64_t size() const { return int64_t(token.size()); }
-  int64_t rowsOf(int64_t e) const {
-    return begin[size_t(e + 1)] - begin[size_t(e)];
-  }
+/// The routing of rows [begin, end) on the backend (detail::moeRoute):
+/// prob [rows, E], expert and weight [rows, k]; fails on a row whose
+/// logits are not all finite.
+struct RoutedTensors {
+  Tensor prob, expert, weight;
 };
-
-RoutedRows routedRows(const Routing &r, const Shape &s) {
-  std::vector<int64_t> count(size_t(s.local), 0);
-  for (int64_t t = 0; t < s.n * s.k; ++t) {
-    int64_t e = r.expert[size_t(t)] - s.first;
-    if (e >= 0 && e < s.local)
-      ++count[size_t(e)];
-  }
-  RoutedRows rows;
-  rows.begin.assign(size_t(s.local + 1), 0);
-  for (int64_t e = 0; e < s.local; ++e)
-    rows.begin[size_t(e + 1)] = rows.begin[size_t(e)] + count[size_t(e)];
-  const int64_t total = rows.begin.back();
-  rows.token.resize(size_t(total));
-  rows.slot.resize(size_t(total));
-  rows.weight.resize(size_t(total));
-  std::vector<int64_t> next(rows.begin.begin(), rows.begin.end() - 1);
-  for (int64_t t = 0; t < s.n; ++t)
-    for (int64_t j = 0; j < s.k; ++j) {
-      int64_t e = r.expert[size_t(t * s.k + j)] - s.first;
-      if (e < 0 || e >= s.local)
-        continue; // held by another rank
-      size_t q = size_t(next[size_t(e)]++);
-      rows.token[q] = t;
-      rows.slot[q] = t * s.k + j;
-      rows.weight[q] = r.weight[size_t(t * s.k + j)];
-    }
-  return rows;
+RoutedTensors routeRows(const Tensor &x, const Tensor &router,
+                        const MoEBiases &b, const moe::RouteSpec &s,
+                        int64_t begin, int64_t end, const char *fn) {
+  const int64_t rows = end - begin;
+  RoutedTensors r{Tensor({rows, s.E}), Tensor({rows, s.k}),
+                  Tensor({rows, s.k})};
+  int64_t bad = detail::moeRoute(r.prob, r.expert, r.weight, x, router,
+                                 b.router, b.select, s, begin, end);
+  check(bad < 0, fn,
+        "a router logit of token " + std::to_string(begin + bad) +
+            " is not finite");
+  return r;
 }
 
 /// body(e, first, m) for each local expert with m > 0 rows routed to it,
 /// from row `first`, in expert order.
 template <typename Body>
-void forEachExpert(const RoutedRows &rows, const Shape &s, Body body) {
-  for (int64_t e = 0; e < s.local; ++e)
-    if (int64_t m = rows.rowsOf(e); m > 0)
-      body(e, rows.begin[size_t(e)], m);
-}
-
-/// A host buffer as a backend tensor of `shape`.
-Tensor upload(const std::vector<float> &values, std::vector<int64_t> shape) {
-  Tensor t(std::move(shape));
-  t.fromHost(values);
-  return t;
+void forEachExpert(const detail::MoeRows &rows, const Shape &s, Body body) {
+  for (int64_t e = 0; e < s.local; ++e) {
+    const int64_t first = rows.hostBegin[size_t(e)];
+    if (int64_t m = rows.hostBegin[size_t(e + 1)] - first; m > 0)
+      body(e, first, m);
+  }
 }
 
 /// Rows [first, first + m) of a [rows, cols] tensor.
@@ -335,43 +165,37 @@ Tensor expertOut(const Tensor &w, int64_t e, const Shape &s) {
   return w.view(e * s.f * s.h, {s.f, s.h});
 }
 
-/// The routed rows through their experts' first linear: xRows (the rows'
-/// inputs, a backend tensor), a = x wIn[e] + bIn[e] (each expert's GEMM on
-/// the backend, into its rows of one tensor) and u = act(a), a and u
-/// row-major on the host. One upload and one download for all experts.
+/// The routed rows through their experts' first linear: a = x wIn[e] +
+/// bIn[e] (each expert's GEMM into its rows of one tensor, on the rows'
+/// inputs gathered for it) and u = act(a).
 struct ExpertActs {
-  std::vector<float> a, u;
-  Tensor xRows;
+  Tensor a, u;
 };
-ExpertActs expertForward(const std::vector<float> &X, const Tensor &wIn,
-                         const RoutedRows &rows, const Shape &s,
-                         const MoEDims &d, const std::vector<float> &bIn) {
+ExpertActs expertForward(const Tensor &x, const Tensor &wIn, const Tensor &bIn,
+                         const detail::MoeRows &rows, const Shape &s,
+                         const moe::ExpertSpec &spec) {
   const int64_t M = rows.size();
-  ExpertActs acts;
-  std::vector<float> x(size_t(M * s.h));
-  for (int64_t q = 0; q < M; ++q)
-    std::copy_n(&X[size_t(rows.token[size_t(q)] * s.h)], s.h,
-                &x[size_t(q * s.h)]);
-  acts.xRows = upload(x, {M, s.h});
-  Tensor a({M, s.fin});
-  forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
-    Tensor ae = rowsView(a, first, m);
-    matmul(ae, rowsView(acts.xRows, first, m), expertIn(wIn, e, s), false);
-  });
-  acts.a = a.toHost();
-  acts.u.resize(size_t(M * s.f));
-  std::vector<float> row(size_t(s.fin)), u(size_t(s.f));
-  forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
-    for (int64_t q = first; q < first + m; ++q) {
-      if (!bIn.empty())
-        for (int64_t c = 0; c < s.fin; ++c)
-          acts.a[size_t(q * s.fin + c)] += bIn[size_t(e * s.fin + c)];
-      std::copy_n(&acts.a[size_t(q * s.fin)], s.fin, row.begin());
-      expertHidden(u, row, s, d);
-      std::copy(u.begin(), u.end(), &acts.u[size_t(q * s.f)]);
-    }
-  });
+  ExpertActs acts{Tensor({M, s.fin}), Tensor()};
+  {
+    Tensor xRows({M, s.h});
+    detail::moeGather(xRows, x, rows.token, Tensor());
+    forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
+      Tensor ae = rowsView(acts.a, first, m);
+      matmul(ae, rowsView(xRows, first, m), expertIn(wIn, e, s), false);
+    });
+  }
+  acts.u = Tensor({M, s.f});
+  detail::moeHidden(acts.a, acts.u, bIn, rows, spec);
   return acts;
+}
+
+/// The routing of every row and the layout of the local experts' rows.
+detail::MoeRows routeAndLayOut(const Tensor &x, const Tensor &router,
+                               const MoEBiases &biases, const MoEDims &d,
+                               const Shape &s, const moe::ExpertSpec &spec,
+                               const char *fn) {
+  RoutedTensors r = routeRows(x, router, biases, routeSpec(d, s.h), 0, s.n, fn);
+  return detail::moeExpertRows(r.expert, r.weight, spec);
 }
 
 } // namespace
@@ -388,37 +212,23 @@ void moeForward(Tensor &y, const Tensor &x, const Tensor &router,
   Shape s = checkMoE(x, router, wIn, wOut, d, fn);
   checkBiases(biases, s, fn, "bias");
   check(y.numel() == x.numel(), fn, "y must have x's shape");
-  std::vector<float> X = x.toHost(), R = router.toHost(),
-                     Y(size_t(s.n * s.h), 0.0f);
-  const std::vector<float> Br = hostOrEmpty(biases.router),
-                           Bi = hostOrEmpty(biases.in),
-                           Bo = d.outBiasHere ? hostOrEmpty(biases.out)
-                                              : std::vector<float>();
-  Routing r = route(X, R, s, d, Br, hostOrEmpty(biases.select));
-  const RoutedRows rows = routedRows(r, s);
-  if (rows.size() > 0) {
-    ExpertActs acts = expertForward(X, wIn, rows, s, d, Bi);
-    acts.xRows = Tensor(); // only the backward reuses the rows
-    // o = u wOut[e] on the backend; y[t] += g (o + bOut[e]).
-    const int64_t M = rows.size();
-    Tensor uAll = upload(acts.u, {M, s.f}), o({M, s.h});
+  const moe::ExpertSpec spec = expertSpec(d, s);
+  const detail::MoeRows rows =
+      routeAndLayOut(x, router, biases, d, s, spec, fn);
+  const int64_t M = rows.size();
+  Tensor o({0, s.h});
+  if (M > 0) {
+    ExpertActs acts = expertForward(x, wIn, biases.in, rows, s, spec);
+    acts.a = Tensor();
+    o = Tensor({M, s.h});
+    // o = u wOut[e]; y[t] = sum over t's rows of g (o + bOut[e]).
     forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
       Tensor oe = rowsView(o, first, m);
-      matmul(oe, rowsView(uAll, first, m), expertOut(wOut, e, s), false);
-    });
-    const std::vector<float> O = o.toHost();
-    forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
-      for (int64_t q = first; q < first + m; ++q) {
-        float g = rows.weight[size_t(q)];
-        float *out = &Y[size_t(rows.token[size_t(q)] * s.h)];
-        const float *oq = &O[size_t(q * s.h)];
-        for (int64_t i = 0; i < s.h; ++i)
-          out[i] +=
-              g * (Bo.empty() ? oq[i] : oq[i] + Bo[size_t(e * s.h + i)]);
-      }
+      matmul(oe, rowsView(acts.u, first, m), expertOut(wOut, e, s), false);
     });
   }
-  y.fromHost(Y);
+  detail::moeCombine(y, o, true, d.outBiasHere ? biases.out : Tensor(), rows,
+                     spec);
 }
 
 void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
@@ -446,117 +256,56 @@ void moeBackward(Tensor &dx, Tensor &dwIn, Tensor &dwOut, Tensor &dgate,
         "expert gradients must have their parameters' shapes");
   check(dgate.numel() == s.n * s.k, fn,
         "dgate " + dgate.shapeString() + " must be [n, topK]");
-  std::vector<float> X = x.toHost(), R = router.toHost(), DY = dy.toHost(),
-                     DX(size_t(s.n * s.h), 0.0f), DG(size_t(s.n * s.k), 0.0f);
-  const std::vector<float> Br = hostOrEmpty(biases.router),
-                           Bi = hostOrEmpty(biases.in),
-                           Bo = hostOrEmpty(biases.out);
-  std::vector<float> DBi = hostOrEmpty(dbiases.in),
-                     DBo = hostOrEmpty(dbiases.out);
-  Routing r = route(X, R, s, d, Br, hostOrEmpty(biases.select));
-  const RoutedRows rows = routedRows(r, s);
+  const moe::ExpertSpec spec = expertSpec(d, s);
+  const detail::MoeRows rows =
+      routeAndLayOut(x, router, biases, d, s, spec, fn);
   const int64_t M = rows.size();
-  if (M > 0) {
-    // The forward again: a = x wIn[e] + bIn[e], u = act(a).
-    ExpertActs acts = expertForward(X, wIn, rows, s, d, Bi);
-    // o = u wOut[e] (+ bOut[e]); y[t] += g o. With dy_q the row's output
-    // gradient: back = dy_q wOut[e]^T, dg = u . back (+ bOut[e] . dy_q
-    // where this rank adds the bias), du = g back, dwOut[e] += u^T (g
-    // dy), dbOut[e] += g dy. Each phase runs every expert's GEMMs before
-    // the one download it needs.
-    std::vector<float> DYe(size_t(M * s.h)), GDY(size_t(M * s.h));
-    for (int64_t q = 0; q < M; ++q) {
-      const float *dyt = &DY[size_t(rows.token[size_t(q)] * s.h)];
-      float g = rows.weight[size_t(q)];
-      for (int64_t i = 0; i < s.h; ++i) {
-        DYe[size_t(q * s.h + i)] = dyt[i];
-        GDY[size_t(q * s.h + i)] = g * dyt[i];
-      }
-    }
-    // Each phase's tensors hold every local expert's rows: scoped, so
-    // that one phase's are freed before the next allocates.
-    std::vector<float> B;
-    {
-      Tensor dyAll = upload(DYe, {M, s.h}), back({M, s.f});
-      forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
-        Tensor be = rowsView(back, first, m);
-        matmul(be, rowsView(dyAll, first, m), expertOut(wOut, e, s), true);
-      });
-      B = back.toHost();
-    }
-    // The weight gradients are linearBackward's dW += dy^T x, with u as
-    // its dy and g dy as its x (and below x as dy, da as x).
-    Tensor noDx, noDb;
-    {
-      Tensor uAll = upload(acts.u, {M, s.f}), gdyAll = upload(GDY, {M, s.h});
-      forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
-        Tensor dwo = expertOut(dwOut, e, s);
-        linearBackward(noDx, dwo, noDb, rowsView(uAll, first, m),
-                       rowsView(gdyAll, first, m), expertOut(wOut, e, s));
-      });
-    }
-    std::vector<float> DA(size_t(M * s.fin));
+  // The forward again: a = x wIn[e] + bIn[e], u = act(a); the input rows
+  // are gathered again for dwIn below rather than kept.
+  ExpertActs acts = expertForward(x, wIn, biases.in, rows, s, spec);
+  // o = u wOut[e] (+ bOut[e]); y[t] += g o. With dy_q the row's output
+  // gradient: back = dy_q wOut[e]^T, dg = u . back (+ bOut[e] . dy_q
+  // where this rank adds the bias), du = g back, dwOut[e] += u^T (g dy),
+  // dbOut[e] += g dy. The weight gradients are linearBackward's dW +=
+  // dy^T x, with u as its dy and g dy as its x (and below x as dy, da as
+  // x). Each tensor is freed once no phase needs it, before the next
+  // phase allocates.
+  Tensor noDx, noDb, back({M, s.f});
+  {
+    Tensor dyRows({M, s.h});
+    detail::moeGather(dyRows, dy, rows.token, Tensor());
     forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
-      for (int64_t q = first; q < first + m; ++q) {
-        float g = rows.weight[size_t(q)];
-        const float *u = &acts.u[size_t(q * s.f)], *bq = &B[size_t(q * s.f)];
-        const float *a = &acts.a[size_t(q * s.fin)];
-        const float *dyq = &DYe[size_t(q * s.h)];
-        double dg = 0;
-        for (int64_t j = 0; j < s.f; ++j)
-          dg += double(u[j]) * bq[j];
-        if (!Bo.empty())
-          for (int64_t i = 0; i < s.h; ++i) {
-            if (d.outBiasHere)
-              dg += double(Bo[size_t(e * s.h + i)]) * dyq[i];
-            DBo[size_t(e * s.h + i)] += g * dyq[i];
-          }
-        DG[size_t(rows.slot[size_t(q)])] = float(dg);
-        float *da = &DA[size_t(q * s.fin)];
-        for (int64_t j = 0; j < s.f; ++j) {
-          float du = g * bq[j], gv = a[j];
-          if (d.swigluLimit > 0.0f) {
-            ClampedSwiglu c = clampedSwiglu(gv, a[s.f + j], d.swigluLimit);
-            da[j] = du * c.dGate;
-            da[s.f + j] = du * c.dUp;
-          } else if (d.gated) {
-            float up = a[s.f + j];
-            da[j] = du * up * activateGrad(d.act, gv);
-            da[s.f + j] = du * activate(d.act, gv);
-          } else {
-            da[j] = du * activateGrad(d.act, gv);
-          }
-        }
-        if (!DBi.empty())
-          for (int64_t c = 0; c < s.fin; ++c)
-            DBi[size_t(e * s.fin + c)] += da[c];
-      }
+      Tensor be = rowsView(back, first, m);
+      matmul(be, rowsView(dyRows, first, m), expertOut(wOut, e, s), true);
     });
-    // a = x wIn[e] + bIn[e]: dwIn[e] += x^T da, dx += da wIn[e]^T.
-    std::vector<float> DXe;
-    {
-      Tensor dA = upload(DA, {M, s.fin}), dxe({M, s.h});
-      forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
-        Tensor dwi = expertIn(dwIn, e, s), dae = rowsView(dA, first, m);
-        linearBackward(noDx, dwi, noDb, rowsView(acts.xRows, first, m), dae,
-                       expertIn(wIn, e, s));
-        Tensor dxq = rowsView(dxe, first, m);
-        matmul(dxq, dae, expertIn(wIn, e, s), true);
-      });
-      DXe = dxe.toHost();
-    }
-    for (int64_t q = 0; q < M; ++q) {
-      float *dxt = &DX[size_t(rows.token[size_t(q)] * s.h)];
-      for (int64_t i = 0; i < s.h; ++i)
-        dxt[i] += DXe[size_t(q * s.h + i)];
-    }
+    detail::moeGateGrads(dgate, dbiases.out, acts.u, back, dyRows, biases.out,
+                         rows, spec);
   }
-  dx.fromHost(DX);
-  dgate.fromHost(DG);
-  if (!DBi.empty())
-    dbiases.in.fromHost(DBi);
-  if (!DBo.empty())
-    dbiases.out.fromHost(DBo);
+  {
+    Tensor gdy({M, s.h});
+    detail::moeGather(gdy, dy, rows.token, rows.weight);
+    forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
+      Tensor dwo = expertOut(dwOut, e, s);
+      linearBackward(noDx, dwo, noDb, rowsView(acts.u, first, m),
+                     rowsView(gdy, first, m), expertOut(wOut, e, s));
+    });
+  }
+  acts.u = Tensor();
+  // da over a, in place (each element pair is read, then written).
+  Tensor dA = acts.a;
+  detail::moeHiddenGrads(dA, dbiases.in, acts.a, back, rows, spec);
+  acts.a = Tensor(), back = Tensor();
+  // a = x wIn[e] + bIn[e]: dwIn[e] += x^T da, dx += da wIn[e]^T.
+  Tensor xRows({M, s.h}), dxRows({M, s.h});
+  detail::moeGather(xRows, x, rows.token, Tensor());
+  forEachExpert(rows, s, [&](int64_t e, int64_t first, int64_t m) {
+    Tensor dwi = expertIn(dwIn, e, s), dae = rowsView(dA, first, m);
+    linearBackward(noDx, dwi, noDb, rowsView(xRows, first, m), dae,
+                   expertIn(wIn, e, s));
+    Tensor dxq = rowsView(dxRows, first, m);
+    matmul(dxq, dae, expertIn(wIn, e, s), true);
+  });
+  detail::moeCombine(dx, dxRows, false, Tensor(), rows, spec);
 }
 
 void moeRouterBackward(Tensor &dx, Tensor &drouter, const Tensor &dgate,
@@ -615,69 +364,13 @@ void moeRouterBackward(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
         fn, "rows " + std::to_string(rowOffset) + ".." +
                 std::to_string(rowOffset + rows - 1) + " fall outside x's " +
                 std::to_string(s.n));
-  std::vector<float> X = x.toHost(), R = router.toHost(), G = dgate.toHost(),
-                     DR = drouter.toHost(), DX(size_t(rows * s.h), 0.0f);
-  std::vector<float> DB = hostOrEmpty(dRouterBias);
-  Routing r = route(X, R, s, d, hostOrEmpty(routerBias),
-                    hostOrEmpty(biases.select));
-  const double scale = d.routedScale;
-  if (selectLoad) {
-    // Counts stay exact in fp32 up to 2^24 tokens per expert and step.
-    std::vector<float> L = selectLoad->toHost();
-    for (int64_t t = rowOffset; t < rowOffset + rows; ++t)
-      for (int64_t j = 0; j < s.k; ++j)
-        L[size_t(r.expert[size_t(t * s.k + j)])] += 1.0f;
-    selectLoad->fromHost(L);
-  }
-  std::vector<float> dp(size_t(s.E)), dlogit(size_t(s.E));
-  for (int64_t t = rowOffset; t < rowOffset + rows; ++t) {
-    const float *xt = &X[size_t(t * s.h)];
-    float *dxt = &DX[size_t((t - rowOffset) * s.h)];
-    // Weights w_j = r p_j / S over the chosen experts (r the routed
-    // scale): dp_j = (r dw_j - sum_l dw_l w_l) / S; unchosen experts get 0
-    // (the selection bias and the group mask only choose). Without
-    // renormalisation w_j = r p_j: dp_j = r dw_j.
-    const float *p = &r.prob[size_t(t * s.E)];
-    const double chosen = r.chosen[size_t(t)];
-    double mix = 0;
-    for (int64_t j = 0; j < s.k; ++j)
-      mix += double(G[size_t(t * s.k + j)]) * r.weight[size_t(t * s.k + j)];
-    if (!d.renormalize)
-      mix = 0.0;
-    std::fill(dp.begin(), dp.end(), 0.0f);
-    for (int64_t j = 0; j < s.k; ++j)
-      dp[size_t(r.expert[size_t(t * s.k + j)])] =
-          float((scale * G[size_t(t * s.k + j)] - mix) / chosen);
-    if (d.sigmoidScores) {
-      // Sigmoid: dlogit_e = dp_e p_e (1 - p_e).
-      for (int64_t e = 0; e < s.E; ++e)
-        dlogit[size_t(e)] =
-            float(double(dp[size_t(e)]) * p[e] * (1.0 - double(p[e])));
-    } else {
-      // Softmax: dlogit_e = p_e (dp_e - sum_l p_l dp_l).
-      double pdp = 0;
-      for (int64_t e = 0; e < s.E; ++e)
-        pdp += double(p[e]) * dp[size_t(e)];
-      for (int64_t e = 0; e < s.E; ++e)
-        dlogit[size_t(e)] = float(p[e] * (dp[size_t(e)] - pdp));
-    }
-    if (!DB.empty())
-      for (int64_t e = 0; e < s.E; ++e)
-        DB[size_t(e)] += dlogit[size_t(e)];
-    // logits = x router: drouter += x^T dlogit, dx = router dlogit.
-    for (int64_t i = 0; i < s.h; ++i) {
-      double acc = 0;
-      for (int64_t e = 0; e < s.E; ++e) {
-        DR[size_t(i * s.E + e)] += xt[i] * dlogit[size_t(e)];
-        acc += double(R[size_t(i * s.E + e)]) * dlogit[size_t(e)];
-      }
-      dxt[i] = float(acc);
-    }
-  }
-  dx.fromHost(DX);
-  drouter.fromHost(DR);
-  if (!DB.empty())
-    dRouterBias.fromHost(DB);
+  const moe::RouteSpec spec = routeSpec(d, s.h);
+  RoutedTensors r =
+      routeRows(x, router, biases, spec, rowOffset, rowOffset + rows, fn);
+  if (selectLoad)
+    detail::moeExpertLoad(*selectLoad, r.expert, s.k);
+  detail::moeRouterGrad(dx, drouter, dRouterBias, dgate, x, router, r.prob,
+                        r.expert, r.weight, spec, rowOffset, rowOffset + rows);
 }
 
 void loadBalanceUpdate(Tensor &bias, const Tensor &load, float rate,

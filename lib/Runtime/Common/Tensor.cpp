@@ -35,7 +35,7 @@ int64_t numelOf(const std::vector<int64_t> &shape) {
 }
 
 namespace {
-std::atomic<int64_t> liveBytes{0}, peakBytes{0};
+std::atomic<int64_t> liveBytes{0}, peakBytes{0}, hostCopied{0};
 
 void noteAllocated(int64_t bytes) {
   int64_t now = liveBytes.fetch_add(bytes) + bytes;
@@ -48,6 +48,10 @@ void noteAllocated(int64_t bytes) {
 int64_t liveTensorBytes() { return liveBytes.load(); }
 int64_t peakTensorBytes() { return peakBytes.load(); }
 void resetPeakTensorBytes() { peakBytes.store(liveBytes.load()); }
+int64_t hostCopyBytes() { return hostCopied.load(); }
+void detail::noteHostCopy(size_t bytes) {
+  hostCopied.fetch_add(int64_t(bytes));
+}
 
 Tensor::Tensor(std::vector<int64_t> shape, DType dtype)
     : shape_(std::move(shape)), numel_(numelOf(shape_)), dtype_(dtype) {

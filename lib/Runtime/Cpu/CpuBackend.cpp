@@ -33,9 +33,11 @@ std::shared_ptr<void> allocate(size_t bytes) {
   return std::shared_ptr<void>(p, [](void *q) { std::free(q); });
 }
 void copyToHost(void *dst, const void *src, size_t bytes) {
+  noteHostCopy(bytes);
   std::memmove(dst, src, bytes);
 }
 void copyFromHost(void *dst, const void *src, size_t bytes) {
+  noteHostCopy(bytes);
   std::memmove(dst, src, bytes);
 }
 void copyOnBackend(void *dst, const void *src, size_t bytes) {

@@ -1146,4 +1146,165 @@ void adamUpdateMany(const std::vector<AdamTensors> &list, const AdamConfig &cfg,
     adamUpdate(t.param, t.grad, t.m, t.v, cfg, step);
 }
 
+namespace detail {
+
+int64_t moeRoute(Tensor &prob, Tensor &expert, Tensor &weight, const Tensor &x,
+                 const Tensor &router, const Tensor &routerBias,
+                 const Tensor &select, const moe::RouteSpec &s, int64_t begin,
+                 int64_t end) {
+  const float *X = x.f32(), *R = router.f32();
+  const float *bias = routerBias.defined() ? routerBias.f32() : nullptr;
+  const float *sel = select.defined() ? select.f32() : nullptr;
+  std::vector<double> logit(size_t(s.E)), groupScore(size_t(s.groups));
+  std::vector<float> choice(size_t(s.E));
+  for (int64_t t = begin; t < end; ++t) {
+    const int64_t q = t - begin;
+    for (int64_t e = 0; e < s.E; ++e) {
+      logit[size_t(e)] = moe::routerLogit(X + t * s.h, R, bias, s.h, s.E, e);
+      if (!moe::finite(logit[size_t(e)]))
+        return q;
+    }
+    moe::routeToken(s, logit.data(), sel, prob.f32() + q * s.E, choice.data(),
+                    groupScore.data(), expert.f32() + q * s.k,
+                    weight.f32() + q * s.k);
+  }
+  return -1;
+}
+
+void moeExpertLoad(Tensor &load, const Tensor &expert, int64_t k) {
+  float *L = load.f32();
+  for (int64_t e = 0; e < load.numel(); ++e)
+    L[e] = moe::expertLoad(expert.f32(), expert.numel() / k, k, e, L[e]);
+}
+
+void moeRouterGrad(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
+                   const Tensor &dgate, const Tensor &x, const Tensor &router,
+                   const Tensor &prob, const Tensor &expert,
+                   const Tensor &weight, const moe::RouteSpec &s, int64_t begin,
+                   int64_t end) {
+  const int64_t rows = end - begin;
+  std::vector<float> dlogit(size_t(rows * s.E)), dp(size_t(s.E));
+  for (int64_t q = 0; q < rows; ++q)
+    moe::routerGradToken(
+        s, prob.f32() + q * s.E, expert.f32() + q * s.k, weight.f32() + q * s.k,
+        dgate.f32() + (begin + q) * s.k, dp.data(), &dlogit[size_t(q * s.E)]);
+  const float *X = x.f32() + begin * s.h, *R = router.f32();
+  if (dRouterBias.defined()) {
+    float *DB = dRouterBias.f32();
+    for (int64_t e = 0; e < s.E; ++e)
+      DB[e] = moe::routerBiasGrad(dlogit.data(), rows, s.E, e, DB[e]);
+  }
+  float *DR = drouter.f32();
+  for (int64_t i = 0; i < s.h; ++i)
+    for (int64_t e = 0; e < s.E; ++e)
+      DR[i * s.E + e] = moe::routerWeightGrad(X, dlogit.data(), rows, s.h, s.E,
+                                              i, e, DR[i * s.E + e]);
+  float *DX = dx.f32();
+  for (int64_t q = 0; q < rows; ++q)
+    for (int64_t i = 0; i < s.h; ++i)
+      DX[q * s.h + i] =
+          moe::routerInputGrad(R, &dlogit[size_t(q * s.E)], s.E, i);
+}
+
+MoeRows moeExpertRows(const Tensor &expert, const Tensor &weight,
+                      const moe::ExpertSpec &s) {
+  MoeRows r;
+  r.hostBegin.assign(size_t(s.local + 1), 0);
+  for (int64_t e = 0; e < s.local; ++e)
+    r.hostBegin[size_t(e + 1)] =
+        r.hostBegin[size_t(e)] +
+        moe::expertRowCount(expert.f32(), s.n * s.k, s.first + e);
+  const int64_t M = r.size();
+  r.token = Tensor({M}), r.slot = Tensor({M}), r.weight = Tensor({M});
+  r.rowExpert = Tensor({M}), r.begin = Tensor({s.local + 1});
+  r.slotRow = Tensor({s.n * s.k});
+  for (int64_t e = 0; e <= s.local; ++e)
+    r.begin.f32()[e] = float(r.hostBegin[size_t(e)]);
+  for (int64_t e = 0; e < s.local; ++e)
+    moe::fillExpertRows(s, expert.f32(), weight.f32(), e,
+                        r.hostBegin[size_t(e)], r.token.f32(), r.slot.f32(),
+                        r.weight.f32(), r.rowExpert.f32(), r.slotRow.f32());
+  return r;
+}
+
+void moeGather(Tensor &out, const Tensor &src, const Tensor &token,
+               const Tensor &scale) {
+  const int64_t M = token.numel(), cols = src.dim(-1);
+  const float *T = token.f32(), *S = src.f32();
+  const float *g = scale.defined() ? scale.f32() : nullptr;
+  float *O = out.f32();
+  for (int64_t q = 0; q < M; ++q)
+    for (int64_t i = 0; i < cols; ++i) {
+      const float v = S[int64_t(T[q]) * cols + i];
+      O[q * cols + i] = g ? g[q] * v : v;
+    }
+}
+
+void moeHidden(Tensor &a, Tensor &u, const Tensor &bIn, const MoeRows &rows,
+               const moe::ExpertSpec &s) {
+  const int64_t M = rows.size();
+  float *A = a.f32(), *U = u.f32();
+  const float *E = rows.rowExpert.f32();
+  if (bIn.defined())
+    for (int64_t q = 0; q < M; ++q)
+      for (int64_t c = 0; c < s.fin; ++c)
+        A[q * s.fin + c] += bIn.f32()[int64_t(E[q]) * s.fin + c];
+  for (int64_t q = 0; q < M; ++q)
+    for (int64_t j = 0; j < s.f; ++j)
+      U[q * s.f + j] = moe::hiddenValue(s, A + q * s.fin, j);
+}
+
+void moeCombine(Tensor &y, const Tensor &rowsOut, bool weighted,
+                const Tensor &bias, const MoeRows &rows,
+                const moe::ExpertSpec &s) {
+  float *Y = y.f32();
+  for (int64_t t = 0; t < s.n; ++t)
+    for (int64_t i = 0; i < s.h; ++i)
+      Y[t * s.h + i] = moe::combineToken(
+          s, rowsOut.f32(), weighted ? rows.weight.f32() : nullptr,
+          weighted && bias.defined() ? bias.f32() : nullptr,
+          rows.rowExpert.f32(), rows.slotRow.f32(), t, i);
+}
+
+void moeGateGrads(Tensor &dgate, Tensor &dbOut, const Tensor &u,
+                  const Tensor &back, const Tensor &dyRows, const Tensor &bOut,
+                  const MoeRows &rows, const moe::ExpertSpec &s) {
+  const int64_t M = rows.size();
+  const float *E = rows.rowExpert.f32(), *DY = dyRows.f32();
+  float *DG = dgate.f32();
+  for (int64_t c = 0; c < s.n * s.k; ++c)
+    DG[c] = 0.0f;
+  for (int64_t q = 0; q < M; ++q)
+    DG[int64_t(rows.slot.f32()[q])] = moe::rowGateGrad(
+        s, u.f32() + q * s.f, back.f32() + q * s.f,
+        bOut.defined() ? bOut.f32() + int64_t(E[q]) * s.h : nullptr,
+        DY + q * s.h);
+  if (dbOut.defined())
+    for (int64_t e = 0; e < s.local; ++e)
+      for (int64_t i = 0; i < s.h; ++i)
+        dbOut.f32()[e * s.h + i] = moe::expertColumnSum(
+            DY, rows.weight.f32(), rows.hostBegin[size_t(e)],
+            rows.hostBegin[size_t(e + 1)], s.h, i, dbOut.f32()[e * s.h + i]);
+}
+
+void moeHiddenGrads(Tensor &da, Tensor &dbIn, const Tensor &a,
+                    const Tensor &back, const MoeRows &rows,
+                    const moe::ExpertSpec &s) {
+  const int64_t M = rows.size();
+  const float *W = rows.weight.f32(), *B = back.f32(), *A = a.f32();
+  float *DA = da.f32();
+  for (int64_t q = 0; q < M; ++q)
+    for (int64_t j = 0; j < s.f; ++j)
+      moe::hiddenGrad(s, A + q * s.fin, W[q] * B[q * s.f + j], DA + q * s.fin,
+                      j);
+  if (dbIn.defined())
+    for (int64_t e = 0; e < s.local; ++e)
+      for (int64_t c = 0; c < s.fin; ++c)
+        dbIn.f32()[e * s.fin + c] = moe::expertColumnSum(
+            DA, nullptr, rows.hostBegin[size_t(e)],
+            rows.hostBegin[size_t(e + 1)], s.fin, c, dbIn.f32()[e * s.fin + c]);
+}
+
+} // namespace detail
+
 } // namespace trident::rt

@@ -407,6 +407,7 @@ std::shared_ptr<void> allocate(size_t bytes) {
   });
 }
 void copyToHost(void *dst, const void *src, size_t bytes) {
+  noteHostCopy(bytes);
   cuda::State &s = cuda::ready("Tensor::toHost");
   // A copy into pageable memory returns only when it is done, blocking in
   // the driver behind whatever compute waits for (an NCCL event): drained
@@ -418,6 +419,7 @@ void copyToHost(void *dst, const void *src, size_t bytes) {
   drain(s.compute, "Tensor::toHost");
 }
 void copyFromHost(void *dst, const void *src, size_t bytes) {
+  noteHostCopy(bytes);
   cuda::State &s = cuda::ready("Tensor::fromHost");
   cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice,
                               s.compute),

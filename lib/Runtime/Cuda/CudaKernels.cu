@@ -12,6 +12,8 @@
 #include "../Common/AttentionGemms.h"
 #include "../Common/Bf16.h"
 #include "../Common/Hash.h"
+#include "../Common/MoEExperts.h"
+#include "../Common/MoERouting.h"
 #include "../Common/TokenGroups.h"
 
 #include <cuda_bf16.h>
@@ -2495,5 +2497,329 @@ void adamUpdateMany(const std::vector<AdamTensors> &list, const AdamConfig &cfg,
   }
   flush();
 }
+
+// --- mixture of experts: the router (Common/MoERouting.h) ----------------
+namespace {
+__global__ void kRouterLogits(double *logit, const float *x,
+                              const float *router, const float *bias,
+                              int64_t rows, int64_t h, int64_t E) {
+  GRID_STRIDE(i, rows * E) {
+    logit[i] = moe::routerLogit(x + (i / E) * h, router, bias, h, E, i % E);
+  }
+}
+/// One thread a row: its logits (overwritten), flagged when one is not
+/// finite, else routed.
+__global__ void kRouteRows(float *flag, double *logit, float *choice,
+                           double *groupScore, float *prob, float *expert,
+                           float *weight, const float *select,
+                           moe::RouteSpec s, int64_t rows) {
+  GRID_STRIDE(q, rows) {
+    double *l = logit + q * s.E;
+    bool ok = true;
+    for (int64_t e = 0; e < s.E; ++e)
+      ok = ok && moe::finite(l[e]);
+    flag[q] = ok ? 0.0f : 1.0f;
+    if (ok)
+      moe::routeToken(s, l, select, prob + q * s.E, choice + q * s.E,
+                      groupScore + q * s.groups, expert + q * s.k,
+                      weight + q * s.k);
+  }
+}
+/// first[0]: the first flagged row, or -1 (one thread).
+__global__ void kFirstFlagged(double *first, const float *flag,
+                              int64_t rows) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    int64_t q = 0;
+    while (q < rows && flag[q] == 0.0f)
+      ++q;
+    first[0] = q < rows ? double(q) : -1.0;
+  }
+}
+__global__ void kExpertLoad(float *load, const float *expert, int64_t rows,
+                            int64_t k, int64_t E) {
+  GRID_STRIDE(e, E) { load[e] = moe::expertLoad(expert, rows, k, e, load[e]); }
+}
+__global__ void kRouterDlogit(float *dlogit, float *dp, const float *prob,
+                              const float *expert, const float *weight,
+                              const float *dgate, moe::RouteSpec s,
+                              int64_t rows) {
+  GRID_STRIDE(q, rows) {
+    moe::routerGradToken(s, prob + q * s.E, expert + q * s.k,
+                         weight + q * s.k, dgate + q * s.k, dp + q * s.E,
+                         dlogit + q * s.E);
+  }
+}
+__global__ void kRouterBiasGrad(float *db, const float *dlogit, int64_t rows,
+                                int64_t E) {
+  GRID_STRIDE(e, E) { db[e] = moe::routerBiasGrad(dlogit, rows, E, e, db[e]); }
+}
+__global__ void kRouterWeightGrad(float *dr, const float *x,
+                                  const float *dlogit, int64_t rows,
+                                  int64_t h, int64_t E) {
+  GRID_STRIDE(i, h * E) {
+    dr[i] = moe::routerWeightGrad(x, dlogit, rows, h, E, i / E, i % E, dr[i]);
+  }
+}
+__global__ void kRouterInputGrad(float *dx, const float *router,
+                                 const float *dlogit, int64_t rows, int64_t h,
+                                 int64_t E) {
+  GRID_STRIDE(i, rows * h) {
+    dx[i] = moe::routerInputGrad(router, dlogit + (i / h) * E, E, i % h);
+  }
+}
+__global__ void kExpertRowCount(float *count, const float *expert,
+                                moe::ExpertSpec s) {
+  GRID_STRIDE(e, s.local) {
+    count[e] = float(moe::expertRowCount(expert, s.n * s.k, s.first + e));
+  }
+}
+__global__ void kFillExpertRows(const float *expert, const float *weight,
+                                const float *begin, float *token, float *slot,
+                                float *rowWeight, float *rowExpert,
+                                float *slotRow, moe::ExpertSpec s) {
+  GRID_STRIDE(e, s.local) {
+    moe::fillExpertRows(s, expert, weight, e, int64_t(begin[e]), token, slot,
+                        rowWeight, rowExpert, slotRow);
+  }
+}
+__global__ void kMoeGather(float *out, const float *src, const float *token,
+                           const float *scale, int64_t M, int64_t cols) {
+  GRID_STRIDE(i, M * cols) {
+    const int64_t q = i / cols;
+    const float v = src[int64_t(token[q]) * cols + i % cols];
+    out[i] = scale ? scale[q] * v : v;
+  }
+}
+__global__ void kMoeAddBias(float *a, const float *bIn, const float *rowExpert,
+                            int64_t M, int64_t fin) {
+  GRID_STRIDE(i, M * fin) {
+    a[i] += bIn[int64_t(rowExpert[i / fin]) * fin + i % fin];
+  }
+}
+__global__ void kMoeHidden(float *u, const float *a, moe::ExpertSpec s,
+                           int64_t M) {
+  GRID_STRIDE(i, M * s.f) {
+    u[i] = moe::hiddenValue(s, a + (i / s.f) * s.fin, i % s.f);
+  }
+}
+__global__ void kMoeCombine(float *y, const float *rows, const float *weight,
+                            const float *bias, const float *rowExpert,
+                            const float *slotRow, moe::ExpertSpec s) {
+  GRID_STRIDE(i, s.n * s.h) {
+    y[i] = moe::combineToken(s, rows, weight, bias, rowExpert, slotRow,
+                             i / s.h, i % s.h);
+  }
+}
+__global__ void kRowGateGrad(float *dgate, const float *slot, const float *u,
+                             const float *back, const float *bOut,
+                             const float *rowExpert, const float *dy,
+                             moe::ExpertSpec s, int64_t M) {
+  GRID_STRIDE(q, M) {
+    dgate[int64_t(slot[q])] = moe::rowGateGrad(
+        s, u + q * s.f, back + q * s.f,
+        bOut ? bOut + int64_t(rowExpert[q]) * s.h : nullptr, dy + q * s.h);
+  }
+}
+__global__ void kHiddenGrad(float *da, const float *a, const float *back,
+                            const float *weight, moe::ExpertSpec s,
+                            int64_t M) {
+  GRID_STRIDE(i, M * s.f) {
+    const int64_t q = i / s.f, j = i % s.f;
+    moe::hiddenGrad(s, a + q * s.fin, weight[q] * back[i], da + q * s.fin, j);
+  }
+}
+__global__ void kExpertColumnSum(float *out, const float *rows,
+                                 const float *weight, const float *begin,
+                                 int64_t local, int64_t cols) {
+  GRID_STRIDE(i, local * cols) {
+    const int64_t e = i / cols;
+    out[i] = moe::expertColumnSum(rows, weight, int64_t(begin[e]),
+                                  int64_t(begin[e + 1]), cols, i % cols,
+                                  out[i]);
+  }
+}
+} // namespace
+
+namespace detail {
+
+int64_t moeRoute(Tensor &prob, Tensor &expert, Tensor &weight,
+                 const Tensor &x, const Tensor &router,
+                 const Tensor &routerBias, const Tensor &select,
+                 const moe::RouteSpec &s, int64_t begin, int64_t end) {
+  const char *fn = "moeRoute";
+  const int64_t rows = end - begin;
+  if (rows <= 0)
+    return -1;
+  // Doubles in float tensors (cudaMalloc aligns them).
+  Tensor logit({rows, 2 * s.E}), choice({rows, s.E}),
+      groupScore({rows, 2 * s.groups}), flag({rows}), first({2});
+  double *L = reinterpret_cast<double *>(logit.f32());
+  TRIDENT_LAUNCH(kRouterLogits, blocksFor(rows * s.E), kThreads, 0, stream())(
+      L, x.f32() + begin * s.h, router.f32(),
+      routerBias.defined() ? routerBias.f32() : nullptr, rows, s.h, s.E);
+  launched(fn);
+  TRIDENT_LAUNCH(kRouteRows, blocksFor(rows), kThreads, 0, stream())(
+      flag.f32(), L, choice.f32(),
+      reinterpret_cast<double *>(groupScore.f32()), prob.f32(), expert.f32(),
+      weight.f32(), select.defined() ? select.f32() : nullptr, s, rows);
+  launched(fn);
+  TRIDENT_LAUNCH(kFirstFlagged, 1, 32, 0, stream())(
+      reinterpret_cast<double *>(first.f32()), flag.f32(), rows);
+  launched(fn);
+  double bad = 0;
+  copyToHost(&bad, first.f32(), sizeof bad);
+  return int64_t(bad);
+}
+
+void moeExpertLoad(Tensor &load, const Tensor &expert, int64_t k) {
+  if (!load.numel() || !expert.numel())
+    return;
+  TRIDENT_LAUNCH(kExpertLoad, blocksFor(load.numel()), kThreads, 0, stream())(
+      load.f32(), expert.f32(), expert.numel() / k, k, load.numel());
+  launched("moeExpertLoad");
+}
+
+void moeRouterGrad(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
+                   const Tensor &dgate, const Tensor &x, const Tensor &router,
+                   const Tensor &prob, const Tensor &expert,
+                   const Tensor &weight, const moe::RouteSpec &s,
+                   int64_t begin, int64_t end) {
+  const char *fn = "moeRouterGrad";
+  const int64_t rows = end - begin;
+  if (rows <= 0)
+    return;
+  Tensor dlogit({rows, s.E}), dp({rows, s.E});
+  TRIDENT_LAUNCH(kRouterDlogit, blocksFor(rows), kThreads, 0, stream())(
+      dlogit.f32(), dp.f32(), prob.f32(), expert.f32(), weight.f32(),
+      dgate.f32() + begin * s.k, s, rows);
+  launched(fn);
+  if (dRouterBias.defined()) {
+    TRIDENT_LAUNCH(kRouterBiasGrad, blocksFor(s.E), kThreads, 0, stream())(
+        dRouterBias.f32(), dlogit.f32(), rows, s.E);
+    launched(fn);
+  }
+  TRIDENT_LAUNCH(kRouterWeightGrad, blocksFor(s.h * s.E), kThreads, 0,
+                 stream())(drouter.f32(), x.f32() + begin * s.h, dlogit.f32(),
+                           rows, s.h, s.E);
+  launched(fn);
+  TRIDENT_LAUNCH(kRouterInputGrad, blocksFor(rows * s.h), kThreads, 0,
+                 stream())(dx.f32(), router.f32(), dlogit.f32(), rows, s.h,
+                           s.E);
+  launched(fn);
+}
+
+MoeRows moeExpertRows(const Tensor &expert, const Tensor &weight,
+                      const moe::ExpertSpec &s) {
+  const char *fn = "moeExpertRows";
+  MoeRows r;
+  r.hostBegin.assign(size_t(s.local + 1), 0);
+  r.begin = Tensor({s.local + 1});
+  r.slotRow = Tensor({s.n * s.k});
+  if (s.local > 0 && s.n > 0) {
+    Tensor count({s.local});
+    TRIDENT_LAUNCH(kExpertRowCount, blocksFor(s.local), kThreads, 0,
+                   stream())(count.f32(), expert.f32(), s);
+    launched(fn);
+    std::vector<float> c = count.toHost(), begin(size_t(s.local + 1), 0.0f);
+    for (int64_t e = 0; e < s.local; ++e) {
+      r.hostBegin[size_t(e + 1)] = r.hostBegin[size_t(e)] + int64_t(c[size_t(e)]);
+      begin[size_t(e + 1)] = float(r.hostBegin[size_t(e + 1)]);
+    }
+    r.begin.fromHost(begin);
+  }
+  const int64_t M = r.size();
+  r.token = Tensor({M}), r.slot = Tensor({M}), r.weight = Tensor({M});
+  r.rowExpert = Tensor({M});
+  if (M > 0) {
+    TRIDENT_LAUNCH(kFillExpertRows, blocksFor(s.local), kThreads, 0,
+                   stream())(expert.f32(), weight.f32(), r.begin.f32(),
+                             r.token.f32(), r.slot.f32(), r.weight.f32(),
+                             r.rowExpert.f32(), r.slotRow.f32(), s);
+    launched(fn);
+  }
+  return r;
+}
+
+void moeGather(Tensor &out, const Tensor &src, const Tensor &token,
+               const Tensor &scale) {
+  const int64_t M = token.numel(), cols = src.dim(-1);
+  if (!M)
+    return;
+  TRIDENT_LAUNCH(kMoeGather, blocksFor(M * cols), kThreads, 0, stream())(
+      out.f32(), src.f32(), token.f32(),
+      scale.defined() ? scale.f32() : nullptr, M, cols);
+  launched("moeGather");
+}
+
+void moeHidden(Tensor &a, Tensor &u, const Tensor &bIn, const MoeRows &rows,
+               const moe::ExpertSpec &s) {
+  const int64_t M = rows.size();
+  if (!M)
+    return;
+  if (bIn.defined()) {
+    TRIDENT_LAUNCH(kMoeAddBias, blocksFor(M * s.fin), kThreads, 0, stream())(
+        a.f32(), bIn.f32(), rows.rowExpert.f32(), M, s.fin);
+    launched("moeHidden");
+  }
+  TRIDENT_LAUNCH(kMoeHidden, blocksFor(M * s.f), kThreads, 0, stream())(
+      u.f32(), a.f32(), s, M);
+  launched("moeHidden");
+}
+
+void moeCombine(Tensor &y, const Tensor &rowsOut, bool weighted,
+                const Tensor &bias, const MoeRows &rows,
+                const moe::ExpertSpec &s) {
+  if (!(s.n * s.h))
+    return;
+  TRIDENT_LAUNCH(kMoeCombine, blocksFor(s.n * s.h), kThreads, 0, stream())(
+      y.f32(), rowsOut.f32(), weighted ? rows.weight.f32() : nullptr,
+      weighted && bias.defined() ? bias.f32() : nullptr, rows.rowExpert.f32(),
+      rows.slotRow.f32(), s);
+  launched("moeCombine");
+}
+
+void moeGateGrads(Tensor &dgate, Tensor &dbOut, const Tensor &u,
+                  const Tensor &back, const Tensor &dyRows,
+                  const Tensor &bOut, const MoeRows &rows,
+                  const moe::ExpertSpec &s) {
+  const char *fn = "moeGateGrads";
+  const int64_t M = rows.size();
+  cuda::check(cudaMemsetAsync(dgate.f32(), 0,
+                              sizeof(float) * size_t(s.n * s.k), stream()),
+              fn);
+  if (!M)
+    return;
+  TRIDENT_LAUNCH(kRowGateGrad, blocksFor(M), kThreads, 0, stream())(
+      dgate.f32(), rows.slot.f32(), u.f32(), back.f32(),
+      bOut.defined() ? bOut.f32() : nullptr, rows.rowExpert.f32(),
+      dyRows.f32(), s, M);
+  launched(fn);
+  if (dbOut.defined()) {
+    TRIDENT_LAUNCH(kExpertColumnSum, blocksFor(s.local * s.h), kThreads, 0,
+                   stream())(dbOut.f32(), dyRows.f32(), rows.weight.f32(),
+                             rows.begin.f32(), s.local, s.h);
+    launched(fn);
+  }
+}
+
+void moeHiddenGrads(Tensor &da, Tensor &dbIn, const Tensor &a,
+                    const Tensor &back, const MoeRows &rows,
+                    const moe::ExpertSpec &s) {
+  const char *fn = "moeHiddenGrads";
+  const int64_t M = rows.size();
+  if (!M)
+    return;
+  TRIDENT_LAUNCH(kHiddenGrad, blocksFor(M * s.f), kThreads, 0, stream())(
+      da.f32(), a.f32(), back.f32(), rows.weight.f32(), s, M);
+  launched(fn);
+  if (dbIn.defined()) {
+    TRIDENT_LAUNCH(kExpertColumnSum, blocksFor(s.local * s.fin), kThreads, 0,
+                   stream())(dbIn.f32(), da.f32(), nullptr, rows.begin.f32(),
+                             s.local, s.fin);
+    launched(fn);
+  }
+}
+
+} // namespace detail
 
 } // namespace trident::rt

@@ -391,7 +391,10 @@ void checkRecommender() {
 /// of 6, Mixtral's routing (softmax, top 2, renormalised), gated SiLU.
 /// Its GEMMs run on views of wIn / wOut at each expert's offset
 /// (lib/Runtime/Common/MoE.cpp); y, dx, dwIn and dwOut against host
-/// formulas in double.
+/// formulas in double. The routing, the rows' gather, activations and
+/// sums run on the backend: each call copies less than one float per
+/// token between host and tensors (on CUDA only the routing's flag and
+/// the local experts' row counts, down, and their offsets, up).
 void checkExperts() {
   const int64_t n = 37, h = 12, f = 7, fin = 2 * f, E = 6, first = 2,
                 local = 4, k = 2;
@@ -406,8 +409,25 @@ void checkExperts() {
             1.0f);
   Tensor y({n, h}), dx({n, h}), dwIn({local, h, fin}), dwOut({local, f, h}),
       dgate({n, k});
-  moeForward(y, x, r, wIn, wOut, d);
-  moeBackward(dx, dwIn, dwOut, dgate, dy, x, r, wIn, wOut, d);
+  std::string staged;
+  for (const char *call : {"moeForward", "moeBackward"}) {
+    const int64_t before = hostCopyBytes();
+    if (call[3] == 'F')
+      moeForward(y, x, r, wIn, wOut, d);
+    else
+      moeBackward(dx, dwIn, dwOut, dgate, dy, x, r, wIn, wOut, d);
+    const int64_t copied = hostCopyBytes() - before;
+    staged += std::string(staged.empty() ? "" : ", ") + call + " " +
+              std::to_string(copied);
+    if (copied >= n * int64_t(sizeof(float))) {
+      std::printf("%s smoke: %s copied %lld bytes through the host\n",
+                  backendName(), call, static_cast<long long>(copied));
+      ++bad;
+    }
+  }
+  std::printf("%s smoke: mixture of experts, bytes copied through the "
+              "host: %s\n",
+              backendName(), staged.c_str());
   const std::vector<float> X = x.toHost(), R = r.toHost(), DY = dy.toHost(),
                            Wi = wIn.toHost(), Wo = wOut.toHost();
   std::vector<double> Y(static_cast<size_t>(n * h)),
