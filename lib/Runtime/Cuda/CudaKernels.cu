@@ -2769,7 +2769,7 @@ void moeHidden(Tensor &a, Tensor &u, const Tensor &bIn, const MoeRows &rows,
 void moeCombine(Tensor &y, const Tensor &rowsOut, bool weighted,
                 const Tensor &bias, const MoeRows &rows,
                 const moe::ExpertSpec &s) {
-  if (!(s.n * s.h))
+  if (s.n * s.h == 0)
     return;
   TRIDENT_LAUNCH(kMoeCombine, blocksFor(s.n * s.h), kThreads, 0, stream())(
       y.f32(), rowsOut.f32(), weighted ? rows.weight.f32() : nullptr,
