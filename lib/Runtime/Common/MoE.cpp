@@ -66,6 +66,10 @@ Shape checkMoE(const Tensor &x, const Tensor &router, const Tensor &wIn,
         "x " + x.shapeString() + " must be rows of the router's hidden size " +
             std::to_string(s.h));
   s.n = x.numel() / s.h;
+  // Row indices live in float tensors (Common/MoEExperts.h).
+  check(s.n * s.k < (int64_t(1) << 24), fn,
+        std::to_string(s.n) + " tokens of " + std::to_string(s.k) +
+            " choices each: a call takes fewer than 2^24 choices");
   check(wIn.rank() == 3 && wIn.dim(1) == s.h && wIn.dim(0) >= 1, fn,
         "wIn " + wIn.shapeString() + " must be [experts, hidden, ffn]");
   s.first = d.expertOffset;
