@@ -13,15 +13,9 @@
 #ifndef TRIDENT_RUNTIME_COMMON_ACTIVATIONS_H
 #define TRIDENT_RUNTIME_COMMON_ACTIVATIONS_H
 
-#include <cmath>
+#include "HostDevice.h"
 
-#ifndef TRIDENT_HD
-#ifdef __CUDACC__
-#define TRIDENT_HD __host__ __device__
-#else
-#define TRIDENT_HD
-#endif
-#endif
+#include <cmath>
 
 namespace trident::rt::act {
 

@@ -13,21 +13,17 @@
 #ifndef TRIDENT_RUNTIME_COMMON_BF16_H
 #define TRIDENT_RUNTIME_COMMON_BF16_H
 
+#include "HostDevice.h"
+
 #include <cstdint>
 #include <cstring>
-
-#if defined(__CUDACC__)
-#define TRIDENT_HOST_DEVICE __host__ __device__
-#else
-#define TRIDENT_HOST_DEVICE
-#endif
 
 namespace trident::rt::detail {
 
 /// `x` rounded to the nearest bfloat16 (ties to even); infinities stay,
 /// NaNs stay NaN (quieted), values past bf16's largest finite value
 /// (3.3895e38) round to infinity as the conversion does.
-TRIDENT_HOST_DEVICE inline float roundToBf16(float x) {
+TRIDENT_HD inline float roundToBf16(float x) {
   uint32_t u;
   std::memcpy(&u, &x, sizeof u);
   if ((u & 0x7f800000u) == 0x7f800000u) {
@@ -44,7 +40,7 @@ TRIDENT_HOST_DEVICE inline float roundToBf16(float x) {
 
 /// The bfloat16 nearest `x` as its 16 bits (the upper half of the fp32
 /// roundToBf16 gives): what a bf16 tensor stores.
-TRIDENT_HOST_DEVICE inline uint16_t bf16Bits(float x) {
+TRIDENT_HD inline uint16_t bf16Bits(float x) {
   float r = roundToBf16(x);
   uint32_t u;
   std::memcpy(&u, &r, sizeof u);

@@ -10,13 +10,9 @@
 #ifndef TRIDENT_RUNTIME_COMMON_HASH_H
 #define TRIDENT_RUNTIME_COMMON_HASH_H
 
-#include <cstdint>
+#include "HostDevice.h"
 
-#ifdef __CUDACC__
-#define TRIDENT_HD __host__ __device__
-#else
-#define TRIDENT_HD
-#endif
+#include <cstdint>
 
 namespace trident::rt::hash {
 

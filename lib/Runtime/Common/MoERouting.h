@@ -18,16 +18,10 @@
 #ifndef TRIDENT_RUNTIME_COMMON_MOEROUTING_H
 #define TRIDENT_RUNTIME_COMMON_MOEROUTING_H
 
+#include "HostDevice.h"
+
 #include <cmath>
 #include <cstdint>
-
-#ifndef TRIDENT_HD
-#ifdef __CUDACC__
-#define TRIDENT_HD __host__ __device__
-#else
-#define TRIDENT_HD
-#endif
-#endif
 
 namespace trident::rt::moe {
 
