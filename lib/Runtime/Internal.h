@@ -509,16 +509,15 @@ void backendFinalize();
 void backendGroupCreated(Group::Impl &g);
 /// A mixture of experts' routing on the backend, each row by
 /// Common/MoERouting.h (one thread a row on CUDA): rows [begin, end) of x
-/// [n, h] give prob [rows, E], expert and weight [rows, k] (indices as
-/// floats). routerBias and select may be undefined. Returns the first row
-/// (counted from begin) with a non-finite logit, or -1 (nothing else is
-/// then meaningful).
+/// [n, h] give prob [rows, E], expert (I32) and weight [rows, k]. routerBias
+/// and select may be undefined. Returns the first row (counted from begin) with
+/// a non-finite logit, or -1 (nothing else is then meaningful).
 int64_t moeRoute(Tensor &prob, Tensor &expert, Tensor &weight, const Tensor &x,
                  const Tensor &router, const Tensor &routerBias,
                  const Tensor &select, const moe::RouteSpec &s, int64_t begin,
                  int64_t end);
 /// Adds to load [E] how many of expert [rows, k]'s choices went to each.
-void moeExpertLoad(Tensor &load, const Tensor &expert, int64_t k);
+void moeExpertLoad(Tensor &load, const Tensor &expert);
 /// The router's backward over rows [begin, end) of x [n, h], from their
 /// routing (moeRoute) and dgate [n, k]: dx [rows, h] (overwritten),
 /// drouter [h, E] and dRouterBias [E] (added to; undefined: none).
@@ -529,7 +528,8 @@ void moeRouterGrad(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
                    int64_t end);
 
 /// The rows routed to this rank's experts (Common/MoEExperts.h's layout):
-/// token, slot, weight, rowExpert [M]; begin [local + 1]; slotRow [n k].
+/// token, slot, weight, rowExpert [M]; begin [local + 1]; slotRow [n k];
+/// all but weight I32.
 struct MoeRows {
   Tensor token, slot, weight, rowExpert, begin, slotRow;
   std::vector<int64_t> hostBegin; ///< begin, on the host

@@ -66,10 +66,10 @@ Shape checkMoE(const Tensor &x, const Tensor &router, const Tensor &wIn,
         "x " + x.shapeString() + " must be rows of the router's hidden size " +
             std::to_string(s.h));
   s.n = x.numel() / s.h;
-  // Row indices live in float tensors (Common/MoEExperts.h).
-  check(s.n * s.k < (int64_t(1) << 24), fn,
+  // Row indices are int32 (Common/MoEExperts.h).
+  check(s.n * s.k < (int64_t(1) << 31), fn,
         std::to_string(s.n) + " tokens of " + std::to_string(s.k) +
-            " choices each: a call takes fewer than 2^24 choices");
+            " choices each: a call takes fewer than 2^31 choices");
   check(wIn.rank() == 3 && wIn.dim(1) == s.h && wIn.dim(0) >= 1, fn,
         "wIn " + wIn.shapeString() + " must be [experts, hidden, ffn]");
   s.first = d.expertOffset;
@@ -133,7 +133,7 @@ RoutedTensors routeRows(const Tensor &x, const Tensor &router,
                         const MoEBiases &b, const moe::RouteSpec &s,
                         int64_t begin, int64_t end, const char *fn) {
   const int64_t rows = end - begin;
-  RoutedTensors r{Tensor({rows, s.E}), Tensor({rows, s.k}),
+  RoutedTensors r{Tensor({rows, s.E}), Tensor({rows, s.k}, DType::I32),
                   Tensor({rows, s.k})};
   int64_t bad = detail::moeRoute(r.prob, r.expert, r.weight, x, router,
                                  b.router, b.select, s, begin, end);
@@ -372,7 +372,7 @@ void moeRouterBackward(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
   RoutedTensors r =
       routeRows(x, router, biases, spec, rowOffset, rowOffset + rows, fn);
   if (selectLoad)
-    detail::moeExpertLoad(*selectLoad, r.expert, s.k);
+    detail::moeExpertLoad(*selectLoad, r.expert);
   detail::moeRouterGrad(dx, drouter, dRouterBias, dgate, x, router, r.prob,
                         r.expert, r.weight, spec, rowOffset, rowOffset + rows);
 }

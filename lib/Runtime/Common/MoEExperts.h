@@ -7,7 +7,7 @@
 // in the same order.
 //
 // The rows routed to this rank's experts are laid out in expert order (an
-// expert's rows in token order), one float per index (exact below 2^24):
+// expert's rows in token order), indices in int32 (rt::DType::I32):
 // row q's token, its (token, choice) slot in [n, k], its weight and its
 // local expert; begin[e] .. begin[e + 1] - 1 are local expert e's rows;
 // slotRow[t * k + j] is 1 + the row of slot (t, j), or 0 where another
@@ -109,36 +109,38 @@ TRIDENT_HD inline void hiddenGrad(const ExpertSpec &s, const float *a, float du,
   }
 }
 
-/// How many of the n * k choices (`expert`, global indices) went to
-/// expert e.
-TRIDENT_HD inline int64_t expertRowCount(const float *expert, int64_t nk,
-                                         int64_t e) {
+/// The choices (`expert` [n, k], global indices) are counted and laid out
+/// in chunks of kChoiceChunk, one thread per (chunk, expert) on the
+/// device; an expert's rows keep the choices' order whatever the chunks.
+constexpr int64_t kChoiceChunk = 1024;
+
+/// How many of choices [from, to) went to expert e.
+TRIDENT_HD inline int64_t choiceCount(const int32_t *expert, int64_t from,
+                                      int64_t to, int64_t e) {
   int64_t c = 0;
-  for (int64_t q = 0; q < nk; ++q)
-    c += int64_t(expert[q]) == e ? 1 : 0;
+  for (int64_t q = from; q < to; ++q)
+    c += expert[q] == e ? 1 : 0;
   return c;
 }
 
-/// Local expert e's rows from `begin` on, in token order: their token,
-/// slot, weight (from `choiceWeight` [n, k]) and expert, and slotRow.
-TRIDENT_HD inline void fillExpertRows(const ExpertSpec &s, const float *expert,
-                                      const float *choiceWeight, int64_t e,
-                                      int64_t begin, float *token, float *slot,
-                                      float *weight, float *rowExpert,
-                                      float *slotRow) {
-  int64_t q = begin;
-  for (int64_t t = 0; t < s.n; ++t)
-    for (int64_t j = 0; j < s.k; ++j) {
-      const int64_t c = t * s.k + j;
-      if (int64_t(expert[c]) != s.first + e)
-        continue;
-      token[q] = float(t);
-      slot[q] = float(c);
-      weight[q] = choiceWeight[c];
-      rowExpert[q] = float(e);
-      slotRow[c] = float(q + 1);
-      ++q;
-    }
+/// Lays out local expert e's rows among choices [from, to) from row q on:
+/// their token, slot, weight (from `choiceWeight` [n, k]) and expert, and
+/// slotRow.
+TRIDENT_HD inline void
+fillExpertRows(const ExpertSpec &s, const int32_t *expert,
+               const float *choiceWeight, int64_t e, int64_t from, int64_t to,
+               int64_t q, int32_t *token, int32_t *slot, float *weight,
+               int32_t *rowExpert, int32_t *slotRow) {
+  for (int64_t c = from; c < to; ++c) {
+    if (expert[c] != s.first + e)
+      continue;
+    token[q] = int32_t(c / s.k);
+    slot[q] = int32_t(c);
+    weight[q] = choiceWeight[c];
+    rowExpert[q] = int32_t(e);
+    slotRow[c] = int32_t(q + 1);
+    ++q;
+  }
 }
 
 /// Element i of token t's sum over its rows (`rows` [M, h]) in local
@@ -146,8 +148,8 @@ TRIDENT_HD inline void fillExpertRows(const ExpertSpec &s, const float *expert,
 /// bias [local, h] (either null: none), else the rows themselves.
 TRIDENT_HD inline float combineToken(const ExpertSpec &s, const float *rows,
                                      const float *weight, const float *bias,
-                                     const float *rowExpert,
-                                     const float *slotRow, int64_t t,
+                                     const int32_t *rowExpert,
+                                     const int32_t *slotRow, int64_t t,
                                      int64_t i) {
   float acc = 0.0f;
   int64_t last = -1;
@@ -157,7 +159,7 @@ TRIDENT_HD inline float combineToken(const ExpertSpec &s, const float *rows,
       const int64_t r = int64_t(slotRow[t * s.k + j]) - 1;
       if (r < 0)
         continue;
-      const int64_t e = int64_t(rowExpert[r]);
+      const int64_t e = rowExpert[r];
       if (e > last && (next < 0 || e < nextE)) {
         next = r;
         nextE = e;

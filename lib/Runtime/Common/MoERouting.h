@@ -10,8 +10,8 @@
 // renormalised over them, or the probabilities themselves (Qwen-MoE);
 // DeepSeek-V3 ("DeepSeek-V3 Technical Report", 2024, section 2.1.2)
 // scores with a sigmoid, chooses with a selection bias among the best
-// groups of experts, and scales the weights. Expert indices are stored as
-// float values (exact below 2^24), so that they live in rt::Tensor.
+// groups of experts, and scales the weights. Expert indices are int32
+// (rt::DType::I32 tensors).
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,7 +53,7 @@ TRIDENT_HD inline double routerLogit(const float *xt, const float *router,
 /// `choice` (E floats) and `groupScore` (groups doubles) are scratch.
 TRIDENT_HD inline void routeToken(const RouteSpec &s, double *logit,
                                   const float *select, float *p, float *choice,
-                                  double *groupScore, float *expert,
+                                  double *groupScore, int32_t *expert,
                                   float *weight) {
   if (s.sigmoidScores) {
     for (int64_t e = 0; e < s.E; ++e)
@@ -111,7 +111,7 @@ TRIDENT_HD inline void routeToken(const RouteSpec &s, double *logit,
       if (choice[e] != -INFINITY && (best < 0 || choice[e] > choice[best]))
         best = e;
     choice[best] = -INFINITY;
-    expert[j] = float(best);
+    expert[j] = int32_t(best);
     chosen += p[best];
   }
   if (s.sigmoidScores)
@@ -119,7 +119,7 @@ TRIDENT_HD inline void routeToken(const RouteSpec &s, double *logit,
   if (!s.renormalize)
     chosen = 1.0;
   for (int64_t j = 0; j < s.k; ++j) {
-    float w = float(p[int64_t(expert[j])] / chosen);
+    float w = float(p[expert[j]] / chosen);
     if (s.routedScale != 1.0f)
       w *= s.routedScale;
     weight[j] = w;
@@ -134,12 +134,12 @@ TRIDENT_HD inline void routeToken(const RouteSpec &s, double *logit,
 /// renormalisation w_j = r p_j: dp_j = r dw_j. Then softmax's dlogit_e =
 /// p_e (dp_e - sum_l p_l dp_l), or the sigmoid's dp_e p_e (1 - p_e).
 TRIDENT_HD inline void routerGradToken(const RouteSpec &s, const float *p,
-                                       const float *expert, const float *weight,
-                                       const float *g, float *dp,
-                                       float *dlogit) {
+                                       const int32_t *expert,
+                                       const float *weight, const float *g,
+                                       float *dp, float *dlogit) {
   double chosen = 0, mix = 0;
   for (int64_t j = 0; j < s.k; ++j) {
-    chosen += p[int64_t(expert[j])];
+    chosen += p[expert[j]];
     mix += double(g[j]) * weight[j];
   }
   if (s.sigmoidScores)
@@ -152,7 +152,7 @@ TRIDENT_HD inline void routerGradToken(const RouteSpec &s, const float *p,
   for (int64_t e = 0; e < s.E; ++e)
     dp[e] = 0.0f;
   for (int64_t j = 0; j < s.k; ++j)
-    dp[int64_t(expert[j])] = float((scale * g[j] - mix) / chosen);
+    dp[expert[j]] = float((scale * g[j] - mix) / chosen);
   if (s.sigmoidScores) {
     for (int64_t e = 0; e < s.E; ++e)
       dlogit[e] = float(double(dp[e]) * p[e] * (1.0 - double(p[e])));
@@ -190,16 +190,6 @@ TRIDENT_HD inline float routerInputGrad(const float *router,
   for (int64_t e = 0; e < E; ++e)
     acc += double(router[i * E + e]) * dlogitRow[e];
   return float(acc);
-}
-
-/// How many of rows [0, rows)'s choices (`expert` [rows, k]) went to
-/// expert e, added to `load`.
-TRIDENT_HD inline float expertLoad(const float *expert, int64_t rows, int64_t k,
-                                   int64_t e, float load) {
-  for (int64_t q = 0; q < rows * k; ++q)
-    if (int64_t(expert[q]) == e)
-      load += 1.0f;
-  return load;
 }
 
 } // namespace trident::rt::moe

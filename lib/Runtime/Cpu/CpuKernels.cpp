@@ -1165,16 +1165,16 @@ int64_t moeRoute(Tensor &prob, Tensor &expert, Tensor &weight, const Tensor &x,
         return q;
     }
     moe::routeToken(s, logit.data(), sel, prob.f32() + q * s.E, choice.data(),
-                    groupScore.data(), expert.f32() + q * s.k,
+                    groupScore.data(), expert.i32() + q * s.k,
                     weight.f32() + q * s.k);
   }
   return -1;
 }
 
-void moeExpertLoad(Tensor &load, const Tensor &expert, int64_t k) {
+void moeExpertLoad(Tensor &load, const Tensor &expert) {
   float *L = load.f32();
   for (int64_t e = 0; e < load.numel(); ++e)
-    L[e] = moe::expertLoad(expert.f32(), expert.numel() / k, k, e, L[e]);
+    L[e] += float(moe::choiceCount(expert.i32(), 0, expert.numel(), e));
 }
 
 void moeRouterGrad(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
@@ -1186,7 +1186,7 @@ void moeRouterGrad(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
   std::vector<float> dlogit(size_t(rows * s.E)), dp(size_t(s.E));
   for (int64_t q = 0; q < rows; ++q)
     moe::routerGradToken(
-        s, prob.f32() + q * s.E, expert.f32() + q * s.k, weight.f32() + q * s.k,
+        s, prob.f32() + q * s.E, expert.i32() + q * s.k, weight.f32() + q * s.k,
         dgate.f32() + (begin + q) * s.k, dp.data(), &dlogit[size_t(q * s.E)]);
   const float *X = x.f32() + begin * s.h, *R = router.f32();
   if (dRouterBias.defined()) {
@@ -1213,24 +1213,26 @@ MoeRows moeExpertRows(const Tensor &expert, const Tensor &weight,
   for (int64_t e = 0; e < s.local; ++e)
     r.hostBegin[size_t(e + 1)] =
         r.hostBegin[size_t(e)] +
-        moe::expertRowCount(expert.f32(), s.n * s.k, s.first + e);
+        moe::choiceCount(expert.i32(), 0, s.n * s.k, s.first + e);
   const int64_t M = r.size();
-  r.token = Tensor({M}), r.slot = Tensor({M}), r.weight = Tensor({M});
-  r.rowExpert = Tensor({M}), r.begin = Tensor({s.local + 1});
-  r.slotRow = Tensor({s.n * s.k});
+  r.token = Tensor({M}, DType::I32), r.slot = Tensor({M}, DType::I32);
+  r.weight = Tensor({M}), r.rowExpert = Tensor({M}, DType::I32);
+  r.begin = Tensor({s.local + 1}, DType::I32);
+  r.slotRow = Tensor({s.n * s.k}, DType::I32);
   for (int64_t e = 0; e <= s.local; ++e)
-    r.begin.f32()[e] = float(r.hostBegin[size_t(e)]);
+    r.begin.i32()[e] = int32_t(r.hostBegin[size_t(e)]);
   for (int64_t e = 0; e < s.local; ++e)
-    moe::fillExpertRows(s, expert.f32(), weight.f32(), e,
-                        r.hostBegin[size_t(e)], r.token.f32(), r.slot.f32(),
-                        r.weight.f32(), r.rowExpert.f32(), r.slotRow.f32());
+    moe::fillExpertRows(s, expert.i32(), weight.f32(), e, 0, s.n * s.k,
+                        r.hostBegin[size_t(e)], r.token.i32(), r.slot.i32(),
+                        r.weight.f32(), r.rowExpert.i32(), r.slotRow.i32());
   return r;
 }
 
 void moeGather(Tensor &out, const Tensor &src, const Tensor &token,
                const Tensor &scale) {
   const int64_t M = token.numel(), cols = src.dim(-1);
-  const float *T = token.f32(), *S = src.f32();
+  const int32_t *T = token.i32();
+  const float *S = src.f32();
   const float *g = scale.defined() ? scale.f32() : nullptr;
   float *O = out.f32();
   for (int64_t q = 0; q < M; ++q)
@@ -1244,7 +1246,7 @@ void moeHidden(Tensor &a, Tensor &u, const Tensor &bIn, const MoeRows &rows,
                const moe::ExpertSpec &s) {
   const int64_t M = rows.size();
   float *A = a.f32(), *U = u.f32();
-  const float *E = rows.rowExpert.f32();
+  const int32_t *E = rows.rowExpert.i32();
   if (bIn.defined())
     for (int64_t q = 0; q < M; ++q)
       for (int64_t c = 0; c < s.fin; ++c)
@@ -1263,19 +1265,20 @@ void moeCombine(Tensor &y, const Tensor &rowsOut, bool weighted,
       Y[t * s.h + i] = moe::combineToken(
           s, rowsOut.f32(), weighted ? rows.weight.f32() : nullptr,
           weighted && bias.defined() ? bias.f32() : nullptr,
-          rows.rowExpert.f32(), rows.slotRow.f32(), t, i);
+          rows.rowExpert.i32(), rows.slotRow.i32(), t, i);
 }
 
 void moeGateGrads(Tensor &dgate, Tensor &dbOut, const Tensor &u,
                   const Tensor &back, const Tensor &dyRows, const Tensor &bOut,
                   const MoeRows &rows, const moe::ExpertSpec &s) {
   const int64_t M = rows.size();
-  const float *E = rows.rowExpert.f32(), *DY = dyRows.f32();
+  const int32_t *E = rows.rowExpert.i32();
+  const float *DY = dyRows.f32();
   float *DG = dgate.f32();
   for (int64_t c = 0; c < s.n * s.k; ++c)
     DG[c] = 0.0f;
   for (int64_t q = 0; q < M; ++q)
-    DG[int64_t(rows.slot.f32()[q])] = moe::rowGateGrad(
+    DG[rows.slot.i32()[q]] = moe::rowGateGrad(
         s, u.f32() + q * s.f, back.f32() + q * s.f,
         bOut.defined() ? bOut.f32() + int64_t(E[q]) * s.h : nullptr,
         DY + q * s.h);

@@ -2510,7 +2510,7 @@ __global__ void kRouterLogits(double *logit, const float *x,
 /// One thread a row: its logits (overwritten), flagged when one is not
 /// finite, else routed.
 __global__ void kRouteRows(float *flag, double *logit, float *choice,
-                           double *groupScore, float *prob, float *expert,
+                           double *groupScore, float *prob, int32_t *expert,
                            float *weight, const float *select,
                            moe::RouteSpec s, int64_t rows) {
   GRID_STRIDE(q, rows) {
@@ -2525,22 +2525,32 @@ __global__ void kRouteRows(float *flag, double *logit, float *choice,
                       weight + q * s.k);
   }
 }
-/// first[0]: the first flagged row, or -1 (one thread).
-__global__ void kFirstFlagged(double *first, const float *flag,
-                              int64_t rows) {
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    int64_t q = 0;
-    while (q < rows && flag[q] == 0.0f)
+/// chunkFirst[c]: the first flagged row of rows c * kChoiceChunk ..
+/// (c + 1) * kChoiceChunk - 1, or -1.
+__global__ void kFirstFlaggedInChunk(float *chunkFirst, const float *flag,
+                                     int64_t rows) {
+  const int64_t chunks = (rows + moe::kChoiceChunk - 1) / moe::kChoiceChunk;
+  GRID_STRIDE(c, chunks) {
+    int64_t q = c * moe::kChoiceChunk;
+    const int64_t end =
+        q + moe::kChoiceChunk < rows ? q + moe::kChoiceChunk : rows;
+    while (q < end && flag[q] == 0.0f)
       ++q;
-    first[0] = q < rows ? double(q) : -1.0;
+    chunkFirst[c] = q < end ? float(q) : -1.0f;
   }
 }
-__global__ void kExpertLoad(float *load, const float *expert, int64_t rows,
-                            int64_t k, int64_t E) {
-  GRID_STRIDE(e, E) { load[e] = moe::expertLoad(expert, rows, k, e, load[e]); }
+/// first[0]: the first flagged row, or -1 (one thread, over the chunks).
+__global__ void kFirstFlagged(double *first, const float *chunkFirst,
+                              int64_t chunks) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    int64_t c = 0;
+    while (c < chunks && chunkFirst[c] < 0.0f)
+      ++c;
+    first[0] = c < chunks ? double(chunkFirst[c]) : -1.0;
+  }
 }
 __global__ void kRouterDlogit(float *dlogit, float *dp, const float *prob,
-                              const float *expert, const float *weight,
+                              const int32_t *expert, const float *weight,
                               const float *dgate, moe::RouteSpec s,
                               int64_t rows) {
   GRID_STRIDE(q, rows) {
@@ -2567,22 +2577,55 @@ __global__ void kRouterInputGrad(float *dx, const float *router,
     dx[i] = moe::routerInputGrad(router, dlogit + (i / h) * E, E, i % h);
   }
 }
-__global__ void kExpertRowCount(float *count, const float *expert,
-                                moe::ExpertSpec s) {
-  GRID_STRIDE(e, s.local) {
-    count[e] = float(moe::expertRowCount(expert, s.n * s.k, s.first + e));
+/// counts[chunk * experts + e]: how many of the chunk's choices went to
+/// expert firstExpert + e (Common/MoEExperts.h, kChoiceChunk).
+__global__ void kChoiceCounts(int32_t *counts, const int32_t *expert, int64_t nk,
+                              int64_t firstExpert, int64_t experts) {
+  const int64_t chunks = (nk + moe::kChoiceChunk - 1) / moe::kChoiceChunk;
+  GRID_STRIDE(i, chunks * experts) {
+    const int64_t from = (i / experts) * moe::kChoiceChunk;
+    const int64_t to = from + moe::kChoiceChunk < nk ? from + moe::kChoiceChunk
+                                                     : nk;
+    counts[i] = int32_t(
+        moe::choiceCount(expert, from, to, firstExpert + i % experts));
   }
 }
-__global__ void kFillExpertRows(const float *expert, const float *weight,
-                                const float *begin, float *token, float *slot,
-                                float *rowWeight, float *rowExpert,
-                                float *slotRow, moe::ExpertSpec s) {
-  GRID_STRIDE(e, s.local) {
-    moe::fillExpertRows(s, expert, weight, e, int64_t(begin[e]), token, slot,
+/// Per expert, each chunk's first row among the expert's (offsets, in the
+/// counts' layout; null: not wanted) and the expert's total.
+__global__ void kChunkOffsets(int32_t *offsets, int32_t *totals,
+                              const int32_t *counts, int64_t chunks,
+                              int64_t experts) {
+  GRID_STRIDE(e, experts) {
+    int32_t running = 0;
+    for (int64_t c = 0; c < chunks; ++c) {
+      if (offsets)
+        offsets[c * experts + e] = running;
+      running += counts[c * experts + e];
+    }
+    totals[e] = running;
+  }
+}
+__global__ void kAddCounts(float *load, const int32_t *totals,
+                           int64_t experts) {
+  GRID_STRIDE(e, experts) { load[e] += float(totals[e]); }
+}
+__global__ void kFillExpertRows(const int32_t *expert, const float *weight,
+                                const int32_t *begin, const int32_t *offsets,
+                                int32_t *token, int32_t *slot,
+                                float *rowWeight, int32_t *rowExpert,
+                                int32_t *slotRow, moe::ExpertSpec s) {
+  const int64_t nk = s.n * s.k;
+  const int64_t chunks = (nk + moe::kChoiceChunk - 1) / moe::kChoiceChunk;
+  GRID_STRIDE(i, chunks * s.local) {
+    const int64_t e = i % s.local, from = (i / s.local) * moe::kChoiceChunk;
+    const int64_t to = from + moe::kChoiceChunk < nk ? from + moe::kChoiceChunk
+                                                     : nk;
+    moe::fillExpertRows(s, expert, weight, e, from, to,
+                        int64_t(begin[e]) + offsets[i], token, slot,
                         rowWeight, rowExpert, slotRow);
   }
 }
-__global__ void kMoeGather(float *out, const float *src, const float *token,
+__global__ void kMoeGather(float *out, const float *src, const int32_t *token,
                            const float *scale, int64_t M, int64_t cols) {
   GRID_STRIDE(i, M * cols) {
     const int64_t q = i / cols;
@@ -2590,7 +2633,7 @@ __global__ void kMoeGather(float *out, const float *src, const float *token,
     out[i] = scale ? scale[q] * v : v;
   }
 }
-__global__ void kMoeAddBias(float *a, const float *bIn, const float *rowExpert,
+__global__ void kMoeAddBias(float *a, const float *bIn, const int32_t *rowExpert,
                             int64_t M, int64_t fin) {
   GRID_STRIDE(i, M * fin) {
     a[i] += bIn[int64_t(rowExpert[i / fin]) * fin + i % fin];
@@ -2603,19 +2646,19 @@ __global__ void kMoeHidden(float *u, const float *a, moe::ExpertSpec s,
   }
 }
 __global__ void kMoeCombine(float *y, const float *rows, const float *weight,
-                            const float *bias, const float *rowExpert,
-                            const float *slotRow, moe::ExpertSpec s) {
+                            const float *bias, const int32_t *rowExpert,
+                            const int32_t *slotRow, moe::ExpertSpec s) {
   GRID_STRIDE(i, s.n * s.h) {
     y[i] = moe::combineToken(s, rows, weight, bias, rowExpert, slotRow,
                              i / s.h, i % s.h);
   }
 }
-__global__ void kRowGateGrad(float *dgate, const float *slot, const float *u,
+__global__ void kRowGateGrad(float *dgate, const int32_t *slot, const float *u,
                              const float *back, const float *bOut,
-                             const float *rowExpert, const float *dy,
+                             const int32_t *rowExpert, const float *dy,
                              moe::ExpertSpec s, int64_t M) {
   GRID_STRIDE(q, M) {
-    dgate[int64_t(slot[q])] = moe::rowGateGrad(
+    dgate[slot[q]] = moe::rowGateGrad(
         s, u + q * s.f, back + q * s.f,
         bOut ? bOut + int64_t(rowExpert[q]) * s.h : nullptr, dy + q * s.h);
   }
@@ -2629,7 +2672,7 @@ __global__ void kHiddenGrad(float *da, const float *a, const float *back,
   }
 }
 __global__ void kExpertColumnSum(float *out, const float *rows,
-                                 const float *weight, const float *begin,
+                                 const float *weight, const int32_t *begin,
                                  int64_t local, int64_t cols) {
   GRID_STRIDE(i, local * cols) {
     const int64_t e = i / cols;
@@ -2660,23 +2703,54 @@ int64_t moeRoute(Tensor &prob, Tensor &expert, Tensor &weight,
   launched(fn);
   TRIDENT_LAUNCH(kRouteRows, blocksFor(rows), kThreads, 0, stream())(
       flag.f32(), L, choice.f32(),
-      reinterpret_cast<double *>(groupScore.f32()), prob.f32(), expert.f32(),
+      reinterpret_cast<double *>(groupScore.f32()), prob.f32(), expert.i32(),
       weight.f32(), select.defined() ? select.f32() : nullptr, s, rows);
   launched(fn);
+  const int64_t chunks = (rows + moe::kChoiceChunk - 1) / moe::kChoiceChunk;
+  Tensor chunkFirst({chunks});
+  TRIDENT_LAUNCH(kFirstFlaggedInChunk, blocksFor(chunks), kThreads, 0,
+                 stream())(chunkFirst.f32(), flag.f32(), rows);
+  launched(fn);
   TRIDENT_LAUNCH(kFirstFlagged, 1, 32, 0, stream())(
-      reinterpret_cast<double *>(first.f32()), flag.f32(), rows);
+      reinterpret_cast<double *>(first.f32()), chunkFirst.f32(), chunks);
   launched(fn);
   double bad = 0;
   copyToHost(&bad, first.f32(), sizeof bad);
   return int64_t(bad);
 }
 
-void moeExpertLoad(Tensor &load, const Tensor &expert, int64_t k) {
-  if (!load.numel() || !expert.numel())
+namespace {
+/// Counts expert [nk]'s choices of experts firstExpert .. + experts - 1 in
+/// chunks; the chunks' offsets (nullptr: not wanted) and each expert's
+/// total, added to totals [experts].
+void countChoices(Tensor &totals, Tensor *offsets, const Tensor &expert,
+                  int64_t firstExpert, int64_t experts, const char *fn) {
+  const int64_t nk = expert.numel();
+  const int64_t chunks = (nk + moe::kChoiceChunk - 1) / moe::kChoiceChunk;
+  Tensor counts({chunks, experts}, DType::I32);
+  TRIDENT_LAUNCH(kChoiceCounts, blocksFor(chunks * experts), kThreads, 0,
+                 stream())(counts.i32(), expert.i32(), nk, firstExpert,
+                           experts);
+  launched(fn);
+  if (offsets)
+    *offsets = Tensor({chunks, experts}, DType::I32);
+  TRIDENT_LAUNCH(kChunkOffsets, blocksFor(experts), kThreads, 0, stream())(
+      offsets ? offsets->i32() : nullptr, totals.i32(), counts.i32(), chunks,
+      experts);
+  launched(fn);
+}
+} // namespace
+
+void moeExpertLoad(Tensor &load, const Tensor &expert) {
+  const char *fn = "moeExpertLoad";
+  const int64_t E = load.numel();
+  if (!E || !expert.numel())
     return;
-  TRIDENT_LAUNCH(kExpertLoad, blocksFor(load.numel()), kThreads, 0, stream())(
-      load.f32(), expert.f32(), expert.numel() / k, k, load.numel());
-  launched("moeExpertLoad");
+  Tensor totals({E}, DType::I32);
+  countChoices(totals, nullptr, expert, 0, E, fn);
+  TRIDENT_LAUNCH(kAddCounts, blocksFor(E), kThreads, 0, stream())(
+      load.f32(), totals.i32(), E);
+  launched(fn);
 }
 
 void moeRouterGrad(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
@@ -2690,7 +2764,7 @@ void moeRouterGrad(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
     return;
   Tensor dlogit({rows, s.E}), dp({rows, s.E});
   TRIDENT_LAUNCH(kRouterDlogit, blocksFor(rows), kThreads, 0, stream())(
-      dlogit.f32(), dp.f32(), prob.f32(), expert.f32(), weight.f32(),
+      dlogit.f32(), dp.f32(), prob.f32(), expert.i32(), weight.f32(),
       dgate.f32() + begin * s.k, s, rows);
   launched(fn);
   if (dRouterBias.defined()) {
@@ -2713,28 +2787,29 @@ MoeRows moeExpertRows(const Tensor &expert, const Tensor &weight,
   const char *fn = "moeExpertRows";
   MoeRows r;
   r.hostBegin.assign(size_t(s.local + 1), 0);
-  r.begin = Tensor({s.local + 1});
-  r.slotRow = Tensor({s.n * s.k});
+  r.begin = Tensor({s.local + 1}, DType::I32);
+  r.slotRow = Tensor({s.n * s.k}, DType::I32);
+  Tensor offsets;
   if (s.local > 0 && s.n > 0) {
-    Tensor count({s.local});
-    TRIDENT_LAUNCH(kExpertRowCount, blocksFor(s.local), kThreads, 0,
-                   stream())(count.f32(), expert.f32(), s);
-    launched(fn);
-    std::vector<float> c = count.toHost(), begin(size_t(s.local + 1), 0.0f);
+    Tensor totals({s.local}, DType::I32);
+    countChoices(totals, &offsets, expert, s.first, s.local, fn);
+    std::vector<int32_t> c = totals.toHostI32(),
+                         begin(size_t(s.local + 1), 0);
     for (int64_t e = 0; e < s.local; ++e) {
-      r.hostBegin[size_t(e + 1)] = r.hostBegin[size_t(e)] + int64_t(c[size_t(e)]);
-      begin[size_t(e + 1)] = float(r.hostBegin[size_t(e + 1)]);
+      r.hostBegin[size_t(e + 1)] = r.hostBegin[size_t(e)] + c[size_t(e)];
+      begin[size_t(e + 1)] = int32_t(r.hostBegin[size_t(e + 1)]);
     }
-    r.begin.fromHost(begin);
+    r.begin.fromHostI32(begin);
   }
   const int64_t M = r.size();
-  r.token = Tensor({M}), r.slot = Tensor({M}), r.weight = Tensor({M});
-  r.rowExpert = Tensor({M});
+  r.token = Tensor({M}, DType::I32), r.slot = Tensor({M}, DType::I32);
+  r.weight = Tensor({M}), r.rowExpert = Tensor({M}, DType::I32);
   if (M > 0) {
-    TRIDENT_LAUNCH(kFillExpertRows, blocksFor(s.local), kThreads, 0,
-                   stream())(expert.f32(), weight.f32(), r.begin.f32(),
-                             r.token.f32(), r.slot.f32(), r.weight.f32(),
-                             r.rowExpert.f32(), r.slotRow.f32(), s);
+    TRIDENT_LAUNCH(kFillExpertRows, blocksFor(offsets.numel()), kThreads, 0,
+                   stream())(expert.i32(), weight.f32(), r.begin.i32(),
+                             offsets.i32(), r.token.i32(), r.slot.i32(),
+                             r.weight.f32(), r.rowExpert.i32(),
+                             r.slotRow.i32(), s);
     launched(fn);
   }
   return r;
@@ -2746,7 +2821,7 @@ void moeGather(Tensor &out, const Tensor &src, const Tensor &token,
   if (!M)
     return;
   TRIDENT_LAUNCH(kMoeGather, blocksFor(M * cols), kThreads, 0, stream())(
-      out.f32(), src.f32(), token.f32(),
+      out.f32(), src.f32(), token.i32(),
       scale.defined() ? scale.f32() : nullptr, M, cols);
   launched("moeGather");
 }
@@ -2758,7 +2833,7 @@ void moeHidden(Tensor &a, Tensor &u, const Tensor &bIn, const MoeRows &rows,
     return;
   if (bIn.defined()) {
     TRIDENT_LAUNCH(kMoeAddBias, blocksFor(M * s.fin), kThreads, 0, stream())(
-        a.f32(), bIn.f32(), rows.rowExpert.f32(), M, s.fin);
+        a.f32(), bIn.f32(), rows.rowExpert.i32(), M, s.fin);
     launched("moeHidden");
   }
   TRIDENT_LAUNCH(kMoeHidden, blocksFor(M * s.f), kThreads, 0, stream())(
@@ -2773,8 +2848,8 @@ void moeCombine(Tensor &y, const Tensor &rowsOut, bool weighted,
     return;
   TRIDENT_LAUNCH(kMoeCombine, blocksFor(s.n * s.h), kThreads, 0, stream())(
       y.f32(), rowsOut.f32(), weighted ? rows.weight.f32() : nullptr,
-      weighted && bias.defined() ? bias.f32() : nullptr, rows.rowExpert.f32(),
-      rows.slotRow.f32(), s);
+      weighted && bias.defined() ? bias.f32() : nullptr, rows.rowExpert.i32(),
+      rows.slotRow.i32(), s);
   launched("moeCombine");
 }
 
@@ -2790,14 +2865,14 @@ void moeGateGrads(Tensor &dgate, Tensor &dbOut, const Tensor &u,
   if (!M)
     return;
   TRIDENT_LAUNCH(kRowGateGrad, blocksFor(M), kThreads, 0, stream())(
-      dgate.f32(), rows.slot.f32(), u.f32(), back.f32(),
-      bOut.defined() ? bOut.f32() : nullptr, rows.rowExpert.f32(),
+      dgate.f32(), rows.slot.i32(), u.f32(), back.f32(),
+      bOut.defined() ? bOut.f32() : nullptr, rows.rowExpert.i32(),
       dyRows.f32(), s, M);
   launched(fn);
   if (dbOut.defined()) {
     TRIDENT_LAUNCH(kExpertColumnSum, blocksFor(s.local * s.h), kThreads, 0,
                    stream())(dbOut.f32(), dyRows.f32(), rows.weight.f32(),
-                             rows.begin.f32(), s.local, s.h);
+                             rows.begin.i32(), s.local, s.h);
     launched(fn);
   }
 }
@@ -2814,7 +2889,7 @@ void moeHiddenGrads(Tensor &da, Tensor &dbIn, const Tensor &a,
   launched(fn);
   if (dbIn.defined()) {
     TRIDENT_LAUNCH(kExpertColumnSum, blocksFor(s.local * s.fin), kThreads, 0,
-                   stream())(dbIn.f32(), da.f32(), nullptr, rows.begin.f32(),
+                   stream())(dbIn.f32(), da.f32(), nullptr, rows.begin.i32(),
                              s.local, s.fin);
     launched(fn);
   }

@@ -394,10 +394,11 @@ void checkRecommender() {
 /// formulas in double. The routing, the rows' gather, activations and
 /// sums run on the backend: each call copies less than one float per
 /// token between host and tensors (on CUDA only the routing's flag and
-/// the local experts' row counts, down, and their offsets, up).
-void checkExperts() {
-  const int64_t n = 37, h = 12, f = 7, fin = 2 * f, E = 6, first = 2,
-                local = 4, k = 2;
+/// the local experts' row counts, down, and their offsets, up). With 37
+/// tokens, and with 700, whose 1,400 choices the CUDA backend counts and
+/// lays out in two chunks (Common/MoEExperts.h, kChoiceChunk).
+void checkExperts(int64_t n) {
+  const int64_t h = 12, f = 7, fin = 2 * f, E = 6, first = 2, local = 4, k = 2;
   MoEDims d;
   d.experts = E, d.topK = k, d.gated = true, d.expertOffset = first;
   Tensor x = filled("moe.x", n, h), r = filled("moe.router", h, E, 2.0f),
@@ -425,9 +426,9 @@ void checkExperts() {
       ++bad;
     }
   }
-  std::printf("%s smoke: mixture of experts, bytes copied through the "
-              "host: %s\n",
-              backendName(), staged.c_str());
+  std::printf("%s smoke: mixture of experts, %lld tokens, bytes copied "
+              "through the host: %s\n",
+              backendName(), static_cast<long long>(n), staged.c_str());
   const std::vector<float> X = x.toHost(), R = r.toHost(), DY = dy.toHost(),
                            Wi = wIn.toHost(), Wo = wOut.toHost();
   std::vector<double> Y(static_cast<size_t>(n * h)),
@@ -909,7 +910,8 @@ int main(int argc, char **argv) {
     checkAttention();
     checkAttention(false, /*lse=*/true);
     checkRecommender();
-    checkExperts();
+    checkExperts(37);
+    checkExperts(700);
     checkBf16();
     checkBf16Gemms();
     checkAdamMany();
