@@ -509,13 +509,15 @@ void backendFinalize();
 void backendGroupCreated(Group::Impl &g);
 /// A mixture of experts' routing on the backend, each row by
 /// Common/MoERouting.h (one thread a row on CUDA): rows [begin, end) of x
-/// [n, h] give prob [rows, E], expert (I32) and weight [rows, k]. routerBias
-/// and select may be undefined. Returns the first row (counted from begin) with
-/// a non-finite logit, or -1 (nothing else is then meaningful).
-int64_t moeRoute(Tensor &prob, Tensor &expert, Tensor &weight, const Tensor &x,
-                 const Tensor &router, const Tensor &routerBias,
-                 const Tensor &select, const moe::RouteSpec &s, int64_t begin,
-                 int64_t end);
+/// [n, h] give prob [rows, E], expert (I32) and weight [rows, k].
+/// routerBias and select may be undefined. status (I32 [1]) gets the first
+/// row (counted from begin) with a non-finite logit, or -1 (nothing else
+/// is then meaningful); it stays on the device, for moeExpertRows to read
+/// with its counts.
+void moeRoute(Tensor &prob, Tensor &expert, Tensor &weight, Tensor &status,
+              const Tensor &x, const Tensor &router, const Tensor &routerBias,
+              const Tensor &select, const moe::RouteSpec &s, int64_t begin,
+              int64_t end);
 /// Adds to load [E] how many of expert [rows, k]'s choices went to each.
 void moeExpertLoad(Tensor &load, const Tensor &expert);
 /// The router's backward over rows [begin, end) of x [n, h], from their
@@ -533,12 +535,17 @@ void moeRouterGrad(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
 struct MoeRows {
   Tensor token, slot, weight, rowExpert, begin, slotRow;
   std::vector<int64_t> hostBegin; ///< begin, on the host
+  /// The routing's status (moeRoute): -1, or the first row whose logits
+  /// were not finite (then nothing else is laid out).
+  int64_t badRow = -1;
   int64_t size() const { return hostBegin.empty() ? 0 : hostBegin.back(); }
 };
 /// Lays out the rows of the choices `expert` [n, k] (global indices) that
-/// went to local experts, with their weights from `weight` [n, k].
+/// went to local experts, with their weights from `weight` [n, k]; reads
+/// the routing's status with the experts' row counts (on CUDA one copy to
+/// the host).
 MoeRows moeExpertRows(const Tensor &expert, const Tensor &weight,
-                      const moe::ExpertSpec &s);
+                      const Tensor &status, const moe::ExpertSpec &s);
 /// out [M, cols] = the rows of src [n, cols] at `token`, each times
 /// scale[q] (undefined: 1).
 void moeGather(Tensor &out, const Tensor &src, const Tensor &token,

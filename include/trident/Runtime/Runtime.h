@@ -758,8 +758,8 @@ struct MoEBiases {
 /// experts only: under expert parallelism the members' y add up to the
 /// whole output. Computed on the backend's device in a fixed order, the
 /// same on both backends (lib/Runtime/Common/MoE.cpp): on CUDA only the
-/// routing's error flag and the local experts' row counts, which size the
-/// expert GEMMs, come to the host.
+/// local experts' row counts, which size the expert GEMMs, and the
+/// routing's status come to the host, in one copy.
 void moeForward(Tensor &y, const Tensor &x, const Tensor &router,
                 const Tensor &wIn, const Tensor &wOut, const MoEDims &dims);
 /// With biases (any undefined: none).

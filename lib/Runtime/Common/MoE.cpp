@@ -9,8 +9,9 @@
 // CUDA) that compute every value in the same order on both; each local expert's
 // GEMMs run on the backend's matmul (Eigen on the CPU, cuBLAS on CUDA) over all
 // the rows routed to it, with views of the expert weights and their
-// gradients. On CUDA a call copies to the host only what sizes the
-// GEMMs: one flag of the routing's and the local experts' row counts.
+// gradients. On CUDA a call waits for the device once: one copy to the
+// host of the local experts' row counts, which size the GEMMs, with the
+// routing's status.
 //
 // Routing (Mixtral, Jiang et al. 2024, "Mixtral of Experts"): softmax over
 // the router logits, the top-k experts, weights renormalised over them
@@ -124,23 +125,27 @@ moe::ExpertSpec expertSpec(const MoEDims &d, const Shape &s) {
 }
 
 /// The routing of rows [begin, end) on the backend (detail::moeRoute):
-/// prob [rows, E], expert and weight [rows, k]; fails on a row whose
-/// logits are not all finite.
+/// prob [rows, E], expert and weight [rows, k], and its status, on the
+/// device until checkRouted reads it.
 struct RoutedTensors {
-  Tensor prob, expert, weight;
+  Tensor prob, expert, weight, status;
 };
 RoutedTensors routeRows(const Tensor &x, const Tensor &router,
                         const MoEBiases &b, const moe::RouteSpec &s,
-                        int64_t begin, int64_t end, const char *fn) {
+                        int64_t begin, int64_t end) {
   const int64_t rows = end - begin;
   RoutedTensors r{Tensor({rows, s.E}), Tensor({rows, s.k}, DType::I32),
-                  Tensor({rows, s.k})};
-  int64_t bad = detail::moeRoute(r.prob, r.expert, r.weight, x, router,
-                                 b.router, b.select, s, begin, end);
+                  Tensor({rows, s.k}), Tensor({1}, DType::I32)};
+  detail::moeRoute(r.prob, r.expert, r.weight, r.status, x, router, b.router,
+                   b.select, s, begin, end);
+  return r;
+}
+/// Fails when the routing's status names a row (counted from begin) whose
+/// logits were not all finite.
+void checkRouted(int64_t bad, int64_t begin, const char *fn) {
   check(bad < 0, fn,
         "a router logit of token " + std::to_string(begin + bad) +
             " is not finite");
-  return r;
 }
 
 /// body(e, first, m) for each local expert with m > 0 rows routed to it,
@@ -198,8 +203,11 @@ detail::MoeRows routeAndLayOut(const Tensor &x, const Tensor &router,
                                const MoEBiases &biases, const MoEDims &d,
                                const Shape &s, const moe::ExpertSpec &spec,
                                const char *fn) {
-  RoutedTensors r = routeRows(x, router, biases, routeSpec(d, s.h), 0, s.n, fn);
-  return detail::moeExpertRows(r.expert, r.weight, spec);
+  RoutedTensors r = routeRows(x, router, biases, routeSpec(d, s.h), 0, s.n);
+  detail::MoeRows rows =
+      detail::moeExpertRows(r.expert, r.weight, r.status, spec);
+  checkRouted(rows.badRow, 0, fn);
+  return rows;
 }
 
 } // namespace
@@ -370,7 +378,8 @@ void moeRouterBackward(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
                 std::to_string(s.n));
   const moe::RouteSpec spec = routeSpec(d, s.h);
   RoutedTensors r =
-      routeRows(x, router, biases, spec, rowOffset, rowOffset + rows, fn);
+      routeRows(x, router, biases, spec, rowOffset, rowOffset + rows);
+  checkRouted(r.status.toHostI32()[0], rowOffset, fn);
   if (selectLoad)
     detail::moeExpertLoad(*selectLoad, r.expert);
   detail::moeRouterGrad(dx, drouter, dRouterBias, dgate, x, router, r.prob,

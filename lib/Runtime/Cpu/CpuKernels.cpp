@@ -1148,10 +1148,11 @@ void adamUpdateMany(const std::vector<AdamTensors> &list, const AdamConfig &cfg,
 
 namespace detail {
 
-int64_t moeRoute(Tensor &prob, Tensor &expert, Tensor &weight, const Tensor &x,
-                 const Tensor &router, const Tensor &routerBias,
-                 const Tensor &select, const moe::RouteSpec &s, int64_t begin,
-                 int64_t end) {
+void moeRoute(Tensor &prob, Tensor &expert, Tensor &weight, Tensor &status,
+              const Tensor &x, const Tensor &router, const Tensor &routerBias,
+              const Tensor &select, const moe::RouteSpec &s, int64_t begin,
+              int64_t end) {
+  status.i32()[0] = -1;
   const float *X = x.f32(), *R = router.f32();
   const float *bias = routerBias.defined() ? routerBias.f32() : nullptr;
   const float *sel = select.defined() ? select.f32() : nullptr;
@@ -1161,14 +1162,15 @@ int64_t moeRoute(Tensor &prob, Tensor &expert, Tensor &weight, const Tensor &x,
     const int64_t q = t - begin;
     for (int64_t e = 0; e < s.E; ++e) {
       logit[size_t(e)] = moe::routerLogit(X + t * s.h, R, bias, s.h, s.E, e);
-      if (!moe::finite(logit[size_t(e)]))
-        return q;
+      if (!moe::finite(logit[size_t(e)])) {
+        status.i32()[0] = int32_t(q);
+        return;
+      }
     }
     moe::routeToken(s, logit.data(), sel, prob.f32() + q * s.E, choice.data(),
                     groupScore.data(), expert.i32() + q * s.k,
                     weight.f32() + q * s.k);
   }
-  return -1;
 }
 
 void moeExpertLoad(Tensor &load, const Tensor &expert) {
@@ -1207,9 +1209,11 @@ void moeRouterGrad(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
 }
 
 MoeRows moeExpertRows(const Tensor &expert, const Tensor &weight,
-                      const moe::ExpertSpec &s) {
+                      const Tensor &status, const moe::ExpertSpec &s) {
   MoeRows r;
   r.hostBegin.assign(size_t(s.local + 1), 0);
+  if ((r.badRow = status.i32()[0]) >= 0)
+    return r;
   for (int64_t e = 0; e < s.local; ++e)
     r.hostBegin[size_t(e + 1)] =
         r.hostBegin[size_t(e)] +

@@ -2540,13 +2540,13 @@ __global__ void kFirstFlaggedInChunk(float *chunkFirst, const float *flag,
   }
 }
 /// first[0]: the first flagged row, or -1 (one thread, over the chunks).
-__global__ void kFirstFlagged(double *first, const float *chunkFirst,
+__global__ void kFirstFlagged(int32_t *first, const float *chunkFirst,
                               int64_t chunks) {
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     int64_t c = 0;
     while (c < chunks && chunkFirst[c] < 0.0f)
       ++c;
-    first[0] = c < chunks ? double(chunkFirst[c]) : -1.0;
+    first[0] = c < chunks ? int32_t(chunkFirst[c]) : -1;
   }
 }
 __global__ void kRouterDlogit(float *dlogit, float *dp, const float *prob,
@@ -2603,6 +2603,18 @@ __global__ void kChunkOffsets(int32_t *offsets, int32_t *totals,
       running += counts[c * experts + e];
     }
     totals[e] = running;
+  }
+}
+/// begin[e] = the sum of totals[0 .. e - 1], e = 0 .. experts (one thread).
+__global__ void kExpertBegin(int32_t *begin, const int32_t *totals,
+                             int64_t experts) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    int32_t running = 0;
+    for (int64_t e = 0; e < experts; ++e) {
+      begin[e] = running;
+      running += totals[e];
+    }
+    begin[experts] = running;
   }
 }
 __global__ void kAddCounts(float *load, const int32_t *totals,
@@ -2685,17 +2697,20 @@ __global__ void kExpertColumnSum(float *out, const float *rows,
 
 namespace detail {
 
-int64_t moeRoute(Tensor &prob, Tensor &expert, Tensor &weight,
-                 const Tensor &x, const Tensor &router,
-                 const Tensor &routerBias, const Tensor &select,
-                 const moe::RouteSpec &s, int64_t begin, int64_t end) {
+void moeRoute(Tensor &prob, Tensor &expert, Tensor &weight, Tensor &status,
+              const Tensor &x, const Tensor &router, const Tensor &routerBias,
+              const Tensor &select, const moe::RouteSpec &s, int64_t begin,
+              int64_t end) {
   const char *fn = "moeRoute";
   const int64_t rows = end - begin;
-  if (rows <= 0)
-    return -1;
+  if (rows <= 0) {
+    const int32_t none = -1;
+    status.fromHostI32({none});
+    return;
+  }
   // Doubles in float tensors (cudaMalloc aligns them).
   Tensor logit({rows, 2 * s.E}), choice({rows, s.E}),
-      groupScore({rows, 2 * s.groups}), flag({rows}), first({2});
+      groupScore({rows, 2 * s.groups}), flag({rows});
   double *L = reinterpret_cast<double *>(logit.f32());
   TRIDENT_LAUNCH(kRouterLogits, blocksFor(rows * s.E), kThreads, 0, stream())(
       L, x.f32() + begin * s.h, router.f32(),
@@ -2711,12 +2726,9 @@ int64_t moeRoute(Tensor &prob, Tensor &expert, Tensor &weight,
   TRIDENT_LAUNCH(kFirstFlaggedInChunk, blocksFor(chunks), kThreads, 0,
                  stream())(chunkFirst.f32(), flag.f32(), rows);
   launched(fn);
-  TRIDENT_LAUNCH(kFirstFlagged, 1, 32, 0, stream())(
-      reinterpret_cast<double *>(first.f32()), chunkFirst.f32(), chunks);
+  TRIDENT_LAUNCH(kFirstFlagged, 1, 32, 0, stream())(status.i32(),
+                                                    chunkFirst.f32(), chunks);
   launched(fn);
-  double bad = 0;
-  copyToHost(&bad, first.f32(), sizeof bad);
-  return int64_t(bad);
 }
 
 namespace {
@@ -2783,24 +2795,28 @@ void moeRouterGrad(Tensor &dx, Tensor &drouter, Tensor &dRouterBias,
 }
 
 MoeRows moeExpertRows(const Tensor &expert, const Tensor &weight,
-                      const moe::ExpertSpec &s) {
+                      const Tensor &status, const moe::ExpertSpec &s) {
   const char *fn = "moeExpertRows";
   MoeRows r;
   r.hostBegin.assign(size_t(s.local + 1), 0);
   r.begin = Tensor({s.local + 1}, DType::I32);
   r.slotRow = Tensor({s.n * s.k}, DType::I32);
   Tensor offsets;
-  if (s.local > 0 && s.n > 0) {
-    Tensor totals({s.local}, DType::I32);
+  // The experts' row counts, and after them the routing's status: one
+  // copy to the host.
+  Tensor totals({s.local + 1}, DType::I32);
+  if (s.local > 0 && s.n > 0)
     countChoices(totals, &offsets, expert, s.first, s.local, fn);
-    std::vector<int32_t> c = totals.toHostI32(),
-                         begin(size_t(s.local + 1), 0);
-    for (int64_t e = 0; e < s.local; ++e) {
-      r.hostBegin[size_t(e + 1)] = r.hostBegin[size_t(e)] + c[size_t(e)];
-      begin[size_t(e + 1)] = int32_t(r.hostBegin[size_t(e + 1)]);
-    }
-    r.begin.fromHostI32(begin);
-  }
+  copyOnBackend(totals.i32() + s.local, status.i32(), sizeof(int32_t));
+  const std::vector<int32_t> c = totals.toHostI32();
+  if ((r.badRow = c[size_t(s.local)]) >= 0)
+    return r;
+  for (int64_t e = 0; e < s.local; ++e)
+    r.hostBegin[size_t(e + 1)] = r.hostBegin[size_t(e)] + c[size_t(e)];
+  // The same offsets on the device, summed there (no upload, no wait).
+  TRIDENT_LAUNCH(kExpertBegin, 1, 32, 0, stream())(r.begin.i32(),
+                                                   totals.i32(), s.local);
+  launched(fn);
   const int64_t M = r.size();
   r.token = Tensor({M}, DType::I32), r.slot = Tensor({M}, DType::I32);
   r.weight = Tensor({M}), r.rowExpert = Tensor({M}, DType::I32);

@@ -393,8 +393,8 @@ void checkRecommender() {
 /// (lib/Runtime/Common/MoE.cpp); y, dx, dwIn and dwOut against host
 /// formulas in double. The routing, the rows' gather, activations and
 /// sums run on the backend: each call copies less than one float per
-/// token between host and tensors (on CUDA only the routing's flag and
-/// the local experts' row counts, down, and their offsets, up). With 37
+/// token between host and tensors (on CUDA only the local experts' row
+/// counts and the routing's status, in one copy). With 37
 /// tokens, and with 700, whose 1,400 choices the CUDA backend counts and
 /// lays out in two chunks (Common/MoEExperts.h, kChoiceChunk).
 void checkExperts(int64_t n) {
@@ -493,6 +493,31 @@ void checkExperts(int64_t n) {
   compare("moeBackward dx", dx.toHost(), DX);
   compare("moeBackward dwIn", dwIn.toHost(), DWi);
   compare("moeBackward dwOut", dwOut.toHost(), DWo);
+  // A token whose router logits are not finite is named, by the forward
+  // (its status read with the row counts) and by the router's backward
+  // (its status read alone).
+  std::vector<float> infinite = X;
+  infinite[size_t(5 * h + 3)] = INFINITY;
+  x.fromHost(infinite);
+  Tensor drouter({h, E});
+  for (int call = 0; call < 2; ++call) {
+    std::string message;
+    try {
+      if (call == 0)
+        moeForward(y, x, r, wIn, wOut, d);
+      else
+        moeRouterBackward(dx, drouter, dgate, x, r, d);
+    } catch (const Error &e) {
+      message = e.what();
+    }
+    if (message.find("router logit of token 5 is not finite") ==
+        std::string::npos) {
+      std::printf("%s smoke: %s with an infinite input said '%s'\n",
+                  backendName(), call ? "moeRouterBackward" : "moeForward",
+                  message.c_str());
+      ++bad;
+    }
+  }
 }
 /// Every collective on a group of one leaves the data as it is. On CUDA
 /// under TRIDENT_CUDA_NCCL_SELF=1 the group has a one-rank NCCL
