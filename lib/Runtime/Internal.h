@@ -498,6 +498,10 @@ void copyToHost(void *dst, const void *src, size_t bytes);
 void copyFromHost(void *dst, const void *src, size_t bytes);
 void noteHostCopy(size_t bytes);
 void copyOnBackend(void *dst, const void *src, size_t bytes);
+/// n bf16 elements widened to fp32 / n fp32 elements rounded to bf16
+/// (Bf16.h's bf16Value and bf16Bits), on the backend's memory.
+void widenBf16(float *dst, const uint16_t *src, int64_t n);
+void narrowToBf16(uint16_t *dst, const float *src, int64_t n);
 /// Called once after MPI_Init (device selection, handles, streams).
 void backendInit();
 /// Called from finalize() before MPI_Finalize.

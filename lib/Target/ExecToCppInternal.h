@@ -219,6 +219,10 @@ private:
   /// Kernel results that are a parameter's gradient buffer itself (the
   /// kernel accumulated into it): their texec.accumulate_grad adds nothing.
   DenseSet<Value> accumulatedInPlace;
+  /// Kernel results written into an input's storage (the logits'
+  /// gradient): rounded there, not moved to a bf16 tensor, so the buffer
+  /// is not held twice.
+  DenseSet<Value> writtenInPlace;
   /// A linear backward's dx whose tensor-parallel sum was started by the
   /// kernel's emission (asyncTpSum): the all_reduce or reduce_scatter
   /// waits for it.
@@ -240,8 +244,15 @@ private:
   /// Whether `v` stays fp32 in a bf16 program: a kernel result the kernel
   /// table keeps fp32 (KernelInfo::f32Results), or a collective of one.
   bool keptF32(Value v);
+  /// Whether every reader of `v` reads it from bf16 storage (the kernel
+  /// table's KernelInfo::bf16Inputs): it is then held in a bf16 tensor
+  /// (rt::toBf16, 2 bytes an element) instead of rounded in an fp32 one.
+  bool readByBf16Kernels(Value v);
   /// In a bf16 program: rounds the float value `v` to bf16 in place,
-  /// unless it stays fp32 (keptF32), is a gradient or is unused.
+  /// unless it stays fp32 (keptF32), is a gradient or is unused; a kernel
+  /// result that every reader takes from bf16 storage (readByBf16Kernels,
+  /// through texec.save to the backward's readers) moves instead into a
+  /// bf16 tensor, its fp32 one released.
   void roundIfBf16(Value v);
   /// Whether parameter `sym` is a load-balancing selection bias
   /// (texec.param load_balance), which stays fp32.

@@ -125,11 +125,37 @@ bool RegionEmitter::keptF32(Value v) {
   return false;
 }
 
+bool RegionEmitter::readByBf16Kernels(Value v) {
+  if (v.use_empty())
+    return false;
+  for (OpOperand &use : v.getUses()) {
+    // Kept for the backward: read there as its block argument.
+    if (auto save = dyn_cast<tx::SaveOp>(use.getOwner())) {
+      auto ch = cast<tx::ChunkOp>(save->getParentOp());
+      if (!readByBf16Kernels(
+              ch.getBackward().front().getArgument(use.getOperandNumber())))
+        return false;
+      continue;
+    }
+    auto k = dyn_cast<tx::KernelOp>(use.getOwner());
+    if (!k || !tx::readsBf16Input(k.getKind(), use.getOperandNumber()))
+      return false;
+  }
+  return true;
+}
+
 void RegionEmitter::roundIfBf16(Value v) {
   if (!bf16() || v.use_empty() || keptF32(v) ||
       !isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType()) ||
       isGradient(v))
     return;
+  if (!writtenInPlace.contains(v) && readByBf16Kernels(v)) {
+    const std::string &n = name(v);
+    os << "    " << n << " = rt::toBf16(" << n << ");\n";
+    for (const std::string &view : views.lookup(v))
+      os << "    " << view << " = rt::Tensor();\n";
+    return;
+  }
   os << "    rt::roundToBf16(" << name(v) << ");\n";
 }
 
@@ -219,13 +245,16 @@ LogicalResult RegionEmitter::emitOp(Operation &op) {
     if (program.getZeroStage() == 1 || program.getZeroStage() == 2)
       os << "    awaitParam(" << paramIndex.lookup(p.getSym()) << ");\n";
     // bf16: the forward and backward read a bf16 copy of the fp32 master
-    // weight; a load-balancing selection bias stays fp32 (Megatron keeps
-    // its expert bias an fp32 buffer).
+    // weight, in a bf16 tensor where every reader takes one (a linear's
+    // weight), else rounded in an fp32 one; a load-balancing selection
+    // bias stays fp32 (Megatron keeps its expert bias an fp32 buffer).
     const bool working =
         bf16() && !p.getResult().use_empty() && !loadBalanced(p.getSym());
-    os << "    rt::Tensor " << fresh(p.getResult()) << " = "
-       << (working ? "rt::bf16Copy(" : "") << param(p.getSym()) << ".value"
-       << (working ? ")" : "") << ";\n";
+    const char *copyFn = !working                           ? ""
+                         : readByBf16Kernels(p.getResult()) ? "rt::toBf16("
+                                                            : "rt::bf16Copy(";
+    os << "    rt::Tensor " << fresh(p.getResult()) << " = " << copyFn
+       << param(p.getSym()) << ".value" << (working ? ")" : "") << ";\n";
     return success();
   }
   if (auto p = dyn_cast<tx::ParamGatherOp>(op)) {
@@ -416,6 +445,7 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
       n = fresh(r);
       os << "    rt::Tensor " << n << " = " << name(logitsIn)
          << "; // in place of the logits\n";
+      writtenInPlace.insert(r);
     } else if (tx::AccumulateGradOp acc = gradTarget(r)) {
       n = fresh(r);
       os << "    rt::Tensor " << n << " = "

@@ -127,10 +127,11 @@ const KernelInfo kKernels[] = {
     {KernelKind::LayerNormBwd, 5, 3, {}, kGammaShift}, // dy, x, g, mean, rstd -> dx, dg, db
     {KernelKind::RmsNorm, 2, 2, kEps, {}, 0b10},       // x, g -> y, rstd
     {KernelKind::RmsNormBwd, 4, 2, {}, {}},           // dy, x, g, rstd -> dx, dg
-    {KernelKind::Linear, 2, 1, {}, {}},                 // x, w -> y
-    {KernelKind::LinearBias, 3, 1, {}, kBias},         // x, w, b -> y
-    {KernelKind::LinearBwd, 3, 2, {}, {}},             // dy, x, w -> dx, dw
-    {KernelKind::LinearBiasBwd, 3, 3, {}, {}},        // dy, x, w -> dx, dw, db
+    // rt::linearForward / linearBackward take x, w and dy in bf16.
+    {KernelKind::Linear, 2, 1, {}, {}, 0, 0b11},            // x, w -> y
+    {KernelKind::LinearBias, 3, 1, {}, kBias, 0, 0b011},    // x, w, b -> y
+    {KernelKind::LinearBwd, 3, 2, {}, {}, 0, 0b111},        // dy, x, w -> dx, dw
+    {KernelKind::LinearBiasBwd, 3, 3, {}, {}, 0, 0b111},    // dy, x, w -> dx, dw, db
     {KernelKind::Gelu, 1, 1, {}, kApprox},
     {KernelKind::GeluBwd, 2, 1, {}, kApprox},          // dy, x -> dx
     {KernelKind::Silu, 1, 1, {}, {}},
@@ -149,10 +150,12 @@ const KernelInfo kKernels[] = {
     {KernelKind::RopeBwd, 1, 1, kRope, kRopeOpt},        // dy -> dx (inverse rotation)
     {KernelKind::Attention, 3, 2, kHeads, kAttnOpt, 0b10}, // q, k, v -> out, probs
     // out: the forward's output (flash attention's backward reads dy . out).
-    {KernelKind::AttentionBwd, 6, 3, kHeads, kAttnOpt}, // dy, q, k, v, out, probs -> dq, dk, dv
+    // out (the output projection's input) in bf16: the fused backward's
+    // row dots read it so (kFlashBwdRowDots), the unfused one not at all.
+    {KernelKind::AttentionBwd, 6, 3, kHeads, kAttnOpt, 0, 0b10000}, // dy, q, k, v, out, probs -> dq, dk, dv
     // With one sink logit per local head (gpt-oss).
     {KernelKind::AttentionSinks, 4, 2, kHeads, kAttnOpt, 0b10}, // q, k, v, sinks -> out, probs
-    {KernelKind::AttentionSinksBwd, 6, 4, kHeads, kAttnOpt}, // dy, q, k, v, out, probs -> dq, dk, dv, dsinks
+    {KernelKind::AttentionSinksBwd, 6, 4, kHeads, kAttnOpt, 0, 0b10000}, // dy, q, k, v, out, probs -> dq, dk, dv, dsinks
     // k_nope [b,s,heads*nope], k_rope [b,s,rope] -> k [b,s,heads*(nope+rope)]
     {KernelKind::LatentKey, 2, 1, kLatentKey, {}},
     {KernelKind::LatentKeyBwd, 1, 2, kLatentKey, {}}, // dk -> dk_nope, dk_rope
@@ -221,6 +224,10 @@ void mlir::trident::exec::checkKernelTable() {
 
 bool mlir::trident::exec::keepsF32Result(KernelKind kind, unsigned index) {
   return index < 32 && (lookupKernel(kind).f32Results >> index & 1u);
+}
+
+bool mlir::trident::exec::readsBf16Input(KernelKind kind, unsigned index) {
+  return index < 32 && (lookupKernel(kind).bf16Inputs >> index & 1u);
 }
 
 bool mlir::trident::exec::isBackwardKernel(KernelKind kind) {

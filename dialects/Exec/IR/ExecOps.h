@@ -51,9 +51,16 @@ struct KernelInfo {
   /// Every other float result is a bf16 activation; parameter gradients
   /// are fp32 by their use (accumulate_grad), not by this mask.
   unsigned f32Results = 0;
+  /// Bit i set: the runtime kernel reads input i as it is from a tensor
+  /// stored in bf16 (2 bytes an element, rt::toBf16) in a bf16 program,
+  /// with the same result as from its values in an fp32 tensor; the
+  /// emitter stores a value in bf16 when every reader takes it so.
+  unsigned bf16Inputs = 0;
 };
 /// Whether result `index` of a `kind` kernel stays fp32 in a bf16 program.
 bool keepsF32Result(KernelKind kind, unsigned index);
+/// Whether a `kind` kernel reads input `index` from bf16 storage.
+bool readsBf16Input(KernelKind kind, unsigned index);
 /// A KernelInfo count that the kernel's own verifier rule checks.
 constexpr unsigned kVariadic = ~0u;
 /// The table entry of `kind`.

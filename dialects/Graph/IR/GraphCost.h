@@ -46,6 +46,12 @@ struct OpCost {
   /// quantised input for the weight gradient). Not the attention core,
   /// the router or the LM head, which stay in 16 bits.
   double savedGemmInputBytes = 0;
+  /// Of savedGemmInputBytes: the inputs that only linear layers read,
+  /// which the bf16 programs of `trident emit` keep in bf16 tensors (two
+  /// bytes an element) where they keep the rest in fp32 ones: texec's
+  /// kernel table lets a linear take x and W from bf16 storage and no
+  /// other reader of such a tensor (ExecOps.cpp, KernelInfo::bf16Inputs).
+  double savedLinearOnlyInputBytes = 0;
   /// Kernels the forward launches.
   int64_t kernels = 0;
 
@@ -60,6 +66,7 @@ struct OpCost {
       savedBytes[i] += o.savedBytes[i];
     savedAttnCoreBytes += o.savedAttnCoreBytes;
     savedGemmInputBytes += o.savedGemmInputBytes;
+    savedLinearOnlyInputBytes += o.savedLinearOnlyInputBytes;
     kernels += o.kernels;
     return *this;
   }
@@ -75,6 +82,7 @@ struct OpCost {
       b *= n;
     c.savedAttnCoreBytes *= n;
     c.savedGemmInputBytes *= n;
+    c.savedLinearOnlyInputBytes *= n;
     c.kernels *= n;
     return c;
   }

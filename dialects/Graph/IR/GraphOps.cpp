@@ -595,8 +595,12 @@ OpCost LinearOp::getCost(const CostContext &ctx) {
   c.kernels = 1;
   double kept = savedOnce(*this, getX(), ctx);
   setSaved(c, *this, kept, kept);
-  if (inRepeatedLayer(*this))
+  if (inRepeatedLayer(*this)) {
     c.savedGemmInputBytes = kept;
+    if (llvm::all_of(getX().getUsers(),
+                     [](Operation *u) { return isa<LinearOp>(u); }))
+      c.savedLinearOnlyInputBytes = kept;
+  }
   return c;
 }
 

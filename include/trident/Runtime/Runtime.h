@@ -137,7 +137,13 @@ double wallSeconds();
 //===----------------------------------------------------------------------===//
 
 /// Element type of a Tensor: float32 everywhere except token ids.
-enum class DType { F32, I32 };
+/// Element types: fp32, int32, and bfloat16 (2 bytes an element, stored as
+/// the upper 16 bits of the fp32 value; Common/Bf16.h).
+enum class DType { F32, I32, BF16 };
+/// Bytes an element of `dtype` takes: 4, 4, 2.
+size_t elementSize(DType dtype);
+/// "f32", "i32", "bf16" for messages.
+const char *dtypeName(DType dtype);
 
 /// A dense row-major buffer with a shape. Copies share storage (like a
 /// shared_ptr); view() gives a sub-range of the same storage.
@@ -160,6 +166,8 @@ public:
   /// if the dtype differs.
   float *f32() const;
   int32_t *i32() const;
+  /// A bf16 tensor's elements as their 16 bits.
+  uint16_t *bf16() const;
 
   /// A tensor sharing this storage: `numel(shape)` elements starting at
   /// flat element `offset` of this tensor. Used for flat parameter buffers.
@@ -169,10 +177,12 @@ public:
   /// A new tensor (own storage) with the same shape and contents.
   Tensor clone() const;
 
-  /// Copies the whole tensor to a host vector (synchronises on CUDA).
+  /// Copies the whole tensor to a host vector (synchronises on CUDA); a
+  /// bf16 tensor's values widened to fp32 (exactly).
   std::vector<float> toHost() const;
   std::vector<int32_t> toHostI32() const;
-  /// Copies `values` (exactly numel() of them) into the tensor.
+  /// Copies `values` (exactly numel() of them) into the tensor; into a
+  /// bf16 tensor rounded as roundToBf16 rounds them.
   void fromHost(const std::vector<float> &values);
   void fromHostI32(const std::vector<int32_t> &values);
 
@@ -395,6 +405,14 @@ void roundToBf16(Tensor &t);
 /// A new tensor holding `t` rounded to bf16: the working copy of an fp32
 /// master weight that a bf16 program's forward and backward read.
 Tensor bf16Copy(const Tensor &t);
+/// A new bf16 tensor (DType::BF16, 2 bytes an element) of an fp32 tensor's
+/// values rounded as roundToBf16 rounds them: the working copy of a weight
+/// whose every reader takes bf16 storage (linearForward and
+/// linearBackward's operands; docs/emit.md, "bf16 mixed precision").
+Tensor toBf16(const Tensor &t);
+/// A new fp32 tensor of a bf16 tensor's values (exact: every bf16 value is
+/// an fp32 value); an fp32 tensor is returned as it is (shared storage).
+Tensor toF32(const Tensor &t);
 
 /// Embedding: out[i, :] = wte[tokens[i] - vocabOffset, :] when the token
 /// falls in this shard's rows [vocabOffset, vocabOffset + wte.dim(0)), else
@@ -478,7 +496,10 @@ void rmsNormBackward(Tensor &dx, Tensor &dgamma, const Tensor &dy,
                      const Tensor &x, const Tensor &gamma, const Tensor &rstd);
 
 /// y [n, out] = x [n, in] * W^T + b, W [out, in] (the tgraph layout), b [out]
-/// or undefined.
+/// or undefined. x and W (and linearBackward's dy, x and W) may be bf16
+/// tensors (toBf16): read as they are, with the same result as their
+/// values in fp32 tensors (a bf16 GEMM takes them without a copy, an fp32
+/// or TF32 GEMM on the CUDA backend from an fp32 copy).
 void linearForward(Tensor &y, const Tensor &x, const Tensor &w,
                    const Tensor &b);
 /// dx = dy W (overwritten; skipped if dx undefined), dW += dy^T x

@@ -47,6 +47,14 @@ TRIDENT_HD inline uint16_t bf16Bits(float x) {
   return uint16_t(u >> 16);
 }
 
+/// The fp32 value of a bf16 tensor's element (exact).
+TRIDENT_HD inline float bf16Value(uint16_t bits) {
+  uint32_t u = uint32_t(bits) << 16;
+  float y;
+  std::memcpy(&y, &u, sizeof y);
+  return y;
+}
+
 } // namespace trident::rt::detail
 
 #endif // TRIDENT_RUNTIME_COMMON_BF16_H

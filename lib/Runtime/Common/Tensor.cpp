@@ -1,6 +1,7 @@
 //===- Tensor.cpp - Backend-neutral tensor bookkeeping --------------------===//
 
 #include "../Internal.h"
+#include "Bf16.h"
 
 #include <atomic>
 #include <sstream>
@@ -23,6 +24,20 @@ std::string shapeToString(const std::vector<int64_t> &shape) {
 } // namespace detail
 
 using detail::check;
+
+size_t elementSize(DType dtype) { return dtype == DType::BF16 ? 2 : 4; }
+
+const char *dtypeName(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return "f32";
+  case DType::I32:
+    return "i32";
+  case DType::BF16:
+    return "bf16";
+  }
+  return "?";
+}
 
 int64_t numelOf(const std::vector<int64_t> &shape) {
   int64_t n = 1;
@@ -55,7 +70,8 @@ void detail::noteHostCopy(size_t bytes) {
 
 Tensor::Tensor(std::vector<int64_t> shape, DType dtype)
     : shape_(std::move(shape)), numel_(numelOf(shape_)), dtype_(dtype) {
-  const size_t bytes = static_cast<size_t>(numel_ ? numel_ : 1) * 4;
+  const size_t bytes =
+      static_cast<size_t>(numel_ ? numel_ : 1) * elementSize(dtype_);
   std::shared_ptr<void> raw = detail::allocate(bytes);
   noteAllocated(int64_t(bytes));
   // The storage keeps the backend's buffer alive and uncounts it when the
@@ -77,16 +93,28 @@ int64_t Tensor::dim(int i) const {
   return shape_[j];
 }
 
+namespace {
+void checkDtype(const Tensor &t, DType want, const char *fn) {
+  check(t.defined(), fn, "tensor is empty");
+  check(t.dtype() == want, fn,
+        std::string("tensor ") + t.shapeString() + " holds " +
+            dtypeName(t.dtype()) + " values, not " + dtypeName(want));
+}
+} // namespace
+
 float *Tensor::f32() const {
-  check(defined(), "Tensor::f32", "tensor is empty");
-  check(dtype_ == DType::F32, "Tensor::f32", "tensor holds int32 values");
+  checkDtype(*this, DType::F32, "Tensor::f32");
   return static_cast<float *>(storage_.get()) + offset_;
 }
 
 int32_t *Tensor::i32() const {
-  check(defined(), "Tensor::i32", "tensor is empty");
-  check(dtype_ == DType::I32, "Tensor::i32", "tensor holds float32 values");
+  checkDtype(*this, DType::I32, "Tensor::i32");
   return static_cast<int32_t *>(storage_.get()) + offset_;
+}
+
+uint16_t *Tensor::bf16() const {
+  checkDtype(*this, DType::BF16, "Tensor::bf16");
+  return static_cast<uint16_t *>(storage_.get()) + offset_;
 }
 
 Tensor Tensor::view(int64_t offset, std::vector<int64_t> shape) const {
@@ -111,10 +139,11 @@ Tensor Tensor::reshape(std::vector<int64_t> shape) const {
 
 Tensor Tensor::clone() const {
   Tensor t(shape_, dtype_);
+  const size_t size = elementSize(dtype_);
   if (numel_)
     detail::copyOnBackend(t.storage_.get(),
-                          static_cast<char *>(storage_.get()) + offset_ * 4,
-                          numel_ * 4);
+                          static_cast<char *>(storage_.get()) + offset_ * size,
+                          numel_ * size);
   return t;
 }
 
@@ -124,10 +153,34 @@ Tensor bf16Copy(const Tensor &t) {
   return c;
 }
 
+Tensor toF32(const Tensor &t) {
+  if (t.dtype() != DType::BF16)
+    return t;
+  Tensor w(t.shape());
+  if (t.numel())
+    detail::widenBf16(w.f32(), t.bf16(), t.numel());
+  return w;
+}
+
+Tensor toBf16(const Tensor &t) {
+  Tensor b(t.shape(), DType::BF16);
+  if (t.numel())
+    detail::narrowToBf16(b.bf16(), t.f32(), t.numel());
+  return b;
+}
+
 std::vector<float> Tensor::toHost() const {
   std::vector<float> out(numel_);
-  if (numel_)
-    detail::copyToHost(out.data(), f32(), numel_ * 4);
+  if (!numel_)
+    return out;
+  if (dtype_ == DType::BF16) {
+    std::vector<uint16_t> bits(numel_);
+    detail::copyToHost(bits.data(), bf16(), numel_ * 2);
+    for (int64_t i = 0; i < numel_; ++i)
+      out[i] = detail::bf16Value(bits[i]);
+    return out;
+  }
+  detail::copyToHost(out.data(), f32(), numel_ * 4);
   return out;
 }
 
@@ -142,8 +195,16 @@ void Tensor::fromHost(const std::vector<float> &values) {
   check(static_cast<int64_t>(values.size()) == numel_, "Tensor::fromHost",
         "got " + std::to_string(values.size()) + " values for shape " +
             shapeString());
-  if (numel_)
-    detail::copyFromHost(f32(), values.data(), numel_ * 4);
+  if (!numel_)
+    return;
+  if (dtype_ == DType::BF16) {
+    std::vector<uint16_t> bits(numel_);
+    for (int64_t i = 0; i < numel_; ++i)
+      bits[i] = detail::bf16Bits(values[i]);
+    detail::copyFromHost(bf16(), bits.data(), numel_ * 2);
+    return;
+  }
+  detail::copyFromHost(f32(), values.data(), numel_ * 4);
 }
 
 void Tensor::fromHostI32(const std::vector<int32_t> &values) {

@@ -94,6 +94,16 @@ void mul(Tensor &out, const Tensor &a, const Tensor &b) {
     o[i] = pa[i] * pb[i];
 }
 
+void detail::widenBf16(float *dst, const uint16_t *src, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    dst[i] = detail::bf16Value(src[i]);
+}
+
+void detail::narrowToBf16(uint16_t *dst, const float *src, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    dst[i] = detail::bf16Bits(src[i]);
+}
+
 void roundToBf16(Tensor &t) {
   float *p = t.numel() ? t.f32() : nullptr;
   for (int64_t i = 0; i < t.numel(); ++i)
@@ -785,6 +795,29 @@ void rmsNormBackward(Tensor &dx, Tensor &dgamma, const Tensor &dy,
 // Linear and matmul
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// A product's operand as fp32: its elements, or a bf16 tensor's widened
+/// (exactly) into scratch memory that is not tensor memory, as the CUDA
+/// backend's GEMM copies are not: the product of the same values.
+class F32Operand {
+public:
+  explicit F32Operand(const Tensor &t) {
+    if (t.dtype() != DType::BF16) {
+      p_ = t.f32();
+      return;
+    }
+    widened_.resize(size_t(t.numel()));
+    detail::widenBf16(widened_.data(), t.bf16(), t.numel());
+    p_ = widened_.data();
+  }
+  const float *get() const { return p_; }
+
+private:
+  std::vector<float> widened_;
+  const float *p_ = nullptr;
+};
+} // namespace
+
 void linearForward(Tensor &y, const Tensor &x, const Tensor &w,
                    const Tensor &b) {
   const char *fn = "linearForward";
@@ -795,8 +828,9 @@ void linearForward(Tensor &y, const Tensor &x, const Tensor &w,
         "y " + y.shapeString() + " must be [" + std::to_string(n) + ", " +
             std::to_string(out) + "]");
   check(!b.defined() || b.numel() == out, fn, "b must have out elements");
+  const F32Operand xf(x), wf(w);
   MapM Y(y.f32(), n, out);
-  Y.noalias() = CMapM(x.f32(), n, in) * CMapM(w.f32(), out, in).transpose();
+  Y.noalias() = CMapM(xf.get(), n, in) * CMapM(wf.get(), out, in).transpose();
   if (b.defined())
     Y.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(b.f32(), out);
 }
@@ -809,14 +843,18 @@ void linearBackward(Tensor &dx, Tensor &dw, Tensor &db, const Tensor &dy,
   int64_t n = rowsOf(x, in, fn, "x");
   check(dy.numel() == n * out, fn,
         "dy " + dy.shapeString() + " does not match [n, out]");
-  CMapM DY(dy.f32(), n, out), X(x.f32(), n, in);
+  const F32Operand dyf(dy);
+  CMapM DY(dyf.get(), n, out);
   if (dx.defined()) {
     sameNumel(dx, x, fn);
-    MapM(dx.f32(), n, in).noalias() = DY * CMapM(w.f32(), out, in);
+    const F32Operand wf(w);
+    MapM(dx.f32(), n, in).noalias() = DY * CMapM(wf.get(), out, in);
   }
   if (dw.defined()) {
     sameNumel(dw, w, fn);
-    MapM(dw.f32(), out, in).noalias() += DY.transpose() * X;
+    const F32Operand xf(x);
+    MapM(dw.f32(), out, in).noalias() +=
+        DY.transpose() * CMapM(xf.get(), n, in);
   }
   if (db.defined()) {
     check(db.numel() == out, fn, "db must have out elements");

@@ -118,6 +118,9 @@ __global__ void kRoundBf16(float *p, int64_t n) {
 __global__ void kBf16Bits(uint16_t *o, const float *x, int64_t n) {
   GRID_STRIDE(i, n) o[i] = detail::bf16Bits(x[i]);
 }
+__global__ void kBf16Widen(float *o, const uint16_t *x, int64_t n) {
+  GRID_STRIDE(i, n) o[i] = detail::bf16Value(x[i]);
+}
 __global__ void kAxpy(float *y, const float *x, float a, int64_t n) {
   GRID_STRIDE(i, n) y[i] += a * x[i];
 }
@@ -846,20 +849,27 @@ __global__ void __launch_bounds__(kFaThreads)
 constexpr int kFbTile = 16;
 constexpr int kFbThreads = 32;
 
+/// An element's fp32 value: itself, or a bf16 tensor's (its bits).
+TRIDENT_HD inline float elementValue(float x) { return x; }
+TRIDENT_HD inline float elementValue(uint16_t bits) {
+  return detail::bf16Value(bits);
+}
+
 /// delta_r = dO_r . O_r (in double, rounded once) for the rows r of lse's
 /// layout [batch, heads, s], block r taking row r: sum_j p_j dp_j, as
-/// O_r = sum_j p_j v_j.
-__global__ void kFlashBwdRowDots(float *delta, const float *dout,
-                                 const float *out, int64_t s, int64_t heads,
-                                 int64_t D, int64_t os) {
+/// O_r = sum_j p_j v_j. O in fp32 or bf16 (T = float or uint16_t).
+template <typename T>
+__global__ void kFlashBwdRowDots(float *delta, const float *dout, const T *out,
+                                 int64_t s, int64_t heads, int64_t D,
+                                 int64_t os) {
   __shared__ double sh[kThreads];
   const int64_t r = blockIdx.x, i = r % s, h = (r / s) % heads,
                 b = r / (s * heads);
   const float *dorow = dout + (b * s + i) * os + h * D;
-  const float *orow = out + (b * s + i) * os + h * D;
+  const T *orow = out + (b * s + i) * os + h * D;
   double dot = 0.0;
   for (int64_t c = threadIdx.x; c < D; c += blockDim.x)
-    dot += double(dorow[c]) * orow[c];
+    dot += double(dorow[c]) * elementValue(orow[c]);
   dot = blockSum(dot, sh);
   if (threadIdx.x == 0)
     delta[r] = float(dot);
@@ -1286,24 +1296,60 @@ void rowGrid(int64_t n, const char *fn) {
   check(n < (int64_t(1) << 31), fn, "more than 2^31 - 1 rows");
 }
 
-/// A GEMM operand as bf16 (rt::setBf16Gemms): the elements from `x` to the
-/// last one the product reads, `extent` of them, rounded into a block of
-/// the stream-ordered pool, freed in stream order when this goes.
-class Bf16Operand {
+/// A GEMM operand: fp32 elements, or the bits of a bf16 tensor's
+/// (DType::BF16, rt::toBf16).
+struct GemmIn {
+  GemmIn(const float *p) : f32(p) {}
+  explicit GemmIn(const Tensor &t)
+      : f32(t.dtype() == DType::BF16 ? nullptr : t.f32()),
+        bf16(t.dtype() == DType::BF16 ? t.bf16() : nullptr) {}
+  const float *f32 = nullptr;
+  const uint16_t *bf16 = nullptr;
+};
+
+/// A GEMM operand in the element type a product reads, from the elements
+/// of `in` to the last one the product reads (`extent` of them): a bf16
+/// operand as it is, or copied by a kernel into a block of the
+/// stream-ordered pool (freed in stream order when this goes): an fp32
+/// one rounded to bf16 (rt::setBf16Gemms), a bf16 one widened to fp32
+/// (an fp32 or TF32 product).
+class GemmOperand {
 public:
-  Bf16Operand(const float *x, int64_t extent, const char *fn) {
-    cuda::check(cudaMallocAsync(&p_, 2 * size_t(extent), stream()), fn);
-    TRIDENT_LAUNCH(kBf16Bits, blocksFor(extent), kThreads, 0, stream())(
-        p_, x, extent);
+  GemmOperand(GemmIn in, bool asBf16, int64_t extent, const char *fn) {
+    if (asBf16 && in.bf16) {
+      bf16_ = in.bf16;
+      return;
+    }
+    if (!asBf16 && in.f32) {
+      f32_ = in.f32;
+      return;
+    }
+    const size_t bytes = (asBf16 ? 2 : 4) * size_t(extent);
+    cuda::check(cudaMallocAsync(&owned_, bytes, stream()), fn);
+    if (asBf16) {
+      bf16_ = static_cast<uint16_t *>(owned_);
+      TRIDENT_LAUNCH(kBf16Bits, blocksFor(extent), kThreads, 0, stream())(
+          static_cast<uint16_t *>(owned_), in.f32, extent);
+    } else {
+      f32_ = static_cast<float *>(owned_);
+      TRIDENT_LAUNCH(kBf16Widen, blocksFor(extent), kThreads, 0, stream())(
+          static_cast<float *>(owned_), in.bf16, extent);
+    }
     launched(fn);
   }
-  Bf16Operand(const Bf16Operand &) = delete;
-  Bf16Operand &operator=(const Bf16Operand &) = delete;
-  ~Bf16Operand() { cudaFreeAsync(p_, stream()); }
-  const uint16_t *get() const { return p_; }
+  GemmOperand(const GemmOperand &) = delete;
+  GemmOperand &operator=(const GemmOperand &) = delete;
+  ~GemmOperand() {
+    if (owned_)
+      cudaFreeAsync(owned_, stream());
+  }
+  const uint16_t *bf16() const { return bf16_; }
+  const float *f32() const { return f32_; }
 
 private:
-  uint16_t *p_ = nullptr;
+  void *owned_ = nullptr;
+  const uint16_t *bf16_ = nullptr;
+  const float *f32_ = nullptr;
 };
 
 /// The elements a row-major operand of `rows` x `cols` (leading dimension
@@ -1314,33 +1360,50 @@ int64_t operandExtent(int64_t rows, int64_t cols, int64_t ld, int64_t batch,
   return (batch - 1) * stride + (rows - 1) * ld + cols;
 }
 
-/// gemmRowMajorBatched's products on bf16 copies of A and B
-/// (rt::setBf16Gemms): cublasGemmEx for one, its strided batched form for
-/// more; fp32 C and accumulation. Sizes are checked by the caller.
-void gemmOnBf16Copies(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
-                      float alpha, const float *A, int64_t lda, int64_t strideA,
-                      const float *B, int64_t ldb, int64_t strideB, float beta,
-                      float *C, int64_t ldc, int64_t strideC, int64_t batch,
-                      const char *fn) {
-  Bf16Operand a(
-      A, operandExtent(transA ? k : m, transA ? m : k, lda, batch, strideA, fn),
+/// gemmRowMajorBatched's products of A and B, each as a GemmOperand: on
+/// bf16 tensor cores (cublasGemmEx, its strided batched form for more
+/// than one; fp32 C and accumulation) where `asBf16`, else in fp32
+/// (cublasSgemm, TF32 after rt::setTf32Gemms). Sizes are checked by the
+/// caller.
+void gemmOperands(bool asBf16, bool transA, bool transB, int64_t m, int64_t n,
+                  int64_t k, float alpha, GemmIn A, int64_t lda,
+                  int64_t strideA, GemmIn B, int64_t ldb, int64_t strideB,
+                  float beta, float *C, int64_t ldc, int64_t strideC,
+                  int64_t batch, const char *fn) {
+  GemmOperand a(
+      A, asBf16,
+      operandExtent(transA ? k : m, transA ? m : k, lda, batch, strideA, fn),
       fn);
-  Bf16Operand b(
-      B, operandExtent(transB ? n : k, transB ? k : n, ldb, batch, strideB, fn),
+  GemmOperand b(
+      B, asBf16,
+      operandExtent(transB ? n : k, transB ? k : n, ldb, batch, strideB, fn),
       fn);
   // C^T = op(B)^T op(A)^T in column-major terms.
   const cublasOperation_t opA = transA ? CUBLAS_OP_T : CUBLAS_OP_N,
                           opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasHandle_t h = cuda::state().cublas;
+  if (!asBf16) {
+    cuda::check(
+        batch == 1
+            ? cublasSgemm(h, opB, opA, int(n), int(m), int(k), &alpha, b.f32(),
+                          int(ldb), a.f32(), int(lda), &beta, C, int(ldc))
+            : cublasSgemmStridedBatched(
+                  h, opB, opA, int(n), int(m), int(k), &alpha, b.f32(),
+                  int(ldb), (long long)strideB, a.f32(), int(lda),
+                  (long long)strideA, &beta, C, int(ldc), (long long)strideC,
+                  int(batch)),
+        fn);
+    return;
+  }
   cuda::check(batch == 1
                   ? cublasGemmEx(h, opB, opA, int(n), int(m), int(k), &alpha,
-                                 b.get(), CUDA_R_16BF, int(ldb), a.get(),
+                                 b.bf16(), CUDA_R_16BF, int(ldb), a.bf16(),
                                  CUDA_R_16BF, int(lda), &beta, C, CUDA_R_32F,
                                  int(ldc), CUBLAS_COMPUTE_32F,
                                  CUBLAS_GEMM_DEFAULT)
                   : cublasGemmStridedBatchedEx(
-                        h, opB, opA, int(n), int(m), int(k), &alpha, b.get(),
-                        CUDA_R_16BF, int(ldb), (long long)strideB, a.get(),
+                        h, opB, opA, int(n), int(m), int(k), &alpha, b.bf16(),
+                        CUDA_R_16BF, int(ldb), (long long)strideB, a.bf16(),
                         CUDA_R_16BF, int(lda), (long long)strideA, &beta, C,
                         CUDA_R_32F, int(ldc), (long long)strideC, int(batch),
                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
@@ -1350,9 +1413,8 @@ void gemmOnBf16Copies(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
 /// Row-major C[m,n] = alpha * op(A) op(B) + beta * C through cuBLAS (which
 /// sees every row-major matrix as its column-major transpose).
 void gemmRowMajor(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
-                  float alpha, const float *A, int64_t lda, const float *B,
-                  int64_t ldb, float beta, float *C, int64_t ldc,
-                  const char *fn) {
+                  float alpha, GemmIn A, int64_t lda, GemmIn B, int64_t ldb,
+                  float beta, float *C, int64_t ldc, const char *fn) {
   // Empty products as the CPU backend computes them: cuBLAS refuses
   // leading dimensions of 0.
   if (m == 0 || n == 0)
@@ -1375,18 +1437,8 @@ void gemmRowMajor(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
                     fn);
     return;
   }
-  if (cuda::bf16Copies(m, n, k)) {
-    gemmOnBf16Copies(transA, transB, m, n, k, alpha, A, lda, 0, B, ldb, 0, beta,
-                     C, ldc, 0, 1, fn);
-    return;
-  }
-  // C^T = op(B)^T op(A)^T in column-major terms.
-  cuda::check(cublasSgemm(cuda::state().cublas,
-                          transB ? CUBLAS_OP_T : CUBLAS_OP_N,
-                          transA ? CUBLAS_OP_T : CUBLAS_OP_N, int(n), int(m),
-                          int(k), &alpha, B, int(ldb), A, int(lda), &beta, C,
-                          int(ldc)),
-              fn);
+  gemmOperands(cuda::bf16Copies(m, n, k), transA, transB, m, n, k, alpha, A,
+               lda, 0, B, ldb, 0, beta, C, ldc, 0, 1, fn);
 }
 
 /// gemmRowMajor over `batch` products: product i reads A + i * strideA and
@@ -1404,18 +1456,8 @@ void gemmRowMajorBatched(bool transA, bool transB, int64_t m, int64_t n,
     return;
   }
   check(batch < (int64_t(1) << 31), fn, "more than 2^31 batched products");
-  if (cuda::bf16Copies(m, n, k)) {
-    gemmOnBf16Copies(transA, transB, m, n, k, alpha, A, lda, strideA, B, ldb,
-                     strideB, beta, C, ldc, strideC, batch, fn);
-    return;
-  }
-  cuda::check(cublasSgemmStridedBatched(
-                  cuda::state().cublas, transB ? CUBLAS_OP_T : CUBLAS_OP_N,
-                  transA ? CUBLAS_OP_T : CUBLAS_OP_N, int(n), int(m), int(k),
-                  &alpha, B, int(ldb), (long long)strideB, A, int(lda),
-                  (long long)strideA, &beta, C, int(ldc), (long long)strideC,
-                  int(batch)),
-              fn);
+  gemmOperands(cuda::bf16Copies(m, n, k), transA, transB, m, n, k, alpha, A,
+               lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batch, fn);
 }
 } // namespace
 
@@ -1469,6 +1511,16 @@ void mul(Tensor &out, const Tensor &a, const Tensor &b) {
   TRIDENT_LAUNCH(kMul, blocksFor(out.numel()), kThreads, 0, stream())(
       out.f32(), a.f32(), b.f32(), out.numel());
   launched("mul");
+}
+
+void detail::widenBf16(float *dst, const uint16_t *src, int64_t n) {
+  TRIDENT_LAUNCH(kBf16Widen, blocksFor(n), kThreads, 0, stream())(dst, src, n);
+  launched("toF32");
+}
+
+void detail::narrowToBf16(uint16_t *dst, const float *src, int64_t n) {
+  TRIDENT_LAUNCH(kBf16Bits, blocksFor(n), kThreads, 0, stream())(dst, src, n);
+  launched("toBf16");
 }
 
 void roundToBf16(Tensor &t) {
@@ -1956,8 +2008,8 @@ void linearForward(Tensor &y, const Tensor &x, const Tensor &w,
   check(!b.defined() || b.numel() == out, fn, "b must have out elements");
   if (!n)
     return;
-  gemmRowMajor(false, true, n, out, in, 1.0f, x.f32(), in, w.f32(), in, 0.0f,
-               y.f32(), out, fn);
+  gemmRowMajor(false, true, n, out, in, 1.0f, GemmIn(x), in, GemmIn(w), in,
+               0.0f, y.f32(), out, fn);
   if (b.defined()) {
     TRIDENT_LAUNCH(kAddBias, blocksFor(n * out), kThreads, 0, stream())(y.f32(), b.f32(),
                                                              n, out);
@@ -1978,15 +2030,16 @@ void linearBackward(Tensor &dx, Tensor &dw, Tensor &db, const Tensor &dy,
   if (!n)
     return;
   if (dx.defined())
-    gemmRowMajor(false, false, n, in, out, 1.0f, dy.f32(), out, w.f32(), in,
+    gemmRowMajor(false, false, n, in, out, 1.0f, GemmIn(dy), out, GemmIn(w), in,
                  0.0f, dx.f32(), in, fn);
   if (dw.defined())
-    gemmRowMajor(true, false, out, in, n, 1.0f, dy.f32(), out, x.f32(), in,
+    gemmRowMajor(true, false, out, in, n, 1.0f, GemmIn(dy), out, GemmIn(x), in,
                  1.0f, dw.f32(), in, fn);
   if (db.defined()) {
     check(db.numel() == out, fn, "db must have out elements");
+    const Tensor dyf = toF32(dy); // a bf16 dy's column sums in fp32
     ColTerms t;
-    t.dy = dy.f32();
+    t.dy = dyf.f32();
     columnSums(db.f32(), nullptr, t, n, out, fn);
   }
 }
@@ -2116,8 +2169,14 @@ bool flashBackward(Tensor &dq, Tensor &dk, Tensor &dv, Tensor &dsinks,
         "more than 2^31 query rows in a call");
   Tensor delta({d.batch, H, s});
   Tensor sinkRows = dsinks.defined() ? Tensor({d.batch, H, s}) : Tensor();
-  TRIDENT_LAUNCH(kFlashBwdRowDots, unsigned(d.batch * H * s), rowThreads(D), 0,
-                 stream())(delta.f32(), dout.f32(), out.f32(), s, H, D, f.os);
+  if (out.dtype() == DType::BF16) // the output projection's bf16 input
+    TRIDENT_LAUNCH(kFlashBwdRowDots<uint16_t>, unsigned(d.batch * H * s),
+                   rowThreads(D), 0, stream())(delta.f32(), dout.f32(),
+                                               out.bf16(), s, H, D, f.os);
+  else
+    TRIDENT_LAUNCH(kFlashBwdRowDots<float>, unsigned(d.batch * H * s),
+                   rowThreads(D), 0, stream())(delta.f32(), dout.f32(),
+                                               out.f32(), s, H, D, f.os);
   launched(fn);
   const dim3 keyGrid(unsigned((f.t + kFbTile - 1) / kFbTile),
                      unsigned(d.kvHeads), unsigned(d.batch));

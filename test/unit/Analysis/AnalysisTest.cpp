@@ -93,6 +93,11 @@ TEST_CASE("GPT-3 175B activation bytes match Korthikanti et al. 2022",
   for (const LayerGroup &g : p.groups)
     if (g.cost.kind == LayerKind::Head) // the LM head stays in 16 bits
       CHECK(g.cost.actGemmInTpSharded + g.cost.actGemmInReplicated == 0);
+  // Each is read by linear layers alone (the norm outputs by QKV and FC1,
+  // attention's output by the projection, GeLU's by FC2): all of it is
+  // what the bf16 programs of `trident emit` keep in bf16 tensors.
+  CHECK(c.actLinearInReplicated == c.actGemmInReplicated);
+  CHECK(c.actLinearInTpSharded == c.actGemmInTpSharded);
   CHECK(blockGroup(p).count == 96);
   CHECK(c.tpCollectivesFwd == 2);
   CHECK(c.tpCollectiveBytes == Approx(2 * sq * h));
@@ -350,5 +355,27 @@ TEST_CASE("FP8 leaves the LM head and the MoE router in 16 bits",
     CHECK(head == 1);
     CHECK(fp8 > 0);
     CHECK(router == (std::string(spec) == "tiny-gpt" ? 0 : 1));
+  }
+}
+
+TEST_CASE("what only linear layers read: not a post-LN block's norm output, "
+          "not the experts' inputs",
+          "[analysis][bf16]") {
+  // BERT's post-LN block: each norm's output is also the residual stream,
+  // which an add reads; Mixtral's experts read their inputs inside the
+  // MoE kernel. The bf16 programs keep those in fp32 tensors
+  // (OpCost::savedLinearOnlyInputBytes), the rest of the GEMM inputs in
+  // bf16 ones.
+  for (const char *spec :
+       {TRIDENT_SOURCE_DIR "/test/e2e/models/tiny-bert.json",
+        TRIDENT_SOURCE_DIR "/test/e2e/models/tiny-mixtral.json"}) {
+    INFO(spec);
+    auto m = load(spec, 32);
+    LayerProfile p = buildLayerProfile(m.model());
+    const LayerCost &c = blockGroup(p).cost;
+    const double linear = c.actLinearInTpSharded + c.actLinearInReplicated;
+    const double gemm = c.actGemmInTpSharded + c.actGemmInReplicated;
+    CHECK(linear > 0);
+    CHECK(linear < gemm);
   }
 }

@@ -854,6 +854,37 @@ TEST_CASE("FP8 keeps its GEMM inputs in one byte", "[cost][evaluate]") {
   }
 }
 
+TEST_CASE("the trident preset keeps what only linear layers read in bf16",
+          "[cost][evaluate][bf16]") {
+  // The bf16 programs of `trident emit` hold bf16 values in fp32 tensors
+  // (bf16InFp32Storage) except what only linear layers read, which they
+  // move into bf16 tensors (rt::toBf16): those saved bytes count two bytes
+  // an element, not four. Their step time is priced as before.
+  LayerProfile p = smallGpt();
+  Cluster c = *parseClusterSpec("dgx-h100:1");
+  ParallelConfig cfg = cfgOf(8, 1, 1, 1, 8);
+  LayerProfile marked = p;
+  for (LayerGroup &g : marked.groups)
+    if (g.cost.kind == LayerKind::Block)
+      g.cost.actLinearInTpSharded = 1e6;
+  EvalOptions trident;
+  applyRuntime(trident, Runtime::Trident);
+  EvalOptions core;
+  applyRuntime(core, Runtime::MegatronCore);
+  for (DType d : {DType::BF16, DType::F32})
+    for (const EvalOptions *o : {&trident, &core}) {
+      INFO(dtypeName(d) << (o == &trident ? " trident" : " megatron-core"));
+      cfg.precision = d;
+      Evaluation plain = mustEvaluate(p, c, cfg, *o);
+      Evaluation e = mustEvaluate(marked, c, cfg, *o);
+      CHECK(e.iterationSeconds == plain.iterationSeconds);
+      if (d == DType::BF16 && o == &trident)
+        CHECK(e.stages[0].activationBytes < plain.stages[0].activationBytes);
+      else
+        CHECK(e.stages[0].activationBytes == plain.stages[0].activationBytes);
+    }
+}
+
 TEST_CASE("a tied embedding's gradient is summed over the first and last "
           "stage after the schedule",
           "[cost][evaluate]") {

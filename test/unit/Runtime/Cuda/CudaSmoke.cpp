@@ -48,6 +48,24 @@ void expectNear(const char *what, int64_t index, double got, double want,
 }
 
 /// Uniform values in [-scale, scale) for a 2-D tensor.
+/// Counts every element where two tensors' values differ in their bits
+/// (a NaN equal to a NaN).
+void expectSame(const char *what, const Tensor &got, const Tensor &want) {
+  const std::vector<float> g = got.toHost(), w = want.toHost();
+  for (size_t e = 0; e < g.size() && e < w.size(); ++e)
+    if (!(g[e] == w[e] || (std::isnan(g[e]) && std::isnan(w[e])))) {
+      if (bad < 20)
+        std::printf("%s smoke: %s[%zu] = %.9g, want %.9g\n", backendName(),
+                    what, e, double(g[e]), double(w[e]));
+      ++bad;
+    }
+  if (g.size() != w.size()) {
+    std::printf("%s smoke: %s: %zu elements, want %zu\n", backendName(), what,
+                g.size(), w.size());
+    ++bad;
+  }
+}
+
 Tensor filled(const char *name, int64_t rows, int64_t cols,
               float scale = 1.0f) {
   Tensor t({rows, cols});
@@ -776,12 +794,110 @@ void checkFlashAttention() {
         expectWithin((what + " dsinks").c_str(), h, DS[size_t(h)],
                      wds[size_t(h)], tol * mds[size_t(h)] + 1e-6);
     }
+    // The output in bf16 storage (rt::toBf16), as the bf16 programs keep
+    // the output projection's input: the gradients of its values in an
+    // fp32 tensor, bit for bit, and nothing more allocated (the row dots
+    // read the bf16 elements).
+    Tensor outRounded = bf16Copy(out), outBf16 = toBf16(out);
+    Tensor dqR({B * S, qs}), dkR({B * T, ks}), dvR({B * T, ks});
+    Tensor dqB({B * S, qs}), dkB({B * T, ks}), dvB({B * T, ks});
+    Tensor dsR = c.sinks ? Tensor({H}) : Tensor();
+    Tensor dsB = c.sinks ? Tensor({H}) : Tensor();
+    attentionBackward(dqR, dkR, dvR, dsR, dout, q, k, v, outRounded, lse, d);
+    resetPeakTensorBytes();
+    const int64_t beforeB = peakTensorBytes();
+    attentionBackward(dqB, dkB, dvB, dsB, dout, q, k, v, outBf16, lse, d);
+    synchronize();
+    if (on && peakTensorBytes() - beforeB != extraBwd) {
+      std::printf("%s smoke: fused attention backward (%s) from a bf16 output "
+                  "allocated %lld bytes, want %lld\n",
+                  backendName(), c.name,
+                  static_cast<long long>(peakTensorBytes() - beforeB),
+                  static_cast<long long>(extraBwd));
+      ++bad;
+    }
+    for (auto [name, got, want] :
+         {std::tuple{"dq", &dqB, &dqR}, std::tuple{"dk", &dkB, &dkR},
+          std::tuple{"dv", &dvB, &dvR}, std::tuple{"dsinks", &dsB, &dsR}})
+      expectSame((what + " " + name + " from a bf16 output").c_str(), *got,
+                 *want);
   }
   std::printf("%s smoke: attention keeping the log-sum-exp: %s\n",
               backendName(),
               on ? "fused forward and backward (bf16 tensor cores)"
                  : "unfused (no bf16 GEMMs)");
   setFusedAttention(false);
+}
+
+/// bf16 tensors (DType::BF16): two bytes an element; toBf16 rounds as
+/// roundToBf16 does, toF32 and toHost give the values back exactly,
+/// fromHost rounds, clone and view keep the elements; reading one as fp32
+/// is refused by name. Then linearForward and linearBackward given x, W
+/// and dy in bf16 tensors: the same bits as given their values in fp32
+/// tensors, under the GEMM mode in force (a bf16 GEMM reads them as they
+/// are, an fp32 one from a widened copy).
+void checkBf16Tensors(const char *mode) {
+  const std::vector<float> in = {
+      1.0f, 1.0f + std::ldexp(1.0f, -8), 0.1f, -3.0e38f, 3.4e38f, -0.0f, 7.0f};
+  Tensor t({int64_t(in.size())});
+  t.fromHost(in);
+  const int64_t live = liveTensorBytes();
+  Tensor b = toBf16(t);
+  if (liveTensorBytes() - live != 2 * int64_t(in.size())) {
+    std::printf("%s smoke: a bf16 tensor of %zu elements takes %lld bytes\n",
+                backendName(), in.size(),
+                static_cast<long long>(liveTensorBytes() - live));
+    ++bad;
+  }
+  Tensor rounded = bf16Copy(t);
+  expectSame("toBf16", b, rounded);
+  expectSame("toF32 of toBf16", toF32(b), rounded);
+  expectSame("clone of a bf16 tensor", b.clone(), rounded);
+  expectSame("view of a bf16 tensor", b.view(2, {3}), rounded.view(2, {3}));
+  Tensor filledB({int64_t(in.size())}, DType::BF16);
+  filledB.fromHost(in);
+  expectSame("fromHost into a bf16 tensor", filledB, rounded);
+  try {
+    (void)b.f32();
+    std::printf("%s smoke: a bf16 tensor read as fp32\n", backendName());
+    ++bad;
+  } catch (const Error &e) {
+    if (std::string(e.what()).find("holds bf16 values") == std::string::npos) {
+      std::printf("%s smoke: unexpected message: %s\n", backendName(),
+                  e.what());
+      ++bad;
+    }
+  }
+  // 33 x 70 by 70 x 17: fp32 under Bf16Gemms::Large; 1200 x 16 by
+  // 16 x 1200: bf16 there.
+  for (auto [n, inF, out] :
+       {std::tuple<int64_t, int64_t, int64_t>{33, 70, 17},
+        std::tuple<int64_t, int64_t, int64_t>{1200, 16, 1200}}) {
+    Tensor x = filled("bx", n, inF), w = filled("bw", out, inF);
+    Tensor dy = filled("bdy", n, out), bias({out});
+    for (Tensor *r : {&x, &w, &dy})
+      roundToBf16(*r);
+    initParam(bias, "bb", {out}, {0}, {out}, 7, 1.0f);
+    const Tensor xB = toBf16(x), wB = toBf16(w), dyB = toBf16(dy);
+    Tensor y({n, out}), yB({n, out});
+    linearForward(y, x, w, bias);
+    linearForward(yB, xB, wB, bias);
+    const std::string at = std::string(mode) + ", " + std::to_string(n) +
+                           " x " + std::to_string(inF) + " x " +
+                           std::to_string(out);
+    expectSame(("linearForward from bf16 x and W (" + at + ")").c_str(), yB, y);
+    Tensor dx({n, inF}), dw({out, inF}), db({out});
+    Tensor dxB({n, inF}), dwB({out, inF}), dbB({out});
+    linearBackward(dx, dw, db, dy, x, w);
+    linearBackward(dxB, dwB, dbB, dyB, xB, wB);
+    for (auto [name, got, want] :
+         {std::tuple{"dx", &dxB, &dx}, std::tuple{"dW", &dwB, &dw},
+          std::tuple{"db", &dbB, &db}})
+      expectSame(("linearBackward " + std::string(name) +
+                  " from bf16 dy, x and W (" + at + ")")
+                     .c_str(),
+                 *got, *want);
+  }
 }
 
 void checkBf16Gemms() {
@@ -800,8 +916,15 @@ void checkBf16Gemms() {
                 1200, 16, 1200, true);
   }
   checkFlashAttention();
+  if (on) {
+    setBf16Gemms(Bf16Gemms::All);
+    checkBf16Tensors("Bf16Gemms::All");
+    setBf16Gemms(Bf16Gemms::Large);
+    checkBf16Tensors("Bf16Gemms::Large");
+  }
   setBf16Gemms(Bf16Gemms::Off);
   checkLinear("linearForward (bf16 GEMMs off)", 33, 70, 17, false);
+  checkBf16Tensors(on ? "Bf16Gemms::Off" : "fp32 GEMMs");
 }
 
 /// adamUpdateMany against adamUpdate on each tensor in turn: the same bits
