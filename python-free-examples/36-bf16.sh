@@ -8,11 +8,18 @@
 # precision"). It prints its precision before the first step; 3 Adam
 # steps on 2 MPI ranks are then compared, losses only, with the
 # single-rank fp32 run (within 2 %) and the single-rank bf16 run (within
-# 1.4e-3, the tolerance docs/emit.md derives).
+# 1.4e-3, the tolerance docs/emit.md derives). Last, what only linear
+# layers read is kept in bf16 tensors (`rt::toBf16`, two bytes an element:
+# the weights' working copies, the norms' and attention's outputs, the
+# MLP's activation): the tp 2 program again with every value in an fp32
+# tensor instead (each `rt::toBf16(` made `rt::bf16Copy(`) trains to the
+# same bits, and its peak tensor memory is printed beside the program's.
 #
 # Expected output shape: per program "$ trident emit ...", "trident:
 # wrote ...", "$ mpirun ...", "precision ...", three "step N loss L time
-# T" lines; then two "OK: 3 steps, worst relative difference ..." lines.
+# T" lines; then two "OK: 3 steps, worst relative difference ..." lines;
+# then the fp32-storage variant's run, its comparison at rtol 0 and the
+# two programs' "memory: peak tensor bytes" lines.
 #
 # Usage: bash python-free-examples/36-bf16.sh
 #        (needs mpirun; TRIDENT_BIN and TRIDENT_RUNTIME_LIB as in
@@ -40,3 +47,27 @@ echo "\$ trident-compare-params --losses single.log tp2-bf16.log --rtol 2e-2"
 "$BIN/trident-compare-params" --losses "$tmp/single.log" "$tmp/tp2-bf16.log" --rtol 2e-2
 echo "\$ trident-compare-params --losses single-bf16.log tp2-bf16.log --rtol 1.4e-3"
 "$BIN/trident-compare-params" --losses "$tmp/single-bf16.log" "$tmp/tp2-bf16.log" --rtol 1.4e-3
+
+# The same program with every value in an fp32 tensor: the same bits,
+# more memory.
+echo "\$ sed 's/rt::toBf16(/rt::bf16Copy(/' tp2-bf16/main.cpp (every value in an fp32 tensor) -> tp2-f32-storage"
+cp -r "$tmp/tp2-bf16" "$tmp/tp2-f32-storage"
+rm -rf "$tmp/tp2-f32-storage/build"
+sed -i 's/rt::toBf16(/rt::bf16Copy(/' "$tmp/tp2-f32-storage/main.cpp"
+echo "bf16 tensors in tp2-bf16/main.cpp: $(grep -c 'rt::toBf16(' "$tmp/tp2-bf16/main.cpp"), in tp2-f32-storage: $(grep -c 'rt::toBf16(' "$tmp/tp2-f32-storage/main.cpp")"
+extra=()
+[ -n "$LIB" ] && extra=(-DTRIDENT_RUNTIME_LIBRARY="$LIB")
+[ -n "${TRIDENT_PROGRAM_OPT:-}" ] && extra+=(-DTRIDENT_PROGRAM_OPT="$TRIDENT_PROGRAM_OPT")
+cmake -S "$tmp/tp2-f32-storage" -B "$tmp/tp2-f32-storage/build" "${extra[@]}" > /dev/null
+cmake --build "$tmp/tp2-f32-storage/build" -j 2 > /dev/null
+run_ranks 2 tp2-f32-storage > /dev/null
+echo "\$ trident-compare-params tp2-f32-storage.dump tp2-bf16.dump --rtol 0 --atol 0"
+"$BIN/trident-compare-params" "$tmp/tp2-f32-storage.dump" "$tmp/tp2-bf16.dump" --rtol 0 --atol 0 | tail -1
+"$BIN/trident-compare-params" --losses "$tmp/tp2-f32-storage.log" "$tmp/tp2-bf16.log" --rtol 0 | tail -1
+peak() { sed -n 's/^memory: peak tensor bytes \([0-9]*\) .*/\1/p' "$tmp/$1.log"; }
+bf16=$(peak tp2-bf16) f32=$(peak tp2-f32-storage)
+echo "peak tensor bytes (max over ranks): tp2-bf16 $bf16, tp2-f32-storage $f32"
+if [ "$bf16" -ge "$f32" ]; then
+  echo "error: the bf16 tensors saved no memory" >&2
+  exit 1
+fi
