@@ -408,7 +408,8 @@ Tensor bf16Copy(const Tensor &t);
 /// A new bf16 tensor (DType::BF16, 2 bytes an element) of an fp32 tensor's
 /// values rounded as roundToBf16 rounds them: the working copy of a weight
 /// whose every reader takes bf16 storage (linearForward and
-/// linearBackward's operands; docs/emit.md, "bf16 mixed precision").
+/// linearBackward's operands; docs/emit.md, "bf16 mixed precision"); a
+/// bf16 tensor comes back as it is (shared storage).
 Tensor toBf16(const Tensor &t);
 /// A new fp32 tensor of a bf16 tensor's values (exact: every bf16 value is
 /// an fp32 value); an fp32 tensor is returned as it is (shared storage).

@@ -163,6 +163,8 @@ Tensor toF32(const Tensor &t) {
 }
 
 Tensor toBf16(const Tensor &t) {
+  if (t.dtype() == DType::BF16)
+    return t;
   Tensor b(t.shape(), DType::BF16);
   if (t.numel())
     detail::narrowToBf16(b.bf16(), t.f32(), t.numel());

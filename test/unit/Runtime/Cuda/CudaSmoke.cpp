@@ -852,6 +852,12 @@ void checkBf16Tensors(const char *mode) {
   Tensor rounded = bf16Copy(t);
   expectSame("toBf16", b, rounded);
   expectSame("toF32 of toBf16", toF32(b), rounded);
+  if (toBf16(b).bf16() != b.bf16() || toF32(t).f32() != t.f32()) {
+    std::printf("%s smoke: toBf16 of a bf16 tensor or toF32 of an fp32 one "
+                "copied it\n",
+                backendName());
+    ++bad;
+  }
   expectSame("clone of a bf16 tensor", b.clone(), rounded);
   expectSame("view of a bf16 tensor", b.view(2, {3}), rounded.view(2, {3}));
   Tensor filledB({int64_t(in.size())}, DType::BF16);
