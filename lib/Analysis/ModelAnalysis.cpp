@@ -331,8 +331,8 @@ void GroupBuilder::add(Operation &op,
   (keptSharded ? cost.actTpSharded : cost.actReplicated) += saved - core;
   (keptSharded ? cost.actGemmInTpSharded : cost.actGemmInReplicated) +=
       c.savedGemmInputBytes;
-  (keptSharded ? cost.actLinearInTpSharded : cost.actLinearInReplicated) +=
-      c.savedLinearOnlyInputBytes;
+  (keptSharded ? cost.actBf16TensorTpSharded : cost.actBf16TensorReplicated) +=
+      c.savedBf16TensorBytes;
 }
 
 } // namespace

@@ -369,8 +369,8 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
     // The emitted bf16 programs keep what only linear layers read in bf16
     // tensors (rt::toBf16), the rest in fp32 ones (bf16InFp32Storage):
     // two bytes an element of the four the fp32 pricing counts.
-    double linearIn = (L.actLinearInTpSharded / tp +
-                       L.actLinearInReplicated / (ax.sp ? tp : 1)) *
+    double linearIn = (L.actBf16TensorTpSharded / tp +
+                       L.actBf16TensorReplicated / (ax.sp ? tp : 1)) *
                       scale;
     r.actNone -= linearIn / 2;
     r.actSelective -= linearIn / 2;
@@ -795,8 +795,8 @@ Result<Evaluator> Evaluator::create(const LayerProfile &profile,
     for (double v :
          {c.fwdFlops, c.bwdFlops, c.fwdBytesTpSharded, c.fwdBytesReplicated,
           c.actTpSharded, c.actReplicated, c.actAttnCore, c.actLayerInput,
-          c.actGemmInTpSharded, c.actGemmInReplicated, c.actLinearInTpSharded,
-          c.actLinearInReplicated, c.tpCollectiveBytes, c.a2aBytesPerSample,
+          c.actGemmInTpSharded, c.actGemmInReplicated, c.actBf16TensorTpSharded,
+          c.actBf16TensorReplicated, c.tpCollectiveBytes, c.a2aBytesPerSample,
           c.cpKvBytesPerSample})
       if (!std::isfinite(v) || v < 0)
         return Status::error(where + "layer '" + c.name +

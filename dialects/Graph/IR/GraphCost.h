@@ -46,12 +46,14 @@ struct OpCost {
   /// quantised input for the weight gradient). Not the attention core,
   /// the router or the LM head, which stay in 16 bits.
   double savedGemmInputBytes = 0;
-  /// Of savedGemmInputBytes: the inputs that only linear layers read,
-  /// which the bf16 programs of `trident emit` keep in bf16 tensors (two
-  /// bytes an element) where they keep the rest in fp32 ones: texec's
-  /// kernel table lets a linear take x and W from bf16 storage and no
-  /// other reader of such a tensor (ExecOps.cpp, KernelInfo::bf16Inputs).
-  double savedLinearOnlyInputBytes = 0;
+  /// The saved inputs that the bf16 programs of `trident emit` keep in
+  /// bf16 tensors (two bytes an element) where they keep the rest in fp32
+  /// ones: values that only readers taking bf16 storage read (a linear
+  /// layer's input, an activation's; texec's kernel table,
+  /// KernelInfo::bf16Inputs in dialects/Exec/IR/ExecOps.cpp, and
+  /// readFromBf16Tensors in GraphOps.cpp for the tgraph ops lowered to
+  /// those kernels).
+  double savedBf16TensorBytes = 0;
   /// Kernels the forward launches.
   int64_t kernels = 0;
 
@@ -66,7 +68,7 @@ struct OpCost {
       savedBytes[i] += o.savedBytes[i];
     savedAttnCoreBytes += o.savedAttnCoreBytes;
     savedGemmInputBytes += o.savedGemmInputBytes;
-    savedLinearOnlyInputBytes += o.savedLinearOnlyInputBytes;
+    savedBf16TensorBytes += o.savedBf16TensorBytes;
     kernels += o.kernels;
     return *this;
   }
@@ -82,7 +84,7 @@ struct OpCost {
       b *= n;
     c.savedAttnCoreBytes *= n;
     c.savedGemmInputBytes *= n;
-    c.savedLinearOnlyInputBytes *= n;
+    c.savedBf16TensorBytes *= n;
     c.kernels *= n;
     return c;
   }

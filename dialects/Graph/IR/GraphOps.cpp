@@ -180,6 +180,45 @@ int64_t operandParams(Operation *op) {
 }
 
 /// Cost of a pointwise op that keeps `kept` bytes for its backward.
+/// Whether every reader of `v` is a tgraph op whose runtime kernels take
+/// it from a bf16 tensor, so that the bf16 programs of `trident emit` keep
+/// it in one (OpCost::savedBf16TensorBytes): a linear layer's input, the
+/// input of GeLU, SiLU, ReLU and squared ReLU, SwiGLU's gate and up. These
+/// are the ops lowered to the texec kernels whose inputs the kernel table
+/// marks (KernelInfo::bf16Inputs, dialects/Exec/IR/ExecOps.cpp: linear,
+/// gelu, silu, relu, squared_relu, swiglu and their backwards). The
+/// emitter decides on the texec values themselves (ExecToCppKernels.cpp,
+/// readByBf16Kernels); this is the cost model's reading of the same rule
+/// off the model, kept to these ops by AnalysisTest.cpp's cases.
+bool readFromBf16Tensors(Value v) {
+  if (v.use_empty())
+    return false;
+  for (OpOperand &use : v.getUses()) {
+    Operation *u = use.getOwner();
+    if (auto lin = dyn_cast<LinearOp>(u)) {
+      if (lin.getX() != v)
+        return false;
+      continue;
+    }
+    if (!isa<GeluOp, SiluOp, ReluOp, SquaredReluOp, SwiGLUOp>(u))
+      return false;
+  }
+  return true;
+}
+
+/// The saved bytes of `inputs` that the bf16 programs keep in bf16 tensors
+/// (in repeated layers, as savedGemmInputBytes).
+double bf16TensorBytes(Operation *op, ArrayRef<Value> inputs,
+                       const CostContext &ctx) {
+  if (!inRepeatedLayer(op))
+    return 0;
+  double b = 0;
+  for (Value v : inputs)
+    if (readFromBf16Tensors(v))
+      b += savedOnce(op, v, ctx);
+  return b;
+}
+
 OpCost pointwiseCost(Operation *op, const CostContext &ctx, double kept) {
   OpCost c;
   addTraffic(c, op, ctx);
@@ -595,12 +634,9 @@ OpCost LinearOp::getCost(const CostContext &ctx) {
   c.kernels = 1;
   double kept = savedOnce(*this, getX(), ctx);
   setSaved(c, *this, kept, kept);
-  if (inRepeatedLayer(*this)) {
+  if (inRepeatedLayer(*this))
     c.savedGemmInputBytes = kept;
-    if (llvm::all_of(getX().getUsers(),
-                     [](Operation *u) { return isa<LinearOp>(u); }))
-      c.savedLinearOnlyInputBytes = kept;
-  }
+  c.savedBf16TensorBytes = bf16TensorBytes(*this, {getX()}, ctx);
   return c;
 }
 
@@ -813,14 +849,26 @@ OpCost RMSNormOp::getCost(const CostContext &ctx) {
 TGRAPH_POINTWISE(AddOp, 0)
 TGRAPH_POINTWISE(MulOp, savedOnce(*this, getLhs(), ctx) +
                             savedOnce(*this, getRhs(), ctx))
-TGRAPH_POINTWISE(GeluOp, savedOnce(*this, getX(), ctx))
-TGRAPH_POINTWISE(SiluOp, savedOnce(*this, getX(), ctx))
-TGRAPH_POINTWISE(ReluOp, savedOnce(*this, getX(), ctx))
-TGRAPH_POINTWISE(SquaredReluOp, savedOnce(*this, getX(), ctx))
+#define TGRAPH_ACTIVATION(OP)                                                  \
+  OpCost OP::getCost(const CostContext &ctx) {                                 \
+    OpCost c = pointwiseCost(*this, ctx, savedOnce(*this, getX(), ctx));       \
+    c.savedBf16TensorBytes = bf16TensorBytes(*this, {getX()}, ctx);            \
+    return c;                                                                  \
+  }
+TGRAPH_ACTIVATION(GeluOp)
+TGRAPH_ACTIVATION(SiluOp)
+TGRAPH_ACTIVATION(ReluOp)
+TGRAPH_ACTIVATION(SquaredReluOp)
+#undef TGRAPH_ACTIVATION
 // tanh's derivative reads its output.
 TGRAPH_POINTWISE(TanhOp, bytes(getResult(), ctx))
-TGRAPH_POINTWISE(SwiGLUOp, savedOnce(*this, getGate(), ctx) +
-                               savedOnce(*this, getUp(), ctx))
+OpCost SwiGLUOp::getCost(const CostContext &ctx) {
+  OpCost c = pointwiseCost(*this, ctx,
+                           savedOnce(*this, getGate(), ctx) +
+                               savedOnce(*this, getUp(), ctx));
+  c.savedBf16TensorBytes = bf16TensorBytes(*this, {getGate(), getUp()}, ctx);
+  return c;
+}
 TGRAPH_POINTWISE(GeGLUOp, savedOnce(*this, getGate(), ctx) +
                               savedOnce(*this, getUp(), ctx))
 TGRAPH_POINTWISE(SoftmaxOp, bytes(getResult(), ctx))

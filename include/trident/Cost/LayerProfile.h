@@ -158,10 +158,9 @@ struct LayerCost {
   /// FP8 training runs in FP8 and keeps as one-byte copies (Transformer
   /// Engine; OpCost::savedGemmInputBytes).
   double actGemmInTpSharded = 0, actGemmInReplicated = 0;
-  /// Of those: the inputs only linear layers read, kept in bf16 tensors by
-  /// the bf16 programs of `trident emit` (OpCost::savedLinearOnlyInputBytes;
-  /// EvalOptions::bf16InFp32Storage).
-  double actLinearInTpSharded = 0, actLinearInReplicated = 0;
+  /// The saved inputs the bf16 programs of `trident emit` keep in bf16
+  /// tensors (OpCost::savedBf16TensorBytes; EvalOptions::bf16InFp32Storage).
+  double actBf16TensorTpSharded = 0, actBf16TensorReplicated = 0;
   /// Input of the layer: what full recompute keeps (checkpoint).
   double actLayerInput = 0;
 

@@ -30,6 +30,29 @@ using CStrided = Eigen::Map<const RowMat, 0, Eigen::OuterStride<>>;
 
 using detail::sameNumel;
 
+/// A kernel's input as fp32: its elements, or a bf16 tensor's widened
+/// (exactly) into scratch memory that is not tensor memory, as the CUDA
+/// backend's GEMM copies are not: the result of the same values. (The
+/// inputs of the kernel table's bf16Inputs: linear operands, activations'
+/// inputs.)
+class F32Operand {
+public:
+  explicit F32Operand(const Tensor &t) {
+    if (t.dtype() != DType::BF16) {
+      p_ = t.f32();
+      return;
+    }
+    widened_.resize(size_t(t.numel()));
+    detail::widenBf16(widened_.data(), t.bf16(), t.numel());
+    p_ = widened_.data();
+  }
+  const float *get() const { return p_; }
+
+private:
+  std::vector<float> widened_;
+  const float *p_ = nullptr;
+};
+
 /// Rows of `t` seen as [rows, cols].
 int64_t rowsOf(const Tensor &t, int64_t cols, const char *fn,
                const char *what) {
@@ -121,7 +144,8 @@ double sum(const Tensor &t) {
 void geluForward(Tensor &y, const Tensor &x, bool approximate) {
   sameNumel(y, x, "geluForward");
   float *o = y.numel() ? y.f32() : nullptr;
-  const float *in = x.numel() ? x.f32() : nullptr;
+  const F32Operand xin(x);
+  const float *in = x.numel() ? xin.get() : nullptr;
   for (int64_t i = 0; i < y.numel(); ++i)
     o[i] = approximate ? act::geluTanh(in[i]) : act::geluErf(in[i]);
 }
@@ -132,7 +156,8 @@ void geluBackward(Tensor &dx, const Tensor &dy, const Tensor &x,
   sameNumel(dy, x, "geluBackward");
   float *o = dx.numel() ? dx.f32() : nullptr;
   const float *g = dy.numel() ? dy.f32() : nullptr;
-  const float *in = x.numel() ? x.f32() : nullptr;
+  const F32Operand xin(x);
+  const float *in = x.numel() ? xin.get() : nullptr;
   for (int64_t i = 0; i < x.numel(); ++i)
     o[i] = g[i] * (approximate ? act::geluTanhGrad(in[i])
                                : act::geluErfGrad(in[i]));
@@ -141,7 +166,8 @@ void geluBackward(Tensor &dx, const Tensor &dy, const Tensor &x,
 void siluForward(Tensor &y, const Tensor &x) {
   sameNumel(y, x, "siluForward");
   float *o = y.numel() ? y.f32() : nullptr;
-  const float *in = x.numel() ? x.f32() : nullptr;
+  const F32Operand xin(x);
+  const float *in = x.numel() ? xin.get() : nullptr;
   for (int64_t i = 0; i < y.numel(); ++i)
     o[i] = act::silu(in[i]);
 }
@@ -151,7 +177,8 @@ void siluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
   sameNumel(dy, x, "siluBackward");
   float *o = dx.numel() ? dx.f32() : nullptr;
   const float *g = dy.numel() ? dy.f32() : nullptr;
-  const float *in = x.numel() ? x.f32() : nullptr;
+  const F32Operand xin(x);
+  const float *in = x.numel() ? xin.get() : nullptr;
   for (int64_t i = 0; i < x.numel(); ++i)
     o[i] = g[i] * act::siluGrad(in[i]);
 }
@@ -159,7 +186,8 @@ void siluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
 void reluForward(Tensor &y, const Tensor &x) {
   sameNumel(y, x, "reluForward");
   float *o = y.numel() ? y.f32() : nullptr;
-  const float *in = x.numel() ? x.f32() : nullptr;
+  const F32Operand xin(x);
+  const float *in = x.numel() ? xin.get() : nullptr;
   for (int64_t i = 0; i < y.numel(); ++i)
     o[i] = act::relu(in[i]);
 }
@@ -169,7 +197,8 @@ void reluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
   sameNumel(dy, x, "reluBackward");
   float *o = dx.numel() ? dx.f32() : nullptr;
   const float *g = dy.numel() ? dy.f32() : nullptr;
-  const float *in = x.numel() ? x.f32() : nullptr;
+  const F32Operand xin(x);
+  const float *in = x.numel() ? xin.get() : nullptr;
   for (int64_t i = 0; i < x.numel(); ++i)
     o[i] = in[i] > 0.0f ? g[i] : 0.0f;
 }
@@ -177,7 +206,8 @@ void reluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
 void squaredReluForward(Tensor &y, const Tensor &x) {
   sameNumel(y, x, "squaredReluForward");
   float *o = y.numel() ? y.f32() : nullptr;
-  const float *in = x.numel() ? x.f32() : nullptr;
+  const F32Operand xin(x);
+  const float *in = x.numel() ? xin.get() : nullptr;
   for (int64_t i = 0; i < y.numel(); ++i)
     o[i] = act::squaredRelu(in[i]);
 }
@@ -187,7 +217,8 @@ void squaredReluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
   sameNumel(dy, x, "squaredReluBackward");
   float *o = dx.numel() ? dx.f32() : nullptr;
   const float *g = dy.numel() ? dy.f32() : nullptr;
-  const float *in = x.numel() ? x.f32() : nullptr;
+  const F32Operand xin(x);
+  const float *in = x.numel() ? xin.get() : nullptr;
   for (int64_t i = 0; i < x.numel(); ++i)
     o[i] = g[i] * act::squaredReluGrad(in[i]);
 }
@@ -352,8 +383,9 @@ void swigluForward(Tensor &y, const Tensor &gate, const Tensor &up) {
   sameNumel(y, gate, "swigluForward");
   sameNumel(y, up, "swigluForward");
   float *o = y.numel() ? y.f32() : nullptr;
-  const float *a = gate.numel() ? gate.f32() : nullptr;
-  const float *b = up.numel() ? up.f32() : nullptr;
+  const F32Operand gin(gate), uin(up);
+  const float *a = gate.numel() ? gin.get() : nullptr;
+  const float *b = up.numel() ? uin.get() : nullptr;
   for (int64_t i = 0; i < y.numel(); ++i)
     o[i] = act::silu(a[i]) * b[i];
 }
@@ -368,7 +400,8 @@ void swigluBackward(Tensor &dgate, Tensor &dup, const Tensor &dy,
   if (!gate.numel())
     return;
   float *dg = dgate.f32(), *du = dup.f32();
-  const float *g = dy.f32(), *a = gate.f32(), *b = up.f32();
+  const F32Operand gin(gate), uin(up);
+  const float *g = dy.f32(), *a = gin.get(), *b = uin.get();
   for (int64_t i = 0; i < gate.numel(); ++i) {
     du[i] = g[i] * act::silu(a[i]);
     dg[i] = g[i] * b[i] * act::siluGrad(a[i]);
@@ -794,29 +827,6 @@ void rmsNormBackward(Tensor &dx, Tensor &dgamma, const Tensor &dy,
 //===----------------------------------------------------------------------===//
 // Linear and matmul
 //===----------------------------------------------------------------------===//
-
-namespace {
-/// A product's operand as fp32: its elements, or a bf16 tensor's widened
-/// (exactly) into scratch memory that is not tensor memory, as the CUDA
-/// backend's GEMM copies are not: the product of the same values.
-class F32Operand {
-public:
-  explicit F32Operand(const Tensor &t) {
-    if (t.dtype() != DType::BF16) {
-      p_ = t.f32();
-      return;
-    }
-    widened_.resize(size_t(t.numel()));
-    detail::widenBf16(widened_.data(), t.bf16(), t.numel());
-    p_ = widened_.data();
-  }
-  const float *get() const { return p_; }
-
-private:
-  std::vector<float> widened_;
-  const float *p_ = nullptr;
-};
-} // namespace
 
 void linearForward(Tensor &y, const Tensor &x, const Tensor &w,
                    const Tensor &b) {

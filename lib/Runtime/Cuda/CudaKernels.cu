@@ -121,6 +121,13 @@ __global__ void kBf16Bits(uint16_t *o, const float *x, int64_t n) {
 __global__ void kBf16Widen(float *o, const uint16_t *x, int64_t n) {
   GRID_STRIDE(i, n) o[i] = detail::bf16Value(x[i]);
 }
+/// An element's fp32 value: itself, or a bf16 tensor's (its bits). The
+/// kernels templated on an input's element type T (float or uint16_t)
+/// read it through this: the activations' inputs, attention's output.
+TRIDENT_HD inline float elementValue(float x) { return x; }
+TRIDENT_HD inline float elementValue(uint16_t bits) {
+  return detail::bf16Value(bits);
+}
 __global__ void kAxpy(float *y, const float *x, float a, int64_t n) {
   GRID_STRIDE(i, n) y[i] += a * x[i];
 }
@@ -130,17 +137,19 @@ __global__ void kAdd(float *o, const float *a, const float *b, int64_t n) {
 __global__ void kMul(float *o, const float *a, const float *b, int64_t n) {
   GRID_STRIDE(i, n) o[i] = a[i] * b[i];
 }
-__global__ void kGelu(float *y, const float *x, int64_t n, bool approx) {
+template <typename T>
+__global__ void kGelu(float *y, const T *x, int64_t n, bool approx) {
   GRID_STRIDE(i, n) {
-    float v = x[i];
+    float v = elementValue(x[i]);
     y[i] = approx ? 0.5f * v * (1.0f + tanhf(kGeluC * (v + 0.044715f * v * v * v)))
                   : 0.5f * v * (1.0f + erff(v * kInvSqrt2));
   }
 }
-__global__ void kGeluBwd(float *dx, const float *dy, const float *x, int64_t n,
+template <typename T>
+__global__ void kGeluBwd(float *dx, const float *dy, const T *x, int64_t n,
                          bool approx) {
   GRID_STRIDE(i, n) {
-    float v = x[i];
+    float v = elementValue(x[i]);
     if (approx) {
       float t = tanhf(kGeluC * (v + 0.044715f * v * v * v));
       float dt = (1.0f - t * t) * kGeluC * (1.0f + 3.0f * 0.044715f * v * v);
@@ -151,27 +160,44 @@ __global__ void kGeluBwd(float *dx, const float *dy, const float *x, int64_t n,
     }
   }
 }
-__global__ void kSilu(float *y, const float *x, int64_t n) {
-  GRID_STRIDE(i, n) y[i] = x[i] * sigmoidf(x[i]);
-}
-__global__ void kSiluBwd(float *dx, const float *dy, const float *x, int64_t n) {
+template <typename T> __global__ void kSilu(float *y, const T *x, int64_t n) {
   GRID_STRIDE(i, n) {
-    float s = sigmoidf(x[i]);
-    dx[i] = dy[i] * s * (1.0f + x[i] * (1.0f - s));
+    float v = elementValue(x[i]);
+    y[i] = v * sigmoidf(v);
   }
 }
-__global__ void kRelu(float *y, const float *x, int64_t n) {
-  GRID_STRIDE(i, n) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+template <typename T>
+__global__ void kSiluBwd(float *dx, const float *dy, const T *x, int64_t n) {
+  GRID_STRIDE(i, n) {
+    float v = elementValue(x[i]);
+    float s = sigmoidf(v);
+    dx[i] = dy[i] * s * (1.0f + v * (1.0f - s));
+  }
 }
-__global__ void kReluBwd(float *dx, const float *dy, const float *x, int64_t n) {
-  GRID_STRIDE(i, n) dx[i] = x[i] > 0.0f ? dy[i] : 0.0f;
+template <typename T> __global__ void kRelu(float *y, const T *x, int64_t n) {
+  GRID_STRIDE(i, n) {
+    float v = elementValue(x[i]);
+    y[i] = v > 0.0f ? v : 0.0f;
+  }
 }
-__global__ void kSquaredRelu(float *y, const float *x, int64_t n) {
-  GRID_STRIDE(i, n) y[i] = x[i] > 0.0f ? x[i] * x[i] : 0.0f;
+template <typename T>
+__global__ void kReluBwd(float *dx, const float *dy, const T *x, int64_t n) {
+  GRID_STRIDE(i, n) dx[i] = elementValue(x[i]) > 0.0f ? dy[i] : 0.0f;
 }
-__global__ void kSquaredReluBwd(float *dx, const float *dy, const float *x,
+template <typename T>
+__global__ void kSquaredRelu(float *y, const T *x, int64_t n) {
+  GRID_STRIDE(i, n) {
+    float v = elementValue(x[i]);
+    y[i] = v > 0.0f ? v * v : 0.0f;
+  }
+}
+template <typename T>
+__global__ void kSquaredReluBwd(float *dx, const float *dy, const T *x,
                                 int64_t n) {
-  GRID_STRIDE(i, n) dx[i] = x[i] > 0.0f ? 2.0f * x[i] * dy[i] : 0.0f;
+  GRID_STRIDE(i, n) {
+    float v = elementValue(x[i]);
+    dx[i] = v > 0.0f ? 2.0f * v * dy[i] : 0.0f;
+  }
 }
 __global__ void kTanh(float *y, const float *x, int64_t n) {
   GRID_STRIDE(i, n) y[i] = tanhf(x[i]);
@@ -253,15 +279,21 @@ __global__ void kSelectRows(float *x, float *out, int64_t batch, int64_t seq,
       out[e] = *xe;
   }
 }
-__global__ void kSwiglu(float *y, const float *a, const float *b, int64_t n) {
-  GRID_STRIDE(i, n) y[i] = a[i] * sigmoidf(a[i]) * b[i];
-}
-__global__ void kSwigluBwd(float *dg, float *du, const float *dy,
-                           const float *a, const float *b, int64_t n) {
+template <typename TA, typename TB>
+__global__ void kSwiglu(float *y, const TA *a, const TB *b, int64_t n) {
   GRID_STRIDE(i, n) {
-    float s = sigmoidf(a[i]);
-    du[i] = dy[i] * a[i] * s;
-    dg[i] = dy[i] * b[i] * s * (1.0f + a[i] * (1.0f - s));
+    float g = elementValue(a[i]);
+    y[i] = g * sigmoidf(g) * elementValue(b[i]);
+  }
+}
+template <typename TA, typename TB>
+__global__ void kSwigluBwd(float *dg, float *du, const float *dy, const TA *a,
+                           const TB *b, int64_t n) {
+  GRID_STRIDE(i, n) {
+    float g = elementValue(a[i]);
+    float s = sigmoidf(g);
+    du[i] = dy[i] * g * s;
+    dg[i] = dy[i] * elementValue(b[i]) * s * (1.0f + g * (1.0f - s));
   }
 }
 // One thread per rotated pair (row, head, i < rot/2); the pass-through
@@ -848,12 +880,6 @@ __global__ void __launch_bounds__(kFaThreads)
 // block's static shared memory stays under 48 KB at head size 128.
 constexpr int kFbTile = 16;
 constexpr int kFbThreads = 32;
-
-/// An element's fp32 value: itself, or a bf16 tensor's (its bits).
-TRIDENT_HD inline float elementValue(float x) { return x; }
-TRIDENT_HD inline float elementValue(uint16_t bits) {
-  return detail::bf16Value(bits);
-}
 
 /// delta_r = dO_r . O_r (in double, rounded once) for the rows r of lse's
 /// layout [batch, heads, s], block r taking row r: sum_j p_j dp_j, as
@@ -1538,12 +1564,26 @@ double sum(const Tensor &t) {
   return s;
 }
 
+namespace {
+/// Calls f with an input's elements: an fp32 tensor's floats or a bf16
+/// tensor's bits, for a kernel templated on the element type.
+template <typename F> void withInput(const Tensor &t, F f) {
+  if (t.dtype() == DType::BF16)
+    f(static_cast<const uint16_t *>(t.bf16()));
+  else
+    f(static_cast<const float *>(t.f32()));
+}
+template <typename P> using ElementOf = std::remove_cv_t<std::remove_pointer_t<P>>;
+} // namespace
+
 void geluForward(Tensor &y, const Tensor &x, bool approximate) {
   sameNumel(y, x, "geluForward");
   if (!x.numel())
     return;
-  TRIDENT_LAUNCH(kGelu, blocksFor(x.numel()), kThreads, 0, stream())(y.f32(), x.f32(),
-                                                          x.numel(), approximate);
+  withInput(x, [&](auto *in) {
+    TRIDENT_LAUNCH(kGelu<ElementOf<decltype(in)>>, blocksFor(x.numel()),
+                   kThreads, 0, stream())(y.f32(), in, x.numel(), approximate);
+  });
   launched("geluForward");
 }
 
@@ -1553,8 +1593,11 @@ void geluBackward(Tensor &dx, const Tensor &dy, const Tensor &x,
   sameNumel(dy, x, "geluBackward");
   if (!x.numel())
     return;
-  TRIDENT_LAUNCH(kGeluBwd, blocksFor(x.numel()), kThreads, 0, stream())(
-      dx.f32(), dy.f32(), x.f32(), x.numel(), approximate);
+  withInput(x, [&](auto *in) {
+    TRIDENT_LAUNCH(kGeluBwd<ElementOf<decltype(in)>>, blocksFor(x.numel()),
+                   kThreads, 0, stream())(dx.f32(), dy.f32(), in, x.numel(),
+                                          approximate);
+  });
   launched("geluBackward");
 }
 
@@ -1574,7 +1617,7 @@ void dropoutApply(Tensor &y, const Tensor &x, int64_t batch, int64_t seq,
 }
 
 namespace {
-/// y = f(x) elementwise with kernel `k` (the activations below).
+/// y = f(x) elementwise with kernel `k` (tanh), x fp32.
 void launchPointwise(void (*k)(float *, const float *, int64_t), Tensor &y,
                      const Tensor &x, const char *fn) {
   sameNumel(y, x, fn);
@@ -1584,7 +1627,7 @@ void launchPointwise(void (*k)(float *, const float *, int64_t), Tensor &y,
                                                       x.numel());
   launched(fn);
 }
-/// dx = dy * f'(x) elementwise with kernel `k`.
+/// dx = dy * f'(x) elementwise with kernel `k` (tanh), x fp32.
 void launchPointwiseBwd(void (*k)(float *, const float *, const float *,
                                   int64_t),
                         Tensor &dx, const Tensor &dy, const Tensor &x,
@@ -1597,30 +1640,66 @@ void launchPointwiseBwd(void (*k)(float *, const float *, const float *,
                                                       x.f32(), x.numel());
   launched(fn);
 }
+/// The same for an activation whose kernels take x in fp32 or bf16 (its
+/// two instantiations).
+void launchActivation(void (*kf)(float *, const float *, int64_t),
+                      void (*kb)(float *, const uint16_t *, int64_t), Tensor &y,
+                      const Tensor &x, const char *fn) {
+  if (x.dtype() != DType::BF16) {
+    launchPointwise(kf, y, x, fn);
+    return;
+  }
+  sameNumel(y, x, fn);
+  if (!x.numel())
+    return;
+  TRIDENT_LAUNCH(kb, blocksFor(x.numel()), kThreads, 0, stream())(
+      y.f32(), x.bf16(), x.numel());
+  launched(fn);
+}
+void launchActivationBwd(
+    void (*kf)(float *, const float *, const float *, int64_t),
+    void (*kb)(float *, const float *, const uint16_t *, int64_t), Tensor &dx,
+    const Tensor &dy, const Tensor &x, const char *fn) {
+  if (x.dtype() != DType::BF16) {
+    launchPointwiseBwd(kf, dx, dy, x, fn);
+    return;
+  }
+  sameNumel(dx, x, fn);
+  sameNumel(dy, x, fn);
+  if (!x.numel())
+    return;
+  TRIDENT_LAUNCH(kb, blocksFor(x.numel()), kThreads, 0, stream())(
+      dx.f32(), dy.f32(), x.bf16(), x.numel());
+  launched(fn);
+}
 } // namespace
 
 void siluForward(Tensor &y, const Tensor &x) {
-  launchPointwise(kSilu, y, x, "siluForward");
+  launchActivation(kSilu<float>, kSilu<uint16_t>, y, x, "siluForward");
 }
 
 void siluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
-  launchPointwiseBwd(kSiluBwd, dx, dy, x, "siluBackward");
+  launchActivationBwd(kSiluBwd<float>, kSiluBwd<uint16_t>, dx, dy, x,
+                      "siluBackward");
 }
 
 void reluForward(Tensor &y, const Tensor &x) {
-  launchPointwise(kRelu, y, x, "reluForward");
+  launchActivation(kRelu<float>, kRelu<uint16_t>, y, x, "reluForward");
 }
 
 void reluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
-  launchPointwiseBwd(kReluBwd, dx, dy, x, "reluBackward");
+  launchActivationBwd(kReluBwd<float>, kReluBwd<uint16_t>, dx, dy, x,
+                      "reluBackward");
 }
 
 void squaredReluForward(Tensor &y, const Tensor &x) {
-  launchPointwise(kSquaredRelu, y, x, "squaredReluForward");
+  launchActivation(kSquaredRelu<float>, kSquaredRelu<uint16_t>, y, x,
+                   "squaredReluForward");
 }
 
 void squaredReluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
-  launchPointwiseBwd(kSquaredReluBwd, dx, dy, x, "squaredReluBackward");
+  launchActivationBwd(kSquaredReluBwd<float>, kSquaredReluBwd<uint16_t>, dx, dy,
+                      x, "squaredReluBackward");
 }
 
 void tanhForward(Tensor &y, const Tensor &x) {
@@ -1778,8 +1857,13 @@ void swigluForward(Tensor &y, const Tensor &gate, const Tensor &up) {
   sameNumel(y, up, "swigluForward");
   if (!y.numel())
     return;
-  TRIDENT_LAUNCH(kSwiglu, blocksFor(y.numel()), kThreads, 0, stream())(
-      y.f32(), gate.f32(), up.f32(), y.numel());
+  withInput(gate, [&](auto *a) {
+    withInput(up, [&](auto *b) {
+      auto k = kSwiglu<ElementOf<decltype(a)>, ElementOf<decltype(b)>>;
+      TRIDENT_LAUNCH(k, blocksFor(y.numel()), kThreads, 0, stream())(
+          y.f32(), a, b, y.numel());
+    });
+  });
   launched("swigluForward");
 }
 
@@ -1792,8 +1876,13 @@ void swigluBackward(Tensor &dgate, Tensor &dup, const Tensor &dy,
   sameNumel(up, gate, fn);
   if (!gate.numel())
     return;
-  TRIDENT_LAUNCH(kSwigluBwd, blocksFor(gate.numel()), kThreads, 0, stream())(
-      dgate.f32(), dup.f32(), dy.f32(), gate.f32(), up.f32(), gate.numel());
+  withInput(gate, [&](auto *a) {
+    withInput(up, [&](auto *b) {
+      auto k = kSwigluBwd<ElementOf<decltype(a)>, ElementOf<decltype(b)>>;
+      TRIDENT_LAUNCH(k, blocksFor(gate.numel()), kThreads, 0, stream())(
+          dgate.f32(), dup.f32(), dy.f32(), a, b, gate.numel());
+    });
+  });
   launched(fn);
 }
 

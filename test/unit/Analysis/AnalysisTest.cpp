@@ -93,11 +93,13 @@ TEST_CASE("GPT-3 175B activation bytes match Korthikanti et al. 2022",
   for (const LayerGroup &g : p.groups)
     if (g.cost.kind == LayerKind::Head) // the LM head stays in 16 bits
       CHECK(g.cost.actGemmInTpSharded + g.cost.actGemmInReplicated == 0);
-  // Each is read by linear layers alone (the norm outputs by QKV and FC1,
-  // attention's output by the projection, GeLU's by FC2): all of it is
-  // what the bf16 programs of `trident emit` keep in bf16 tensors.
-  CHECK(c.actLinearInReplicated == c.actGemmInReplicated);
-  CHECK(c.actLinearInTpSharded == c.actGemmInTpSharded);
+  // What the bf16 programs of `trident emit` keep in bf16 tensors: each
+  // of those is read by linear layers alone (the norm outputs by QKV and
+  // FC1, attention's output by the projection, GeLU's by FC2), and GeLU's
+  // input (8 sbh) by GeLU alone.
+  CHECK(c.actBf16TensorReplicated == c.actGemmInReplicated);
+  CHECK(c.actBf16TensorTpSharded ==
+        Approx(c.actGemmInTpSharded + 8 * sq * b * h).epsilon(0.01));
   CHECK(blockGroup(p).count == 96);
   CHECK(c.tpCollectivesFwd == 2);
   CHECK(c.tpCollectiveBytes == Approx(2 * sq * h));
@@ -358,24 +360,44 @@ TEST_CASE("FP8 leaves the LM head and the MoE router in 16 bits",
   }
 }
 
-TEST_CASE("what only linear layers read: not a post-LN block's norm output, "
-          "not the experts' inputs",
+TEST_CASE("what only bf16 readers read: a pre-LN block's norm output, not a "
+          "post-LN block's, nor the experts' inputs",
           "[analysis][bf16]") {
-  // BERT's post-LN block: each norm's output is also the residual stream,
-  // which an add reads; Mixtral's experts read their inputs inside the
-  // MoE kernel. The bf16 programs keep those in fp32 tensors
-  // (OpCost::savedLinearOnlyInputBytes), the rest of the GEMM inputs in
-  // bf16 ones.
-  for (const char *spec :
-       {TRIDENT_SOURCE_DIR "/test/e2e/models/tiny-bert.json",
-        TRIDENT_SOURCE_DIR "/test/e2e/models/tiny-mixtral.json"}) {
+  // OpCost::savedBf16TensorBytes: what the bf16 programs keep in bf16
+  // tensors. A pre-LN block's norm output is read by linear layers alone;
+  // a post-LN block's (BERT) is the residual stream too, which an add
+  // reads; a mixture of experts reads its input in its own kernels.
+  mlir::trident::graph::CostContext ctx{1, 32};
+  for (auto [spec, postLn] :
+       {std::pair{"tiny-gpt", false},
+        std::pair{TRIDENT_SOURCE_DIR "/test/e2e/models/tiny-bert.json", true},
+        std::pair{TRIDENT_SOURCE_DIR "/test/e2e/models/tiny-llama.json",
+                  false}}) {
     INFO(spec);
     auto m = load(spec, 32);
-    LayerProfile p = buildLayerProfile(m.model());
-    const LayerCost &c = blockGroup(p).cost;
-    const double linear = c.actLinearInTpSharded + c.actLinearInReplicated;
-    const double gemm = c.actGemmInTpSharded + c.actGemmInReplicated;
-    CHECK(linear > 0);
-    CHECK(linear < gemm);
+    int normInputs = 0;
+    m.model().walk([&](mlir::trident::graph::LinearOp op) {
+      mlir::Operation *def = op.getX().getDefiningOp();
+      if (!def || !mlir::isa<mlir::trident::graph::LayerNormOp,
+                             mlir::trident::graph::RMSNormOp>(def))
+        return;
+      auto cost = op.getCost(ctx);
+      if (cost.savedGemmInputBytes == 0)
+        return; // a later reader of the same norm output, or not repeated
+      ++normInputs;
+      CHECK(cost.savedBf16TensorBytes ==
+            (postLn ? 0.0 : cost.savedGemmInputBytes));
+    });
+    CHECK(normInputs > 0);
   }
+  auto mixtral =
+      load(TRIDENT_SOURCE_DIR "/test/e2e/models/tiny-mixtral.json", 32);
+  int experts = 0;
+  mixtral.model().walk([&](mlir::trident::graph::MoEOp op) {
+    auto cost = op.getCost(ctx);
+    CHECK(cost.savedGemmInputBytes > 0);
+    CHECK(cost.savedBf16TensorBytes == 0);
+    ++experts;
+  });
+  CHECK(experts > 0);
 }

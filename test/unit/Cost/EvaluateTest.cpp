@@ -854,7 +854,7 @@ TEST_CASE("FP8 keeps its GEMM inputs in one byte", "[cost][evaluate]") {
   }
 }
 
-TEST_CASE("the trident preset keeps what only linear layers read in bf16",
+TEST_CASE("the trident preset keeps what only bf16 readers read in bf16",
           "[cost][evaluate][bf16]") {
   // The bf16 programs of `trident emit` hold bf16 values in fp32 tensors
   // (bf16InFp32Storage) except what only linear layers read, which they
@@ -866,7 +866,7 @@ TEST_CASE("the trident preset keeps what only linear layers read in bf16",
   LayerProfile marked = p;
   for (LayerGroup &g : marked.groups)
     if (g.cost.kind == LayerKind::Block)
-      g.cost.actLinearInTpSharded = 1e6;
+      g.cost.actBf16TensorTpSharded = 1e6;
   EvalOptions trident;
   applyRuntime(trident, Runtime::Trident);
   EvalOptions core;

@@ -874,6 +874,58 @@ void checkBf16Tensors(const char *mode) {
       ++bad;
     }
   }
+  // The activations given x (SwiGLU gate and up) in a bf16 tensor: the
+  // same bits as given its values in an fp32 one, forward and backward.
+  {
+    Tensor x = filled("ax", 37, 19, 3.0f), u = filled("au", 37, 19);
+    Tensor dy = filled("ady", 37, 19);
+    for (Tensor *r : {&x, &u})
+      roundToBf16(*r);
+    const Tensor xB = toBf16(x), uB = toBf16(u);
+    auto both = [&](const char *name, auto fwd, auto bwd) {
+      Tensor y({37, 19}), yB({37, 19}), dx({37, 19}), dxB({37, 19});
+      fwd(y, x);
+      fwd(yB, xB);
+      bwd(dx, dy, x);
+      bwd(dxB, dy, xB);
+      expectSame(
+          (std::string(name) + " forward from a bf16 x (" + mode + ")").c_str(),
+          yB, y);
+      expectSame((std::string(name) + " backward from a bf16 x (" + mode + ")")
+                     .c_str(),
+                 dxB, dx);
+    };
+    both(
+        "gelu", [](Tensor &y, const Tensor &in) { geluForward(y, in, false); },
+        [](Tensor &d, const Tensor &g, const Tensor &in) {
+          geluBackward(d, g, in, false);
+        });
+    both(
+        "gelu (tanh)",
+        [](Tensor &y, const Tensor &in) { geluForward(y, in, true); },
+        [](Tensor &d, const Tensor &g, const Tensor &in) {
+          geluBackward(d, g, in, true);
+        });
+    both("silu", siluForward, siluBackward);
+    both("relu", reluForward, reluBackward);
+    both("squared relu", squaredReluForward, squaredReluBackward);
+    using Pair = std::pair<const Tensor *, const Tensor *>;
+    for (auto [gate, up] : {Pair{&xB, &uB}, Pair{&xB, &u}, Pair{&x, &uB}}) {
+      Tensor y({37, 19}), yB({37, 19});
+      Tensor dg({37, 19}), du({37, 19}), dgB({37, 19}), duB({37, 19});
+      swigluForward(y, x, u);
+      swigluForward(yB, *gate, *up);
+      swigluBackward(dg, du, dy, x, u);
+      swigluBackward(dgB, duB, dy, *gate, *up);
+      const std::string at =
+          std::string(" from ") +
+          (gate->dtype() == DType::BF16 ? "bf16" : "fp32") + " gate and " +
+          (up->dtype() == DType::BF16 ? "bf16" : "fp32") + " up (" + mode + ")";
+      expectSame(("swiglu forward" + at).c_str(), yB, y);
+      expectSame(("swiglu backward dgate" + at).c_str(), dgB, dg);
+      expectSame(("swiglu backward dup" + at).c_str(), duB, du);
+    }
+  }
   // 33 x 70 by 70 x 17: fp32 under Bf16Gemms::Large; 1200 x 16 by
   // 16 x 1200: bf16 there.
   for (auto [n, inF, out] :
