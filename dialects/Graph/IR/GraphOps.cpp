@@ -179,7 +179,6 @@ int64_t operandParams(Operation *op) {
   return n;
 }
 
-/// Cost of a pointwise op that keeps `kept` bytes for its backward.
 /// Whether every reader of `v` is a tgraph op whose runtime kernels take
 /// it from a bf16 tensor, so that the bf16 programs of `trident emit` keep
 /// it in one (OpCost::savedBf16TensorBytes): a linear layer's input, the
@@ -219,6 +218,7 @@ double bf16TensorBytes(Operation *op, ArrayRef<Value> inputs,
   return b;
 }
 
+/// Cost of a pointwise op that keeps `kept` bytes for its backward.
 OpCost pointwiseCost(Operation *op, const CostContext &ctx, double kept) {
   OpCost c;
   addTraffic(c, op, ctx);

@@ -136,9 +136,9 @@ double wallSeconds();
 // Tensors
 //===----------------------------------------------------------------------===//
 
-/// Element type of a Tensor: float32 everywhere except token ids.
-/// Element types: fp32, int32, and bfloat16 (2 bytes an element, stored as
-/// the upper 16 bits of the fp32 value; Common/Bf16.h).
+/// Element type of a Tensor: fp32; int32 for token ids; bfloat16 (2 bytes
+/// an element, the upper 16 bits of the fp32 value; Common/Bf16.h) for
+/// what the bf16 programs keep in bf16 tensors (toBf16).
 enum class DType { F32, I32, BF16 };
 /// Bytes an element of `dtype` takes: 4, 4, 2.
 size_t elementSize(DType dtype);
@@ -406,10 +406,11 @@ void roundToBf16(Tensor &t);
 /// master weight that a bf16 program's forward and backward read.
 Tensor bf16Copy(const Tensor &t);
 /// A new bf16 tensor (DType::BF16, 2 bytes an element) of an fp32 tensor's
-/// values rounded as roundToBf16 rounds them: the working copy of a weight
-/// whose every reader takes bf16 storage (linearForward and
-/// linearBackward's operands; docs/emit.md, "bf16 mixed precision"); a
-/// bf16 tensor comes back as it is (shared storage).
+/// values rounded as roundToBf16 rounds them: a weight's working copy or
+/// an activation whose every reader takes bf16 storage (the operands of
+/// linearForward and linearBackward, the activations' inputs, the output
+/// attentionBackward reads; docs/emit.md, "bf16 mixed precision"); a bf16
+/// tensor comes back as it is (shared storage).
 Tensor toBf16(const Tensor &t);
 /// A new fp32 tensor of a bf16 tensor's values (exact: every bf16 value is
 /// an fp32 value); an fp32 tensor is returned as it is (shared storage).
