@@ -113,9 +113,9 @@ public:
 
 private:
   bool sharded(Value v) const { return v && shardedValues.contains(v); }
-  void addGemm(double rows, int64_t n, int64_t k, int64_t batch, TpSplit split,
-               bool core = false, bool expert = false,
-               bool sixteenBit = false) {
+  GemmCost &addGemm(double rows, int64_t n, int64_t k, int64_t batch,
+                    TpSplit split, bool core = false, bool expert = false,
+                    bool sixteenBit = false) {
     GemmCost g;
     g.rowsPerSample = rows;
     g.n = n;
@@ -126,6 +126,7 @@ private:
     g.expert = expert;
     g.sixteenBit = sixteenBit;
     cost.gemms.push_back(g);
+    return cost.gemms.back();
   }
 
   int64_t seq;
@@ -188,8 +189,14 @@ void GroupBuilder::add(Operation &op,
                     : role == TpRole::Vocab ? TpSplit::Vocab
                                             : TpSplit::None;
     // The LM head stays out of FP8 (GemmCost::sixteenBit).
-    addGemm(rows, w.getDimSize(0), w.getDimSize(1), 1, split, false, false,
-            /*sixteenBit=*/role == TpRole::Vocab);
+    GemmCost &g = addGemm(rows, w.getDimSize(0), w.getDimSize(1), 1, split,
+                          false, false, /*sixteenBit=*/role == TpRole::Vocab);
+    // The bf16 programs' storage of its operands: each weight through its
+    // own bf16 copy (rt::toBf16 of the master weight, which only this
+    // linear reads), x and dy where their readers allow.
+    g.xBf16 = readFromBf16Tensors(lin.getX());
+    g.wBf16 = true;
+    g.dyBf16 = gradientInBf16Tensor(lin.getResult());
     if (role == TpRole::Row) {
       cost.tpCollectivesFwd += 1;
       tpCollectiveBytesSum += numBytes(lin.getResult().getType(), ctx);

@@ -62,28 +62,45 @@ struct Axes {
   DType dtype = DType::BF16;
   CpCommType cpComm = CpCommType::P2p;
   Fp8Recipe fp8 = Fp8Recipe::Delayed;
-  /// GEMMs on bf16 copies of fp32 tensors (EvalOptions::bf16InFp32Storage
-  /// with a bf16 configuration): the emitted programs' rt::setBf16Gemms.
+  /// GEMMs on bf16 tensor cores from bf16 tensors or copies of fp32 ones
+  /// (EvalOptions::bf16InFp32Storage with a bf16 configuration): the
+  /// emitted programs' rt::setBf16Gemms.
   bool bf16Copies = false;
   bool operator==(const Axes &) const = default;
 };
 
-/// One GEMM's seconds, launch bound. Under Axes::bf16Copies (where the GPU
-/// has bf16 tensor cores) a GEMM whose copies pay (bf16CopiesPay, the
-/// programs' rule) runs at the bf16 rate on operands that a kernel each
-/// first copies from fp32 (read 4 bytes, write 2 an element:
-/// rt::setBf16Gemms's kBf16Bits, lib/Runtime/Cuda/CudaKernels.cu), and
-/// writes an fp32 result; else as gemmTime prices `t` (fp32: TF32).
+/// One GEMM's seconds, launch bound: a product of M x K (A) by K x N (B),
+/// B of them. Under Axes::bf16Copies (where the GPU has bf16 tensor
+/// cores) the programs choose per product between bf16 tensor cores and
+/// TF32 ones by bf16GemmPays (trident/Support/Bf16Gemm.h), given which
+/// operands are bf16 tensors (`aBf16`, `bBf16`; GemmCost::xBf16 ...): the
+/// bf16 path first copies its fp32 operands into bf16 ones, the TF32 path
+/// widens its bf16 operands (each copy a kernel reading and writing
+/// kGemmCopyBytesPerElement an element: rt::setBf16Gemms's kBf16Bits and
+/// kBf16Widen, lib/Runtime/Cuda/CudaKernels.cu); either writes an fp32
+/// result. Else as gemmTime prices `t` (fp32: TF32).
 double gemmSeconds(const GpuSpec &gpu, const Axes &ax, double M, double N,
-                   double K, double B, DType t) {
-  if (!ax.bf16Copies || gpu.peakBf16FlopsPerS <= 0 || !bf16CopiesPay(M, N, K))
+                   double K, double B, DType t, bool aBf16 = false,
+                   bool bBf16 = false) {
+  if (!ax.bf16Copies || gpu.peakBf16FlopsPerS <= 0)
     return launchBound(gpu, gemmTime(gpu, M, N, K, B, t).seconds);
-  KernelTime k = gemmTime(gpu, M, N, K, B, DType::BF16);
-  double resultWiden = memorySeconds(gpu, 2 * M * N * B);
-  double copies = memorySeconds(gpu, 6 * (M * K + K * N) * B);
-  return launchBound(
-             gpu, std::max(k.computeSeconds, k.memorySeconds + resultWiden)) +
-         launchBound(gpu, copies, 2);
+  const bool bf16 = bf16GemmPays(M, N, K, aBf16, bBf16);
+  // The operands copied first, and their elements.
+  const bool copyA = aBf16 != bf16, copyB = bBf16 != bf16;
+  const double copied = (copyA ? M * K * B : 0) + (copyB ? K * N * B : 0);
+  double s;
+  if (bf16) {
+    KernelTime k = gemmTime(gpu, M, N, K, B, DType::BF16);
+    double resultWiden = memorySeconds(gpu, 2 * M * N * B);
+    s = launchBound(gpu,
+                    std::max(k.computeSeconds, k.memorySeconds + resultWiden));
+  } else {
+    s = launchBound(gpu, gemmTime(gpu, M, N, K, B, t).seconds);
+  }
+  if (copyA || copyB)
+    s += launchBound(gpu, memorySeconds(gpu, kGemmCopyBytesPerElement * copied),
+                     double(int(copyA) + int(copyB)));
+  return s;
 }
 
 DType activationDtype(DType precision) {
@@ -226,10 +243,10 @@ LayerTimes layerTimes(const LayerCost &L, const NodeGroup &hw, const Axes &ax,
       fp8CastFwdBytes += fp8CastBytesPerElement(ax.fp8, true) * M * K * B;
       fp8CastBwdBytes += fp8CastBytesPerElement(ax.fp8, false) * M * N * B;
     }
-    double f = gemmSeconds(gpu, ax, M, N, K, B, gt);
+    double f = gemmSeconds(gpu, ax, M, N, K, B, gt, g.xBf16, g.wBf16);
     // dgrad: dY (M x N) W^T (N x K); wgrad: X^T (K x M) dY (M x N).
-    double b = gemmSeconds(gpu, ax, M, K, N, B, gt) +
-               gemmSeconds(gpu, ax, K, N, M, B, gt);
+    double b = gemmSeconds(gpu, ax, M, K, N, B, gt, g.dyBf16, g.wBf16) +
+               gemmSeconds(gpu, ax, K, N, M, B, gt, g.xBf16, g.dyBf16);
     if (g.expert) {
       // The busiest expert sets the pace (EvalOptions::expertLoadImbalance).
       f *= o.expertLoadImbalance;

@@ -585,7 +585,7 @@ int main(int argc, char **argv) {
   }
   try {
     // A bf16 program's GEMMs run on bf16 tensor cores where the backend
-    // has them and the operands' bf16 copies pay (rt::setBf16Gemms,
+    // has them and the copies of its fp32 operands pay (rt::setBf16Gemms,
     // Bf16Gemms::Large; trident/Support/Bf16Gemm.h): its operands are bf16
     // values already, but for the attention probabilities and their
     // gradient, which the copies round as flash attention does. The

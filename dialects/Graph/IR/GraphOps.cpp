@@ -86,6 +86,32 @@ LogicalResult verifyGraphOpTrait(Operation *op) {
   return success();
 }
 
+bool readFromBf16Tensors(Value v) {
+  if (v.use_empty())
+    return false;
+  for (OpOperand &use : v.getUses()) {
+    Operation *u = use.getOwner();
+    if (auto lin = dyn_cast<LinearOp>(u)) {
+      if (lin.getX() != v)
+        return false;
+      continue;
+    }
+    if (!isa<GeluOp, SiluOp, ReluOp, SquaredReluOp, SwiGLUOp>(u))
+      return false;
+  }
+  return true;
+}
+
+bool gradientInBf16Tensor(Value v) {
+  if (v.use_empty())
+    return false;
+  return llvm::all_of(v.getUsers(), [](Operation *u) {
+    return isa<GeluOp, SiluOp, ReluOp, SquaredReluOp, TanhOp, SwiGLUOp, GeGLUOp,
+               AttentionOp, LayerNormOp, RMSNormOp, DropoutOp,
+               BinaryCrossEntropyOp>(u);
+  });
+}
+
 } // namespace mlir::trident::graph
 
 namespace {
@@ -177,32 +203,6 @@ int64_t operandParams(Operation *op) {
   for (Value v : op->getOperands())
     n += paramElems(v);
   return n;
-}
-
-/// Whether every reader of `v` is a tgraph op whose runtime kernels take
-/// it from a bf16 tensor, so that the bf16 programs of `trident emit` keep
-/// it in one (OpCost::savedBf16TensorBytes): a linear layer's input, the
-/// input of GeLU, SiLU, ReLU and squared ReLU, SwiGLU's gate and up. These
-/// are the ops lowered to the texec kernels whose inputs the kernel table
-/// marks (KernelInfo::bf16Inputs, dialects/Exec/IR/ExecOps.cpp: linear,
-/// gelu, silu, relu, squared_relu, swiglu and their backwards). The
-/// emitter decides on the texec values themselves (ExecToCppKernels.cpp,
-/// readByBf16Kernels); this is the cost model's reading of the same rule
-/// off the model, kept to these ops by AnalysisTest.cpp's cases.
-bool readFromBf16Tensors(Value v) {
-  if (v.use_empty())
-    return false;
-  for (OpOperand &use : v.getUses()) {
-    Operation *u = use.getOwner();
-    if (auto lin = dyn_cast<LinearOp>(u)) {
-      if (lin.getX() != v)
-        return false;
-      continue;
-    }
-    if (!isa<GeluOp, SiluOp, ReluOp, SquaredReluOp, SwiGLUOp>(u))
-      return false;
-  }
-  return true;
 }
 
 /// The saved bytes of `inputs` that the bf16 programs keep in bf16 tensors

@@ -66,6 +66,29 @@ std::optional<TensorParallelLoop> tensorParallelLoop(Operation *op);
 /// one answer ModelAnalysis, trident-shard-tgraph, the texec lowering and
 /// the shard export read for where a parameter is split.
 std::optional<int64_t> tensorParallelDim(Operation *op, unsigned operand);
+/// Whether every reader of `v` is a tgraph op whose runtime kernels take
+/// it from a bf16 tensor, so that the bf16 programs of `trident emit` keep
+/// it in one (OpCost::savedBf16TensorBytes): a linear layer's input, the
+/// input of GeLU, SiLU, ReLU and squared ReLU, SwiGLU's gate and up. These
+/// are the ops lowered to the texec kernels whose inputs the kernel table
+/// marks (KernelInfo::bf16Inputs, dialects/Exec/IR/ExecOps.cpp: linear,
+/// gelu, silu, relu, squared_relu, swiglu and their backwards). The
+/// emitter decides on the texec values themselves (ExecToCppKernels.cpp,
+/// readByBf16Kernels); this is the cost model's reading of the same rule
+/// off the model, kept to these ops by AnalysisTest.cpp's cases.
+bool readFromBf16Tensors(Value v);
+/// Whether the gradient of `v` (a linear layer's output), in the bf16
+/// programs of `trident emit`, is a bf16 tensor when the linear's backward
+/// reads it: every reader of `v` is an op whose backward writes that
+/// gradient afresh (an activation, attention, a norm, dropout, the binary
+/// cross-entropy of a logit), so only
+/// the linear's backward reads it and the emitter moves it into bf16
+/// (ExecToCppKernels.cpp, readByBf16Kernels). Not where an add reads `v`
+/// (the residual stream's gradient, which other kernels read too) or the
+/// loss (the logits' gradient is written in place of the logits). Checked
+/// against the emitted programs of the end-to-end models by
+/// AnalysisTest.cpp.
+bool gradientInBf16Tensor(Value v);
 } // namespace mlir::trident::graph
 
 #define GET_OP_CLASSES

@@ -102,11 +102,13 @@ struct EvalOptions {
   /// round bf16 activations and weight copies but store them in 4 bytes
   /// and keep 16 bytes of state per parameter (docs/emit.md, "bf16 mixed
   /// precision"), so a bf16 configuration moves and holds what the fp32
-  /// one does (costPrecision); its GEMMs whose copies pay
-  /// (trident/Support/Bf16Gemm.h) run on bf16 copies of their operands
-  /// (rt::setBf16Gemms: bf16 tensor-core rate, the copies' traffic and an
-  /// fp32 result priced), the others on TF32; its MFU stays against the
-  /// bf16 peak.
+  /// one does (costPrecision), but for the values only bf16 readers read
+  /// (LayerCost::actBf16Tensor*, GemmCost::xBf16 ...); each GEMM runs on
+  /// bf16 tensor cores or on TF32 ones as bf16GemmPays
+  /// (trident/Support/Bf16Gemm.h) decides from its operands' storage,
+  /// with the copies of the operands not in the path's type (the copies'
+  /// traffic and an fp32 result priced); its MFU stays against the bf16
+  /// peak.
   /// The rounding passes themselves (one read and write of each
   /// activation) are not counted.
   bool bf16InFp32Storage = false;

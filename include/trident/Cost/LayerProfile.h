@@ -59,6 +59,15 @@ struct GemmCost {
   /// its window). Sets the fused kernel's length efficiency
   /// (flashLengthEfficiency).
   int64_t keys = 0;
+  /// Which operands the bf16 programs of `trident emit` hold in bf16
+  /// tensors rather than fp32 ones (EvalOptions::bf16InFp32Storage): the
+  /// input x (read by the forward and the weight gradient), the weight
+  /// (the forward and the data gradient), the output's gradient dy (both
+  /// backward products). They set which path each product takes and what
+  /// it copies first (trident/Support/Bf16Gemm.h, bf16GemmPays).
+  bool xBf16 = false;
+  bool wBf16 = false;
+  bool dyBf16 = false;
 };
 
 /// Query rows per block of a fused attention kernel: FlashAttention-2

@@ -85,9 +85,10 @@ bool setTf32Gemms(bool on);
 /// Which GEMMs run on bf16 tensor cores (setBf16Gemms).
 enum class Bf16Gemms {
   Off,   ///< none: fp32 (or TF32, setTf32Gemms) from the fp32 tensors
-  Large, ///< those whose FLOPs per copied byte reach
-         ///< kBf16CopyFlopsPerByte (trident/Support/Bf16Gemm.h); the
-         ///< others as under Off
+  Large, ///< those where the bf16 rate pays for the copies it needs
+         ///< (bf16GemmPays, trident/Support/Bf16Gemm.h: always for two
+         ///< bf16 tensors, from kBf16CopyFlopsPerByte for two fp32 ones);
+         ///< the others as under Off
   All,   ///< every one (the tests, to reach the bf16 path with tiny shapes)
 };
 /// Runs GEMMs on bf16 tensor cores: each operand is rounded to the nearest

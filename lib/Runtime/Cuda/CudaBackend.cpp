@@ -354,14 +354,14 @@ bool setFusedAttention(bool on) {
   return true;
 }
 
-bool cuda::bf16Copies(int64_t m, int64_t n, int64_t k) {
+bool cuda::bf16Gemm(int64_t m, int64_t n, int64_t k, bool aBf16, bool bBf16) {
   switch (state().bf16Gemms) {
   case Bf16Gemms::Off:
     return false;
   case Bf16Gemms::All:
     return true;
   case Bf16Gemms::Large:
-    return bf16CopiesPay(double(m), double(n), double(k));
+    return bf16GemmPays(double(m), double(n), double(k), aBf16, bBf16);
   }
   return false;
 }

@@ -1463,8 +1463,9 @@ void gemmRowMajor(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
                     fn);
     return;
   }
-  gemmOperands(cuda::bf16Copies(m, n, k), transA, transB, m, n, k, alpha, A,
-               lda, 0, B, ldb, 0, beta, C, ldc, 0, 1, fn);
+  gemmOperands(cuda::bf16Gemm(m, n, k, A.bf16 != nullptr, B.bf16 != nullptr),
+               transA, transB, m, n, k, alpha, A, lda, 0, B, ldb, 0, beta, C,
+               ldc, 0, 1, fn);
 }
 
 /// gemmRowMajor over `batch` products: product i reads A + i * strideA and
@@ -1482,8 +1483,9 @@ void gemmRowMajorBatched(bool transA, bool transB, int64_t m, int64_t n,
     return;
   }
   check(batch < (int64_t(1) << 31), fn, "more than 2^31 batched products");
-  gemmOperands(cuda::bf16Copies(m, n, k), transA, transB, m, n, k, alpha, A,
-               lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batch, fn);
+  gemmOperands(cuda::bf16Gemm(m, n, k, false, false), transA, transB, m, n, k,
+               alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC,
+               batch, fn);
 }
 } // namespace
 

@@ -26,9 +26,10 @@ State &state();
 /// Throws rt::Error naming `fn` when `rc` is an error.
 void check(cudaError_t rc, const char *fn);
 void check(cublasStatus_t rc, const char *fn);
-/// Whether a row-major product of m x k by k x n runs on bf16 copies of
-/// its operands (State::bf16Gemms; trident/Support/Bf16Gemm.h).
-bool bf16Copies(int64_t m, int64_t n, int64_t k);
+/// Whether a row-major product of m x k (A) by k x n (B) runs on bf16
+/// tensor cores, given which operands are bf16 tensors already
+/// (State::bf16Gemms; trident/Support/Bf16Gemm.h, bf16GemmPays).
+bool bf16Gemm(int64_t m, int64_t n, int64_t k, bool aBf16, bool bBf16);
 /// Throws unless init() ran.
 State &ready(const char *fn);
 

@@ -360,6 +360,65 @@ TEST_CASE("FP8 leaves the LM head and the MoE router in 16 bits",
   }
 }
 
+TEST_CASE("the bf16 programs' GEMM operands: which the cost model reads as "
+          "bf16 tensors",
+          "[analysis][bf16]") {
+  // GemmCost::xBf16, wBf16 and dyBf16 of the linear layers (the GEMMs
+  // with a bf16 weight), summed over each end-to-end model, against what
+  // its emitted bf16 program does: the counts scripts/count-bf16-operands.awk
+  // prints for the program of the model's single-rank plan
+  // (test/Target/emit-bf16-operands.test checks them there). A post-LN
+  // block's (BERT's) norm outputs are the residual stream, which adds
+  // read; the MoE layers' inputs are read by the experts' kernels; an
+  // output gradient is in bf16 where the output's readers write it afresh
+  // (activations, attention, norms, dropout, a binary cross-entropy), not
+  // where an add reads it.
+  struct Case {
+    const char *spec;
+    int linears, x, dy;
+    int64_t seq = 32; // the plans' (tiny-vit's: its 3 x 3 patches and CLS)
+  } cases[] = {
+      {"tiny-gpt", 25, 25, 16},
+      {"tiny-bert.json", 28, 11, 18},
+      {"tiny-deepseek.json", 41, 41, 32},
+      {"tiny-deepseek-moe.json", 41, 35, 32},
+      {"tiny-dlrm.mlir", 4, 4, 4},
+      {"tiny-gpt-oss.json", 17, 17, 12},
+      {"tiny-gpt2-dropout.json", 25, 25, 24},
+      {"tiny-gptj.json", 25, 25, 16},
+      {"tiny-llama.json", 29, 29, 20},
+      {"tiny-llama4.json", 29, 25, 20},
+      {"tiny-mistral.json", 29, 29, 20},
+      {"tiny-mixtral.json", 17, 17, 12},
+      {"tiny-nemotron.json", 25, 25, 16},
+      {"tiny-qwen3-moe.json", 17, 17, 12},
+      {"tiny-vit.json", 25, 25, 16, 10},
+  };
+  for (const Case &c : cases) {
+    std::string spec = c.spec;
+    if (spec.find('.') != std::string::npos)
+      spec = TRIDENT_SOURCE_DIR "/test/e2e/models/" + spec;
+    INFO(spec);
+    auto m = load(spec, c.seq);
+    LayerProfile p = buildLayerProfile(m.model());
+    // Every linear layer's weight is its own bf16 copy (the program's W
+    // count equals its linear count), and no other GEMM's is.
+    int linears = 0, x = 0, dy = 0;
+    for (const LayerGroup &g : p.groups)
+      for (const GemmCost &gemm : g.cost.gemms) {
+        if (!gemm.wBf16)
+          continue;
+        const int n = int(g.count);
+        linears += n;
+        x += gemm.xBf16 ? n : 0;
+        dy += gemm.dyBf16 ? n : 0;
+      }
+    CHECK(linears == c.linears);
+    CHECK(x == c.x);
+    CHECK(dy == c.dy);
+  }
+}
+
 TEST_CASE("what only bf16 readers read: a pre-LN block's norm output, not a "
           "post-LN block's, nor the experts' inputs",
           "[analysis][bf16]") {

@@ -885,6 +885,59 @@ TEST_CASE("the trident preset keeps what only bf16 readers read in bf16",
     }
 }
 
+TEST_CASE("the trident preset copies only a GEMM's operands not in the "
+          "type it runs in",
+          "[cost][evaluate][bf16]") {
+  // bf16GemmPays (trident/Support/Bf16Gemm.h): a product of bf16 tensors
+  // runs on bf16 tensor cores with nothing copied, so marking the linear
+  // layers' operands as bf16 tensors (GemmCost::xBf16 ...) takes the
+  // copies' traffic and launches off the trident preset's bf16 step, and
+  // changes nothing under megatron-core (bf16 storage throughout) or in
+  // fp32.
+  LayerProfile p = smallGpt();
+  Cluster c = *parseClusterSpec("dgx-h100:1");
+  ParallelConfig cfg = cfgOf(8, 1, 1, 1, 8);
+  LayerProfile marked = p;
+  int gemms = 0;
+  for (LayerGroup &g : marked.groups)
+    for (GemmCost &gemm : g.cost.gemms)
+      if (!gemm.attentionCore) {
+        gemm.xBf16 = gemm.wBf16 = gemm.dyBf16 = true;
+        ++gemms;
+      }
+  REQUIRE(gemms > 0);
+  EvalOptions trident;
+  applyRuntime(trident, Runtime::Trident);
+  EvalOptions core;
+  applyRuntime(core, Runtime::MegatronCore);
+  for (DType d : {DType::BF16, DType::F32})
+    for (const EvalOptions *o : {&trident, &core}) {
+      INFO(dtypeName(d) << (o == &trident ? " trident" : " megatron-core"));
+      cfg.precision = d;
+      Evaluation plain = mustEvaluate(p, c, cfg, *o);
+      Evaluation e = mustEvaluate(marked, c, cfg, *o);
+      if (d == DType::BF16 && o == &trident)
+        CHECK(e.iterationSeconds < plain.iterationSeconds);
+      else
+        CHECK(e.iterationSeconds == plain.iterationSeconds);
+      CHECK(e.stages[0].activationBytes == plain.stages[0].activationBytes);
+    }
+  // Only the weight a bf16 tensor: a product of that weight and an fp32
+  // x copies x alone, less than both (and the data gradient's dy W^T the
+  // same), so still faster than nothing marked.
+  LayerProfile weights = p;
+  for (LayerGroup &g : weights.groups)
+    for (GemmCost &gemm : g.cost.gemms)
+      if (!gemm.attentionCore)
+        gemm.wBf16 = true;
+  cfg.precision = DType::BF16;
+  double plain = mustEvaluate(p, c, cfg, trident).iterationSeconds;
+  double w = mustEvaluate(weights, c, cfg, trident).iterationSeconds;
+  double all = mustEvaluate(marked, c, cfg, trident).iterationSeconds;
+  CHECK(w < plain);
+  CHECK(all < w);
+}
+
 TEST_CASE("a tied embedding's gradient is summed over the first and last "
           "stage after the schedule",
           "[cost][evaluate]") {

@@ -836,7 +836,7 @@ void checkFlashAttention() {
 /// and dy in bf16 tensors: the same bits as given their values in fp32
 /// tensors, under the GEMM mode in force (a bf16 GEMM reads them as they
 /// are, an fp32 one from a widened copy).
-void checkBf16Tensors(const char *mode) {
+void checkBf16Tensors(const char *mode, Bf16Gemms gemms) {
   const std::vector<float> in = {
       1.0f, 1.0f + std::ldexp(1.0f, -8), 0.1f, -3.0e38f, 3.4e38f, -0.0f, 7.0f};
   Tensor t({int64_t(in.size())});
@@ -926,8 +926,11 @@ void checkBf16Tensors(const char *mode) {
       expectSame(("swiglu backward dup" + at).c_str(), duB, du);
     }
   }
-  // 33 x 70 by 70 x 17: fp32 under Bf16Gemms::Large; 1200 x 16 by
-  // 16 x 1200: bf16 there.
+  // The linear layers from bf16 x, W and dy. 33 x 70 by 70 x 17 runs in
+  // fp32 from fp32 tensors under Bf16Gemms::Large, 1200 x 16 by 16 x 1200
+  // on bf16 copies; from bf16 tensors both run on bf16 tensor cores there
+  // (bf16GemmPays: nothing to copy), so the fp32 tensors' reference runs
+  // under Bf16Gemms::All, the same products.
   for (auto [n, inF, out] :
        {std::tuple<int64_t, int64_t, int64_t>{33, 70, 17},
         std::tuple<int64_t, int64_t, int64_t>{1200, 16, 1200}}) {
@@ -938,15 +941,18 @@ void checkBf16Tensors(const char *mode) {
     initParam(bias, "bb", {out}, {0}, {out}, 7, 1.0f);
     const Tensor xB = toBf16(x), wB = toBf16(w), dyB = toBf16(dy);
     Tensor y({n, out}), yB({n, out});
+    Tensor dx({n, inF}), dw({out, inF}), db({out});
+    if (gemms == Bf16Gemms::Large)
+      setBf16Gemms(Bf16Gemms::All);
     linearForward(y, x, w, bias);
+    linearBackward(dx, dw, db, dy, x, w);
+    setBf16Gemms(gemms);
     linearForward(yB, xB, wB, bias);
     const std::string at = std::string(mode) + ", " + std::to_string(n) +
                            " x " + std::to_string(inF) + " x " +
                            std::to_string(out);
     expectSame(("linearForward from bf16 x and W (" + at + ")").c_str(), yB, y);
-    Tensor dx({n, inF}), dw({out, inF}), db({out});
     Tensor dxB({n, inF}), dwB({out, inF}), dbB({out});
-    linearBackward(dx, dw, db, dy, x, w);
     linearBackward(dxB, dwB, dbB, dyB, xB, wB);
     for (auto [name, got, want] :
          {std::tuple{"dx", &dxB, &dx}, std::tuple{"dW", &dwB, &dw},
@@ -976,13 +982,13 @@ void checkBf16Gemms() {
   checkFlashAttention();
   if (on) {
     setBf16Gemms(Bf16Gemms::All);
-    checkBf16Tensors("Bf16Gemms::All");
+    checkBf16Tensors("Bf16Gemms::All", Bf16Gemms::All);
     setBf16Gemms(Bf16Gemms::Large);
-    checkBf16Tensors("Bf16Gemms::Large");
+    checkBf16Tensors("Bf16Gemms::Large", Bf16Gemms::Large);
   }
   setBf16Gemms(Bf16Gemms::Off);
   checkLinear("linearForward (bf16 GEMMs off)", 33, 70, 17, false);
-  checkBf16Tensors(on ? "Bf16Gemms::Off" : "fp32 GEMMs");
+  checkBf16Tensors(on ? "Bf16Gemms::Off" : "fp32 GEMMs", Bf16Gemms::Off);
 }
 
 /// adamUpdateMany against adamUpdate on each tensor in turn: the same bits
