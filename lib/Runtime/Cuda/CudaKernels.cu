@@ -553,11 +553,13 @@ constexpr int64_t kMaxColParts = 64;
 /// (mean null: RMSNorm).
 struct ColTerms {
   const float *dy = nullptr, *x = nullptr, *mean = nullptr, *rstd = nullptr;
+  /// dy's elements as bf16 bits (a DType::BF16 tensor) instead of `dy`.
+  const uint16_t *dyBf16 = nullptr;
 };
 #ifdef TRIDENT_CUDA_EMULATION
 // The pointers it holds, for the emulation's check of kernel arguments.
-inline std::array<const void *, 4> emuPointers(const ColTerms &t) {
-  return {t.dy, t.x, t.mean, t.rstd};
+inline std::array<const void *, 5> emuPointers(const ColTerms &t) {
+  return {t.dy, t.x, t.mean, t.rstd, t.dyBf16};
 }
 #endif
 
@@ -572,7 +574,8 @@ __global__ void kColPartial(float *partA, float *partB, ColTerms t,
   float a = 0.0f, b = 0.0f;
   if (j < cols)
     for (int64_t i = begin + threadIdx.y; i < end; i += kColLanes) {
-      float g = t.dy[i * cols + j];
+      float g = t.dyBf16 ? elementValue(t.dyBf16[i * cols + j])
+                         : t.dy[i * cols + j];
       if (t.x) {
         float xhat = (t.x[i * cols + j] - (t.mean ? t.mean[i] : 0.0f)) *
                      t.rstd[i];
@@ -2128,9 +2131,11 @@ void linearBackward(Tensor &dx, Tensor &dw, Tensor &db, const Tensor &dy,
                  1.0f, dw.f32(), in, fn);
   if (db.defined()) {
     check(db.numel() == out, fn, "db must have out elements");
-    const Tensor dyf = toF32(dy); // a bf16 dy's column sums in fp32
-    ColTerms t;
-    t.dy = dyf.f32();
+    ColTerms t; // a bf16 dy's column sums read its bits, summed in fp32
+    if (dy.dtype() == DType::BF16)
+      t.dyBf16 = dy.bf16();
+    else
+      t.dy = dy.f32();
     columnSums(db.f32(), nullptr, t, n, out, fn);
   }
 }
