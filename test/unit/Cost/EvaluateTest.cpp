@@ -854,19 +854,15 @@ TEST_CASE("FP8 keeps its GEMM inputs in one byte", "[cost][evaluate]") {
   }
 }
 
-TEST_CASE("the trident preset keeps what only bf16 readers read in bf16",
-          "[cost][evaluate][bf16]") {
-  // The bf16 programs of `trident emit` hold bf16 values in fp32 tensors
-  // (bf16InFp32Storage) except what only linear layers read, which they
-  // move into bf16 tensors (rt::toBf16): those saved bytes count two bytes
-  // an element, not four. Their step time is priced as before.
-  LayerProfile p = smallGpt();
+/// `plain` and `marked` (a copy with some bf16 storage marked) evaluated
+/// alike, on one H100 at dp 8, under the trident preset (whose bf16
+/// programs the marks describe) and megatron-core, in bf16 and in fp32:
+/// `check(tridentBf16, plainEvaluation, markedEvaluation)` for each.
+template <class Check>
+void underTridentAndCore(const LayerProfile &plain, const LayerProfile &marked,
+                         Check check) {
   Cluster c = *parseClusterSpec("dgx-h100:1");
   ParallelConfig cfg = cfgOf(8, 1, 1, 1, 8);
-  LayerProfile marked = p;
-  for (LayerGroup &g : marked.groups)
-    if (g.cost.kind == LayerKind::Block)
-      g.cost.actBf16TensorTpSharded = 1e6;
   EvalOptions trident;
   applyRuntime(trident, Runtime::Trident);
   EvalOptions core;
@@ -875,14 +871,30 @@ TEST_CASE("the trident preset keeps what only bf16 readers read in bf16",
     for (const EvalOptions *o : {&trident, &core}) {
       INFO(dtypeName(d) << (o == &trident ? " trident" : " megatron-core"));
       cfg.precision = d;
-      Evaluation plain = mustEvaluate(p, c, cfg, *o);
-      Evaluation e = mustEvaluate(marked, c, cfg, *o);
-      CHECK(e.iterationSeconds == plain.iterationSeconds);
-      if (d == DType::BF16 && o == &trident)
-        CHECK(e.stages[0].activationBytes < plain.stages[0].activationBytes);
-      else
-        CHECK(e.stages[0].activationBytes == plain.stages[0].activationBytes);
+      check(d == DType::BF16 && o == &trident, mustEvaluate(plain, c, cfg, *o),
+            mustEvaluate(marked, c, cfg, *o));
     }
+}
+
+TEST_CASE("the trident preset keeps what only bf16 readers read in bf16",
+          "[cost][evaluate][bf16]") {
+  // The bf16 programs of `trident emit` hold bf16 values in fp32 tensors
+  // (bf16InFp32Storage) except what only linear layers read, which they
+  // move into bf16 tensors (rt::toBf16): those saved bytes count two bytes
+  // an element, not four. Their step time is priced as before.
+  LayerProfile p = smallGpt();
+  LayerProfile marked = p;
+  for (LayerGroup &g : marked.groups)
+    if (g.cost.kind == LayerKind::Block)
+      g.cost.actBf16TensorTpSharded = 1e6;
+  underTridentAndCore(p, marked, [](bool tridentBf16, const Evaluation &plain,
+                                    const Evaluation &e) {
+    CHECK(e.iterationSeconds == plain.iterationSeconds);
+    if (tridentBf16)
+      CHECK(e.stages[0].activationBytes < plain.stages[0].activationBytes);
+    else
+      CHECK(e.stages[0].activationBytes == plain.stages[0].activationBytes);
+  });
 }
 
 TEST_CASE("the trident preset copies only a GEMM's operands not in the "
@@ -895,8 +907,6 @@ TEST_CASE("the trident preset copies only a GEMM's operands not in the "
   // changes nothing under megatron-core (bf16 storage throughout) or in
   // fp32.
   LayerProfile p = smallGpt();
-  Cluster c = *parseClusterSpec("dgx-h100:1");
-  ParallelConfig cfg = cfgOf(8, 1, 1, 1, 8);
   LayerProfile marked = p;
   int gemms = 0;
   for (LayerGroup &g : marked.groups)
@@ -906,22 +916,14 @@ TEST_CASE("the trident preset copies only a GEMM's operands not in the "
         ++gemms;
       }
   REQUIRE(gemms > 0);
-  EvalOptions trident;
-  applyRuntime(trident, Runtime::Trident);
-  EvalOptions core;
-  applyRuntime(core, Runtime::MegatronCore);
-  for (DType d : {DType::BF16, DType::F32})
-    for (const EvalOptions *o : {&trident, &core}) {
-      INFO(dtypeName(d) << (o == &trident ? " trident" : " megatron-core"));
-      cfg.precision = d;
-      Evaluation plain = mustEvaluate(p, c, cfg, *o);
-      Evaluation e = mustEvaluate(marked, c, cfg, *o);
-      if (d == DType::BF16 && o == &trident)
-        CHECK(e.iterationSeconds < plain.iterationSeconds);
-      else
-        CHECK(e.iterationSeconds == plain.iterationSeconds);
-      CHECK(e.stages[0].activationBytes == plain.stages[0].activationBytes);
-    }
+  underTridentAndCore(p, marked, [](bool tridentBf16, const Evaluation &plain,
+                                    const Evaluation &e) {
+    if (tridentBf16)
+      CHECK(e.iterationSeconds < plain.iterationSeconds);
+    else
+      CHECK(e.iterationSeconds == plain.iterationSeconds);
+    CHECK(e.stages[0].activationBytes == plain.stages[0].activationBytes);
+  });
   // Only the weight a bf16 tensor: a product of that weight and an fp32
   // x copies x alone, less than both (and the data gradient's dy W^T the
   // same), so still faster than nothing marked.
@@ -930,7 +932,10 @@ TEST_CASE("the trident preset copies only a GEMM's operands not in the "
     for (GemmCost &gemm : g.cost.gemms)
       if (!gemm.attentionCore)
         gemm.wBf16 = true;
-  cfg.precision = DType::BF16;
+  Cluster c = *parseClusterSpec("dgx-h100:1");
+  ParallelConfig cfg = cfgOf(8, 1, 1, 1, 8); // bf16
+  EvalOptions trident;
+  applyRuntime(trident, Runtime::Trident);
   double plain = mustEvaluate(p, c, cfg, trident).iterationSeconds;
   double w = mustEvaluate(weights, c, cfg, trident).iterationSeconds;
   double all = mustEvaluate(marked, c, cfg, trident).iterationSeconds;
