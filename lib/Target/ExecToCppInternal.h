@@ -161,12 +161,15 @@ private:
     return n;
   }
   std::string name(Value v) { return names.lookup(v); }
-  /// Declares a zero-filled tensor for result `v`.
-  std::string declare(Value v) {
+  /// Declares a zero-filled tensor for result `v`: of bf16 elements where
+  /// `bf16`.
+  std::string declare(Value v, bool bf16 = false) {
     std::string n = fresh(v);
     auto t = cast<RankedTensorType>(v.getType());
     os << "    rt::Tensor " << n << "(" << shapeList(t.getShape())
-       << (t.getElementType().isInteger(32) ? ", rt::DType::I32" : "")
+       << (t.getElementType().isInteger(32) ? ", rt::DType::I32"
+           : bf16                           ? ", rt::DType::BF16"
+                                            : "")
        << ");\n";
     return n;
   }
@@ -248,11 +251,17 @@ private:
   /// table's KernelInfo::bf16Inputs): it is then held in a bf16 tensor
   /// (rt::toBf16, 2 bytes an element) instead of rounded in an fp32 one.
   bool readByBf16Kernels(Value v);
+  /// Whether `v`, in a bf16 program, is held in a bf16 tensor: a float
+  /// value that does not stay fp32 (keptF32), is no gradient, is used,
+  /// was not written in place of an input, and whose every reader takes
+  /// bf16 storage (readByBf16Kernels).
+  bool movesToBf16(Value v);
   /// In a bf16 program: rounds the float value `v` to bf16 in place,
   /// unless it stays fp32 (keptF32), is a gradient or is unused; a kernel
   /// result that every reader takes from bf16 storage (readByBf16Kernels,
   /// through texec.save to the backward's readers) moves instead into a
-  /// bf16 tensor, its fp32 one released.
+  /// bf16 tensor, its fp32 one released (movesToBf16; where the kernel
+  /// wrote it into one, writesBf16Output, rt::toBf16 returns it as is).
   void roundIfBf16(Value v);
   /// Whether parameter `sym` is a load-balancing selection bias
   /// (texec.param load_balance), which stays fp32.

@@ -144,12 +144,18 @@ bool RegionEmitter::readByBf16Kernels(Value v) {
   return true;
 }
 
+bool RegionEmitter::movesToBf16(Value v) {
+  return bf16() && !v.use_empty() && !keptF32(v) &&
+         isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType()) &&
+         !isGradient(v) && !writtenInPlace.contains(v) && readByBf16Kernels(v);
+}
+
 void RegionEmitter::roundIfBf16(Value v) {
   if (!bf16() || v.use_empty() || keptF32(v) ||
       !isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType()) ||
       isGradient(v))
     return;
-  if (!writtenInPlace.contains(v) && readByBf16Kernels(v)) {
+  if (movesToBf16(v)) {
     const std::string &n = name(v);
     os << "    " << n << " = rt::toBf16(" << n << ");\n";
     for (const std::string &view : views.lookup(v))
@@ -456,7 +462,11 @@ LogicalResult RegionEmitter::emitKernel(tx::KernelOp op) {
          << "; // accumulated in place\n";
       accumulatedInPlace.insert(r);
     } else {
-      n = declare(r);
+      // A result the kernel can write in bf16 (KernelInfo::bf16Outputs)
+      // that would move into a bf16 tensor is declared as one.
+      n = declare(
+          r, tx::writesBf16Output(k, cast<OpResult>(r).getResultNumber()) &&
+                 movesToBf16(r));
     }
     out.push_back(n);
     if (cast<RankedTensorType>(r.getType()).getRank() >= 3 &&

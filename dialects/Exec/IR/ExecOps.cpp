@@ -132,19 +132,20 @@ const KernelInfo kKernels[] = {
     {KernelKind::LinearBias, 3, 1, {}, kBias, 0, 0b011},    // x, w, b -> y
     {KernelKind::LinearBwd, 3, 2, {}, {}, 0, 0b111},        // dy, x, w -> dx, dw
     {KernelKind::LinearBiasBwd, 3, 3, {}, {}, 0, 0b111},    // dy, x, w -> dx, dw, db
-    // The activations take x in bf16 (tanh's backward reads fp32).
-    {KernelKind::Gelu, 1, 1, {}, kApprox, 0, 0b1},
-    {KernelKind::GeluBwd, 2, 1, {}, kApprox, 0, 0b10},  // dy, x -> dx
-    {KernelKind::Silu, 1, 1, {}, {}, 0, 0b1},
-    {KernelKind::SiluBwd, 2, 1, {}, {}, 0, 0b10},
-    {KernelKind::Relu, 1, 1, {}, {}, 0, 0b1},
-    {KernelKind::ReluBwd, 2, 1, {}, {}, 0, 0b10},
-    {KernelKind::SquaredRelu, 1, 1, {}, {}, 0, 0b1},
-    {KernelKind::SquaredReluBwd, 2, 1, {}, {}, 0, 0b10},
+    // The activations take x in bf16 and write their results in bf16 too
+    // (tanh reads and writes fp32).
+    {KernelKind::Gelu, 1, 1, {}, kApprox, 0, 0b1, 0b1},
+    {KernelKind::GeluBwd, 2, 1, {}, kApprox, 0, 0b10, 0b1},  // dy, x -> dx
+    {KernelKind::Silu, 1, 1, {}, {}, 0, 0b1, 0b1},
+    {KernelKind::SiluBwd, 2, 1, {}, {}, 0, 0b10, 0b1},
+    {KernelKind::Relu, 1, 1, {}, {}, 0, 0b1, 0b1},
+    {KernelKind::ReluBwd, 2, 1, {}, {}, 0, 0b10, 0b1},
+    {KernelKind::SquaredRelu, 1, 1, {}, {}, 0, 0b1, 0b1},
+    {KernelKind::SquaredReluBwd, 2, 1, {}, {}, 0, 0b10, 0b1},
     {KernelKind::Tanh, 1, 1, {}, {}},
     {KernelKind::TanhBwd, 2, 1, {}, {}},
-    {KernelKind::Swiglu, 2, 1, {}, {}, 0, 0b11},        // gate, up -> y
-    {KernelKind::SwigluBwd, 3, 2, {}, {}, 0, 0b110},   // dy, gate, up -> dgate, dup
+    {KernelKind::Swiglu, 2, 1, {}, {}, 0, 0b11, 0b1},   // gate, up -> y
+    {KernelKind::SwigluBwd, 3, 2, {}, {}, 0, 0b110, 0b11}, // dy, gate, up -> dgate, dup
     {KernelKind::Add, 2, 1, {}, {}},
     {KernelKind::Mul, 2, 1, {}, {}},
     {KernelKind::Rope, 1, 1, kRope, kRopeOpt},            // x -> x rotated (RoPE)
@@ -229,6 +230,10 @@ bool mlir::trident::exec::keepsF32Result(KernelKind kind, unsigned index) {
 
 bool mlir::trident::exec::readsBf16Input(KernelKind kind, unsigned index) {
   return index < 32 && (lookupKernel(kind).bf16Inputs >> index & 1u);
+}
+
+bool mlir::trident::exec::writesBf16Output(KernelKind kind, unsigned index) {
+  return index < 32 && (lookupKernel(kind).bf16Outputs >> index & 1u);
 }
 
 bool mlir::trident::exec::isBackwardKernel(KernelKind kind) {

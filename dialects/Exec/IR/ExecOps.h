@@ -56,11 +56,19 @@ struct KernelInfo {
   /// with the same result as from its values in an fp32 tensor; the
   /// emitter stores a value in bf16 when every reader takes it so.
   unsigned bf16Inputs = 0;
+  /// Bit i set: the runtime kernel writes result i into a tensor stored in
+  /// bf16 as well, each element rounded as rt::toBf16 rounds (the same
+  /// bits as toBf16 of its fp32 result); the emitter declares a result
+  /// that it would move into bf16 so, which saves the fp32 tensor and the
+  /// pass that moves it.
+  unsigned bf16Outputs = 0;
 };
 /// Whether result `index` of a `kind` kernel stays fp32 in a bf16 program.
 bool keepsF32Result(KernelKind kind, unsigned index);
 /// Whether a `kind` kernel reads input `index` from bf16 storage.
 bool readsBf16Input(KernelKind kind, unsigned index);
+/// Whether a `kind` kernel writes result `index` into bf16 storage.
+bool writesBf16Output(KernelKind kind, unsigned index);
 /// A KernelInfo count that the kernel's own verifier rule checks.
 constexpr unsigned kVariadic = ~0u;
 /// The table entry of `kind`.

@@ -516,6 +516,13 @@ void linearBackward(Tensor &dx, Tensor &dw, Tensor &db, const Tensor &dy,
 void matmul(Tensor &c, const Tensor &a, const Tensor &b, bool transB,
             float beta = 0.0f);
 
+/// The activations below (GELU, SiLU, ReLU, squared ReLU, SwiGLU; not
+/// tanh) read x (SwiGLU's gate and up) from fp32 or bf16 tensors
+/// (DType::BF16) alike, and write y (the backward's dx, dgate, dup) into
+/// an fp32 tensor or a bf16 one, each element then rounded as toBf16
+/// rounds: the same bits as toBf16 of the fp32 result, without the fp32
+/// tensor (the emitted bf16 programs declare their results so where every
+/// reader takes bf16; docs/emit.md, "bf16 mixed precision").
 /// GELU. approximate = true: tanh form 0.5 x (1 + tanh(sqrt(2/pi) (x +
 /// 0.044715 x^3))); false: exact erf form 0.5 x (1 + erf(x / sqrt(2))).
 void geluForward(Tensor &y, const Tensor &x, bool approximate = true);

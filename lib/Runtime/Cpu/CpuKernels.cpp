@@ -53,6 +53,34 @@ private:
   const float *p_ = nullptr;
 };
 
+/// A kernel's output as fp32: its elements, or for a bf16 tensor scratch
+/// memory (not tensor memory) narrowed into it when this goes, each
+/// element rounded as rt::toBf16 rounds: the same bits as toBf16 of the
+/// fp32 result. (The outputs of the kernel table's bf16Outputs: the
+/// activations' results.) Call done() before the kernel returns.
+class F32Result {
+public:
+  explicit F32Result(Tensor &t) : t_(t) {
+    if (t.dtype() != DType::BF16) {
+      p_ = t.numel() ? t.f32() : nullptr;
+      return;
+    }
+    scratch_.resize(size_t(t.numel()));
+    p_ = scratch_.data();
+  }
+  float *get() const { return p_; }
+  /// Narrows the scratch into a bf16 tensor.
+  void done() {
+    if (t_.dtype() == DType::BF16 && t_.numel())
+      detail::narrowToBf16(t_.bf16(), scratch_.data(), t_.numel());
+  }
+
+private:
+  Tensor &t_;
+  std::vector<float> scratch_;
+  float *p_ = nullptr;
+};
+
 /// Rows of `t` seen as [rows, cols].
 int64_t rowsOf(const Tensor &t, int64_t cols, const char *fn,
                const char *what) {
@@ -143,84 +171,100 @@ double sum(const Tensor &t) {
 
 void geluForward(Tensor &y, const Tensor &x, bool approximate) {
   sameNumel(y, x, "geluForward");
-  float *o = y.numel() ? y.f32() : nullptr;
+  F32Result out(y);
+  float *o = out.get();
   const F32Operand xin(x);
   const float *in = x.numel() ? xin.get() : nullptr;
   for (int64_t i = 0; i < y.numel(); ++i)
     o[i] = approximate ? act::geluTanh(in[i]) : act::geluErf(in[i]);
+  out.done();
 }
 
 void geluBackward(Tensor &dx, const Tensor &dy, const Tensor &x,
                   bool approximate) {
   sameNumel(dx, x, "geluBackward");
   sameNumel(dy, x, "geluBackward");
-  float *o = dx.numel() ? dx.f32() : nullptr;
+  F32Result out(dx);
+  float *o = out.get();
   const float *g = dy.numel() ? dy.f32() : nullptr;
   const F32Operand xin(x);
   const float *in = x.numel() ? xin.get() : nullptr;
   for (int64_t i = 0; i < x.numel(); ++i)
     o[i] = g[i] * (approximate ? act::geluTanhGrad(in[i])
                                : act::geluErfGrad(in[i]));
+  out.done();
 }
 
 void siluForward(Tensor &y, const Tensor &x) {
   sameNumel(y, x, "siluForward");
-  float *o = y.numel() ? y.f32() : nullptr;
+  F32Result out(y);
+  float *o = out.get();
   const F32Operand xin(x);
   const float *in = x.numel() ? xin.get() : nullptr;
   for (int64_t i = 0; i < y.numel(); ++i)
     o[i] = act::silu(in[i]);
+  out.done();
 }
 
 void siluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
   sameNumel(dx, x, "siluBackward");
   sameNumel(dy, x, "siluBackward");
-  float *o = dx.numel() ? dx.f32() : nullptr;
+  F32Result out(dx);
+  float *o = out.get();
   const float *g = dy.numel() ? dy.f32() : nullptr;
   const F32Operand xin(x);
   const float *in = x.numel() ? xin.get() : nullptr;
   for (int64_t i = 0; i < x.numel(); ++i)
     o[i] = g[i] * act::siluGrad(in[i]);
+  out.done();
 }
 
 void reluForward(Tensor &y, const Tensor &x) {
   sameNumel(y, x, "reluForward");
-  float *o = y.numel() ? y.f32() : nullptr;
+  F32Result out(y);
+  float *o = out.get();
   const F32Operand xin(x);
   const float *in = x.numel() ? xin.get() : nullptr;
   for (int64_t i = 0; i < y.numel(); ++i)
     o[i] = act::relu(in[i]);
+  out.done();
 }
 
 void reluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
   sameNumel(dx, x, "reluBackward");
   sameNumel(dy, x, "reluBackward");
-  float *o = dx.numel() ? dx.f32() : nullptr;
+  F32Result out(dx);
+  float *o = out.get();
   const float *g = dy.numel() ? dy.f32() : nullptr;
   const F32Operand xin(x);
   const float *in = x.numel() ? xin.get() : nullptr;
   for (int64_t i = 0; i < x.numel(); ++i)
     o[i] = in[i] > 0.0f ? g[i] : 0.0f;
+  out.done();
 }
 
 void squaredReluForward(Tensor &y, const Tensor &x) {
   sameNumel(y, x, "squaredReluForward");
-  float *o = y.numel() ? y.f32() : nullptr;
+  F32Result out(y);
+  float *o = out.get();
   const F32Operand xin(x);
   const float *in = x.numel() ? xin.get() : nullptr;
   for (int64_t i = 0; i < y.numel(); ++i)
     o[i] = act::squaredRelu(in[i]);
+  out.done();
 }
 
 void squaredReluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
   sameNumel(dx, x, "squaredReluBackward");
   sameNumel(dy, x, "squaredReluBackward");
-  float *o = dx.numel() ? dx.f32() : nullptr;
+  F32Result out(dx);
+  float *o = out.get();
   const float *g = dy.numel() ? dy.f32() : nullptr;
   const F32Operand xin(x);
   const float *in = x.numel() ? xin.get() : nullptr;
   for (int64_t i = 0; i < x.numel(); ++i)
     o[i] = g[i] * act::squaredReluGrad(in[i]);
+  out.done();
 }
 
 void tanhForward(Tensor &y, const Tensor &x) {
@@ -382,12 +426,14 @@ void selectTokenBackward(Tensor &dx, const Tensor &dy, int64_t seq,
 void swigluForward(Tensor &y, const Tensor &gate, const Tensor &up) {
   sameNumel(y, gate, "swigluForward");
   sameNumel(y, up, "swigluForward");
-  float *o = y.numel() ? y.f32() : nullptr;
+  F32Result out(y);
+  float *o = out.get();
   const F32Operand gin(gate), uin(up);
   const float *a = gate.numel() ? gin.get() : nullptr;
   const float *b = up.numel() ? uin.get() : nullptr;
   for (int64_t i = 0; i < y.numel(); ++i)
     o[i] = act::silu(a[i]) * b[i];
+  out.done();
 }
 
 void swigluBackward(Tensor &dgate, Tensor &dup, const Tensor &dy,
@@ -399,13 +445,16 @@ void swigluBackward(Tensor &dgate, Tensor &dup, const Tensor &dy,
   sameNumel(up, gate, fn);
   if (!gate.numel())
     return;
-  float *dg = dgate.f32(), *du = dup.f32();
+  F32Result dgOut(dgate), duOut(dup);
+  float *dg = dgOut.get(), *du = duOut.get();
   const F32Operand gin(gate), uin(up);
   const float *g = dy.f32(), *a = gin.get(), *b = uin.get();
   for (int64_t i = 0; i < gate.numel(); ++i) {
     du[i] = g[i] * act::silu(a[i]);
     dg[i] = g[i] * b[i] * act::siluGrad(a[i]);
   }
+  dgOut.done();
+  duOut.done();
 }
 
 namespace {

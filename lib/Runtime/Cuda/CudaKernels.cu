@@ -128,6 +128,17 @@ TRIDENT_HD inline float elementValue(float x) { return x; }
 TRIDENT_HD inline float elementValue(uint16_t bits) {
   return detail::bf16Value(bits);
 }
+/// Writes element i of an output: into the fp32 elements `f`, or where
+/// `b` is given (a bf16 tensor's bits) rounded as rt::toBf16 rounds, the
+/// same bits as toBf16 of the fp32 result. The kernels whose outputs may
+/// be bf16 (the kernel table's bf16Outputs: the activations) take each
+/// output as such a pair, one of them null (outF32 and outBf16 give them).
+TRIDENT_HD inline void store(float *f, uint16_t *b, int64_t i, float v) {
+  if (b)
+    b[i] = detail::bf16Bits(v);
+  else
+    f[i] = v;
+}
 __global__ void kAxpy(float *y, const float *x, float a, int64_t n) {
   GRID_STRIDE(i, n) y[i] += a * x[i];
 }
@@ -138,65 +149,71 @@ __global__ void kMul(float *o, const float *a, const float *b, int64_t n) {
   GRID_STRIDE(i, n) o[i] = a[i] * b[i];
 }
 template <typename T>
-__global__ void kGelu(float *y, const T *x, int64_t n, bool approx) {
+__global__ void kGelu(float *y, uint16_t *yb, const T *x, int64_t n,
+                      bool approx) {
   GRID_STRIDE(i, n) {
     float v = elementValue(x[i]);
-    y[i] = approx ? 0.5f * v * (1.0f + tanhf(kGeluC * (v + 0.044715f * v * v * v)))
-                  : 0.5f * v * (1.0f + erff(v * kInvSqrt2));
+    store(y, yb, i,
+          approx ? 0.5f * v * (1.0f + tanhf(kGeluC * (v + 0.044715f * v * v * v)))
+                 : 0.5f * v * (1.0f + erff(v * kInvSqrt2)));
   }
 }
 template <typename T>
-__global__ void kGeluBwd(float *dx, const float *dy, const T *x, int64_t n,
-                         bool approx) {
+__global__ void kGeluBwd(float *dx, uint16_t *dxb, const float *dy, const T *x,
+                         int64_t n, bool approx) {
   GRID_STRIDE(i, n) {
     float v = elementValue(x[i]);
     if (approx) {
       float t = tanhf(kGeluC * (v + 0.044715f * v * v * v));
       float dt = (1.0f - t * t) * kGeluC * (1.0f + 3.0f * 0.044715f * v * v);
-      dx[i] = dy[i] * (0.5f * (1.0f + t) + 0.5f * v * dt);
+      store(dx, dxb, i, dy[i] * (0.5f * (1.0f + t) + 0.5f * v * dt));
     } else {
       float cdf = 0.5f * (1.0f + erff(v * kInvSqrt2));
-      dx[i] = dy[i] * (cdf + v * kInvSqrt2Pi * expf(-0.5f * v * v));
+      store(dx, dxb, i, dy[i] * (cdf + v * kInvSqrt2Pi * expf(-0.5f * v * v)));
     }
   }
 }
-template <typename T> __global__ void kSilu(float *y, const T *x, int64_t n) {
+template <typename T>
+__global__ void kSilu(float *y, uint16_t *yb, const T *x, int64_t n) {
   GRID_STRIDE(i, n) {
     float v = elementValue(x[i]);
-    y[i] = v * sigmoidf(v);
+    store(y, yb, i, v * sigmoidf(v));
   }
 }
 template <typename T>
-__global__ void kSiluBwd(float *dx, const float *dy, const T *x, int64_t n) {
+__global__ void kSiluBwd(float *dx, uint16_t *dxb, const float *dy, const T *x,
+                         int64_t n) {
   GRID_STRIDE(i, n) {
     float v = elementValue(x[i]);
     float s = sigmoidf(v);
-    dx[i] = dy[i] * s * (1.0f + v * (1.0f - s));
-  }
-}
-template <typename T> __global__ void kRelu(float *y, const T *x, int64_t n) {
-  GRID_STRIDE(i, n) {
-    float v = elementValue(x[i]);
-    y[i] = v > 0.0f ? v : 0.0f;
+    store(dx, dxb, i, dy[i] * s * (1.0f + v * (1.0f - s)));
   }
 }
 template <typename T>
-__global__ void kReluBwd(float *dx, const float *dy, const T *x, int64_t n) {
-  GRID_STRIDE(i, n) dx[i] = elementValue(x[i]) > 0.0f ? dy[i] : 0.0f;
-}
-template <typename T>
-__global__ void kSquaredRelu(float *y, const T *x, int64_t n) {
+__global__ void kRelu(float *y, uint16_t *yb, const T *x, int64_t n) {
   GRID_STRIDE(i, n) {
     float v = elementValue(x[i]);
-    y[i] = v > 0.0f ? v * v : 0.0f;
+    store(y, yb, i, v > 0.0f ? v : 0.0f);
   }
 }
 template <typename T>
-__global__ void kSquaredReluBwd(float *dx, const float *dy, const T *x,
-                                int64_t n) {
+__global__ void kReluBwd(float *dx, uint16_t *dxb, const float *dy, const T *x,
+                         int64_t n) {
+  GRID_STRIDE(i, n) store(dx, dxb, i, elementValue(x[i]) > 0.0f ? dy[i] : 0.0f);
+}
+template <typename T>
+__global__ void kSquaredRelu(float *y, uint16_t *yb, const T *x, int64_t n) {
   GRID_STRIDE(i, n) {
     float v = elementValue(x[i]);
-    dx[i] = v > 0.0f ? 2.0f * v * dy[i] : 0.0f;
+    store(y, yb, i, v > 0.0f ? v * v : 0.0f);
+  }
+}
+template <typename T>
+__global__ void kSquaredReluBwd(float *dx, uint16_t *dxb, const float *dy,
+                                const T *x, int64_t n) {
+  GRID_STRIDE(i, n) {
+    float v = elementValue(x[i]);
+    store(dx, dxb, i, v > 0.0f ? 2.0f * v * dy[i] : 0.0f);
   }
 }
 __global__ void kTanh(float *y, const float *x, int64_t n) {
@@ -280,20 +297,22 @@ __global__ void kSelectRows(float *x, float *out, int64_t batch, int64_t seq,
   }
 }
 template <typename TA, typename TB>
-__global__ void kSwiglu(float *y, const TA *a, const TB *b, int64_t n) {
+__global__ void kSwiglu(float *y, uint16_t *yb, const TA *a, const TB *b,
+                        int64_t n) {
   GRID_STRIDE(i, n) {
     float g = elementValue(a[i]);
-    y[i] = g * sigmoidf(g) * elementValue(b[i]);
+    store(y, yb, i, g * sigmoidf(g) * elementValue(b[i]));
   }
 }
 template <typename TA, typename TB>
-__global__ void kSwigluBwd(float *dg, float *du, const float *dy, const TA *a,
-                           const TB *b, int64_t n) {
+__global__ void kSwigluBwd(float *dg, uint16_t *dgb, float *du, uint16_t *dub,
+                           const float *dy, const TA *a, const TB *b,
+                           int64_t n) {
   GRID_STRIDE(i, n) {
     float g = elementValue(a[i]);
     float s = sigmoidf(g);
-    du[i] = dy[i] * g * s;
-    dg[i] = dy[i] * elementValue(b[i]) * s * (1.0f + g * (1.0f - s));
+    store(du, dub, i, dy[i] * g * s);
+    store(dg, dgb, i, dy[i] * elementValue(b[i]) * s * (1.0f + g * (1.0f - s)));
   }
 }
 // One thread per rotated pair (row, head, i < rot/2); the pass-through
@@ -1579,6 +1598,12 @@ template <typename F> void withInput(const Tensor &t, F f) {
     f(static_cast<const float *>(t.f32()));
 }
 template <typename P> using ElementOf = std::remove_cv_t<std::remove_pointer_t<P>>;
+/// An output's pointer pair for store(): its fp32 elements, or null for a
+/// bf16 tensor (outF32), and that tensor's bits, or null (outBf16).
+float *outF32(Tensor &t) { return t.dtype() == DType::BF16 ? nullptr : t.f32(); }
+uint16_t *outBf16(Tensor &t) {
+  return t.dtype() == DType::BF16 ? t.bf16() : nullptr;
+}
 } // namespace
 
 void geluForward(Tensor &y, const Tensor &x, bool approximate) {
@@ -1587,7 +1612,8 @@ void geluForward(Tensor &y, const Tensor &x, bool approximate) {
     return;
   withInput(x, [&](auto *in) {
     TRIDENT_LAUNCH(kGelu<ElementOf<decltype(in)>>, blocksFor(x.numel()),
-                   kThreads, 0, stream())(y.f32(), in, x.numel(), approximate);
+                   kThreads, 0, stream())(outF32(y), outBf16(y), in, x.numel(),
+                                          approximate);
   });
   launched("geluForward");
 }
@@ -1600,8 +1626,8 @@ void geluBackward(Tensor &dx, const Tensor &dy, const Tensor &x,
     return;
   withInput(x, [&](auto *in) {
     TRIDENT_LAUNCH(kGeluBwd<ElementOf<decltype(in)>>, blocksFor(x.numel()),
-                   kThreads, 0, stream())(dx.f32(), dy.f32(), in, x.numel(),
-                                          approximate);
+                   kThreads, 0, stream())(outF32(dx), outBf16(dx), dy.f32(), in,
+                                          x.numel(), approximate);
   });
   launched("geluBackward");
 }
@@ -1645,66 +1671,74 @@ void launchPointwiseBwd(void (*k)(float *, const float *, const float *,
                                                       x.f32(), x.numel());
   launched(fn);
 }
-/// The same for an activation whose kernels take x in fp32 or bf16 (its
-/// two instantiations).
-void launchActivation(void (*kf)(float *, const float *, int64_t),
-                      void (*kb)(float *, const uint16_t *, int64_t), Tensor &y,
-                      const Tensor &x, const char *fn) {
-  if (x.dtype() != DType::BF16) {
-    launchPointwise(kf, y, x, fn);
-    return;
-  }
+/// y = f(x) elementwise with an activation's kernel template K (x in
+/// fp32 or bf16, y an fp32 or bf16 tensor: outF32, outBf16).
+template <template <typename> class K>
+void launchActivation(Tensor &y, const Tensor &x, const char *fn) {
   sameNumel(y, x, fn);
   if (!x.numel())
     return;
-  TRIDENT_LAUNCH(kb, blocksFor(x.numel()), kThreads, 0, stream())(
-      y.f32(), x.bf16(), x.numel());
+  withInput(x, [&](auto *in) {
+    auto k = K<ElementOf<decltype(in)>>::kernel;
+    TRIDENT_LAUNCH(k, blocksFor(x.numel()), kThreads, 0, stream())(
+        outF32(y), outBf16(y), in, x.numel());
+  });
   launched(fn);
 }
-void launchActivationBwd(
-    void (*kf)(float *, const float *, const float *, int64_t),
-    void (*kb)(float *, const float *, const uint16_t *, int64_t), Tensor &dx,
-    const Tensor &dy, const Tensor &x, const char *fn) {
-  if (x.dtype() != DType::BF16) {
-    launchPointwiseBwd(kf, dx, dy, x, fn);
-    return;
-  }
+/// dx = dy * f'(x) elementwise with K (as launchActivation).
+template <template <typename> class K>
+void launchActivationBwd(Tensor &dx, const Tensor &dy, const Tensor &x,
+                         const char *fn) {
   sameNumel(dx, x, fn);
   sameNumel(dy, x, fn);
   if (!x.numel())
     return;
-  TRIDENT_LAUNCH(kb, blocksFor(x.numel()), kThreads, 0, stream())(
-      dx.f32(), dy.f32(), x.bf16(), x.numel());
+  withInput(x, [&](auto *in) {
+    auto k = K<ElementOf<decltype(in)>>::kernel;
+    TRIDENT_LAUNCH(k, blocksFor(x.numel()), kThreads, 0, stream())(
+        outF32(dx), outBf16(dx), dy.f32(), in, x.numel());
+  });
   launched(fn);
 }
+/// The activation kernels as class templates, for launchActivation.
+template <typename T> struct Silu { static constexpr auto kernel = kSilu<T>; };
+template <typename T> struct SiluBwd {
+  static constexpr auto kernel = kSiluBwd<T>;
+};
+template <typename T> struct Relu { static constexpr auto kernel = kRelu<T>; };
+template <typename T> struct ReluBwd {
+  static constexpr auto kernel = kReluBwd<T>;
+};
+template <typename T> struct SquaredRelu {
+  static constexpr auto kernel = kSquaredRelu<T>;
+};
+template <typename T> struct SquaredReluBwd {
+  static constexpr auto kernel = kSquaredReluBwd<T>;
+};
 } // namespace
 
 void siluForward(Tensor &y, const Tensor &x) {
-  launchActivation(kSilu<float>, kSilu<uint16_t>, y, x, "siluForward");
+  launchActivation<Silu>(y, x, "siluForward");
 }
 
 void siluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
-  launchActivationBwd(kSiluBwd<float>, kSiluBwd<uint16_t>, dx, dy, x,
-                      "siluBackward");
+  launchActivationBwd<SiluBwd>(dx, dy, x, "siluBackward");
 }
 
 void reluForward(Tensor &y, const Tensor &x) {
-  launchActivation(kRelu<float>, kRelu<uint16_t>, y, x, "reluForward");
+  launchActivation<Relu>(y, x, "reluForward");
 }
 
 void reluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
-  launchActivationBwd(kReluBwd<float>, kReluBwd<uint16_t>, dx, dy, x,
-                      "reluBackward");
+  launchActivationBwd<ReluBwd>(dx, dy, x, "reluBackward");
 }
 
 void squaredReluForward(Tensor &y, const Tensor &x) {
-  launchActivation(kSquaredRelu<float>, kSquaredRelu<uint16_t>, y, x,
-                   "squaredReluForward");
+  launchActivation<SquaredRelu>(y, x, "squaredReluForward");
 }
 
 void squaredReluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
-  launchActivationBwd(kSquaredReluBwd<float>, kSquaredReluBwd<uint16_t>, dx, dy,
-                      x, "squaredReluBackward");
+  launchActivationBwd<SquaredReluBwd>(dx, dy, x, "squaredReluBackward");
 }
 
 void tanhForward(Tensor &y, const Tensor &x) {
@@ -1866,7 +1900,7 @@ void swigluForward(Tensor &y, const Tensor &gate, const Tensor &up) {
     withInput(up, [&](auto *b) {
       auto k = kSwiglu<ElementOf<decltype(a)>, ElementOf<decltype(b)>>;
       TRIDENT_LAUNCH(k, blocksFor(y.numel()), kThreads, 0, stream())(
-          y.f32(), a, b, y.numel());
+          outF32(y), outBf16(y), a, b, y.numel());
     });
   });
   launched("swigluForward");
@@ -1885,7 +1919,8 @@ void swigluBackward(Tensor &dgate, Tensor &dup, const Tensor &dy,
     withInput(up, [&](auto *b) {
       auto k = kSwigluBwd<ElementOf<decltype(a)>, ElementOf<decltype(b)>>;
       TRIDENT_LAUNCH(k, blocksFor(gate.numel()), kThreads, 0, stream())(
-          dgate.f32(), dup.f32(), dy.f32(), a, b, gate.numel());
+          outF32(dgate), outBf16(dgate), outF32(dup), outBf16(dup), dy.f32(), a,
+          b, gate.numel());
     });
   });
   launched(fn);

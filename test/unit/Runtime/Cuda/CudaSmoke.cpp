@@ -882,18 +882,29 @@ void checkBf16Tensors(const char *mode, Bf16Gemms gemms) {
     for (Tensor *r : {&x, &u})
       roundToBf16(*r);
     const Tensor xB = toBf16(x), uB = toBf16(u);
+    // And written into bf16 tensors: the bits of toBf16 of the fp32
+    // results.
     auto both = [&](const char *name, auto fwd, auto bwd) {
       Tensor y({37, 19}), yB({37, 19}), dx({37, 19}), dxB({37, 19});
+      Tensor yOut({37, 19}, DType::BF16), dxOut({37, 19}, DType::BF16);
       fwd(y, x);
       fwd(yB, xB);
+      fwd(yOut, xB);
       bwd(dx, dy, x);
       bwd(dxB, dy, xB);
+      bwd(dxOut, dy, x);
       expectSame(
           (std::string(name) + " forward from a bf16 x (" + mode + ")").c_str(),
           yB, y);
       expectSame((std::string(name) + " backward from a bf16 x (" + mode + ")")
                      .c_str(),
                  dxB, dx);
+      expectSame(
+          (std::string(name) + " forward into a bf16 y (" + mode + ")").c_str(),
+          yOut, toBf16(y));
+      expectSame((std::string(name) + " backward into a bf16 dx (" + mode + ")")
+                     .c_str(),
+                 dxOut, toBf16(dx));
     };
     both(
         "gelu", [](Tensor &y, const Tensor &in) { geluForward(y, in, false); },
@@ -924,6 +935,16 @@ void checkBf16Tensors(const char *mode, Bf16Gemms gemms) {
       expectSame(("swiglu forward" + at).c_str(), yB, y);
       expectSame(("swiglu backward dgate" + at).c_str(), dgB, dg);
       expectSame(("swiglu backward dup" + at).c_str(), duB, du);
+      Tensor yOut({37, 19}, DType::BF16), dgOut({37, 19}, DType::BF16);
+      Tensor duOut({37, 19}, DType::BF16);
+      swigluForward(yOut, *gate, *up);
+      swigluBackward(dgOut, duOut, dy, *gate, *up);
+      expectSame(("swiglu forward into a bf16 y" + at).c_str(), yOut,
+                 toBf16(y));
+      expectSame(("swiglu backward into bf16 dgate" + at).c_str(), dgOut,
+                 toBf16(dg));
+      expectSame(("swiglu backward into bf16 dup" + at).c_str(), duOut,
+                 toBf16(du));
     }
   }
   // The linear layers from bf16 x, W and dy. 33 x 70 by 70 x 17 runs in
