@@ -169,102 +169,78 @@ double sum(const Tensor &t) {
   return s;
 }
 
-void geluForward(Tensor &y, const Tensor &x, bool approximate) {
-  sameNumel(y, x, "geluForward");
+namespace {
+/// y = f(x) elementwise for an activation whose x and y may each be fp32
+/// or bf16 tensors (F32Operand, F32Result).
+template <class F>
+void activationForward(Tensor &y, const Tensor &x, const char *fn, F f) {
+  sameNumel(y, x, fn);
   F32Result out(y);
   float *o = out.get();
   const F32Operand xin(x);
   const float *in = x.numel() ? xin.get() : nullptr;
   for (int64_t i = 0; i < y.numel(); ++i)
-    o[i] = approximate ? act::geluTanh(in[i]) : act::geluErf(in[i]);
+    o[i] = f(in[i]);
   out.done();
+}
+/// dx = f(dy, x) elementwise, dy fp32, x and dx as activationForward's.
+template <class F>
+void activationBackward(Tensor &dx, const Tensor &dy, const Tensor &x,
+                        const char *fn, F f) {
+  sameNumel(dx, x, fn);
+  sameNumel(dy, x, fn);
+  F32Result out(dx);
+  float *o = out.get();
+  const float *g = dy.numel() ? dy.f32() : nullptr;
+  const F32Operand xin(x);
+  const float *in = x.numel() ? xin.get() : nullptr;
+  for (int64_t i = 0; i < x.numel(); ++i)
+    o[i] = f(g[i], in[i]);
+  out.done();
+}
+} // namespace
+
+void geluForward(Tensor &y, const Tensor &x, bool approximate) {
+  activationForward(y, x, "geluForward", [approximate](float v) {
+    return approximate ? act::geluTanh(v) : act::geluErf(v);
+  });
 }
 
 void geluBackward(Tensor &dx, const Tensor &dy, const Tensor &x,
                   bool approximate) {
-  sameNumel(dx, x, "geluBackward");
-  sameNumel(dy, x, "geluBackward");
-  F32Result out(dx);
-  float *o = out.get();
-  const float *g = dy.numel() ? dy.f32() : nullptr;
-  const F32Operand xin(x);
-  const float *in = x.numel() ? xin.get() : nullptr;
-  for (int64_t i = 0; i < x.numel(); ++i)
-    o[i] = g[i] * (approximate ? act::geluTanhGrad(in[i])
-                               : act::geluErfGrad(in[i]));
-  out.done();
+  activationBackward(
+      dx, dy, x, "geluBackward", [approximate](float g, float v) {
+        return g * (approximate ? act::geluTanhGrad(v) : act::geluErfGrad(v));
+      });
 }
 
 void siluForward(Tensor &y, const Tensor &x) {
-  sameNumel(y, x, "siluForward");
-  F32Result out(y);
-  float *o = out.get();
-  const F32Operand xin(x);
-  const float *in = x.numel() ? xin.get() : nullptr;
-  for (int64_t i = 0; i < y.numel(); ++i)
-    o[i] = act::silu(in[i]);
-  out.done();
+  activationForward(y, x, "siluForward", [](float v) { return act::silu(v); });
 }
 
 void siluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
-  sameNumel(dx, x, "siluBackward");
-  sameNumel(dy, x, "siluBackward");
-  F32Result out(dx);
-  float *o = out.get();
-  const float *g = dy.numel() ? dy.f32() : nullptr;
-  const F32Operand xin(x);
-  const float *in = x.numel() ? xin.get() : nullptr;
-  for (int64_t i = 0; i < x.numel(); ++i)
-    o[i] = g[i] * act::siluGrad(in[i]);
-  out.done();
+  activationBackward(dx, dy, x, "siluBackward",
+                     [](float g, float v) { return g * act::siluGrad(v); });
 }
 
 void reluForward(Tensor &y, const Tensor &x) {
-  sameNumel(y, x, "reluForward");
-  F32Result out(y);
-  float *o = out.get();
-  const F32Operand xin(x);
-  const float *in = x.numel() ? xin.get() : nullptr;
-  for (int64_t i = 0; i < y.numel(); ++i)
-    o[i] = act::relu(in[i]);
-  out.done();
+  activationForward(y, x, "reluForward", [](float v) { return act::relu(v); });
 }
 
 void reluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
-  sameNumel(dx, x, "reluBackward");
-  sameNumel(dy, x, "reluBackward");
-  F32Result out(dx);
-  float *o = out.get();
-  const float *g = dy.numel() ? dy.f32() : nullptr;
-  const F32Operand xin(x);
-  const float *in = x.numel() ? xin.get() : nullptr;
-  for (int64_t i = 0; i < x.numel(); ++i)
-    o[i] = in[i] > 0.0f ? g[i] : 0.0f;
-  out.done();
+  activationBackward(dx, dy, x, "reluBackward",
+                     [](float g, float v) { return v > 0.0f ? g : 0.0f; });
 }
 
 void squaredReluForward(Tensor &y, const Tensor &x) {
-  sameNumel(y, x, "squaredReluForward");
-  F32Result out(y);
-  float *o = out.get();
-  const F32Operand xin(x);
-  const float *in = x.numel() ? xin.get() : nullptr;
-  for (int64_t i = 0; i < y.numel(); ++i)
-    o[i] = act::squaredRelu(in[i]);
-  out.done();
+  activationForward(y, x, "squaredReluForward",
+                    [](float v) { return act::squaredRelu(v); });
 }
 
 void squaredReluBackward(Tensor &dx, const Tensor &dy, const Tensor &x) {
-  sameNumel(dx, x, "squaredReluBackward");
-  sameNumel(dy, x, "squaredReluBackward");
-  F32Result out(dx);
-  float *o = out.get();
-  const float *g = dy.numel() ? dy.f32() : nullptr;
-  const F32Operand xin(x);
-  const float *in = x.numel() ? xin.get() : nullptr;
-  for (int64_t i = 0; i < x.numel(); ++i)
-    o[i] = g[i] * act::squaredReluGrad(in[i]);
-  out.done();
+  activationBackward(dx, dy, x, "squaredReluBackward", [](float g, float v) {
+    return g * act::squaredReluGrad(v);
+  });
 }
 
 void tanhForward(Tensor &y, const Tensor &x) {

@@ -1671,34 +1671,29 @@ void launchPointwiseBwd(void (*k)(float *, const float *, const float *,
                                                       x.f32(), x.numel());
   launched(fn);
 }
-/// y = f(x) elementwise with an activation's kernel template K (x in
-/// fp32 or bf16, y an fp32 or bf16 tensor: outF32, outBf16).
-template <template <typename> class K>
-void launchActivation(Tensor &y, const Tensor &x, const char *fn) {
-  sameNumel(y, x, fn);
+/// out = an activation of x elementwise with kernel template K, x in fp32
+/// or bf16 and out an fp32 or bf16 tensor (outF32, outBf16); `before`
+/// are the kernel's arguments between out and x (a backward's dy).
+template <template <typename> class K, class... Before>
+void launchActivation(Tensor &out, const Tensor &x, const char *fn,
+                      Before... before) {
+  sameNumel(out, x, fn);
   if (!x.numel())
     return;
   withInput(x, [&](auto *in) {
     auto k = K<ElementOf<decltype(in)>>::kernel;
     TRIDENT_LAUNCH(k, blocksFor(x.numel()), kThreads, 0, stream())(
-        outF32(y), outBf16(y), in, x.numel());
+        outF32(out), outBf16(out), before..., in, x.numel());
   });
   launched(fn);
 }
-/// dx = dy * f'(x) elementwise with K (as launchActivation).
+/// dx = dy * f'(x) elementwise with K (as launchActivation, dy fp32).
 template <template <typename> class K>
 void launchActivationBwd(Tensor &dx, const Tensor &dy, const Tensor &x,
                          const char *fn) {
-  sameNumel(dx, x, fn);
   sameNumel(dy, x, fn);
-  if (!x.numel())
-    return;
-  withInput(x, [&](auto *in) {
-    auto k = K<ElementOf<decltype(in)>>::kernel;
-    TRIDENT_LAUNCH(k, blocksFor(x.numel()), kThreads, 0, stream())(
-        outF32(dx), outBf16(dx), dy.f32(), in, x.numel());
-  });
-  launched(fn);
+  launchActivation<K>(dx, x, fn,
+                      static_cast<const float *>(x.numel() ? dy.f32() : nullptr));
 }
 /// The activation kernels as class templates, for launchActivation.
 template <typename T> struct Silu { static constexpr auto kernel = kSilu<T>; };
