@@ -251,10 +251,11 @@ private:
   /// table's KernelInfo::bf16Inputs): it is then held in a bf16 tensor
   /// (rt::toBf16, 2 bytes an element) instead of rounded in an fp32 one.
   bool readByBf16Kernels(Value v);
-  /// Whether `v`, in a bf16 program, is held in a bf16 tensor: a float
-  /// value that does not stay fp32 (keptF32), is no gradient, is used,
-  /// was not written in place of an input, and whose every reader takes
-  /// bf16 storage (readByBf16Kernels).
+  /// Whether `v` holds bf16 values in a bf16 program: a used float value
+  /// that does not stay fp32 (keptF32) and is no gradient.
+  bool isBf16Value(Value v);
+  /// Whether such a value is held in a bf16 tensor: not written in place
+  /// of an input, and every reader takes bf16 storage (readByBf16Kernels).
   bool movesToBf16(Value v);
   /// In a bf16 program: rounds the float value `v` to bf16 in place,
   /// unless it stays fp32 (keptF32), is a gradient or is unused; a kernel

@@ -144,16 +144,18 @@ bool RegionEmitter::readByBf16Kernels(Value v) {
   return true;
 }
 
-bool RegionEmitter::movesToBf16(Value v) {
+bool RegionEmitter::isBf16Value(Value v) {
   return bf16() && !v.use_empty() && !keptF32(v) &&
          isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType()) &&
-         !isGradient(v) && !writtenInPlace.contains(v) && readByBf16Kernels(v);
+         !isGradient(v);
+}
+
+bool RegionEmitter::movesToBf16(Value v) {
+  return isBf16Value(v) && !writtenInPlace.contains(v) && readByBf16Kernels(v);
 }
 
 void RegionEmitter::roundIfBf16(Value v) {
-  if (!bf16() || v.use_empty() || keptF32(v) ||
-      !isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType()) ||
-      isGradient(v))
+  if (!isBf16Value(v))
     return;
   if (movesToBf16(v)) {
     const std::string &n = name(v);
